@@ -1,0 +1,146 @@
+#include "reports/comparison.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "runner/text.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The configuration keys that identify a row: all but the device and the GPU count.
+Json setting_key(const Cell& cell) {
+  Json key = cell_config_json(cell);
+  key.erase("device");
+  key.erase("gpus");
+  return key;
+}
+
+std::string time_text(const Result& r) {
+  if (r.status != "ok") return r.status;
+  return format_seconds(r.epoch_seconds) + " ± " + format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25);
+}
+
+bool overlap(const Result& a, const Result& b) {
+  return a.epoch_seconds_p25 <= b.epoch_seconds_p75 && b.epoch_seconds_p25 <= a.epoch_seconds_p75;
+}
+
+struct Row {
+  Json key;
+  std::map<std::string, const Result*> by_device;
+};
+
+}  // namespace
+
+std::string device_column(const Cell& cell) {
+  if (is_cuda_device(cell.device) && cell.gpus > 1) return cell.device + " x" + std::to_string(cell.gpus);
+  return cell.device;
+}
+
+std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
+  std::vector<std::string> workloads;
+  for (const auto& r : results) {
+    if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
+      workloads.push_back(r.cell.workload);
+    }
+  }
+  std::vector<Comparison> out;
+  for (const auto& workload : workloads) {
+    std::vector<Row> rows;
+    std::vector<std::string> devices;
+    for (const auto& r : results) {
+      if (r.cell.workload != workload) continue;
+      const std::string column = device_column(r.cell);
+      if (std::find(devices.begin(), devices.end(), column) == devices.end()) devices.push_back(column);
+      const Json key = setting_key(r.cell);
+      auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
+      if (row == rows.end()) {
+        rows.push_back({key, {}});
+        row = rows.end() - 1;
+      }
+      row->by_device[column] = &r;
+    }
+    // The CPU first: it is the baseline of every speedup.
+    std::stable_sort(devices.begin(), devices.end(),
+                     [](const std::string& a, const std::string& b) { return a == "cpu" && b != "cpu"; });
+
+    // Label rows by the keys that vary within this workload; the rest are the same everywhere.
+    std::vector<std::string> varying;
+    for (const auto& [key, value] : rows.front().key.items()) {
+      for (const auto& row : rows) {
+        if (row.key[key] != value) {
+          varying.push_back(key);
+          break;
+        }
+      }
+    }
+    if (varying.empty()) varying = {"batch_size", "dataset_size"};
+
+    Comparison comparison;
+    comparison.workload = workload;
+    TextTable& table = comparison.table;
+    table.header = varying;
+    for (const auto& d : devices) table.header.push_back(d + " epoch");
+    const bool has_baseline = !devices.empty() && devices.front() == "cpu";
+    for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
+      table.header.push_back("speedup " + devices[i]);
+    }
+    if (has_baseline && devices.size() > 1) table.header.push_back("winner");
+    table.right_aligned.assign(table.header.size(), true);
+
+    for (const auto& row : rows) {
+      std::vector<std::string> cells;
+      for (const auto& key : varying) {
+        const Json& v = row.key[key];
+        cells.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      }
+      for (const auto& d : devices) {
+        const auto it = row.by_device.find(d);
+        cells.push_back(it == row.by_device.end() ? "" : time_text(*it->second));
+      }
+      if (!has_baseline) {
+        table.rows.push_back(cells);
+        continue;
+      }
+      const auto cpu = row.by_device.find("cpu");
+      const Result* baseline = cpu != row.by_device.end() && cpu->second->status == "ok" ? cpu->second : nullptr;
+      std::string winner;
+      double best = baseline != nullptr ? baseline->epoch_seconds : 0.0;
+      const Result* best_result = baseline;
+      bool tie = false;
+      for (std::size_t i = 1; i < devices.size(); ++i) {
+        const auto it = row.by_device.find(devices[i]);
+        const Result* other = it != row.by_device.end() && it->second->status == "ok" ? it->second : nullptr;
+        if (baseline == nullptr || other == nullptr) {
+          cells.push_back("-");
+          continue;
+        }
+        cells.push_back(format_number(baseline->epoch_seconds / other->epoch_seconds) + "x");
+        if (other->epoch_seconds < best) {
+          best = other->epoch_seconds;
+          best_result = other;
+        }
+      }
+      if (devices.size() > 1) {
+        std::size_t ok_devices = 0;
+        for (const auto& [d, r] : row.by_device) ok_devices += r->status == "ok" ? 1 : 0;
+        if (baseline == nullptr || ok_devices < 2) {
+          winner = "-";
+        } else {
+          for (const auto& [d, r] : row.by_device) {
+            if (r != best_result && r->status == "ok" && overlap(*r, *best_result)) tie = true;
+          }
+          winner = tie ? "tie (IQRs overlap)" : device_column(best_result->cell);
+        }
+        cells.push_back(winner);
+      }
+      table.rows.push_back(cells);
+    }
+    out.push_back(std::move(comparison));
+  }
+  return out;
+}
+
+}  // namespace crossover

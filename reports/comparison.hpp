@@ -1,0 +1,27 @@
+#pragma once
+// The device comparison every report leads with: per workload, one row per setting (every
+// configuration key but the device), one column per device, the speedup and the winner.
+
+#include <string>
+#include <vector>
+
+#include "reports/table.hpp"
+#include "runner/results.hpp"
+
+namespace crossover {
+
+/// One workload's comparison table.
+struct Comparison {
+  std::string workload;
+  TextTable table;
+};
+
+/// Groups results by workload (first-seen order) and pairs cells that differ only in device.
+/// The CPU is the baseline; each other device gets a speedup column (CPU time / its time).
+/// A winner is named only when both medians exist and their interquartile ranges do not overlap.
+std::vector<Comparison> compare_devices(const std::vector<Result>& results);
+
+/// The name of a result's device column: "cpu", "cuda", "cuda:1", "cuda x2".
+std::string device_column(const Cell& cell);
+
+}  // namespace crossover

@@ -1,0 +1,68 @@
+#include "reports/report_csv.hpp"
+
+#include <cstdio>
+
+namespace crossover {
+namespace {
+
+std::string quote(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  return buffer;
+}
+
+std::string field(const nlohmann::ordered_json& value) {
+  if (value.is_string()) return quote(value.get<std::string>());
+  if (value.is_number_float()) return number(value.get<double>());
+  if (value.is_array()) {
+    std::string joined;
+    for (const auto& item : value) {
+      if (!joined.empty()) joined += ";";
+      joined += item.is_number_float() ? number(item.get<double>()) : item.dump();
+    }
+    return quote(joined);
+  }
+  return value.dump();
+}
+
+}  // namespace
+
+std::string csv_header() {
+  std::string line;
+  const auto columns = result_to_json(Result{});
+  for (const auto& [key, value] : columns.items()) {
+    if (!line.empty()) line += ",";
+    line += key;
+  }
+  return line + "\n";
+}
+
+std::string csv_row(const Result& result) {
+  std::string line;
+  bool first = true;
+  const auto values = result_to_json(result);
+  for (const auto& [key, value] : values.items()) {
+    if (!first) line += ",";
+    first = false;
+    line += field(value);
+  }
+  return line + "\n";
+}
+
+std::string render_csv(const std::vector<Result>& results) {
+  std::string out = csv_header();
+  for (const auto& r : results) out += csv_row(r);
+  return out;
+}
+
+}  // namespace crossover

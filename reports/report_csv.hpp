@@ -1,0 +1,20 @@
+#pragma once
+// results.csv: one row per cell, the same columns as results.jsonl (lists joined with ';').
+
+#include <string>
+#include <vector>
+
+#include "runner/results.hpp"
+
+namespace crossover {
+
+/// The header line, ending in a newline.
+std::string csv_header();
+
+/// One result as a CSV line (RFC 4180 quoting), ending in a newline.
+std::string csv_row(const Result& result);
+
+/// Header and every row.
+std::string render_csv(const std::vector<Result>& results);
+
+}  // namespace crossover

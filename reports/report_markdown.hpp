@@ -1,0 +1,26 @@
+#pragma once
+// report.md: the environment summary, then per workload the device comparison and every cell,
+// then the cells that did not run and why. Turns results into text; writes nothing.
+
+#include <string>
+#include <vector>
+
+#include "runner/results.hpp"
+
+namespace crossover {
+
+/// What a report says about the run besides the results.
+struct ReportContext {
+  std::string title;                      ///< the grid's name
+  std::string description;                ///< the grid's description, may be empty
+  std::vector<std::string> environment;   ///< one line each: "CPU: ...", "BLAS: ..."
+  std::vector<std::string> warnings;      ///< shown loudly at the top (reference BLAS, ...)
+};
+
+/// The whole report.md text.
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results);
+
+/// The device comparison tables alone, for the terminal after a run.
+std::string render_comparison_text(const std::vector<Result>& results);
+
+}  // namespace crossover

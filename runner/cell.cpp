@@ -1,0 +1,50 @@
+#include "runner/cell.hpp"
+
+namespace crossover {
+namespace {
+
+nlohmann::ordered_json size_json(std::int64_t size) {
+  if (size == kFull) return "full";
+  return size;
+}
+
+}  // namespace
+
+nlohmann::ordered_json cell_config_json(const Cell& cell) {
+  nlohmann::ordered_json j;
+  j["workload"] = cell.workload;
+  j["dataset"] = cell.dataset;
+  j["device"] = cell.device;
+  j["batch_size"] = size_json(cell.batch_size);
+  j["dataset_size"] = size_json(cell.dataset_size);
+  j["num_workers"] = cell.num_workers;
+  j["pin_memory"] = cell.pin_memory;
+  j["gpus"] = cell.gpus;
+  j["threads"] = cell.threads;
+  j["epochs"] = cell.epochs;
+  j["warmup_epochs"] = cell.warmup_epochs;
+  j["repeats"] = cell.repeats;
+  j["seed"] = cell.seed;
+  j["optimizer"] = cell.optimizer;
+  j["lr"] = cell.lr;
+  j["momentum"] = cell.momentum;
+  return j;
+}
+
+std::string size_text(std::int64_t size) {
+  return size == kFull ? std::string("full") : std::to_string(size);
+}
+
+std::string cell_label(const Cell& cell) {
+  std::string label = cell.workload + " " + cell.device + " batch=" + size_text(cell.batch_size) +
+                      " size=" + size_text(cell.dataset_size);
+  if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
+  if (cell.num_workers != 0) label += " workers=" + std::to_string(cell.num_workers);
+  if (cell.pin_memory) label += " pinned";
+  if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
+  return label;
+}
+
+bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+
+}  // namespace crossover

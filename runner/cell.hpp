@@ -1,0 +1,48 @@
+#pragma once
+// One concrete benchmark configuration: every axis and setting resolved to a single value.
+// The grid expands into a flat list of these before anything runs.
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/catalog.hpp"
+
+namespace crossover {
+
+/// One cell of a grid. Sizes of kFull mean "the whole training split".
+struct Cell {
+  std::size_t index = 0;   ///< position in the expanded grid, from 0
+  std::size_t experiment = 0;  ///< index into the grid's `experiments`
+  std::string workload;
+  std::string dataset;     ///< resolved: the workload's default when the grid names none
+  std::string device = "cpu";
+  std::int64_t batch_size = kFull;
+  std::int64_t dataset_size = kFull;
+  int num_workers = 0;
+  bool pin_memory = false;
+  int gpus = 1;            ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
+  int threads = 0;         ///< 0 = the libraries' defaults
+  int epochs = 1;
+  int warmup_epochs = 1;
+  int repeats = 3;
+  std::int64_t seed = 0;
+  std::string optimizer = "adam";
+  double lr = 0.01;
+  double momentum = 0.0;
+};
+
+/// The configuration keys of a cell, as they appear in results (sizes of kFull as "full").
+nlohmann::ordered_json cell_config_json(const Cell& cell);
+
+/// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1".
+std::string cell_label(const Cell& cell);
+
+/// "full" or the number.
+std::string size_text(std::int64_t size);
+
+/// True when `device` names a CUDA device ("cuda" or "cuda:N").
+bool is_cuda_device(const std::string& device);
+
+}  // namespace crossover

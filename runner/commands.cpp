@@ -1,0 +1,204 @@
+#include "runner/commands.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "reports/report_markdown.hpp"
+#include "reports/table.hpp"
+#include "runner/devices.hpp"
+#include "runner/env.hpp"
+#include "runner/executor.hpp"
+#include "runner/grid.hpp"
+#include "runner/text.hpp"
+#include "workloads/catalog.hpp"
+#include "workloads/tabular.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitOk = 0;
+constexpr int kExitRunFailed = 1;
+constexpr int kExitBadInput = 2;
+
+// Loads and expands a grid, logging every issue; nullopt means bad input.
+std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path) {
+  try {
+    Grid grid = load_grid(path);
+    Expansion expansion = expand_grid(grid);
+    if (expansion.cells.empty()) {
+      spdlog::error("{}: every cell is excluded; nothing to run", path);
+      return std::nullopt;
+    }
+    return std::make_pair(std::move(grid), std::move(expansion));
+  } catch (const GridError& e) {
+    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
+    for (const auto& issue : e.issues()) spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    return std::nullopt;
+  }
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buffer;
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buffer;
+}
+
+int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
+  TextTable table;
+  table.header = {"#", "cell", "epochs", "repeats", "would"};
+  std::size_t runnable = 0;
+  for (const Cell& cell : expansion.cells) {
+    const auto reason = skip_reason(cell, inventory);
+    runnable += reason ? 0 : 1;
+    table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
+                          std::to_string(cell.repeats), reason ? "skip: " + *reason : "run"});
+  }
+  std::cout << render_text_table(table);
+  std::cout << expansion.cells.size() << " cells: " << runnable << " would run, "
+            << expansion.cells.size() - runnable << " would be skipped";
+  if (expansion.excluded > 0) std::cout << "; " << expansion.excluded << " excluded by rules";
+  if (expansion.duplicates > 0) std::cout << "; " << expansion.duplicates << " duplicates dropped";
+  std::cout << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int validate_command(const std::string& grid_path) {
+  const auto loaded = load_and_expand(grid_path);
+  if (!loaded) return kExitBadInput;
+  const auto& [grid, expansion] = *loaded;
+  std::cout << grid_path << ": valid grid \"" << grid.name << "\": " << grid.experiments.size()
+            << " experiment(s), " << expansion.cells.size() << " cells";
+  if (expansion.excluded > 0) std::cout << " (" << expansion.excluded << " excluded)";
+  if (expansion.duplicates > 0) std::cout << " (" << expansion.duplicates << " duplicates dropped)";
+  std::cout << "\n";
+  return kExitOk;
+}
+
+int run_command(const RunArgs& args) {
+  const auto loaded = load_and_expand(args.grid);
+  if (!loaded) return kExitBadInput;
+  const auto& [grid, expansion] = *loaded;
+  const DeviceInventory inventory = probe_devices();
+  if (args.dry_run) return dry_run(expansion, inventory);
+
+  // Everything that can be known to fail is checked before the first cell runs.
+  const std::string out_dir = args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp() : args.out_dir;
+  std::unique_ptr<ResultFiles> files;
+  try {
+    fs::create_directories(out_dir);
+    files = std::make_unique<ResultFiles>(out_dir);
+    fs::copy_file(args.grid, out_dir + "/grid.json", fs::copy_options::overwrite_existing);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot write results to {}: {}", out_dir, e.what());
+    return kExitBadInput;
+  }
+  if (!fs::is_directory(args.data_dir)) {
+    spdlog::warn("data directory {} does not exist: workloads will use synthetic data "
+                 "(run scripts/fetch-data.sh for the real data sets)", args.data_dir);
+  }
+
+  const auto record = environment_record(true);
+  const auto warnings = environment_warnings(record);
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+  write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
+
+  spdlog::info("running {} cells of {} into {}", expansion.cells.size(), grid.name, out_dir);
+  const auto start = std::chrono::steady_clock::now();
+  RunOptions options;
+  options.data_dir = args.data_dir;
+  bool write_failed = false;
+  const auto results = run_cells(
+      expansion.cells, inventory, options, [&](const Result& r, std::size_t done, std::size_t total) {
+        try {
+          files->append(r);
+        } catch (const std::exception& e) {
+          if (!write_failed) spdlog::error("{}", e.what());
+          write_failed = true;
+        }
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double eta = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+        std::string outcome = r.status;
+        if (r.status == "ok") {
+          outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " + format_number(r.metric_value);
+          if (r.data_source == "synthetic") outcome += " (synthetic data)";
+        } else {
+          outcome += ": " + r.reason;
+        }
+        spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
+                     clock_text(elapsed), clock_text(eta));
+      });
+
+  ReportContext context;
+  context.title = grid.name;
+  context.description = grid.description;
+  context.environment = environment_summary(record);
+  context.warnings = warnings;
+  try {
+    write_text_file(out_dir + "/report.md", render_markdown(context, results));
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    write_failed = true;
+  }
+
+  std::cout << render_comparison_text(results);
+  std::cout << "Reports: " << out_dir << "/report.md, results.jsonl, results.csv, env.json\n";
+  std::size_t failed = 0;
+  for (const auto& r : results) failed += r.status == "failed" ? 1 : 0;
+  if (failed > 0) spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed, results.size());
+  return failed > 0 || write_failed ? kExitRunFailed : kExitOk;
+}
+
+int list_command(const std::string& data_dir) {
+  TextTable workloads;
+  workloads.header = {"workload", "seed", "model", "datasets", "optimizer", "lr", "batch", "epochs"};
+  for (const auto& w : workload_catalog()) {
+    workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), w.optimizer,
+                              format_number(w.lr), size_text(w.batch_size), std::to_string(w.epochs)});
+  }
+  std::cout << "Workloads\n" << render_text_table(workloads) << "\n";
+
+  const DeviceInventory inventory = probe_devices();
+  std::cout << "Devices\n  cpu\n";
+  for (int i = 0; i < inventory.cuda_devices; ++i) std::cout << "  cuda:" << i << "\n";
+  if (!inventory.cuda_compiled) std::cout << "  (no CUDA: this build's LibTorch has none)\n";
+  else if (inventory.cuda_devices == 0) std::cout << "  (CUDA compiled in, but no CUDA device found)\n";
+
+  std::cout << "\nData sets under " << data_dir << "/\n";
+  for (const auto& dataset : {"iris", "boston"}) {
+    const std::string path = data_dir + "/" + tabular_file(dataset);
+    std::cout << "  " << dataset << ": "
+              << (fs::exists(path) ? path : "missing: synthetic data will be used (run scripts/fetch-data.sh)")
+              << "\n";
+  }
+  return kExitOk;
+}
+
+int env_command(bool json) {
+  const auto record = environment_record(true);
+  if (json) {
+    std::cout << record.dump(2) << "\n";
+  } else {
+    for (const auto& line : environment_summary(record)) std::cout << line << "\n";
+  }
+  for (const auto& w : environment_warnings(record)) spdlog::warn("{}", w);
+  return kExitOk;
+}
+
+}  // namespace crossover

@@ -1,0 +1,22 @@
+#pragma once
+// The subcommands of `crossover`. Each returns the process exit code: 0 success, 1 a run
+// failed, 2 bad input or usage. Results go to stdout and files; diagnostics to the log (stderr).
+
+#include <string>
+
+namespace crossover {
+
+/// Arguments of `crossover run`.
+struct RunArgs {
+  std::string grid;
+  std::string out_dir;   ///< "" = reports/<grid name>-<timestamp>
+  std::string data_dir = "data";
+  bool dry_run = false;
+};
+
+int run_command(const RunArgs& args);
+int validate_command(const std::string& grid);
+int list_command(const std::string& data_dir);
+int env_command(bool json);
+
+}  // namespace crossover

@@ -1,0 +1,22 @@
+#pragma once
+// The CUDA seam: the only calls that need a CUDA build of LibTorch. cuda_seam_cuda.cpp
+// implements them and is compiled only when LibTorch has CUDA (CMake: CROSSOVER_WITH_CUDA);
+// cuda_seam_none.cpp stands in everywhere else. Nothing outside this seam includes a CUDA header.
+
+#include <string>
+
+namespace crossover::cuda_seam {
+
+/// True when this build has CUDA (cuda_seam_cuda.cpp was compiled in).
+bool compiled();
+
+/// Blocks until all work queued on CUDA device `index` has finished. Throws without CUDA.
+void synchronize(int index);
+
+/// The CUDA runtime version ("12.4"), or "" without CUDA.
+std::string runtime_version();
+
+/// The cuDNN version LibTorch uses ("90100"), or "" without cuDNN.
+std::string cudnn_version();
+
+}  // namespace crossover::cuda_seam

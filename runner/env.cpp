@@ -1,0 +1,204 @@
+#include "runner/env.hpp"
+
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <sys/utsname.h>
+#include <torch/cuda.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include "runner/blas.hpp"
+#include "runner/cuda_seam.hpp"
+#include "runner/nvml.hpp"
+#include "runner/text.hpp"
+#include "runner/threads.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string first_line_with(const std::string& path, const std::string& prefix) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) return "";
+      const auto start = line.find_first_not_of(' ', colon + 1);
+      return start == std::string::npos ? "" : line.substr(start);
+    }
+  }
+  return "";
+}
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// "BLAS_INFO=generic" and friends, from LibTorch's build configuration.
+std::string build_setting(const std::string& config, const std::string& key) {
+  const auto at = config.find(key + "=");
+  if (at == std::string::npos) return "";
+  const auto start = at + key.size() + 1;
+  const auto end = config.find_first_of(", \n", start);
+  return config.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buffer;
+}
+
+double matmul_gflops(int n) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor a = torch::randn({n, n});
+  const torch::Tensor b = torch::randn({n, n});
+  torch::Tensor c = torch::mm(a, b);  // warm-up: thread pools, page faults
+  double best = 1e30;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    c = torch::mm(a, b);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return 2.0 * n * n * static_cast<double>(n) / best / 1e9;
+}
+
+}  // namespace
+
+Json environment_record(bool measure_peak) {
+  Json record;
+  record["crossover_version"] = CROSSOVER_VERSION;
+  record["recorded_at"] = utc_now();
+
+  Json host;
+  char hostname[256] = {};
+  gethostname(hostname, sizeof hostname - 1);
+  host["hostname"] = hostname;
+  utsname uts{};
+  if (uname(&uts) == 0) host["kernel"] = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
+  std::string os;
+  std::ifstream os_release("/etc/os-release");
+  for (std::string line; std::getline(os_release, line);) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) os = line.substr(12);
+  }
+  if (os.size() >= 2 && os.front() == '"') os = os.substr(1, os.size() - 2);
+  host["os"] = os;
+  record["host"] = host;
+
+  Json cpu;
+  cpu["model"] = first_line_with("/proc/cpuinfo", "model name");
+  cpu["logical_cores"] = std::thread::hardware_concurrency();
+  cpu["governor"] = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) == 3) cpu["load_average"] = {load[0], load[1], load[2]};
+  record["cpu"] = cpu;
+
+  const std::string config = at::show_config();
+  Json torch_json;
+  torch_json["version"] = TORCH_VERSION;
+  torch_json["blas_info"] = build_setting(config, "BLAS_INFO");
+  torch_json["use_cuda"] = build_setting(config, "USE_CUDA");
+  torch_json["use_cudnn"] = build_setting(config, "USE_CUDNN");
+  torch_json["use_openmp"] = build_setting(config, "USE_OPENMP");
+  torch_json["use_mkldnn"] = build_setting(config, "USE_MKLDNN");
+  torch_json["cxx11_abi"] = _GLIBCXX_USE_CXX11_ABI != 0;
+  record["libtorch"] = torch_json;
+
+  const ThreadCounts threads = current_threads();
+  Json threads_json;
+  threads_json["intra_op"] = threads.intra_op;
+  threads_json["inter_op"] = threads.inter_op;
+  threads_json["blas"] = threads.blas;
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  threads_json["OMP_NUM_THREADS"] = omp != nullptr ? omp : "";
+  record["threads"] = threads_json;
+
+  const BlasInfo blas = detect_blas(torch_json["blas_info"].get<std::string>());
+  Json blas_json;
+  blas_json["kind"] = blas.kind;
+  blas_json["library"] = blas.library;
+  blas_json["version"] = blas.version;
+  blas_json["reference"] = blas.is_reference();
+  if (measure_peak) blas_json["matmul_1024_gflops"] = matmul_gflops(1024);
+  record["blas"] = blas_json;
+
+  Json cuda;
+  cuda["compiled"] = cuda_seam::compiled();
+  cuda["available"] = cuda_seam::compiled() && torch::cuda::is_available();
+  cuda["device_count"] = cuda_seam::compiled() ? static_cast<int>(torch::cuda::device_count()) : 0;
+  cuda["runtime_version"] = cuda_seam::compiled() ? cuda_seam::runtime_version() : "";
+  cuda["cudnn_version"] = cuda_seam::compiled() ? cuda_seam::cudnn_version() : "";
+  record["cuda"] = cuda;
+
+  const NvmlReport nvml = query_nvml();
+  Json gpus = Json::array();
+  for (const auto& g : nvml.gpus) {
+    gpus.push_back({{"index", g.index},
+                    {"name", g.name},
+                    {"memory_total_bytes", g.memory_total_bytes},
+                    {"sm_clock_mhz", g.sm_clock_mhz},
+                    {"sm_clock_max_mhz", g.sm_clock_max_mhz},
+                    {"temperature_c", g.temperature_c},
+                    {"throttle_reasons", g.throttle_reasons}});
+  }
+  record["nvml"] = {{"available", nvml.available}, {"error", nvml.error}, {"driver_version", nvml.driver_version}};
+  record["gpus"] = gpus;
+  return record;
+}
+
+std::vector<std::string> environment_summary(const Json& r) {
+  std::vector<std::string> lines;
+  const auto text = [](const Json& j, const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  lines.push_back("CPU: " + text(r["cpu"], "model") + ", " + r["cpu"]["logical_cores"].dump() +
+                  " logical cores; " + text(r["host"], "os"));
+  lines.push_back("LibTorch " + text(r["libtorch"], "version") + " (CUDA " +
+                  (r["cuda"]["compiled"].get<bool>() ? "compiled" : "not compiled") + ", BLAS_INFO=" +
+                  text(r["libtorch"], "blas_info") + ")");
+  std::string blas = "BLAS: " + text(r["blas"], "kind");
+  if (!text(r["blas"], "library").empty()) blas += " (" + text(r["blas"], "library") + ")";
+  if (r["blas"].contains("matmul_1024_gflops")) {
+    blas += "; 1024x1024 float32 matmul " + format_number(r["blas"]["matmul_1024_gflops"].get<double>()) + " GFLOP/s";
+  }
+  lines.push_back(blas);
+  lines.push_back("Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +
+                  r["threads"]["inter_op"].dump() + ", BLAS " + r["threads"]["blas"].dump());
+  std::string gpu_line = "GPUs: ";
+  if (r["gpus"].empty()) {
+    gpu_line += "none (" + text(r["nvml"], "error") + ")";
+  } else {
+    std::vector<std::string> names;
+    for (const auto& g : r["gpus"]) names.push_back(g["name"].get<std::string>());
+    gpu_line += join(names) + "; driver " + text(r["nvml"], "driver_version");
+  }
+  lines.push_back(gpu_line);
+  return lines;
+}
+
+std::vector<std::string> environment_warnings(const Json& r) {
+  std::vector<std::string> warnings;
+  if (r["blas"]["reference"].get<bool>()) {
+    warnings.push_back(
+        "LibTorch is calling the reference BLAS (" + r["blas"]["library"].get<std::string>() +
+        "), about 40x slower than OpenBLAS for matrix products: every CPU time here is too slow. "
+        "Install libopenblas0-pthread (scripts/setup.sh does) and run again.");
+  }
+  if (r["cuda"]["compiled"].get<bool>() && !r["cuda"]["available"].get<bool>()) {
+    warnings.push_back("This build has CUDA but no CUDA device is usable: every CUDA cell is skipped.");
+  }
+  return warnings;
+}
+
+}  // namespace crossover

@@ -1,0 +1,74 @@
+#pragma once
+// The JSON grid: parsing, validation and expansion into cells. Everything a grid can get wrong
+// is found here, before anything runs, and reported all at once.
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/cell.hpp"
+
+namespace crossover {
+
+/// One problem in a grid: where (a JSON path such as `experiments[1].grid.batch_size[2]`) and what.
+struct GridIssue {
+  std::string path;
+  std::string message;
+};
+
+/// Thrown when a grid cannot be used; what() lists every issue, one per line.
+class GridError : public std::runtime_error {
+ public:
+  GridError(std::string file, std::vector<GridIssue> issues);
+  const std::string& file() const { return file_; }
+  const std::vector<GridIssue>& issues() const { return issues_; }
+
+ private:
+  std::string file_;
+  std::vector<GridIssue> issues_;
+};
+
+/// One experiment: a workload, its scalar settings (defaults merged with its own), and its axes.
+struct Experiment {
+  std::string workload;
+  std::string label;                      ///< the experiment's `name`, or the workload
+  nlohmann::ordered_json settings;        ///< scalar settings, defaults overridden by its own
+  std::vector<std::pair<std::string, std::vector<nlohmann::ordered_json>>> axes;
+  std::vector<nlohmann::ordered_json> excludes;  ///< each maps keys to a value or a list of values
+};
+
+/// A validated grid.
+struct Grid {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::vector<Experiment> experiments;
+};
+
+/// The cells of a grid, in order, and what expansion dropped.
+struct Expansion {
+  std::vector<Cell> cells;
+  std::size_t excluded = 0;    ///< cells removed by `exclude` rules
+  std::size_t duplicates = 0;  ///< cells identical to an earlier one (for example `gpus` on the CPU)
+};
+
+/// The keys a grid accepts in `defaults`, `settings`, `grid` and `exclude`, with what each expects.
+struct SettingKey {
+  std::string name;
+  std::string expected;  ///< for messages and the README: "a positive integer or \"full\""
+};
+const std::vector<SettingKey>& setting_keys();
+
+/// Parses and validates grid text; `file` names it in messages. Throws GridError.
+Grid parse_grid(const std::string& text, const std::string& file);
+
+/// Reads and validates a grid file. Throws GridError (a missing file is one too).
+Grid load_grid(const std::string& path);
+
+/// The Cartesian product of every experiment's axes, less the excluded and duplicate cells.
+Expansion expand_grid(const Grid& grid);
+
+}  // namespace crossover

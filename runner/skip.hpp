@@ -1,0 +1,21 @@
+#pragma once
+// Which cells this machine cannot run, and why. Pure functions of a cell and an inventory of the
+// machine's devices, so every rule is tested without the hardware it talks about.
+
+#include <optional>
+#include <string>
+
+#include "runner/cell.hpp"
+
+namespace crossover {
+
+/// What the machine offers, as found by runner/devices.cpp.
+struct DeviceInventory {
+  bool cuda_compiled = false;  ///< this build of crossover and LibTorch has CUDA
+  int cuda_devices = 0;        ///< CUDA devices visible at run time
+};
+
+/// Why `cell` cannot run here, or nothing when it can.
+std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory);
+
+}  // namespace crossover

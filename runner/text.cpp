@@ -1,0 +1,72 @@
+#include "runner/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace crossover {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const auto& candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  // A typo changes a few characters; anything further is a different word.
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string format_seconds(double seconds) {
+  char buffer[64];
+  if (!std::isfinite(seconds)) return "-";
+  if (seconds < 1e-3) {
+    std::snprintf(buffer, sizeof buffer, "%.0f us", seconds * 1e6);
+  } else if (seconds < 1.0) {
+    std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
+  } else if (seconds < 120.0) {
+    std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
+  } else {
+    const auto whole = static_cast<long>(seconds);
+    std::snprintf(buffer, sizeof buffer, "%ld min %02ld s", whole / 60, whole % 60);
+  }
+  return buffer;
+}
+
+std::string format_number(double value) {
+  char buffer[64];
+  if (!std::isfinite(value)) return "-";
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  return buffer;
+}
+
+}  // namespace crossover

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: set up what is missing, build, fetch the data, run configs/quick.json, and print
+# the CPU-vs-GPU comparison and where the reports are.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+scripts/setup.sh
+scripts/build.sh >/dev/null
+scripts/fetch-data.sh
+./build/crossover env
+echo
+./build/crossover run configs/quick.json "$@"

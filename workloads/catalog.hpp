@@ -1,0 +1,40 @@
+#pragma once
+// The workloads the suite knows, as plain facts: what the grid validator, `crossover list` and
+// the reports need without LibTorch. The models themselves live in workloads/registry.cpp.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace crossover {
+
+/// A batch size or data set size of "full" (the whole training split).
+inline constexpr std::int64_t kFull = -1;
+
+/// What a workload is and how its seed ran it.
+struct WorkloadInfo {
+  std::string name;
+  std::string seed;                   ///< which seed post it reproduces
+  std::string model;                  ///< human description of the network
+  std::vector<std::string> datasets;  ///< accepted `dataset` values; the first is the default
+  std::string task;                   ///< "classification" or "regression"
+  std::string metric;                 ///< test metric name: "accuracy" or "rmse"
+  std::string loss;                   ///< "cross_entropy" or "mse"
+  std::string optimizer = "adam";
+  double lr = 0.01;
+  double momentum = 0.0;
+  std::int64_t batch_size = kFull;
+  int epochs = 1;
+  std::string notes;
+};
+
+/// Every workload, in the order `crossover list` shows them.
+const std::vector<WorkloadInfo>& workload_catalog();
+
+/// The workload called `name`, or nullptr.
+const WorkloadInfo* find_workload(const std::string& name);
+
+/// The names of every workload.
+std::vector<std::string> workload_names();
+
+}  // namespace crossover

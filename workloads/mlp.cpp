@@ -1,0 +1,21 @@
+#include "workloads/mlp.hpp"
+
+namespace crossover {
+
+MlpImpl::MlpImpl(const std::vector<std::int64_t>& sizes) {
+  TORCH_CHECK(sizes.size() >= 2, "an MLP needs an input and an output width");
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+    layers_.push_back(register_module("fc" + std::to_string(i + 1),
+                                      torch::nn::Linear(sizes[i], sizes[i + 1])));
+  }
+}
+
+torch::Tensor MlpImpl::forward(torch::Tensor x) {
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    x = layers_[i]->forward(x);
+    if (i + 1 < layers_.size()) x = torch::relu(x);
+  }
+  return x;
+}
+
+}  // namespace crossover

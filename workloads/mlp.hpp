@@ -1,0 +1,22 @@
+#pragma once
+// A multi-layer perceptron: Linear layers with ReLU between them (none after the last).
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace crossover {
+
+/// Layer widths from input to output, e.g. {4, 64, 32, 16, 3} for seed 001's Iris network.
+class MlpImpl : public torch::nn::Module {
+ public:
+  explicit MlpImpl(const std::vector<std::int64_t>& sizes);
+  torch::Tensor forward(torch::Tensor x);
+
+ private:
+  std::vector<torch::nn::Linear> layers_;
+};
+TORCH_MODULE(Mlp);
+
+}  // namespace crossover

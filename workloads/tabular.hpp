@@ -1,0 +1,32 @@
+#pragma once
+// Iris and Boston housing (seed 001): the real scikit-learn CSVs when present, a synthetic data
+// set of the same shape when not; a seeded 75/25 split; `dataset_size` resampling of the
+// training split.
+
+#include <cstdint>
+#include <string>
+
+#include "workloads/csv_table.hpp"
+#include "workloads/tensor_workload.hpp"
+
+namespace crossover {
+
+/// The file a tabular data set is read from, under the data directory.
+std::string tabular_file(const std::string& dataset);
+
+/// A synthetic table shaped like `dataset` ("iris": 150x4, 3 classes; "boston": 506x13) whose
+/// targets follow its features, so a model can learn it.
+CsvTable synthetic_table(const std::string& dataset, std::int64_t seed);
+
+/// Splits a table 75/25 (test rows = ceil(25 %), as scikit-learn does) with a seeded shuffle,
+/// then grows or shrinks the training split to `dataset_size` rows (kFull keeps it): fewer rows
+/// are a seeded subsample, more rows repeat the split's rows drawn with replacement.
+TensorData split_table(const CsvTable& table, bool classification, std::int64_t dataset_size,
+                       std::int64_t seed);
+
+/// The data set for a cell: data_dir/tabular_file(dataset) or, when that file does not exist,
+/// the synthetic table. A file that exists but is malformed is an error, never replaced.
+TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
+                        std::int64_t dataset_size, std::int64_t seed);
+
+}  // namespace crossover

@@ -1,0 +1,43 @@
+#pragma once
+// The one interface the runner drives. A workload owns its data, model, loss and optimiser on
+// one device; the runner owns the clock. The runner never knows Iris from Boston.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "runner/cell.hpp"
+
+namespace crossover {
+
+/// What a prepared workload tells the results.
+struct WorkloadFacts {
+  std::string data_source;   ///< "real" or "synthetic"
+  std::int64_t train_rows = 0;
+  std::int64_t test_rows = 0;
+  std::int64_t steps_per_epoch = 0;
+  std::string metric;        ///< "accuracy" or "rmse"
+};
+
+/// A model and its data on one device, ready to train.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// A fresh model and optimiser, initialised from `seed` (the same on every device).
+  virtual void reset(std::int64_t seed) = 0;
+  /// One pass over the training set. Returns the mean loss as a tensor on the device: reading
+  /// it forces a host sync, so the runner reads it only after the timed epochs.
+  virtual torch::Tensor train_epoch() = 0;
+  /// The test metric on the held-out split.
+  virtual double evaluate() = 0;
+  virtual const WorkloadFacts& facts() const = 0;
+};
+
+/// Builds the workload a cell names, on `device`, with data from `data_dir`.
+/// Throws std::runtime_error for a malformed data file (a missing one means synthetic data).
+std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
+                                        const std::string& data_dir);
+
+}  // namespace crossover
