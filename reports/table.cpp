@@ -9,6 +9,13 @@ bool right(const TextTable& table, std::size_t column) {
   return column < table.right_aligned.size() && table.right_aligned[column];
 }
 
+// Columns are as wide as they look: count UTF-8 code points ("±"), not bytes.
+std::size_t display_width(const std::string& text) {
+  std::size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
 std::string escape_pipes(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -38,7 +45,7 @@ std::string render_text_table(const TextTable& table) {
   std::vector<std::size_t> width(table.header.size(), 0);
   const auto measure = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
+      width[c] = std::max(width[c], display_width(row[c]));
     }
   };
   measure(table.header);
@@ -47,7 +54,7 @@ std::string render_text_table(const TextTable& table) {
     std::string out;
     for (std::size_t c = 0; c < width.size(); ++c) {
       const std::string cell = c < row.size() ? row[c] : "";
-      const std::string pad(width[c] - cell.size(), ' ');
+      const std::string pad(width[c] - display_width(cell), ' ');
       out += right(table, c) ? pad + cell : cell + pad;
       if (c + 1 < width.size()) out += "  ";
     }

@@ -1,0 +1,221 @@
+// The built `crossover` binary, end to end on tiny grids: exit codes, files, stdout and stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runner/blas.hpp"
+#include "runner/results.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScratchDir;
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Outcome crossover(const ScratchDir& dir, const std::string& args) {
+  const std::string command = std::string(CROSSOVER_BINARY) + " " + args + " >" + dir.file("stdout") +
+                              " 2>" + dir.file("stderr") + " </dev/null";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(dir.file("stdout"));
+  o.err = slurp(dir.file("stderr"));
+  return o;
+}
+
+const char* kTinyGrid = R"({
+  "name": "tiny",
+  "defaults": {"epochs": 3, "warmup_epochs": 1, "repeats": 2},
+  "experiments": [
+    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "dataset_size": [50]}},
+    {"workload": "boston_mlp", "settings": {"batch_size": 64}, "grid": {"device": ["cpu"]}}
+  ]
+})";
+
+std::size_t lines_in(const std::string& text) {
+  std::size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+TEST(Cli, VersionHelpAndUsageErrors) {
+  ScratchDir dir;
+  Outcome o = crossover(dir, "--version");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("crossover " CROSSOVER_VERSION), std::string::npos);
+  o = crossover(dir, "run --help");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("--dry-run"), std::string::npos);
+  EXPECT_NE(o.out.find("--data-dir"), std::string::npos);
+  EXPECT_EQ(crossover(dir, "").code, 2);
+  EXPECT_EQ(crossover(dir, "frobnicate").code, 2);
+  EXPECT_EQ(crossover(dir, "run").code, 2);  // the grid is required
+}
+
+TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", kTinyGrid);
+  const std::string out = dir.file("out");
+  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir());
+  ASSERT_EQ(o.code, 0) << o.err;
+
+  for (const char* name : {"results.jsonl", "results.csv", "report.md", "env.json", "grid.json"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + name)) << name;
+  }
+  const auto results = read_results(out + "/results.jsonl");
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(lines_in(slurp(out + "/results.csv")), 4u);  // header and three rows
+
+  const Result& cpu = results[0];
+  EXPECT_EQ(cpu.status, "ok");
+  EXPECT_EQ(cpu.data_source, "real");
+  EXPECT_EQ(cpu.train_rows, 50);
+  EXPECT_EQ(cpu.test_rows, 38);
+  EXPECT_EQ(cpu.epoch_samples, 6u);  // 3 epochs x 2 repeats
+  EXPECT_GT(cpu.epoch_seconds, 0.0);
+  EXPECT_LE(cpu.epoch_seconds_p25, cpu.epoch_seconds);
+  EXPECT_GE(cpu.epoch_seconds_p75, cpu.epoch_seconds);
+  EXPECT_EQ(cpu.train_seconds_samples.size(), 2u);
+  EXPECT_EQ(cpu.metric, "accuracy");
+
+  const Result& cuda = results[1];
+  if (cuda.status == "skipped") {  // this machine has no usable CUDA
+    EXPECT_FALSE(cuda.reason.empty());
+    EXPECT_NE(o.out.find("skipped"), std::string::npos);
+    EXPECT_NE(slurp(out + "/report.md").find("## Cells that did not run"), std::string::npos);
+  }
+  const Result& boston = results[2];
+  EXPECT_EQ(boston.status, "ok");
+  EXPECT_EQ(boston.steps_per_epoch, (379 + 63) / 64);
+  EXPECT_EQ(boston.metric, "rmse");
+
+  // The comparison goes to stdout, progress and diagnostics to stderr.
+  EXPECT_NE(o.out.find("iris_mlp"), std::string::npos);
+  EXPECT_NE(o.out.find("report.md"), std::string::npos);
+  EXPECT_NE(o.err.find("[1/3]"), std::string::npos);
+  EXPECT_EQ(o.out.find("[1/3]"), std::string::npos);
+}
+
+TEST(Cli, AGridWithATypoIsRejectedWithItsJsonPathAndNothingRuns) {
+  ScratchDir dir;
+  const std::string grid = dir.write("typo.json", R"({"name": "t", "experiments": [
+    {"workload": "iris_mlp", "grid": {"device": ["cpu"], "batch_sizes": [16]}},
+    {"workload": "iris_mlp", "grid": {"batch_size": [16, 32, "12x"]}}]})");
+  for (const std::string& command : {"validate " + grid, "run " + grid + " --out " + dir.file("out")}) {
+    const Outcome o = crossover(dir, command);
+    EXPECT_EQ(o.code, 2) << command;
+    EXPECT_NE(o.err.find("experiments[0].grid.batch_sizes: unknown key \"batch_sizes\" (did you mean \"batch_size\"?)"),
+              std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("experiments[1].grid.batch_size[2]: got \"12x\""), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("2 problem(s)"), std::string::npos) << o.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+  const Outcome malformed = crossover(dir, "validate " + dir.write("bad.json", "{\"name\": \"t\",\n\"experiments\": [}"));
+  EXPECT_EQ(malformed.code, 2);
+  EXPECT_NE(malformed.err.find("malformed JSON at line 2"), std::string::npos) << malformed.err;
+  EXPECT_EQ(crossover(dir, "validate " + dir.file("absent.json")).code, 2);
+}
+
+TEST(Cli, ValidateAndDryRunRunNothing) {
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", kTinyGrid);
+  Outcome o = crossover(dir, "validate " + grid);
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("valid grid \"tiny\": 2 experiment(s), 3 cells"), std::string::npos) << o.out;
+  o = crossover(dir, "run " + grid + " --dry-run --out " + dir.file("out"));
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("iris_mlp cpu batch=full size=50"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("3 cells:"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+}
+
+TEST(Cli, MissingDataMeansSyntheticDataSaidEverywhere) {
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", R"({"name": "s", "defaults": {"epochs": 2, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]})");
+  fs::create_directories(dir.file("empty"));
+  const Outcome o = crossover(dir, "run " + grid + " --out " + dir.file("out") + " --data-dir " + dir.file("empty"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto results = read_results(dir.file("out/results.jsonl"));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data_source, "synthetic");
+  EXPECT_EQ(results[0].train_rows, 112);
+  EXPECT_NE(slurp(dir.file("out/report.md")).find("**Synthetic data:** iris_mlp"), std::string::npos);
+  EXPECT_NE(o.err.find("synthetic data"), std::string::npos);
+}
+
+TEST(Cli, AFailingCellIsRecordedAndTheSweepGoesOnWithExitCodeOne) {
+  ScratchDir dir;
+  fs::create_directories(dir.file("data"));
+  dir.write("data/iris.csv", "150,4,setosa,versicolor,virginica\n5.1,3.5,1.4\n");  // broken
+  const std::string grid = dir.write("g.json", R"({"name": "f", "defaults": {"epochs": 2, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}},
+                    {"workload": "boston_mlp", "grid": {"device": ["cpu"]}}]})");
+  const Outcome o = crossover(dir, "run " + grid + " --out " + dir.file("out") + " --data-dir " + dir.file("data"));
+  EXPECT_EQ(o.code, 1);
+  const auto results = read_results(dir.file("out/results.jsonl"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, "failed");
+  EXPECT_NE(results[0].reason.find("iris.csv:2: expected 5 values"), std::string::npos) << results[0].reason;
+  EXPECT_EQ(results[1].status, "ok");
+  EXPECT_TRUE(fs::exists(dir.file("out/report.md")));
+}
+
+TEST(Cli, AnUnwritableOutputDirectoryIsBadInputBeforeAnythingRuns) {
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", kTinyGrid);
+  dir.write("file", "x");
+  const Outcome o = crossover(dir, "run " + grid + " --out " + dir.file("file") + "/sub");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("cannot write results"), std::string::npos) << o.err;
+}
+
+TEST(Cli, EnvNamesTheBlasLibraryInUse) {
+  ScratchDir dir;
+  const Outcome o = crossover(dir, "env --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto env = nlohmann::json::parse(o.out);
+  const std::string kind = env.at("blas").at("kind");
+  const std::string library = env.at("blas").at("library");
+  EXPECT_NE(kind, "");
+  EXPECT_NE(kind, "unknown");
+  if (!library.empty()) {
+    EXPECT_EQ(classify_blas_path(library) == "reference", kind == "reference") << library;
+  }
+  EXPECT_EQ(env.at("blas").at("reference").get<bool>(), kind == "reference");
+  EXPECT_GT(env.at("blas").at("matmul_1024_gflops").get<double>(), 0.0);
+  EXPECT_TRUE(env.at("cuda").contains("compiled"));
+  const Outcome text = crossover(dir, "env");
+  EXPECT_NE(text.out.find("BLAS: " + kind), std::string::npos) << text.out;
+}
+
+TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
+  ScratchDir dir;
+  const Outcome o = crossover(dir, "list --data-dir " + dir.path());
+  ASSERT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("iris_mlp"), std::string::npos);
+  EXPECT_NE(o.out.find("MLP 13-16-32-16-1"), std::string::npos);
+  EXPECT_NE(o.out.find("cpu"), std::string::npos);
+  EXPECT_NE(o.out.find("iris: missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crossover

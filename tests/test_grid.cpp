@@ -1,0 +1,195 @@
+// Grid parsing, expansion and every validation error, with the JSON path each one names.
+#include <gtest/gtest.h>
+
+#include "runner/grid.hpp"
+
+namespace crossover {
+namespace {
+
+std::vector<GridIssue> issues_of(const std::string& text) {
+  try {
+    parse_grid(text, "g.json");
+  } catch (const GridError& e) {
+    return e.issues();
+  }
+  return {};
+}
+
+// The one issue at `path`, or a failure naming what was found instead.
+std::string message_at(const std::vector<GridIssue>& issues, const std::string& path) {
+  for (const auto& issue : issues) {
+    if (issue.path == path) return issue.message;
+  }
+  std::string found;
+  for (const auto& issue : issues) found += "\n  " + issue.path + ": " + issue.message;
+  ADD_FAILURE() << "no issue at " << path << "; found:" << found;
+  return "";
+}
+
+const char* kValid = R"({
+  "name": "demo",
+  "defaults": {"epochs": 5, "repeats": 2, "seed": 7},
+  "experiments": [
+    {"workload": "iris_mlp", "settings": {"epochs": 50},
+     "grid": {"device": ["cpu", "cuda"], "dataset_size": [112, 1000], "threads": [1, 0]}},
+    {"workload": "boston_mlp", "grid": {"batch_size": ["full", 64]}}
+  ]
+})";
+
+TEST(Grid, ExpandsTheCartesianProductWithTheLastAxisFastest) {
+  const Expansion e = expand_grid(parse_grid(kValid, "g.json"));
+  ASSERT_EQ(e.cells.size(), 2u * 2u * 2u + 2u);
+  EXPECT_EQ(e.cells[0].device, "cpu");
+  EXPECT_EQ(e.cells[0].dataset_size, 112);
+  EXPECT_EQ(e.cells[0].threads, 1);
+  EXPECT_EQ(e.cells[1].threads, 0);
+  EXPECT_EQ(e.cells[2].dataset_size, 1000);
+  EXPECT_EQ(e.cells[4].device, "cuda");
+  for (std::size_t i = 0; i < e.cells.size(); ++i) EXPECT_EQ(e.cells[i].index, i);
+}
+
+TEST(Grid, SettingsOverrideDefaultsWhichOverrideTheWorkload) {
+  const Expansion e = expand_grid(parse_grid(kValid, "g.json"));
+  const Cell& iris = e.cells.front();
+  EXPECT_EQ(iris.epochs, 50);       // experiment settings beat defaults
+  EXPECT_EQ(iris.repeats, 2);       // defaults beat built-in values
+  EXPECT_EQ(iris.seed, 7);
+  EXPECT_EQ(iris.dataset, "iris");  // the workload's default data set
+  EXPECT_EQ(iris.optimizer, "adam");
+  EXPECT_DOUBLE_EQ(iris.lr, 0.01);
+  EXPECT_EQ(iris.batch_size, kFull);
+  const Cell& boston = e.cells.back();
+  EXPECT_EQ(boston.workload, "boston_mlp");
+  EXPECT_EQ(boston.epochs, 5);
+  EXPECT_EQ(boston.batch_size, 64);
+  EXPECT_EQ(e.cells[e.cells.size() - 2].batch_size, kFull);
+}
+
+TEST(Grid, ExcludeRulesRemoveMatchingCells) {
+  const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
+    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "pin_memory": [false, true],
+                                      "threads": [1, 2]},
+     "exclude": [{"device": "cpu", "pin_memory": true}, {"threads": [2], "device": "cuda"}]}]})",
+                                             "g.json"));
+  EXPECT_EQ(e.excluded, 2u + 2u);
+  ASSERT_EQ(e.cells.size(), 4u);
+  for (const Cell& c : e.cells) {
+    EXPECT_FALSE(c.device == "cpu" && c.pin_memory);
+    EXPECT_FALSE(c.device == "cuda" && c.threads == 2);
+  }
+}
+
+TEST(Grid, GpusHasNoMeaningOnTheCpuSoItsCellsAreNotDuplicated) {
+  const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
+    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "gpus": [1, 2]}}]})", "g.json"));
+  EXPECT_EQ(e.duplicates, 1u);
+  ASSERT_EQ(e.cells.size(), 3u);
+  EXPECT_EQ(e.cells[0].gpus, 0);
+  EXPECT_EQ(e.cells[1].gpus, 1);
+  EXPECT_EQ(e.cells[2].gpus, 2);
+}
+
+TEST(Grid, AcceptsTheSharedExampleShapeForKnownWorkloads) {
+  const Grid g = parse_grid(R"({
+    "name": "example", "description": "shape",
+    "defaults": {"epochs": 5, "warmup_epochs": 1, "repeats": 3, "seed": 0},
+    "experiments": [{"workload": "iris_mlp", "settings": {"epochs": 1000},
+      "grid": {"device": ["cpu", "cuda"], "batch_size": ["full"],
+               "dataset_size": [112, 1000, 10000, 100000], "threads": [1, 0]}}]})", "g.json");
+  EXPECT_EQ(g.name, "example");
+  EXPECT_EQ(expand_grid(g).cells.size(), 16u);
+}
+
+TEST(GridErrors, MalformedJsonNamesLineAndColumn) {
+  const auto issues = issues_of("{\n  \"name\": \"x\",\n  \"experiments\": [,]\n}");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("malformed JSON at line 3, column 19"), std::string::npos)
+      << issues[0].message;
+}
+
+TEST(GridErrors, UnknownKeysSuggestTheClosestKnownOne) {
+  const auto issues = issues_of(R"({"name": "x", "experiments": [
+    {"workload": "iris_mlp", "grid": {"batch_sizes": [1]}, "setings": {}}]})");
+  EXPECT_NE(message_at(issues, "experiments[0].grid.batch_sizes").find("did you mean \"batch_size\""),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[0].setings").find("did you mean \"settings\""),
+            std::string::npos);
+}
+
+TEST(GridErrors, WrongTypeAndOutOfRangeValuesNameTheirPathValueAndExpectation) {
+  const auto issues = issues_of(R"({"name": "x", "experiments": [
+    {"workload": "iris_mlp", "grid": {"device": ["cpu"]}},
+    {"workload": "iris_mlp", "settings": {"epochs": "ten", "lr": -1},
+     "grid": {"batch_size": [16, 32, "12x"], "threads": [-1], "pin_memory": ["yes"]}}]})");
+  const std::string batch = message_at(issues, "experiments[1].grid.batch_size[2]");
+  EXPECT_NE(batch.find("\"12x\""), std::string::npos) << batch;
+  EXPECT_NE(batch.find("a positive integer or \"full\""), std::string::npos) << batch;
+  EXPECT_NE(message_at(issues, "experiments[1].settings.epochs").find("wrong type"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.lr").find("out of range"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.threads[0]").find("out of range"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.pin_memory[0]").find("true or false"), std::string::npos);
+  EXPECT_EQ(issues.size(), 5u);  // every problem at once, nothing from the valid experiment
+}
+
+TEST(GridErrors, UnknownWorkloadDeviceDatasetAndOptimizer) {
+  const auto issues = issues_of(R"({"name": "x", "experiments": [
+    {"workload": "iris_mpl", "grid": {"device": ["cpu"]}},
+    {"workload": "boston_mlp", "settings": {"dataset": "iris", "optimizer": "adamw"},
+     "grid": {"device": ["gpu", "cuda:1"]}}]})");
+  EXPECT_NE(message_at(issues, "experiments[0].workload").find("did you mean \"iris_mlp\""), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.device[0]").find("unknown device \"gpu\""), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.dataset").find("boston_mlp accepts boston"),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.optimizer").find("did you mean \"adam\""),
+            std::string::npos);
+  EXPECT_EQ(issues.size(), 4u);  // cuda:1 is a valid device name
+}
+
+TEST(GridErrors, StructuralMistakes) {
+  auto issues = issues_of(R"({"experiments": []})");
+  EXPECT_NE(message_at(issues, "name").find("missing"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments").find("non-empty list"), std::string::npos);
+
+  issues = issues_of(R"({"name": "a b", "experiments": [
+    {"grid": {"device": "cpu"}},
+    {"workload": "iris_mlp", "settings": {"device": "cpu", "threads": [1, 2]}, "grid": {"device": ["cpu", "cpu"]},
+     "exclude": [{"devcie": "cpu"}]}]})");
+  EXPECT_NE(message_at(issues, "name").find("directory"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[0].workload").find("missing"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[0].grid.device").find("non-empty list"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.threads").find("belongs in \"grid\""), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.device").find("both"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.device[1]").find("duplicate"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].exclude[0].devcie").find("did you mean \"device\""),
+            std::string::npos);
+}
+
+TEST(GridErrors, TheMessageNamesTheFileAndAMissingFileIsAnError) {
+  try {
+    load_grid("/nonexistent/grid.json");
+    FAIL() << "a missing file must throw";
+  } catch (const GridError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/grid.json");
+    EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+  }
+  try {
+    parse_grid(R"({"name": "x", "experiments": [{"workload": "nope"}]})", "mine.json");
+    FAIL() << "an unknown workload must throw";
+  } catch (const GridError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("mine.json: experiments[0].workload: unknown workload", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(Grid, ShippedConfigsAreValid) {
+  for (const char* name : {"quick.json", "seed-001-iris-boston.json"}) {
+    const std::string path = std::string(CROSSOVER_SOURCE_DIR) + "/configs/" + name;
+    EXPECT_NO_THROW({
+      const Expansion e = expand_grid(load_grid(path));
+      EXPECT_FALSE(e.cells.empty()) << path;
+    }) << path;
+  }
+}
+
+}  // namespace
+}  // namespace crossover

@@ -1,0 +1,116 @@
+// Report writers against golden text built from hand-made results.
+#include <gtest/gtest.h>
+
+#include "reports/comparison.hpp"
+#include "reports/report_csv.hpp"
+#include "reports/report_markdown.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+Result made(const std::string& device, std::int64_t size, double median, double iqr,
+            const std::string& status = "ok") {
+  Result r;
+  r.cell.workload = "iris_mlp";
+  r.cell.dataset = "iris";
+  r.cell.device = device;
+  r.cell.gpus = device == "cpu" ? 0 : 1;
+  r.cell.dataset_size = size;
+  r.cell.epochs = 10;
+  r.status = status;
+  if (status == "ok") {
+    r.data_source = "real";
+    r.epoch_seconds = median;
+    r.epoch_seconds_p25 = median - iqr / 2;
+    r.epoch_seconds_p75 = median + iqr / 2;
+    r.metric = "accuracy";
+    r.metric_value = 0.95;
+  } else {
+    r.reason = "no CUDA device found on this machine";
+  }
+  return r;
+}
+
+TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNoise) {
+  const std::vector<Result> results = {
+      made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.004, 0.0002),    // CPU clearly faster
+      made("cpu", 100000, 0.100, 0.004), made("cuda", 100000, 0.010, 0.001),  // GPU clearly faster
+      made("cpu", 1000, 0.010, 0.004), made("cuda", 1000, 0.011, 0.004),    // overlap: a tie
+      made("cpu", 5000, 0.020, 0.001), made("cuda", 5000, 0, 0, "skipped"),
+  };
+  const auto comparisons = compare_devices(results);
+  ASSERT_EQ(comparisons.size(), 1u);
+  EXPECT_EQ(render_text_table(comparisons[0].table),
+            "dataset_size      cpu epoch     cuda epoch  speedup cuda              winner\n"
+            "----------------------------------------------------------------------------\n"
+            "         100  1 ms ± 100 us  4 ms ± 200 us         0.25x                 cpu\n"
+            "      100000  100 ms ± 4 ms   10 ms ± 1 ms           10x                cuda\n"
+            "        1000   10 ms ± 4 ms   11 ms ± 4 ms       0.9091x  tie (IQRs overlap)\n"
+            "        5000   20 ms ± 1 ms        skipped             -                   -\n");
+}
+
+TEST(Comparison, MarkdownTableEscapesPipes) {
+  TextTable t;
+  t.header = {"a", "b"};
+  t.right_aligned = {false, true};
+  t.rows = {{"x|y", "1"}};
+  EXPECT_EQ(render_markdown_table(t), "| a | b |\n|---|---:|\n| x\\|y | 1 |\n");
+}
+
+TEST(Report, MarkdownLeadsWithWarningsThenEnvironmentThenTablesThenSkips) {
+  ReportContext context;
+  context.title = "demo";
+  context.environment = {"CPU: test"};
+  context.warnings = {"reference BLAS"};
+  Result skipped_cell = made("cuda", 100, 0, 0, "skipped");
+  skipped_cell.cell.index = 1;
+  const std::string md = render_markdown(context, {made("cpu", 100, 0.001, 0.0001), skipped_cell});
+  const auto warning = md.find("> **Warning:** reference BLAS");
+  const auto env = md.find("- CPU: test");
+  const auto table = md.find("### iris_mlp");
+  const auto skipped = md.find("| 1 | iris_mlp | cuda | skipped | no CUDA device found on this machine |");
+  ASSERT_NE(warning, std::string::npos) << md;
+  ASSERT_NE(env, std::string::npos) << md;
+  ASSERT_NE(table, std::string::npos) << md;
+  ASSERT_NE(skipped, std::string::npos) << md;
+  EXPECT_LT(warning, env);
+  EXPECT_LT(env, table);
+  EXPECT_LT(table, skipped);
+  EXPECT_NE(md.find("2 cells: 1 ok, 1 skipped, 0 failed."), std::string::npos);
+}
+
+TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
+  Result r = made("cuda", 100, 0, 0, "skipped");
+  r.reason = "a, \"quoted\" reason";
+  r.cell.index = 3;
+  const std::string header = csv_header();
+  EXPECT_EQ(header.rfind("workload,dataset,device,batch_size,dataset_size,num_workers,pin_memory,gpus,threads,", 0), 0u);
+  EXPECT_NE(header.find(",status,reason,data_source,"), std::string::npos);
+  const std::string row = csv_row(r);
+  EXPECT_EQ(row.rfind("iris_mlp,iris,cuda,full,100,0,false,1,0,", 0), 0u) << row;
+  EXPECT_NE(row.find(",skipped,\"a, \"\"quoted\"\" reason\","), std::string::npos) << row;
+}
+
+TEST(Results, JsonRoundTripAndJsonlReading) {
+  Result r = made("cpu", 1000, 0.002, 0.0004);
+  r.train_seconds_samples = {0.5, 0.6};
+  const Result back = result_from_json(nlohmann::json::parse(result_to_json(r).dump()));
+  EXPECT_EQ(result_to_json(back), result_to_json(r));
+
+  testing::ScratchDir dir;
+  {
+    ResultFiles files(dir.path());
+    files.append(r);
+    files.append(made("cuda", 1000, 0, 0, "skipped"));
+  }
+  const auto read = read_results(dir.file("results.jsonl"));
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[1].status, "skipped");
+  EXPECT_EQ(read[0].cell.dataset_size, 1000);
+  dir.write("bad.jsonl", result_to_json(r).dump() + "\n{\"workload\": 1}\n");
+  EXPECT_THROW(read_results(dir.file("bad.jsonl")), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace crossover

@@ -1,0 +1,56 @@
+// Which cells a machine cannot run, for machines we do not have.
+#include <gtest/gtest.h>
+
+#include "runner/skip.hpp"
+
+namespace crossover {
+namespace {
+
+Cell cell_on(const std::string& device, int gpus = 1) {
+  Cell c;
+  c.workload = "iris_mlp";
+  c.device = device;
+  c.gpus = gpus;
+  return c;
+}
+
+TEST(Skip, CpuCellsRunAnywhere) {
+  EXPECT_FALSE(skip_reason(cell_on("cpu"), DeviceInventory{}));
+}
+
+TEST(Skip, CudaWithoutACudaBuildOrDevice) {
+  const auto no_build = skip_reason(cell_on("cuda"), DeviceInventory{false, 0});
+  ASSERT_TRUE(no_build);
+  EXPECT_NE(no_build->find("without CUDA"), std::string::npos);
+  const auto no_device = skip_reason(cell_on("cuda"), DeviceInventory{true, 0});
+  ASSERT_TRUE(no_device);
+  EXPECT_NE(no_device->find("no CUDA device"), std::string::npos);
+  EXPECT_FALSE(skip_reason(cell_on("cuda"), DeviceInventory{true, 1}));
+}
+
+TEST(Skip, DevicesAndGpuCountsBeyondWhatIsPresent) {
+  const DeviceInventory two{true, 2};
+  EXPECT_FALSE(skip_reason(cell_on("cuda:1"), two));
+  const auto absent = skip_reason(cell_on("cuda:2"), two);
+  ASSERT_TRUE(absent);
+  EXPECT_NE(absent->find("has 2 CUDA device(s)"), std::string::npos);
+  const auto too_many = skip_reason(cell_on("cuda", 3), two);
+  ASSERT_TRUE(too_many);
+  EXPECT_NE(too_many->find("gpus=3"), std::string::npos);
+}
+
+TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
+  Cell pinned = cell_on("cpu");
+  pinned.pin_memory = true;
+  const auto pin = skip_reason(pinned, DeviceInventory{true, 1});
+  ASSERT_TRUE(pin);
+  EXPECT_NE(pin->find("pin_memory needs CUDA"), std::string::npos);
+  Cell workers = cell_on("cpu");
+  workers.num_workers = 2;
+  const auto loader = skip_reason(workers, DeviceInventory{});
+  ASSERT_TRUE(loader);
+  EXPECT_NE(loader->find("DataLoader"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crossover

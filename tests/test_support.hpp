@@ -1,0 +1,54 @@
+#pragma once
+// Helpers shared by the tests: a scratch directory per test and the real data directory.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace crossover::testing {
+
+/// A fresh directory for one test, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("crossover-test-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
+             std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name), std::ios::binary) << text;
+    return file(name);
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// The real data sets' directory: $CROSSOVER_DATA_DIR, else the source tree's data/.
+inline std::string data_dir() {
+  const char* env = std::getenv("CROSSOVER_DATA_DIR");
+  return env != nullptr ? env : std::string(CROSSOVER_SOURCE_DIR) + "/data";
+}
+
+/// True when `file` exists under data_dir(). Otherwise the test is skipped, or fails when
+/// CROSSOVER_REQUIRE_REAL_DATA is set (scripts/test.sh sets it, after fetching the data).
+inline bool have_real_data(const std::string& file) {
+  if (std::filesystem::exists(data_dir() + "/" + file)) return true;
+  if (std::getenv("CROSSOVER_REQUIRE_REAL_DATA") != nullptr) {
+    ADD_FAILURE() << data_dir() << "/" << file << " is missing; run scripts/fetch-data.sh";
+  }
+  return false;
+}
+
+}  // namespace crossover::testing

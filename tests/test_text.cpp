@@ -1,0 +1,29 @@
+#include <gtest/gtest.h>
+
+#include "runner/text.hpp"
+
+namespace crossover {
+namespace {
+
+TEST(Text, EditDistance) {
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("same", "same"), 0u);
+}
+
+TEST(Text, DidYouMeanSuggestsOnlyLikelyTypos) {
+  const std::vector<std::string> keys = {"batch_size", "dataset_size", "device"};
+  EXPECT_EQ(did_you_mean("batchsize", keys), "batch_size");
+  EXPECT_EQ(did_you_mean("devise", keys), "device");
+  EXPECT_EQ(did_you_mean("learning_rate", keys), "");
+}
+
+TEST(Text, FormatSecondsPicksAUnit) {
+  EXPECT_EQ(format_seconds(0.000657), "657 us");
+  EXPECT_EQ(format_seconds(0.0123), "12.3 ms");
+  EXPECT_EQ(format_seconds(4.56), "4.56 s");
+  EXPECT_EQ(format_seconds(125.0), "2 min 05 s");
+}
+
+}  // namespace
+}  // namespace crossover
