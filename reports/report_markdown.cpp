@@ -43,6 +43,17 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   for (const auto& c : compare_devices(results)) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
+  out += "epoch: median ± interquartile range over every timed epoch; speedup: CPU time / device time\n";
+  // Why cells did not run, once per reason rather than once per cell.
+  std::vector<std::pair<std::string, std::size_t>> reasons;
+  for (const auto& r : results) {
+    if (r.status == "ok") continue;
+    const std::string reason = r.status + ": " + r.reason;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == reason; });
+    if (it == reasons.end()) reasons.emplace_back(reason, 1);
+    else ++it->second;
+  }
+  for (const auto& [reason, count] : reasons) out += std::to_string(count) + " cell(s) " + reason + "\n";
   return out;
 }
 

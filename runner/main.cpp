@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   CLI::App app{"crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};
   app.set_version_flag("--version", std::string("crossover ") + CROSSOVER_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // -v and -q work after the subcommand too
   bool verbose = false;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbose, "Log debug detail on stderr");

@@ -5,7 +5,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/setup.sh
-scripts/build.sh >/dev/null
+scripts/build.sh crossover >/dev/null
 scripts/fetch-data.sh
 ./build/crossover env
 echo
