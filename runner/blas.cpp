@@ -1,27 +1,12 @@
 #include "runner/blas.hpp"
 
 #include <dlfcn.h>
-#include <link.h>
 
 #include <climits>
 #include <cstdlib>
-#include <vector>
 
 namespace crossover {
 namespace {
-
-std::vector<std::string> loaded_libraries() {
-  std::vector<std::string> paths;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* data) {
-        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
-          static_cast<std::vector<std::string>*>(data)->emplace_back(info->dlpi_name);
-        }
-        return 0;
-      },
-      &paths);
-  return paths;
-}
 
 std::string resolved(const std::string& path) {
   char buffer[PATH_MAX];
@@ -33,9 +18,23 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The library providing sgemm_ (LibTorch's BLAS), or the global scope when none exports it.
+void* blas_library() {
+  static void* handle = [] {
+    void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
+    Dl_info where{};
+    if (sgemm != nullptr && dladdr(sgemm, &where) != 0 && where.dli_fname != nullptr) {
+      if (void* h = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) return h;
+    }
+    return RTLD_DEFAULT;
+  }();
+  return handle;
+}
+
+// A thread-control function of the BLAS LibTorch calls; never one of a library merely loaded.
 template <typename Function>
 Function find_symbol(const char* name) {
-  return reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, name));
+  return reinterpret_cast<Function>(dlsym(blas_library(), name));
 }
 
 }  // namespace
@@ -52,30 +51,32 @@ std::string classify_blas_path(const std::string& path) {
 
 BlasInfo detect_blas(const std::string& torch_blas_info) {
   BlasInfo info;
-  for (const auto& path : loaded_libraries()) {
-    const std::string name = base_name(path);
-    const bool blas_like = name.find("blas") != std::string::npos || name.find("mkl_rt") != std::string::npos ||
-                           name.find("mkl_core") != std::string::npos;
-    if (!blas_like) continue;
-    info.library = resolved(path);
+  // The library that answers to sgemm_ in the global scope is the one LibTorch's calls reach.
+  // Which libraries are merely loaded is not enough: Debian's liblapack.so.3 can pull in
+  // libopenblas.so.0 while libblas.so.3 still resolves to the reference BLAS.
+  void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
+  Dl_info where{};
+  if (sgemm != nullptr && dladdr(sgemm, &where) != 0 && where.dli_fname != nullptr) {
+    info.library = resolved(where.dli_fname);
     info.kind = classify_blas_path(info.library);
-    if (info.kind != "unknown") break;
+    // A library's own symbols settle what its path cannot (a libblas.so.3 that is OpenBLAS).
+    if (void* handle = dlopen(info.library.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+      using ConfigFunction = char* (*)();
+      if (auto config = reinterpret_cast<ConfigFunction>(dlsym(handle, "openblas_get_config"))) {
+        info.kind = "openblas";
+        info.version = config();
+      } else if (dlsym(handle, "mkl_get_version_string") != nullptr) {
+        info.kind = "mkl";
+      } else if (dlsym(handle, "bli_info_get_version_str") != nullptr) {
+        info.kind = "blis";
+      }
+      dlclose(handle);
+    }
+    return info;
   }
-  // The library's own symbols are the final word: a libblas.so.3 that answers to OpenBLAS is one.
-  using ConfigFunction = char* (*)();
-  if (auto openblas_config = find_symbol<ConfigFunction>("openblas_get_config")) {
-    info.kind = "openblas";
-    info.version = openblas_config();
-  } else if (find_symbol<void (*)()>("mkl_get_version_string") != nullptr) {
-    info.kind = "mkl";
-  } else if (find_symbol<void (*)()>("bli_info_get_version_str") != nullptr) {
-    info.kind = "blis";
-  }
-  if (info.kind.empty() || (info.library.empty() && info.kind == "unknown")) {
-    // Nothing loaded: the BLAS is linked into LibTorch (pip wheels link MKL statically).
-    info.kind = torch_blas_info == "mkl" ? "mkl" : "unknown";
-    info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
-  }
+  // No exported sgemm_: the BLAS is linked into LibTorch (pip wheels link MKL statically).
+  info.kind = torch_blas_info == "mkl" ? "mkl" : "unknown";
+  info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
   return info;
 }
 

@@ -19,8 +19,9 @@ struct BlasInfo {
 /// or "unknown"); a plain libblas.so.3 outside an OpenBLAS/BLIS directory is the reference one.
 std::string classify_blas_path(const std::string& path);
 
-/// Inspects the libraries loaded in this process. `torch_blas_info` is LibTorch's build setting
-/// BLAS_INFO ("mkl", "open", "generic", ...), used when no BLAS shared library is loaded.
+/// Finds the library that provides sgemm_ to this process, which is the one LibTorch calls.
+/// `torch_blas_info` is LibTorch's build setting BLAS_INFO ("mkl", "generic", ...), used when
+/// no shared library exports sgemm_ (the BLAS is linked into LibTorch).
 BlasInfo detect_blas(const std::string& torch_blas_info);
 
 /// The BLAS library's own thread count, or 0 when it offers no way to ask.

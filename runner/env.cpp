@@ -169,12 +169,14 @@ std::vector<std::string> environment_summary(const Json& r) {
                   text(r["libtorch"], "blas_info") + ")");
   std::string blas = "BLAS: " + text(r["blas"], "kind");
   if (!text(r["blas"], "library").empty()) blas += " (" + text(r["blas"], "library") + ")";
+  if (!text(r["blas"], "version").empty()) blas += ", " + text(r["blas"], "version");
   if (r["blas"].contains("matmul_1024_gflops")) {
     blas += "; 1024x1024 float32 matmul " + format_number(r["blas"]["matmul_1024_gflops"].get<double>()) + " GFLOP/s";
   }
   lines.push_back(blas);
   lines.push_back("Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +
-                  r["threads"]["inter_op"].dump() + ", BLAS " + r["threads"]["blas"].dump());
+                  r["threads"]["inter_op"].dump() + ", BLAS " +
+                  (r["threads"]["blas"].get<int>() > 0 ? r["threads"]["blas"].dump() : std::string("unknown")));
   std::string gpu_line = "GPUs: ";
   if (r["gpus"].empty()) {
     gpu_line += "none (" + text(r["nvml"], "error") + ")";
@@ -189,6 +191,13 @@ std::vector<std::string> environment_summary(const Json& r) {
 
 std::vector<std::string> environment_warnings(const Json& r) {
   std::vector<std::string> warnings;
+  if (r["blas"].contains("matmul_1024_gflops") && !r["blas"]["reference"].get<bool>() &&
+      r["blas"]["matmul_1024_gflops"].get<double>() < 10.0) {
+    warnings.push_back("A 1024x1024 float32 matrix product ran at only " +
+                       format_number(r["blas"]["matmul_1024_gflops"].get<double>()) +
+                       " GFLOP/s: the BLAS in use (" + r["blas"]["kind"].get<std::string>() +
+                       ") is very slow or the machine is heavily loaded; CPU times may be far too slow.");
+  }
   if (r["blas"]["reference"].get<bool>()) {
     warnings.push_back(
         "LibTorch is calling the reference BLAS (" + r["blas"]["library"].get<std::string>() +

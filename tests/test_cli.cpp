@@ -29,8 +29,8 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
-Outcome crossover(const ScratchDir& dir, const std::string& args) {
-  const std::string command = std::string(CROSSOVER_BINARY) + " " + args + " >" + dir.file("stdout") +
+Outcome crossover(const ScratchDir& dir, const std::string& args, const std::string& env = "") {
+  const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" + dir.file("stdout") +
                               " 2>" + dir.file("stderr") + " </dev/null";
   const int status = std::system(command.c_str());
   Outcome o;
@@ -205,6 +205,21 @@ TEST(Cli, EnvNamesTheBlasLibraryInUse) {
   EXPECT_TRUE(env.at("cuda").contains("compiled"));
   const Outcome text = crossover(dir, "env");
   EXPECT_NE(text.out.find("BLAS: " + kind), std::string::npos) << text.out;
+}
+
+TEST(Cli, TheReferenceBlasIsDetectedByWhatLibTorchCallsAndWarnedAbout) {
+  // Debian's reference BLAS, put first on the library path: LibTorch's sgemm_ calls reach it even
+  // though liblapack.so.3 still loads OpenBLAS, so "which libraries are loaded" is not the test.
+  const std::string reference = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
+  if (!fs::exists(reference)) GTEST_SKIP() << "no reference BLAS at " << reference;
+  ScratchDir dir;
+  fs::create_symlink(reference, dir.file("libblas.so.3"));
+  const Outcome o = crossover(dir, "env --json", "LD_LIBRARY_PATH=" + dir.path());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto env = nlohmann::json::parse(o.out);
+  EXPECT_EQ(env.at("blas").at("kind"), "reference") << env.at("blas").dump();
+  EXPECT_TRUE(env.at("blas").at("reference").get<bool>());
+  EXPECT_NE(o.err.find("reference BLAS"), std::string::npos) << o.err;
 }
 
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
