@@ -18,8 +18,9 @@ void matmul(benchmark::State& state) {
     c = torch::mm(a, b);
     benchmark::DoNotOptimize(c.data_ptr<float>());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 1024 * 1024 * 1024, benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * 1024 * 1024 * 1024, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
   state.counters["blas_threads"] = crossover::current_threads().blas;
   state.counters["intra_op"] = crossover::current_threads().intra_op;
 }

@@ -26,7 +26,17 @@ void epoch(benchmark::State& state, const char* workload, const char* dataset) {
 void BM_IrisEpoch(benchmark::State& state) { epoch(state, "iris_mlp", "iris"); }
 void BM_BostonEpoch(benchmark::State& state) { epoch(state, "boston_mlp", "boston"); }
 
-BENCHMARK(BM_IrisEpoch)->Arg(112)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_BostonEpoch)->Arg(379)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_IrisEpoch)
+    ->Arg(112)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BostonEpoch)
+    ->Arg(379)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

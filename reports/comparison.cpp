@@ -20,7 +20,8 @@ Json setting_key(const Cell& cell) {
 
 std::string time_text(const Result& r) {
   if (r.status != "ok") return r.status;
-  return format_seconds(r.epoch_seconds) + " ± " + format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25);
+  return format_seconds(r.epoch_seconds) + " ± " +
+         format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25);
 }
 
 bool overlap(const Result& a, const Result& b) {
@@ -35,7 +36,8 @@ struct Row {
 }  // namespace
 
 std::string device_column(const Cell& cell) {
-  if (is_cuda_device(cell.device) && cell.gpus > 1) return cell.device + " x" + std::to_string(cell.gpus);
+  if (is_cuda_device(cell.device) && cell.gpus > 1)
+    return cell.device + " x" + std::to_string(cell.gpus);
   return cell.device;
 }
 
@@ -53,7 +55,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
     for (const auto& r : results) {
       if (r.cell.workload != workload) continue;
       const std::string column = device_column(r.cell);
-      if (std::find(devices.begin(), devices.end(), column) == devices.end()) devices.push_back(column);
+      if (std::find(devices.begin(), devices.end(), column) == devices.end())
+        devices.push_back(column);
       const Json key = setting_key(r.cell);
       auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
       if (row == rows.end()) {
@@ -63,8 +66,9 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
       row->by_device[column] = &r;
     }
     // The CPU first: it is the baseline of every speedup.
-    std::stable_sort(devices.begin(), devices.end(),
-                     [](const std::string& a, const std::string& b) { return a == "cpu" && b != "cpu"; });
+    std::stable_sort(
+        devices.begin(), devices.end(),
+        [](const std::string& a, const std::string& b) { return a == "cpu" && b != "cpu"; });
 
     // Label rows by the keys that vary within this workload; the rest are the same everywhere.
     std::vector<std::string> varying;
@@ -105,14 +109,16 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
         continue;
       }
       const auto cpu = row.by_device.find("cpu");
-      const Result* baseline = cpu != row.by_device.end() && cpu->second->status == "ok" ? cpu->second : nullptr;
+      const Result* baseline =
+          cpu != row.by_device.end() && cpu->second->status == "ok" ? cpu->second : nullptr;
       std::string winner;
       double best = baseline != nullptr ? baseline->epoch_seconds : 0.0;
       const Result* best_result = baseline;
       bool tie = false;
       for (std::size_t i = 1; i < devices.size(); ++i) {
         const auto it = row.by_device.find(devices[i]);
-        const Result* other = it != row.by_device.end() && it->second->status == "ok" ? it->second : nullptr;
+        const Result* other =
+            it != row.by_device.end() && it->second->status == "ok" ? it->second : nullptr;
         if (baseline == nullptr || other == nullptr) {
           cells.push_back("-");
           continue;

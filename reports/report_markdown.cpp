@@ -11,9 +11,10 @@ namespace {
 
 TextTable cell_table(const std::vector<Result>& results, const std::string& workload) {
   TextTable t;
-  t.header = {"#", "device", "batch", "rows", "threads", "status", "data", "epoch median",
+  t.header = {"#",   "device",     "batch",     "rows", "threads", "status", "data", "epoch median",
               "IQR", "train time", "samples/s", "loss", "metric"};
-  t.right_aligned = {true, false, true, true, true, false, false, true, true, true, true, true, true};
+  t.right_aligned = {true, false, true, true, true, false, false,
+                     true, true,  true, true, true, true};
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const bool ok = r.status == "ok";
@@ -43,17 +44,23 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   for (const auto& c : compare_devices(results)) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
-  out += "epoch: median ± interquartile range over every timed epoch; speedup: CPU time / device time\n";
+  out +=
+      "epoch: median ± interquartile range over every timed epoch; speedup: CPU time / device "
+      "time\n";
   // Why cells did not run, once per reason rather than once per cell.
   std::vector<std::pair<std::string, std::size_t>> reasons;
   for (const auto& r : results) {
     if (r.status == "ok") continue;
     const std::string reason = r.status + ": " + r.reason;
-    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == reason; });
-    if (it == reasons.end()) reasons.emplace_back(reason, 1);
-    else ++it->second;
+    auto it = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& x) { return x.first == reason; });
+    if (it == reasons.end())
+      reasons.emplace_back(reason, 1);
+    else
+      ++it->second;
   }
-  for (const auto& [reason, count] : reasons) out += std::to_string(count) + " cell(s) " + reason + "\n";
+  for (const auto& [reason, count] : reasons)
+    out += std::to_string(count) + " cell(s) " + reason + "\n";
   return out;
 }
 
@@ -85,10 +92,11 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   for (const auto& line : context.environment) out += "- " + line + "\n";
   out += "\n";
 
-  out += "## Device comparison\n\n"
-         "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
-         "range; warm-up epochs are not timed. Speedup is the CPU's median divided by the "
-         "device's. A winner is named only when the two interquartile ranges do not overlap.\n\n";
+  out +=
+      "## Device comparison\n\n"
+      "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
+      "range; warm-up epochs are not timed. Speedup is the CPU's median divided by the "
+      "device's. A winner is named only when the two interquartile ranges do not overlap.\n\n";
   for (const auto& c : compare_devices(results)) {
     out += "### " + c.workload + "\n\n";
     if (const WorkloadInfo* info = find_workload(c.workload)) {
@@ -104,8 +112,8 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   not_run.header = {"#", "workload", "device", "status", "reason"};
   for (const auto& r : results) {
     if (r.status == "ok") continue;
-    not_run.rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
-                            r.status, r.reason});
+    not_run.rows.push_back(
+        {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell), r.status, r.reason});
   }
   if (!not_run.rows.empty()) {
     out += "## Cells that did not run\n\n" + render_markdown_table(not_run) + "\n";

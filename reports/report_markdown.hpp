@@ -11,10 +11,10 @@ namespace crossover {
 
 /// What a report says about the run besides the results.
 struct ReportContext {
-  std::string title;                      ///< the grid's name
-  std::string description;                ///< the grid's description, may be empty
-  std::vector<std::string> environment;   ///< one line each: "CPU: ...", "BLAS: ..."
-  std::vector<std::string> warnings;      ///< shown loudly at the top (reference BLAS, ...)
+  std::string title;                     ///< the grid's name
+  std::string description;               ///< the grid's description, may be empty
+  std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
+  std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
 };
 
 /// The whole report.md text.

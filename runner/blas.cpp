@@ -83,7 +83,8 @@ BlasInfo detect_blas(const std::string& torch_blas_info) {
 int blas_threads() {
   if (auto get = find_symbol<int (*)()>("openblas_get_num_threads")) return get();
   if (auto get = find_symbol<int (*)()>("MKL_Get_Max_Threads")) return get();
-  if (auto get = find_symbol<long (*)()>("bli_thread_get_num_threads")) return static_cast<int>(get());
+  if (auto get = find_symbol<long (*)()>("bli_thread_get_num_threads"))
+    return static_cast<int>(get());
   return 0;
 }
 

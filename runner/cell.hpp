@@ -3,9 +3,8 @@
 // The grid expands into a flat list of these before anything runs.
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "workloads/catalog.hpp"
 
@@ -13,17 +12,17 @@ namespace crossover {
 
 /// One cell of a grid. Sizes of kFull mean "the whole training split".
 struct Cell {
-  std::size_t index = 0;   ///< position in the expanded grid, from 0
+  std::size_t index = 0;       ///< position in the expanded grid, from 0
   std::size_t experiment = 0;  ///< index into the grid's `experiments`
   std::string workload;
-  std::string dataset;     ///< resolved: the workload's default when the grid names none
+  std::string dataset;  ///< resolved: the workload's default when the grid names none
   std::string device = "cpu";
   std::int64_t batch_size = kFull;
   std::int64_t dataset_size = kFull;
   int num_workers = 0;
   bool pin_memory = false;
-  int gpus = 1;            ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
-  int threads = 0;         ///< 0 = the libraries' defaults
+  int gpus = 1;     ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
+  int threads = 0;  ///< 0 = the libraries' defaults
   int epochs = 1;
   int warmup_epochs = 1;
   int repeats = 3;

@@ -39,7 +39,8 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     return std::make_pair(std::move(grid), std::move(expansion));
   } catch (const GridError& e) {
     spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
-    for (const auto& issue : e.issues()) spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    for (const auto& issue : e.issues())
+      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
     return std::nullopt;
   }
 }
@@ -99,7 +100,8 @@ int run_command(const RunArgs& args) {
   if (args.dry_run) return dry_run(expansion, inventory);
 
   // Everything that can be known to fail is checked before the first cell runs.
-  const std::string out_dir = args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp() : args.out_dir;
+  const std::string out_dir =
+      args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp() : args.out_dir;
   std::unique_ptr<ResultFiles> files;
   try {
     fs::create_directories(out_dir);
@@ -110,8 +112,10 @@ int run_command(const RunArgs& args) {
     return kExitBadInput;
   }
   if (!fs::is_directory(args.data_dir)) {
-    spdlog::warn("data directory {} does not exist: workloads will use synthetic data "
-                 "(run scripts/fetch-data.sh for the real data sets)", args.data_dir);
+    spdlog::warn(
+        "data directory {} does not exist: workloads will use synthetic data "
+        "(run scripts/fetch-data.sh for the real data sets)",
+        args.data_dir);
   }
 
   const auto record = environment_record(true);
@@ -125,18 +129,21 @@ int run_command(const RunArgs& args) {
   options.data_dir = args.data_dir;
   bool write_failed = false;
   const auto results = run_cells(
-      expansion.cells, inventory, options, [&](const Result& r, std::size_t done, std::size_t total) {
+      expansion.cells, inventory, options,
+      [&](const Result& r, std::size_t done, std::size_t total) {
         try {
           files->append(r);
         } catch (const std::exception& e) {
           if (!write_failed) spdlog::error("{}", e.what());
           write_failed = true;
         }
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double eta = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
         std::string outcome = r.status;
         if (r.status == "ok") {
-          outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " + format_number(r.metric_value);
+          outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
+                     format_number(r.metric_value);
           if (r.data_source == "synthetic") outcome += " (synthetic data)";
         } else {
           outcome += ": " + r.reason;
@@ -161,30 +168,38 @@ int run_command(const RunArgs& args) {
   std::cout << "Reports: " << out_dir << "/report.md, results.jsonl, results.csv, env.json\n";
   std::size_t failed = 0;
   for (const auto& r : results) failed += r.status == "failed" ? 1 : 0;
-  if (failed > 0) spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed, results.size());
+  if (failed > 0)
+    spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed,
+                  results.size());
   return failed > 0 || write_failed ? kExitRunFailed : kExitOk;
 }
 
 int list_command(const std::string& data_dir) {
   TextTable workloads;
-  workloads.header = {"workload", "seed", "model", "datasets", "optimizer", "lr", "batch", "epochs"};
+  workloads.header = {"workload",  "seed", "model", "datasets",
+                      "optimizer", "lr",   "batch", "epochs"};
   for (const auto& w : workload_catalog()) {
     workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), w.optimizer,
-                              format_number(w.lr), size_text(w.batch_size), std::to_string(w.epochs)});
+                              format_number(w.lr), size_text(w.batch_size),
+                              std::to_string(w.epochs)});
   }
   std::cout << "Workloads\n" << render_text_table(workloads) << "\n";
 
   const DeviceInventory inventory = probe_devices();
   std::cout << "Devices\n  cpu\n";
   for (int i = 0; i < inventory.cuda_devices; ++i) std::cout << "  cuda:" << i << "\n";
-  if (!inventory.cuda_compiled) std::cout << "  (no CUDA: this build's LibTorch has none)\n";
-  else if (inventory.cuda_devices == 0) std::cout << "  (CUDA compiled in, but no CUDA device found)\n";
+  if (!inventory.cuda_compiled)
+    std::cout << "  (no CUDA: this build's LibTorch has none)\n";
+  else if (inventory.cuda_devices == 0)
+    std::cout << "  (CUDA compiled in, but no CUDA device found)\n";
 
   std::cout << "\nData sets under " << data_dir << "/\n";
   for (const auto& dataset : {"iris", "boston"}) {
     const std::string path = data_dir + "/" + tabular_file(dataset);
     std::cout << "  " << dataset << ": "
-              << (fs::exists(path) ? path : "missing: synthetic data will be used (run scripts/fetch-data.sh)")
+              << (fs::exists(path)
+                      ? path
+                      : "missing: synthetic data will be used (run scripts/fetch-data.sh)")
               << "\n";
   }
   return kExitOk;

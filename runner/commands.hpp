@@ -9,7 +9,7 @@ namespace crossover {
 /// Arguments of `crossover run`.
 struct RunArgs {
   std::string grid;
-  std::string out_dir;   ///< "" = reports/<grid name>-<timestamp>
+  std::string out_dir;  ///< "" = reports/<grid name>-<timestamp>
   std::string data_dir = "data";
   bool dry_run = false;
 };

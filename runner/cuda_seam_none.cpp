@@ -8,8 +8,9 @@ namespace crossover::cuda_seam {
 bool compiled() { return false; }
 
 void synchronize(int index) {
-  throw std::runtime_error("cuda:" + std::to_string(index) +
-                           ": this crossover was built without CUDA; rebuild against a CUDA LibTorch");
+  throw std::runtime_error(
+      "cuda:" + std::to_string(index) +
+      ": this crossover was built without CUDA; rebuild against a CUDA LibTorch");
 }
 
 std::string runtime_version() { return ""; }

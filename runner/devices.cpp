@@ -9,7 +9,8 @@ namespace crossover {
 DeviceInventory probe_devices() {
   DeviceInventory inventory;
   inventory.cuda_compiled = cuda_seam::compiled();
-  inventory.cuda_devices = inventory.cuda_compiled ? static_cast<int>(torch::cuda::device_count()) : 0;
+  inventory.cuda_devices =
+      inventory.cuda_compiled ? static_cast<int>(torch::cuda::device_count()) : 0;
   return inventory;
 }
 

@@ -69,7 +69,8 @@ double matmul_gflops(int n) {
   for (int i = 0; i < 5; ++i) {
     const auto start = std::chrono::steady_clock::now();
     c = torch::mm(a, b);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return 2.0 * n * n * static_cast<double>(n) / best / 1e9;
 }
@@ -86,7 +87,8 @@ Json environment_record(bool measure_peak) {
   gethostname(hostname, sizeof hostname - 1);
   host["hostname"] = hostname;
   utsname uts{};
-  if (uname(&uts) == 0) host["kernel"] = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
+  if (uname(&uts) == 0)
+    host["kernel"] = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
   std::string os;
   std::ifstream os_release("/etc/os-release");
   for (std::string line; std::getline(os_release, line);) {
@@ -152,7 +154,9 @@ Json environment_record(bool measure_peak) {
                     {"temperature_c", g.temperature_c},
                     {"throttle_reasons", g.throttle_reasons}});
   }
-  record["nvml"] = {{"available", nvml.available}, {"error", nvml.error}, {"driver_version", nvml.driver_version}};
+  record["nvml"] = {{"available", nvml.available},
+                    {"error", nvml.error},
+                    {"driver_version", nvml.driver_version}};
   record["gpus"] = gpus;
   return record;
 }
@@ -165,18 +169,20 @@ std::vector<std::string> environment_summary(const Json& r) {
   lines.push_back("CPU: " + text(r["cpu"], "model") + ", " + r["cpu"]["logical_cores"].dump() +
                   " logical cores; " + text(r["host"], "os"));
   lines.push_back("LibTorch " + text(r["libtorch"], "version") + " (CUDA " +
-                  (r["cuda"]["compiled"].get<bool>() ? "compiled" : "not compiled") + ", BLAS_INFO=" +
-                  text(r["libtorch"], "blas_info") + ")");
+                  (r["cuda"]["compiled"].get<bool>() ? "compiled" : "not compiled") +
+                  ", BLAS_INFO=" + text(r["libtorch"], "blas_info") + ")");
   std::string blas = "BLAS: " + text(r["blas"], "kind");
   if (!text(r["blas"], "library").empty()) blas += " (" + text(r["blas"], "library") + ")";
   if (!text(r["blas"], "version").empty()) blas += ", " + text(r["blas"], "version");
   if (r["blas"].contains("matmul_1024_gflops")) {
-    blas += "; 1024x1024 float32 matmul " + format_number(r["blas"]["matmul_1024_gflops"].get<double>()) + " GFLOP/s";
+    blas += "; 1024x1024 float32 matmul " +
+            format_number(r["blas"]["matmul_1024_gflops"].get<double>()) + " GFLOP/s";
   }
   lines.push_back(blas);
-  lines.push_back("Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +
-                  r["threads"]["inter_op"].dump() + ", BLAS " +
-                  (r["threads"]["blas"].get<int>() > 0 ? r["threads"]["blas"].dump() : std::string("unknown")));
+  lines.push_back(
+      "Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +
+      r["threads"]["inter_op"].dump() + ", BLAS " +
+      (r["threads"]["blas"].get<int>() > 0 ? r["threads"]["blas"].dump() : std::string("unknown")));
   std::string gpu_line = "GPUs: ";
   if (r["gpus"].empty()) {
     gpu_line += "none (" + text(r["nvml"], "error") + ")";
@@ -193,10 +199,11 @@ std::vector<std::string> environment_warnings(const Json& r) {
   std::vector<std::string> warnings;
   if (r["blas"].contains("matmul_1024_gflops") && !r["blas"]["reference"].get<bool>() &&
       r["blas"]["matmul_1024_gflops"].get<double>() < 10.0) {
-    warnings.push_back("A 1024x1024 float32 matrix product ran at only " +
-                       format_number(r["blas"]["matmul_1024_gflops"].get<double>()) +
-                       " GFLOP/s: the BLAS in use (" + r["blas"]["kind"].get<std::string>() +
-                       ") is very slow or the machine is heavily loaded; CPU times may be far too slow.");
+    warnings.push_back(
+        "A 1024x1024 float32 matrix product ran at only " +
+        format_number(r["blas"]["matmul_1024_gflops"].get<double>()) +
+        " GFLOP/s: the BLAS in use (" + r["blas"]["kind"].get<std::string>() +
+        ") is very slow or the machine is heavily loaded; CPU times may be far too slow.");
   }
   if (r["blas"]["reference"].get<bool>()) {
     warnings.push_back(
@@ -205,7 +212,8 @@ std::vector<std::string> environment_warnings(const Json& r) {
         "Install libopenblas0-pthread (scripts/setup.sh does) and run again.");
   }
   if (r["cuda"]["compiled"].get<bool>() && !r["cuda"]["available"].get<bool>()) {
-    warnings.push_back("This build has CUDA but no CUDA device is usable: every CUDA cell is skipped.");
+    warnings.push_back(
+        "This build has CUDA but no CUDA device is usable: every CUDA cell is skipped.");
   }
   return warnings;
 }

@@ -2,10 +2,9 @@
 // The environment record: what explains a number. Attached to every results directory as
 // env.json, summarised at the top of every report, printed by `crossover env`.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace crossover {
 

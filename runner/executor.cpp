@@ -32,7 +32,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.metric = facts.metric;
 
   std::vector<double> epoch_seconds;
-  epoch_seconds.reserve(static_cast<std::size_t>(cell.epochs) * static_cast<std::size_t>(cell.repeats));
+  epoch_seconds.reserve(static_cast<std::size_t>(cell.epochs) *
+                        static_cast<std::size_t>(cell.repeats));
   torch::Tensor last_loss;
   for (int repeat = 0; repeat < cell.repeats; ++repeat) {
     workload->reset(cell.seed);

@@ -178,8 +178,8 @@ Json check_settings(Validator& v, const std::string& path, const Json& object,
       continue;
     }
     if (value.is_array()) {
-      v.add(key_path(path, key), "a list belongs in \"grid\"; settings take one value, " +
-                                     std::string(spec->expected));
+      v.add(key_path(path, key),
+            "a list belongs in \"grid\"; settings take one value, " + std::string(spec->expected));
       continue;
     }
     if (v.check_value(key_path(path, key), *spec, value, workload)) accepted[key] = value;
@@ -206,31 +206,44 @@ Json parse_json(const std::string& text, const std::string& file) {
     std::string detail = e.what();
     const auto colon = detail.find("parse error");
     if (colon != std::string::npos) detail = detail.substr(colon);
-    throw GridError(file, {{"(document)", "malformed JSON at line " + std::to_string(line) +
-                                              ", column " + std::to_string(column) + ": " +
-                                              detail}});
+    throw GridError(file,
+                    {{"(document)", "malformed JSON at line " + std::to_string(line) + ", column " +
+                                        std::to_string(column) + ": " + detail}});
   }
 }
 
 void apply(Cell& cell, const std::string& key, const Json& value) {
-  const auto size_of = [](const Json& v) {
-    return v.is_string() ? kFull : v.get<std::int64_t>();
-  };
-  if (key == "device") cell.device = value.get<std::string>();
-  else if (key == "dataset") cell.dataset = value.get<std::string>();
-  else if (key == "batch_size") cell.batch_size = size_of(value);
-  else if (key == "dataset_size") cell.dataset_size = size_of(value);
-  else if (key == "num_workers") cell.num_workers = value.get<int>();
-  else if (key == "pin_memory") cell.pin_memory = value.get<bool>();
-  else if (key == "gpus") cell.gpus = value.get<int>();
-  else if (key == "threads") cell.threads = value.get<int>();
-  else if (key == "epochs") cell.epochs = value.get<int>();
-  else if (key == "warmup_epochs") cell.warmup_epochs = value.get<int>();
-  else if (key == "repeats") cell.repeats = value.get<int>();
-  else if (key == "seed") cell.seed = value.get<std::int64_t>();
-  else if (key == "optimizer") cell.optimizer = value.get<std::string>();
-  else if (key == "lr") cell.lr = value.get<double>();
-  else if (key == "momentum") cell.momentum = value.get<double>();
+  const auto size_of = [](const Json& v) { return v.is_string() ? kFull : v.get<std::int64_t>(); };
+  if (key == "device")
+    cell.device = value.get<std::string>();
+  else if (key == "dataset")
+    cell.dataset = value.get<std::string>();
+  else if (key == "batch_size")
+    cell.batch_size = size_of(value);
+  else if (key == "dataset_size")
+    cell.dataset_size = size_of(value);
+  else if (key == "num_workers")
+    cell.num_workers = value.get<int>();
+  else if (key == "pin_memory")
+    cell.pin_memory = value.get<bool>();
+  else if (key == "gpus")
+    cell.gpus = value.get<int>();
+  else if (key == "threads")
+    cell.threads = value.get<int>();
+  else if (key == "epochs")
+    cell.epochs = value.get<int>();
+  else if (key == "warmup_epochs")
+    cell.warmup_epochs = value.get<int>();
+  else if (key == "repeats")
+    cell.repeats = value.get<int>();
+  else if (key == "seed")
+    cell.seed = value.get<std::int64_t>();
+  else if (key == "optimizer")
+    cell.optimizer = value.get<std::string>();
+  else if (key == "lr")
+    cell.lr = value.get<double>();
+  else if (key == "momentum")
+    cell.momentum = value.get<double>();
 }
 
 bool excluded(const Json& config, const std::vector<Json>& rules) {
@@ -253,7 +266,8 @@ bool excluded(const Json& config, const std::vector<Json>& rules) {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw GridError(path, {{"(file)", "cannot open the grid file: no such file or not readable"}});
+  if (!in)
+    throw GridError(path, {{"(file)", "cannot open the grid file: no such file or not readable"}});
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -288,8 +302,10 @@ Grid parse_grid(const std::string& text, const std::string& file) {
   Grid grid;
   grid.file = file;
   if (!root.is_object()) {
-    throw GridError(file, {{"(document)", "a grid is a JSON object with \"name\" and "
-                                          "\"experiments\"; got " + shown(root)}});
+    throw GridError(file, {{"(document)",
+                            "a grid is a JSON object with \"name\" and "
+                            "\"experiments\"; got " +
+                                shown(root)}});
   }
   const std::vector<std::string> top_keys = {"name", "description", "defaults", "experiments"};
   for (const auto& [key, value] : root.items()) {
@@ -302,25 +318,29 @@ Grid parse_grid(const std::string& text, const std::string& file) {
     v.add("name", "missing: every grid needs a \"name\" (it names the results directory)");
   } else if (!root["name"].is_string() ||
              !std::regex_match(root["name"].get<std::string>(), std::regex("[A-Za-z0-9._-]+"))) {
-    v.add("name", "got " + shown(root["name"]) +
-                      ", expected a string of letters, digits, '.', '_' or '-' (it names a directory)");
+    v.add("name",
+          "got " + shown(root["name"]) +
+              ", expected a string of letters, digits, '.', '_' or '-' (it names a directory)");
   } else {
     grid.name = root["name"].get<std::string>();
   }
   if (root.contains("description")) {
-    if (root["description"].is_string()) grid.description = root["description"].get<std::string>();
-    else v.add("description", "wrong type: got " + shown(root["description"]) + ", expected a string");
+    if (root["description"].is_string())
+      grid.description = root["description"].get<std::string>();
+    else
+      v.add("description", "wrong type: got " + shown(root["description"]) + ", expected a string");
   }
 
   // Defaults are checked once without a workload; `dataset` there is checked per experiment.
   Json defaults = Json::object();
-  if (root.contains("defaults")) defaults = check_settings(v, "defaults", root["defaults"], nullptr);
+  if (root.contains("defaults"))
+    defaults = check_settings(v, "defaults", root["defaults"], nullptr);
 
   if (!root.contains("experiments")) {
     v.add("experiments", "missing: a grid needs a list of experiments");
   } else if (!root["experiments"].is_array() || root["experiments"].empty()) {
-    v.add("experiments", "got " + shown(root["experiments"]) +
-                             ", expected a non-empty list of experiments");
+    v.add("experiments",
+          "got " + shown(root["experiments"]) + ", expected a non-empty list of experiments");
   } else {
     const std::vector<std::string> experiment_keys = {"workload", "name", "description",
                                                       "settings", "grid", "exclude"};
@@ -329,11 +349,13 @@ Grid parse_grid(const std::string& text, const std::string& file) {
       const std::string path = index_path("experiments", i);
       const Json& e = experiments[i];
       if (!e.is_object()) {
-        v.add(path, "wrong type: got " + shown(e) + ", expected an object with \"workload\" and \"grid\"");
+        v.add(path, "wrong type: got " + shown(e) +
+                        ", expected an object with \"workload\" and \"grid\"");
         continue;
       }
       for (const auto& [key, value] : e.items()) {
-        if (std::find(experiment_keys.begin(), experiment_keys.end(), key) == experiment_keys.end()) {
+        if (std::find(experiment_keys.begin(), experiment_keys.end(), key) ==
+            experiment_keys.end()) {
           v.unknown_key(path, key, experiment_keys);
         }
       }
@@ -351,11 +373,12 @@ Grid parse_grid(const std::string& text, const std::string& file) {
           std::string message = "unknown workload \"" + experiment.workload + "\"";
           const std::string guess = did_you_mean(experiment.workload, workload_names());
           if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
-          v.add(key_path(path, "workload"), message + "; known workloads: " + join(workload_names()));
+          v.add(key_path(path, "workload"),
+                message + "; known workloads: " + join(workload_names()));
         }
       }
       experiment.label = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>()
-                                                                      : experiment.workload;
+                                                                     : experiment.workload;
       if (workload != nullptr && defaults.contains("dataset")) {
         v.check_value("defaults.dataset", *find_spec("dataset"), defaults["dataset"], workload);
       }
@@ -382,14 +405,17 @@ Grid parse_grid(const std::string& text, const std::string& file) {
                                    spec->expected + " (a single value belongs in \"settings\")");
               continue;
             }
-            if (e.contains("settings") && e["settings"].is_object() && e["settings"].contains(key)) {
-              v.add(axis_path, "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
+            if (e.contains("settings") && e["settings"].is_object() &&
+                e["settings"].contains(key)) {
+              v.add(axis_path,
+                    "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
             }
             std::vector<Json> accepted;
             for (std::size_t k = 0; k < values.size(); ++k) {
               if (!v.check_value(index_path(axis_path, k), *spec, values[k], workload)) continue;
               if (std::find(accepted.begin(), accepted.end(), values[k]) != accepted.end()) {
-                v.add(index_path(axis_path, k), "duplicate value " + shown(values[k]) + " in this axis");
+                v.add(index_path(axis_path, k),
+                      "duplicate value " + shown(values[k]) + " in this axis");
                 continue;
               }
               accepted.push_back(values[k]);
@@ -403,13 +429,15 @@ Grid parse_grid(const std::string& text, const std::string& file) {
         const std::string exclude_path = key_path(path, "exclude");
         if (!e["exclude"].is_array()) {
           v.add(exclude_path, "wrong type: got " + shown(e["exclude"]) +
-                                  ", expected a list of objects such as {\"device\": \"cpu\", \"pin_memory\": true}");
+                                  ", expected a list of objects such as {\"device\": \"cpu\", "
+                                  "\"pin_memory\": true}");
         } else {
           for (std::size_t k = 0; k < e["exclude"].size(); ++k) {
             const std::string rule_path = index_path(exclude_path, k);
             const Json& rule = e["exclude"][k];
             if (!rule.is_object() || rule.empty()) {
-              v.add(rule_path, "got " + shown(rule) + ", expected a non-empty object of key: value");
+              v.add(rule_path,
+                    "got " + shown(rule) + ", expected a non-empty object of key: value");
               continue;
             }
             bool ok = true;
@@ -422,7 +450,8 @@ Grid parse_grid(const std::string& text, const std::string& file) {
               }
               if (value.is_array()) {
                 for (std::size_t m = 0; m < value.size(); ++m) {
-                  ok &= v.check_value(index_path(key_path(rule_path, key), m), *spec, value[m], workload);
+                  ok &= v.check_value(index_path(key_path(rule_path, key), m), *spec, value[m],
+                                      workload);
                 }
               } else {
                 ok &= v.check_value(key_path(rule_path, key), *spec, value, workload);

@@ -2,12 +2,11 @@
 // The JSON grid: parsing, validation and expansion into cells. Everything a grid can get wrong
 // is found here, before anything runs, and reported all at once.
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "runner/cell.hpp"
 
@@ -34,8 +33,8 @@ class GridError : public std::runtime_error {
 /// One experiment: a workload, its scalar settings (defaults merged with its own), and its axes.
 struct Experiment {
   std::string workload;
-  std::string label;                      ///< the experiment's `name`, or the workload
-  nlohmann::ordered_json settings;        ///< scalar settings, defaults overridden by its own
+  std::string label;                ///< the experiment's `name`, or the workload
+  nlohmann::ordered_json settings;  ///< scalar settings, defaults overridden by its own
   std::vector<std::pair<std::string, std::vector<nlohmann::ordered_json>>> axes;
   std::vector<nlohmann::ordered_json> excludes;  ///< each maps keys to a value or a list of values
 };
@@ -51,8 +50,9 @@ struct Grid {
 /// The cells of a grid, in order, and what expansion dropped.
 struct Expansion {
   std::vector<Cell> cells;
-  std::size_t excluded = 0;    ///< cells removed by `exclude` rules
-  std::size_t duplicates = 0;  ///< cells identical to an earlier one (for example `gpus` on the CPU)
+  std::size_t excluded = 0;  ///< cells removed by `exclude` rules
+  std::size_t duplicates =
+      0;  ///< cells identical to an earlier one (for example `gpus` on the CPU)
 };
 
 /// The keys a grid accepts in `defaults`, `settings`, `grid` and `exclude`, with what each expects.

@@ -1,12 +1,14 @@
 // crossover: when does the GPU beat the CPU? main only wires the command line to the commands.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 
 #include "runner/commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};
+  CLI::App app{
+      "crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};
   app.set_version_flag("--version", std::string("crossover ") + CROSSOVER_VERSION);
   app.require_subcommand(1);
   app.fallthrough();  // -v and -q work after the subcommand too
@@ -16,14 +18,18 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Log only warnings and errors on stderr");
 
   crossover::RunArgs run_args;
-  CLI::App* run = app.add_subcommand("run", "Run every cell of a grid and write results and reports");
+  CLI::App* run =
+      app.add_subcommand("run", "Run every cell of a grid and write results and reports");
   run->add_option("grid", run_args.grid, "Grid file (JSON)")->required();
-  run->add_option("--out", run_args.out_dir, "Results directory (default reports/<grid name>-<timestamp>)");
+  run->add_option("--out", run_args.out_dir,
+                  "Results directory (default reports/<grid name>-<timestamp>)");
   run->add_option("--data-dir", run_args.data_dir, "Where the data sets are (default data)");
-  run->add_flag("--dry-run", run_args.dry_run, "List the cells that would run or be skipped, and run nothing");
+  run->add_flag("--dry-run", run_args.dry_run,
+                "List the cells that would run or be skipped, and run nothing");
 
   std::string validate_grid;
-  CLI::App* validate = app.add_subcommand("validate", "Check a grid and report every problem; runs nothing");
+  CLI::App* validate =
+      app.add_subcommand("validate", "Check a grid and report every problem; runs nothing");
   validate->add_option("grid", validate_grid, "Grid file (JSON)")->required();
 
   std::string list_data_dir = "data";
@@ -31,7 +37,8 @@ int main(int argc, char** argv) {
   list->add_option("--data-dir", list_data_dir, "Where the data sets are (default data)");
 
   bool env_json = false;
-  CLI::App* env = app.add_subcommand("env", "Describe the machine and libraries (BLAS, threads, CUDA, GPUs)");
+  CLI::App* env =
+      app.add_subcommand("env", "Describe the machine and libraries (BLAS, threads, CUDA, GPUs)");
   env->add_flag("--json", env_json, "Print the full record as JSON");
 
   try {
@@ -43,7 +50,9 @@ int main(int argc, char** argv) {
 
   auto logger = spdlog::stderr_color_mt("crossover");
   logger->set_pattern("%^%l%$: %v");
-  logger->set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::warn : spdlog::level::info);
+  logger->set_level(verbose ? spdlog::level::debug
+                    : quiet ? spdlog::level::warn
+                            : spdlog::level::info);
   spdlog::set_default_logger(logger);
 
   if (*run) return crossover::run_command(run_args);

@@ -33,15 +33,22 @@ NvmlReport query_nvml() {
   const auto init = symbol<NvmlReturn (*)()>(library, "nvmlInit_v2");
   const auto shutdown = symbol<NvmlReturn (*)()>(library, "nvmlShutdown");
   const auto count = symbol<NvmlReturn (*)(unsigned*)>(library, "nvmlDeviceGetCount_v2");
-  const auto handle = symbol<NvmlReturn (*)(unsigned, NvmlDevice*)>(library, "nvmlDeviceGetHandleByIndex_v2");
-  const auto name = symbol<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(library, "nvmlDeviceGetName");
-  const auto memory = symbol<NvmlReturn (*)(NvmlDevice, NvmlMemory*)>(library, "nvmlDeviceGetMemoryInfo");
-  const auto driver = symbol<NvmlReturn (*)(char*, unsigned)>(library, "nvmlSystemGetDriverVersion");
-  const auto clock = symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(library, "nvmlDeviceGetClockInfo");
-  const auto max_clock = symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(library, "nvmlDeviceGetMaxClockInfo");
-  const auto temperature = symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(library, "nvmlDeviceGetTemperature");
-  const auto throttle =
-      symbol<NvmlReturn (*)(NvmlDevice, unsigned long long*)>(library, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  const auto handle =
+      symbol<NvmlReturn (*)(unsigned, NvmlDevice*)>(library, "nvmlDeviceGetHandleByIndex_v2");
+  const auto name =
+      symbol<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(library, "nvmlDeviceGetName");
+  const auto memory =
+      symbol<NvmlReturn (*)(NvmlDevice, NvmlMemory*)>(library, "nvmlDeviceGetMemoryInfo");
+  const auto driver =
+      symbol<NvmlReturn (*)(char*, unsigned)>(library, "nvmlSystemGetDriverVersion");
+  const auto clock =
+      symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(library, "nvmlDeviceGetClockInfo");
+  const auto max_clock =
+      symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(library, "nvmlDeviceGetMaxClockInfo");
+  const auto temperature =
+      symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(library, "nvmlDeviceGetTemperature");
+  const auto throttle = symbol<NvmlReturn (*)(NvmlDevice, unsigned long long*)>(
+      library, "nvmlDeviceGetCurrentClocksThrottleReasons");
   if (init == nullptr || shutdown == nullptr || count == nullptr || handle == nullptr) {
     report.error = "libnvidia-ml.so.1 lacks the NVML entry points crossover uses";
     dlclose(library);

@@ -13,8 +13,8 @@ struct GpuFacts {
   int index = 0;
   std::string name;
   std::uint64_t memory_total_bytes = 0;
-  unsigned sm_clock_mhz = 0;       ///< current SM clock
-  unsigned sm_clock_max_mhz = 0;   ///< its maximum
+  unsigned sm_clock_mhz = 0;      ///< current SM clock
+  unsigned sm_clock_max_mhz = 0;  ///< its maximum
   unsigned temperature_c = 0;
   unsigned long long throttle_reasons = 0;  ///< NVML's clocks-event reasons bit mask
 };
@@ -22,7 +22,7 @@ struct GpuFacts {
 /// What NVML reported, or why it could not.
 struct NvmlReport {
   bool available = false;
-  std::string error;           ///< why not available ("libnvidia-ml.so.1 not found")
+  std::string error;  ///< why not available ("libnvidia-ml.so.1 not found")
   std::string driver_version;
   std::vector<GpuFacts> gpus;
 };

@@ -98,7 +98,8 @@ std::vector<Result> read_results(const std::string& path) {
     try {
       results.push_back(result_from_json(nlohmann::json::parse(line)));
     } catch (const std::exception& e) {
-      throw std::runtime_error(path + ":" + std::to_string(number) + ": not a result line: " + e.what());
+      throw std::runtime_error(path + ":" + std::to_string(number) +
+                               ": not a result line: " + e.what());
     }
   }
   return results;

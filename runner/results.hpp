@@ -4,10 +4,9 @@
 
 #include <cstdint>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "runner/cell.hpp"
 
@@ -16,29 +15,29 @@ namespace crossover {
 /// What happened to one cell. Times are seconds; stats over every timed epoch of every repeat.
 struct Result {
   Cell cell;
-  std::string status = "ok";   ///< "ok", "skipped" or "failed"
-  std::string reason;          ///< why skipped or failed; empty when ok
-  std::string data_source;     ///< "real" or "synthetic"; empty when the cell did not run
+  std::string status = "ok";  ///< "ok", "skipped" or "failed"
+  std::string reason;         ///< why skipped or failed; empty when ok
+  std::string data_source;    ///< "real" or "synthetic"; empty when the cell did not run
   std::int64_t train_rows = 0;
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;
-  std::size_t epoch_samples = 0;     ///< timed epochs behind the statistics
-  double epoch_seconds = 0.0;        ///< median
+  std::size_t epoch_samples = 0;  ///< timed epochs behind the statistics
+  double epoch_seconds = 0.0;     ///< median
   double epoch_seconds_p25 = 0.0;
   double epoch_seconds_p75 = 0.0;
   double epoch_seconds_mean = 0.0;
   double epoch_seconds_min = 0.0;
   double epoch_seconds_max = 0.0;
-  double train_seconds = 0.0;        ///< median over repeats of the time for `epochs` epochs
+  double train_seconds = 0.0;  ///< median over repeats of the time for `epochs` epochs
   std::vector<double> train_seconds_samples;  ///< one per repeat
   double steps_per_second = 0.0;
   double samples_per_second = 0.0;
-  double train_loss = 0.0;     ///< mean training loss of the last epoch
-  std::string metric;          ///< "accuracy" or "rmse"
-  double metric_value = 0.0;   ///< on the held-out test split
-  int intra_op_threads = 0;    ///< LibTorch's intra-op threads while the cell ran
-  int blas_threads = 0;        ///< the BLAS library's threads while the cell ran (0 = unknown)
-  double wall_seconds = 0.0;   ///< the whole cell: data, model, warm-up, repeats, evaluation
+  double train_loss = 0.0;    ///< mean training loss of the last epoch
+  std::string metric;         ///< "accuracy" or "rmse"
+  double metric_value = 0.0;  ///< on the held-out test split
+  int intra_op_threads = 0;   ///< LibTorch's intra-op threads while the cell ran
+  int blas_threads = 0;       ///< the BLAS library's threads while the cell ran (0 = unknown)
+  double wall_seconds = 0.0;  ///< the whole cell: data, model, warm-up, repeats, evaluation
 };
 
 /// The flat JSON object of results.jsonl: the cell's configuration, then its measurements.

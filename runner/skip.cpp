@@ -16,8 +16,8 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
              std::to_string(inventory.cuda_devices) + " CUDA device(s)";
     }
     if (index + cell.gpus > inventory.cuda_devices) {
-      return "gpus=" + std::to_string(cell.gpus) + " from " + cell.device + " needs more devices than the " +
-             std::to_string(inventory.cuda_devices) + " present";
+      return "gpus=" + std::to_string(cell.gpus) + " from " + cell.device +
+             " needs more devices than the " + std::to_string(inventory.cuda_devices) + " present";
     }
     if (cell.gpus > 1) {
       return "gpus > 1 needs a parallel mode (dp or ddp), which this version does not have yet";

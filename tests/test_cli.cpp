@@ -30,8 +30,8 @@ std::string slurp(const std::string& path) {
 }
 
 Outcome crossover(const ScratchDir& dir, const std::string& args, const std::string& env = "") {
-  const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" + dir.file("stdout") +
-                              " 2>" + dir.file("stderr") + " </dev/null";
+  const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" +
+                              dir.file("stdout") + " 2>" + dir.file("stderr") + " </dev/null";
   const int status = std::system(command.c_str());
   Outcome o;
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -74,7 +74,8 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
   ScratchDir dir;
   const std::string grid = dir.write("tiny.json", kTinyGrid);
   const std::string out = dir.file("out");
-  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir());
+  const Outcome o =
+      crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir());
   ASSERT_EQ(o.code, 0) << o.err;
 
   for (const char* name : {"results.jsonl", "results.csv", "report.md", "env.json", "grid.json"}) {
@@ -119,16 +120,21 @@ TEST(Cli, AGridWithATypoIsRejectedWithItsJsonPathAndNothingRuns) {
   const std::string grid = dir.write("typo.json", R"({"name": "t", "experiments": [
     {"workload": "iris_mlp", "grid": {"device": ["cpu"], "batch_sizes": [16]}},
     {"workload": "iris_mlp", "grid": {"batch_size": [16, 32, "12x"]}}]})");
-  for (const std::string& command : {"validate " + grid, "run " + grid + " --out " + dir.file("out")}) {
+  for (const std::string& command :
+       {"validate " + grid, "run " + grid + " --out " + dir.file("out")}) {
     const Outcome o = crossover(dir, command);
     EXPECT_EQ(o.code, 2) << command;
-    EXPECT_NE(o.err.find("experiments[0].grid.batch_sizes: unknown key \"batch_sizes\" (did you mean \"batch_size\"?)"),
-              std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("experiments[1].grid.batch_size[2]: got \"12x\""), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("experiments[0].grid.batch_sizes: unknown key \"batch_sizes\" (did you "
+                         "mean \"batch_size\"?)"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("experiments[1].grid.batch_size[2]: got \"12x\""), std::string::npos)
+        << o.err;
     EXPECT_NE(o.err.find("2 problem(s)"), std::string::npos) << o.err;
   }
   EXPECT_FALSE(fs::exists(dir.file("out")));
-  const Outcome malformed = crossover(dir, "validate " + dir.write("bad.json", "{\"name\": \"t\",\n\"experiments\": [}"));
+  const Outcome malformed =
+      crossover(dir, "validate " + dir.write("bad.json", "{\"name\": \"t\",\n\"experiments\": [}"));
   EXPECT_EQ(malformed.code, 2);
   EXPECT_NE(malformed.err.find("malformed JSON at line 2"), std::string::npos) << malformed.err;
   EXPECT_EQ(crossover(dir, "validate " + dir.file("absent.json")).code, 2);
@@ -139,7 +145,8 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   const std::string grid = dir.write("tiny.json", kTinyGrid);
   Outcome o = crossover(dir, "validate " + grid);
   EXPECT_EQ(o.code, 0);
-  EXPECT_NE(o.out.find("valid grid \"tiny\": 2 experiment(s), 3 cells"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("valid grid \"tiny\": 2 experiment(s), 3 cells"), std::string::npos)
+      << o.out;
   o = crossover(dir, "run " + grid + " --dry-run --out " + dir.file("out"));
   EXPECT_EQ(o.code, 0);
   EXPECT_NE(o.out.find("iris_mlp cpu batch=full size=50"), std::string::npos) << o.out;
@@ -149,16 +156,19 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
 
 TEST(Cli, MissingDataMeansSyntheticDataSaidEverywhere) {
   ScratchDir dir;
-  const std::string grid = dir.write("tiny.json", R"({"name": "s", "defaults": {"epochs": 2, "repeats": 1},
+  const std::string grid =
+      dir.write("tiny.json", R"({"name": "s", "defaults": {"epochs": 2, "repeats": 1},
     "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]})");
   fs::create_directories(dir.file("empty"));
-  const Outcome o = crossover(dir, "run " + grid + " --out " + dir.file("out") + " --data-dir " + dir.file("empty"));
+  const Outcome o = crossover(
+      dir, "run " + grid + " --out " + dir.file("out") + " --data-dir " + dir.file("empty"));
   ASSERT_EQ(o.code, 0) << o.err;
   const auto results = read_results(dir.file("out/results.jsonl"));
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].data_source, "synthetic");
   EXPECT_EQ(results[0].train_rows, 112);
-  EXPECT_NE(slurp(dir.file("out/report.md")).find("**Synthetic data:** iris_mlp"), std::string::npos);
+  EXPECT_NE(slurp(dir.file("out/report.md")).find("**Synthetic data:** iris_mlp"),
+            std::string::npos);
   EXPECT_NE(o.err.find("synthetic data"), std::string::npos);
 }
 
@@ -166,15 +176,18 @@ TEST(Cli, AFailingCellIsRecordedAndTheSweepGoesOnWithExitCodeOne) {
   ScratchDir dir;
   fs::create_directories(dir.file("data"));
   dir.write("data/iris.csv", "150,4,setosa,versicolor,virginica\n5.1,3.5,1.4\n");  // broken
-  const std::string grid = dir.write("g.json", R"({"name": "f", "defaults": {"epochs": 2, "repeats": 1},
+  const std::string grid =
+      dir.write("g.json", R"({"name": "f", "defaults": {"epochs": 2, "repeats": 1},
     "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}},
                     {"workload": "boston_mlp", "grid": {"device": ["cpu"]}}]})");
-  const Outcome o = crossover(dir, "run " + grid + " --out " + dir.file("out") + " --data-dir " + dir.file("data"));
+  const Outcome o = crossover(
+      dir, "run " + grid + " --out " + dir.file("out") + " --data-dir " + dir.file("data"));
   EXPECT_EQ(o.code, 1);
   const auto results = read_results(dir.file("out/results.jsonl"));
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].status, "failed");
-  EXPECT_NE(results[0].reason.find("iris.csv:2: expected 5 values"), std::string::npos) << results[0].reason;
+  EXPECT_NE(results[0].reason.find("iris.csv:2: expected 5 values"), std::string::npos)
+      << results[0].reason;
   EXPECT_EQ(results[1].status, "ok");
   EXPECT_TRUE(fs::exists(dir.file("out/report.md")));
 }

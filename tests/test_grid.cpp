@@ -51,8 +51,8 @@ TEST(Grid, ExpandsTheCartesianProductWithTheLastAxisFastest) {
 TEST(Grid, SettingsOverrideDefaultsWhichOverrideTheWorkload) {
   const Expansion e = expand_grid(parse_grid(kValid, "g.json"));
   const Cell& iris = e.cells.front();
-  EXPECT_EQ(iris.epochs, 50);       // experiment settings beat defaults
-  EXPECT_EQ(iris.repeats, 2);       // defaults beat built-in values
+  EXPECT_EQ(iris.epochs, 50);  // experiment settings beat defaults
+  EXPECT_EQ(iris.repeats, 2);  // defaults beat built-in values
   EXPECT_EQ(iris.seed, 7);
   EXPECT_EQ(iris.dataset, "iris");  // the workload's default data set
   EXPECT_EQ(iris.optimizer, "adam");
@@ -81,7 +81,8 @@ TEST(Grid, ExcludeRulesRemoveMatchingCells) {
 
 TEST(Grid, GpusHasNoMeaningOnTheCpuSoItsCellsAreNotDuplicated) {
   const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
-    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "gpus": [1, 2]}}]})", "g.json"));
+    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "gpus": [1, 2]}}]})",
+                                             "g.json"));
   EXPECT_EQ(e.duplicates, 1u);
   ASSERT_EQ(e.cells.size(), 3u);
   EXPECT_EQ(e.cells[0].gpus, 0);
@@ -95,7 +96,8 @@ TEST(Grid, AcceptsTheSharedExampleShapeForKnownWorkloads) {
     "defaults": {"epochs": 5, "warmup_epochs": 1, "repeats": 3, "seed": 0},
     "experiments": [{"workload": "iris_mlp", "settings": {"epochs": 1000},
       "grid": {"device": ["cpu", "cuda"], "batch_size": ["full"],
-               "dataset_size": [112, 1000, 10000, 100000], "threads": [1, 0]}}]})", "g.json");
+               "dataset_size": [112, 1000, 10000, 100000], "threads": [1, 0]}}]})",
+                            "g.json");
   EXPECT_EQ(g.name, "example");
   EXPECT_EQ(expand_grid(g).cells.size(), 16u);
 }
@@ -110,8 +112,9 @@ TEST(GridErrors, MalformedJsonNamesLineAndColumn) {
 TEST(GridErrors, UnknownKeysSuggestTheClosestKnownOne) {
   const auto issues = issues_of(R"({"name": "x", "experiments": [
     {"workload": "iris_mlp", "grid": {"batch_sizes": [1]}, "setings": {}}]})");
-  EXPECT_NE(message_at(issues, "experiments[0].grid.batch_sizes").find("did you mean \"batch_size\""),
-            std::string::npos);
+  EXPECT_NE(
+      message_at(issues, "experiments[0].grid.batch_sizes").find("did you mean \"batch_size\""),
+      std::string::npos);
   EXPECT_NE(message_at(issues, "experiments[0].setings").find("did you mean \"settings\""),
             std::string::npos);
 }
@@ -124,10 +127,14 @@ TEST(GridErrors, WrongTypeAndOutOfRangeValuesNameTheirPathValueAndExpectation) {
   const std::string batch = message_at(issues, "experiments[1].grid.batch_size[2]");
   EXPECT_NE(batch.find("\"12x\""), std::string::npos) << batch;
   EXPECT_NE(batch.find("a positive integer or \"full\""), std::string::npos) << batch;
-  EXPECT_NE(message_at(issues, "experiments[1].settings.epochs").find("wrong type"), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[1].settings.lr").find("out of range"), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[1].grid.threads[0]").find("out of range"), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[1].grid.pin_memory[0]").find("true or false"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.epochs").find("wrong type"),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.lr").find("out of range"),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.threads[0]").find("out of range"),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.pin_memory[0]").find("true or false"),
+            std::string::npos);
   EXPECT_EQ(issues.size(), 5u);  // every problem at once, nothing from the valid experiment
 }
 
@@ -136,8 +143,10 @@ TEST(GridErrors, UnknownWorkloadDeviceDatasetAndOptimizer) {
     {"workload": "iris_mpl", "grid": {"device": ["cpu"]}},
     {"workload": "boston_mlp", "settings": {"dataset": "iris", "optimizer": "adamw"},
      "grid": {"device": ["gpu", "cuda:1"]}}]})");
-  EXPECT_NE(message_at(issues, "experiments[0].workload").find("did you mean \"iris_mlp\""), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[1].grid.device[0]").find("unknown device \"gpu\""), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[0].workload").find("did you mean \"iris_mlp\""),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.device[0]").find("unknown device \"gpu\""),
+            std::string::npos);
   EXPECT_NE(message_at(issues, "experiments[1].settings.dataset").find("boston_mlp accepts boston"),
             std::string::npos);
   EXPECT_NE(message_at(issues, "experiments[1].settings.optimizer").find("did you mean \"adam\""),
@@ -156,10 +165,13 @@ TEST(GridErrors, StructuralMistakes) {
      "exclude": [{"devcie": "cpu"}]}]})");
   EXPECT_NE(message_at(issues, "name").find("directory"), std::string::npos);
   EXPECT_NE(message_at(issues, "experiments[0].workload").find("missing"), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[0].grid.device").find("non-empty list"), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[1].settings.threads").find("belongs in \"grid\""), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[0].grid.device").find("non-empty list"),
+            std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].settings.threads").find("belongs in \"grid\""),
+            std::string::npos);
   EXPECT_NE(message_at(issues, "experiments[1].grid.device").find("both"), std::string::npos);
-  EXPECT_NE(message_at(issues, "experiments[1].grid.device[1]").find("duplicate"), std::string::npos);
+  EXPECT_NE(message_at(issues, "experiments[1].grid.device[1]").find("duplicate"),
+            std::string::npos);
   EXPECT_NE(message_at(issues, "experiments[1].exclude[0].devcie").find("did you mean \"device\""),
             std::string::npos);
 }
@@ -176,7 +188,8 @@ TEST(GridErrors, TheMessageNamesTheFileAndAMissingFileIsAnError) {
     parse_grid(R"({"name": "x", "experiments": [{"workload": "nope"}]})", "mine.json");
     FAIL() << "an unknown workload must throw";
   } catch (const GridError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("mine.json: experiments[0].workload: unknown workload", 0), 0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind("mine.json: experiments[0].workload: unknown workload", 0), 0u)
         << e.what();
   }
 }

@@ -47,8 +47,12 @@ TensorData separable(std::int64_t rows) {
 TEST_F(Models, MiniBatchesCoverTheEpochAndTrainingLowersTheLoss) {
   TrainingSpec spec;
   spec.batch_size = 30;
-  TensorWorkload w(separable(100), [] { return torch::nn::AnyModule(mlp({2, 16, 2})); }, spec,
-                   torch::Device("cpu"));
+  TensorWorkload w(
+      separable(100),
+      [] {
+        return torch::nn::AnyModule(mlp({2, 16, 2}));
+      },
+      spec, torch::Device("cpu"));
   EXPECT_EQ(w.facts().steps_per_epoch, 4);  // 30 + 30 + 30 + 10
   EXPECT_EQ(w.facts().train_rows, 100);
   w.reset(1);
@@ -61,8 +65,12 @@ TEST_F(Models, MiniBatchesCoverTheEpochAndTrainingLowersTheLoss) {
 
 TEST_F(Models, ResetGivesTheSameStartForTheSameSeed) {
   TrainingSpec spec;
-  TensorWorkload w(separable(50), [] { return torch::nn::AnyModule(mlp({2, 4, 2})); }, spec,
-                   torch::Device("cpu"));
+  TensorWorkload w(
+      separable(50),
+      [] {
+        return torch::nn::AnyModule(mlp({2, 4, 2}));
+      },
+      spec, torch::Device("cpu"));
   w.reset(3);
   const double a = w.train_epoch().item<double>();
   w.reset(3);

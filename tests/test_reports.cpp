@@ -34,10 +34,10 @@ Result made(const std::string& device, std::int64_t size, double median, double 
 
 TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNoise) {
   const std::vector<Result> results = {
-      made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.004, 0.0002),    // CPU clearly faster
+      made("cpu", 100, 0.001, 0.0001),   made("cuda", 100, 0.004, 0.0002),    // CPU clearly faster
       made("cpu", 100000, 0.100, 0.004), made("cuda", 100000, 0.010, 0.001),  // GPU clearly faster
-      made("cpu", 1000, 0.010, 0.004), made("cuda", 1000, 0.011, 0.004),    // overlap: a tie
-      made("cpu", 5000, 0.020, 0.001), made("cuda", 5000, 0, 0, "skipped"),
+      made("cpu", 1000, 0.010, 0.004),   made("cuda", 1000, 0.011, 0.004),    // overlap: a tie
+      made("cpu", 5000, 0.020, 0.001),   made("cuda", 5000, 0, 0, "skipped"),
   };
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
@@ -69,7 +69,8 @@ TEST(Report, MarkdownLeadsWithWarningsThenEnvironmentThenTablesThenSkips) {
   const auto warning = md.find("> **Warning:** reference BLAS");
   const auto env = md.find("- CPU: test");
   const auto table = md.find("### iris_mlp");
-  const auto skipped = md.find("| 1 | iris_mlp | cuda | skipped | no CUDA device found on this machine |");
+  const auto skipped =
+      md.find("| 1 | iris_mlp | cuda | skipped | no CUDA device found on this machine |");
   ASSERT_NE(warning, std::string::npos) << md;
   ASSERT_NE(env, std::string::npos) << md;
   ASSERT_NE(table, std::string::npos) << md;
@@ -85,7 +86,11 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   r.reason = "a, \"quoted\" reason";
   r.cell.index = 3;
   const std::string header = csv_header();
-  EXPECT_EQ(header.rfind("workload,dataset,device,batch_size,dataset_size,num_workers,pin_memory,gpus,threads,", 0), 0u);
+  EXPECT_EQ(
+      header.rfind(
+          "workload,dataset,device,batch_size,dataset_size,num_workers,pin_memory,gpus,threads,",
+          0),
+      0u);
   EXPECT_NE(header.find(",status,reason,data_source,"), std::string::npos);
   const std::string row = csv_row(r);
   EXPECT_EQ(row.rfind("iris_mlp,iris,cuda,full,100,0,false,1,0,", 0), 0u) << row;

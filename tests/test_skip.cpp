@@ -14,9 +14,7 @@ Cell cell_on(const std::string& device, int gpus = 1) {
   return c;
 }
 
-TEST(Skip, CpuCellsRunAnywhere) {
-  EXPECT_FALSE(skip_reason(cell_on("cpu"), DeviceInventory{}));
-}
+TEST(Skip, CpuCellsRunAnywhere) { EXPECT_FALSE(skip_reason(cell_on("cpu"), DeviceInventory{})); }
 
 TEST(Skip, CudaWithoutACudaBuildOrDevice) {
   const auto no_build = skip_reason(cell_on("cuda"), DeviceInventory{false, 0});

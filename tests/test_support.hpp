@@ -2,13 +2,12 @@
 // Helpers shared by the tests: a scratch directory per test and the real data directory.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 namespace crossover::testing {
 

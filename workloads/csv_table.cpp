@@ -35,7 +35,8 @@ bool parse_float(const std::string& text, float& value) {
 }
 
 bool parse_count(const std::string& text, std::size_t& value) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 9) {
     return false;
   }
   value = std::stoul(text);
@@ -52,11 +53,12 @@ CsvTable read_sklearn_csv(const std::string& path, std::size_t expected_features
   };
 
   std::string line;
-  if (!std::getline(in, line)) throw fail(1, "empty file; expected a header \"n_samples,n_features,...\"");
+  if (!std::getline(in, line))
+    throw fail(1, "empty file; expected a header \"n_samples,n_features,...\"");
   const auto header = split(line);
   CsvTable table;
-  if (header.size() < 2 || !parse_count(header[0], table.rows) || !parse_count(header[1], table.features) ||
-      table.rows == 0 || table.features == 0) {
+  if (header.size() < 2 || !parse_count(header[0], table.rows) ||
+      !parse_count(header[1], table.features) || table.rows == 0 || table.features == 0) {
     throw fail(1, "bad header \"" + line.substr(0, 60) +
                       "\"; expected \"n_samples,n_features,...\" with two positive counts");
   }
@@ -85,7 +87,8 @@ CsvTable read_sklearn_csv(const std::string& path, std::size_t expected_features
                              std::to_string(fields.size()));
     }
     if (read == table.rows) {
-      throw fail(number, "more rows than the " + std::to_string(table.rows) + " the header declares");
+      throw fail(number,
+                 "more rows than the " + std::to_string(table.rows) + " the header declares");
     }
     for (std::size_t c = 0; c < fields.size(); ++c) {
       if (!parse_float(fields[c], value)) {

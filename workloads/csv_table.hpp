@@ -12,8 +12,8 @@ namespace crossover {
 struct CsvTable {
   std::size_t rows = 0;
   std::size_t features = 0;
-  std::vector<float> x;  ///< rows * features values
-  std::vector<float> y;  ///< rows values
+  std::vector<float> x;                  ///< rows * features values
+  std::vector<float> y;                  ///< rows values
   std::vector<std::string> class_names;  ///< from the first line, when it lists them
 };
 

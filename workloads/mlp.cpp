@@ -5,8 +5,8 @@ namespace crossover {
 MlpImpl::MlpImpl(const std::vector<std::int64_t>& sizes) {
   TORCH_CHECK(sizes.size() >= 2, "an MLP needs an input and an output width");
   for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
-    layers_.push_back(register_module("fc" + std::to_string(i + 1),
-                                      torch::nn::Linear(sizes[i], sizes[i + 1])));
+    layers_.push_back(
+        register_module("fc" + std::to_string(i + 1), torch::nn::Linear(sizes[i], sizes[i + 1])));
   }
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // A multi-layer perceptron: Linear layers with ReLU between them (none after the last).
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace crossover {
 

@@ -19,8 +19,8 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
 
   if (cell.workload == "iris_mlp" || cell.workload == "boston_mlp") {
     const bool iris = cell.workload == "iris_mlp";
-    const std::vector<std::int64_t> sizes =
-        iris ? std::vector<std::int64_t>{4, 64, 32, 16, 3} : std::vector<std::int64_t>{13, 16, 32, 16, 1};
+    const std::vector<std::int64_t> sizes = iris ? std::vector<std::int64_t>{4, 64, 32, 16, 3}
+                                                 : std::vector<std::int64_t>{13, 16, 32, 16, 1};
     return std::make_unique<TensorWorkload>(
         load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed),
         [sizes] { return torch::nn::AnyModule(Mlp(sizes)); }, spec, device);

@@ -22,23 +22,23 @@ std::vector<std::int64_t> permutation(std::int64_t n, std::mt19937_64& rng) {
 
 torch::Tensor gather_rows(const std::vector<float>& values, std::size_t width,
                           const std::vector<std::int64_t>& rows) {
-  torch::Tensor out = torch::empty({static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(width)});
+  torch::Tensor out =
+      torch::empty({static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(width)});
   float* dst = out.data_ptr<float>();
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(rows[r] * static_cast<std::int64_t>(width)),
-                width, dst + r * width);
+    std::copy_n(
+        values.begin() + static_cast<std::ptrdiff_t>(rows[r] * static_cast<std::int64_t>(width)),
+        width, dst + r * width);
   }
   return out;
 }
 
 CsvTable synthetic_iris(std::mt19937_64& rng) {
   // Per-class means and spreads of the real Iris measurements (cm).
-  const std::array<std::array<float, 4>, 3> mean = {{{5.01f, 3.43f, 1.46f, 0.25f},
-                                                     {5.94f, 2.77f, 4.26f, 1.33f},
-                                                     {6.59f, 2.97f, 5.55f, 2.03f}}};
-  const std::array<std::array<float, 4>, 3> spread = {{{0.35f, 0.38f, 0.17f, 0.11f},
-                                                       {0.52f, 0.31f, 0.47f, 0.20f},
-                                                       {0.64f, 0.32f, 0.55f, 0.27f}}};
+  const std::array<std::array<float, 4>, 3> mean = {
+      {{5.01f, 3.43f, 1.46f, 0.25f}, {5.94f, 2.77f, 4.26f, 1.33f}, {6.59f, 2.97f, 5.55f, 2.03f}}};
+  const std::array<std::array<float, 4>, 3> spread = {
+      {{0.35f, 0.38f, 0.17f, 0.11f}, {0.52f, 0.31f, 0.47f, 0.20f}, {0.64f, 0.32f, 0.55f, 0.27f}}};
   CsvTable t;
   t.rows = 150;
   t.features = 4;
@@ -55,10 +55,10 @@ CsvTable synthetic_iris(std::mt19937_64& rng) {
 CsvTable synthetic_boston(std::mt19937_64& rng) {
   // Means and spreads of the real columns, unscaled as in the seed; the price follows rooms,
   // lower-status share and pupil-teacher ratio, as the real one does, plus noise.
-  const std::array<float, 13> mean = {3.6f, 11.4f, 11.1f, 0.07f, 0.55f, 6.28f, 68.6f,
-                                      3.8f, 9.5f, 408.2f, 18.5f, 356.7f, 12.7f};
-  const std::array<float, 13> spread = {8.6f, 23.3f, 6.9f, 0.25f, 0.12f, 0.70f, 28.1f,
-                                        2.1f, 8.7f, 168.5f, 2.2f, 91.3f, 7.1f};
+  const std::array<float, 13> mean = {3.6f, 11.4f, 11.1f,  0.07f, 0.55f,  6.28f, 68.6f,
+                                      3.8f, 9.5f,  408.2f, 18.5f, 356.7f, 12.7f};
+  const std::array<float, 13> spread = {8.6f, 23.3f, 6.9f,   0.25f, 0.12f, 0.70f, 28.1f,
+                                        2.1f, 8.7f,  168.5f, 2.2f,  91.3f, 7.1f};
   CsvTable t;
   t.rows = 506;
   t.features = 13;
@@ -107,7 +107,8 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
     std::vector<std::int64_t> resized;
     if (dataset_size <= have) {
       const std::vector<std::int64_t> pick = permutation(have, rng);
-      for (std::int64_t i = 0; i < dataset_size; ++i) resized.push_back(train[static_cast<std::size_t>(pick[static_cast<std::size_t>(i)])]);
+      for (std::int64_t i = 0; i < dataset_size; ++i)
+        resized.push_back(train[static_cast<std::size_t>(pick[static_cast<std::size_t>(i)])]);
     } else {
       resized = train;
       std::uniform_int_distribution<std::int64_t> any(0, have - 1);

@@ -8,7 +8,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
                                                         std::vector<torch::Tensor> parameters,
                                                         double lr, double momentum) {
   if (name == "adam") {
-    return std::make_unique<torch::optim::Adam>(std::move(parameters), torch::optim::AdamOptions(lr));
+    return std::make_unique<torch::optim::Adam>(std::move(parameters),
+                                                torch::optim::AdamOptions(lr));
   }
   if (name == "sgd") {
     return std::make_unique<torch::optim::SGD>(std::move(parameters),
@@ -19,7 +20,10 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
 
 TensorWorkload::TensorWorkload(TensorData data, ModelFactory make_model, TrainingSpec spec,
                                torch::Device device)
-    : data_(std::move(data)), make_model_(std::move(make_model)), spec_(std::move(spec)), device_(device) {
+    : data_(std::move(data)),
+      make_model_(std::move(make_model)),
+      spec_(std::move(spec)),
+      device_(device) {
   const std::int64_t rows = data_.x_train.size(0);
   TORCH_CHECK(rows > 0, "the training split is empty");
   batch_size_ = spec_.batch_size <= 0 ? rows : std::min(spec_.batch_size, rows);
@@ -40,7 +44,8 @@ void TensorWorkload::reset(std::int64_t seed) {
   torch::manual_seed(static_cast<std::uint64_t>(seed));
   model_ = make_model_();
   model_.ptr()->to(device_);
-  optimizer_ = make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
+  optimizer_ =
+      make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
 }
 
 torch::Tensor TensorWorkload::loss(const torch::Tensor& output, const torch::Tensor& target) const {

@@ -2,11 +2,11 @@
 // The one interface the runner drives. A workload owns its data, model, loss and optimiser on
 // one device; the runner owns the clock. The runner never knows Iris from Boston.
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <torch/torch.h>
 
 #include "runner/cell.hpp"
 
@@ -14,11 +14,11 @@ namespace crossover {
 
 /// What a prepared workload tells the results.
 struct WorkloadFacts {
-  std::string data_source;   ///< "real" or "synthetic"
+  std::string data_source;  ///< "real" or "synthetic"
   std::int64_t train_rows = 0;
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;
-  std::string metric;        ///< "accuracy" or "rmse"
+  std::string metric;  ///< "accuracy" or "rmse"
 };
 
 /// A model and its data on one device, ready to train.
