@@ -17,6 +17,8 @@ nlohmann::ordered_json cell_config_json(const Cell& cell) {
   j["device"] = cell.device;
   j["batch_size"] = size_json(cell.batch_size);
   j["dataset_size"] = size_json(cell.dataset_size);
+  j["loader"] = cell.loader;
+  j["data_placement"] = cell.data_placement;
   j["num_workers"] = cell.num_workers;
   j["pin_memory"] = cell.pin_memory;
   j["gpus"] = cell.gpus;
@@ -38,6 +40,8 @@ std::string size_text(std::int64_t size) {
 std::string cell_label(const Cell& cell) {
   std::string label = cell.workload + " " + cell.device + " batch=" + size_text(cell.batch_size) +
                       " size=" + size_text(cell.dataset_size);
+  label += " " + cell.loader;
+  if (cell.loader == "tensor" && cell.data_placement == "host") label += "@host";
   if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
   if (cell.num_workers != 0) label += " workers=" + std::to_string(cell.num_workers);
   if (cell.pin_memory) label += " pinned";

@@ -19,6 +19,8 @@ struct Cell {
   std::string device = "cpu";
   std::int64_t batch_size = kFull;
   std::int64_t dataset_size = kFull;
+  std::string loader = "tensor";          ///< "tensor" or "dataloader"
+  std::string data_placement = "device";  ///< tensor loader: "device" or "host"
   int num_workers = 0;
   bool pin_memory = false;
   int gpus = 1;     ///< GPUs used; recorded as 0 on the CPU, where it has no meaning

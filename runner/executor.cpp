@@ -30,6 +30,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.test_rows = facts.test_rows;
   result.steps_per_epoch = facts.steps_per_epoch;
   result.metric = facts.metric;
+  result.flops_per_sample = facts.flops_per_sample;
 
   std::vector<double> epoch_seconds;
   epoch_seconds.reserve(static_cast<std::size_t>(cell.epochs) *

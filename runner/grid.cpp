@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -30,6 +31,8 @@ const std::vector<KeySpec>& key_specs() {
       {"dataset", Kind::kText, 0, 0, "a data set the workload accepts"},
       {"batch_size", Kind::kSizeOrFull, 1, 1e9, "a positive integer or \"full\""},
       {"dataset_size", Kind::kSizeOrFull, 1, 1e9, "a positive integer or \"full\""},
+      {"loader", Kind::kText, 0, 0, "\"tensor\" or \"dataloader\""},
+      {"data_placement", Kind::kText, 0, 0, "\"device\" or \"host\""},
       {"num_workers", Kind::kInteger, 0, 256, "an integer from 0 to 256"},
       {"pin_memory", Kind::kBoolean, 0, 0, "true or false"},
       {"gpus", Kind::kInteger, 1, 1024, "an integer from 1 to 1024"},
@@ -141,6 +144,10 @@ class Validator {
       choices = {"cpu", "cuda", "cuda:0"};
     } else if (name == "optimizer") {
       choices = {"sgd", "adam"};
+    } else if (name == "loader") {
+      choices = {"tensor", "dataloader"};
+    } else if (name == "data_placement") {
+      choices = {"device", "host"};
     } else if (name == "dataset") {
       if (workload == nullptr) return true;
       choices = workload->datasets;
@@ -212,38 +219,29 @@ Json parse_json(const std::string& text, const std::string& file) {
   }
 }
 
+// Sets one key of a cell; the key and value were validated against key_specs().
 void apply(Cell& cell, const std::string& key, const Json& value) {
   const auto size_of = [](const Json& v) { return v.is_string() ? kFull : v.get<std::int64_t>(); };
-  if (key == "device")
-    cell.device = value.get<std::string>();
-  else if (key == "dataset")
-    cell.dataset = value.get<std::string>();
-  else if (key == "batch_size")
-    cell.batch_size = size_of(value);
-  else if (key == "dataset_size")
-    cell.dataset_size = size_of(value);
-  else if (key == "num_workers")
-    cell.num_workers = value.get<int>();
-  else if (key == "pin_memory")
-    cell.pin_memory = value.get<bool>();
-  else if (key == "gpus")
-    cell.gpus = value.get<int>();
-  else if (key == "threads")
-    cell.threads = value.get<int>();
-  else if (key == "epochs")
-    cell.epochs = value.get<int>();
-  else if (key == "warmup_epochs")
-    cell.warmup_epochs = value.get<int>();
-  else if (key == "repeats")
-    cell.repeats = value.get<int>();
-  else if (key == "seed")
-    cell.seed = value.get<std::int64_t>();
-  else if (key == "optimizer")
-    cell.optimizer = value.get<std::string>();
-  else if (key == "lr")
-    cell.lr = value.get<double>();
-  else if (key == "momentum")
-    cell.momentum = value.get<double>();
+  const std::map<std::string, std::function<void()>> setters = {
+      {"device", [&] { cell.device = value.get<std::string>(); }},
+      {"dataset", [&] { cell.dataset = value.get<std::string>(); }},
+      {"batch_size", [&] { cell.batch_size = size_of(value); }},
+      {"dataset_size", [&] { cell.dataset_size = size_of(value); }},
+      {"loader", [&] { cell.loader = value.get<std::string>(); }},
+      {"data_placement", [&] { cell.data_placement = value.get<std::string>(); }},
+      {"num_workers", [&] { cell.num_workers = value.get<int>(); }},
+      {"pin_memory", [&] { cell.pin_memory = value.get<bool>(); }},
+      {"gpus", [&] { cell.gpus = value.get<int>(); }},
+      {"threads", [&] { cell.threads = value.get<int>(); }},
+      {"epochs", [&] { cell.epochs = value.get<int>(); }},
+      {"warmup_epochs", [&] { cell.warmup_epochs = value.get<int>(); }},
+      {"repeats", [&] { cell.repeats = value.get<int>(); }},
+      {"seed", [&] { cell.seed = value.get<std::int64_t>(); }},
+      {"optimizer", [&] { cell.optimizer = value.get<std::string>(); }},
+      {"lr", [&] { cell.lr = value.get<double>(); }},
+      {"momentum", [&] { cell.momentum = value.get<double>(); }},
+  };
+  setters.at(key)();
 }
 
 bool excluded(const Json& config, const std::vector<Json>& rules) {
@@ -487,6 +485,7 @@ Expansion expand_grid(const Grid& grid) {
       base.optimizer = info->optimizer;
       base.lr = info->lr;
       base.momentum = info->momentum;
+      base.loader = info->loader;
     }
     for (const auto& [key, value] : experiment.settings.items()) apply(base, key, value);
 
@@ -508,7 +507,12 @@ Expansion expand_grid(const Grid& grid) {
         ++out.excluded;
         continue;
       }
-      if (!is_cuda_device(cell.device)) cell.gpus = 0;  // no meaning on the CPU
+      // Settings without meaning for this cell take one value, so equal cells are not run twice.
+      if (!is_cuda_device(cell.device)) {
+        cell.gpus = 0;
+        cell.data_placement = "device";  // on the CPU, host memory is the device's
+      }
+      if (cell.loader == "dataloader") cell.data_placement = "host";  // its batches are made on the host
       if (!seen.insert(cell_config_json(cell).dump()).second) {
         ++out.duplicates;
         continue;

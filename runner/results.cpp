@@ -35,6 +35,7 @@ nlohmann::ordered_json result_to_json(const Result& r) {
   j["train_loss"] = r.train_loss;
   j["metric"] = r.metric;
   j["metric_value"] = r.metric_value;
+  j["flops_per_sample"] = r.flops_per_sample;
   j["intra_op_threads"] = r.intra_op_threads;
   j["blas_threads"] = r.blas_threads;
   j["wall_seconds"] = r.wall_seconds;
@@ -49,6 +50,8 @@ Result result_from_json(const nlohmann::json& j) {
   c.device = j.at("device").get<std::string>();
   c.batch_size = size_from_json(j.at("batch_size"));
   c.dataset_size = size_from_json(j.at("dataset_size"));
+  c.loader = j.at("loader").get<std::string>();
+  c.data_placement = j.at("data_placement").get<std::string>();
   c.num_workers = j.at("num_workers").get<int>();
   c.pin_memory = j.at("pin_memory").get<bool>();
   c.gpus = j.at("gpus").get<int>();
@@ -80,6 +83,7 @@ Result result_from_json(const nlohmann::json& j) {
   r.train_loss = j.at("train_loss").get<double>();
   r.metric = j.at("metric").get<std::string>();
   r.metric_value = j.at("metric_value").get<double>();
+  r.flops_per_sample = j.at("flops_per_sample").get<double>();
   r.intra_op_threads = j.at("intra_op_threads").get<int>();
   r.blas_threads = j.at("blas_threads").get<int>();
   r.wall_seconds = j.at("wall_seconds").get<double>();

@@ -34,6 +34,7 @@ struct Result {
   double samples_per_second = 0.0;
   double train_loss = 0.0;    ///< mean training loss of the last epoch
   std::string metric;         ///< "accuracy" or "rmse"
+  double flops_per_sample = 0.0;  ///< the workload's analytical training FLOPs per sample
   double metric_value = 0.0;  ///< on the held-out test split
   int intra_op_threads = 0;   ///< LibTorch's intra-op threads while the cell ran
   int blas_threads = 0;       ///< the BLAS library's threads while the cell ran (0 = unknown)

@@ -25,9 +25,13 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
   } else if (cell.pin_memory) {
     return "pin_memory needs CUDA: pinned host memory only speeds up copies to a CUDA device";
   }
-  if (cell.num_workers > 0) {
-    return "num_workers > 0 needs a DataLoader; " + cell.workload +
-           " keeps its data set in one tensor, so there is nothing for workers to load";
+  if (cell.num_workers > 0 && cell.loader != "dataloader") {
+    return "num_workers > 0 needs loader \"dataloader\"; the tensor loader cuts batches from one "
+           "tensor and has no workers";
+  }
+  if (cell.pin_memory && cell.loader == "tensor" && cell.data_placement == "device") {
+    return "pin_memory stages host batches, but with loader \"tensor\" on the device there are none "
+           "(use data_placement \"host\" or loader \"dataloader\")";
   }
   return std::nullopt;
 }

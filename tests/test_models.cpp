@@ -1,8 +1,11 @@
 // Model shapes and the tensor workload's training loop.
 #include <gtest/gtest.h>
 
+#include "workloads/catalog.hpp"
+#include "workloads/cnn.hpp"
 #include "workloads/mlp.hpp"
-#include "workloads/tensor_workload.hpp"
+#include "workloads/resnet.hpp"
+#include "workloads/supervised.hpp"
 
 namespace crossover {
 namespace {
@@ -44,15 +47,15 @@ TensorData separable(std::int64_t rows) {
   return d;
 }
 
+SupervisedWorkload separable_workload(std::int64_t rows, std::int64_t batch) {
+  DataPath path;
+  path.batch_size = batch;
+  return SupervisedWorkload(separable(rows), [] { return torch::nn::AnyModule(mlp({2, 16, 2})); }, TrainingSpec{},
+                            path, torch::Device("cpu"), 0.0);
+}
+
 TEST_F(Models, MiniBatchesCoverTheEpochAndTrainingLowersTheLoss) {
-  TrainingSpec spec;
-  spec.batch_size = 30;
-  TensorWorkload w(
-      separable(100),
-      [] {
-        return torch::nn::AnyModule(mlp({2, 16, 2}));
-      },
-      spec, torch::Device("cpu"));
+  SupervisedWorkload w = separable_workload(100, 30);
   EXPECT_EQ(w.facts().steps_per_epoch, 4);  // 30 + 30 + 30 + 10
   EXPECT_EQ(w.facts().train_rows, 100);
   w.reset(1);
@@ -64,13 +67,7 @@ TEST_F(Models, MiniBatchesCoverTheEpochAndTrainingLowersTheLoss) {
 }
 
 TEST_F(Models, ResetGivesTheSameStartForTheSameSeed) {
-  TrainingSpec spec;
-  TensorWorkload w(
-      separable(50),
-      [] {
-        return torch::nn::AnyModule(mlp({2, 4, 2}));
-      },
-      spec, torch::Device("cpu"));
+  SupervisedWorkload w = separable_workload(50, -1);
   w.reset(3);
   const double a = w.train_epoch().item<double>();
   w.reset(3);
@@ -79,6 +76,28 @@ TEST_F(Models, ResetGivesTheSameStartForTheSameSeed) {
   const double c = w.train_epoch().item<double>();
   EXPECT_DOUBLE_EQ(a, b);
   EXPECT_NE(a, c);
+}
+
+TEST_F(Models, SeedThreeCnnShapesAndSize) {
+  Seed003Cnn cnn;
+  EXPECT_EQ(cnn->forward(torch::randn({3, 1, 28, 28})).sizes(), (std::vector<std::int64_t>{3, 10}));
+  // conv1 6*25+6, conv2 12*6*25+12, fc1 192*120+120, fc2 120*60+60, out 60*10+10.
+  EXPECT_EQ(parameter_count(*cnn), 156 + 1812 + 23160 + 7260 + 610);
+}
+
+TEST_F(Models, ResNet18HasTorchvisionsSizeWithATenClassHead) {
+  ResNet18 net(10);
+  EXPECT_EQ(net->forward(torch::randn({2, 3, 32, 32})).sizes(), (std::vector<std::int64_t>{2, 10}));
+  // torchvision's resnet18 has 11,689,512 parameters with its 1000-class head (513,000 of them).
+  EXPECT_EQ(parameter_count(*net), 11689512 - 513000 + 5130);
+}
+
+TEST_F(Models, AnalyticalFlopsMatchHandCounts) {
+  EXPECT_DOUBLE_EQ(mlp_forward_macs({784, 400, 200, 100, 10}), 414600.0);
+  EXPECT_DOUBLE_EQ(seed003_cnn_forward_macs(), 86400.0 + 115200.0 + 30840.0);
+  // Stem 2,408,448; layer1 4 x 2,359,296; layers 2-4 8,388,608 each; head 5,120 (counted by hand).
+  EXPECT_DOUBLE_EQ(resnet18_forward_macs(32, 32), 2408448.0 + 9437184.0 + 3 * 8388608.0 + 5120.0);
+  EXPECT_DOUBLE_EQ(find_workload("mnist_mlp")->flops_per_sample, 6.0 * 414600.0);
 }
 
 TEST_F(Models, SgdAndAdamAndNothingElse) {

@@ -47,7 +47,9 @@ TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
   workers.num_workers = 2;
   const auto loader = skip_reason(workers, DeviceInventory{});
   ASSERT_TRUE(loader);
-  EXPECT_NE(loader->find("DataLoader"), std::string::npos);
+  EXPECT_NE(loader->find("needs loader \"dataloader\""), std::string::npos);
+  workers.loader = "dataloader";
+  EXPECT_FALSE(skip_reason(workers, DeviceInventory{}));
 }
 
 }  // namespace

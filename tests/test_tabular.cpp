@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/test_support.hpp"
+#include "workloads/catalog.hpp"
 #include "workloads/tabular.hpp"
 
 namespace crossover {

@@ -26,7 +26,21 @@ struct WorkloadInfo {
   std::int64_t batch_size = kFull;
   int epochs = 1;
   std::string notes;
+  std::string loader = "tensor";   ///< default data path: "tensor" or "dataloader"
+  std::vector<double> mean;        ///< per-channel normalisation after scaling pixels to [0, 1]
+  std::vector<double> stdev;       ///< (empty: none, as for tabular data)
+  double flops_per_sample = 0.0;   ///< analytical training FLOPs per sample (3x forward)
 };
+
+/// Multiply-accumulates of one forward pass through an MLP with these layer widths.
+double mlp_forward_macs(const std::vector<std::int64_t>& sizes);
+
+/// Multiply-accumulates of one forward pass of seed 003's CNN on a 1x28x28 image.
+double seed003_cnn_forward_macs();
+
+/// Multiply-accumulates of one forward pass of ResNet-18 (torchvision's layout, 10 classes)
+/// on a 3 x height x width image.
+double resnet18_forward_macs(std::int64_t height, std::int64_t width);
 
 /// Every workload, in the order `crossover list` shows them.
 const std::vector<WorkloadInfo>& workload_catalog();

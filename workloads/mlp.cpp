@@ -11,6 +11,7 @@ MlpImpl::MlpImpl(const std::vector<std::int64_t>& sizes) {
 }
 
 torch::Tensor MlpImpl::forward(torch::Tensor x) {
+  x = x.flatten(1);  // images [N, C, H, W] become [N, C*H*W]; tabular rows stay as they are
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     x = layers_[i]->forward(x);
     if (i + 1 < layers_.size()) x = torch::relu(x);

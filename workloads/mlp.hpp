@@ -1,5 +1,6 @@
 #pragma once
-// A multi-layer perceptron: Linear layers with ReLU between them (none after the last).
+// A multi-layer perceptron: Linear layers with ReLU between them (none after the last). Input is
+// flattened first, so it takes images as well as rows.
 
 #include <torch/torch.h>
 

@@ -1,10 +1,30 @@
 // Builds the workload a cell names. The only place that maps a workload's name to its model.
 #include <stdexcept>
 
+#include "workloads/cnn.hpp"
+#include "workloads/images.hpp"
 #include "workloads/mlp.hpp"
+#include "workloads/resnet.hpp"
+#include "workloads/supervised.hpp"
 #include "workloads/tabular.hpp"
 
 namespace crossover {
+namespace {
+
+SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
+  const auto mlp = [](std::vector<std::int64_t> sizes) {
+    return [sizes] { return torch::nn::AnyModule(Mlp(sizes)); };
+  };
+  if (workload == "iris_mlp") return mlp({4, 64, 32, 16, 3});
+  if (workload == "boston_mlp") return mlp({13, 16, 32, 16, 1});
+  if (workload == "mnist_linear") return mlp({784, 10});
+  if (workload == "mnist_mlp" || workload == "mnist_mlp_fullbatch") return mlp({784, 400, 200, 100, 10});
+  if (workload == "mnist_cnn") return [] { return torch::nn::AnyModule(Seed003Cnn()); };
+  if (workload == "cifar_resnet18") return [] { return torch::nn::AnyModule(ResNet18(10)); };
+  throw std::invalid_argument("workload \"" + workload + "\" has no model");
+}
+
+}  // namespace
 
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
                                         const std::string& data_dir) {
@@ -15,17 +35,19 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   spec.optimizer = cell.optimizer;
   spec.lr = cell.lr;
   spec.momentum = cell.momentum;
-  spec.batch_size = cell.batch_size;
+  DataPath path;
+  path.loader = cell.loader;
+  path.placement = cell.data_placement;
+  path.num_workers = cell.num_workers;
+  path.pin_memory = cell.pin_memory;
+  path.batch_size = cell.batch_size;
 
-  if (cell.workload == "iris_mlp" || cell.workload == "boston_mlp") {
-    const bool iris = cell.workload == "iris_mlp";
-    const std::vector<std::int64_t> sizes = iris ? std::vector<std::int64_t>{4, 64, 32, 16, 3}
-                                                 : std::vector<std::int64_t>{13, 16, 32, 16, 1};
-    return std::make_unique<TensorWorkload>(
-        load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed),
-        [sizes] { return torch::nn::AnyModule(Mlp(sizes)); }, spec, device);
-  }
-  throw std::invalid_argument("workload \"" + cell.workload + "\" has no model yet");
+  const bool tabular = cell.dataset == "iris" || cell.dataset == "boston";
+  TensorData data = tabular ? load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed)
+                            : load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed, info->mean,
+                                          info->stdev);
+  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell.workload), spec, path, device,
+                                              info->flops_per_sample);
 }
 
 }  // namespace crossover

@@ -9,17 +9,6 @@
 namespace crossover {
 namespace {
 
-// Fisher-Yates with a fixed generator: the same permutation on every machine.
-std::vector<std::int64_t> permutation(std::int64_t n, std::mt19937_64& rng) {
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  for (std::int64_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(i + 1));
-    std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
-  }
-  return order;
-}
-
 torch::Tensor gather_rows(const std::vector<float>& values, std::size_t width,
                           const std::vector<std::int64_t>& rows) {
   torch::Tensor out =
@@ -96,28 +85,10 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
                        std::int64_t seed) {
   const auto rows = static_cast<std::int64_t>(table.rows);
   TORCH_CHECK(rows >= 2, "a data set needs at least two rows to split");
-  std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
-  const std::vector<std::int64_t> order = permutation(rows, rng);
+  const std::vector<std::int64_t> order = seeded_permutation(rows, static_cast<std::uint64_t>(seed));
   const auto test_rows = static_cast<std::int64_t>(std::ceil(0.25 * static_cast<double>(rows)));
   std::vector<std::int64_t> test(order.begin(), order.begin() + test_rows);
   std::vector<std::int64_t> train(order.begin() + test_rows, order.end());
-
-  if (dataset_size != kFull) {
-    const auto have = static_cast<std::int64_t>(train.size());
-    std::vector<std::int64_t> resized;
-    if (dataset_size <= have) {
-      const std::vector<std::int64_t> pick = permutation(have, rng);
-      for (std::int64_t i = 0; i < dataset_size; ++i)
-        resized.push_back(train[static_cast<std::size_t>(pick[static_cast<std::size_t>(i)])]);
-    } else {
-      resized = train;
-      std::uniform_int_distribution<std::int64_t> any(0, have - 1);
-      while (static_cast<std::int64_t>(resized.size()) < dataset_size) {
-        resized.push_back(train[static_cast<std::size_t>(any(rng))]);
-      }
-    }
-    train = std::move(resized);
-  }
 
   TensorData data;
   data.x_train = gather_rows(table.x, table.features, train);
@@ -131,6 +102,7 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
     data.y_train = y_train;
     data.y_test = y_test;
   }
+  resample_training(data, dataset_size, seed);
   return data;
 }
 

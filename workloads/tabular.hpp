@@ -7,7 +7,7 @@
 #include <string>
 
 #include "workloads/csv_table.hpp"
-#include "workloads/tensor_workload.hpp"
+#include "workloads/data.hpp"
 
 namespace crossover {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The one interface the runner drives. A workload owns its data, model, loss and optimiser on
-// one device; the runner owns the clock. The runner never knows Iris from Boston.
+// one device; the runner owns the clock. The runner never knows MNIST from CIFAR.
 
 #include <torch/torch.h>
 
@@ -19,6 +19,7 @@ struct WorkloadFacts {
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;
   std::string metric;  ///< "accuracy" or "rmse"
+  double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample
 };
 
 /// A model and its data on one device, ready to train.

@@ -1,34 +1,28 @@
 #pragma once
-// A supervised workload whose whole data set lives in one tensor on the device: each step
-// slices a batch out of it, so there is no loader and no host-to-device copy in the loop.
+// The supervised workload every seed experiment is: a model, a loss, an optimiser and a batch
+// source on one device. Workloads differ only in their model, data and settings.
 
 #include <functional>
 
+#include "workloads/batches.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
 
-/// Training and test tensors. Classification targets are int64 class indices of shape [N];
-/// regression targets are float of shape [N, 1], the model's output shape.
-struct TensorData {
-  torch::Tensor x_train, y_train, x_test, y_test;
-  std::string data_source;  ///< "real" or "synthetic"
-};
-
-/// How to train: the loss ("cross_entropy" or "mse"), the optimiser and the batch size.
+/// How to train: the loss ("cross_entropy" or "mse") and the optimiser.
 struct TrainingSpec {
   std::string loss = "cross_entropy";
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
-  std::int64_t batch_size = -1;  ///< kFull: the whole training set in each step
 };
 
-/// Data in one tensor on the device, a model built by `make_model`, and the spec.
-class TensorWorkload : public Workload {
+/// A model built by `make_model`, trained on `data` through the data path `path`.
+class SupervisedWorkload : public Workload {
  public:
   using ModelFactory = std::function<torch::nn::AnyModule()>;
-  TensorWorkload(TensorData data, ModelFactory make_model, TrainingSpec spec, torch::Device device);
+  SupervisedWorkload(TensorData data, ModelFactory make_model, TrainingSpec spec, DataPath path,
+                     torch::Device device, double flops_per_sample);
 
   void reset(std::int64_t seed) override;
   torch::Tensor train_epoch() override;
@@ -38,11 +32,11 @@ class TensorWorkload : public Workload {
  private:
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) const;
 
-  TensorData data_;
   ModelFactory make_model_;
   TrainingSpec spec_;
   torch::Device device_;
-  std::int64_t batch_size_ = 0;
+  std::unique_ptr<BatchSource> batches_;
+  torch::Tensor x_test_, y_test_;
   WorkloadFacts facts_;
   torch::nn::AnyModule model_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;

@@ -1,0 +1,142 @@
+#include "workloads/batches.hpp"
+
+#include <optional>
+
+namespace crossover {
+namespace {
+
+std::int64_t steps(std::int64_t rows, std::int64_t batch) { return (rows + batch - 1) / batch; }
+
+torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device, bool pinned) {
+  if (t.device() == device) return t;
+  return t.to(device, /*non_blocking=*/pinned);
+}
+
+class TensorBatches : public BatchSource {
+ public:
+  TensorBatches(const TensorData& data, const DataPath& path, const torch::Device& device)
+      : device_(device), pin_(path.pin_memory) {
+    // Normalised once, before any clock runs: this is the fast path.
+    x_ = to_features(data.x_train, data.mean, data.stdev);
+    y_ = data.y_train;
+    rows_ = x_.size(0);
+    batch_ = path.batch_size <= 0 ? rows_ : std::min(path.batch_size, rows_);
+    if (path.placement == "device") {
+      x_ = x_.to(device_);
+      y_ = y_.to(device_);
+    } else if (pin_) {
+      x_ = x_.pin_memory();
+      y_ = y_.pin_memory();
+    }
+  }
+
+  void start_epoch() override {
+    next_ = 0;
+    // One batch of everything needs no shuffle: the order of rows does not change the step.
+    if (batch_ < rows_) {
+      order_ = torch::randperm(rows_, torch::TensorOptions().dtype(torch::kLong).device(x_.device()));
+    }
+  }
+
+  bool next(torch::Tensor& x, torch::Tensor& y) override {
+    if (next_ >= rows_) return false;
+    if (batch_ == rows_) {
+      x = to_device(x_, device_, pin_);
+      y = to_device(y_, device_, pin_);
+    } else {
+      const torch::Tensor index = order_.slice(0, next_, std::min(next_ + batch_, rows_));
+      torch::Tensor xb = x_.index_select(0, index);
+      torch::Tensor yb = y_.index_select(0, index);
+      if (pin_ && xb.device() != device_) {
+        xb = xb.pin_memory();
+        yb = yb.pin_memory();
+      }
+      x = to_device(xb, device_, pin_);
+      y = to_device(yb, device_, pin_);
+    }
+    next_ += batch_;
+    return true;
+  }
+
+  std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }
+
+ private:
+  torch::Device device_;
+  bool pin_;
+  torch::Tensor x_, y_, order_;
+  std::int64_t rows_ = 0;
+  std::int64_t batch_ = 0;
+  std::int64_t next_ = 0;
+};
+
+// One sample at a time, normalised as it is fetched, like a torchvision transform.
+class SampleDataset : public torch::data::datasets::Dataset<SampleDataset> {
+ public:
+  SampleDataset(torch::Tensor x, torch::Tensor y, std::vector<double> mean, std::vector<double> stdev)
+      : x_(std::move(x)), y_(std::move(y)), mean_(std::move(mean)), stdev_(std::move(stdev)) {}
+
+  torch::data::Example<> get(std::size_t index) override {
+    const auto i = static_cast<std::int64_t>(index);
+    return {to_features(x_[i], mean_, stdev_), y_[i]};
+  }
+
+  torch::optional<std::size_t> size() const override { return static_cast<std::size_t>(x_.size(0)); }
+
+ private:
+  torch::Tensor x_, y_;
+  std::vector<double> mean_, stdev_;
+};
+
+class LoaderBatches : public BatchSource {
+ public:
+  LoaderBatches(const TensorData& data, const DataPath& path, const torch::Device& device)
+      : device_(device), pin_(path.pin_memory) {
+    rows_ = data.x_train.size(0);
+    batch_ = path.batch_size <= 0 ? rows_ : std::min(path.batch_size, rows_);
+    loader_ = torch::data::make_data_loader(
+        SampleDataset(data.x_train, data.y_train, data.mean, data.stdev).map(torch::data::transforms::Stack<>()),
+        torch::data::samplers::RandomSampler(static_cast<std::size_t>(rows_)),
+        torch::data::DataLoaderOptions(static_cast<std::size_t>(batch_)).workers(static_cast<std::size_t>(path.num_workers)));
+  }
+
+  void start_epoch() override {
+    iterator_.emplace(loader_->begin());
+  }
+
+  bool next(torch::Tensor& x, torch::Tensor& y) override {
+    if (!iterator_ || *iterator_ == loader_->end()) return false;
+    torch::data::Example<> batch = **iterator_;
+    ++*iterator_;
+    if (pin_) {
+      batch.data = batch.data.pin_memory();
+      batch.target = batch.target.pin_memory();
+    }
+    x = to_device(batch.data, device_, pin_);
+    y = to_device(batch.target, device_, pin_);
+    return true;
+  }
+
+  std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }
+
+ private:
+  using Loader = torch::data::StatelessDataLoader<
+      torch::data::datasets::MapDataset<SampleDataset, torch::data::transforms::Stack<>>,
+      torch::data::samplers::RandomSampler>;
+  torch::Device device_;
+  bool pin_;
+  std::int64_t rows_ = 0;
+  std::int64_t batch_ = 0;
+  std::unique_ptr<Loader> loader_;
+  std::optional<torch::data::Iterator<Loader::BatchType>> iterator_;
+};
+
+}  // namespace
+
+std::unique_ptr<BatchSource> make_batches(const TensorData& data, const DataPath& path,
+                                          const torch::Device& device) {
+  if (path.loader == "tensor") return std::make_unique<TensorBatches>(data, path, device);
+  if (path.loader == "dataloader") return std::make_unique<LoaderBatches>(data, path, device);
+  throw std::invalid_argument("unknown loader \"" + path.loader + "\"; expected \"tensor\" or \"dataloader\"");
+}
+
+}  // namespace crossover

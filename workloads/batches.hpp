@@ -1,0 +1,42 @@
+#pragma once
+// The data path, a grid axis: how each training batch is made and reaches the device.
+//  - "tensor": the whole data set normalised once into one tensor, on the device (seed 004's
+//    "create on the device") or on the host; each batch is cut by a seeded shuffled index.
+//  - "dataloader": LibTorch's torch::data pipeline over a per-sample data set that normalises each
+//    sample as it is fetched, `num_workers` worker threads (LibTorch's workers are threads, not
+//    processes as in Python), batches collated per step — what the seeds' Python code does.
+// With `pin_memory`, host batches are staged in page-locked memory and copied with
+// non_blocking=true (LibTorch's DataLoader has no such option). Pinning needs CUDA.
+
+#include <memory>
+#include <string>
+
+#include "workloads/data.hpp"
+
+namespace crossover {
+
+/// How batches are made and moved.
+struct DataPath {
+  std::string loader = "tensor";     ///< "tensor" or "dataloader"
+  std::string placement = "device";  ///< tensor loader: where the data set lives, "device" or "host"
+  int num_workers = 0;               ///< dataloader worker threads
+  bool pin_memory = false;
+  std::int64_t batch_size = -1;      ///< kFull: the whole training split
+};
+
+/// A source of training batches for one epoch at a time.
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  /// Starts an epoch: a fresh shuffle from the global generator (seeded by the workload).
+  virtual void start_epoch() = 0;
+  /// The next batch, on the device; false at the end of the epoch.
+  virtual bool next(torch::Tensor& x, torch::Tensor& y) = 0;
+  virtual std::int64_t steps_per_epoch() const = 0;
+};
+
+/// The batch source `path` describes, over `data`'s training split.
+std::unique_ptr<BatchSource> make_batches(const TensorData& data, const DataPath& path,
+                                          const torch::Device& device);
+
+}  // namespace crossover

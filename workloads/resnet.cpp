@@ -1,0 +1,54 @@
+#include "workloads/resnet.hpp"
+
+namespace crossover {
+namespace {
+
+torch::nn::Conv2d conv(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t padding) {
+  return torch::nn::Conv2d(
+      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false));
+}
+
+}  // namespace
+
+BasicBlockImpl::BasicBlockImpl(std::int64_t in_planes, std::int64_t planes, std::int64_t stride)
+    : conv1_(register_module("conv1", conv(in_planes, planes, 3, stride, 1))),
+      conv2_(register_module("conv2", conv(planes, planes, 3, 1, 1))),
+      bn1_(register_module("bn1", torch::nn::BatchNorm2d(planes))),
+      bn2_(register_module("bn2", torch::nn::BatchNorm2d(planes))) {
+  if (stride != 1 || in_planes != planes) {
+    downsample_ = register_module(
+        "downsample", torch::nn::Sequential(conv(in_planes, planes, 1, stride, 0), torch::nn::BatchNorm2d(planes)));
+  }
+}
+
+torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
+  torch::Tensor out = torch::relu(bn1_->forward(conv1_->forward(x)));
+  out = bn2_->forward(conv2_->forward(out));
+  const torch::Tensor shortcut = downsample_.is_empty() ? x : downsample_->forward(x);
+  return torch::relu(out + shortcut);
+}
+
+ResNet18Impl::ResNet18Impl(std::int64_t classes)
+    : conv1_(register_module("conv1", conv(3, 64, 7, 2, 3))),
+      bn1_(register_module("bn1", torch::nn::BatchNorm2d(64))),
+      layers_(register_module("layers", torch::nn::Sequential())),
+      fc_(register_module("fc", torch::nn::Linear(512, classes))) {
+  std::int64_t in_planes = 64;
+  for (const std::int64_t planes : {64, 128, 256, 512}) {
+    const std::int64_t stride = planes == 64 ? 1 : 2;
+    layers_->push_back(BasicBlock(in_planes, planes, stride));
+    layers_->push_back(BasicBlock(planes, planes, 1));
+    in_planes = planes;
+  }
+}
+
+torch::Tensor ResNet18Impl::forward(torch::Tensor x) {
+  x = torch::relu(bn1_->forward(conv1_->forward(x)));
+  x = torch::max_pool2d(x, 3, 2, 1);
+  x = layers_->forward(x);
+  x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
+  return fc_->forward(x);
+}
+
+}  // namespace crossover
