@@ -11,10 +11,10 @@ namespace {
 
 TextTable cell_table(const std::vector<Result>& results, const std::string& workload) {
   TextTable t;
-  t.header = {"#",   "device",     "batch",     "rows", "threads", "status", "data", "epoch median",
-              "IQR", "train time", "samples/s", "loss", "metric"};
-  t.right_aligned = {true, false, true, true, true, false, false,
-                     true, true,  true, true, true, true};
+  t.header = {"#",    "device",       "batch", "rows",       "data path", "threads", "status",
+              "data", "epoch median", "IQR",   "train time", "samples/s", "loss",    "metric"};
+  t.right_aligned = {true,  false, true, true, false, true, false,
+                     false, true,  true, true, true,  true, true};
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const bool ok = r.status == "ok";
@@ -23,6 +23,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
         device_column(r.cell),
         size_text(r.cell.batch_size),
         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
+        data_path_text(r.cell),
         std::to_string(r.cell.threads),
         r.status,
         r.data_source.empty() ? "-" : r.data_source,

@@ -37,14 +37,19 @@ std::string size_text(std::int64_t size) {
   return size == kFull ? std::string("full") : std::to_string(size);
 }
 
+std::string data_path_text(const Cell& cell) {
+  std::string text = cell.loader;
+  if (cell.loader == "tensor" && cell.data_placement == "host") text += "@host";
+  if (cell.num_workers > 0) text += " w" + std::to_string(cell.num_workers);
+  if (cell.pin_memory) text += " pinned";
+  return text;
+}
+
 std::string cell_label(const Cell& cell) {
   std::string label = cell.workload + " " + cell.device + " batch=" + size_text(cell.batch_size) +
                       " size=" + size_text(cell.dataset_size);
-  label += " " + cell.loader;
-  if (cell.loader == "tensor" && cell.data_placement == "host") label += "@host";
+  label += " " + data_path_text(cell);
   if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
-  if (cell.num_workers != 0) label += " workers=" + std::to_string(cell.num_workers);
-  if (cell.pin_memory) label += " pinned";
   if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
   return label;
 }

@@ -40,6 +40,9 @@ nlohmann::ordered_json cell_config_json(const Cell& cell);
 /// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1".
 std::string cell_label(const Cell& cell);
 
+/// The data path in a few words: "tensor", "tensor@host pinned", "dataloader w2".
+std::string data_path_text(const Cell& cell);
+
 /// "full" or the number.
 std::string size_text(std::int64_t size);
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -16,6 +17,7 @@
 #include "runner/grid.hpp"
 #include "runner/text.hpp"
 #include "workloads/catalog.hpp"
+#include "workloads/images.hpp"
 #include "workloads/tabular.hpp"
 
 namespace crossover {
@@ -128,6 +130,14 @@ int run_command(const RunArgs& args) {
   RunOptions options;
   options.data_dir = args.data_dir;
   bool write_failed = false;
+  // The ETA counts only cells that will run: skipped ones take no time.
+  std::vector<bool> will_run;
+  for (const Cell& cell : expansion.cells) will_run.push_back(!skip_reason(cell, inventory));
+  const auto runnable = [&](std::size_t from, std::size_t to) {
+    return static_cast<double>(std::count(will_run.begin() + static_cast<std::ptrdiff_t>(from),
+                                          will_run.begin() + static_cast<std::ptrdiff_t>(to),
+                                          true));
+  };
   const auto results = run_cells(
       expansion.cells, inventory, options,
       [&](const Result& r, std::size_t done, std::size_t total) {
@@ -139,7 +149,8 @@ int run_command(const RunArgs& args) {
         }
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double eta = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+        const double ran = runnable(0, done);
+        const double eta = ran > 0 ? elapsed / ran * runnable(done, total) : 0.0;
         std::string outcome = r.status;
         if (r.status == "ok") {
           outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
@@ -176,30 +187,43 @@ int run_command(const RunArgs& args) {
 
 int list_command(const std::string& data_dir) {
   TextTable workloads;
-  workloads.header = {"workload",  "seed", "model", "datasets",
-                      "optimizer", "lr",   "batch", "epochs"};
+  workloads.header = {"workload", "seed",  "model",  "datasets", "optimizer",
+                      "lr",       "batch", "epochs", "loader",   "MFLOP/sample"};
+  workloads.right_aligned = {false, false, false, false, false, true, true, true, false, true};
   for (const auto& w : workload_catalog()) {
     workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), w.optimizer,
                               format_number(w.lr), size_text(w.batch_size),
-                              std::to_string(w.epochs)});
+                              std::to_string(w.epochs), w.loader,
+                              format_number(w.flops_per_sample / 1e6)});
   }
-  std::cout << "Workloads\n" << render_text_table(workloads) << "\n";
+  std::cout
+      << "Workloads (defaults as in their seed; MFLOP/sample: analytical, one training step)\n"
+      << render_text_table(workloads) << "\n";
+  for (const auto& w : workload_catalog()) std::cout << "  " << w.name << ": " << w.notes << "\n";
 
   const DeviceInventory inventory = probe_devices();
-  std::cout << "Devices\n  cpu\n";
+  std::cout << "\nDevices\n  cpu\n";
   for (int i = 0; i < inventory.cuda_devices; ++i) std::cout << "  cuda:" << i << "\n";
-  if (!inventory.cuda_compiled)
+  if (!inventory.cuda_compiled) {
     std::cout << "  (no CUDA: this build's LibTorch has none)\n";
-  else if (inventory.cuda_devices == 0)
+  } else if (inventory.cuda_devices == 0) {
     std::cout << "  (CUDA compiled in, but no CUDA device found)\n";
+  }
 
+  const std::string missing = "missing: synthetic data will be used (run scripts/fetch-data.sh)";
   std::cout << "\nData sets under " << data_dir << "/\n";
   for (const auto& dataset : {"iris", "boston"}) {
     const std::string path = data_dir + "/" + tabular_file(dataset);
+    std::cout << "  " << dataset << ": " << (fs::exists(path) ? path : missing) << "\n";
+  }
+  for (const auto& dataset : {"mnist", "fashion_mnist", "cifar10"}) {
+    const std::string path = data_dir + "/" + image_directory(dataset);
+    const std::string fetch = std::string(dataset) == "fashion_mnist" ? "" : " --download";
     std::cout << "  " << dataset << ": "
-              << (fs::exists(path)
-                      ? path
-                      : "missing: synthetic data will be used (run scripts/fetch-data.sh)")
+              << (have_image_files(dataset, data_dir)
+                      ? path + "/"
+                      : "missing: synthetic data will be used (run scripts/fetch-data.sh" + fetch +
+                            ")")
               << "\n";
   }
   return kExitOk;

@@ -512,7 +512,8 @@ Expansion expand_grid(const Grid& grid) {
         cell.gpus = 0;
         cell.data_placement = "device";  // on the CPU, host memory is the device's
       }
-      if (cell.loader == "dataloader") cell.data_placement = "host";  // its batches are made on the host
+      if (cell.loader == "dataloader")
+        cell.data_placement = "host";  // its batches are made on the host
       if (!seen.insert(cell_config_json(cell).dump()).second) {
         ++out.duplicates;
         continue;

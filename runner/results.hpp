@@ -32,13 +32,13 @@ struct Result {
   std::vector<double> train_seconds_samples;  ///< one per repeat
   double steps_per_second = 0.0;
   double samples_per_second = 0.0;
-  double train_loss = 0.0;    ///< mean training loss of the last epoch
-  std::string metric;         ///< "accuracy" or "rmse"
+  double train_loss = 0.0;        ///< mean training loss of the last epoch
+  std::string metric;             ///< "accuracy" or "rmse"
   double flops_per_sample = 0.0;  ///< the workload's analytical training FLOPs per sample
-  double metric_value = 0.0;  ///< on the held-out test split
-  int intra_op_threads = 0;   ///< LibTorch's intra-op threads while the cell ran
-  int blas_threads = 0;       ///< the BLAS library's threads while the cell ran (0 = unknown)
-  double wall_seconds = 0.0;  ///< the whole cell: data, model, warm-up, repeats, evaluation
+  double metric_value = 0.0;      ///< on the held-out test split
+  int intra_op_threads = 0;       ///< LibTorch's intra-op threads while the cell ran
+  int blas_threads = 0;           ///< the BLAS library's threads while the cell ran (0 = unknown)
+  double wall_seconds = 0.0;      ///< the whole cell: data, model, warm-up, repeats, evaluation
 };
 
 /// The flat JSON object of results.jsonl: the cell's configuration, then its measurements.

@@ -30,7 +30,8 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
            "tensor and has no workers";
   }
   if (cell.pin_memory && cell.loader == "tensor" && cell.data_placement == "device") {
-    return "pin_memory stages host batches, but with loader \"tensor\" on the device there are none "
+    return "pin_memory stages host batches, but with loader \"tensor\" on the device there are "
+           "none "
            "(use data_placement \"host\" or loader \"dataloader\")";
   }
   return std::nullopt;

@@ -50,8 +50,12 @@ TensorData separable(std::int64_t rows) {
 SupervisedWorkload separable_workload(std::int64_t rows, std::int64_t batch) {
   DataPath path;
   path.batch_size = batch;
-  return SupervisedWorkload(separable(rows), [] { return torch::nn::AnyModule(mlp({2, 16, 2})); }, TrainingSpec{},
-                            path, torch::Device("cpu"), 0.0);
+  return SupervisedWorkload(
+      separable(rows),
+      [] {
+        return torch::nn::AnyModule(mlp({2, 16, 2}));
+      },
+      TrainingSpec{}, path, torch::Device("cpu"), 0.0);
 }
 
 TEST_F(Models, MiniBatchesCoverTheEpochAndTrainingLowersTheLoss) {

@@ -34,7 +34,8 @@ class TensorBatches : public BatchSource {
     next_ = 0;
     // One batch of everything needs no shuffle: the order of rows does not change the step.
     if (batch_ < rows_) {
-      order_ = torch::randperm(rows_, torch::TensorOptions().dtype(torch::kLong).device(x_.device()));
+      order_ =
+          torch::randperm(rows_, torch::TensorOptions().dtype(torch::kLong).device(x_.device()));
     }
   }
 
@@ -72,7 +73,8 @@ class TensorBatches : public BatchSource {
 // One sample at a time, normalised as it is fetched, like a torchvision transform.
 class SampleDataset : public torch::data::datasets::Dataset<SampleDataset> {
  public:
-  SampleDataset(torch::Tensor x, torch::Tensor y, std::vector<double> mean, std::vector<double> stdev)
+  SampleDataset(torch::Tensor x, torch::Tensor y, std::vector<double> mean,
+                std::vector<double> stdev)
       : x_(std::move(x)), y_(std::move(y)), mean_(std::move(mean)), stdev_(std::move(stdev)) {}
 
   torch::data::Example<> get(std::size_t index) override {
@@ -80,7 +82,9 @@ class SampleDataset : public torch::data::datasets::Dataset<SampleDataset> {
     return {to_features(x_[i], mean_, stdev_), y_[i]};
   }
 
-  torch::optional<std::size_t> size() const override { return static_cast<std::size_t>(x_.size(0)); }
+  torch::optional<std::size_t> size() const override {
+    return static_cast<std::size_t>(x_.size(0));
+  }
 
  private:
   torch::Tensor x_, y_;
@@ -94,14 +98,14 @@ class LoaderBatches : public BatchSource {
     rows_ = data.x_train.size(0);
     batch_ = path.batch_size <= 0 ? rows_ : std::min(path.batch_size, rows_);
     loader_ = torch::data::make_data_loader(
-        SampleDataset(data.x_train, data.y_train, data.mean, data.stdev).map(torch::data::transforms::Stack<>()),
+        SampleDataset(data.x_train, data.y_train, data.mean, data.stdev)
+            .map(torch::data::transforms::Stack<>()),
         torch::data::samplers::RandomSampler(static_cast<std::size_t>(rows_)),
-        torch::data::DataLoaderOptions(static_cast<std::size_t>(batch_)).workers(static_cast<std::size_t>(path.num_workers)));
+        torch::data::DataLoaderOptions(static_cast<std::size_t>(batch_))
+            .workers(static_cast<std::size_t>(path.num_workers)));
   }
 
-  void start_epoch() override {
-    iterator_.emplace(loader_->begin());
-  }
+  void start_epoch() override { iterator_.emplace(loader_->begin()); }
 
   bool next(torch::Tensor& x, torch::Tensor& y) override {
     if (!iterator_ || *iterator_ == loader_->end()) return false;
@@ -136,7 +140,8 @@ std::unique_ptr<BatchSource> make_batches(const TensorData& data, const DataPath
                                           const torch::Device& device) {
   if (path.loader == "tensor") return std::make_unique<TensorBatches>(data, path, device);
   if (path.loader == "dataloader") return std::make_unique<LoaderBatches>(data, path, device);
-  throw std::invalid_argument("unknown loader \"" + path.loader + "\"; expected \"tensor\" or \"dataloader\"");
+  throw std::invalid_argument("unknown loader \"" + path.loader +
+                              "\"; expected \"tensor\" or \"dataloader\"");
 }
 
 }  // namespace crossover

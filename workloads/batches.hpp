@@ -17,11 +17,12 @@ namespace crossover {
 
 /// How batches are made and moved.
 struct DataPath {
-  std::string loader = "tensor";     ///< "tensor" or "dataloader"
-  std::string placement = "device";  ///< tensor loader: where the data set lives, "device" or "host"
-  int num_workers = 0;               ///< dataloader worker threads
+  std::string loader = "tensor";  ///< "tensor" or "dataloader"
+  std::string placement =
+      "device";         ///< tensor loader: where the data set lives, "device" or "host"
+  int num_workers = 0;  ///< dataloader worker threads
   bool pin_memory = false;
-  std::int64_t batch_size = -1;      ///< kFull: the whole training split
+  std::int64_t batch_size = -1;  ///< kFull: the whole training split
 };
 
 /// A source of training batches for one epoch at a time.

@@ -7,18 +7,21 @@ namespace {
 // weights); a multiply-accumulate is two FLOPs.
 double training_flops(double forward_macs) { return 3.0 * 2.0 * forward_macs; }
 
-double conv_macs(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t h, std::int64_t w) {
+double conv_macs(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t h,
+                 std::int64_t w) {
   return static_cast<double>(in * out * kernel * kernel * h * w);
 }
 
 // Output size of a convolution or pooling window.
-std::int64_t out_size(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
+std::int64_t out_size(std::int64_t size, std::int64_t kernel, std::int64_t stride,
+                      std::int64_t pad) {
   return (size + 2 * pad - kernel) / stride + 1;
 }
 
-WorkloadInfo info(std::string name, std::string seed, std::string model, std::vector<std::string> datasets,
-                  std::string task, std::string optimizer, double lr, double momentum,
-                  std::int64_t batch_size, int epochs, std::string notes) {
+WorkloadInfo info(std::string name, std::string seed, std::string model,
+                  std::vector<std::string> datasets, std::string task, std::string optimizer,
+                  double lr, double momentum, std::int64_t batch_size, int epochs,
+                  std::string notes) {
   WorkloadInfo w;
   w.name = std::move(name);
   w.seed = std::move(seed);
@@ -38,49 +41,56 @@ WorkloadInfo info(std::string name, std::string seed, std::string model, std::ve
 
 std::vector<WorkloadInfo> build_catalog() {
   std::vector<WorkloadInfo> c;
-  c.push_back(info("iris_mlp", "001", "MLP 4-64-32-16-3, ReLU", {"iris"}, "classification", "adam", 0.01,
-                   0.0, kFull, 1000,
-                   "Iris (150 rows), seeded 75/25 split, full batch, no feature scaling, as in seed 001."));
+  c.push_back(
+      info("iris_mlp", "001", "MLP 4-64-32-16-3, ReLU", {"iris"}, "classification", "adam", 0.01,
+           0.0, kFull, 1000,
+           "Iris (150 rows), seeded 75/25 split, full batch, no feature scaling, as in seed 001."));
   c.back().flops_per_sample = training_flops(mlp_forward_macs({4, 64, 32, 16, 3}));
-  c.push_back(info("boston_mlp", "001", "MLP 13-16-32-16-1, ReLU", {"boston"}, "regression", "adam", 0.01,
-                   0.0, kFull, 10000,
-                   "Boston housing (506 rows), seeded 75/25 split, full batch, no feature scaling, as in "
-                   "seed 001."));
+  c.push_back(
+      info("boston_mlp", "001", "MLP 13-16-32-16-1, ReLU", {"boston"}, "regression", "adam", 0.01,
+           0.0, kFull, 10000,
+           "Boston housing (506 rows), seeded 75/25 split, full batch, no feature scaling, as in "
+           "seed 001."));
   c.back().flops_per_sample = training_flops(mlp_forward_macs({13, 16, 32, 16, 1}));
 
-  c.push_back(info("mnist_linear", "000", "Linear(784, 10)", {"mnist", "fashion_mnist"}, "classification",
-                   "sgd", 0.005, 0.0, 128, 30,
-                   "MNIST normalised with (0.1307, 0.3081); SGD lr 0.005, batch 128, as in seed 000 "
-                   "(which trains on 50,000 of the 60,000 images: dataset_size 50000)."));
+  c.push_back(
+      info("mnist_linear", "000", "Linear(784, 10)", {"mnist", "fashion_mnist"}, "classification",
+           "sgd", 0.005, 0.0, 128, 30,
+           "MNIST normalised with (0.1307, 0.3081); SGD lr 0.005, batch 128, as in seed 000 "
+           "(which trains on 50,000 of the 60,000 images: dataset_size 50000)."));
   c.back().loader = "dataloader";
   c.back().mean = {0.1307};
   c.back().stdev = {0.3081};
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 10}));
 
-  c.push_back(info("mnist_mlp", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
-                   "classification", "adam", 0.001, 0.0, 100, 15,
-                   "MNIST, pixels scaled to [0, 1] only (ToTensor), Adam lr 0.001, batch 100, as in seed 001."));
+  c.push_back(info(
+      "mnist_mlp", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
+      "classification", "adam", 0.001, 0.0, 100, 15,
+      "MNIST, pixels scaled to [0, 1] only (ToTensor), Adam lr 0.001, batch 100, as in seed 001."));
   c.back().loader = "dataloader";
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
 
-  c.push_back(info("mnist_mlp_fullbatch", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
-                   "classification", "adam", 0.01, 0.0, kFull, 100,
-                   "Seed 001's full-batch MNIST run: the whole training split in every step, Adam lr 0.01, "
-                   "100 epochs (the post trains on 52,500 rows: dataset_size 52500)."));
+  c.push_back(
+      info("mnist_mlp_fullbatch", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
+           "classification", "adam", 0.01, 0.0, kFull, 100,
+           "Seed 001's full-batch MNIST run: the whole training split in every step, Adam lr 0.01, "
+           "100 epochs (the post trains on 52,500 rows: dataset_size 52500)."));
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
 
-  c.push_back(info("mnist_cnn", "003", "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10",
-                   {"fashion_mnist", "mnist"}, "classification", "adam", 0.01, 0.0, 1000, 1,
-                   "deeplizard's network, pixels scaled to [0, 1] only, Adam lr 0.01; seed 003 sweeps batch "
-                   "1,000 / 10,000 / 20,000 and num_workers 0 / 1."));
+  c.push_back(info(
+      "mnist_cnn", "003", "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10",
+      {"fashion_mnist", "mnist"}, "classification", "adam", 0.01, 0.0, 1000, 1,
+      "deeplizard's network, pixels scaled to [0, 1] only, Adam lr 0.01; seed 003 sweeps batch "
+      "1,000 / 10,000 / 20,000 and num_workers 0 / 1."));
   c.back().loader = "dataloader";
   c.back().flops_per_sample = training_flops(seed003_cnn_forward_macs());
 
-  c.push_back(info("cifar_resnet18", "002", "ResNet-18 (BasicBlock, torchvision layout), Linear(512, 10) head",
-                   {"cifar10"}, "classification", "sgd", 0.001, 0.9, 256, 10,
-                   "CIFAR-10 normalised per channel, SGD lr 0.001 momentum 0.9, batch 256. Seed 002 starts "
-                   "from ImageNet weights; nothing can be downloaded here, so crossover trains from scratch "
-                   "and its accuracy is not the post's."));
+  c.push_back(info(
+      "cifar_resnet18", "002", "ResNet-18 (BasicBlock, torchvision layout), Linear(512, 10) head",
+      {"cifar10"}, "classification", "sgd", 0.001, 0.9, 256, 10,
+      "CIFAR-10 normalised per channel, SGD lr 0.001 momentum 0.9, batch 256. Seed 002 starts "
+      "from ImageNet weights; nothing can be downloaded here, so crossover trains from scratch "
+      "and its accuracy is not the post's."));
   c.back().loader = "dataloader";
   c.back().mean = {0.4914, 0.4822, 0.4465};
   c.back().stdev = {0.2023, 0.1994, 0.2010};
@@ -92,13 +102,14 @@ std::vector<WorkloadInfo> build_catalog() {
 
 double mlp_forward_macs(const std::vector<std::int64_t>& sizes) {
   double macs = 0.0;
-  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) macs += static_cast<double>(sizes[i] * sizes[i + 1]);
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i)
+    macs += static_cast<double>(sizes[i] * sizes[i + 1]);
   return macs;
 }
 
 double seed003_cnn_forward_macs() {
-  const double conv1 = conv_macs(1, 6, 5, 24, 24);   // 28 -> 24, pooled to 12
-  const double conv2 = conv_macs(6, 12, 5, 8, 8);    // 12 -> 8, pooled to 4
+  const double conv1 = conv_macs(1, 6, 5, 24, 24);  // 28 -> 24, pooled to 12
+  const double conv2 = conv_macs(6, 12, 5, 8, 8);   // 12 -> 8, pooled to 4
   return conv1 + conv2 + mlp_forward_macs({12 * 4 * 4, 120, 60, 10});
 }
 
@@ -115,7 +126,8 @@ double resnet18_forward_macs(std::int64_t height, std::int64_t width) {
       const std::int64_t oh = out_size(h, 3, stride, 1);
       const std::int64_t ow = out_size(w, 3, stride, 1);
       macs += conv_macs(channels, planes, 3, oh, ow) + conv_macs(planes, planes, 3, oh, ow);
-      if (stride != 1 || channels != planes) macs += conv_macs(channels, planes, 1, oh, ow);  // downsample
+      if (stride != 1 || channels != planes)
+        macs += conv_macs(channels, planes, 1, oh, ow);  // downsample
       channels = planes;
       h = oh;
       w = ow;

@@ -26,10 +26,10 @@ struct WorkloadInfo {
   std::int64_t batch_size = kFull;
   int epochs = 1;
   std::string notes;
-  std::string loader = "tensor";   ///< default data path: "tensor" or "dataloader"
-  std::vector<double> mean;        ///< per-channel normalisation after scaling pixels to [0, 1]
-  std::vector<double> stdev;       ///< (empty: none, as for tabular data)
-  double flops_per_sample = 0.0;   ///< analytical training FLOPs per sample (3x forward)
+  std::string loader = "tensor";  ///< default data path: "tensor" or "dataloader"
+  std::vector<double> mean;       ///< per-channel normalisation after scaling pixels to [0, 1]
+  std::vector<double> stdev;      ///< (empty: none, as for tabular data)
+  double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample (3x forward)
 };
 
 /// Multiply-accumulates of one forward pass through an MLP with these layer widths.

@@ -49,8 +49,10 @@ torch::Tensor to_features(const torch::Tensor& x, const std::vector<double>& mea
   std::vector<std::int64_t> shape(static_cast<std::size_t>(x.dim()), 1);
   shape[static_cast<std::size_t>(channel_dim)] = static_cast<std::int64_t>(mean.size());
   const auto options = torch::TensorOptions().dtype(torch::kFloat).device(x.device());
-  const torch::Tensor m = torch::tensor(std::vector<float>(mean.begin(), mean.end()), options).view(shape);
-  const torch::Tensor s = torch::tensor(std::vector<float>(stdev.begin(), stdev.end()), options).view(shape);
+  const torch::Tensor m =
+      torch::tensor(std::vector<float>(mean.begin(), mean.end()), options).view(shape);
+  const torch::Tensor s =
+      torch::tensor(std::vector<float>(stdev.begin(), stdev.end()), options).view(shape);
   return out.sub_(m).div_(s);
 }
 

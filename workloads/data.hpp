@@ -2,11 +2,11 @@
 // A supervised data set held in tensors, and what every data set shares: the seeded
 // `dataset_size` resampling of its training split and the normalisation of image pixels.
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace crossover {
 

@@ -19,12 +19,13 @@ const std::vector<std::string> kMnistStems = {"train-images-idx3-ubyte", "train-
                                               "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
 
 std::vector<std::string> cifar_files() {
-  return {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin",
-          "test_batch.bin"};
+  return {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+          "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"};
 }
 
 // How many of the data set's files exist, and how many it has.
-std::pair<std::size_t, std::size_t> files_present(const std::string& dataset, const std::string& directory) {
+std::pair<std::size_t, std::size_t> files_present(const std::string& dataset,
+                                                  const std::string& directory) {
   std::size_t present = 0;
   if (dataset == "cifar10") {
     for (const auto& f : cifar_files()) present += fs::exists(directory + "/" + f) ? 1 : 0;
@@ -34,15 +35,19 @@ std::pair<std::size_t, std::size_t> files_present(const std::string& dataset, co
   return {present, kMnistStems.size()};
 }
 
-torch::Tensor bytes_tensor(const std::vector<std::uint8_t>& bytes, std::vector<std::int64_t> shape) {
+torch::Tensor bytes_tensor(const std::vector<std::uint8_t>& bytes,
+                           std::vector<std::int64_t> shape) {
   return torch::from_blob(const_cast<std::uint8_t*>(bytes.data()), shape, torch::kByte).clone();
 }
 
-std::pair<torch::Tensor, torch::Tensor> read_mnist_split(const std::string& directory, const std::string& prefix) {
+std::pair<torch::Tensor, torch::Tensor> read_mnist_split(const std::string& directory,
+                                                         const std::string& prefix) {
   const std::string images_path = find_idx_file(directory, prefix + "-images-idx3-ubyte");
   const std::string labels_path = find_idx_file(directory, prefix + "-labels-idx1-ubyte");
-  if (images_path.empty()) throw std::runtime_error(directory + "/" + prefix + "-images-idx3-ubyte[.gz]: missing file");
-  if (labels_path.empty()) throw std::runtime_error(directory + "/" + prefix + "-labels-idx1-ubyte[.gz]: missing file");
+  if (images_path.empty())
+    throw std::runtime_error(directory + "/" + prefix + "-images-idx3-ubyte[.gz]: missing file");
+  if (labels_path.empty())
+    throw std::runtime_error(directory + "/" + prefix + "-labels-idx1-ubyte[.gz]: missing file");
   const IdxArray images = read_idx(images_path, 3);
   const IdxArray labels = read_idx(labels_path, 1);
   if (images.dims[1] != 28 || images.dims[2] != 28) {
@@ -108,13 +113,14 @@ TensorData read_cifar_directory(const std::string& directory) {
   return data;
 }
 
-TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows, std::int64_t test_rows,
-                            std::int64_t seed) {
+TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
+                            std::int64_t test_rows, std::int64_t seed) {
   const bool cifar = dataset == "cifar10";
   const std::int64_t channels = cifar ? 3 : 1;
   const std::int64_t side = cifar ? 32 : 28;
   // A generator of its own: making data must not move the global one that seeds the models.
-  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed) + 0x1A6EULL);
+  at::Generator generator =
+      at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed) + 0x1A6EULL);
   const torch::Tensor prototypes =
       torch::rand({10, channels, side, side}, generator, torch::kFloat).mul_(255.0);
   const auto make = [&](std::int64_t rows) {
@@ -123,9 +129,12 @@ TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
     constexpr std::int64_t kChunk = 5000;  // bounds the float temporaries
     for (std::int64_t start = 0; start < rows; start += kChunk) {
       const std::int64_t end = std::min(start + kChunk, rows);
-      const torch::Tensor noise = torch::randn({end - start, channels, side, side}, generator, torch::kFloat);
+      const torch::Tensor noise =
+          torch::randn({end - start, channels, side, side}, generator, torch::kFloat);
       images.slice(0, start, end)
-          .copy_(prototypes.index_select(0, labels.slice(0, start, end)).add_(noise.mul_(60.0)).clamp_(0, 255));
+          .copy_(prototypes.index_select(0, labels.slice(0, start, end))
+                     .add_(noise.mul_(60.0))
+                     .clamp_(0, 255));
     }
     return std::make_pair(images, labels);
   };
@@ -136,13 +145,15 @@ TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
   return data;
 }
 
-TensorData load_images(const std::string& dataset, const std::string& data_dir, std::int64_t dataset_size,
-                       std::int64_t seed, const std::vector<double>& mean, const std::vector<double>& stdev) {
+TensorData load_images(const std::string& dataset, const std::string& data_dir,
+                       std::int64_t dataset_size, std::int64_t seed,
+                       const std::vector<double>& mean, const std::vector<double>& stdev) {
   const std::string directory = data_dir + "/" + image_directory(dataset);
   const auto [present, total] = files_present(dataset, directory);
   if (present != 0 && present != total) {
-    throw std::runtime_error(directory + ": " + std::to_string(present) + " of the " + std::to_string(total) +
-                             " files of " + dataset + " are present; fetch the rest (scripts/fetch-data.sh) or "
+    throw std::runtime_error(directory + ": " + std::to_string(present) + " of the " +
+                             std::to_string(total) + " files of " + dataset +
+                             " are present; fetch the rest (scripts/fetch-data.sh) or "
                              "remove them all to use synthetic data");
   }
   const bool real = present == total;
@@ -160,7 +171,8 @@ TensorData load_images(const std::string& dataset, const std::string& data_dir, 
         loaded = dataset == "cifar10" ? synthetic_images(dataset, 50000, 10000, seed)
                                       : synthetic_images(dataset, 60000, 10000, seed);
       } else {
-        loaded = dataset == "cifar10" ? read_cifar_directory(directory) : read_mnist_directory(directory);
+        loaded = dataset == "cifar10" ? read_cifar_directory(directory)
+                                      : read_mnist_directory(directory);
       }
       it = cache.emplace(key, std::move(loaded)).first;
     }

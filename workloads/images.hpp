@@ -13,7 +13,8 @@
 
 namespace crossover {
 
-/// The directory under the data directory that holds `dataset` ("mnist", "fashion_mnist", "cifar10").
+/// The directory under the data directory that holds `dataset` ("mnist", "fashion_mnist",
+/// "cifar10").
 std::string image_directory(const std::string& dataset);
 
 /// True when every file of `dataset` is present under `data_dir`.
@@ -27,13 +28,14 @@ TensorData read_mnist_directory(const std::string& directory);
 TensorData read_cifar_directory(const std::string& directory);
 
 /// A synthetic stand-in of the real shape: each class is a fixed random pattern plus noise.
-TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows, std::int64_t test_rows,
-                            std::int64_t seed);
+TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
+                            std::int64_t test_rows, std::int64_t seed);
 
 /// The data set a cell uses: real files when all are present (read once per process), synthetic
 /// when none are; some but not all is an error. Then the training split is resampled to
 /// `dataset_size`. `mean`/`stdev` are recorded for the batches' normalisation.
-TensorData load_images(const std::string& dataset, const std::string& data_dir, std::int64_t dataset_size,
-                       std::int64_t seed, const std::vector<double>& mean, const std::vector<double>& stdev);
+TensorData load_images(const std::string& dataset, const std::string& data_dir,
+                       std::int64_t dataset_size, std::int64_t seed,
+                       const std::vector<double>& mean, const std::vector<double>& stdev);
 
 }  // namespace crossover

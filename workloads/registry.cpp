@@ -18,7 +18,8 @@ SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
   if (workload == "iris_mlp") return mlp({4, 64, 32, 16, 3});
   if (workload == "boston_mlp") return mlp({13, 16, 32, 16, 1});
   if (workload == "mnist_linear") return mlp({784, 10});
-  if (workload == "mnist_mlp" || workload == "mnist_mlp_fullbatch") return mlp({784, 400, 200, 100, 10});
+  if (workload == "mnist_mlp" || workload == "mnist_mlp_fullbatch")
+    return mlp({784, 400, 200, 100, 10});
   if (workload == "mnist_cnn") return [] { return torch::nn::AnyModule(Seed003Cnn()); };
   if (workload == "cifar_resnet18") return [] { return torch::nn::AnyModule(ResNet18(10)); };
   throw std::invalid_argument("workload \"" + workload + "\" has no model");
@@ -44,10 +45,10 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
 
   const bool tabular = cell.dataset == "iris" || cell.dataset == "boston";
   TensorData data = tabular ? load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed)
-                            : load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed, info->mean,
-                                          info->stdev);
-  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell.workload), spec, path, device,
-                                              info->flops_per_sample);
+                            : load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed,
+                                          info->mean, info->stdev);
+  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell.workload), spec, path,
+                                              device, info->flops_per_sample);
 }
 
 }  // namespace crossover

@@ -17,8 +17,9 @@ BasicBlockImpl::BasicBlockImpl(std::int64_t in_planes, std::int64_t planes, std:
       bn1_(register_module("bn1", torch::nn::BatchNorm2d(planes))),
       bn2_(register_module("bn2", torch::nn::BatchNorm2d(planes))) {
   if (stride != 1 || in_planes != planes) {
-    downsample_ = register_module(
-        "downsample", torch::nn::Sequential(conv(in_planes, planes, 1, stride, 0), torch::nn::BatchNorm2d(planes)));
+    downsample_ =
+        register_module("downsample", torch::nn::Sequential(conv(in_planes, planes, 1, stride, 0),
+                                                            torch::nn::BatchNorm2d(planes)));
   }
 }
 

@@ -14,7 +14,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
                                                         std::vector<torch::Tensor> parameters,
                                                         double lr, double momentum) {
   if (name == "adam") {
-    return std::make_unique<torch::optim::Adam>(std::move(parameters), torch::optim::AdamOptions(lr));
+    return std::make_unique<torch::optim::Adam>(std::move(parameters),
+                                                torch::optim::AdamOptions(lr));
   }
   if (name == "sgd") {
     return std::make_unique<torch::optim::SGD>(std::move(parameters),
@@ -43,10 +44,12 @@ void SupervisedWorkload::reset(std::int64_t seed) {
   torch::manual_seed(static_cast<std::uint64_t>(seed));
   model_ = make_model_();
   model_.ptr()->to(device_);
-  optimizer_ = make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
+  optimizer_ =
+      make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
 }
 
-torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output, const torch::Tensor& target) const {
+torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
+                                       const torch::Tensor& target) const {
   if (spec_.loss == "mse") return torch::mse_loss(output, target);
   return torch::nn::functional::cross_entropy(output, target);
 }

@@ -85,7 +85,8 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
                        std::int64_t seed) {
   const auto rows = static_cast<std::int64_t>(table.rows);
   TORCH_CHECK(rows >= 2, "a data set needs at least two rows to split");
-  const std::vector<std::int64_t> order = seeded_permutation(rows, static_cast<std::uint64_t>(seed));
+  const std::vector<std::int64_t> order =
+      seeded_permutation(rows, static_cast<std::uint64_t>(seed));
   const auto test_rows = static_cast<std::int64_t>(std::ceil(0.25 * static_cast<double>(rows)));
   std::vector<std::int64_t> test(order.begin(), order.begin() + test_rows);
   std::vector<std::int64_t> train(order.begin() + test_rows, order.end());

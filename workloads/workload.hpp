@@ -18,7 +18,7 @@ struct WorkloadFacts {
   std::int64_t train_rows = 0;
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;
-  std::string metric;  ///< "accuracy" or "rmse"
+  std::string metric;             ///< "accuracy" or "rmse"
   double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample
 };
 
