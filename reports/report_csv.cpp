@@ -5,6 +5,9 @@
 namespace crossover {
 namespace {
 
+// Every epoch's time has no place in a spreadsheet row; results.jsonl keeps it.
+constexpr const char* kLongColumn = "epoch_seconds_samples";
+
 std::string quote(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
@@ -41,6 +44,7 @@ std::string csv_header() {
   std::string line;
   const auto columns = result_to_json(Result{});
   for (const auto& [key, value] : columns.items()) {
+    if (key == kLongColumn) continue;
     if (!line.empty()) line += ",";
     line += key;
   }
@@ -52,6 +56,7 @@ std::string csv_row(const Result& result) {
   bool first = true;
   const auto values = result_to_json(result);
   for (const auto& [key, value] : values.items()) {
+    if (key == kLongColumn) continue;
     if (!first) line += ",";
     first = false;
     line += field(value);

@@ -1,5 +1,6 @@
 #pragma once
-// results.csv: one row per cell, the same columns as results.jsonl (lists joined with ';').
+// results.csv: one row per cell, the columns of results.jsonl (lists joined with ';') but the
+// per-epoch samples, which results.jsonl keeps.
 
 #include <string>
 #include <vector>

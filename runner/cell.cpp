@@ -25,7 +25,12 @@ nlohmann::ordered_json cell_config_json(const Cell& cell) {
   j["threads"] = cell.threads;
   j["epochs"] = cell.epochs;
   j["warmup_epochs"] = cell.warmup_epochs;
-  j["repeats"] = cell.repeats;
+  j["min_repeats"] = cell.min_repeats;
+  j["max_repeats"] = cell.max_repeats;
+  j["time_budget_seconds"] = cell.time_budget_seconds;
+  j["ci_target"] = cell.ci_target;
+  j["timing"] = cell.timing;
+  j["deterministic"] = cell.deterministic;
   j["seed"] = cell.seed;
   j["optimizer"] = cell.optimizer;
   j["lr"] = cell.lr;

@@ -64,12 +64,16 @@ std::string clock_text(double seconds) {
 int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   TextTable table;
   table.header = {"#", "cell", "epochs", "repeats", "would"};
+  const auto repeats = [](const Cell& c) {
+    return c.min_repeats == c.max_repeats ? std::to_string(c.min_repeats)
+                                          : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
+  };
   std::size_t runnable = 0;
   for (const Cell& cell : expansion.cells) {
     const auto reason = skip_reason(cell, inventory);
     runnable += reason ? 0 : 1;
     table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
-                          std::to_string(cell.repeats), reason ? "skip: " + *reason : "run"});
+                          repeats(cell), reason ? "skip: " + *reason : "run"});
   }
   std::cout << render_text_table(table);
   std::cout << expansion.cells.size() << " cells: " << runnable << " would run, "
@@ -129,6 +133,9 @@ int run_command(const RunArgs& args) {
   const auto start = std::chrono::steady_clock::now();
   RunOptions options;
   options.data_dir = args.data_dir;
+  if (record.contains("peak_gflops")) {
+    for (const auto& [device, gflops] : record["peak_gflops"].items()) options.peak_gflops[device] = gflops;
+  }
   bool write_failed = false;
   // The ETA counts only cells that will run: skipped ones take no time.
   std::vector<bool> will_run;

@@ -3,6 +3,7 @@
 // implements them and is compiled only when LibTorch has CUDA (CMake: CROSSOVER_WITH_CUDA);
 // cuda_seam_none.cpp stands in everywhere else. Nothing outside this seam includes a CUDA header.
 
+#include <cstdint>
 #include <string>
 
 namespace crossover::cuda_seam {
@@ -18,5 +19,17 @@ std::string runtime_version();
 
 /// The cuDNN version LibTorch uses ("90100"), or "" without cuDNN.
 std::string cudnn_version();
+
+/// Peak device memory of LibTorch's caching allocator since the last reset, in bytes.
+struct DeviceMemory {
+  std::int64_t peak_allocated_bytes = 0;
+  std::int64_t peak_reserved_bytes = 0;
+};
+
+/// Starts a new peak on CUDA device `index`. A no-op without CUDA.
+void reset_peak_memory(int index);
+
+/// The peaks on CUDA device `index` since the last reset; zeros without CUDA.
+DeviceMemory peak_memory(int index);
 
 }  // namespace crossover::cuda_seam

@@ -1,5 +1,6 @@
 // The CUDA seam for a LibTorch with CUDA. Compiled only when CROSSOVER_WITH_CUDA is on.
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
@@ -31,6 +32,19 @@ std::string runtime_version() {
   int version = 0;
   CROSSOVER_CUDA_CHECK(cudaRuntimeGetVersion(&version));
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+void reset_peak_memory(int index) {
+  c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
+}
+
+DeviceMemory peak_memory(int index) {
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  constexpr auto kAggregate = 0;  // StatType::AGGREGATE: all pools together
+  DeviceMemory memory;
+  memory.peak_allocated_bytes = stats.allocated_bytes[kAggregate].peak;
+  memory.peak_reserved_bytes = stats.reserved_bytes[kAggregate].peak;
+  return memory;
 }
 
 std::string cudnn_version() {

@@ -17,4 +17,8 @@ std::string runtime_version() { return ""; }
 
 std::string cudnn_version() { return ""; }
 
+void reset_peak_memory(int) {}
+
+DeviceMemory peak_memory(int) { return {}; }
+
 }  // namespace crossover::cuda_seam

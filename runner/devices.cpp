@@ -2,6 +2,10 @@
 
 #include <torch/cuda.h>
 
+#include <chrono>
+#include <map>
+#include <mutex>
+
 #include "runner/cuda_seam.hpp"
 
 namespace crossover {
@@ -14,10 +18,31 @@ DeviceInventory probe_devices() {
   return inventory;
 }
 
+int cuda_index(const std::string& device) {
+  if (!is_cuda_device(device)) return -1;
+  const auto colon = device.find(':');
+  return colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1));
+}
+
+double device_init_seconds(const std::string& device) {
+  static std::map<std::string, double> measured;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string key = is_cuda_device(device) ? "cuda:" + std::to_string(cuda_index(device)) : "cpu";
+  auto it = measured.find(key);
+  if (it == measured.end()) {
+    const auto start = std::chrono::steady_clock::now();
+    const torch::Tensor touch = torch::ones({1}, torch::TensorOptions().device(key));
+    synchronize_device(key);
+    it = measured.emplace(key, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+             .first;
+  }
+  return it->second;
+}
+
 void synchronize_device(const std::string& device) {
   if (!is_cuda_device(device)) return;
-  const auto colon = device.find(':');
-  cuda_seam::synchronize(colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1)));
+  cuda_seam::synchronize(cuda_index(device));
 }
 
 }  // namespace crossover

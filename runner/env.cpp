@@ -14,6 +14,7 @@
 
 #include "runner/blas.hpp"
 #include "runner/cuda_seam.hpp"
+#include "runner/devices.hpp"
 #include "runner/nvml.hpp"
 #include "runner/text.hpp"
 #include "runner/threads.hpp"
@@ -60,17 +61,20 @@ std::string utc_now() {
   return buffer;
 }
 
-double matmul_gflops(int n) {
+// The best of five float32 products of two n x n matrices on `device`, in GFLOP/s.
+double matmul_gflops(int n, const std::string& device = "cpu") {
   torch::NoGradGuard no_grad;
-  const torch::Tensor a = torch::randn({n, n});
-  const torch::Tensor b = torch::randn({n, n});
-  torch::Tensor c = torch::mm(a, b);  // warm-up: thread pools, page faults
+  const auto options = torch::TensorOptions().device(device);
+  const torch::Tensor a = torch::randn({n, n}, options);
+  const torch::Tensor b = torch::randn({n, n}, options);
+  torch::Tensor c = torch::mm(a, b);  // warm-up: thread pools, page faults, kernel selection
+  synchronize_device(device);
   double best = 1e30;
   for (int i = 0; i < 5; ++i) {
     const auto start = std::chrono::steady_clock::now();
     c = torch::mm(a, b);
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    synchronize_device(device);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return 2.0 * n * n * static_cast<double>(n) / best / 1e9;
 }
@@ -80,6 +84,8 @@ double matmul_gflops(int n) {
 Json environment_record(bool measure_peak) {
   Json record;
   record["crossover_version"] = CROSSOVER_VERSION;
+  record["crossover_revision"] = CROSSOVER_REVISION;
+  record["compiler"] = __VERSION__;
   record["recorded_at"] = utc_now();
 
   Json host;
@@ -115,6 +121,12 @@ Json environment_record(bool measure_peak) {
   torch_json["use_openmp"] = build_setting(config, "USE_OPENMP");
   torch_json["use_mkldnn"] = build_setting(config, "USE_MKLDNN");
   torch_json["cxx11_abi"] = _GLIBCXX_USE_CXX11_ABI != 0;
+  const std::string parallel = at::get_parallel_info();
+  const auto backend = parallel.find("ATen parallel backend: ");
+  torch_json["parallel_backend"] =
+      backend == std::string::npos
+          ? ""
+          : parallel.substr(backend + 23, parallel.find('\n', backend) - backend - 23);
   record["libtorch"] = torch_json;
 
   const ThreadCounts threads = current_threads();
@@ -154,12 +166,33 @@ Json environment_record(bool measure_peak) {
                     {"temperature_c", g.temperature_c},
                     {"throttle_reasons", g.throttle_reasons}});
   }
+  // The peak each device's efficiency is measured against: a large float32 matrix product.
+  if (measure_peak) {
+    Json peaks;
+    peaks["cpu"] = matmul_gflops(2048);
+    for (int i = 0; i < cuda["device_count"].get<int>(); ++i) {
+      peaks["cuda:" + std::to_string(i)] = matmul_gflops(8192, "cuda:" + std::to_string(i));
+    }
+    record["peak_gflops"] = peaks;
+  }
+
   record["nvml"] = {{"available", nvml.available},
                     {"error", nvml.error},
                     {"driver_version", nvml.driver_version}};
   record["gpus"] = gpus;
   return record;
 }
+
+namespace {
+
+std::string load_text(const Json& cpu) {
+  if (!cpu.contains("load_average")) return "unknown";
+  std::vector<std::string> loads;
+  for (const auto& x : cpu["load_average"]) loads.push_back(format_number(x.get<double>()));
+  return join(loads, " ");
+}
+
+}  // namespace
 
 std::vector<std::string> environment_summary(const Json& r) {
   std::vector<std::string> lines;
@@ -179,6 +212,18 @@ std::vector<std::string> environment_summary(const Json& r) {
             format_number(r["blas"]["matmul_1024_gflops"].get<double>()) + " GFLOP/s";
   }
   lines.push_back(blas);
+  if (r.contains("peak_gflops")) {
+    std::vector<std::string> peaks;
+    for (const auto& [device, gflops] : r["peak_gflops"].items()) {
+      peaks.push_back(device + " " + format_number(gflops.get<double>()) + " GFLOP/s");
+    }
+    lines.push_back("Peak (float32 matmul): " + join(peaks));
+  }
+  const std::string governor = text(r["cpu"], "governor");
+  lines.push_back("crossover " + text(r, "crossover_version") + " (" + text(r, "crossover_revision") + "), " +
+                  text(r, "compiler") + "; CPU governor " + (governor.empty() ? "unreadable" : governor) +
+                  ", load average " +
+                  load_text(r["cpu"]));
   lines.push_back(
       "Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +
       r["threads"]["inter_op"].dump() + ", BLAS " +

@@ -1,8 +1,14 @@
 #include "runner/executor.hpp"
 
-#include <chrono>
+#include <ATen/Context.h>
 
+#include <array>
+#include <chrono>
+#include <limits>
+
+#include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
+#include "runner/memory.hpp"
 #include "runner/stats.hpp"
 #include "runner/threads.hpp"
 #include "workloads/workload.hpp"
@@ -12,18 +18,108 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
 }
+
+double seconds_since(Clock::time_point start) { return seconds_between(start, Clock::now()); }
+
+// Times steps one by one, synchronising the device at step boundaries only, up to `limit` steps.
+class StepClock : public StepObserver {
+ public:
+  StepClock(std::string device, std::size_t limit, Clock::time_point start)
+      : device_(std::move(device)), limit_(limit), last_(start) {}
+  void phase_end(Phase phase) override {
+    if (phase != Phase::kOptimizer || samples_.size() >= limit_) return;
+    synchronize_device(device_);
+    const Clock::time_point now = Clock::now();
+    samples_.push_back(seconds_between(last_, now));
+    last_ = now;
+  }
+  const std::vector<double>& samples() const { return samples_; }
+
+ private:
+  std::string device_;
+  std::size_t limit_;
+  Clock::time_point last_;
+  std::vector<double> samples_;
+};
+
+// Times every phase of every step, synchronising the device at every phase boundary.
+class PhaseClock : public StepObserver {
+ public:
+  explicit PhaseClock(std::string device) : device_(std::move(device)) {}
+  void start() {
+    synchronize_device(device_);
+    last_ = Clock::now();
+  }
+  void phase_end(Phase phase) override {
+    synchronize_device(device_);
+    const Clock::time_point now = Clock::now();
+    totals_[static_cast<std::size_t>(phase)] += seconds_between(last_, now);
+    last_ = now;
+    if (phase == Phase::kOptimizer) ++steps_;
+  }
+  double mean(Phase phase) const {
+    return steps_ == 0 ? 0.0 : totals_[static_cast<std::size_t>(phase)] / static_cast<double>(steps_);
+  }
+
+ private:
+  std::string device_;
+  Clock::time_point last_;
+  std::array<double, kPhaseCount> totals_{};
+  std::size_t steps_ = 0;
+};
+
+// Seed 004's reproducibility switch, restored when the cell ends.
+class DeterminismScope {
+ public:
+  explicit DeterminismScope(bool on)
+      : algorithms_(at::globalContext().deterministicAlgorithms()),
+        warn_only_(at::globalContext().deterministicAlgorithmsWarnOnly()),
+        cudnn_deterministic_(at::globalContext().deterministicCuDNN()),
+        cudnn_benchmark_(at::globalContext().benchmarkCuDNN()) {
+    if (!on) return;
+    at::globalContext().setDeterministicAlgorithms(true, false);
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+  }
+  ~DeterminismScope() {
+    at::globalContext().setDeterministicAlgorithms(algorithms_, warn_only_);
+    at::globalContext().setDeterministicCuDNN(cudnn_deterministic_);
+    at::globalContext().setBenchmarkCuDNN(cudnn_benchmark_);
+  }
+
+ private:
+  bool algorithms_, warn_only_, cudnn_deterministic_, cudnn_benchmark_;
+};
+
+// Keeps at most `limit` samples, evenly spread, so a 30,000-epoch cell stays a readable line.
+std::vector<double> thinned(const std::vector<double>& samples, std::size_t limit) {
+  if (samples.size() <= limit) return samples;
+  std::vector<double> out;
+  for (std::size_t i = 0; i < limit; ++i) out.push_back(samples[i * samples.size() / limit]);
+  return out;
+}
+
+constexpr std::size_t kStoredEpochSamples = 2000;
 
 void measure(const Cell& cell, const RunOptions& options, Result& result) {
   apply_threads(cell.threads);
+  const DeterminismScope determinism(cell.deterministic);
   const ThreadCounts threads = current_threads();
   result.intra_op_threads = threads.intra_op;
   result.blas_threads = threads.blas;
+  reset_peak_rss();
+  const int cuda = cuda_index(cell.device);
+  if (cuda >= 0) cuda_seam::reset_peak_memory(cuda);
 
+  result.device_init_seconds = device_init_seconds(cell.device);
   const torch::Device device(cell.device);
+  const Clock::time_point setup_start = Clock::now();
   auto workload = make_workload(cell, device, options.data_dir);
+  synchronize_device(cell.device);
+  result.setup_seconds = seconds_since(setup_start);
   const WorkloadFacts& facts = workload->facts();
   result.data_source = facts.data_source;
   result.train_rows = facts.train_rows;
@@ -32,39 +128,107 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.metric = facts.metric;
   result.flops_per_sample = facts.flops_per_sample;
 
-  std::vector<double> epoch_seconds;
-  epoch_seconds.reserve(static_cast<std::size_t>(cell.epochs) *
-                        static_cast<std::size_t>(cell.repeats));
+  const StoppingRule rule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds, cell.ci_target};
+  PhaseClock phases(cell.device);
+  StepObserver* timed_observer = cell.timing == "phases" ? &phases : nullptr;
+  std::vector<double> epoch_samples;
+  std::vector<double> first_epochs;
   torch::Tensor last_loss;
-  for (int repeat = 0; repeat < cell.repeats; ++repeat) {
-    workload->reset(cell.seed);
-    for (int e = 0; e < cell.warmup_epochs; ++e) workload->train_epoch();
+  const Clock::time_point repeats_start = Clock::now();
+  for (int repeat = 1;; ++repeat) {
+    // The first epoch of a fresh model, timed on its own; its first step too, from the model's
+    // creation (first-call costs: allocator growth, kernel selection).
     synchronize_device(cell.device);
-    const Clock::time_point repeat_start = Clock::now();
-    Clock::time_point epoch_start = repeat_start;
-    for (int e = 0; e < cell.epochs; ++e) {
-      last_loss = workload->train_epoch();
+    const Clock::time_point reset_start = Clock::now();
+    workload->reset(cell.seed);
+    StepClock first_step(cell.device, 1, reset_start);
+    const Clock::time_point first_start = Clock::now();
+    last_loss = workload->train_epoch(&first_step);
+    synchronize_device(cell.device);
+    first_epochs.push_back(seconds_since(first_start));
+    if (repeat == 1) result.first_step_seconds = first_step.samples().front();
+
+    // The first epoch is the first warm-up epoch; with no warm-up it is the first timed one.
+    for (int e = 1; e < cell.warmup_epochs; ++e) workload->train_epoch();
+    double repeat_seconds = 0.0;
+    int timed = cell.epochs;
+    if (cell.warmup_epochs == 0) {
+      epoch_samples.push_back(first_epochs.back());
+      repeat_seconds += first_epochs.back();
+      --timed;
+    }
+    synchronize_device(cell.device);
+    Clock::time_point epoch_start = Clock::now();
+    for (int e = 0; e < timed; ++e) {
+      if (timed_observer != nullptr) phases.start();
+      last_loss = workload->train_epoch(timed_observer);
       synchronize_device(cell.device);
       const Clock::time_point now = Clock::now();
-      epoch_seconds.push_back(std::chrono::duration<double>(now - epoch_start).count());
+      epoch_samples.push_back(seconds_between(epoch_start, now));
+      repeat_seconds += epoch_samples.back();
       epoch_start = now;
     }
-    result.train_seconds_samples.push_back(seconds_since(repeat_start));
+    result.train_seconds_samples.push_back(repeat_seconds);
+    result.stop_reason = stop_reason(rule, repeat, seconds_since(repeats_start), epoch_samples);
+    if (!result.stop_reason.empty()) {
+      result.repeats = repeat;
+      break;
+    }
+  }
+
+  // The steady-state step distribution: one more epoch, timed step by step. With one step per
+  // epoch the epoch samples already are the step samples.
+  std::vector<double> step_samples = epoch_samples;
+  if (facts.steps_per_epoch > 1) {
+    synchronize_device(cell.device);
+    StepClock steps(cell.device, std::numeric_limits<std::size_t>::max(), Clock::now());
+    last_loss = workload->train_epoch(&steps);
+    step_samples = steps.samples();
   }
   result.train_loss = last_loss.item<double>();
   result.metric_value = workload->evaluate();
 
-  const Summary s = summarize(epoch_seconds);
+  const Summary s = summarize(epoch_samples);
+  const Interval ci = median_ci(epoch_samples);
   result.epoch_samples = s.count;
   result.epoch_seconds = s.median;
   result.epoch_seconds_p25 = s.p25;
   result.epoch_seconds_p75 = s.p75;
   result.epoch_seconds_mean = s.mean;
+  result.epoch_seconds_stdev = s.stdev;
   result.epoch_seconds_min = s.min;
   result.epoch_seconds_max = s.max;
+  result.epoch_seconds_ci_low = ci.low;
+  result.epoch_seconds_ci_high = ci.high;
+  result.noisy = s.median > 0.0 && s.iqr() / s.median > kNoisyIqrRatio;
+  result.epoch_seconds_samples = thinned(epoch_samples, kStoredEpochSamples);
   result.train_seconds = summarize(result.train_seconds_samples).median;
+  const Summary steps = summarize(step_samples);
+  result.step_samples = steps.count;
+  result.step_seconds = steps.median;
+  result.step_seconds_p25 = steps.p25;
+  result.step_seconds_p75 = steps.p75;
+  result.first_epoch_seconds = summarize(first_epochs).median;
+  result.startup_seconds = result.device_init_seconds + result.setup_seconds + result.first_step_seconds;
+  result.phase_data_seconds = phases.mean(Phase::kData);
+  result.phase_copy_seconds = phases.mean(Phase::kCopy);
+  result.phase_forward_seconds = phases.mean(Phase::kForward);
+  result.phase_backward_seconds = phases.mean(Phase::kBackward);
+  result.phase_optimizer_seconds = phases.mean(Phase::kOptimizer);
   result.steps_per_second = static_cast<double>(facts.steps_per_epoch) / s.median;
   result.samples_per_second = static_cast<double>(facts.train_rows) / s.median;
+  result.achieved_gflops = facts.flops_per_sample * result.samples_per_second / 1e9;
+  const auto peak = options.peak_gflops.find(cuda >= 0 ? "cuda:" + std::to_string(cuda) : "cpu");
+  if (peak != options.peak_gflops.end() && peak->second > 0.0) {
+    result.peak_gflops = peak->second;
+    result.peak_fraction = result.achieved_gflops / peak->second;
+  }
+  result.peak_rss_bytes = peak_rss_bytes();
+  if (cuda >= 0) {
+    const cuda_seam::DeviceMemory memory = cuda_seam::peak_memory(cuda);
+    result.cuda_peak_allocated_bytes = memory.peak_allocated_bytes;
+    result.cuda_peak_reserved_bytes = memory.peak_reserved_bytes;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // result, one that throws becomes `failed`; neither stops the sweep.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,14 +15,18 @@ namespace crossover {
 /// Where a run reads its data.
 struct RunOptions {
   std::string data_dir = "data";
+  std::map<std::string, double> peak_gflops;  ///< measured peak per device ("cpu", "cuda:0")
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".
 ///
-/// Timing: per repeat, a fresh model (same seed), `warmup_epochs` untimed epochs, then
-/// `epochs` epochs each timed on a steady clock with the device synchronised before every
-/// clock read. Inside an epoch nothing syncs: the loss stays on the device and is read once,
-/// after the last timed epoch.
+/// Timing: per repeat, a fresh model (same seed); its first epoch timed alone (the first warm-up
+/// epoch), the other warm-up epochs untimed, then `epochs` epochs each timed on a steady clock
+/// with the device synchronised before every clock read. Repeats go on between min_repeats and
+/// max_repeats until the median's 95 % CI is within ci_target or the time budget is spent.
+/// Inside an epoch nothing syncs (timing "end_to_end"): the loss stays on the device and is read
+/// once, at the end. Then one more epoch is timed step by step for the step distribution.
+/// Timing "phases" synchronises at every phase boundary of the timed epochs, which costs time.
 Result run_cell(const Cell& cell, const RunOptions& options);
 
 /// Called after each cell with its result, how many cells are done and how many there are.

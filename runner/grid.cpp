@@ -39,7 +39,13 @@ const std::vector<KeySpec>& key_specs() {
       {"threads", Kind::kInteger, 0, 4096, "an integer from 0 (library default) to 4096"},
       {"epochs", Kind::kInteger, 1, 1e8, "an integer from 1 to 100000000"},
       {"warmup_epochs", Kind::kInteger, 0, 1e6, "an integer from 0 to 1000000"},
-      {"repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000"},
+      {"repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000 (a fixed count)"},
+      {"min_repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000"},
+      {"max_repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000"},
+      {"time_budget_seconds", Kind::kNumber, 0, 1e7, "a number of seconds from 0"},
+      {"ci_target", Kind::kNumber, 1e-6, 1, "a relative width above 0 and at most 1 (0.02 = 2 %)"},
+      {"timing", Kind::kText, 0, 0, "\"end_to_end\" or \"phases\""},
+      {"deterministic", Kind::kBoolean, 0, 0, "true or false"},
       {"seed", Kind::kInteger, 0, 9.0e15, "a non-negative integer"},
       {"optimizer", Kind::kText, 0, 0, "\"sgd\" or \"adam\""},
       {"lr", Kind::kNumber, 1e-12, 100, "a number greater than 0 and at most 100"},
@@ -148,6 +154,8 @@ class Validator {
       choices = {"tensor", "dataloader"};
     } else if (name == "data_placement") {
       choices = {"device", "host"};
+    } else if (name == "timing") {
+      choices = {"end_to_end", "phases"};
     } else if (name == "dataset") {
       if (workload == nullptr) return true;
       choices = workload->datasets;
@@ -235,7 +243,13 @@ void apply(Cell& cell, const std::string& key, const Json& value) {
       {"threads", [&] { cell.threads = value.get<int>(); }},
       {"epochs", [&] { cell.epochs = value.get<int>(); }},
       {"warmup_epochs", [&] { cell.warmup_epochs = value.get<int>(); }},
-      {"repeats", [&] { cell.repeats = value.get<int>(); }},
+      {"repeats", [&] { cell.min_repeats = cell.max_repeats = value.get<int>(); }},
+      {"min_repeats", [&] { cell.min_repeats = value.get<int>(); }},
+      {"max_repeats", [&] { cell.max_repeats = value.get<int>(); }},
+      {"time_budget_seconds", [&] { cell.time_budget_seconds = value.get<double>(); }},
+      {"ci_target", [&] { cell.ci_target = value.get<double>(); }},
+      {"timing", [&] { cell.timing = value.get<std::string>(); }},
+      {"deterministic", [&] { cell.deterministic = value.get<bool>(); }},
       {"seed", [&] { cell.seed = value.get<std::int64_t>(); }},
       {"optimizer", [&] { cell.optimizer = value.get<std::string>(); }},
       {"lr", [&] { cell.lr = value.get<double>(); }},
@@ -507,6 +521,7 @@ Expansion expand_grid(const Grid& grid) {
         ++out.excluded;
         continue;
       }
+      cell.max_repeats = std::max(cell.max_repeats, cell.min_repeats);
       // Settings without meaning for this cell take one value, so equal cells are not run twice.
       if (!is_cuda_device(cell.device)) {
         cell.gpus = 0;

@@ -15,30 +15,9 @@ std::int64_t size_from_json(const nlohmann::json& value) {
 
 nlohmann::ordered_json result_to_json(const Result& r) {
   nlohmann::ordered_json j = cell_config_json(r.cell);
-  j["status"] = r.status;
-  j["reason"] = r.reason;
-  j["data_source"] = r.data_source;
-  j["train_rows"] = r.train_rows;
-  j["test_rows"] = r.test_rows;
-  j["steps_per_epoch"] = r.steps_per_epoch;
-  j["epoch_samples"] = r.epoch_samples;
-  j["epoch_seconds"] = r.epoch_seconds;
-  j["epoch_seconds_p25"] = r.epoch_seconds_p25;
-  j["epoch_seconds_p75"] = r.epoch_seconds_p75;
-  j["epoch_seconds_mean"] = r.epoch_seconds_mean;
-  j["epoch_seconds_min"] = r.epoch_seconds_min;
-  j["epoch_seconds_max"] = r.epoch_seconds_max;
-  j["train_seconds"] = r.train_seconds;
-  j["train_seconds_samples"] = r.train_seconds_samples;
-  j["steps_per_second"] = r.steps_per_second;
-  j["samples_per_second"] = r.samples_per_second;
-  j["train_loss"] = r.train_loss;
-  j["metric"] = r.metric;
-  j["metric_value"] = r.metric_value;
-  j["flops_per_sample"] = r.flops_per_sample;
-  j["intra_op_threads"] = r.intra_op_threads;
-  j["blas_threads"] = r.blas_threads;
-  j["wall_seconds"] = r.wall_seconds;
+#define CROSSOVER_WRITE_FIELD(type, name) j[#name] = r.name;
+  CROSSOVER_RESULT_FIELDS(CROSSOVER_WRITE_FIELD)
+#undef CROSSOVER_WRITE_FIELD
   return j;
 }
 
@@ -58,35 +37,19 @@ Result result_from_json(const nlohmann::json& j) {
   c.threads = j.at("threads").get<int>();
   c.epochs = j.at("epochs").get<int>();
   c.warmup_epochs = j.at("warmup_epochs").get<int>();
-  c.repeats = j.at("repeats").get<int>();
+  c.min_repeats = j.at("min_repeats").get<int>();
+  c.max_repeats = j.at("max_repeats").get<int>();
+  c.time_budget_seconds = j.at("time_budget_seconds").get<double>();
+  c.ci_target = j.at("ci_target").get<double>();
+  c.timing = j.at("timing").get<std::string>();
+  c.deterministic = j.at("deterministic").get<bool>();
   c.seed = j.at("seed").get<std::int64_t>();
   c.optimizer = j.at("optimizer").get<std::string>();
   c.lr = j.at("lr").get<double>();
   c.momentum = j.at("momentum").get<double>();
-  r.status = j.at("status").get<std::string>();
-  r.reason = j.at("reason").get<std::string>();
-  r.data_source = j.at("data_source").get<std::string>();
-  r.train_rows = j.at("train_rows").get<std::int64_t>();
-  r.test_rows = j.at("test_rows").get<std::int64_t>();
-  r.steps_per_epoch = j.at("steps_per_epoch").get<std::int64_t>();
-  r.epoch_samples = j.at("epoch_samples").get<std::size_t>();
-  r.epoch_seconds = j.at("epoch_seconds").get<double>();
-  r.epoch_seconds_p25 = j.at("epoch_seconds_p25").get<double>();
-  r.epoch_seconds_p75 = j.at("epoch_seconds_p75").get<double>();
-  r.epoch_seconds_mean = j.at("epoch_seconds_mean").get<double>();
-  r.epoch_seconds_min = j.at("epoch_seconds_min").get<double>();
-  r.epoch_seconds_max = j.at("epoch_seconds_max").get<double>();
-  r.train_seconds = j.at("train_seconds").get<double>();
-  r.train_seconds_samples = j.at("train_seconds_samples").get<std::vector<double>>();
-  r.steps_per_second = j.at("steps_per_second").get<double>();
-  r.samples_per_second = j.at("samples_per_second").get<double>();
-  r.train_loss = j.at("train_loss").get<double>();
-  r.metric = j.at("metric").get<std::string>();
-  r.metric_value = j.at("metric_value").get<double>();
-  r.flops_per_sample = j.at("flops_per_sample").get<double>();
-  r.intra_op_threads = j.at("intra_op_threads").get<int>();
-  r.blas_threads = j.at("blas_threads").get<int>();
-  r.wall_seconds = j.at("wall_seconds").get<double>();
+#define CROSSOVER_READ_FIELD(type, name) r.name = j.at(#name).get<type>();
+  CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
+#undef CROSSOVER_READ_FIELD
   return r;
 }
 

@@ -46,3 +46,34 @@ Summary summarize(const std::vector<double>& samples) {
 }
 
 }  // namespace crossover
+
+namespace crossover {
+
+Interval median_ci(std::vector<double> samples, double confidence) {
+  if (samples.empty()) throw std::invalid_argument("confidence interval of an empty sample");
+  std::sort(samples.begin(), samples.end());
+  const double n = static_cast<double>(samples.size());
+  // Two-sided normal quantile for the usual levels; 95 % unless asked otherwise.
+  const double z = confidence >= 0.99 ? 2.5758 : confidence >= 0.95 ? 1.96 : 1.6449;
+  const double half = z * std::sqrt(n) / 2.0;
+  // 1-based ranks of the bounding order statistics, clamped to the sample.
+  const double low_rank = std::max(1.0, std::floor(n / 2.0 - half));
+  const double high_rank = std::min(n, std::ceil(n / 2.0 + half + 1.0));
+  return {samples[static_cast<std::size_t>(low_rank) - 1], samples[static_cast<std::size_t>(high_rank) - 1]};
+}
+
+std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
+                        const std::vector<double>& samples) {
+  if (repeats < rule.min_repeats) return "";
+  if (!samples.empty()) {
+    const double median = quantile(samples, 0.5);
+    const Interval ci = median_ci(samples);
+    if (median > 0.0 && (ci.high - ci.low) / median <= rule.ci_target) return "ci_target";
+    if (median == 0.0 && ci.high == ci.low) return "ci_target";
+  }
+  if (repeats >= rule.max_repeats) return "max_repeats";
+  if (elapsed_seconds >= rule.time_budget_seconds) return "time_budget";
+  return "";
+}
+
+}  // namespace crossover

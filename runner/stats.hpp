@@ -2,6 +2,7 @@
 // Summary statistics of timing samples. Quantiles interpolate linearly between order
 // statistics (the default of numpy and R, "type 7"), so small samples give stable values.
 
+#include <string>
 #include <vector>
 
 namespace crossover {
@@ -25,5 +26,35 @@ double quantile(std::vector<double> samples, double q);
 
 /// All of Summary at once; throws std::invalid_argument when `samples` is empty.
 Summary summarize(const std::vector<double>& samples);
+
+}  // namespace crossover
+
+namespace crossover {
+
+/// A closed interval.
+struct Interval {
+  double low = 0.0;
+  double high = 0.0;
+};
+
+/// The distribution-free confidence interval of the median: the order statistics whose ranks
+/// are n/2 -+ z*sqrt(n)/2 (the normal approximation of the binomial), clamped to the sample.
+/// Small samples give the whole range. Throws std::invalid_argument when empty.
+Interval median_ci(std::vector<double> samples, double confidence = 0.95);
+
+/// When adaptive repetition stops. Repeats run at least `min_repeats` times, then go on while the
+/// median's confidence interval is wider than `ci_target` (relative to the median), fewer than
+/// `max_repeats` have run and less than `time_budget_seconds` has passed.
+struct StoppingRule {
+  int min_repeats = 3;
+  int max_repeats = 10;
+  double time_budget_seconds = 60.0;
+  double ci_target = 0.02;
+};
+
+/// Why to stop after `repeats` repeats taking `elapsed_seconds`, with these timing samples:
+/// "ci_target", "max_repeats" or "time_budget"; empty to go on.
+std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
+                        const std::vector<double>& samples);
 
 }  // namespace crossover

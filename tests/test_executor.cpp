@@ -18,7 +18,7 @@ Cell iris_cell(const std::string& device = "cpu") {
   c.device = device;
   c.epochs = 300;
   c.warmup_epochs = 0;
-  c.repeats = 1;
+  c.min_repeats = c.max_repeats = 1;
   c.optimizer = "adam";
   c.lr = 0.01;
   return c;
@@ -113,7 +113,7 @@ TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
     c.dataset_size = 256;
     c.epochs = 1;
     c.warmup_epochs = 0;
-    c.repeats = 1;
+    c.min_repeats = c.max_repeats = 1;
     c.optimizer = info.optimizer;
     c.lr = info.lr;
     c.momentum = info.momentum;
@@ -139,7 +139,7 @@ TEST(Executor, MnistWorkloadsRunAnEpochOnTheRealFashionMnist) {
     c.batch_size = info.batch_size;
     c.epochs = 1;
     c.warmup_epochs = 0;
-    c.repeats = 1;
+    c.min_repeats = c.max_repeats = 1;
     c.optimizer = info.optimizer;
     c.lr = info.lr;
     const Result r = run_cell(c, options);
@@ -165,7 +165,7 @@ TEST(Executor, TheDataLoaderPathTrainsLikeTheTensorPath) {
   c.dataset_size = 20000;
   c.epochs = 1;
   c.warmup_epochs = 0;
-  c.repeats = 1;
+  c.min_repeats = c.max_repeats = 1;
   c.optimizer = "adam";
   c.lr = 0.001;
   c.loader = "dataloader";

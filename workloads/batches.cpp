@@ -7,7 +7,7 @@ namespace {
 
 std::int64_t steps(std::int64_t rows, std::int64_t batch) { return (rows + batch - 1) / batch; }
 
-torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device, bool pinned) {
+torch::Tensor move(const torch::Tensor& t, const torch::Device& device, bool pinned) {
   if (t.device() == device) return t;
   return t.to(device, /*non_blocking=*/pinned);
 }
@@ -42,21 +42,24 @@ class TensorBatches : public BatchSource {
   bool next(torch::Tensor& x, torch::Tensor& y) override {
     if (next_ >= rows_) return false;
     if (batch_ == rows_) {
-      x = to_device(x_, device_, pin_);
-      y = to_device(y_, device_, pin_);
+      x = x_;
+      y = y_;
     } else {
       const torch::Tensor index = order_.slice(0, next_, std::min(next_ + batch_, rows_));
-      torch::Tensor xb = x_.index_select(0, index);
-      torch::Tensor yb = y_.index_select(0, index);
-      if (pin_ && xb.device() != device_) {
-        xb = xb.pin_memory();
-        yb = yb.pin_memory();
+      x = x_.index_select(0, index);
+      y = y_.index_select(0, index);
+      if (pin_ && x.device() != device_) {
+        x = x.pin_memory();
+        y = y.pin_memory();
       }
-      x = to_device(xb, device_, pin_);
-      y = to_device(yb, device_, pin_);
     }
     next_ += batch_;
     return true;
+  }
+
+  void to_device(torch::Tensor& x, torch::Tensor& y) override {
+    x = move(x, device_, pin_);
+    y = move(y, device_, pin_);
   }
 
   std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }
@@ -111,13 +114,14 @@ class LoaderBatches : public BatchSource {
     if (!iterator_ || *iterator_ == loader_->end()) return false;
     torch::data::Example<> batch = **iterator_;
     ++*iterator_;
-    if (pin_) {
-      batch.data = batch.data.pin_memory();
-      batch.target = batch.target.pin_memory();
-    }
-    x = to_device(batch.data, device_, pin_);
-    y = to_device(batch.target, device_, pin_);
+    x = pin_ ? batch.data.pin_memory() : batch.data;
+    y = pin_ ? batch.target.pin_memory() : batch.target;
     return true;
+  }
+
+  void to_device(torch::Tensor& x, torch::Tensor& y) override {
+    x = move(x, device_, pin_);
+    y = move(y, device_, pin_);
   }
 
   std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }

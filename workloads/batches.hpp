@@ -31,8 +31,12 @@ class BatchSource {
   virtual ~BatchSource() = default;
   /// Starts an epoch: a fresh shuffle from the global generator (seeded by the workload).
   virtual void start_epoch() = 0;
-  /// The next batch, on the device; false at the end of the epoch.
+  /// The next batch where it is made (host batches staged in pinned memory when asked);
+  /// false at the end of the epoch.
   virtual bool next(torch::Tensor& x, torch::Tensor& y) = 0;
+  /// Moves a batch from next() to the device (non_blocking from pinned memory); a no-op for
+  /// batches already there.
+  virtual void to_device(torch::Tensor& x, torch::Tensor& y) = 0;
   virtual std::int64_t steps_per_epoch() const = 0;
 };
 

@@ -54,7 +54,10 @@ torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
   return torch::nn::functional::cross_entropy(output, target);
 }
 
-torch::Tensor SupervisedWorkload::train_epoch() {
+torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
+  const auto end = [observer](Phase phase) {
+    if (observer != nullptr) observer->phase_end(phase);
+  };
   TORCH_CHECK(optimizer_ != nullptr, "train_epoch() before reset()");
   model_.ptr()->train();
   torch::Tensor total = torch::zeros({}, torch::TensorOptions().device(device_));
@@ -62,12 +65,18 @@ torch::Tensor SupervisedWorkload::train_epoch() {
   torch::Tensor x, y;
   batches_->start_epoch();
   while (batches_->next(x, y)) {
+    end(Phase::kData);
+    batches_->to_device(x, y);
+    end(Phase::kCopy);
     optimizer_->zero_grad();
     torch::Tensor l = loss(model_.forward(x), y);
+    end(Phase::kForward);
     l.backward();
+    end(Phase::kBackward);
     optimizer_->step();
     total += l.detach();  // stays on the device: no sync inside the loop
     ++count;
+    end(Phase::kOptimizer);
   }
   return total / static_cast<double>(std::max<std::int64_t>(count, 1));
 }

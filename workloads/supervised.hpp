@@ -25,7 +25,8 @@ class SupervisedWorkload : public Workload {
                      torch::Device device, double flops_per_sample);
 
   void reset(std::int64_t seed) override;
-  torch::Tensor train_epoch() override;
+  using Workload::train_epoch;
+  torch::Tensor train_epoch(StepObserver* observer) override;
   double evaluate() override;
   const WorkloadFacts& facts() const override { return facts_; }
 

@@ -22,6 +22,18 @@ struct WorkloadFacts {
   double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample
 };
 
+/// The phases of a training step, in order.
+enum class Phase { kData, kCopy, kForward, kBackward, kOptimizer };
+inline constexpr int kPhaseCount = 5;
+
+/// Told when each phase of each step ends; after kOptimizer the step has ended. Workloads call it
+/// only when given one, so an unobserved epoch adds no synchronisation.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  virtual void phase_end(Phase phase) = 0;
+};
+
 /// A model and its data on one device, ready to train.
 class Workload {
  public:
@@ -30,7 +42,8 @@ class Workload {
   virtual void reset(std::int64_t seed) = 0;
   /// One pass over the training set. Returns the mean loss as a tensor on the device: reading
   /// it forces a host sync, so the runner reads it only after the timed epochs.
-  virtual torch::Tensor train_epoch() = 0;
+  virtual torch::Tensor train_epoch(StepObserver* observer) = 0;
+  torch::Tensor train_epoch() { return train_epoch(nullptr); }
   /// The test metric on the held-out split.
   virtual double evaluate() = 0;
   virtual const WorkloadFacts& facts() const = 0;

@@ -1,0 +1,23 @@
+#include "runner/memory.hpp"
+
+#include <fstream>
+#include <string>
+
+namespace crossover {
+
+bool reset_peak_rss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";  // 5: reset the peak RSS to the current RSS
+  clear.flush();
+  return static_cast<bool>(clear);
+}
+
+std::int64_t peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;  // reported in kB
+  }
+  return 0;
+}
+
+}  // namespace crossover
