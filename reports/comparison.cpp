@@ -1,6 +1,7 @@
 #include "reports/comparison.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "runner/text.hpp"
@@ -34,6 +35,19 @@ struct Row {
 };
 
 }  // namespace
+
+std::optional<long> break_even_epochs(const Result& baseline, const Result& contender) {
+  const double extra = (contender.startup_seconds + contender.first_epoch_seconds) -
+                       (baseline.startup_seconds + baseline.first_epoch_seconds);
+  const double saving = baseline.epoch_seconds - contender.epoch_seconds;  // per steady epoch
+  if (saving <= 0.0) {
+    if (saving == 0.0 && extra < 0.0) return 1;
+    return std::nullopt;  // slower per epoch: any lead from start-up is lost in the end
+  }
+  if (extra < 0.0) return 1;
+  // S_c + F_c + (n-1) E_c < S_b + F_b + (n-1) E_b  <=>  n > 1 + extra / saving.
+  return static_cast<long>(std::floor(1.0 + extra / saving)) + 1;
+}
 
 std::string device_column(const Cell& cell) {
   if (is_cuda_device(cell.device) && cell.gpus > 1)
@@ -90,6 +104,7 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
     const bool has_baseline = !devices.empty() && devices.front() == "cpu";
     for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
       table.header.push_back("speedup " + devices[i]);
+      table.header.push_back(devices[i] + " wins after");
     }
     if (has_baseline && devices.size() > 1) table.header.push_back("winner");
     table.right_aligned.assign(table.header.size(), true);
@@ -121,9 +136,12 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
             it != row.by_device.end() && it->second->status == "ok" ? it->second : nullptr;
         if (baseline == nullptr || other == nullptr) {
           cells.push_back("-");
+          cells.push_back("-");
           continue;
         }
         cells.push_back(format_number(baseline->epoch_seconds / other->epoch_seconds) + "x");
+        const auto epochs = break_even_epochs(*baseline, *other);
+        cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs") : "never");
         if (other->epoch_seconds < best) {
           best = other->epoch_seconds;
           best_result = other;

@@ -2,6 +2,7 @@
 // The device comparison every report leads with: per workload, one row per setting (every
 // configuration key but the device), one column per device, the speedup and the winner.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct Comparison {
 /// The CPU is the baseline; each other device gets a speedup column (CPU time / its time).
 /// A winner is named only when both medians exist and their interquartile ranges do not overlap.
 std::vector<Comparison> compare_devices(const std::vector<Result>& results);
+
+/// The number of epochs from which `contender`'s total training time — start-up and first
+/// epoch included — stays below `baseline`'s: with start-up S, first epoch F and steady epoch E,
+/// the total of n epochs is S + F + (n - 1) E. Nothing when the contender never stays ahead.
+std::optional<long> break_even_epochs(const Result& baseline, const Result& contender);
 
 /// The name of a result's device column: "cpu", "cuda", "cuda:1", "cuda x2".
 std::string device_column(const Cell& cell);

@@ -9,31 +9,63 @@
 namespace crossover {
 namespace {
 
+std::string percent(double fraction) { return format_number(100.0 * fraction) + " %"; }
+
+std::string megabytes(std::int64_t bytes) { return format_number(static_cast<double>(bytes) / 1e6) + " MB"; }
+
+// Every cell of a workload: what ran, its timing statistics, start-up, efficiency and memory.
 TextTable cell_table(const std::vector<Result>& results, const std::string& workload) {
   TextTable t;
-  t.header = {"#",    "device",       "batch", "rows",       "data path", "threads", "status",
-              "data", "epoch median", "IQR",   "train time", "samples/s", "loss",    "metric"};
-  t.right_aligned = {true,  false, true, true, false, true, false,
-                     false, true,  true, true, true,  true, true};
+  t.header = {"#",          "device",      "batch",        "rows",      "data path",   "threads",
+              "status",     "data",        "epoch median", "IQR",       "95 % CI",     "repeats",
+              "step",       "first epoch", "start-up",     "samples/s", "GFLOP/s",     "of peak",
+              "peak RSS",   "loss",        "metric"};
+  t.right_aligned.assign(t.header.size(), true);
+  for (std::size_t c : {1, 4, 6, 7}) t.right_aligned[c] = false;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const bool ok = r.status == "ok";
+    const auto when_ok = [ok](const std::string& text) { return ok ? text : std::string("-"); };
     t.rows.push_back({
         std::to_string(r.cell.index),
         device_column(r.cell),
         size_text(r.cell.batch_size),
         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
-        data_path_text(r.cell),
+        data_path_text(r.cell) + (r.cell.timing == "phases" ? " (phases)" : ""),
         std::to_string(r.cell.threads),
-        r.status,
+        r.status + (ok && r.noisy ? " (noisy)" : ""),
         r.data_source.empty() ? "-" : r.data_source,
-        ok ? format_seconds(r.epoch_seconds) : "-",
-        ok ? format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25) : "-",
-        ok ? format_seconds(r.train_seconds) : "-",
-        ok ? format_number(r.samples_per_second) : "-",
-        ok ? format_number(r.train_loss) : "-",
-        ok ? r.metric + " " + format_number(r.metric_value) : "-",
+        when_ok(format_seconds(r.epoch_seconds)),
+        when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
+        when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " + format_seconds(r.epoch_seconds_ci_high)),
+        when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
+        when_ok(format_seconds(r.step_seconds)),
+        when_ok(format_seconds(r.first_epoch_seconds)),
+        when_ok(format_seconds(r.startup_seconds)),
+        when_ok(format_number(r.samples_per_second)),
+        when_ok(format_number(r.achieved_gflops)),
+        when_ok(r.peak_fraction > 0 ? percent(r.peak_fraction) : "-"),
+        when_ok(megabytes(r.peak_rss_bytes)),
+        when_ok(format_number(r.train_loss)),
+        when_ok(r.metric + " " + format_number(r.metric_value)),
     });
+  }
+  return t;
+}
+
+// Per-step phase times of the cells timed with `timing: "phases"`.
+TextTable phase_table(const std::vector<Result>& results) {
+  TextTable t;
+  t.header = {"#", "cell", "data", "host→device", "forward", "backward", "optimizer", "step (sum)"};
+  t.right_aligned = {true, false, true, true, true, true, true, true};
+  for (const auto& r : results) {
+    if (r.status != "ok" || r.cell.timing != "phases") continue;
+    const double sum = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
+                       r.phase_backward_seconds + r.phase_optimizer_seconds;
+    t.rows.push_back({std::to_string(r.cell.index), cell_label(r.cell), format_seconds(r.phase_data_seconds),
+                      format_seconds(r.phase_copy_seconds), format_seconds(r.phase_forward_seconds),
+                      format_seconds(r.phase_backward_seconds), format_seconds(r.phase_optimizer_seconds),
+                      format_seconds(sum)});
   }
   return t;
 }
@@ -96,8 +128,11 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   out +=
       "## Device comparison\n\n"
       "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
-      "range; warm-up epochs are not timed. Speedup is the CPU's median divided by the "
-      "device's. A winner is named only when the two interquartile ranges do not overlap.\n\n";
+      "range; warm-up epochs are not timed. Repeats go on until the median's 95 % confidence "
+      "interval is narrow enough (`ci_target`), up to `max_repeats` or the time budget. Speedup "
+      "is the CPU's median divided by the device's; *wins after* is the number of epochs from "
+      "which the device's total time, start-up and first epoch included, stays below the CPU's. "
+      "A winner is named only when the two interquartile ranges do not overlap.\n\n";
   for (const auto& c : compare_devices(results)) {
     out += "### " + c.workload + "\n\n";
     if (const WorkloadInfo* info = find_workload(c.workload)) {
@@ -107,6 +142,25 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
     out += render_markdown_table(c.table) + "\n";
     out += "<details><summary>Every cell</summary>\n\n" +
            render_markdown_table(cell_table(results, c.workload)) + "\n</details>\n\n";
+  }
+
+  const TextTable phases = phase_table(results);
+  if (!phases.rows.empty()) {
+    out += "## Phases\n\n"
+           "Mean time per step of each phase, for the cells run with `timing: \"phases\"`. Phase mode "
+           "synchronises the device at every phase boundary, so these steps are slower than "
+           "`end_to_end` ones; use the breakdown for proportions, the end-to-end times for speed.\n\n" +
+           render_markdown_table(phases) + "\n";
+  }
+
+  std::vector<std::string> noisy;
+  for (const auto& r : results) {
+    if (r.status == "ok" && r.noisy) noisy.push_back("#" + std::to_string(r.cell.index));
+  }
+  if (!noisy.empty()) {
+    out += "> **Noise:** cells " + join(noisy) +
+           " have an interquartile range above 10 % of their median; their figures are less "
+           "certain (a busy machine, frequency scaling, or too few repeats).\n\n";
   }
 
   TextTable not_run;

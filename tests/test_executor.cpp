@@ -176,6 +176,113 @@ TEST(Executor, TheDataLoaderPathTrainsLikeTheTensorPath) {
   EXPECT_GE(loader.metric_value, 0.75);
 }
 
+Cell small_mlp_cell() {
+  Cell c;
+  c.workload = "mnist_mlp";
+  c.dataset = "mnist";
+  c.batch_size = 100;
+  c.dataset_size = 2000;  // 20 steps per epoch
+  c.epochs = 3;
+  c.warmup_epochs = 1;
+  c.min_repeats = c.max_repeats = 2;
+  c.optimizer = "adam";
+  c.lr = 0.001;
+  return c;
+}
+
+TEST(Measurement, EveryFieldIsPresentAndConsistent) {
+  RunOptions options;
+  options.data_dir = "/nonexistent";  // synthetic MNIST
+  options.peak_gflops["cpu"] = 100.0;
+  const Result r = run_cell(small_mlp_cell(), options);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.repeats, 2);
+  EXPECT_EQ(r.epoch_samples, 6u);
+  EXPECT_EQ(r.epoch_seconds_samples.size(), 6u);
+  EXPECT_EQ(r.train_seconds_samples.size(), 2u);
+  EXPECT_LE(r.epoch_seconds_min, r.epoch_seconds_p25);
+  EXPECT_LE(r.epoch_seconds_p25, r.epoch_seconds);
+  EXPECT_LE(r.epoch_seconds, r.epoch_seconds_p75);
+  EXPECT_LE(r.epoch_seconds_p75, r.epoch_seconds_max);
+  EXPECT_LE(r.epoch_seconds_p75 - r.epoch_seconds_p25, r.epoch_seconds_max - r.epoch_seconds_min);
+  EXPECT_LE(r.epoch_seconds_ci_low, r.epoch_seconds);
+  EXPECT_GE(r.epoch_seconds_ci_high, r.epoch_seconds);
+  EXPECT_GT(r.epoch_seconds_stdev, 0.0);
+  // A repeat's time is the sum of its timed epochs.
+  double first_repeat = 0.0;
+  for (std::size_t i = 0; i < 3; ++i) first_repeat += r.epoch_seconds_samples[i];
+  EXPECT_NEAR(r.train_seconds_samples[0], first_repeat, 1e-9);
+  // Steps, timed one by one in their own epoch, add up to about an epoch.
+  EXPECT_EQ(r.step_samples, 20u);
+  EXPECT_GT(r.step_seconds, 0.0);
+  EXPECT_NEAR(r.step_seconds * 20, r.epoch_seconds, 0.5 * r.epoch_seconds);
+  EXPECT_GT(r.first_epoch_seconds, 0.0);
+  EXPECT_GT(r.first_step_seconds, 0.0);
+  EXPECT_GT(r.setup_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(r.startup_seconds, r.device_init_seconds + r.setup_seconds + r.first_step_seconds);
+  EXPECT_DOUBLE_EQ(r.achieved_gflops, r.flops_per_sample * r.samples_per_second / 1e9);
+  EXPECT_DOUBLE_EQ(r.peak_gflops, 100.0);
+  EXPECT_DOUBLE_EQ(r.peak_fraction, r.achieved_gflops / 100.0);
+  EXPECT_GT(r.peak_rss_bytes, 50 * 1024 * 1024);  // LibTorch and 60,000 images are resident
+  EXPECT_EQ(r.phase_forward_seconds, 0.0);         // end_to_end times no phases
+  EXPECT_EQ(r.noisy, (r.epoch_seconds_p75 - r.epoch_seconds_p25) / r.epoch_seconds > 0.10);
+}
+
+TEST(Measurement, PhasesAddUpToTheStep) {
+  Cell c = small_mlp_cell();
+  c.timing = "phases";
+  c.loader = "dataloader";
+  RunOptions options;
+  options.data_dir = "/nonexistent";
+  const Result r = run_cell(c, options);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  const double phases = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
+                        r.phase_backward_seconds + r.phase_optimizer_seconds;
+  for (double p : {r.phase_data_seconds, r.phase_forward_seconds, r.phase_backward_seconds, r.phase_optimizer_seconds}) {
+    EXPECT_GT(p, 0.0);
+  }
+  // The phase-timed epochs are the timed epochs: their steps sum to the epoch, less the loop's
+  // bookkeeping between steps.
+  EXPECT_NEAR(phases * r.steps_per_epoch, r.epoch_seconds, 0.15 * r.epoch_seconds);
+}
+
+TEST(Measurement, AdaptiveRepeatsStopOnTheTargetOrRunToTheMaximum) {
+  RunOptions options;
+  options.data_dir = "/nonexistent";
+  Cell c = iris_cell();
+  c.epochs = 5;
+  c.min_repeats = 2;
+  c.max_repeats = 4;
+  c.ci_target = 1e-9;  // unreachable with real timings
+  Result r = run_cell(c, options);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.repeats, 4);
+  EXPECT_EQ(r.stop_reason, "max_repeats");
+  c.ci_target = 1.0;  // any two repeats do
+  r = run_cell(c, options);
+  EXPECT_EQ(r.repeats, 2);
+  EXPECT_EQ(r.stop_reason, "ci_target");
+  c.ci_target = 1e-9;
+  c.time_budget_seconds = 0.0;  // spent at once: only the minimum runs
+  r = run_cell(c, options);
+  EXPECT_EQ(r.repeats, 2);
+  EXPECT_EQ(r.stop_reason, "time_budget");
+}
+
+TEST(Measurement, DeterministicIsAppliedForTheCellAndRestored) {
+  RunOptions options;
+  options.data_dir = "/nonexistent";
+  Cell c = iris_cell();
+  c.epochs = 2;
+  c.deterministic = true;
+  const bool before = at::globalContext().deterministicAlgorithms();
+  const Result a = run_cell(c, options);
+  const Result b = run_cell(c, options);
+  ASSERT_EQ(a.status, "ok") << a.reason;
+  EXPECT_EQ(a.train_loss, b.train_loss);  // same seed, deterministic kernels: the same numbers
+  EXPECT_EQ(at::globalContext().deterministicAlgorithms(), before);
+}
+
 TEST(Executor, TrainsIrisOnTheGpu_CUDA) {
   const DeviceInventory inventory = probe_devices();
   if (inventory.cuda_devices == 0) GTEST_SKIP() << "no CUDA device";

@@ -26,6 +26,8 @@ Result made(const std::string& device, std::int64_t size, double median, double 
     r.epoch_seconds_p75 = median + iqr / 2;
     r.metric = "accuracy";
     r.metric_value = 0.95;
+    r.startup_seconds = device == "cpu" ? 0.01 : 0.1;  // a GPU's context and first calls cost
+    r.first_epoch_seconds = median * 2;
   } else {
     r.reason = "no CUDA device found on this machine";
   }
@@ -42,12 +44,27 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
   EXPECT_EQ(render_text_table(comparisons[0].table),
-            "dataset_size      cpu epoch     cuda epoch  speedup cuda              winner\n"
-            "----------------------------------------------------------------------------\n"
-            "         100  1 ms ± 100 us  4 ms ± 200 us         0.25x                 cpu\n"
-            "      100000  100 ms ± 4 ms   10 ms ± 1 ms           10x                cuda\n"
-            "        1000   10 ms ± 4 ms   11 ms ± 4 ms       0.9091x  tie (IQRs overlap)\n"
-            "        5000   20 ms ± 1 ms        skipped             -                   -\n");
+            "dataset_size      cpu epoch     cuda epoch  speedup cuda  cuda wins after              winner\n"
+            "---------------------------------------------------------------------------------------------\n"
+            "         100  1 ms ± 100 us  4 ms ± 200 us         0.25x            never                 cpu\n"
+            "      100000  100 ms ± 4 ms   10 ms ± 1 ms           10x          1 epoch                cuda\n"
+            "        1000   10 ms ± 4 ms   11 ms ± 4 ms       0.9091x            never  tie (IQRs overlap)\n"
+            "        5000   20 ms ± 1 ms        skipped             -                -                   -\n");
+}
+
+TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
+  Result cpu = made("cpu", 100, 1.0, 0.1);
+  Result gpu = made("cuda", 100, 0.5, 0.1);
+  cpu.startup_seconds = 0.0;
+  cpu.first_epoch_seconds = 1.0;
+  gpu.startup_seconds = 3.0;  // totals: cpu n, gpu 3.5 + 0.5 (n - 1) -> equal at n = 7
+  gpu.first_epoch_seconds = 1.0;
+  EXPECT_EQ(break_even_epochs(cpu, gpu), 8);
+  gpu.startup_seconds = 0.0;  // equal after one epoch, ahead from the second
+  EXPECT_EQ(break_even_epochs(cpu, gpu), 2);
+  gpu.first_epoch_seconds = 0.5;  // ahead from the start
+  EXPECT_EQ(break_even_epochs(cpu, gpu), 1);
+  EXPECT_EQ(break_even_epochs(gpu, cpu), std::nullopt);  // slower per epoch: never stays ahead
 }
 
 TEST(Comparison, MarkdownTableEscapesPipes) {

@@ -38,3 +38,40 @@ TEST(Stats, OneSampleHasNoSpreadAndNoSampleIsAnError) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(MedianCi, UsesOrderStatisticsAroundTheMedian) {
+  std::vector<double> x;
+  for (int i = 1; i <= 100; ++i) x.push_back(i);
+  const Interval ci = median_ci(x);
+  // n = 100: ranks 50 -+ 1.96 * 10 / 2 -> 40 and 61 (the textbook interval is x(40)..x(61)).
+  EXPECT_DOUBLE_EQ(ci.low, 40.0);
+  EXPECT_DOUBLE_EQ(ci.high, 61.0);
+  const Interval small = median_ci({3.0, 1.0, 2.0});
+  EXPECT_DOUBLE_EQ(small.low, 1.0);  // three samples cannot pin the median down
+  EXPECT_DOUBLE_EQ(small.high, 3.0);
+  EXPECT_THROW(median_ci({}), std::invalid_argument);
+}
+
+TEST(StoppingRule, IdenticalSamplesStopAtTheMinimum) {
+  const StoppingRule rule{3, 10, 60.0, 0.02};
+  const std::vector<double> same(30, 0.5);
+  EXPECT_EQ(stop_reason(rule, 1, 0.1, same), "");  // never before min_repeats
+  EXPECT_EQ(stop_reason(rule, 2, 0.1, same), "");
+  EXPECT_EQ(stop_reason(rule, 3, 0.1, same), "ci_target");
+}
+
+TEST(StoppingRule, NoisySamplesRunToMaxRepeatsOrTheBudget) {
+  std::vector<double> noisy;
+  for (int i = 0; i < 40; ++i) noisy.push_back(i % 2 == 0 ? 1.0 : 2.0);
+  const StoppingRule rule{3, 10, 60.0, 0.02};
+  for (int repeats = 3; repeats < 10; ++repeats) EXPECT_EQ(stop_reason(rule, repeats, 1.0, noisy), "");
+  EXPECT_EQ(stop_reason(rule, 10, 1.0, noisy), "max_repeats");
+  EXPECT_EQ(stop_reason(rule, 4, 61.0, noisy), "time_budget");
+  EXPECT_EQ(stop_reason(StoppingRule{3, 10, 60.0, 1.5}, 3, 1.0, noisy), "ci_target");  // a loose target
+}
+
+}  // namespace
+}  // namespace crossover
