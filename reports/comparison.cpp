@@ -141,7 +141,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
         }
         cells.push_back(format_number(baseline->epoch_seconds / other->epoch_seconds) + "x");
         const auto epochs = break_even_epochs(*baseline, *other);
-        cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs") : "never");
+        cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
+                               : "never");
         if (other->epoch_seconds < best) {
           best = other->epoch_seconds;
           best_result = other;

@@ -11,15 +11,17 @@ namespace {
 
 std::string percent(double fraction) { return format_number(100.0 * fraction) + " %"; }
 
-std::string megabytes(std::int64_t bytes) { return format_number(static_cast<double>(bytes) / 1e6) + " MB"; }
+std::string megabytes(std::int64_t bytes) {
+  return format_number(static_cast<double>(bytes) / 1e6) + " MB";
+}
 
 // Every cell of a workload: what ran, its timing statistics, start-up, efficiency and memory.
 TextTable cell_table(const std::vector<Result>& results, const std::string& workload) {
   TextTable t;
-  t.header = {"#",          "device",      "batch",        "rows",      "data path",   "threads",
-              "status",     "data",        "epoch median", "IQR",       "95 % CI",     "repeats",
-              "step",       "first epoch", "start-up",     "samples/s", "GFLOP/s",     "of peak",
-              "peak RSS",   "loss",        "metric"};
+  t.header = {"#",        "device",      "batch",        "rows",      "data path", "threads",
+              "status",   "data",        "epoch median", "IQR",       "95 % CI",   "repeats",
+              "step",     "first epoch", "start-up",     "samples/s", "GFLOP/s",   "of peak",
+              "peak RSS", "loss",        "metric"};
   t.right_aligned.assign(t.header.size(), true);
   for (std::size_t c : {1, 4, 6, 7}) t.right_aligned[c] = false;
   for (const auto& r : results) {
@@ -37,7 +39,8 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
         r.data_source.empty() ? "-" : r.data_source,
         when_ok(format_seconds(r.epoch_seconds)),
         when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
-        when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " + format_seconds(r.epoch_seconds_ci_high)),
+        when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
+                format_seconds(r.epoch_seconds_ci_high)),
         when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
         when_ok(format_seconds(r.step_seconds)),
         when_ok(format_seconds(r.first_epoch_seconds)),
@@ -62,10 +65,11 @@ TextTable phase_table(const std::vector<Result>& results) {
     if (r.status != "ok" || r.cell.timing != "phases") continue;
     const double sum = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
                        r.phase_backward_seconds + r.phase_optimizer_seconds;
-    t.rows.push_back({std::to_string(r.cell.index), cell_label(r.cell), format_seconds(r.phase_data_seconds),
-                      format_seconds(r.phase_copy_seconds), format_seconds(r.phase_forward_seconds),
-                      format_seconds(r.phase_backward_seconds), format_seconds(r.phase_optimizer_seconds),
-                      format_seconds(sum)});
+    t.rows.push_back({std::to_string(r.cell.index), cell_label(r.cell),
+                      format_seconds(r.phase_data_seconds), format_seconds(r.phase_copy_seconds),
+                      format_seconds(r.phase_forward_seconds),
+                      format_seconds(r.phase_backward_seconds),
+                      format_seconds(r.phase_optimizer_seconds), format_seconds(sum)});
   }
   return t;
 }
@@ -146,11 +150,13 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 
   const TextTable phases = phase_table(results);
   if (!phases.rows.empty()) {
-    out += "## Phases\n\n"
-           "Mean time per step of each phase, for the cells run with `timing: \"phases\"`. Phase mode "
-           "synchronises the device at every phase boundary, so these steps are slower than "
-           "`end_to_end` ones; use the breakdown for proportions, the end-to-end times for speed.\n\n" +
-           render_markdown_table(phases) + "\n";
+    out +=
+        "## Phases\n\n"
+        "Mean time per step of each phase, for the cells run with `timing: \"phases\"`. Phase mode "
+        "synchronises the device at every phase boundary, so these steps are slower than "
+        "`end_to_end` ones; use the breakdown for proportions, the end-to-end times for "
+        "speed.\n\n" +
+        render_markdown_table(phases) + "\n";
   }
 
   std::vector<std::string> noisy;

@@ -27,10 +27,10 @@ struct Cell {
   int threads = 0;  ///< 0 = the libraries' defaults
   int epochs = 1;
   int warmup_epochs = 1;
-  int min_repeats = 3;     ///< `repeats: N` in a grid sets both bounds to N
+  int min_repeats = 3;  ///< `repeats: N` in a grid sets both bounds to N
   int max_repeats = 10;
   double time_budget_seconds = 60.0;  ///< per cell: no new repeat starts after this
-  double ci_target = 0.02;  ///< stop when the median's 95 % CI is this narrow, relative
+  double ci_target = 0.02;            ///< stop when the median's 95 % CI is this narrow, relative
   std::string timing = "end_to_end";  ///< or "phases": synchronised per-phase times (adds syncs)
   bool deterministic = false;  ///< deterministic algorithms, cuDNN deterministic, benchmark off
   std::int64_t seed = 0;

@@ -1,6 +1,8 @@
 #include "runner/commands.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -65,8 +67,9 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   TextTable table;
   table.header = {"#", "cell", "epochs", "repeats", "would"};
   const auto repeats = [](const Cell& c) {
-    return c.min_repeats == c.max_repeats ? std::to_string(c.min_repeats)
-                                          : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
+    return c.min_repeats == c.max_repeats
+               ? std::to_string(c.min_repeats)
+               : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
   };
   std::size_t runnable = 0;
   for (const Cell& cell : expansion.cells) {
@@ -85,6 +88,56 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
 }
 
 }  // namespace
+
+int bench_command(const BenchArgs& args) {
+  // The benchmark binary is built beside crossover (build/bench/crossover_bench) or installed
+  // next to it.
+  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  std::string binary;
+  for (const fs::path& candidate : {self / "bench" / "crossover_bench", self / "crossover_bench"}) {
+    if (fs::exists(candidate)) binary = candidate.string();
+  }
+  if (binary.empty()) {
+    spdlog::error(
+        "crossover_bench not found beside {}; build it (cmake -DCROSSOVER_ENABLE_BENCH=ON)",
+        self.string());
+    return kExitBadInput;
+  }
+  const std::string out_dir = args.out_dir.empty() ? "reports/bench-" + timestamp() : args.out_dir;
+  std::error_code error;
+  fs::create_directories(out_dir, error);
+  if (error) {
+    spdlog::error("cannot create {}: {}", out_dir, error.message());
+    return kExitBadInput;
+  }
+  const std::string out_file = out_dir + "/bench.json";
+  char min_time[32];
+  std::snprintf(min_time, sizeof min_time, "%g", args.min_time);
+  std::vector<std::string> argv = {binary, "--benchmark_out=" + out_file,
+                                   "--benchmark_out_format=json",
+                                   std::string("--benchmark_min_time=") + min_time};
+  if (!args.filter.empty()) argv.push_back("--benchmark_filter=" + args.filter);
+  spdlog::info("running {} into {}", binary, out_file);
+  const pid_t child = fork();
+  if (child == 0) {
+    std::vector<char*> raw;
+    for (auto& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    execv(raw[0], raw.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) < 0) {
+    spdlog::error("cannot run {}", binary);
+    return kExitRunFailed;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    spdlog::error("{} failed (status {})", binary, status);
+    return kExitRunFailed;
+  }
+  std::cout << "Benchmarks: " << out_file << " (Google Benchmark JSON)\n";
+  return kExitOk;
+}
 
 int validate_command(const std::string& grid_path) {
   const auto loaded = load_and_expand(grid_path);
@@ -134,7 +187,8 @@ int run_command(const RunArgs& args) {
   RunOptions options;
   options.data_dir = args.data_dir;
   if (record.contains("peak_gflops")) {
-    for (const auto& [device, gflops] : record["peak_gflops"].items()) options.peak_gflops[device] = gflops;
+    for (const auto& [device, gflops] : record["peak_gflops"].items())
+      options.peak_gflops[device] = gflops;
   }
   bool write_failed = false;
   // The ETA counts only cells that will run: skipped ones take no time.

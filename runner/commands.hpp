@@ -14,7 +14,15 @@ struct RunArgs {
   bool dry_run = false;
 };
 
+/// Arguments of `crossover bench`.
+struct BenchArgs {
+  std::string filter;     ///< a regular expression over benchmark names; "" runs them all
+  std::string out_dir;    ///< "" = reports/bench-<timestamp>
+  double min_time = 0.5;  ///< seconds per benchmark
+};
+
 int run_command(const RunArgs& args);
+int bench_command(const BenchArgs& args);
 int validate_command(const std::string& grid);
 int list_command(const std::string& data_dir);
 int env_command(bool json);

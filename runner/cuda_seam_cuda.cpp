@@ -39,7 +39,8 @@ void reset_peak_memory(int index) {
 }
 
 DeviceMemory peak_memory(int index) {
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  const auto stats =
+      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
   constexpr auto kAggregate = 0;  // StatType::AGGREGATE: all pools together
   DeviceMemory memory;
   memory.peak_allocated_bytes = stats.allocated_bytes[kAggregate].peak;

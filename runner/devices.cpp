@@ -28,13 +28,17 @@ double device_init_seconds(const std::string& device) {
   static std::map<std::string, double> measured;
   static std::mutex mutex;
   const std::lock_guard<std::mutex> lock(mutex);
-  const std::string key = is_cuda_device(device) ? "cuda:" + std::to_string(cuda_index(device)) : "cpu";
+  const std::string key =
+      is_cuda_device(device) ? "cuda:" + std::to_string(cuda_index(device)) : "cpu";
   auto it = measured.find(key);
   if (it == measured.end()) {
     const auto start = std::chrono::steady_clock::now();
     const torch::Tensor touch = torch::ones({1}, torch::TensorOptions().device(key));
     synchronize_device(key);
-    it = measured.emplace(key, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+    it = measured
+             .emplace(
+                 key,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
              .first;
   }
   return it->second;

@@ -74,7 +74,8 @@ double matmul_gflops(int n, const std::string& device = "cpu") {
     const auto start = std::chrono::steady_clock::now();
     c = torch::mm(a, b);
     synchronize_device(device);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return 2.0 * n * n * static_cast<double>(n) / best / 1e9;
 }
@@ -220,9 +221,9 @@ std::vector<std::string> environment_summary(const Json& r) {
     lines.push_back("Peak (float32 matmul): " + join(peaks));
   }
   const std::string governor = text(r["cpu"], "governor");
-  lines.push_back("crossover " + text(r, "crossover_version") + " (" + text(r, "crossover_revision") + "), " +
-                  text(r, "compiler") + "; CPU governor " + (governor.empty() ? "unreadable" : governor) +
-                  ", load average " +
+  lines.push_back("crossover " + text(r, "crossover_version") + " (" +
+                  text(r, "crossover_revision") + "), " + text(r, "compiler") + "; CPU governor " +
+                  (governor.empty() ? "unreadable" : governor) + ", load average " +
                   load_text(r["cpu"]));
   lines.push_back(
       "Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +

@@ -61,7 +61,8 @@ class PhaseClock : public StepObserver {
     if (phase == Phase::kOptimizer) ++steps_;
   }
   double mean(Phase phase) const {
-    return steps_ == 0 ? 0.0 : totals_[static_cast<std::size_t>(phase)] / static_cast<double>(steps_);
+    return steps_ == 0 ? 0.0
+                       : totals_[static_cast<std::size_t>(phase)] / static_cast<double>(steps_);
   }
 
  private:
@@ -128,7 +129,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.metric = facts.metric;
   result.flops_per_sample = facts.flops_per_sample;
 
-  const StoppingRule rule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds, cell.ci_target};
+  const StoppingRule rule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds,
+                          cell.ci_target};
   PhaseClock phases(cell.device);
   StepObserver* timed_observer = cell.timing == "phases" ? &phases : nullptr;
   std::vector<double> epoch_samples;
@@ -209,7 +211,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.step_seconds_p25 = steps.p25;
   result.step_seconds_p75 = steps.p75;
   result.first_epoch_seconds = summarize(first_epochs).median;
-  result.startup_seconds = result.device_init_seconds + result.setup_seconds + result.first_step_seconds;
+  result.startup_seconds =
+      result.device_init_seconds + result.setup_seconds + result.first_step_seconds;
   result.phase_data_seconds = phases.mean(Phase::kData);
   result.phase_copy_seconds = phases.mean(Phase::kCopy);
   result.phase_forward_seconds = phases.mean(Phase::kForward);

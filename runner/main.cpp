@@ -36,6 +36,19 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "List workloads, devices and the data sets found");
   list->add_option("--data-dir", list_data_dir, "Where the data sets are (default data)");
 
+  crossover::BenchArgs bench_args;
+  CLI::App* bench = app.add_subcommand(
+      "bench",
+      "Run the micro-benchmarks (one family per seed-004 tip, data path, BLAS threads, harness "
+      "overhead) and write Google Benchmark JSON");
+  bench->add_option("--filter", bench_args.filter,
+                    "Regular expression over benchmark names (default: all)");
+  bench->add_option("--out", bench_args.out_dir,
+                    "Output directory (default reports/bench-<timestamp>)");
+  bench
+      ->add_option("--min-time", bench_args.min_time, "Minimum seconds per benchmark (default 0.5)")
+      ->check(CLI::PositiveNumber);
+
   bool env_json = false;
   CLI::App* env =
       app.add_subcommand("env", "Describe the machine and libraries (BLAS, threads, CUDA, GPUs)");
@@ -58,5 +71,6 @@ int main(int argc, char** argv) {
   if (*run) return crossover::run_command(run_args);
   if (*validate) return crossover::validate_command(validate_grid);
   if (*list) return crossover::list_command(list_data_dir);
+  if (*bench) return crossover::bench_command(bench_args);
   return crossover::env_command(env_json);
 }

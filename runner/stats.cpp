@@ -59,7 +59,8 @@ Interval median_ci(std::vector<double> samples, double confidence) {
   // 1-based ranks of the bounding order statistics, clamped to the sample.
   const double low_rank = std::max(1.0, std::floor(n / 2.0 - half));
   const double high_rank = std::min(n, std::ceil(n / 2.0 + half + 1.0));
-  return {samples[static_cast<std::size_t>(low_rank) - 1], samples[static_cast<std::size_t>(high_rank) - 1]};
+  return {samples[static_cast<std::size_t>(low_rank) - 1],
+          samples[static_cast<std::size_t>(high_rank) - 1]};
 }
 
 std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,

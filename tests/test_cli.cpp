@@ -235,6 +235,29 @@ TEST(Cli, TheReferenceBlasIsDetectedByWhatLibTorchCallsAndWarnedAbout) {
   EXPECT_NE(o.err.find("reference BLAS"), std::string::npos) << o.err;
 }
 
+TEST(Cli, BenchRunsTheCpuFamiliesAndWritesGoogleBenchmarkJson) {
+  ScratchDir dir;
+  const Outcome o = crossover(
+      dir,
+      "bench --filter "
+      "'SmallestOp|ItemEveryStep|Inference|CreateOnDevice|LinearStep/on_gpu:0/batch:(1|256)/' "
+      "--min-time 0.01 --out " +
+          dir.file("bench"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto json = nlohmann::json::parse(slurp(dir.file("bench/bench.json")));
+  EXPECT_TRUE(json.contains("context"));
+  std::size_t cpu_runs = 0;
+  for (const auto& b : json.at("benchmarks")) {
+    const std::string name = b.at("name");
+    if (name.find("on_gpu:0") != std::string::npos) {
+      ++cpu_runs;
+      EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << name;
+      EXPECT_GT(b.at("real_time").get<double>(), 0.0) << name;
+    }
+  }
+  EXPECT_GE(cpu_runs, 9u);  // every CPU family ran
+}
+
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   ScratchDir dir;
   const Outcome o = crossover(dir, "list --data-dir " + dir.path());

@@ -53,7 +53,7 @@ TEST(Grid, ExpandsTheCartesianProductWithTheLastAxisFastest) {
 TEST(Grid, SettingsOverrideDefaultsWhichOverrideTheWorkload) {
   const Expansion e = expand_grid(parse_grid(kValid, "g.json"));
   const Cell& iris = e.cells.front();
-  EXPECT_EQ(iris.epochs, 50);  // experiment settings beat defaults
+  EXPECT_EQ(iris.epochs, 50);      // experiment settings beat defaults
   EXPECT_EQ(iris.min_repeats, 2);  // defaults beat built-in values; repeats fixes both bounds
   EXPECT_EQ(iris.max_repeats, 2);
   EXPECT_EQ(iris.seed, 7);

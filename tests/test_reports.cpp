@@ -44,12 +44,18 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
   EXPECT_EQ(render_text_table(comparisons[0].table),
-            "dataset_size      cpu epoch     cuda epoch  speedup cuda  cuda wins after              winner\n"
-            "---------------------------------------------------------------------------------------------\n"
-            "         100  1 ms ± 100 us  4 ms ± 200 us         0.25x            never                 cpu\n"
-            "      100000  100 ms ± 4 ms   10 ms ± 1 ms           10x          1 epoch                cuda\n"
-            "        1000   10 ms ± 4 ms   11 ms ± 4 ms       0.9091x            never  tie (IQRs overlap)\n"
-            "        5000   20 ms ± 1 ms        skipped             -                -                   -\n");
+            "dataset_size      cpu epoch     cuda epoch  speedup cuda  cuda wins after             "
+            " winner\n"
+            "--------------------------------------------------------------------------------------"
+            "-------\n"
+            "         100  1 ms ± 100 us  4 ms ± 200 us         0.25x            never             "
+            "    cpu\n"
+            "      100000  100 ms ± 4 ms   10 ms ± 1 ms           10x          1 epoch             "
+            "   cuda\n"
+            "        1000   10 ms ± 4 ms   11 ms ± 4 ms       0.9091x            never  tie (IQRs "
+            "overlap)\n"
+            "        5000   20 ms ± 1 ms        skipped             -                -             "
+            "      -\n");
 }
 
 TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {

@@ -67,10 +67,12 @@ TEST(StoppingRule, NoisySamplesRunToMaxRepeatsOrTheBudget) {
   std::vector<double> noisy;
   for (int i = 0; i < 40; ++i) noisy.push_back(i % 2 == 0 ? 1.0 : 2.0);
   const StoppingRule rule{3, 10, 60.0, 0.02};
-  for (int repeats = 3; repeats < 10; ++repeats) EXPECT_EQ(stop_reason(rule, repeats, 1.0, noisy), "");
+  for (int repeats = 3; repeats < 10; ++repeats)
+    EXPECT_EQ(stop_reason(rule, repeats, 1.0, noisy), "");
   EXPECT_EQ(stop_reason(rule, 10, 1.0, noisy), "max_repeats");
   EXPECT_EQ(stop_reason(rule, 4, 61.0, noisy), "time_budget");
-  EXPECT_EQ(stop_reason(StoppingRule{3, 10, 60.0, 1.5}, 3, 1.0, noisy), "ci_target");  // a loose target
+  EXPECT_EQ(stop_reason(StoppingRule{3, 10, 60.0, 1.5}, 3, 1.0, noisy),
+            "ci_target");  // a loose target
 }
 
 }  // namespace
