@@ -12,15 +12,36 @@ torch::Tensor move(const torch::Tensor& t, const torch::Device& device, bool pin
   return t.to(device, /*non_blocking=*/pinned);
 }
 
-class TensorBatches : public BatchSource {
+// What both sources share: the device, pinning, the split's size and the batch size.
+class BatchSourceBase : public BatchSource {
+ public:
+  BatchSourceBase(const TensorData& data, const DataPath& path, const torch::Device& device)
+      : device_(device),
+        pin_(path.pin_memory),
+        rows_(data.x_train.size(0)),
+        batch_(path.batch_size <= 0 ? rows_ : std::min(path.batch_size, rows_)) {}
+
+  void to_device(torch::Tensor& x, torch::Tensor& y) override {
+    x = move(x, device_, pin_);
+    y = move(y, device_, pin_);
+  }
+
+  std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }
+
+ protected:
+  torch::Device device_;
+  bool pin_;
+  std::int64_t rows_;
+  std::int64_t batch_;
+};
+
+class TensorBatches : public BatchSourceBase {
  public:
   TensorBatches(const TensorData& data, const DataPath& path, const torch::Device& device)
-      : device_(device), pin_(path.pin_memory) {
+      : BatchSourceBase(data, path, device) {
     // Normalised once, before any clock runs: this is the fast path.
     x_ = to_features(data.x_train, data.mean, data.stdev);
     y_ = data.y_train;
-    rows_ = x_.size(0);
-    batch_ = path.batch_size <= 0 ? rows_ : std::min(path.batch_size, rows_);
     if (path.placement == "device") {
       x_ = x_.to(device_);
       y_ = y_.to(device_);
@@ -57,19 +78,8 @@ class TensorBatches : public BatchSource {
     return true;
   }
 
-  void to_device(torch::Tensor& x, torch::Tensor& y) override {
-    x = move(x, device_, pin_);
-    y = move(y, device_, pin_);
-  }
-
-  std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }
-
  private:
-  torch::Device device_;
-  bool pin_;
   torch::Tensor x_, y_, order_;
-  std::int64_t rows_ = 0;
-  std::int64_t batch_ = 0;
   std::int64_t next_ = 0;
 };
 
@@ -94,12 +104,10 @@ class SampleDataset : public torch::data::datasets::Dataset<SampleDataset> {
   std::vector<double> mean_, stdev_;
 };
 
-class LoaderBatches : public BatchSource {
+class LoaderBatches : public BatchSourceBase {
  public:
   LoaderBatches(const TensorData& data, const DataPath& path, const torch::Device& device)
-      : device_(device), pin_(path.pin_memory) {
-    rows_ = data.x_train.size(0);
-    batch_ = path.batch_size <= 0 ? rows_ : std::min(path.batch_size, rows_);
+      : BatchSourceBase(data, path, device) {
     loader_ = torch::data::make_data_loader(
         SampleDataset(data.x_train, data.y_train, data.mean, data.stdev)
             .map(torch::data::transforms::Stack<>()),
@@ -119,21 +127,10 @@ class LoaderBatches : public BatchSource {
     return true;
   }
 
-  void to_device(torch::Tensor& x, torch::Tensor& y) override {
-    x = move(x, device_, pin_);
-    y = move(y, device_, pin_);
-  }
-
-  std::int64_t steps_per_epoch() const override { return steps(rows_, batch_); }
-
  private:
   using Loader = torch::data::StatelessDataLoader<
       torch::data::datasets::MapDataset<SampleDataset, torch::data::transforms::Stack<>>,
       torch::data::samplers::RandomSampler>;
-  torch::Device device_;
-  bool pin_;
-  std::int64_t rows_ = 0;
-  std::int64_t batch_ = 0;
   std::unique_ptr<Loader> loader_;
   std::optional<torch::data::Iterator<Loader::BatchType>> iterator_;
 };
