@@ -127,7 +127,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 
   out += "## Environment\n\n";
   for (const auto& line : context.environment) out += "- " + line + "\n";
-  out += "\n";
+  out += "\n" + context.analysis;
 
   out +=
       "## Device comparison\n\n"

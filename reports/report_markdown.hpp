@@ -15,6 +15,7 @@ struct ReportContext {
   std::string description;               ///< the grid's description, may be empty
   std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
   std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
+  std::string analysis;  ///< the crossover section (Markdown), right after the environment
 };
 
 /// The whole report.md text.

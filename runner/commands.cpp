@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
+#include "reports/analysis.hpp"
+#include "reports/report_csv.hpp"
 #include "reports/report_markdown.hpp"
 #include "reports/table.hpp"
 #include "runner/devices.hpp"
@@ -87,7 +90,81 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   return kExitOk;
 }
 
+// Writes report.md, results.csv and summary.json for `results` into `out_dir`.
+void write_reports(const std::string& out_dir, ReportContext context,
+                   const std::vector<Result>& results, const CompareSpec& spec) {
+  const auto pairs = pair_results(results, spec);
+  const auto crossovers = find_crossovers(pairs, spec);
+  context.analysis = render_analysis_markdown(spec, pairs, crossovers);
+  write_text_file(out_dir + "/report.md", render_markdown(context, results));
+  write_text_file(out_dir + "/results.csv", render_csv(results));
+  nlohmann::ordered_json summary = analysis_json(spec, pairs, crossovers);
+  summary["title"] = context.title;
+  summary["warnings"] = context.warnings;
+  summary["environment"] = context.environment;
+  nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
+  std::size_t ok = 0;
+  for (const auto& r : results) {
+    if (r.status == "ok") {
+      ++ok;
+    } else {
+      not_run.push_back({{"cell", r.cell.index},
+                         {"workload", r.cell.workload},
+                         {"device", r.cell.device},
+                         {"status", r.status},
+                         {"reason", r.reason}});
+    }
+  }
+  summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
+  write_text_file(out_dir + "/summary.json", summary.dump(2) + "\n");
+}
+
 }  // namespace
+
+int report_command(const ReportArgs& args) {
+  CompareSpec spec;
+  try {
+    spec = parse_compare(args.compare);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  const std::string file =
+      fs::is_directory(args.results) ? args.results + "/results.jsonl" : args.results;
+  const fs::path parent = fs::path(file).parent_path();
+  const std::string directory = parent.empty() ? "." : parent.string();
+  std::vector<Result> results;
+  try {
+    results = read_results(file);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  const std::string out_dir = args.out_dir.empty() ? directory : args.out_dir;
+  ReportContext context;
+  context.title = fs::absolute(directory).lexically_normal().filename().string();
+  if (fs::exists(directory + "/env.json")) {
+    try {
+      std::ifstream in(directory + "/env.json");
+      const auto record = nlohmann::ordered_json::parse(in);
+      context.environment = environment_summary(record);
+      context.warnings = environment_warnings(record);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}/env.json: unreadable ({}); the report has no environment section", directory,
+                   e.what());
+    }
+  }
+  try {
+    fs::create_directories(out_dir);
+    write_reports(out_dir, context, results, spec);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  std::cout << render_comparison_text(results);
+  std::cout << "Reports: " << out_dir << "/report.md, results.csv, summary.json\n";
+  return kExitOk;
+}
 
 int bench_command(const BenchArgs& args) {
   // The benchmark binary is built beside crossover (build/bench/crossover_bench) or installed
@@ -157,6 +234,13 @@ int run_command(const RunArgs& args) {
   const auto& [grid, expansion] = *loaded;
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) return dry_run(expansion, inventory);
+  CompareSpec spec;
+  try {
+    spec = parse_compare(args.compare);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
 
   // Everything that can be known to fail is checked before the first cell runs.
   const std::string out_dir =
@@ -230,14 +314,15 @@ int run_command(const RunArgs& args) {
   context.environment = environment_summary(record);
   context.warnings = warnings;
   try {
-    write_text_file(out_dir + "/report.md", render_markdown(context, results));
+    write_reports(out_dir, context, results, spec);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     write_failed = true;
   }
 
   std::cout << render_comparison_text(results);
-  std::cout << "Reports: " << out_dir << "/report.md, results.jsonl, results.csv, env.json\n";
+  std::cout << "Reports: " << out_dir
+            << "/report.md, summary.json, results.jsonl, results.csv, env.json\n";
   std::size_t failed = 0;
   for (const auto& r : results) failed += r.status == "failed" ? 1 : 0;
   if (failed > 0)

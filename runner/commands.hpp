@@ -12,6 +12,14 @@ struct RunArgs {
   std::string out_dir;  ///< "" = reports/<grid name>-<timestamp>
   std::string data_dir = "data";
   bool dry_run = false;
+  std::string compare = "device=cpu:cuda";  ///< AXIS=BASELINE:CONTENDER for the crossover analysis
+};
+
+/// Arguments of `crossover report`.
+struct ReportArgs {
+  std::string results;  ///< a results.jsonl file or the directory holding it
+  std::string out_dir;  ///< "" = the results' directory
+  std::string compare = "device=cpu:cuda";
 };
 
 /// Arguments of `crossover bench`.
@@ -22,6 +30,7 @@ struct BenchArgs {
 };
 
 int run_command(const RunArgs& args);
+int report_command(const ReportArgs& args);
 int bench_command(const BenchArgs& args);
 int validate_command(const std::string& grid);
 int list_command(const std::string& data_dir);

@@ -24,8 +24,22 @@ int main(int argc, char** argv) {
   run->add_option("--out", run_args.out_dir,
                   "Results directory (default reports/<grid name>-<timestamp>)");
   run->add_option("--data-dir", run_args.data_dir, "Where the data sets are (default data)");
+  run->add_option("--compare", run_args.compare,
+                  "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda)");
   run->add_flag("--dry-run", run_args.dry_run,
                 "List the cells that would run or be skipped, and run nothing");
+
+  crossover::ReportArgs report_args;
+  CLI::App* report = app.add_subcommand(
+      "report",
+      "Regenerate report.md, results.csv and summary.json from a results file, comparing any axis");
+  report->add_option("results", report_args.results, "results.jsonl, or the directory holding it")
+      ->required();
+  report->add_option("--out", report_args.out_dir,
+                     "Output directory (default: the results' directory)");
+  report->add_option("--compare", report_args.compare,
+                     "AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda (default), threads=1:0, "
+                     "loader=dataloader:tensor");
 
   std::string validate_grid;
   CLI::App* validate =
@@ -69,6 +83,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
 
   if (*run) return crossover::run_command(run_args);
+  if (*report) return crossover::report_command(report_args);
   if (*validate) return crossover::validate_command(validate_grid);
   if (*list) return crossover::list_command(list_data_dir);
   if (*bench) return crossover::bench_command(bench_args);

@@ -258,6 +258,40 @@ TEST(Cli, BenchRunsTheCpuFamiliesAndWritesGoogleBenchmarkJson) {
   EXPECT_GE(cpu_runs, 9u);  // every CPU family ran
 }
 
+TEST(Cli, ReportRegeneratesEveryFormatWithSkippedAndFailedCells) {
+  ScratchDir dir;
+  fs::create_directories(dir.file("data"));
+  dir.write("data/boston_house_prices.csv", "506,13\nbroken\n");  // boston cells fail
+  const std::string grid =
+      dir.write("g.json", R"({"name": "r", "defaults": {"epochs": 3, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "threads": [1, 2]}},
+                    {"workload": "boston_mlp", "grid": {"device": ["cpu"]}}]})");
+  const Outcome run = crossover(
+      dir, "run " + grid + " --out " + dir.file("run") + " --data-dir " + dir.file("data"));
+  EXPECT_EQ(run.code, 1);  // a cell failed, the others ran
+  const Outcome o = crossover(
+      dir, "report " + dir.file("run") + " --compare threads=1:2 --out " + dir.file("again"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* name : {"report.md", "results.csv", "summary.json"}) {
+    EXPECT_TRUE(fs::exists(dir.file("again/") + name)) << name;
+  }
+  const std::string md = slurp(dir.file("again/report.md"));
+  EXPECT_NE(md.find("## Crossovers: threads=1 vs threads=2"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Cells that did not run"), std::string::npos);
+  const auto summary = nlohmann::json::parse(slurp(dir.file("again/summary.json")));
+  EXPECT_EQ(summary["pairs"].size(), 1u);  // iris on the CPU, one thread vs two
+  EXPECT_EQ(summary["cells"]["total"], 5);
+  ASSERT_EQ(summary["cells"]["not_run"].size(), 3u);  // two CUDA cells skipped, boston failed
+  bool failed_with_reason = false;
+  for (const auto& c : summary["cells"]["not_run"]) {
+    failed_with_reason |= c["status"] == "failed" &&
+                          c["reason"].get<std::string>().find("boston") != std::string::npos;
+  }
+  EXPECT_TRUE(failed_with_reason) << summary["cells"].dump();
+  EXPECT_EQ(crossover(dir, "report " + dir.file("run") + " --compare threads").code, 2);
+  EXPECT_EQ(crossover(dir, "report " + dir.file("absent")).code, 2);
+}
+
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   ScratchDir dir;
   const Outcome o = crossover(dir, "list --data-dir " + dir.path());

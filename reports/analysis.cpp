@@ -1,0 +1,323 @@
+#include "reports/analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+#include "reports/table.hpp"
+#include "runner/text.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A configuration value as the user writes it; "cuda:0" and "cuda" are the same device.
+std::string value_text(const Json& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  if (text == "cuda:0") text = "cuda";
+  return text;
+}
+
+// The keys that identify a pair: every configuration key but the compared axis, and for a device
+// comparison the keys that only mean something on one of the devices.
+Json pair_key(const Result& r, const std::string& axis, const std::string& also_drop = "") {
+  Json key = cell_config_json(r.cell);
+  key.erase(axis);
+  if (axis == "device") {
+    key.erase("gpus");
+    key.erase("data_placement");
+  }
+  if (!also_drop.empty()) key.erase(also_drop);
+  return key;
+}
+
+double median_of(const std::vector<double>& samples, std::vector<double>& scratch) {
+  scratch = samples;
+  const auto middle = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
+  std::nth_element(scratch.begin(), middle, scratch.end());
+  if (scratch.size() % 2 == 1) return *middle;
+  const double upper = *middle;
+  return (upper + *std::max_element(scratch.begin(), middle)) / 2.0;
+}
+
+const std::vector<std::string>& numeric_axes() {
+  static const std::vector<std::string> axes = {"batch_size", "dataset_size", "num_workers",
+                                                "threads",    "gpus",         "epochs"};
+  return axes;
+}
+
+// Where log(y) crosses 0 between (x0, y0) and (x1, y1), on a log-x scale.
+double log_crossing(double x0, double y0, double x1, double y1) {
+  const double l0 = std::log(y0);
+  const double l1 = std::log(y1);
+  const double t = l1 == l0 ? 0.5 : -l0 / (l1 - l0);
+  return std::exp(std::log(x0) + t * (std::log(x1) - std::log(x0)));
+}
+
+// The crossing of one series of speedups (or of one bound) just before index k.
+double crossing_before(const std::vector<double>& x, const std::vector<double>& y, std::size_t k) {
+  if (k == 0) return x.front();
+  if (y[k - 1] >= 1.0) return x[k - 1];
+  if (y[k] <= 1.0) return x[k];
+  return log_crossing(x[k - 1], y[k - 1], x[k], y[k]);
+}
+
+std::string number_text(double value) {
+  if (value >= 1000 && value == std::floor(value)) {
+    std::string digits = std::to_string(static_cast<long long>(value));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+      digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+  }
+  return format_number(value);
+}
+
+std::string speedup_text(const Pair& p) {
+  return format_number(p.speedup) + "x [" + format_number(p.ci.low) + ", " +
+         format_number(p.ci.high) + "]";
+}
+
+}  // namespace
+
+CompareSpec parse_compare(const std::string& text) {
+  const auto equals = text.find('=');
+  const auto colon = text.find(':', equals == std::string::npos ? 0 : equals);
+  if (equals == std::string::npos || colon == std::string::npos || equals == 0 ||
+      colon == equals + 1 || colon + 1 == text.size()) {
+    throw std::invalid_argument("--compare \"" + text +
+                                "\": expected AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda");
+  }
+  CompareSpec spec;
+  spec.axis = text.substr(0, equals);
+  spec.baseline = text.substr(equals + 1, colon - equals - 1);
+  spec.contender = text.substr(colon + 1);
+  // "device=cpu:cuda:1" splits at the first colon after '='.
+  const Json known = cell_config_json(Cell{});
+  if (!known.contains(spec.axis)) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : known.items()) keys.push_back(key);
+    std::string message = "--compare: unknown axis \"" + spec.axis + "\"";
+    const std::string guess = did_you_mean(spec.axis, keys);
+    if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
+    throw std::invalid_argument(message);
+  }
+  if (spec.contender == "cuda:0") spec.contender = "cuda";
+  if (spec.baseline == "cuda:0") spec.baseline = "cuda";
+  return spec;
+}
+
+Interval bootstrap_speedup(const std::vector<double>& baseline,
+                           const std::vector<double>& contender, std::uint64_t seed,
+                           int resamples) {
+  if (baseline.empty() || contender.empty())
+    throw std::invalid_argument("bootstrap of an empty sample");
+  std::mt19937_64 rng(seed);
+  std::vector<double> a(baseline.size()), b(contender.size()), scratch, ratios;
+  ratios.reserve(static_cast<std::size_t>(resamples));
+  std::uniform_int_distribution<std::size_t> pick_a(0, baseline.size() - 1),
+      pick_b(0, contender.size() - 1);
+  for (int i = 0; i < resamples; ++i) {
+    for (auto& x : a) x = baseline[pick_a(rng)];
+    for (auto& x : b) x = contender[pick_b(rng)];
+    ratios.push_back(median_of(a, scratch) / median_of(b, scratch));
+  }
+  return {quantile(ratios, 0.025), quantile(ratios, 0.975)};
+}
+
+std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
+                               std::uint64_t seed) {
+  std::vector<Pair> pairs;
+  for (const Result& b : results) {
+    if (b.status != "ok" || b.epoch_seconds_samples.empty()) continue;
+    if (value_text(cell_config_json(b.cell)[spec.axis]) != spec.baseline) continue;
+    const Json key = pair_key(b, spec.axis);
+    for (const Result& c : results) {
+      if (c.status != "ok" || c.epoch_seconds_samples.empty()) continue;
+      if (value_text(cell_config_json(c.cell)[spec.axis]) != spec.contender) continue;
+      if (pair_key(c, spec.axis) != key) continue;
+      Pair p;
+      p.baseline = &b;
+      p.contender = &c;
+      p.speedup = b.epoch_seconds / c.epoch_seconds;
+      p.ci =
+          bootstrap_speedup(b.epoch_seconds_samples, c.epoch_seconds_samples, seed + pairs.size());
+      p.winner = p.ci.low > 1.0 ? "contender" : p.ci.high < 1.0 ? "baseline" : "tie";
+      pairs.push_back(p);
+    }
+  }
+  return pairs;
+}
+
+std::optional<double> axis_value(const Result& r, const std::string& axis) {
+  const Json value = cell_config_json(r.cell)[axis];
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string() && value.get<std::string>() == "full" && r.train_rows > 0) {
+    return static_cast<double>(r.train_rows);
+  }
+  return std::nullopt;
+}
+
+std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec) {
+  std::vector<Crossover> out;
+  for (const std::string& axis : numeric_axes()) {
+    if (axis == spec.axis) continue;
+    // Groups of pairs equal in everything but this axis.
+    std::vector<std::pair<Json, std::vector<const Pair*>>> groups;
+    for (const Pair& p : pairs) {
+      if (!axis_value(*p.baseline, axis)) continue;
+      const Json key = pair_key(*p.baseline, spec.axis, axis);
+      auto it =
+          std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) {
+        groups.push_back({key, {}});
+        it = groups.end() - 1;
+      }
+      it->second.push_back(&p);
+    }
+    for (auto& [key, members] : groups) {
+      if (members.size() < 2) continue;
+      std::sort(members.begin(), members.end(), [&](const Pair* a, const Pair* b) {
+        return *axis_value(*a->baseline, axis) < *axis_value(*b->baseline, axis);
+      });
+      Crossover c;
+      c.workload = members.front()->baseline->cell.workload;
+      c.axis = axis;
+      std::vector<double> speedup, low, high;
+      for (const Pair* p : members) {
+        c.values.push_back(*axis_value(*p->baseline, axis));
+        speedup.push_back(p->speedup);
+        low.push_back(p->ci.low);
+        high.push_back(p->ci.high);
+        c.cells.push_back(p->baseline->cell.index);
+        c.cells.push_back(p->contender->cell.index);
+      }
+      // The first index from which the contender wins at every larger value.
+      std::size_t from = members.size();
+      while (from > 0 && members[from - 1]->winner == "contender") --from;
+      const std::string range =
+          number_text(c.values.front()) + " to " + number_text(c.values.back());
+      const std::string who = spec.axis + "=" + spec.contender;
+      const std::string other = spec.axis + "=" + spec.baseline;
+      if (from == members.size()) {
+        bool baseline_everywhere = true;
+        for (const Pair* p : members) baseline_everywhere &= p->winner == "baseline";
+        c.statement = baseline_everywhere
+                          ? other + " wins everywhere up to " + axis + " " +
+                                number_text(c.values.back()) +
+                                ": no crossover in the measured range (" + range + ")"
+                          : "no crossover in the measured range of " + axis + " (" + range +
+                                "): " + who + " does not win at the largest value (" +
+                                members.back()->winner + ", " + speedup_text(*members.back()) + ")";
+      } else if (from == 0) {
+        c.from = c.values.front();
+        c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +
+                      speedup_text(*members.front()) + " to " + speedup_text(*members.back());
+      } else {
+        c.from = c.values[from];
+        c.crossing = crossing_before(c.values, speedup, from);
+        c.crossing_low = crossing_before(c.values, high, from);  // the upper bound crosses first
+        c.crossing_high = crossing_before(c.values, low, from);
+        if (*c.crossing_low > *c.crossing_high) std::swap(*c.crossing_low, *c.crossing_high);
+        c.statement =
+            who + " wins from " + axis + " " + number_text(c.values[from]) + " on (speedup " +
+            speedup_text(*members[from]) + "); the crossing lies near " + axis + " " +
+            number_text(std::round(*c.crossing)) + " (" + number_text(std::round(*c.crossing_low)) +
+            "-" + number_text(std::round(*c.crossing_high)) + ")";
+        bool earlier_win = false;
+        for (std::size_t i = 0; i + 1 < from; ++i) earlier_win |= members[i]->winner == "contender";
+        if (earlier_win)
+          c.statement += "; it also won at some smaller values, but not at every one";
+      }
+      // Name the other keys of this workload that vary, so the statement says where it holds.
+      std::vector<std::string> fixed;
+      for (const auto& [k, v] : key.items()) {
+        bool varies = false;
+        for (const Pair& p : pairs) {
+          if (p.baseline->cell.workload != c.workload) continue;
+          const Json other_key = pair_key(*p.baseline, spec.axis, axis);
+          if (other_key.contains(k) && other_key[k] != v) varies = true;
+        }
+        if (varies) fixed.push_back(k + "=" + value_text(v));
+      }
+      c.fixed = join(fixed, ", ");
+      if (!c.fixed.empty()) c.statement += " (at " + c.fixed + ")";
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
+                   const std::vector<Crossover>& crossovers) {
+  Json j;
+  j["compare"] = {{"axis", spec.axis}, {"baseline", spec.baseline}, {"contender", spec.contender}};
+  j["crossovers"] = Json::array();
+  for (const Crossover& c : crossovers) {
+    Json x = {{"workload", c.workload}, {"axis", c.axis},           {"fixed", c.fixed},
+              {"values", c.values},     {"statement", c.statement}, {"cells", c.cells}};
+    x["from"] = c.from ? Json(*c.from) : Json();
+    x["crossing"] = c.crossing ? Json(*c.crossing) : Json();
+    x["crossing_low"] = c.crossing_low ? Json(*c.crossing_low) : Json();
+    x["crossing_high"] = c.crossing_high ? Json(*c.crossing_high) : Json();
+    j["crossovers"].push_back(x);
+  }
+  j["pairs"] = Json::array();
+  for (const Pair& p : pairs) {
+    j["pairs"].push_back({{"workload", p.baseline->cell.workload},
+                          {"baseline_cell", p.baseline->cell.index},
+                          {"contender_cell", p.contender->cell.index},
+                          {"baseline_epoch_seconds", p.baseline->epoch_seconds},
+                          {"contender_epoch_seconds", p.contender->epoch_seconds},
+                          {"speedup", p.speedup},
+                          {"speedup_ci_low", p.ci.low},
+                          {"speedup_ci_high", p.ci.high},
+                          {"winner", p.winner == "contender"  ? spec.contender
+                                     : p.winner == "baseline" ? spec.baseline
+                                                              : "tie"}});
+  }
+  return j;
+}
+
+std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
+                                     const std::vector<Crossover>& crossovers) {
+  const std::string title =
+      spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender;
+  std::string out = "## Crossovers: " + title + "\n\n";
+  if (pairs.empty()) {
+    return out + "No pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
+           " vs " + spec.contender + "), so there is nothing to compare.\n\n";
+  }
+  if (crossovers.empty()) out += "No numeric axis takes several values among the pairs.\n\n";
+  for (const Crossover& c : crossovers) {
+    std::vector<std::string> cells;
+    for (std::size_t i : c.cells) cells.push_back("#" + std::to_string(i));
+    out += "- **" + c.workload + "**: " + c.statement + ". Cells " + join(cells) + ".\n";
+  }
+  const std::string base = spec.axis + "=" + spec.baseline;
+  const std::string cont = spec.axis + "=" + spec.contender;
+  out +=
+      "\nSpeedup = the " + base + " cell's median epoch time / the " + cont +
+      " cell's, with a bootstrap 95 % interval from the raw epoch samples. A winner is named only "
+      "when the interval excludes 1.\n\n";
+  TextTable t;
+  t.header = {"workload", "cells",   base + " epoch", cont + " epoch",
+              "speedup",  "95 % CI", "winner"};
+  t.right_aligned = {false, false, true, true, true, true, false};
+  for (const Pair& p : pairs) {
+    t.rows.push_back({p.baseline->cell.workload,
+                      "#" + std::to_string(p.baseline->cell.index) + " / #" +
+                          std::to_string(p.contender->cell.index),
+                      format_seconds(p.baseline->epoch_seconds),
+                      format_seconds(p.contender->epoch_seconds), format_number(p.speedup) + "x",
+                      format_number(p.ci.low) + " - " + format_number(p.ci.high),
+                      p.winner == "contender"  ? cont
+                      : p.winner == "baseline" ? base
+                                               : "tie"});
+  }
+  return out + render_markdown_table(t) + "\n";
+}
+
+}  // namespace crossover

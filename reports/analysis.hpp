@@ -1,0 +1,73 @@
+#pragma once
+// The answer users came for: pairs of cells that differ in one axis only, the speedup of one
+// value over the other with a bootstrap confidence interval, and where along a numeric axis the
+// contender starts winning and keeps winning (the crossover), in plain words.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/results.hpp"
+#include "runner/stats.hpp"
+
+namespace crossover {
+
+/// What to compare: an axis and its two values, as in "device=cpu:cuda" or "threads=1:0".
+struct CompareSpec {
+  std::string axis = "device";
+  std::string baseline = "cpu";
+  std::string contender = "cuda";
+};
+
+/// Parses "AXIS=BASELINE:CONTENDER"; throws std::invalid_argument naming what is wrong.
+CompareSpec parse_compare(const std::string& text);
+
+/// Two cells equal in every key but the compared axis, and what the comparison says.
+struct Pair {
+  const Result* baseline = nullptr;
+  const Result* contender = nullptr;
+  double speedup = 0.0;  ///< baseline median epoch time / contender's
+  Interval ci;           ///< bootstrap 95 % interval of the speedup
+  std::string winner;    ///< "baseline", "contender" or "tie" (the interval contains 1)
+};
+
+/// Every pair of `ok` cells that differ only in `spec.axis`; the pairs point into `results`, which
+/// must outlive them (for `device`, also in the keys that
+/// only mean something on one device: gpus and data_placement). Deterministic for a given seed.
+std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
+                               std::uint64_t seed = 0);
+
+/// Bootstrap 95 % interval of median(baseline) / median(contender), resampling both.
+Interval bootstrap_speedup(const std::vector<double>& baseline,
+                           const std::vector<double>& contender, std::uint64_t seed,
+                           int resamples = 2000);
+
+/// Where along one numeric axis the contender starts winning, with everything else fixed.
+struct Crossover {
+  std::string workload;
+  std::string axis;                ///< "batch_size", "dataset_size", ...
+  std::string fixed;               ///< the other keys that vary in this workload, as text
+  std::vector<double> values;      ///< the axis values measured, ascending
+  std::optional<double> from;      ///< the smallest measured value from which it keeps winning
+  std::optional<double> crossing;  ///< interpolated on a log scale between measured values
+  std::optional<double> crossing_low, crossing_high;  ///< the same from the interval's bounds
+  std::string statement;                              ///< in plain words
+  std::vector<std::size_t> cells;                     ///< the cells behind it
+};
+
+/// Crossovers along every numeric axis that takes several values among the pairs.
+std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec);
+
+/// The numeric value of an axis in a result ("full" sizes read as the rows used).
+std::optional<double> axis_value(const Result& result, const std::string& axis);
+
+/// Everything the analysis found, machine-readable (summary.json).
+nlohmann::ordered_json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
+                                     const std::vector<Crossover>& crossovers);
+
+/// The analysis as Markdown: the crossover statements, then one table of pairs per workload.
+std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
+                                     const std::vector<Crossover>& crossovers);
+
+}  // namespace crossover

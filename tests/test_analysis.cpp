@@ -1,0 +1,146 @@
+// Pairing, bootstrap speedups and crossover detection on hand-made results with known answers.
+#include <gtest/gtest.h>
+
+#include "reports/analysis.hpp"
+
+namespace crossover {
+namespace {
+
+// A cell of mnist_mlp at `batch` on `device` whose epoch samples spread +-`spread` around `median`.
+Result cell(std::size_t index, const std::string& device, std::int64_t batch, double median,
+            double spread = 0.01) {
+  Result r;
+  r.cell.index = index;
+  r.cell.workload = "mnist_mlp";
+  r.cell.dataset = "mnist";
+  r.cell.device = device;
+  r.cell.gpus = device == "cpu" ? 0 : 1;
+  r.cell.batch_size = batch;
+  r.train_rows = 60000;
+  r.epoch_seconds = median;
+  for (int i = 0; i < 21; ++i)
+    r.epoch_seconds_samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
+  return r;
+}
+
+// CPU and GPU cells over batch sizes; the GPU's medians are cpu[i] / speedup[i].
+std::vector<Result> sweep(const std::vector<std::int64_t>& batches,
+                          const std::vector<double>& speedups, double spread = 0.01) {
+  std::vector<Result> out;
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    out.push_back(cell(out.size(), "cpu", batches[i], 1.0, spread));
+    out.push_back(cell(out.size(), "cuda", batches[i], 1.0 / speedups[i], spread));
+  }
+  return out;
+}
+
+const CompareSpec kDevice = parse_compare("device=cpu:cuda");
+
+TEST(Analysis, ParsesCompareSpecsAndRejectsBadOnes) {
+  const CompareSpec threads = parse_compare("threads=1:0");
+  EXPECT_EQ(threads.axis, "threads");
+  EXPECT_EQ(threads.baseline, "1");
+  EXPECT_EQ(threads.contender, "0");
+  EXPECT_EQ(parse_compare("device=cpu:cuda:1").contender, "cuda:1");
+  EXPECT_THROW(parse_compare("device"), std::invalid_argument);
+  EXPECT_THROW(parse_compare("devise=cpu:cuda"), std::invalid_argument);
+}
+
+TEST(Analysis, BootstrapIntervalSurroundsTheSpeedup) {
+  const std::vector<Result> r = sweep({100}, {2.0}, 0.05);  // pairs point into r: keep it alive
+  const auto pairs = pair_results(r, kDevice);
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_DOUBLE_EQ(pairs[0].speedup, 2.0);
+  EXPECT_LT(pairs[0].ci.low, 2.0);
+  EXPECT_GT(pairs[0].ci.high, 2.0);
+  EXPECT_GT(pairs[0].ci.low, 1.8);
+  EXPECT_EQ(pairs[0].winner, "contender");
+}
+
+TEST(Analysis, OnlyCellsDifferingInTheAxisArePaired) {
+  std::vector<Result> r = sweep({100, 1000}, {0.5, 2.0});
+  r.push_back(cell(4, "cuda", 5000, 0.1));  // no CPU partner
+  r.push_back(cell(5, "cpu", 100, 1.0));
+  r.back().status = "skipped";
+  EXPECT_EQ(pair_results(r, kDevice).size(), 2u);
+}
+
+TEST(Analysis, FindsTheCrossingOnALogScale) {
+  // Speedup 0.5 at batch 100 and 2 at batch 10,000: log-linear, so 1 is crossed at batch 1,000.
+  const auto results = sweep({100, 10000, 100000}, {0.5, 2.0, 4.0});
+  const auto pairs = pair_results(results, kDevice);
+  const auto crossovers = find_crossovers(pairs, kDevice);
+  ASSERT_EQ(crossovers.size(), 1u);
+  const Crossover& c = crossovers[0];
+  EXPECT_EQ(c.axis, "batch_size");
+  ASSERT_TRUE(c.from && c.crossing && c.crossing_low && c.crossing_high);
+  EXPECT_DOUBLE_EQ(*c.from, 10000);
+  EXPECT_NEAR(*c.crossing, 1000.0, 1e-6);
+  EXPECT_LE(*c.crossing_low, *c.crossing);
+  EXPECT_GE(*c.crossing_high, *c.crossing);
+  EXPECT_NE(c.statement.find("device=cuda wins from batch_size 10,000 on"), std::string::npos)
+      << c.statement;
+  EXPECT_NE(c.statement.find("near batch_size 1,000"), std::string::npos) << c.statement;
+}
+
+TEST(Analysis, SaysWhenThereIsNoCrossover) {
+  const auto results = sweep({1000, 10000, 20000}, {0.3, 0.5, 0.8});
+  const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
+  ASSERT_EQ(crossovers.size(), 1u);
+  EXPECT_FALSE(crossovers[0].from);
+  EXPECT_NE(crossovers[0].statement.find("device=cpu wins everywhere up to batch_size 20,000"),
+            std::string::npos)
+      << crossovers[0].statement;
+}
+
+TEST(Analysis, ATieBandIsNotAWin) {
+  // 1.005 with 5 % noise: the interval contains 1, so the largest batch is a tie, not a win.
+  const auto results = sweep({100, 1000}, {0.5, 1.005}, 0.05);
+  const auto pairs = pair_results(results, kDevice);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[1].winner, "tie");
+  const auto crossovers = find_crossovers(pairs, kDevice);
+  EXPECT_FALSE(crossovers[0].from);
+  EXPECT_NE(crossovers[0].statement.find("does not win at the largest value (tie"),
+            std::string::npos)
+      << crossovers[0].statement;
+}
+
+TEST(Analysis, ANonMonotoneCurveCrossesWhereTheContenderKeepsWinning) {
+  // Wins at 100, loses at 1,000, wins from 10,000 on: the crossover is the last one.
+  const auto results = sweep({100, 1000, 10000, 100000}, {1.5, 0.8, 1.5, 3.0});
+  const auto pairs = pair_results(results, kDevice);
+  const auto crossovers = find_crossovers(pairs, kDevice);
+  ASSERT_TRUE(crossovers[0].from);
+  EXPECT_DOUBLE_EQ(*crossovers[0].from, 10000);
+  EXPECT_GT(*crossovers[0].crossing, 1000);
+  EXPECT_LT(*crossovers[0].crossing, 10000);
+  EXPECT_NE(crossovers[0].statement.find("also won at some smaller values"), std::string::npos);
+}
+
+TEST(Analysis, MarkdownLeadsWithTheStatementAndCitesCells) {
+  const auto results = sweep({100, 10000}, {0.5, 2.0});
+  const auto pairs = pair_results(results, kDevice);
+  const std::string md = render_analysis_markdown(kDevice, pairs, find_crossovers(pairs, kDevice));
+  EXPECT_EQ(md.rfind("## Crossovers: device=cpu vs device=cuda\n\n- **mnist_mlp**: device=cuda "
+                     "wins from batch_size "
+                     "10,000 on",
+                     0),
+            0u)
+      << md;
+  EXPECT_NE(md.find("Cells #0, #1, #2, #3."), std::string::npos) << md;
+  EXPECT_NE(md.find("| mnist_mlp | #2 / #3 | 1 s | 500 ms | 2x |"), std::string::npos) << md;
+  const auto summary = analysis_json(kDevice, pairs, find_crossovers(pairs, kDevice));
+  EXPECT_EQ(summary["pairs"].size(), 2u);
+  EXPECT_EQ(summary["pairs"][1]["winner"], "cuda");
+  EXPECT_DOUBLE_EQ(summary["crossovers"][0]["from"].get<double>(), 10000);
+}
+
+TEST(Analysis, NothingToPairIsSaidPlainly) {
+  std::vector<Result> cpu_only = {cell(0, "cpu", 100, 1.0)};
+  const std::string md = render_analysis_markdown(kDevice, pair_results(cpu_only, kDevice), {});
+  EXPECT_NE(md.find("No pair of cells that ran differs only in device"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crossover
