@@ -250,8 +250,72 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
   return out;
 }
 
+std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
+                                      const std::vector<Crossover>& crossovers) {
+  std::vector<std::string> workloads;
+  for (const Result& r : results) {
+    if (r.status == "ok" &&
+        std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
+      workloads.push_back(r.cell.workload);
+    }
+  }
+  std::vector<Recommendation> out;
+  for (const std::string& workload : workloads) {
+    std::vector<Result> mine;
+    for (const Result& r : results) {
+      if (r.status == "ok" && r.cell.workload == workload) mine.push_back(r);
+    }
+    const Result& fastest = *std::min_element(
+        mine.begin(), mine.end(),
+        [](const Result& a, const Result& b) { return a.epoch_seconds < b.epoch_seconds; });
+    out.push_back({workload,
+                   "fastest measured: " + cell_label(fastest.cell) + ", " +
+                       format_seconds(fastest.epoch_seconds) + " per epoch (" +
+                       format_number(fastest.samples_per_second) + " samples/s)",
+                   {fastest.cell.index}});
+    for (const Crossover& c : crossovers) {
+      if (c.workload == workload && c.from) out.push_back({workload, c.statement, c.cells});
+    }
+    // Knobs: each other value of a knob against its first, cells equal in everything else.
+    for (const std::string knob :
+         {"loader", "data_placement", "num_workers", "pin_memory", "threads"}) {
+      if (knob == spec.axis) continue;
+      std::vector<std::string> values;
+      for (const Result& r : mine) {
+        const std::string v = value_text(cell_config_json(r.cell)[knob]);
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+      }
+      for (std::size_t j = 1; j < values.size(); ++j) {
+        const std::vector<Pair> pairs = pair_results(mine, CompareSpec{knob, values[0], values[j]});
+        if (pairs.empty()) continue;
+        double log_sum = 0.0;
+        bool matters = false;
+        std::vector<std::size_t> cells;
+        for (const Pair& p : pairs) {
+          log_sum += std::log(p.speedup);
+          matters |= p.ci.low > 1.05 || p.ci.high < 0.95;
+          cells.push_back(p.baseline->cell.index);
+          cells.push_back(p.contender->cell.index);
+        }
+        const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
+        const std::string change = knob + " " + values[0] + " -> " + values[j];
+        const std::string count = std::to_string(pairs.size()) + " pair(s)";
+        out.push_back({workload,
+                       matters ? change + " changes the epoch time by " + format_number(effect) +
+                                     "x (" + (effect > 1 ? "faster" : "slower") +
+                                     "; geometric mean of " + count + ")"
+                               : change + " did not matter: " + format_number(effect) +
+                                     "x, every interval within 5 % of 1 (" + count + ")",
+                       cells});
+      }
+    }
+  }
+  return out;
+}
+
 Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                   const std::vector<Crossover>& crossovers) {
+                   const std::vector<Crossover>& crossovers,
+                   const std::vector<Recommendation>& recommendations) {
   Json j;
   j["compare"] = {{"axis", spec.axis}, {"baseline", spec.baseline}, {"contender", spec.contender}};
   j["crossovers"] = Json::array();
@@ -263,6 +327,11 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
     x["crossing_low"] = c.crossing_low ? Json(*c.crossing_low) : Json();
     x["crossing_high"] = c.crossing_high ? Json(*c.crossing_high) : Json();
     j["crossovers"].push_back(x);
+  }
+  j["recommendations"] = Json::array();
+  for (const Recommendation& r : recommendations) {
+    j["recommendations"].push_back(
+        {{"workload", r.workload}, {"statement", r.statement}, {"cells", r.cells}});
   }
   j["pairs"] = Json::array();
   for (const Pair& p : pairs) {
@@ -282,13 +351,23 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
 }
 
 std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                                     const std::vector<Crossover>& crossovers) {
+                                     const std::vector<Crossover>& crossovers,
+                                     const std::vector<Recommendation>& recommendations) {
   const std::string title =
       spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender;
   std::string out = "## Crossovers: " + title + "\n\n";
+  std::string advice;
+  for (const Recommendation& r : recommendations) {
+    std::vector<std::string> cells;
+    for (std::size_t i : r.cells) cells.push_back("#" + std::to_string(i));
+    advice += "- **" + r.workload + "**: " + r.statement + " (cells " + join(cells) + ").\n";
+  }
+  const std::string recommendations_section =
+      advice.empty() ? "" : "## Recommendations\n\n" + advice + "\n";
   if (pairs.empty()) {
     return out + "No pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
-           " vs " + spec.contender + "), so there is nothing to compare.\n\n";
+           " vs " + spec.contender + "), so there is nothing to compare.\n\n" +
+           recommendations_section;
   }
   if (crossovers.empty()) out += "No numeric axis takes several values among the pairs.\n\n";
   for (const Crossover& c : crossovers) {
@@ -317,7 +396,7 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
                       : p.winner == "baseline" ? base
                                                : "tie"});
   }
-  return out + render_markdown_table(t) + "\n";
+  return out + render_markdown_table(t) + "\n" + recommendations_section;
 }
 
 }  // namespace crossover

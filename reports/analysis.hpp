@@ -62,12 +62,28 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
 /// The numeric value of an axis in a result ("full" sizes read as the rows used).
 std::optional<double> axis_value(const Result& result, const std::string& axis);
 
+/// A plain-language finding about one workload, with the cells behind it.
+struct Recommendation {
+  std::string workload;
+  std::string statement;
+  std::vector<std::size_t> cells;
+};
+
+/// Per workload: the fastest configuration measured, when the contender pays off (from the
+/// crossovers), and which knobs mattered — the effect of changing only `loader`, `num_workers`,
+/// `pin_memory`, `data_placement` or `threads`, as the geometric mean of the speedups of cells
+/// that differ in that knob alone; a knob matters when a pair's interval excludes 1 by 5 % or more.
+std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
+                                      const std::vector<Crossover>& crossovers);
+
 /// Everything the analysis found, machine-readable (summary.json).
 nlohmann::ordered_json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                                     const std::vector<Crossover>& crossovers);
+                                     const std::vector<Crossover>& crossovers,
+                                     const std::vector<Recommendation>& recommendations = {});
 
 /// The analysis as Markdown: the crossover statements, then one table of pairs per workload.
 std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                                     const std::vector<Crossover>& crossovers);
+                                     const std::vector<Crossover>& crossovers,
+                                     const std::vector<Recommendation>& recommendations = {});
 
 }  // namespace crossover

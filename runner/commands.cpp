@@ -95,10 +95,11 @@ void write_reports(const std::string& out_dir, ReportContext context,
                    const std::vector<Result>& results, const CompareSpec& spec) {
   const auto pairs = pair_results(results, spec);
   const auto crossovers = find_crossovers(pairs, spec);
-  context.analysis = render_analysis_markdown(spec, pairs, crossovers);
+  const auto recommendations = recommend(results, spec, crossovers);
+  context.analysis = render_analysis_markdown(spec, pairs, crossovers, recommendations);
   write_text_file(out_dir + "/report.md", render_markdown(context, results));
   write_text_file(out_dir + "/results.csv", render_csv(results));
-  nlohmann::ordered_json summary = analysis_json(spec, pairs, crossovers);
+  nlohmann::ordered_json summary = analysis_json(spec, pairs, crossovers, recommendations);
   summary["title"] = context.title;
   summary["warnings"] = context.warnings;
   summary["environment"] = context.environment;

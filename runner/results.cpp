@@ -14,7 +14,9 @@ std::int64_t size_from_json(const nlohmann::json& value) {
 }  // namespace
 
 nlohmann::ordered_json result_to_json(const Result& r) {
-  nlohmann::ordered_json j = cell_config_json(r.cell);
+  nlohmann::ordered_json j;
+  j["cell"] = r.cell.index;  // its place in the grid: reports cite cells by it
+  j.update(cell_config_json(r.cell));
 #define CROSSOVER_WRITE_FIELD(type, name) j[#name] = r.name;
   CROSSOVER_RESULT_FIELDS(CROSSOVER_WRITE_FIELD)
 #undef CROSSOVER_WRITE_FIELD
@@ -24,6 +26,7 @@ nlohmann::ordered_json result_to_json(const Result& r) {
 Result result_from_json(const nlohmann::json& j) {
   Result r;
   Cell& c = r.cell;
+  c.index = j.at("cell").get<std::size_t>();
   c.workload = j.at("workload").get<std::string>();
   c.dataset = j.at("dataset").get<std::string>();
   c.device = j.at("device").get<std::string>();

@@ -136,6 +136,33 @@ TEST(Analysis, MarkdownLeadsWithTheStatementAndCitesCells) {
   EXPECT_DOUBLE_EQ(summary["crossovers"][0]["from"].get<double>(), 10000);
 }
 
+TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
+  std::vector<Result> r;
+  for (const std::string loader : {"dataloader", "tensor"}) {
+    for (const int threads : {1, 2}) {
+      Result c = cell(r.size(), "cpu", 100, loader == "tensor" ? 0.5 : 1.0);
+      c.cell.loader = loader;
+      c.cell.threads = threads;
+      r.push_back(c);
+    }
+  }
+  const auto advice = recommend(r, kDevice, {});
+  ASSERT_EQ(advice.size(), 3u);
+  EXPECT_NE(advice[0].statement.find("fastest measured: mnist_mlp cpu batch=100 size=full tensor"),
+            std::string::npos)
+      << advice[0].statement;
+  EXPECT_EQ(advice[0].cells, (std::vector<std::size_t>{2}));
+  EXPECT_EQ(advice[1].statement,
+            "loader dataloader -> tensor changes the epoch time by 2x (faster; geometric mean of 2 "
+            "pair(s))");
+  EXPECT_EQ(advice[1].cells, (std::vector<std::size_t>{0, 2, 1, 3}));
+  EXPECT_NE(advice[2].statement.find("threads 1 -> 2 did not matter: 1x"), std::string::npos)
+      << advice[2].statement;
+  const std::string md = render_analysis_markdown(kDevice, {}, {}, advice);
+  EXPECT_NE(md.find("## Recommendations\n\n- **mnist_mlp**: fastest measured"), std::string::npos)
+      << md;
+}
+
 TEST(Analysis, NothingToPairIsSaidPlainly) {
   std::vector<Result> cpu_only = {cell(0, "cpu", 100, 1.0)};
   const std::string md = render_analysis_markdown(kDevice, pair_results(cpu_only, kDevice), {});

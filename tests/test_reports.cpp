@@ -109,13 +109,14 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   r.reason = "a, \"quoted\" reason";
   r.cell.index = 3;
   const std::string header = csv_header();
-  EXPECT_EQ(header.rfind("workload,dataset,device,batch_size,dataset_size,loader,data_placement,"
-                         "num_workers,pin_memory,gpus,threads,",
-                         0),
-            0u);
+  EXPECT_EQ(
+      header.rfind("cell,workload,dataset,device,batch_size,dataset_size,loader,data_placement,"
+                   "num_workers,pin_memory,gpus,threads,",
+                   0),
+      0u);
   EXPECT_NE(header.find(",status,reason,data_source,"), std::string::npos);
   const std::string row = csv_row(r);
-  EXPECT_EQ(row.rfind("iris_mlp,iris,cuda,full,100,tensor,device,0,false,1,0,", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("3,iris_mlp,iris,cuda,full,100,tensor,device,0,false,1,0,", 0), 0u) << row;
   EXPECT_NE(row.find(",skipped,\"a, \"\"quoted\"\" reason\","), std::string::npos) << row;
 }
 
