@@ -210,7 +210,8 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
                                 ": no crossover in the measured range (" + range + ")"
                           : "no crossover in the measured range of " + axis + " (" + range +
                                 "): " + who + " does not win at the largest value (" +
-                                members.back()->winner + ", " + speedup_text(*members.back()) + ")";
+                                (members.back()->winner == "baseline" ? other + " wins" : "a tie") +
+                                ", " + speedup_text(*members.back()) + ")";
       } else if (from == 0) {
         c.from = c.values.front();
         c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +

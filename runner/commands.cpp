@@ -90,9 +90,11 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   return kExitOk;
 }
 
-// Writes report.md, results.csv and summary.json for `results` into `out_dir`.
-void write_reports(const std::string& out_dir, ReportContext context,
-                   const std::vector<Result>& results, const CompareSpec& spec) {
+// Writes report.md, results.csv and summary.json for `results` into `out_dir`; returns the
+// crossover statements, for the terminal.
+std::vector<std::string> write_reports(const std::string& out_dir, ReportContext context,
+                                       const std::vector<Result>& results,
+                                       const CompareSpec& spec) {
   const auto pairs = pair_results(results, spec);
   const auto crossovers = find_crossovers(pairs, spec);
   const auto recommendations = recommend(results, spec, crossovers);
@@ -118,6 +120,21 @@ void write_reports(const std::string& out_dir, ReportContext context,
   }
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
   write_text_file(out_dir + "/summary.json", summary.dump(2) + "\n");
+  std::vector<std::string> statements;
+  for (const auto& c : crossovers) statements.push_back(c.workload + ": " + c.statement);
+  if (pairs.empty()) {
+    statements.push_back("no pair of cells that ran differs only in " + spec.axis + " (" +
+                         spec.baseline + " vs " + spec.contender + ")");
+  }
+  return statements;
+}
+
+// The crossover statements as terminal lines.
+std::string crossover_text(const CompareSpec& spec, const std::vector<std::string>& statements) {
+  std::string out =
+      "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
+  for (const auto& s : statements) out += "  " + s + "\n";
+  return out;
 }
 
 }  // namespace
@@ -155,14 +172,15 @@ int report_command(const ReportArgs& args) {
                    e.what());
     }
   }
+  std::vector<std::string> statements;
   try {
     fs::create_directories(out_dir);
-    write_reports(out_dir, context, results, spec);
+    statements = write_reports(out_dir, context, results, spec);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << render_comparison_text(results);
+  std::cout << render_comparison_text(results) << crossover_text(spec, statements);
   std::cout << "Reports: " << out_dir << "/report.md, results.csv, summary.json\n";
   return kExitOk;
 }
@@ -314,14 +332,15 @@ int run_command(const RunArgs& args) {
   context.description = grid.description;
   context.environment = environment_summary(record);
   context.warnings = warnings;
+  std::vector<std::string> statements;
   try {
-    write_reports(out_dir, context, results, spec);
+    statements = write_reports(out_dir, context, results, spec);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     write_failed = true;
   }
 
-  std::cout << render_comparison_text(results);
+  std::cout << render_comparison_text(results) << crossover_text(spec, statements);
   std::cout << "Reports: " << out_dir
             << "/report.md, summary.json, results.jsonl, results.csv, env.json\n";
   std::size_t failed = 0;

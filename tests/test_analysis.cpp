@@ -101,7 +101,7 @@ TEST(Analysis, ATieBandIsNotAWin) {
   EXPECT_EQ(pairs[1].winner, "tie");
   const auto crossovers = find_crossovers(pairs, kDevice);
   EXPECT_FALSE(crossovers[0].from);
-  EXPECT_NE(crossovers[0].statement.find("does not win at the largest value (tie"),
+  EXPECT_NE(crossovers[0].statement.find("does not win at the largest value (a tie"),
             std::string::npos)
       << crossovers[0].statement;
 }
