@@ -14,6 +14,7 @@
 
 #include "reports/analysis.hpp"
 #include "reports/report_csv.hpp"
+#include "reports/report_html.hpp"
 #include "reports/report_markdown.hpp"
 #include "reports/table.hpp"
 #include "runner/devices.hpp"
@@ -100,6 +101,8 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
   const auto recommendations = recommend(results, spec, crossovers);
   context.analysis = render_analysis_markdown(spec, pairs, crossovers, recommendations);
   write_text_file(out_dir + "/report.md", render_markdown(context, results));
+  write_text_file(out_dir + "/report.html",
+                  render_html(context, results, spec, pairs, crossovers, recommendations));
   write_text_file(out_dir + "/results.csv", render_csv(results));
   nlohmann::ordered_json summary = analysis_json(spec, pairs, crossovers, recommendations);
   summary["title"] = context.title;
@@ -181,7 +184,7 @@ int report_command(const ReportArgs& args) {
     return kExitRunFailed;
   }
   std::cout << render_comparison_text(results) << crossover_text(spec, statements);
-  std::cout << "Reports: " << out_dir << "/report.md, results.csv, summary.json\n";
+  std::cout << "Reports: " << out_dir << "/report.md, report.html, results.csv, summary.json\n";
   return kExitOk;
 }
 
@@ -342,7 +345,7 @@ int run_command(const RunArgs& args) {
 
   std::cout << render_comparison_text(results) << crossover_text(spec, statements);
   std::cout << "Reports: " << out_dir
-            << "/report.md, summary.json, results.jsonl, results.csv, env.json\n";
+            << "/report.md, report.html, summary.json, results.jsonl, results.csv, env.json\n";
   std::size_t failed = 0;
   for (const auto& r : results) failed += r.status == "failed" ? 1 : 0;
   if (failed > 0)

@@ -1,0 +1,393 @@
+#include "reports/report_html.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "reports/comparison.hpp"
+#include "runner/text.hpp"
+
+namespace crossover {
+namespace {
+
+std::string escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string num(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", value);
+  return buffer;
+}
+
+const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+
+// A plot area of 560 x 260 inside a 640 x 320 SVG, with log or linear axes.
+struct Plot {
+  double x_min, x_max, y_min, y_max;
+  bool x_log, y_log;
+  static constexpr double kLeft = 64, kTop = 16, kWidth = 556, kHeight = 250;
+
+  double sx(double x) const {
+    const double t = x_log ? (std::log(x) - std::log(x_min)) / (std::log(x_max) - std::log(x_min))
+                           : (x - x_min) / (x_max - x_min);
+    return kLeft + (std::isfinite(t) ? t : 0.5) * kWidth;
+  }
+  double sy(double y) const {
+    const double t = y_log ? (std::log(y) - std::log(y_min)) / (std::log(y_max) - std::log(y_min))
+                           : (y - y_min) / (y_max - y_min);
+    return kTop + kHeight - (std::isfinite(t) ? t : 0.5) * kHeight;
+  }
+  std::string axes(const std::string& x_label, const std::string& y_label) const {
+    std::string s = "<line x1='" + num(kLeft) + "' y1='" + num(kTop + kHeight) + "' x2='" +
+                    num(kLeft + kWidth) + "' y2='" + num(kTop + kHeight) + "' stroke='#444'/>";
+    s += "<line x1='" + num(kLeft) + "' y1='" + num(kTop) + "' x2='" + num(kLeft) + "' y2='" +
+         num(kTop + kHeight) + "' stroke='#444'/>";
+    for (double v : ticks(x_min, x_max, x_log)) {
+      s += "<text x='" + num(sx(v)) + "' y='" + num(kTop + kHeight + 16) +
+           "' text-anchor='middle'>" + escape(format_number(v)) + "</text>";
+    }
+    for (double v : ticks(y_min, y_max, y_log)) {
+      s += "<text x='" + num(kLeft - 6) + "' y='" + num(sy(v) + 4) + "' text-anchor='end'>" +
+           escape(format_number(v)) + "</text><line x1='" + num(kLeft) + "' y1='" + num(sy(v)) +
+           "' x2='" + num(kLeft + kWidth) + "' y2='" + num(sy(v)) + "' stroke='#eee'/>";
+    }
+    s += "<text x='" + num(kLeft + kWidth / 2) + "' y='" + num(kTop + kHeight + 34) +
+         "' text-anchor='middle'>" + escape(x_label) + "</text>";
+    s += "<text transform='translate(14," + num(kTop + kHeight / 2) +
+         ") rotate(-90)' text-anchor='middle'>" + escape(y_label) + "</text>";
+    return s;
+  }
+  static std::vector<double> ticks(double lo, double hi, bool log_scale) {
+    std::vector<double> out;
+    if (log_scale) {
+      for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
+        if (p >= lo * 0.9999) out.push_back(p);
+      }
+      if (out.size() < 2) out = {lo, hi};
+    } else {
+      for (int i = 0; i <= 4; ++i) out.push_back(lo + (hi - lo) * i / 4.0);
+    }
+    return out;
+  }
+};
+
+std::string svg_open(const std::string& label) {
+  return "<svg class='chart' role='img' aria-label='" + escape(label) +
+         "' viewBox='0 0 640 320' width='640' height='320' xmlns='http://www.w3.org/2000/svg'>";
+}
+
+// Speedup along the crossover axis: the interval band, the points, y = 1, the crossing.
+std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
+                          const CompareSpec& spec) {
+  std::vector<const Pair*> points;
+  for (std::size_t i = 0; i + 1 < c.cells.size(); i += 2) {
+    for (const Pair& p : pairs) {
+      if (p.baseline->cell.index == c.cells[i] && p.contender->cell.index == c.cells[i + 1])
+        points.push_back(&p);
+    }
+  }
+  if (points.size() < 2) return "";
+  double y_min = 1.0, y_max = 1.0;
+  for (const Pair* p : points) {
+    y_min = std::min(y_min, p->ci.low);
+    y_max = std::max(y_max, p->ci.high);
+  }
+  const Plot plot{c.values.front(), c.values.back(),      y_min / 1.2,
+                  y_max * 1.2,      c.values.front() > 0, y_min > 0};
+  std::string s =
+      svg_open("speedup of " + spec.contender + " over " + spec.baseline + " by " + c.axis);
+  s += plot.axes(c.axis + (plot.x_log ? " (log scale)" : ""),
+                 "speedup " + spec.baseline + " / " + spec.contender);
+  std::string upper, lower;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    upper += num(plot.sx(c.values[i])) + "," + num(plot.sy(points[i]->ci.high)) + " ";
+  }
+  for (std::size_t i = points.size(); i-- > 0;) {
+    lower += num(plot.sx(c.values[i])) + "," + num(plot.sy(points[i]->ci.low)) + " ";
+  }
+  s += "<polygon class='band' points='" + upper + lower + "' fill='#1f77b4' fill-opacity='0.18'/>";
+  s += "<line class='parity' x1='" + num(Plot::kLeft) + "' y1='" + num(plot.sy(1.0)) + "' x2='" +
+       num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(1.0)) +
+       "' stroke='#888' stroke-dasharray='6 4'/>";
+  s += "<text x='" + num(Plot::kLeft + Plot::kWidth - 4) + "' y='" + num(plot.sy(1.0) - 4) +
+       "' text-anchor='end' fill='#666'>y = 1</text>";
+  std::string line;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    line += num(plot.sx(c.values[i])) + "," + num(plot.sy(points[i]->speedup)) + " ";
+  s += "<polyline points='" + line + "' fill='none' stroke='#1f77b4' stroke-width='2'/>";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    s += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" + num(plot.sy(points[i]->speedup)) +
+         "' r='4' fill='#1f77b4'><title>" +
+         escape(c.axis + " " + format_number(c.values[i]) + ": " +
+                format_number(points[i]->speedup) + "x") +
+         "</title></circle>";
+  }
+  if (c.crossing) {
+    const double x = plot.sx(*c.crossing);
+    s += "<line class='crossing' x1='" + num(x) + "' y1='" + num(Plot::kTop) + "' x2='" + num(x) +
+         "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#d62728' stroke-width='2'/>";
+    s += "<text x='" + num(x + 4) + "' y='" + num(Plot::kTop + 12) +
+         "' fill='#d62728'>crossover ≈ " + escape(format_number(*c.crossing)) + "</text>";
+  }
+  return s + "</svg>";
+}
+
+// Median epoch time of every cell that ran, one bar each, coloured by device.
+std::string epoch_chart(const std::vector<Result>& results, const std::string& workload) {
+  std::vector<const Result*> ok;
+  for (const Result& r : results) {
+    if (r.status == "ok" && r.cell.workload == workload) ok.push_back(&r);
+  }
+  if (ok.empty()) return "";
+  double y_min = ok.front()->epoch_seconds, y_max = y_min;
+  for (const Result* r : ok) {
+    y_min = std::min(y_min, r->epoch_seconds);
+    y_max = std::max(y_max, r->epoch_seconds);
+  }
+  const Plot plot{0, static_cast<double>(ok.size()), y_min / 2, y_max * 1.5, false, true};
+  std::string s = svg_open("epoch time per cell of " + workload);
+  s += plot.axes("cells (hover for the configuration)", "median epoch seconds (log scale)");
+  std::map<std::string, int> colour;
+  const double width = Plot::kWidth / static_cast<double>(ok.size());
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    const std::string device = device_column(ok[i]->cell);
+    if (!colour.count(device)) colour[device] = static_cast<int>(colour.size()) % 6;
+    const double top = plot.sy(ok[i]->epoch_seconds);
+    s += "<rect x='" + num(Plot::kLeft + i * width + 2) + "' y='" + num(top) + "' width='" +
+         num(std::max(1.0, width - 4)) + "' height='" + num(Plot::kTop + Plot::kHeight - top) +
+         "' fill='" + kColors[colour[device]] + "'><title>#" + std::to_string(ok[i]->cell.index) +
+         " " + escape(cell_label(ok[i]->cell)) + ": " +
+         escape(format_seconds(ok[i]->epoch_seconds)) + "</title></rect>";
+  }
+  int row = 0;
+  for (const auto& [device, index] : colour) {
+    const double y = Plot::kTop + 4 + 16 * row;
+    s += "<rect x='" + num(Plot::kLeft + 8) + "' y='" + num(y) + "' width='10' height='10' fill='" +
+         kColors[index] + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
+         escape(device) + "</text>";
+    ++row;
+  }
+  return s + "</svg>";
+}
+
+// The phases of every phase-timed cell as stacked bars.
+std::string phase_chart(const std::vector<Result>& results) {
+  std::vector<const Result*> timed;
+  for (const Result& r : results) {
+    if (r.status == "ok" && r.cell.timing == "phases") timed.push_back(&r);
+  }
+  if (timed.empty()) return "";
+  const char* names[] = {"data", "host→device", "forward", "backward", "optimizer"};
+  double y_max = 0;
+  const auto parts = [](const Result& r) {
+    return std::vector<double>{r.phase_data_seconds, r.phase_copy_seconds, r.phase_forward_seconds,
+                               r.phase_backward_seconds, r.phase_optimizer_seconds};
+  };
+  for (const Result* r : timed) {
+    double sum = 0;
+    for (double p : parts(*r)) sum += p;
+    y_max = std::max(y_max, sum);
+  }
+  const Plot plot{0, static_cast<double>(timed.size()), 0, y_max * 1.1, false, false};
+  std::string s = svg_open("phase breakdown per step");
+  s += plot.axes("phase-timed cells", "seconds per step");
+  const double width = Plot::kWidth / static_cast<double>(timed.size());
+  for (std::size_t i = 0; i < timed.size(); ++i) {
+    double base = 0;
+    const auto p = parts(*timed[i]);
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const double top = plot.sy(base + p[k]);
+      s += "<rect class='phase' x='" + num(Plot::kLeft + i * width + 4) + "' y='" + num(top) +
+           "' width='" + num(std::max(1.0, width - 8)) + "' height='" + num(plot.sy(base) - top) +
+           "' fill='" + kColors[k] + "'><title>#" + std::to_string(timed[i]->cell.index) + " " +
+           names[k] + ": " + escape(format_seconds(p[k])) + "</title></rect>";
+      base += p[k];
+    }
+  }
+  for (int k = 0; k < 5; ++k) {
+    s += "<rect x='" + num(Plot::kLeft + 8 + 100 * k) + "' y='" + num(Plot::kTop + 2) +
+         "' width='10' height='10' fill='" + kColors[k] + "'/><text x='" +
+         num(Plot::kLeft + 22 + 100 * k) + "' y='" + num(Plot::kTop + 11) + "'>" + names[k] +
+         "</text>";
+  }
+  return s + "</svg>";
+}
+
+// Samples per second against the number of GPUs, one line per workload.
+std::string scaling_chart(const std::vector<Result>& results) {
+  std::map<std::string, std::map<int, double>> lines;
+  for (const Result& r : results) {
+    if (r.status == "ok" && is_cuda_device(r.cell.device)) {
+      double& best = lines[r.cell.workload][r.cell.gpus];
+      best = std::max(best, r.samples_per_second);
+    }
+  }
+  bool several = false;
+  double y_max = 0;
+  int x_max = 1;
+  for (const auto& [workload, points] : lines) {
+    several |= points.size() > 1;
+    for (const auto& [gpus, rate] : points) {
+      y_max = std::max(y_max, rate);
+      x_max = std::max(x_max, gpus);
+    }
+  }
+  if (!several) return "";
+  const Plot plot{1, static_cast<double>(x_max), 0, y_max * 1.1, false, false};
+  std::string s =
+      svg_open("throughput against GPU count") + plot.axes("GPUs", "samples per second");
+  int colour = 0;
+  for (const auto& [workload, points] : lines) {
+    std::string line;
+    for (const auto& [gpus, rate] : points)
+      line += num(plot.sx(gpus)) + "," + num(plot.sy(rate)) + " ";
+    s += "<polyline points='" + line + "' fill='none' stroke='" + kColors[colour++ % 6] +
+         "' stroke-width='2'><title>" + escape(workload) + "</title></polyline>";
+  }
+  return s + "</svg>";
+}
+
+std::string table_html(const std::vector<std::string>& header,
+                       const std::vector<std::vector<std::string>>& rows) {
+  std::string s = "<table class='sortable'><thead><tr>";
+  for (const auto& h : header) s += "<th>" + escape(h) + "</th>";
+  s += "</tr></thead><tbody>";
+  for (const auto& row : rows) {
+    s += "<tr>";
+    for (const auto& cell : row) s += "<td>" + escape(cell) + "</td>";
+    s += "</tr>";
+  }
+  return s + "</tbody></table>";
+}
+
+constexpr const char* kStyle =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222}"
+    "h1{font-size:22px}h2{font-size:18px;margin-top:28px}table{border-collapse:collapse;margin:8px "
+    "0;font-size:12px}"
+    "th,td{border:1px solid #ddd;padding:3px "
+    "6px;text-align:right}th{background:#f4f4f4;cursor:pointer}"
+    ".warning{background:#fff3cd;border:1px solid #e0c060;padding:8px}.chart{font:11px "
+    "sans-serif;display:block}"
+    "li{margin:4px 0}";
+
+// Clicking a header sorts its table by that column, numbers as numbers.
+constexpr const char* kScript =
+    "document.querySelectorAll('table.sortable "
+    "th').forEach(function(th,i){th.addEventListener('click',function(){"
+    "var "
+    "tb=th.closest('table').tBodies[0],rows=Array.from(tb.rows),up=th.dataset.up!=='1';th.dataset."
+    "up=up?'1':'0';"
+    "rows.sort(function(a,b){var "
+    "x=a.cells[i].innerText,y=b.cells[i].innerText,p=parseFloat(x),q=parseFloat(y);"
+    "var r=(!isNaN(p)&&!isNaN(q))?p-q:x.localeCompare(y);return "
+    "up?r:-r;});rows.forEach(function(r){tb.appendChild(r);});});});";
+
+}  // namespace
+
+std::string render_html(const ReportContext& context, const std::vector<Result>& results,
+                        const CompareSpec& spec, const std::vector<Pair>& pairs,
+                        const std::vector<Crossover>& crossovers,
+                        const std::vector<Recommendation>& recommendations) {
+  std::string s = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>crossover: " +
+                  escape(context.title) + "</title><style>" + kStyle + "</style></head><body>";
+  s += "<h1>crossover: " + escape(context.title) + "</h1>";
+  if (!context.description.empty()) s += "<p>" + escape(context.description) + "</p>";
+  for (const auto& w : context.warnings)
+    s += "<p class='warning'><b>Warning:</b> " + escape(w) + "</p>";
+  s += "<h2>Crossovers: " +
+       escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
+       "</h2><ul>";
+  if (pairs.empty()) {
+    s += "<li>No pair of cells that ran differs only in " + escape(spec.axis) + ".</li>";
+  }
+  for (const Crossover& c : crossovers)
+    s += "<li><b>" + escape(c.workload) + "</b>: " + escape(c.statement) + "</li>";
+  s += "</ul>";
+  for (const Crossover& c : crossovers) s += speedup_chart(c, pairs, spec);
+  if (!recommendations.empty()) {
+    s += "<h2>Recommendations</h2><ul>";
+    for (const auto& r : recommendations)
+      s += "<li><b>" + escape(r.workload) + "</b>: " + escape(r.statement) + "</li>";
+    s += "</ul>";
+  }
+  s += "<h2>Environment</h2><ul>";
+  for (const auto& line : context.environment) s += "<li>" + escape(line) + "</li>";
+  s += "</ul>";
+
+  std::vector<std::string> workloads;
+  for (const Result& r : results) {
+    if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end())
+      workloads.push_back(r.cell.workload);
+  }
+  for (const auto& workload : workloads) {
+    s += "<h2>" + escape(workload) + ": epoch time per cell</h2>" + epoch_chart(results, workload);
+  }
+  const std::string phases = phase_chart(results);
+  if (!phases.empty()) {
+    s += "<h2>Phases per step</h2><p>Phase mode synchronises the device at every phase boundary, "
+         "so these steps "
+         "are slower than end-to-end ones.</p>" +
+         phases;
+  }
+  const std::string scaling = scaling_chart(results);
+  s += "<h2>Scaling with GPU count</h2>" +
+       (scaling.empty() ? std::string("<p>No workload ran on more than one GPU count.</p>")
+                        : scaling);
+
+  std::vector<std::vector<std::string>> rows;
+  for (const Result& r : results) {
+    const bool ok = r.status == "ok";
+    rows.push_back(
+        {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
+         size_text(r.cell.batch_size),
+         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
+         std::to_string(r.cell.threads), r.status, ok ? format_number(r.epoch_seconds) : "",
+         ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
+            : "",
+         ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",
+         ok ? r.metric + " " + format_number(r.metric_value) : "", r.reason});
+  }
+  s += "<h2>Every cell</h2><p>Click a column to sort.</p>" +
+       table_html({"#", "workload", "device", "batch", "rows", "data path", "threads", "status",
+                   "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "reason"},
+                  rows);
+  std::vector<std::vector<std::string>> pair_rows;
+  for (const Pair& p : pairs) {
+    pair_rows.push_back(
+        {p.baseline->cell.workload,
+         "#" + std::to_string(p.baseline->cell.index) + " / #" +
+             std::to_string(p.contender->cell.index),
+         format_number(p.speedup), format_number(p.ci.low), format_number(p.ci.high),
+         p.winner == "tie"
+             ? "tie"
+             : spec.axis + "=" + (p.winner == "contender" ? spec.contender : spec.baseline)});
+  }
+  if (!pair_rows.empty()) {
+    s += "<h2>Pairs</h2>" +
+         table_html({"workload", "cells", "speedup", "CI low", "CI high", "winner"}, pair_rows);
+  }
+  return s + "<script>" + kScript + "</script></body></html>\n";
+}
+
+}  // namespace crossover
