@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "reports/comparison.hpp"
 #include "reports/table.hpp"
 #include "runner/text.hpp"
 
@@ -276,6 +277,19 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
                    {fastest.cell.index}});
     for (const Crossover& c : crossovers) {
       if (c.workload == workload && c.from) out.push_back({workload, c.statement, c.cells});
+    }
+    // The crossover in epochs: after how many epochs the contender's start-up is paid back.
+    for (const Pair& p : pair_results(mine, spec)) {
+      if (p.winner != "contender") continue;
+      const auto epochs = break_even_epochs(*p.baseline, *p.contender);
+      if (!epochs) continue;
+      out.push_back({workload,
+                     spec.axis + "=" + spec.contender + " pays back its start-up (" +
+                         format_seconds(p.contender->startup_seconds) + " + first epoch " +
+                         format_seconds(p.contender->first_epoch_seconds) + ") after " +
+                         std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs") + " at " +
+                         cell_label(p.contender->cell),
+                     {p.baseline->cell.index, p.contender->cell.index}});
     }
     // Knobs: each other value of a knob against its first, cells equal in everything else.
     for (const std::string knob :

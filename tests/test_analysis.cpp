@@ -163,6 +163,21 @@ TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
       << md;
 }
 
+TEST(Analysis, RecommendationsSayWhenTheStartUpIsPaidBack) {
+  std::vector<Result> r = sweep({10000}, {2.0});
+  r[0].startup_seconds = 0.0;
+  r[0].first_epoch_seconds = 1.0;
+  r[1].startup_seconds = 3.0;  // totals: cpu n, cuda 3.5 + 0.5 (n - 1): equal at 6, ahead from 7
+  r[1].first_epoch_seconds = 0.5;
+  const auto advice = recommend(r, kDevice, {});
+  ASSERT_EQ(advice.size(), 2u);
+  EXPECT_NE(advice[1].statement.find(
+                "device=cuda pays back its start-up (3 s + first epoch 500 ms) after 7 epochs"),
+            std::string::npos)
+      << advice[1].statement;
+  EXPECT_EQ(advice[1].cells, (std::vector<std::size_t>{0, 1}));
+}
+
 TEST(Analysis, NothingToPairIsSaidPlainly) {
   std::vector<Result> cpu_only = {cell(0, "cpu", 100, 1.0)};
   const std::string md = render_analysis_markdown(kDevice, pair_results(cpu_only, kDevice), {});
