@@ -272,7 +272,7 @@ TEST(Cli, ReportRegeneratesEveryFormatWithSkippedAndFailedCells) {
   const Outcome o = crossover(
       dir, "report " + dir.file("run") + " --compare threads=1:2 --out " + dir.file("again"));
   ASSERT_EQ(o.code, 0) << o.err;
-  for (const char* name : {"report.md", "results.csv", "summary.json"}) {
+  for (const char* name : {"report.md", "report.html", "results.csv", "summary.json"}) {
     EXPECT_TRUE(fs::exists(dir.file("again/") + name)) << name;
   }
   const std::string md = slurp(dir.file("again/report.md"));
