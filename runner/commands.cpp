@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "reports/analysis.hpp"
 #include "reports/report_csv.hpp"
@@ -132,6 +133,16 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
   return statements;
 }
 
+// The comparison a --compare option names, or nothing (logged) when it is malformed.
+std::optional<CompareSpec> compare_spec(const std::string& text) {
+  try {
+    return parse_compare(text);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return std::nullopt;
+  }
+}
+
 // The crossover statements as terminal lines.
 std::string crossover_text(const CompareSpec& spec, const std::vector<std::string>& statements) {
   std::string out =
@@ -143,13 +154,8 @@ std::string crossover_text(const CompareSpec& spec, const std::vector<std::strin
 }  // namespace
 
 int report_command(const ReportArgs& args) {
-  CompareSpec spec;
-  try {
-    spec = parse_compare(args.compare);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  const std::optional<CompareSpec> spec = compare_spec(args.compare);
+  if (!spec) return kExitBadInput;
   const std::string file =
       fs::is_directory(args.results) ? args.results + "/results.jsonl" : args.results;
   const fs::path parent = fs::path(file).parent_path();
@@ -178,12 +184,12 @@ int report_command(const ReportArgs& args) {
   std::vector<std::string> statements;
   try {
     fs::create_directories(out_dir);
-    statements = write_reports(out_dir, context, results, spec);
+    statements = write_reports(out_dir, context, results, *spec);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << render_comparison_text(results) << crossover_text(spec, statements);
+  std::cout << render_comparison_text(results) << crossover_text(*spec, statements);
   std::cout << "Reports: " << out_dir << "/report.md, report.html, results.csv, summary.json\n";
   return kExitOk;
 }
@@ -256,13 +262,8 @@ int run_command(const RunArgs& args) {
   const auto& [grid, expansion] = *loaded;
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) return dry_run(expansion, inventory);
-  CompareSpec spec;
-  try {
-    spec = parse_compare(args.compare);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  const std::optional<CompareSpec> spec = compare_spec(args.compare);
+  if (!spec) return kExitBadInput;
 
   // Everything that can be known to fail is checked before the first cell runs.
   const std::string out_dir =
@@ -337,13 +338,13 @@ int run_command(const RunArgs& args) {
   context.warnings = warnings;
   std::vector<std::string> statements;
   try {
-    statements = write_reports(out_dir, context, results, spec);
+    statements = write_reports(out_dir, context, results, *spec);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     write_failed = true;
   }
 
-  std::cout << render_comparison_text(results) << crossover_text(spec, statements);
+  std::cout << render_comparison_text(results) << crossover_text(*spec, statements);
   std::cout << "Reports: " << out_dir
             << "/report.md, report.html, summary.json, results.jsonl, results.csv, env.json\n";
   std::size_t failed = 0;
