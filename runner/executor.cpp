@@ -2,6 +2,7 @@
 
 #include <ATen/Context.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <limits>
@@ -134,6 +135,10 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   PhaseClock phases(cell.device);
   StepObserver* timed_observer = cell.timing == "phases" ? &phases : nullptr;
   std::vector<double> epoch_samples;
+  // Reserved up front: growing the vector between two clock reads would bill an epoch for it.
+  epoch_samples.reserve(std::min<std::size_t>(
+      static_cast<std::size_t>(cell.max_repeats) * static_cast<std::size_t>(cell.epochs),
+      std::size_t{1} << 24));
   std::vector<double> first_epochs;
   torch::Tensor last_loss;
   const Clock::time_point repeats_start = Clock::now();
