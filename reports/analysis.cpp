@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/table.hpp"
 #include "runner/text.hpp"
@@ -14,13 +15,6 @@ namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// A configuration value as the user writes it; "cuda:0" and "cuda" are the same device.
-std::string value_text(const Json& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (text == "cuda:0") text = "cuda";
-  return text;
-}
 
 // The keys that identify a pair: every configuration key but the compared axis, and for a device
 // comparison the keys that only mean something on one of the devices.

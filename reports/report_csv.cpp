@@ -5,8 +5,10 @@
 namespace crossover {
 namespace {
 
-// Every epoch's time has no place in a spreadsheet row; results.jsonl keeps it.
-constexpr const char* kLongColumn = "epoch_seconds_samples";
+// Every epoch's and step's time has no place in a spreadsheet row; results.jsonl keeps them.
+bool long_column(const std::string& key) {
+  return key == "epoch_seconds_samples" || key == "step_seconds_samples";
+}
 
 std::string quote(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
@@ -44,7 +46,7 @@ std::string csv_header() {
   std::string line;
   const auto columns = result_to_json(Result{});
   for (const auto& [key, value] : columns.items()) {
-    if (key == kLongColumn) continue;
+    if (long_column(key)) continue;
     if (!line.empty()) line += ",";
     line += key;
   }
@@ -56,7 +58,7 @@ std::string csv_row(const Result& result) {
   bool first = true;
   const auto values = result_to_json(result);
   for (const auto& [key, value] : values.items()) {
-    if (key == kLongColumn) continue;
+    if (long_column(key)) continue;
     if (!first) line += ",";
     first = false;
     line += field(value);

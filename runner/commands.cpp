@@ -12,9 +12,12 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <tuple>
 
 #include "reports/analysis.hpp"
+#include "reports/regression.hpp"
 #include "reports/report_csv.hpp"
+#include "reports/report_gbench.hpp"
 #include "reports/report_html.hpp"
 #include "reports/report_markdown.hpp"
 #include "reports/table.hpp"
@@ -92,11 +95,11 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   return kExitOk;
 }
 
-// Writes report.md, results.csv and summary.json for `results` into `out_dir`; returns the
-// crossover statements, for the terminal.
+// Writes report.md, report.html, results.csv, summary.json and gbench.json for `results` into
+// `out_dir`; returns the crossover statements, for the terminal.
 std::vector<std::string> write_reports(const std::string& out_dir, ReportContext context,
-                                       const std::vector<Result>& results,
-                                       const CompareSpec& spec) {
+                                       const std::vector<Result>& results, const CompareSpec& spec,
+                                       const nlohmann::json& environment) {
   const auto pairs = pair_results(results, spec);
   const auto crossovers = find_crossovers(pairs, spec);
   const auto recommendations = recommend(results, spec, crossovers);
@@ -124,6 +127,8 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
   }
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
   write_text_file(out_dir + "/summary.json", summary.dump(2) + "\n");
+  write_text_file(out_dir + "/gbench.json",
+                  render_gbench_json(results, environment).dump(2) + "\n");
   std::vector<std::string> statements;
   for (const auto& c : crossovers) statements.push_back(c.workload + ": " + c.statement);
   if (pairs.empty()) {
@@ -131,6 +136,23 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
                          spec.baseline + " vs " + spec.contender + ")");
   }
   return statements;
+}
+
+// Runs a program and waits for it: its exit status, 128 + the signal that ended it, or -1 when it
+// could not start.
+int run_program(std::vector<std::string> argv) {
+  const pid_t child = fork();
+  if (child == 0) {
+    std::vector<char*> raw;
+    for (auto& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    execv(raw[0], raw.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) < 0) return -1;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // The comparison a --compare option names, or nothing (logged) when it is malformed.
@@ -149,6 +171,74 @@ std::string crossover_text(const CompareSpec& spec, const std::vector<std::strin
       "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
   for (const auto& s : statements) out += "  " + s + "\n";
   return out;
+}
+
+// One side of a comparison: its results and the environment record beside them.
+struct Run {
+  std::vector<Result> results;
+  nlohmann::json environment;  // null when the run has no env.json
+  std::string label;
+};
+
+// Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
+// std::runtime_error naming the file.
+Run load_run(const std::string& path) {
+  const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+  Run run;
+  run.label = path;
+  run.results = read_results(file);
+  const fs::path env = fs::path(file).parent_path() / "env.json";
+  if (fs::exists(env)) {
+    std::ifstream in(env);
+    run.environment = nlohmann::json::parse(in, nullptr, false);
+    if (run.environment.is_discarded()) {
+      spdlog::warn("{}: not JSON; the environments are not compared", env.string());
+      run.environment = nullptr;
+    }
+  }
+  return run;
+}
+
+// Runs the baseline and the candidate binary on one grid `rounds` times, alternating which goes
+// first (AB BA AB ...), so that a slow drift of the machine weighs on both alike; each side's
+// rounds are pooled (compare_runs pools cells that occur several times). A binary that rejects
+// the grid throws std::invalid_argument; one that crashes, std::runtime_error.
+std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
+  const std::string binaries[2] = {args.baseline, args.candidate};
+  const char* sides[2] = {"baseline", "candidate"};
+  for (int side = 0; side < 2; ++side) {
+    if (access(binaries[side].c_str(), X_OK) != 0 || fs::is_directory(binaries[side])) {
+      throw std::invalid_argument("--rerun: the " + std::string(sides[side]) + " " +
+                                  binaries[side] + " is not an executable crossover binary");
+    }
+  }
+  if (!fs::is_regular_file(args.rerun))
+    throw std::invalid_argument("--rerun: grid " + args.rerun + " does not exist");
+  Run runs[2];
+  for (int round = 1; round <= args.rounds; ++round) {
+    for (int k = 0; k < 2; ++k) {
+      const int side = round % 2 == 1 ? k : 1 - k;
+      const std::string dir = out_dir + "/" + sides[side] + "/round-" + std::to_string(round);
+      spdlog::info("round {}/{}: {} ({}) into {}", round, args.rounds, sides[side], binaries[side],
+                   dir);
+      const int status = run_program({binaries[side], "run", args.rerun, "--out", dir, "--data-dir",
+                                      args.data_dir, "--quiet"});
+      if (status == kExitBadInput)
+        throw std::invalid_argument(binaries[side] + " rejected " + args.rerun +
+                                    " (exit 2); run it alone to see why");
+      if (status != kExitOk && status != kExitRunFailed)
+        throw std::runtime_error(binaries[side] + " run " + args.rerun + " ended with status " +
+                                 std::to_string(status));
+      Run one = load_run(dir);
+      runs[side].results.insert(runs[side].results.end(), one.results.begin(), one.results.end());
+      if (round == 1) runs[side].environment = one.environment;
+    }
+  }
+  for (int side = 0; side < 2; ++side) {
+    runs[side].label = binaries[side] + " (" + std::to_string(args.rounds) + " rounds in " +
+                       out_dir + "/" + sides[side] + ")";
+  }
+  return {std::move(runs[0]), std::move(runs[1])};
 }
 
 }  // namespace
@@ -170,10 +260,11 @@ int report_command(const ReportArgs& args) {
   const std::string out_dir = args.out_dir.empty() ? directory : args.out_dir;
   ReportContext context;
   context.title = fs::absolute(directory).lexically_normal().filename().string();
+  nlohmann::ordered_json record;
   if (fs::exists(directory + "/env.json")) {
     try {
       std::ifstream in(directory + "/env.json");
-      const auto record = nlohmann::ordered_json::parse(in);
+      record = nlohmann::ordered_json::parse(in);
       context.environment = environment_summary(record);
       context.warnings = environment_warnings(record);
     } catch (const std::exception& e) {
@@ -184,14 +275,81 @@ int report_command(const ReportArgs& args) {
   std::vector<std::string> statements;
   try {
     fs::create_directories(out_dir);
-    statements = write_reports(out_dir, context, results, *spec);
+    statements = write_reports(out_dir, context, results, *spec, record);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
   std::cout << render_comparison_text(results) << crossover_text(*spec, statements);
-  std::cout << "Reports: " << out_dir << "/report.md, report.html, results.csv, summary.json\n";
+  std::cout << "Reports: " << out_dir
+            << "/report.md, report.html, results.csv, summary.json, gbench.json\n";
   return kExitOk;
+}
+
+int compare_command(const CompareArgs& args) {
+  RegressionOptions options;
+  options.threshold = args.threshold_percent / 100.0;
+  options.alpha = args.alpha;
+  options.metric = args.metric;
+  options.fail_on = args.fail_on;
+  try {
+    check_options(options);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  Run baseline, candidate;
+  std::string markdown = args.markdown, json = args.json;
+  try {
+    if (args.rerun.empty()) {
+      baseline = load_run(args.baseline);
+      candidate = load_run(args.candidate);
+    } else {
+      const std::string out_dir =
+          args.out_dir.empty() ? "reports/compare-" + timestamp() : args.out_dir;
+      std::tie(baseline, candidate) = rerun(args, out_dir);
+      if (markdown.empty()) markdown = out_dir + "/compare.md";
+      if (json.empty()) json = out_dir + "/compare.json";
+    }
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}", e.what());
+    return args.rerun.empty() ? kExitBadInput : kExitRunFailed;
+  }
+
+  RegressionReport report = compare_runs(baseline.results, candidate.results, options);
+  report.baseline_label = baseline.label;
+  report.candidate_label = candidate.label;
+  report.environment = environment_differences(baseline.environment, candidate.environment);
+  for (const Run* run : {&baseline, &candidate}) {
+    if (run->environment.is_null())
+      report.notes.push_back(run->label + " has no env.json: the environments were not compared");
+  }
+  if (report.cells.empty()) {
+    spdlog::error(
+        "no cell of {} has the configuration of a cell of {}: are they runs of the same grid?",
+        baseline.label, candidate.label);
+    return kExitBadInput;
+  }
+  std::cout << render_regression_text(report);
+  for (const auto& d : report.environment) {
+    if (d.unfair) spdlog::warn("the runs differ in {}: {} vs {}", d.what, d.baseline, d.candidate);
+  }
+  try {
+    if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
+    if (!json.empty()) write_text_file(json, regression_json(report).dump(2) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  std::vector<std::string> written;
+  for (const auto& file : {markdown, json}) {
+    if (!file.empty()) written.push_back(file);
+  }
+  if (!written.empty()) std::cout << "Written: " << join(written) << "\n";
+  return report.fails() ? kExitRunFailed : kExitOk;
 }
 
 int bench_command(const BenchArgs& args) {
@@ -223,21 +381,10 @@ int bench_command(const BenchArgs& args) {
                                    std::string("--benchmark_min_time=") + min_time};
   if (!args.filter.empty()) argv.push_back("--benchmark_filter=" + args.filter);
   spdlog::info("running {} into {}", binary, out_file);
-  const pid_t child = fork();
-  if (child == 0) {
-    std::vector<char*> raw;
-    for (auto& a : argv) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    execv(raw[0], raw.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) < 0) {
-    spdlog::error("cannot run {}", binary);
-    return kExitRunFailed;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    spdlog::error("{} failed (status {})", binary, status);
+  const int status = run_program(argv);
+  if (status != 0) {
+    spdlog::error("{} failed ({})", binary,
+                  status < 0 ? "could not start" : "exit status " + std::to_string(status));
     return kExitRunFailed;
   }
   std::cout << "Benchmarks: " << out_file << " (Google Benchmark JSON)\n";
@@ -338,7 +485,7 @@ int run_command(const RunArgs& args) {
   context.warnings = warnings;
   std::vector<std::string> statements;
   try {
-    statements = write_reports(out_dir, context, results, *spec);
+    statements = write_reports(out_dir, context, results, *spec, record);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     write_failed = true;
@@ -346,7 +493,8 @@ int run_command(const RunArgs& args) {
 
   std::cout << render_comparison_text(results) << crossover_text(*spec, statements);
   std::cout << "Reports: " << out_dir
-            << "/report.md, report.html, summary.json, results.jsonl, results.csv, env.json\n";
+            << "/report.md, report.html, summary.json, results.jsonl, results.csv, gbench.json, "
+               "env.json\n";
   std::size_t failed = 0;
   for (const auto& r : results) failed += r.status == "failed" ? 1 : 0;
   if (failed > 0)

@@ -22,6 +22,22 @@ struct ReportArgs {
   std::string compare = "device=cpu:cuda";
 };
 
+/// Arguments of `crossover compare`.
+struct CompareArgs {
+  std::string baseline;   ///< results (file or directory); with `rerun`, a crossover binary
+  std::string candidate;  ///< the same for the candidate
+  double threshold_percent = 5.0;
+  double alpha = 0.05;
+  std::string metric = "epoch";
+  std::string fail_on = "regression";
+  std::string markdown;  ///< write the Markdown summary here ("" = not)
+  std::string json;      ///< write the verdict file here ("" = not)
+  std::string rerun;     ///< a grid: run both binaries on it, alternately, then compare
+  int rounds = 3;        ///< with `rerun`: rounds of baseline and candidate runs
+  std::string out_dir;   ///< with `rerun`: where the runs go (default reports/compare-<timestamp>)
+  std::string data_dir = "data";
+};
+
 /// Arguments of `crossover bench`.
 struct BenchArgs {
   std::string filter;     ///< a regular expression over benchmark names; "" runs them all
@@ -31,6 +47,7 @@ struct BenchArgs {
 
 int run_command(const RunArgs& args);
 int report_command(const ReportArgs& args);
+int compare_command(const CompareArgs& args);
 int bench_command(const BenchArgs& args);
 int validate_command(const std::string& grid);
 int list_command(const std::string& data_dir);

@@ -215,6 +215,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.step_seconds = steps.median;
   result.step_seconds_p25 = steps.p25;
   result.step_seconds_p75 = steps.p75;
+  result.step_seconds_samples = thinned(step_samples, kStoredEpochSamples);
   result.first_epoch_seconds = summarize(first_epochs).median;
   result.startup_seconds =
       result.device_init_seconds + result.setup_seconds + result.first_step_seconds;

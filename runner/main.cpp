@@ -41,6 +41,51 @@ int main(int argc, char** argv) {
                      "AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda (default), threads=1:0, "
                      "loader=dataloader:tensor");
 
+  crossover::CompareArgs compare_args;
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Compare two runs of a grid cell by cell and decide, with statistics, whether the candidate "
+      "regressed (exit 0: no regression, 1: regression, 2: bad input)");
+  compare
+      ->add_option("baseline", compare_args.baseline,
+                   "Baseline results (results.jsonl or its directory); with --rerun, the baseline "
+                   "crossover binary")
+      ->required();
+  compare
+      ->add_option("candidate", compare_args.candidate,
+                   "Candidate results; with --rerun, the candidate crossover binary")
+      ->required();
+  compare
+      ->add_option(
+          "--threshold", compare_args.threshold_percent,
+          "Smallest change of the median, in percent, that can be a regression (default 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  compare->add_option("--alpha", compare_args.alpha,
+                      "Significance level of the two-sided Mann-Whitney U test (default 0.05)");
+  compare
+      ->add_option("--metric", compare_args.metric,
+                   "epoch (time per epoch, default), step (time per step) or throughput "
+                   "(samples/s)")
+      ->check(CLI::IsMember({"epoch", "step", "throughput"}));
+  compare
+      ->add_option("--fail-on", compare_args.fail_on,
+                   "Exit 1 on: regression (default; a regression or a cell that failed in the "
+                   "candidate), any-change (also an improvement) or none")
+      ->check(CLI::IsMember({"regression", "any-change", "none"}));
+  compare->add_option("--markdown", compare_args.markdown,
+                      "Write a Markdown summary for a pull-request comment to this file");
+  compare->add_option("--json", compare_args.json, "Write the verdict as JSON to this file");
+  compare->add_option("--rerun", compare_args.rerun,
+                      "Run BASELINE and CANDIDATE (two crossover binaries) on this grid, "
+                      "alternately, --rounds times, then compare the pooled samples");
+  compare->add_option("--rounds", compare_args.rounds, "Rounds for --rerun (default 3)")
+      ->check(CLI::Range(1, 100));
+  compare->add_option("--out", compare_args.out_dir,
+                      "With --rerun: where the runs, compare.md and compare.json go (default "
+                      "reports/compare-<timestamp>)");
+  compare->add_option("--data-dir", compare_args.data_dir,
+                      "With --rerun: where the data sets are (default data)");
+
   std::string validate_grid;
   CLI::App* validate =
       app.add_subcommand("validate", "Check a grid and report every problem; runs nothing");
@@ -84,6 +129,7 @@ int main(int argc, char** argv) {
 
   if (*run) return crossover::run_command(run_args);
   if (*report) return crossover::report_command(report_args);
+  if (*compare) return crossover::compare_command(compare_args);
   if (*validate) return crossover::validate_command(validate_grid);
   if (*list) return crossover::list_command(list_data_dir);
   if (*bench) return crossover::bench_command(bench_args);

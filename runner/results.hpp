@@ -41,6 +41,7 @@ namespace crossover {
   X(double, step_seconds)                       /* median steady-state step */                    \
   X(double, step_seconds_p25)                                                                     \
   X(double, step_seconds_p75)                                                                     \
+  X(std::vector<double>, step_seconds_samples) /* the timed steps, in order (thinned to 2,000) */ \
   X(double, device_init_seconds) /* first touch of the device in this process (CUDA context) */   \
   X(double, setup_seconds)       /* data set loaded and moved, workload built */                  \
   X(double, first_step_seconds)  /* fresh model to the end of its first step */                   \

@@ -1,0 +1,119 @@
+#pragma once
+// Did a change make training slower? Two runs of the same grid, cell by cell: the change in the
+// median with a bootstrap interval, a Mann-Whitney U test on the raw samples, and a verdict that
+// needs both significance and a change beyond a threshold — so that noise alone rarely fails a
+// CI job and a real slowdown rarely passes. The writers return text and do no I/O.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runner/results.hpp"
+#include "runner/stats.hpp"
+
+namespace crossover {
+
+/// Two-sided p-value of the Mann-Whitney U test that `a` and `b` come from one distribution:
+/// exact for small samples without ties (both sides up to 30), otherwise the normal approximation
+/// with tie and continuity corrections. 1 when either sample is empty.
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+
+/// Bootstrap 95 % interval of median(candidate) / median(baseline) when each side is one or more
+/// runs (processes) of the same cell: each resample draws runs with replacement, then samples
+/// within each drawn run, so that differences between runs widen the interval as they should.
+/// With one run per side it is the ordinary bootstrap. Throws std::invalid_argument on an empty
+/// side or run.
+Interval bootstrap_ratio(const std::vector<std::vector<double>>& baseline_runs,
+                         const std::vector<std::vector<double>>& candidate_runs, std::uint64_t seed,
+                         int resamples = 2000);
+
+/// The smallest two-sided p-value the test can give for samples of `n` and `m` (2 / C(n+m, n)):
+/// with fewer samples than that allows, no difference can ever be significant.
+double smallest_p_value(std::size_t n, std::size_t m);
+
+/// The fewest samples per side (equal sides) with which a difference can reach `alpha`.
+std::size_t samples_needed(double alpha);
+
+/// How `compare` decides.
+struct RegressionOptions {
+  double threshold = 0.05;  ///< a relative change smaller than this is never a regression
+  double alpha = 0.05;      ///< significance level of the two-sided U test
+  std::string metric =
+      "epoch";  ///< "epoch" (seconds), "step" (seconds) or "throughput" (samples/s)
+  std::string fail_on = "regression";  ///< "regression", "any-change" or "none"
+  std::uint64_t seed = 0;              ///< of the bootstrap
+};
+
+/// Throws std::invalid_argument naming the option that is out of range.
+void check_options(const RegressionOptions& options);
+
+/// One cell of the grid in both runs.
+struct CellVerdict {
+  std::string name;               ///< workload and the keys that tell the cells apart
+  nlohmann::ordered_json config;  ///< the configuration the cells were matched on
+  std::size_t baseline_cell = 0;  ///< the cell's index in each run
+  std::size_t candidate_cell = 0;
+  /// "regression", "improvement", "no change", "inconclusive", "failed" (ran in the baseline,
+  /// failed in the candidate) or "not compared" (skipped, or not ok in the baseline).
+  std::string verdict;
+  std::string reason;  ///< why, in a few words
+  std::size_t baseline_samples = 0;
+  std::size_t candidate_samples = 0;
+  std::size_t baseline_runs = 0;  ///< runs (processes) pooled on each side
+  std::size_t candidate_runs = 0;
+  double baseline_median = 0.0;  ///< of the metric, in its unit
+  double candidate_median = 0.0;
+  double change = 0.0;  ///< candidate / baseline - 1
+  Interval change_ci;   ///< bootstrap 95 % interval of the change
+  double p_value = 1.0;
+  bool tested = false;  ///< change, interval and p-value were computed
+};
+
+/// One difference between the two runs' environments.
+struct EnvironmentDifference {
+  std::string what;  ///< "CPU", "BLAS", "LibTorch", "intra-op threads", ...
+  std::string baseline;
+  std::string candidate;
+  bool unfair = false;  ///< it can change the timings by itself
+};
+
+/// What `compare` found.
+struct RegressionReport {
+  RegressionOptions options;
+  std::string baseline_label;  ///< where each run came from, for the reader
+  std::string candidate_label;
+  std::vector<CellVerdict> cells;             ///< regressions first, then by name
+  std::vector<std::string> only_in_baseline;  ///< names of cells one run lacks
+  std::vector<std::string> only_in_candidate;
+  std::vector<EnvironmentDifference> environment;
+  std::vector<std::string> notes;  ///< e.g. a run without env.json
+
+  std::size_t count(const std::string& verdict) const;
+  bool unfair() const;
+  /// Whether the job should fail under options.fail_on: a regression or a failed cell
+  /// ("regression"), also an improvement ("any-change"), never ("none").
+  bool fails() const;
+};
+
+/// Matches the cells of two runs by configuration (every key but the stopping rule's:
+/// min/max_repeats, time_budget_seconds, ci_target) and judges each. Cells that occur several
+/// times in one run (rounds of `compare --rerun`, concatenated files) have their samples pooled.
+RegressionReport compare_runs(const std::vector<Result>& baseline,
+                              const std::vector<Result>& candidate,
+                              const RegressionOptions& options);
+
+/// The differences between two env.json records; null records give none.
+std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
+                                                           const nlohmann::json& candidate);
+
+/// An aligned table for the terminal, regressions first, and the summary line.
+std::string render_regression_text(const RegressionReport& report);
+
+/// A Markdown summary for a pull-request comment: the verdict, environment warnings, regressions,
+/// failures, improvements and inconclusive cells, the unchanged ones folded away.
+std::string render_regression_markdown(const RegressionReport& report);
+
+/// The verdict file: settings, counts, environment, every cell.
+nlohmann::ordered_json regression_json(const RegressionReport& report);
+
+}  // namespace crossover

@@ -1,0 +1,306 @@
+// The regression verdicts of `crossover compare`: the U test against hand-computed values, the
+// false-alarm and detection rates on seeded samples, matching, pooling of runs, exit decisions,
+// environment differences, and the Markdown, JSON and Google Benchmark writers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "reports/regression.hpp"
+#include "reports/report_gbench.hpp"
+
+namespace crossover {
+namespace {
+
+// A cell of `workload` on the CPU whose epoch samples are `samples`.
+Result cell(std::size_t index, const std::string& workload, const std::vector<double>& samples) {
+  Result r;
+  r.cell.index = index;
+  r.cell.workload = workload;
+  r.cell.dataset = workload == "iris_mlp" ? "iris" : "mnist";
+  r.cell.gpus = 0;
+  r.data_source = "real";
+  r.train_rows = 1000;
+  r.epoch_seconds_samples = samples;
+  r.step_seconds_samples = samples;
+  r.epoch_samples = samples.size();
+  return r;
+}
+
+// `n` samples around `median` with relative normal noise `noise`.
+std::vector<double> noisy(std::mt19937_64& rng, std::size_t n, double median, double noise) {
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::vector<double> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(median * std::exp(noise * z(rng)));
+  return out;
+}
+
+// The one cell of a report, by value: reports are often temporaries here.
+CellVerdict only(const RegressionReport& report) {
+  EXPECT_EQ(report.cells.size(), 1u);
+  return report.cells.front();
+}
+
+TEST(Regression, MannWhitneyMatchesHandComputedValues) {
+  // Exact: no overlap at all, 3 against 3 -> 2 / C(6, 3) = 0.1; 4 against 4 -> 2 / 70.
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3}, {4, 5, 6}), 0.1, 1e-12);
+  EXPECT_NEAR(mann_whitney_p({5, 6, 7, 8}, {1, 2, 3, 4}), 2.0 / 70.0, 1e-12);
+  // Exact, interleaved: U = 1 for {1, 3} vs {2, 4, 5}: P(U <= 1) = 2 / 10, two-sided 0.4.
+  EXPECT_NEAR(mann_whitney_p({1, 3}, {2, 4, 5}), 0.4, 1e-12);
+  // With ties, the normal approximation (tie and continuity corrections), computed by hand:
+  // U = 4.5, mean 12.5, variance 22.5 -> z = 7.5 / sqrt(22.5), p = erfc(z / sqrt 2) = 0.1138.
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3, 4, 5}, {3, 4, 5, 6, 7}), 0.1138, 5e-4);
+  EXPECT_DOUBLE_EQ(mann_whitney_p({2, 2, 2}, {2, 2, 2}), 1.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_p({}, {1.0}), 1.0);
+}
+
+TEST(Regression, TheSmallestReachablePValueSaysHowManySamplesAreNeeded) {
+  EXPECT_NEAR(smallest_p_value(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(smallest_p_value(4, 4), 2.0 / 70.0, 1e-12);
+  EXPECT_EQ(samples_needed(0.05), 4u);
+  EXPECT_EQ(samples_needed(0.01), 5u);
+  EXPECT_LT(smallest_p_value(30, 30), 1e-15);
+  EXPECT_FALSE(std::isnan(smallest_p_value(1000, 1000)));  // logarithms: no overflow
+}
+
+TEST(Regression, FlagsATenPercentSlowdownAndRarelyFlagsNoise) {
+  // The requirement: 30 samples, 2 % noise, default alpha and threshold.
+  std::mt19937_64 rng(42);
+  int detected = 0, false_alarms = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    RegressionOptions options;
+    options.seed = static_cast<std::uint64_t>(trial);
+    const auto base = noisy(rng, 30, 1.0, 0.02);
+    const auto slow = noisy(rng, 30, 1.10, 0.02);
+    const auto same = noisy(rng, 30, 1.0, 0.02);
+    detected +=
+        only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", slow)}, options))
+            .verdict == "regression";
+    false_alarms +=
+        only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", same)}, options))
+            .verdict == "regression";
+  }
+  EXPECT_GE(detected, 95);
+  EXPECT_LE(false_alarms, 5);
+}
+
+TEST(Regression, ASignificantChangeBelowTheThresholdIsNoChange) {
+  std::mt19937_64 rng(7);
+  const auto base = noisy(rng, 200, 1.0, 0.005);
+  const auto cand = noisy(rng, 200, 1.02, 0.005);
+  const auto& v =
+      only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", cand)}, {}));
+  EXPECT_LT(v.p_value, 0.05);
+  EXPECT_EQ(v.verdict, "no change");
+  EXPECT_NE(v.reason.find("within"), std::string::npos);
+}
+
+TEST(Regression, FewOrNoisySamplesAreInconclusiveAndSayWhy) {
+  const auto& few = only(compare_runs({cell(0, "mnist_mlp", {1.0, 1.0, 1.0})},
+                                      {cell(0, "mnist_mlp", {2.0, 2.0, 2.0})}, {}));
+  EXPECT_EQ(few.verdict, "inconclusive");
+  EXPECT_NE(few.reason.find("too few samples (3 and 3)"), std::string::npos);
+  EXPECT_NE(few.reason.find("at least 4"), std::string::npos);
+
+  std::mt19937_64 rng(3);
+  const auto& noise = only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))},
+                                        {cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))}, {}));
+  EXPECT_EQ(noise.verdict, "inconclusive");
+  EXPECT_NE(noise.reason.find("too noisy"), std::string::npos);
+}
+
+TEST(Regression, ThroughputRegressesWhenItFalls) {
+  std::mt19937_64 rng(11);
+  RegressionOptions options;
+  options.metric = "throughput";
+  const auto& v = only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 30, 1.0, 0.01))},
+                                    {cell(0, "mnist_mlp", noisy(rng, 30, 1.25, 0.01))}, options));
+  EXPECT_EQ(v.verdict, "regression");
+  EXPECT_NEAR(v.change, 1.0 / 1.25 - 1.0, 0.02);  // 1,000 rows per epoch: samples/s fell 20 %
+  EXPECT_NEAR(v.baseline_median, 1000.0, 20.0);
+}
+
+TEST(Regression, RunsThatDisagreeAreInconclusiveWhereOneRunWouldBeARegression) {
+  // Each run (process) has its own state: baseline runs at 1.0, 1.6, 1.0; candidate at 1.6, 1.0,
+  // 1.6. Pooled, the candidate looks 60 % slower; resampling the runs shows it is not.
+  std::mt19937_64 rng(5);
+  std::vector<Result> base, cand;
+  for (double level : {1.0, 1.6, 1.0})
+    base.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
+  for (double level : {1.6, 1.0, 1.6})
+    cand.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
+  const auto pooled = compare_runs(base, cand, {});
+  EXPECT_EQ(only(pooled).baseline_runs, 3u);
+  EXPECT_EQ(only(pooled).baseline_samples, 60u);
+  EXPECT_LT(only(pooled).p_value, 0.05);
+  EXPECT_EQ(only(pooled).verdict, "inconclusive");
+  EXPECT_NE(only(pooled).reason.find("runs disagree"), std::string::npos);
+  EXPECT_TRUE(pooled.notes.empty());
+  // The same first runs alone: a regression, with the note that one run per side hides this.
+  const auto single = compare_runs({base[0]}, {cand[0]}, {});
+  EXPECT_EQ(only(single).verdict, "regression");
+  ASSERT_EQ(single.notes.size(), 1u);
+  EXPECT_NE(single.notes[0].find("--rerun"), std::string::npos);
+}
+
+TEST(Regression, CellsMatchOnConfigurationAndTheRestIsListed) {
+  std::mt19937_64 rng(1);
+  Result a = cell(0, "mnist_mlp", noisy(rng, 20, 1.0, 0.01));
+  Result b = cell(1, "iris_mlp", noisy(rng, 20, 1.0, 0.01));
+  Result a2 = cell(5, "mnist_mlp", noisy(rng, 20, 1.0, 0.01));
+  a2.cell.min_repeats = 7;  // the stopping rule is not part of a cell's identity
+  a2.cell.max_repeats = 7;
+  Result c = cell(6, "mnist_mlp", noisy(rng, 20, 1.0, 0.01));
+  c.cell.batch_size = 64;  // a different cell
+  const auto report = compare_runs({a, b}, {a2, c}, {});
+  ASSERT_EQ(report.cells.size(), 1u);
+  EXPECT_EQ(report.cells[0].baseline_cell, 0u);
+  EXPECT_EQ(report.cells[0].candidate_cell, 5u);
+  ASSERT_EQ(report.only_in_baseline.size(), 1u);
+  EXPECT_EQ(report.only_in_baseline[0], "iris_mlp device=cpu");
+  ASSERT_EQ(report.only_in_candidate.size(), 1u);
+  EXPECT_EQ(report.only_in_candidate[0], "mnist_mlp device=cpu batch_size=64");
+  EXPECT_EQ(report.cells[0].name, "mnist_mlp device=cpu batch_size=full");
+}
+
+TEST(Regression, DifferentDataIsNotCompared) {
+  std::mt19937_64 rng(2);
+  Result a = cell(0, "mnist_mlp", noisy(rng, 20, 1.0, 0.01));
+  Result b = cell(0, "mnist_mlp", noisy(rng, 20, 2.0, 0.01));
+  b.data_source = "synthetic";
+  const auto& v = only(compare_runs({a}, {b}, {}));
+  EXPECT_EQ(v.verdict, "inconclusive");
+  EXPECT_NE(v.reason.find("the data differ"), std::string::npos);
+}
+
+TEST(Regression, ExitDecisionFollowsFailOn) {
+  std::mt19937_64 rng(9);
+  const auto base = noisy(rng, 30, 1.0, 0.01);
+  const auto faster = noisy(rng, 30, 0.7, 0.01);
+  RegressionOptions options;
+  auto report = compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", faster)}, options);
+  EXPECT_EQ(only(report).verdict, "improvement");
+  EXPECT_FALSE(report.fails());  // improvements never fail a job by default
+  report.options.fail_on = "any-change";
+  EXPECT_TRUE(report.fails());
+
+  Result failed = cell(0, "mnist_mlp", {});
+  failed.status = "failed";
+  failed.reason = "CUDA out of memory";
+  report = compare_runs({cell(0, "mnist_mlp", base)}, {failed}, options);
+  EXPECT_EQ(only(report).verdict, "failed");
+  EXPECT_NE(only(report).reason.find("CUDA out of memory"), std::string::npos);
+  EXPECT_TRUE(report.fails());
+  report.options.fail_on = "none";
+  EXPECT_FALSE(report.fails());
+
+  Result skipped = cell(0, "mnist_mlp", {});
+  skipped.status = "skipped";
+  report = compare_runs({skipped}, {skipped}, options);
+  EXPECT_EQ(only(report).verdict, "not compared");
+  EXPECT_FALSE(report.fails());
+
+  options.metric = "latency";
+  EXPECT_THROW(check_options(options), std::invalid_argument);
+  options.metric = "epoch";
+  options.alpha = 1.5;
+  EXPECT_THROW(check_options(options), std::invalid_argument);
+}
+
+TEST(Regression, EnvironmentDifferencesAreListedAndTheUnfairOnesMarked) {
+  const nlohmann::json base = {{"cpu", {{"model", "Xeon"}, {"logical_cores", 2}}},
+                               {"blas", {{"kind", "openblas"}}},
+                               {"host", {{"hostname", "a"}}},
+                               {"peak_gflops", {{"cpu", 200.0}}}};
+  EXPECT_TRUE(environment_differences(base, base).empty());
+  EXPECT_TRUE(environment_differences(base, nullptr).empty());
+  nlohmann::json cand = base;
+  cand["host"]["hostname"] = "b";
+  auto diffs = environment_differences(base, cand);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].what, "host");
+  EXPECT_FALSE(diffs[0].unfair);
+  cand["blas"]["kind"] = "reference";
+  cand["peak_gflops"]["cpu"] = 100.0;  // half the matmul peak: a busy machine
+  diffs = environment_differences(base, cand);
+  ASSERT_EQ(diffs.size(), 3u);
+  EXPECT_EQ(diffs[0].what, "BLAS");
+  EXPECT_TRUE(diffs[0].unfair);
+  EXPECT_NE(diffs[2].candidate.find("-50.0 %"), std::string::npos);
+  EXPECT_TRUE(diffs[2].unfair);
+}
+
+TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
+  std::mt19937_64 rng(4);
+  std::vector<Result> base = {cell(0, "iris_mlp", noisy(rng, 30, 1.0, 0.01)),
+                              cell(1, "mnist_mlp", noisy(rng, 30, 1.0, 0.01))};
+  std::vector<Result> cand = {cell(0, "iris_mlp", noisy(rng, 30, 1.0, 0.01)),
+                              cell(1, "mnist_mlp", noisy(rng, 30, 1.5, 0.01))};
+  RegressionReport report = compare_runs(base, cand, {});
+  report.baseline_label = "main";
+  report.candidate_label = "pr";
+  report.environment = {{"BLAS", "openblas", "reference", true}};
+  EXPECT_EQ(report.cells[0].verdict, "regression");  // sorted first although it is cell 1
+  const std::string md = render_regression_markdown(report);
+  EXPECT_EQ(md.rfind("## crossover compare: 1 regression(s) in 2 matched cell(s)", 0), 0u);
+  EXPECT_NE(md.find("**Warning:**"), std::string::npos);
+  EXPECT_NE(md.find("| BLAS | openblas | reference | yes |"), std::string::npos);
+  const auto regressions = md.find("### Regressions (1)");
+  const auto unchanged = md.find("<details><summary>No change (1)</summary>");
+  ASSERT_NE(regressions, std::string::npos);
+  ASSERT_NE(unchanged, std::string::npos);
+  EXPECT_LT(regressions, unchanged);
+  EXPECT_NE(md.find("| mnist_mlp device=cpu |"), std::string::npos);
+
+  const auto j = regression_json(report);
+  EXPECT_EQ(j["verdict"], "regression");
+  EXPECT_TRUE(j["fails"].get<bool>());
+  EXPECT_EQ(j["counts"]["regression"], 1);
+  EXPECT_EQ(j["counts"]["no change"], 1);
+  EXPECT_TRUE(j["environment"]["unfair"].get<bool>());
+  EXPECT_EQ(j["cells"][0]["name"], "mnist_mlp device=cpu");
+  EXPECT_NEAR(j["cells"][0]["change"].get<double>(), 0.5, 0.03);
+
+  const std::string text = render_regression_text(report);
+  EXPECT_NE(text.find("WARNING environment differs: BLAS: openblas -> reference"),
+            std::string::npos);
+}
+
+TEST(GbenchExport, ReadsBackAsTheResults) {
+  std::vector<Result> results = {cell(0, "mnist_mlp", {0.5, 0.25, 0.75}),
+                                 cell(1, "mnist_mlp", {1.0, 2.0}), cell(2, "iris_mlp", {})};
+  results[1].cell.batch_size = 64;
+  results[2].status = "skipped";
+  const nlohmann::json env = {{"host", {{"hostname", "box"}}},
+                              {"cpu", {{"logical_cores", 2}, {"governor", "powersave"}}}};
+  const auto parsed = nlohmann::json::parse(render_gbench_json(results, env).dump());
+  EXPECT_EQ(parsed["context"]["host_name"], "box");
+  EXPECT_EQ(parsed["context"]["num_cpus"], 2);
+  EXPECT_TRUE(parsed["context"]["cpu_scaling_enabled"].get<bool>());
+  const auto& benchmarks = parsed["benchmarks"];
+  ASSERT_EQ(benchmarks.size(), 3u + 4u + 2u + 4u);  // iterations + 4 aggregates per ok cell
+  std::map<std::string, std::vector<double>> iterations;
+  std::map<std::string, double> medians;
+  for (const auto& b : benchmarks) {
+    EXPECT_EQ(b["time_unit"], "ms");
+    if (b["run_type"] == "iteration") {
+      EXPECT_EQ(b["iterations"], 1);
+      iterations[b["name"]].push_back(b["real_time"].get<double>() / 1e3);
+      EXPECT_EQ(b["repetitions"].get<std::size_t>(),
+                b["name"] == "mnist_mlp/device:cpu/batch_size:full" ? 3u : 2u);
+    } else if (b["aggregate_name"] == "median") {
+      medians[b["run_name"]] = b["real_time"].get<double>() / 1e3;
+      EXPECT_EQ(b["name"], b["run_name"].get<std::string>() + "_median");
+    }
+  }
+  ASSERT_EQ(iterations.size(), 2u);  // the skipped cell is left out
+  EXPECT_EQ(iterations["mnist_mlp/device:cpu/batch_size:full"], results[0].epoch_seconds_samples);
+  EXPECT_EQ(iterations["mnist_mlp/device:cpu/batch_size:64"], results[1].epoch_seconds_samples);
+  EXPECT_DOUBLE_EQ(medians["mnist_mlp/device:cpu/batch_size:full"], 0.5);
+  EXPECT_DOUBLE_EQ(medians["mnist_mlp/device:cpu/batch_size:64"], 1.5);
+  EXPECT_NEAR(benchmarks[0]["items_per_second"].get<double>(), 1000.0 / 0.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace crossover
