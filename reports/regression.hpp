@@ -18,14 +18,19 @@ namespace crossover {
 /// with tie and continuity corrections. 1 when either sample is empty.
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
 
-/// Bootstrap 95 % interval of median(candidate) / median(baseline) when each side is one or more
-/// runs (processes) of the same cell: each resample draws runs with replacement, then samples
-/// within each drawn run, so that differences between runs widen the interval as they should.
-/// With one run per side it is the ordinary bootstrap. Throws std::invalid_argument on an empty
-/// side or run.
-Interval bootstrap_ratio(const std::vector<std::vector<double>>& baseline_runs,
-                         const std::vector<std::vector<double>>& candidate_runs, std::uint64_t seed,
-                         int resamples = 2000);
+/// Welch's t-test on the logarithms of the per-run medians, for sides of two or more runs
+/// (processes) each: the run, not the epoch, is then the unit of replication, because the epochs
+/// of one process share its state (memory layout, neighbours on a shared machine).
+struct RunLevelTest {
+  double p_value = 1.0;
+  double change = 0.0;  ///< geometric mean of the candidate's run medians / the baseline's - 1
+  Interval change_ci;   ///< 95 % interval of the change, from the t distribution
+  double degrees_of_freedom = 0.0;
+};
+
+/// Throws std::invalid_argument for a side of fewer than two runs or a run without samples.
+RunLevelTest run_level_test(const std::vector<std::vector<double>>& baseline_runs,
+                            const std::vector<std::vector<double>>& candidate_runs);
 
 /// The smallest two-sided p-value the test can give for samples of `n` and `m` (2 / C(n+m, n)):
 /// with fewer samples than that allows, no difference can ever be significant.
@@ -66,6 +71,7 @@ struct CellVerdict {
   double change = 0.0;  ///< candidate / baseline - 1
   Interval change_ci;   ///< bootstrap 95 % interval of the change
   double p_value = 1.0;
+  std::string test;     ///< "mann-whitney" (samples of one run per side) or "welch-runs"
   bool tested = false;  ///< change, interval and p-value were computed
 };
 

@@ -1,5 +1,6 @@
 #include "runner/commands.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,10 +140,15 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
 }
 
 // Runs a program and waits for it: its exit status, 128 + the signal that ended it, or -1 when it
-// could not start.
-int run_program(std::vector<std::string> argv) {
+// could not start. Its stdout goes to `stdout_file` when one is given.
+int run_program(std::vector<std::string> argv, const std::string& stdout_file = "") {
   const pid_t child = fork();
   if (child == 0) {
+    if (!stdout_file.empty()) {
+      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
+      close(fd);
+    }
     std::vector<char*> raw;
     for (auto& a : argv) raw.push_back(a.data());
     raw.push_back(nullptr);
@@ -183,6 +189,10 @@ struct Run {
 // Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
 // std::runtime_error naming the file.
 Run load_run(const std::string& path) {
+  if (!fs::exists(path))
+    throw std::runtime_error(path +
+                             " does not exist: give a results.jsonl or the directory "
+                             "holding it");
   const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
   Run run;
   run.label = path;
@@ -219,6 +229,7 @@ std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
     for (int k = 0; k < 2; ++k) {
       const int side = round % 2 == 1 ? k : 1 - k;
       const std::string dir = out_dir + "/" + sides[side] + "/round-" + std::to_string(round);
+      fs::create_directories(dir);
       spdlog::info("round {}/{}: {} ({}) into {}", round, args.rounds, sides[side], binaries[side],
                    dir);
       const int status = run_program({binaries[side], "run", args.rerun, "--out", dir, "--data-dir",

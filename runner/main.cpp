@@ -31,8 +31,9 @@ int main(int argc, char** argv) {
 
   crossover::ReportArgs report_args;
   CLI::App* report = app.add_subcommand("report",
-                                        "Regenerate report.md, report.html, results.csv and "
-                                        "summary.json from a results file, comparing any axis");
+                                        "Regenerate report.md, report.html, results.csv, "
+                                        "summary.json and gbench.json from a results file, "
+                                        "comparing any axis");
   report->add_option("results", report_args.results, "results.jsonl, or the directory holding it")
       ->required();
   report->add_option("--out", report_args.out_dir,

@@ -12,6 +12,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev
+  # Boost.Math's Student t distribution, for compare's run-level test (headers only).
+  libboost-dev
 )
 
 missing=()

@@ -78,7 +78,8 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
       crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir());
   ASSERT_EQ(o.code, 0) << o.err;
 
-  for (const char* name : {"results.jsonl", "results.csv", "report.md", "env.json", "grid.json"}) {
+  for (const char* name :
+       {"results.jsonl", "results.csv", "report.md", "env.json", "grid.json", "gbench.json"}) {
     EXPECT_TRUE(fs::exists(out + "/" + name)) << name;
   }
   const auto results = read_results(out + "/results.jsonl");
@@ -107,6 +108,14 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
   EXPECT_EQ(boston.status, "ok");
   EXPECT_EQ(boston.steps_per_epoch, (379 + 63) / 64);
   EXPECT_EQ(boston.metric, "rmse");
+  EXPECT_EQ(boston.step_seconds_samples.size(), boston.step_samples);
+
+  // gbench.json: the two cells that ran, one entry per timed epoch plus four aggregates each.
+  const auto gbench = nlohmann::json::parse(slurp(out + "/gbench.json"));
+  EXPECT_EQ(gbench["benchmarks"].size(), cpu.epoch_samples + boston.epoch_samples + 8);
+  EXPECT_EQ(gbench["benchmarks"][0]["name"], "iris_mlp/device:cpu");
+  EXPECT_DOUBLE_EQ(gbench["benchmarks"][0]["real_time"].get<double>(),
+                   cpu.epoch_seconds_samples[0] * 1e3);
 
   // The comparison goes to stdout, progress and diagnostics to stderr.
   EXPECT_NE(o.out.find("iris_mlp"), std::string::npos);
@@ -290,6 +299,107 @@ TEST(Cli, ReportRegeneratesEveryFormatWithSkippedAndFailedCells) {
   EXPECT_TRUE(failed_with_reason) << summary["cells"].dump();
   EXPECT_EQ(crossover(dir, "report " + dir.file("run") + " --compare threads").code, 2);
   EXPECT_EQ(crossover(dir, "report " + dir.file("absent")).code, 2);
+}
+
+// A results directory with one mnist_mlp cell whose epochs take `median` seconds (+-1 %), and an
+// env.json with the given BLAS.
+std::string results_dir(const ScratchDir& dir, const std::string& name, double median,
+                        const std::string& blas = "openblas") {
+  const std::string path = dir.file(name);
+  fs::create_directories(path);
+  Result r;
+  r.cell.workload = "mnist_mlp";
+  r.cell.dataset = "mnist";
+  r.data_source = "real";
+  r.train_rows = 1000;
+  for (int i = 0; i < 30; ++i)
+    r.epoch_seconds_samples.push_back(median * (1.0 + 0.001 * (i % 21 - 10)));
+  r.epoch_seconds = median;
+  std::ofstream(path + "/results.jsonl") << result_to_json(r).dump() << "\n";
+  std::ofstream(path + "/env.json") << nlohmann::json{{"blas", {{"kind", blas}}}}.dump();
+  return path;
+}
+
+TEST(Cli, CompareExitsOneOnARegressionAndWritesMarkdownAndJson) {
+  ScratchDir dir;
+  const std::string base = results_dir(dir, "base", 0.100);
+  const std::string same = results_dir(dir, "same", 0.100);
+  const std::string slow = results_dir(dir, "slow", 0.150, "reference");
+
+  Outcome o = crossover(dir, "compare " + base + " " + same);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("no regression in 1 matched cell(s)"), std::string::npos) << o.out;
+
+  const std::string md = dir.file("compare.md"), json = dir.file("verdict.json");
+  o = crossover(
+      dir, "compare " + base + " " + slow + "/results.jsonl --markdown " + md + " --json " + json);
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("regression  mnist_mlp device=cpu"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("the runs differ in BLAS: openblas vs reference"), std::string::npos);
+  EXPECT_NE(slurp(md).find("### Regressions (1)"), std::string::npos);
+  const auto verdict = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(verdict["verdict"], "regression");
+  EXPECT_NEAR(verdict["cells"][0]["change"].get<double>(), 0.5, 1e-9);
+
+  // Improvements do not fail a job unless asked to; --fail-on none never fails.
+  EXPECT_EQ(crossover(dir, "compare " + slow + " " + base).code, 0);
+  EXPECT_EQ(crossover(dir, "compare " + slow + " " + base + " --fail-on any-change").code, 1);
+  EXPECT_EQ(crossover(dir, "compare " + base + " " + slow + " --fail-on none").code, 0);
+  // A 60 % threshold lets a 50 % slowdown pass.
+  EXPECT_EQ(crossover(dir, "compare " + base + " " + slow + " --threshold 60").code, 0);
+}
+
+TEST(Cli, CompareRejectsBadInputWithExitTwo) {
+  ScratchDir dir;
+  const std::string base = results_dir(dir, "base", 0.1);
+  Outcome o = crossover(dir, "compare " + base + " " + dir.file("missing"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("missing does not exist"), std::string::npos) << o.err;
+  EXPECT_EQ(crossover(dir, "compare " + base + " " + base + " --metric latency").code, 2);
+  o = crossover(dir, "compare " + base + " " + base + " --alpha 2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--alpha must lie between 0 and 1"), std::string::npos) << o.err;
+  // No cell in common: not two runs of one grid.
+  const std::string other = dir.file("other");
+  fs::create_directories(other);
+  Result r;
+  r.cell.workload = "iris_mlp";
+  std::ofstream(other + "/results.jsonl") << result_to_json(r).dump() << "\n";
+  o = crossover(dir, "compare " + base + " " + other);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("are they runs of the same grid?"), std::string::npos) << o.err;
+  o = crossover(dir, "compare " + base + " " + base + " --rerun " + dir.file("no-grid.json"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("is not an executable crossover binary"), std::string::npos) << o.err;
+}
+
+TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("iris.json", R"({
+    "name": "iris", "defaults": {"epochs": 5, "warmup_epochs": 1, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]})");
+  const std::string out = dir.file("cmp");
+  const Outcome o = crossover(
+      dir, std::string("compare ") + CROSSOVER_BINARY + " " + CROSSOVER_BINARY + " --rerun " +
+               grid + " --rounds 2 --out " + out + " --data-dir " + testing::data_dir());
+  EXPECT_NE(o.code, 2) << o.err;
+  for (const char* side : {"baseline", "candidate"}) {
+    for (const char* round : {"round-1", "round-2"})
+      EXPECT_TRUE(fs::exists(out + "/" + side + "/" + round + "/results.jsonl")) << side << round;
+  }
+  // Rounds alternate which side goes first: AB, then BA.
+  const auto started = [&](const std::string& side, const std::string& round) {
+    return fs::last_write_time(out + "/" + side + "/" + round + "/grid.json");
+  };
+  EXPECT_LT(started("baseline", "round-1"), started("candidate", "round-1"));
+  EXPECT_LT(started("candidate", "round-2"), started("baseline", "round-2"));
+  const auto verdict = nlohmann::json::parse(slurp(out + "/compare.json"));
+  ASSERT_EQ(verdict["cells"].size(), 1u);
+  EXPECT_EQ(verdict["cells"][0]["baseline_samples"], 20);  // 2 rounds x 2 repeats x 5 epochs
+  EXPECT_EQ(verdict["cells"][0]["candidate_samples"], 20);
+  EXPECT_EQ(verdict["cells"][0]["baseline_runs"], 2);
+  EXPECT_TRUE(fs::exists(out + "/compare.md"));
 }
 
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {

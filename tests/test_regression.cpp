@@ -121,27 +121,55 @@ TEST(Regression, ThroughputRegressesWhenItFalls) {
   EXPECT_NEAR(v.baseline_median, 1000.0, 20.0);
 }
 
-TEST(Regression, RunsThatDisagreeAreInconclusiveWhereOneRunWouldBeARegression) {
+TEST(Regression, TheRunLevelTestMatchesHandComputedValues) {
+  // Log run medians 0, 0.1, 0.2 against 0.5, 0.6, 0.7: difference 0.5, standard error
+  // sqrt(2 * 0.01 / 3), t = 6.12 on 4 degrees of freedom -> p = 0.00360 (numerical integral of the
+  // t density); 95 % interval exp(0.5 -+ 2.776 * se) - 1 = [0.3143, 1.0682].
+  const auto run = [](double log_median) {
+    return std::vector<double>{0.99 * std::exp(log_median), std::exp(log_median),
+                               1.01 * std::exp(log_median)};
+  };
+  const auto t = run_level_test({run(0.0), run(0.1), run(0.2)}, {run(0.5), run(0.6), run(0.7)});
+  EXPECT_NEAR(t.degrees_of_freedom, 4.0, 1e-9);
+  EXPECT_NEAR(t.p_value, 0.003602, 2e-5);
+  EXPECT_NEAR(t.change, std::exp(0.5) - 1.0, 1e-9);
+  EXPECT_NEAR(t.change_ci.low, 0.3143, 1e-3);
+  EXPECT_NEAR(t.change_ci.high, 1.0682, 1e-3);
+  EXPECT_THROW(run_level_test({run(0.0)}, {run(0.0), run(0.1)}), std::invalid_argument);
+}
+
+TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   // Each run (process) has its own state: baseline runs at 1.0, 1.6, 1.0; candidate at 1.6, 1.0,
-  // 1.6. Pooled, the candidate looks 60 % slower; resampling the runs shows it is not.
+  // 1.6. Pooled, the epochs say "60 % slower" with a tiny p-value; the runs say it is noise.
   std::mt19937_64 rng(5);
   std::vector<Result> base, cand;
   for (double level : {1.0, 1.6, 1.0})
     base.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
   for (double level : {1.6, 1.0, 1.6})
     cand.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
+  EXPECT_LT(mann_whitney_p(base[0].epoch_seconds_samples, cand[0].epoch_seconds_samples), 1e-6);
   const auto pooled = compare_runs(base, cand, {});
   EXPECT_EQ(only(pooled).baseline_runs, 3u);
   EXPECT_EQ(only(pooled).baseline_samples, 60u);
-  EXPECT_LT(only(pooled).p_value, 0.05);
+  EXPECT_EQ(only(pooled).test, "welch-runs");
+  EXPECT_GT(only(pooled).p_value, 0.2);
   EXPECT_EQ(only(pooled).verdict, "inconclusive");
-  EXPECT_NE(only(pooled).reason.find("runs disagree"), std::string::npos);
+  EXPECT_NE(only(pooled).reason.find("run medians"), std::string::npos);
   EXPECT_TRUE(pooled.notes.empty());
-  // The same first runs alone: a regression, with the note that one run per side hides this.
+  // The first runs alone: a "regression", with the note that one run per side hides the rest.
   const auto single = compare_runs({base[0]}, {cand[0]}, {});
+  EXPECT_EQ(only(single).test, "mann-whitney");
   EXPECT_EQ(only(single).verdict, "regression");
   ASSERT_EQ(single.notes.size(), 1u);
   EXPECT_NE(single.notes[0].find("--rerun"), std::string::npos);
+  // Runs that agree on a 50 % slowdown: a regression by the runs too.
+  std::vector<Result> slow;
+  for (double level : {1.5, 1.55, 1.45})
+    slow.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
+  std::vector<Result> steady;
+  for (double level : {1.0, 1.05, 0.95})
+    steady.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
+  EXPECT_EQ(only(compare_runs(steady, slow, {})).verdict, "regression");
 }
 
 TEST(Regression, CellsMatchOnConfigurationAndTheRestIsListed) {
