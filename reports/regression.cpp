@@ -222,11 +222,9 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   const bool significant = v.p_value < o.alpha;
   const bool worse = is_time_metric(o.metric) ? v.change > 0.0 : v.change < 0.0;
   const std::string bounds = "±" + percent(o.threshold, false);
-  const std::string evidence =
-      "p = " + p_text(v.p_value) + ", " + percent(v.change) + " " + interval_text(v.change_ci);
   if (significant && std::abs(v.change) >= o.threshold) {
     v.verdict = worse ? "regression" : "improvement";
-    v.reason = evidence;
+    v.reason = "significant and beyond " + bounds;
   } else if (significant) {
     v.verdict = "no change";
     v.reason = "significant (p = " + p_text(v.p_value) + ") but within " + bounds;
@@ -235,13 +233,14 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
     v.reason = "not significant (p = " + p_text(v.p_value) + "), interval within " + bounds;
   } else {
     v.verdict = "inconclusive";
-    v.reason = "too noisy: " + evidence + " reaches past " + bounds +
+    v.reason = "too noisy: not significant, and the interval reaches past " + bounds +
                (by_runs ? "; the runs differ: more rounds or a quieter machine"
                         : "; more repeats or a quieter machine");
   }
-  if (by_runs)
-    v.reason += " (Welch t on " + std::to_string(b_runs.size()) + " and " +
-                std::to_string(c_runs.size()) + " run medians)";
+  v.reason += by_runs ? " (Welch t on " + std::to_string(b_runs.size()) + " and " +
+                            std::to_string(c_runs.size()) + " run medians)"
+                      : " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
+                            std::to_string(cs.size()) + " samples)";
   if (base->noisy || cand->noisy) {
     v.reason += std::string("; noisy ") +
                 (base->noisy && cand->noisy ? "both runs"
@@ -308,7 +307,8 @@ std::string headline(const RegressionReport& r) {
 
 std::string settings_text(const RegressionOptions& o) {
   return "metric: " + metric_text(o.metric) + "; a regression needs p < " + format_number(o.alpha) +
-         " (two-sided Mann-Whitney U on the raw samples) and a change of " +
+         " (two-sided: Mann-Whitney U on the samples of one run per side, Welch t on the "
+         "logarithms of the run medians when each side has several runs) and a change of " +
          percent(o.threshold, false) +
          " or more in the median; change = candidate / baseline - 1 " +
          "with a bootstrap 95 % interval";
