@@ -6,6 +6,7 @@
 #include <map>
 
 #include "reports/comparison.hpp"
+#include "reports/scaling.hpp"
 #include "runner/text.hpp"
 
 namespace crossover {
@@ -234,14 +235,14 @@ std::string phase_chart(const std::vector<Result>& results) {
   return s + "</svg>";
 }
 
-// Samples per second against the number of GPUs, one line per workload.
+// Samples per second against the number of replicas (GPUs under dp, processes under ddp), one
+// line per workload, parallel mode and device; the one-replica cell starts each line.
 std::string scaling_chart(const std::vector<Result>& results) {
   std::map<std::string, std::map<int, double>> lines;
-  for (const Result& r : results) {
-    if (r.status == "ok" && is_cuda_device(r.cell.device)) {
-      double& best = lines[r.cell.workload][r.cell.gpus];
-      best = std::max(best, r.samples_per_second);
-    }
+  for (const auto& row : scaling_rows(results)) {
+    const Cell& c = row.result->cell;
+    double& best = lines[c.workload + " " + c.parallel + " " + c.device][row.replicas];
+    best = std::max(best, row.result->samples_per_second);
   }
   bool several = false;
   double y_max = 0;
@@ -256,7 +257,7 @@ std::string scaling_chart(const std::vector<Result>& results) {
   if (!several) return "";
   const Plot plot{1, static_cast<double>(x_max), 0, y_max * 1.1, false, false};
   std::string s =
-      svg_open("throughput against GPU count") + plot.axes("GPUs", "samples per second");
+      svg_open("throughput against replicas") + plot.axes("replicas", "samples per second");
   int colour = 0;
   for (const auto& [workload, points] : lines) {
     std::string line;
@@ -351,9 +352,11 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
          phases;
   }
   const std::string scaling = scaling_chart(results);
-  s += "<h2>Scaling with GPU count</h2>" +
-       (scaling.empty() ? std::string("<p>No workload ran on more than one GPU count.</p>")
-                        : scaling);
+  s += "<h2>Scaling with replicas</h2>" +
+       (scaling.empty()
+            ? std::string(
+                  "<p>No workload ran with more than one replica count (parallel dp or ddp).</p>")
+            : scaling);
 
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/comparison.hpp"
+#include "reports/scaling.hpp"
 #include "runner/text.hpp"
 #include "workloads/catalog.hpp"
 
@@ -158,6 +159,8 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
         "speed.\n\n" +
         render_markdown_table(phases) + "\n";
   }
+
+  out += render_scaling_markdown(results);
 
   std::vector<std::string> noisy;
   for (const auto& r : results) {

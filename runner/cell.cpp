@@ -8,7 +8,43 @@ nlohmann::ordered_json size_json(std::int64_t size) {
   return size;
 }
 
+std::int64_t size_from_json(const nlohmann::json& value) {
+  return value.is_string() ? kFull : value.get<std::int64_t>();
+}
+
 }  // namespace
+
+Cell cell_from_json(const nlohmann::json& j) {
+  Cell c;
+  c.index = j.at("cell").get<std::size_t>();
+  c.workload = j.at("workload").get<std::string>();
+  c.dataset = j.at("dataset").get<std::string>();
+  c.device = j.at("device").get<std::string>();
+  c.batch_size = size_from_json(j.at("batch_size"));
+  c.dataset_size = size_from_json(j.at("dataset_size"));
+  c.loader = j.at("loader").get<std::string>();
+  c.data_placement = j.at("data_placement").get<std::string>();
+  c.num_workers = j.at("num_workers").get<int>();
+  c.pin_memory = j.at("pin_memory").get<bool>();
+  c.gpus = j.at("gpus").get<int>();
+  c.parallel = j.at("parallel").get<std::string>();
+  c.nproc = j.at("nproc").get<int>();
+  c.output_device = j.at("output_device").get<int>();
+  c.threads = j.at("threads").get<int>();
+  c.epochs = j.at("epochs").get<int>();
+  c.warmup_epochs = j.at("warmup_epochs").get<int>();
+  c.min_repeats = j.at("min_repeats").get<int>();
+  c.max_repeats = j.at("max_repeats").get<int>();
+  c.time_budget_seconds = j.at("time_budget_seconds").get<double>();
+  c.ci_target = j.at("ci_target").get<double>();
+  c.timing = j.at("timing").get<std::string>();
+  c.deterministic = j.at("deterministic").get<bool>();
+  c.seed = j.at("seed").get<std::int64_t>();
+  c.optimizer = j.at("optimizer").get<std::string>();
+  c.lr = j.at("lr").get<double>();
+  c.momentum = j.at("momentum").get<double>();
+  return c;
+}
 
 nlohmann::ordered_json cell_config_json(const Cell& cell) {
   nlohmann::ordered_json j;
@@ -22,6 +58,9 @@ nlohmann::ordered_json cell_config_json(const Cell& cell) {
   j["num_workers"] = cell.num_workers;
   j["pin_memory"] = cell.pin_memory;
   j["gpus"] = cell.gpus;
+  j["parallel"] = cell.parallel;
+  j["nproc"] = cell.nproc;
+  j["output_device"] = cell.output_device;
   j["threads"] = cell.threads;
   j["epochs"] = cell.epochs;
   j["warmup_epochs"] = cell.warmup_epochs;
@@ -56,7 +95,15 @@ std::string cell_label(const Cell& cell) {
   label += " " + data_path_text(cell);
   if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
   if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
+  if (cell.parallel != "none") label += " " + cell.parallel;
+  if (cell.parallel == "ddp") label += " nproc=" + std::to_string(cell.nproc);
   return label;
+}
+
+int replicas(const Cell& cell) {
+  if (cell.parallel == "dp") return cell.gpus;
+  if (cell.parallel == "ddp") return cell.nproc;
+  return 1;
 }
 
 bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }

@@ -23,8 +23,11 @@ struct Cell {
   std::string data_placement = "device";  ///< tensor loader: "device" or "host"
   int num_workers = 0;
   bool pin_memory = false;
-  int gpus = 1;     ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
-  int threads = 0;  ///< 0 = the libraries' defaults
+  int gpus = 1;                   ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
+  std::string parallel = "none";  ///< "none", "dp" (DataParallel, CUDA) or "ddp" (c10d)
+  int nproc = 1;                  ///< ddp: processes (ranks) on this node; 1 otherwise
+  int output_device = 0;          ///< dp: the GPU (index among those used) that gathers outputs
+  int threads = 0;                ///< 0 = the libraries' defaults
   int epochs = 1;
   int warmup_epochs = 1;
   int min_repeats = 3;  ///< `repeats: N` in a grid sets both bounds to N
@@ -42,6 +45,10 @@ struct Cell {
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full").
 nlohmann::ordered_json cell_config_json(const Cell& cell);
 
+/// A cell back from its configuration keys plus "cell" (its index), as in results.jsonl;
+/// throws nlohmann::json::exception naming a missing or mistyped key.
+Cell cell_from_json(const nlohmann::json& json);
+
 /// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1".
 std::string cell_label(const Cell& cell);
 
@@ -50,6 +57,9 @@ std::string data_path_text(const Cell& cell);
 
 /// "full" or the number.
 std::string size_text(std::int64_t size);
+
+/// How many model replicas a cell trains: GPUs for dp, processes for ddp, otherwise 1.
+int replicas(const Cell& cell);
 
 /// True when `device` names a CUDA device ("cuda" or "cuda:N").
 bool is_cuda_device(const std::string& device);

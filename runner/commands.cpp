@@ -21,6 +21,7 @@
 #include "reports/report_gbench.hpp"
 #include "reports/report_html.hpp"
 #include "reports/report_markdown.hpp"
+#include "reports/scaling.hpp"
 #include "reports/table.hpp"
 #include "runner/devices.hpp"
 #include "runner/env.hpp"
@@ -127,6 +128,7 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
     }
   }
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
+  summary["scaling"] = scaling_json(results);
   write_text_file(out_dir + "/summary.json", summary.dump(2) + "\n");
   write_text_file(out_dir + "/gbench.json",
                   render_gbench_json(results, environment).dump(2) + "\n");

@@ -9,6 +9,7 @@
 
 #include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
+#include "runner/launch.hpp"
 #include "runner/memory.hpp"
 #include "runner/stats.hpp"
 #include "runner/threads.hpp"
@@ -106,6 +107,18 @@ std::vector<double> thinned(const std::vector<double>& samples, std::size_t limi
 
 constexpr std::size_t kStoredEpochSamples = 2000;
 
+// Replicas run in lockstep (every step all-reduces), so they must stop after the same repeat:
+// rank 0's stopping decision is broadcast to all.
+std::string rank_zero_says(Replicas& replicas, const std::string& own) {
+  static const std::vector<std::string> reasons = {"", "ci_target", "max_repeats", "time_budget"};
+  const auto found = std::find(reasons.begin(), reasons.end(), own);
+  std::vector<torch::Tensor> code = {
+      torch::full({1}, static_cast<std::int64_t>(found - reasons.begin()), torch::kLong)};
+  replicas.broadcast(code);
+  const auto index = static_cast<std::size_t>(code[0].item<std::int64_t>());
+  return index < reasons.size() ? reasons[index] : own;
+}
+
 void measure(const Cell& cell, const RunOptions& options, Result& result) {
   apply_threads(cell.threads);
   const DeterminismScope determinism(cell.deterministic);
@@ -119,7 +132,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.device_init_seconds = device_init_seconds(cell.device);
   const torch::Device device(cell.device);
   const Clock::time_point setup_start = Clock::now();
-  auto workload = make_workload(cell, device, options.data_dir);
+  auto workload = make_workload(cell, device, options.data_dir, options.replicas);
   synchronize_device(cell.device);
   result.setup_seconds = seconds_since(setup_start);
   const WorkloadFacts& facts = workload->facts();
@@ -177,6 +190,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     }
     result.train_seconds_samples.push_back(repeat_seconds);
     result.stop_reason = stop_reason(rule, repeat, seconds_since(repeats_start), epoch_samples);
+    if (options.replicas != nullptr)
+      result.stop_reason = rank_zero_says(*options.replicas, result.stop_reason);
     if (!result.stop_reason.empty()) {
       result.repeats = repeat;
       break;
@@ -233,6 +248,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.peak_fraction = result.achieved_gflops / peak->second;
   }
   result.peak_rss_bytes = peak_rss_bytes();
+  if (options.replicas != nullptr) result.parameter_digests = {workload->parameters_digest()};
   if (cuda >= 0) {
     const cuda_seam::DeviceMemory memory = cuda_seam::peak_memory(cuda);
     result.cuda_peak_allocated_bytes = memory.peak_allocated_bytes;
@@ -268,6 +284,11 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
       result.cell = cell;
       result.status = "skipped";
       result.reason = *reason;
+    } else if (cell.parallel == "ddp") {
+      LaunchOptions launch;
+      launch.binary = options.binary;
+      launch.data_dir = options.data_dir;
+      result = run_ranks(cell, launch);
     } else {
       result = run_cell(cell, options);
     }

@@ -12,10 +12,17 @@
 
 namespace crossover {
 
-/// Where a run reads its data.
+class Replicas;
+
+/// Where a run reads its data, and how ddp cells start their ranks.
 struct RunOptions {
   std::string data_dir = "data";
   std::map<std::string, double> peak_gflops;  ///< measured peak per device ("cpu", "cuda:0")
+  /// ddp: the crossover binary whose `worker` command runs a rank ("" = this process's).
+  std::string binary;
+  /// Set inside a ddp rank (by `crossover worker`): the replica group this process belongs to.
+  /// Repeats then stop when rank 0 says so, so that every rank runs the same steps.
+  Replicas* replicas = nullptr;
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".
@@ -32,7 +39,8 @@ Result run_cell(const Cell& cell, const RunOptions& options);
 /// Called after each cell with its result, how many cells are done and how many there are.
 using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;
 
-/// Runs or skips every cell in order, calling `on_result` after each.
+/// Runs or skips every cell in order, calling `on_result` after each. A ddp cell runs as
+/// `nproc` worker processes (runner/launch.hpp); every other cell in this process.
 std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
                               const RunOptions& options, const ResultCallback& on_result);
 

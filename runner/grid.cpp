@@ -36,6 +36,9 @@ const std::vector<KeySpec>& key_specs() {
       {"num_workers", Kind::kInteger, 0, 256, "an integer from 0 to 256"},
       {"pin_memory", Kind::kBoolean, 0, 0, "true or false"},
       {"gpus", Kind::kInteger, 1, 1024, "an integer from 1 to 1024"},
+      {"parallel", Kind::kText, 0, 0, "\"none\", \"dp\" or \"ddp\""},
+      {"nproc", Kind::kInteger, 1, 1024, "an integer from 1 to 1024 (ddp processes per node)"},
+      {"output_device", Kind::kInteger, 0, 1023, "an integer from 0 (dp: index among the GPUs)"},
       {"threads", Kind::kInteger, 0, 4096, "an integer from 0 (library default) to 4096"},
       {"epochs", Kind::kInteger, 1, 1e8, "an integer from 1 to 100000000"},
       {"warmup_epochs", Kind::kInteger, 0, 1e6, "an integer from 0 to 1000000"},
@@ -156,6 +159,8 @@ class Validator {
       choices = {"device", "host"};
     } else if (name == "timing") {
       choices = {"end_to_end", "phases"};
+    } else if (name == "parallel") {
+      choices = {"none", "dp", "ddp"};
     } else if (name == "dataset") {
       if (workload == nullptr) return true;
       choices = workload->datasets;
@@ -240,6 +245,9 @@ void apply(Cell& cell, const std::string& key, const Json& value) {
       {"num_workers", [&] { cell.num_workers = value.get<int>(); }},
       {"pin_memory", [&] { cell.pin_memory = value.get<bool>(); }},
       {"gpus", [&] { cell.gpus = value.get<int>(); }},
+      {"parallel", [&] { cell.parallel = value.get<std::string>(); }},
+      {"nproc", [&] { cell.nproc = value.get<int>(); }},
+      {"output_device", [&] { cell.output_device = value.get<int>(); }},
       {"threads", [&] { cell.threads = value.get<int>(); }},
       {"epochs", [&] { cell.epochs = value.get<int>(); }},
       {"warmup_epochs", [&] { cell.warmup_epochs = value.get<int>(); }},
@@ -483,8 +491,32 @@ Grid parse_grid(const std::string& text, const std::string& file) {
 
 Grid load_grid(const std::string& path) { return parse_grid(read_file(path), path); }
 
+namespace {
+
+// Problems of a whole cell that no single key shows (seed 002's data-parallel pitfalls); "" if
+// none.
+std::string cell_problem(const Cell& cell) {
+  const std::string at = " (cell: " + cell_label(cell) + ")";
+  if (cell.parallel != "ddp" && cell.nproc != 1)
+    return "nproc " + std::to_string(cell.nproc) + " needs parallel \"ddp\"" + at;
+  if (cell.parallel == "none" && is_cuda_device(cell.device) && cell.gpus > 1)
+    return "gpus " + std::to_string(cell.gpus) +
+           " needs parallel \"dp\" or \"ddp\" to use more than one GPU" + at;
+  if (cell.parallel == "dp" && is_cuda_device(cell.device) && cell.output_device >= cell.gpus)
+    return "output_device " + std::to_string(cell.output_device) +
+           " is not among the GPUs used (0 to " + std::to_string(cell.gpus - 1) + ")" + at;
+  const int n = replicas(cell);
+  if (cell.batch_size != kFull && cell.batch_size < n)
+    return "batch_size " + std::to_string(cell.batch_size) + " is smaller than the " +
+           std::to_string(n) + " replicas: some would get no data" + at;
+  return "";
+}
+
+}  // namespace
+
 Expansion expand_grid(const Grid& grid) {
   Expansion out;
+  std::vector<GridIssue> issues;
   std::set<std::string> seen;
   for (std::size_t e = 0; e < grid.experiments.size(); ++e) {
     const Experiment& experiment = grid.experiments[e];
@@ -529,6 +561,13 @@ Expansion expand_grid(const Grid& grid) {
       }
       if (cell.loader == "dataloader")
         cell.data_placement = "host";  // its batches are made on the host
+      if (cell.parallel == "ddp" && is_cuda_device(cell.device))
+        cell.gpus = cell.nproc;  // one GPU per rank
+      if (cell.parallel != "dp") cell.output_device = 0;
+      if (const std::string problem = cell_problem(cell); !problem.empty()) {
+        issues.push_back({"experiments[" + std::to_string(e) + "]", problem});
+        continue;
+      }
       if (!seen.insert(cell_config_json(cell).dump()).second) {
         ++out.duplicates;
         continue;
@@ -537,6 +576,7 @@ Expansion expand_grid(const Grid& grid) {
       out.cells.push_back(cell);
     } while (advance());
   }
+  if (!issues.empty()) throw GridError(grid.file, issues);
   return out;
 }
 

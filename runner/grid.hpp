@@ -69,6 +69,8 @@ Grid parse_grid(const std::string& text, const std::string& file);
 Grid load_grid(const std::string& path);
 
 /// The Cartesian product of every experiment's axes, less the excluded and duplicate cells.
+/// Throws GridError for cells that cannot work as a whole (batch smaller than the replicas, an
+/// output device outside the GPUs used, several GPUs without a parallel mode).
 Expansion expand_grid(const Grid& grid);
 
 }  // namespace crossover

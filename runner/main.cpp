@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "runner/commands.hpp"
+#include "runner/ddp.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -87,6 +88,27 @@ int main(int argc, char** argv) {
   compare->add_option("--data-dir", compare_args.data_dir,
                       "With --rerun: where the data sets are (default data)");
 
+  crossover::WorkerArgs worker_args;
+  CLI::App* worker = app.add_subcommand(
+      "worker",
+      "Run one rank of a ddp cell: started by `run` for local ranks, or by `torchrun --no-python` "
+      "across machines (reads MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK)");
+  CLI::Option* worker_cell =
+      worker->add_option("--cell", worker_args.cell_file, "The cell, as one results.jsonl line");
+  CLI::Option* worker_grid =
+      worker->add_option("--grid", worker_args.grid, "Or a grid file, with --cell-index");
+  worker
+      ->add_option("--cell-index", worker_args.cell_index,
+                   "The cell's index in --grid (as run --dry-run lists them)")
+      ->needs(worker_grid);
+  worker_cell->excludes(worker_grid);
+  worker->add_option("--out", worker_args.out_file, "Where rank 0 writes the cell's result")
+      ->required();
+  worker->add_option("--data-dir", worker_args.data_dir, "Where the data sets are (default data)");
+  worker->add_option("--timeout", worker_args.timeout_seconds,
+                     "Seconds to wait for the other ranks in the rendezvous and in every "
+                     "collective (default 120)");
+
   std::string validate_grid;
   CLI::App* validate =
       app.add_subcommand("validate", "Check a grid and report every problem; runs nothing");
@@ -131,6 +153,7 @@ int main(int argc, char** argv) {
   if (*run) return crossover::run_command(run_args);
   if (*report) return crossover::report_command(report_args);
   if (*compare) return crossover::compare_command(compare_args);
+  if (*worker) return crossover::worker_command(worker_args);
   if (*validate) return crossover::validate_command(validate_grid);
   if (*list) return crossover::list_command(list_data_dir);
   if (*bench) return crossover::bench_command(bench_args);

@@ -5,13 +5,7 @@
 #include "reports/report_csv.hpp"
 
 namespace crossover {
-namespace {
-
-std::int64_t size_from_json(const nlohmann::json& value) {
-  return value.is_string() ? kFull : value.get<std::int64_t>();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 nlohmann::ordered_json result_to_json(const Result& r) {
   nlohmann::ordered_json j;
@@ -25,31 +19,7 @@ nlohmann::ordered_json result_to_json(const Result& r) {
 
 Result result_from_json(const nlohmann::json& j) {
   Result r;
-  Cell& c = r.cell;
-  c.index = j.at("cell").get<std::size_t>();
-  c.workload = j.at("workload").get<std::string>();
-  c.dataset = j.at("dataset").get<std::string>();
-  c.device = j.at("device").get<std::string>();
-  c.batch_size = size_from_json(j.at("batch_size"));
-  c.dataset_size = size_from_json(j.at("dataset_size"));
-  c.loader = j.at("loader").get<std::string>();
-  c.data_placement = j.at("data_placement").get<std::string>();
-  c.num_workers = j.at("num_workers").get<int>();
-  c.pin_memory = j.at("pin_memory").get<bool>();
-  c.gpus = j.at("gpus").get<int>();
-  c.threads = j.at("threads").get<int>();
-  c.epochs = j.at("epochs").get<int>();
-  c.warmup_epochs = j.at("warmup_epochs").get<int>();
-  c.min_repeats = j.at("min_repeats").get<int>();
-  c.max_repeats = j.at("max_repeats").get<int>();
-  c.time_budget_seconds = j.at("time_budget_seconds").get<double>();
-  c.ci_target = j.at("ci_target").get<double>();
-  c.timing = j.at("timing").get<std::string>();
-  c.deterministic = j.at("deterministic").get<bool>();
-  c.seed = j.at("seed").get<std::int64_t>();
-  c.optimizer = j.at("optimizer").get<std::string>();
-  c.lr = j.at("lr").get<double>();
-  c.momentum = j.at("momentum").get<double>();
+  r.cell = cell_from_json(j);
 #define CROSSOVER_READ_FIELD(type, name) r.name = j.at(#name).get<type>();
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD

@@ -64,9 +64,12 @@ namespace crossover {
   X(std::int64_t, peak_rss_bytes) /* the process's peak resident memory during the cell */        \
   X(std::int64_t, cuda_peak_allocated_bytes)                                                      \
   X(std::int64_t, cuda_peak_reserved_bytes)                                                       \
-  X(int, intra_op_threads) /* LibTorch's intra-op threads while the cell ran */                   \
-  X(int, blas_threads)     /* the BLAS library's threads (0 = unknown) */                         \
-  X(double, wall_seconds)  /* the whole cell */
+  X(int, intra_op_threads)     /* LibTorch's intra-op threads while the cell ran */               \
+  X(int, blas_threads)         /* the BLAS library's threads (0 = unknown) */                     \
+  X(double, allreduce_seconds) /* ddp: gradient all-reduce per step (rank 0), 0 otherwise */      \
+  X(std::vector<double>, rank_epoch_seconds)     /* ddp: each rank's median epoch, by rank */     \
+  X(std::vector<std::string>, parameter_digests) /* ddp: each rank's final parameters, hashed */  \
+  X(double, wall_seconds)                        /* the whole cell */
 
 /// What happened to one cell. Times are seconds.
 struct Result {

@@ -14,6 +14,8 @@ packages=(
   zlib1g-dev
   # Boost.Math's Student t distribution, for compare's run-level test (headers only).
   libboost-dev
+  # Gloo's headers, for c10d's Gloo process group (ddp ranks on the CPU).
+  libgloo-dev
 )
 
 missing=()

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -400,6 +402,81 @@ TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
   EXPECT_EQ(verdict["cells"][0]["candidate_samples"], 20);
   EXPECT_EQ(verdict["cells"][0]["baseline_runs"], 2);
   EXPECT_TRUE(fs::exists(out + "/compare.md"));
+}
+
+TEST(Cli, DdpWithGlooTrainsLikeOneProcessOnTheGlobalBatch) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  if (!testing::have_real_data("fashion-mnist/train-images-idx3-ubyte.gz")) GTEST_SKIP();
+  ScratchDir dir;
+  const std::string grid = dir.write("ddp.json", R"({
+    "name": "ddp", "defaults": {"epochs": 3, "warmup_epochs": 1, "repeats": 2, "seed": 3},
+    "experiments": [
+      {"workload": "iris_mlp", "settings": {"batch_size": 20},
+       "grid": {"parallel": ["none", "ddp"], "nproc": [1, 2]},
+       "exclude": [{"parallel": "none", "nproc": 2}]},
+      {"workload": "mnist_mlp",
+       "settings": {"dataset": "fashion_mnist", "dataset_size": 300, "batch_size": 64},
+       "grid": {"parallel": ["none", "ddp"], "nproc": [1, 2]},
+       "exclude": [{"parallel": "none", "nproc": 2}]}]})");
+  const std::string out = dir.file("out");
+  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " +
+                                       testing::data_dir() + " --compare nproc=1:2");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto results = read_results(out + "/results.jsonl");
+  ASSERT_EQ(results.size(), 6u);
+  for (std::size_t w = 0; w < 2; ++w) {
+    const Result& single = results[3 * w];
+    const Result& two = results[3 * w + 2];
+    ASSERT_EQ(single.cell.parallel, "none");
+    ASSERT_EQ(two.cell.nproc, 2);
+    ASSERT_EQ(two.status, "ok") << two.reason;
+    // The parameters are identical on both ranks after training...
+    ASSERT_EQ(two.parameter_digests.size(), 2u);
+    EXPECT_FALSE(two.parameter_digests[0].empty());
+    EXPECT_EQ(two.parameter_digests[0], two.parameter_digests[1]);
+    EXPECT_EQ(two.rank_epoch_seconds.size(), 2u);
+    EXPECT_GT(two.allreduce_seconds, 0.0);
+    // ...and the loss after the same steps is the one-process loss on the same global batches
+    // (iris: 113 rows in batches of 20, the last one 13 rows, split 6 + 7).
+    EXPECT_NEAR(two.train_loss, single.train_loss, 1e-5 * std::abs(single.train_loss))
+        << single.cell.workload;
+    EXPECT_DOUBLE_EQ(two.metric_value, single.metric_value);
+  }
+}
+
+TEST(Cli, AKilledRankFailsItsCellAndTheSweepGoesOn) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  // The data directory's name is unique to this test, so the kill below hits only its ranks.
+  const std::string data = dir.file("data-for-kill-test");
+  fs::create_directory_symlink(testing::data_dir(), data);
+  const std::string grid = dir.write("kill.json", R"({
+    "name": "kill", "defaults": {"warmup_epochs": 0, "repeats": 1},
+    "experiments": [
+      {"workload": "iris_mlp", "settings": {"batch_size": 8, "epochs": 100000, "parallel": "ddp",
+                                            "nproc": 2, "time_budget_seconds": 60}},
+      {"workload": "boston_mlp", "settings": {"epochs": 3}}]})");
+  const std::string out = dir.file("out");
+  const std::string script =
+      "(" + std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out + " --data-dir " +
+      data + " >" + dir.file("stdout") + " 2>" + dir.file("stderr") + "; echo $? >" +
+      dir.file("code") +
+      ") & "
+      "for i in $(seq 300); do pgrep -f 'rank-1[.]json --data-dir .*data-for-kill-test' "
+      ">/dev/null && break; sleep 0.1; done; sleep 1; "
+      "pkill -KILL -f 'rank-1[.]json --data-dir .*data-for-kill-test'; wait";
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(std::system(("bash " + dir.write("kill.sh", script)).c_str()), 0);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(slurp(dir.file("code")), "1\n") << slurp(dir.file("stderr"));
+  const auto results = read_results(out + "/results.jsonl");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, "failed");
+  EXPECT_NE(results[0].reason.find("rank 1 was killed by signal 9"), std::string::npos)
+      << results[0].reason;
+  EXPECT_EQ(results[1].status, "ok");
+  EXPECT_LT(seconds, 60.0);  // far below the launcher's timeout (4 x 60 s + 120 s)
 }
 
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {

@@ -84,7 +84,8 @@ TEST(Grid, ExcludeRulesRemoveMatchingCells) {
 
 TEST(Grid, GpusHasNoMeaningOnTheCpuSoItsCellsAreNotDuplicated) {
   const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
-    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "gpus": [1, 2]}}]})",
+    {"workload": "iris_mlp", "settings": {"parallel": "dp"},
+     "grid": {"device": ["cpu", "cuda"], "gpus": [1, 2]}}]})",
                                              "g.json"));
   EXPECT_EQ(e.duplicates, 1u);
   ASSERT_EQ(e.cells.size(), 3u);
@@ -211,6 +212,58 @@ TEST(Grid, EveryShippedConfigIsValid) {
     }
   }
   EXPECT_GE(configs, 7u);
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// The messages expand_grid gives for cells that cannot work as a whole.
+std::vector<std::string> cell_problems(const std::string& text) {
+  std::vector<std::string> out;
+  try {
+    expand_grid(parse_grid(text, "g.json"));
+  } catch (const GridError& e) {
+    for (const auto& issue : e.issues()) out.push_back(issue.path + ": " + issue.message);
+  }
+  return out;
+}
+
+TEST(GridErrors, DataParallelPitfallsAreErrorsBeforeAnythingRuns) {
+  auto p = cell_problems(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
+      "settings": {"batch_size": 2, "parallel": "ddp", "nproc": 4}}]})");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("experiments[0]: batch_size 2 is smaller than the 4 replicas"),
+            std::string::npos)
+      << p[0];
+  p = cell_problems(R"({"name": "x", "experiments": [{"workload": "cifar_resnet18",
+      "settings": {"device": "cuda", "parallel": "dp", "gpus": 2, "output_device": 2}}]})");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("output_device 2 is not among the GPUs used (0 to 1)"), std::string::npos);
+  p = cell_problems(R"({"name": "x", "experiments": [{"workload": "cifar_resnet18",
+      "settings": {"device": "cuda"}, "grid": {"gpus": [1, 2]}}]})");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("gpus 2 needs parallel \"dp\" or \"ddp\""), std::string::npos);
+  p = cell_problems(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
+      "settings": {"nproc": 2}}]})");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("nproc 2 needs parallel \"ddp\""), std::string::npos);
+  EXPECT_FALSE(issues_of(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
+      "settings": {"parallel": "ddpp"}}]})")
+                   .empty());
+}
+
+TEST(Grid, DdpOnCudaUsesOneGpuPerProcess) {
+  const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [{
+      "workload": "mnist_mlp", "settings": {"parallel": "ddp"},
+      "grid": {"device": ["cpu", "cuda"], "nproc": [1, 3]}}]})",
+                                             "g.json"));
+  ASSERT_EQ(e.cells.size(), 4u);
+  EXPECT_EQ(e.cells[1].gpus, 0);  // cpu, nproc 3
+  EXPECT_EQ(e.cells[3].gpus, 3);  // cuda, nproc 3
+  EXPECT_EQ(replicas(e.cells[3]), 3);
 }
 
 }  // namespace

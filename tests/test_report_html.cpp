@@ -56,7 +56,7 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_NE(html.find("class='crossing'"), std::string::npos);
   EXPECT_NE(html.find("crossover ≈ 1000"), std::string::npos);
   EXPECT_EQ(count(html, "class='phase'"), 5u);
-  EXPECT_NE(html.find("No workload ran on more than one GPU count."), std::string::npos);
+  EXPECT_NE(html.find("No workload ran with more than one replica count (parallel dp or ddp)."), std::string::npos);
   EXPECT_NE(html.find("no &lt;CUDA&gt; &amp; no luck"), std::string::npos);  // escaped
   EXPECT_EQ(html.find("no <CUDA>"), std::string::npos);
   EXPECT_NE(html.find("table class='sortable'"), std::string::npos);

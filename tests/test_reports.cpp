@@ -111,12 +111,13 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   const std::string header = csv_header();
   EXPECT_EQ(
       header.rfind("cell,workload,dataset,device,batch_size,dataset_size,loader,data_placement,"
-                   "num_workers,pin_memory,gpus,threads,",
+                   "num_workers,pin_memory,gpus,parallel,nproc,output_device,threads,",
                    0),
       0u);
   EXPECT_NE(header.find(",status,reason,data_source,"), std::string::npos);
   const std::string row = csv_row(r);
-  EXPECT_EQ(row.rfind("3,iris_mlp,iris,cuda,full,100,tensor,device,0,false,1,0,", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("3,iris_mlp,iris,cuda,full,100,tensor,device,0,false,1,none,1,0,0,", 0), 0u)
+      << row;
   EXPECT_NE(row.find(",skipped,\"a, \"\"quoted\"\" reason\","), std::string::npos) << row;
 }
 

@@ -54,3 +54,25 @@ TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Skip, DataParallelNeedsCudaAndSaysWhatToUseInstead) {
+  Cell dp = cell_on("cpu");
+  dp.parallel = "dp";
+  const auto cpu = skip_reason(dp, DeviceInventory{true, 4});
+  ASSERT_TRUE(cpu);
+  EXPECT_NE(cpu->find("on the CPU use parallel \"ddp\""), std::string::npos);
+  Cell ddp = cell_on("cpu");
+  ddp.parallel = "ddp";
+  ddp.nproc = 2;
+  EXPECT_FALSE(skip_reason(ddp, DeviceInventory{false, 0}));  // Gloo on the CPU runs anywhere
+  Cell gpus = cell_on("cuda", 3);
+  gpus.parallel = "ddp";
+  gpus.nproc = 3;
+  EXPECT_TRUE(skip_reason(gpus, DeviceInventory{true, 2}));  // more devices than present
+}
+
+}  // namespace
+}  // namespace crossover

@@ -28,7 +28,7 @@ SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
 }  // namespace
 
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
-                                        const std::string& data_dir) {
+                                        const std::string& data_dir, Replicas* replicas) {
   const WorkloadInfo* info = find_workload(cell.workload);
   if (info == nullptr) throw std::invalid_argument("unknown workload \"" + cell.workload + "\"");
   TrainingSpec spec;
@@ -48,7 +48,7 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
                             : load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed,
                                           info->mean, info->stdev);
   return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell.workload), spec, path,
-                                              device, info->flops_per_sample);
+                                              device, info->flops_per_sample, replicas);
 }
 
 }  // namespace crossover

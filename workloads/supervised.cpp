@@ -1,6 +1,7 @@
 #include "workloads/supervised.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 namespace crossover {
 namespace {
@@ -25,8 +26,12 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
 }
 
 SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model, TrainingSpec spec,
-                                       DataPath path, torch::Device device, double flops_per_sample)
-    : make_model_(std::move(make_model)), spec_(std::move(spec)), device_(device) {
+                                       DataPath path, torch::Device device, double flops_per_sample,
+                                       Replicas* replicas)
+    : make_model_(std::move(make_model)),
+      spec_(std::move(spec)),
+      device_(device),
+      replicas_(replicas) {
   TORCH_CHECK(data.x_train.size(0) > 0, "the training split is empty");
   batches_ = make_batches(data, path, device_);
   x_test_ = to_features(data.x_test, data.mean, data.stdev).to(device_);
@@ -44,6 +49,13 @@ void SupervisedWorkload::reset(std::int64_t seed) {
   torch::manual_seed(static_cast<std::uint64_t>(seed));
   model_ = make_model_();
   model_.ptr()->to(device_);
+  if (replicas_ != nullptr) {
+    // As DistributedDataParallel does: every replica starts from rank 0's weights and buffers.
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> state = model_.ptr()->parameters();
+    for (const auto& buffer : model_.ptr()->buffers()) state.push_back(buffer);
+    replicas_->broadcast(state);
+  }
   optimizer_ =
       make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
 }
@@ -67,18 +79,75 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
   while (batches_->next(x, y)) {
     end(Phase::kData);
     batches_->to_device(x, y);
+    // A replica trains on its contiguous slice of the global batch; its loss is weighted by the
+    // slice's share so that the averaged gradient is the global batch's even when the last
+    // batch does not divide evenly.
+    double weight = 1.0;
+    if (replicas_ != nullptr) {
+      const std::int64_t rows = x.size(0), world = replicas_->world();
+      const std::int64_t begin = rows * replicas_->rank() / world;
+      const std::int64_t stop = rows * (replicas_->rank() + 1) / world;
+      x = x.slice(0, begin, stop);
+      y = y.slice(0, begin, stop);
+      weight = static_cast<double>((stop - begin) * world) / static_cast<double>(rows);
+    }
     end(Phase::kCopy);
     optimizer_->zero_grad();
-    torch::Tensor l = loss(model_.forward(x), y);
-    end(Phase::kForward);
-    l.backward();
+    const bool empty = x.size(0) == 0;  // a replica can get no row of a short last batch
+    torch::Tensor l;
+    if (!empty) {
+      l = loss(model_.forward(x), y);
+      end(Phase::kForward);
+      (weight == 1.0 ? l : l * weight).backward();
+    } else {
+      end(Phase::kForward);
+    }
+    if (replicas_ != nullptr) average_gradients();
     end(Phase::kBackward);
     optimizer_->step();
-    total += l.detach();  // stays on the device: no sync inside the loop
-    ++count;
+    if (!empty) {
+      // Weighted like the gradient: the mean over replicas is then the global batch loss.
+      total += weight == 1.0 ? l.detach() : l.detach() * weight;  // stays on the device
+      ++count;
+    }
     end(Phase::kOptimizer);
   }
   return total / static_cast<double>(std::max<std::int64_t>(count, 1));
+}
+
+void SupervisedWorkload::average_gradients() {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> parameters = model_.ptr()->parameters();
+  std::vector<torch::Tensor> flat;
+  for (auto& p : parameters) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    flat.push_back(p.grad().reshape(-1));
+  }
+  std::vector<torch::Tensor> bucket = {torch::cat(flat)};
+  replicas_->all_reduce_sum(bucket);
+  bucket[0].div_(static_cast<double>(replicas_->world()));
+  std::int64_t offset = 0;
+  for (auto& p : parameters) {
+    const std::int64_t n = p.numel();
+    p.grad().copy_(bucket[0].slice(0, offset, offset + n).view_as(p));
+    offset += n;
+  }
+}
+
+std::string SupervisedWorkload::parameters_digest() const {
+  // FNV-1a over the bytes of every parameter, in order, copied to the host.
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (const auto& p : model_.ptr()->parameters()) {
+    const torch::Tensor host = p.detach().to(torch::kCPU).contiguous();
+    const auto* bytes = static_cast<const unsigned char*>(host.data_ptr());
+    for (std::size_t i = 0; i < host.nbytes(); ++i) {
+      hash ^= bytes[i];
+      hash *= 1099511628211ULL;
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 double SupervisedWorkload::evaluate() {

@@ -21,17 +21,22 @@ struct TrainingSpec {
 class SupervisedWorkload : public Workload {
  public:
   using ModelFactory = std::function<torch::nn::AnyModule()>;
+  /// With `replicas` (not owned), each step trains on this replica's slice of the global batch
+  /// and averages gradients over the replicas before the optimiser step.
   SupervisedWorkload(TensorData data, ModelFactory make_model, TrainingSpec spec, DataPath path,
-                     torch::Device device, double flops_per_sample);
+                     torch::Device device, double flops_per_sample, Replicas* replicas = nullptr);
 
   void reset(std::int64_t seed) override;
   using Workload::train_epoch;
   torch::Tensor train_epoch(StepObserver* observer) override;
   double evaluate() override;
   const WorkloadFacts& facts() const override { return facts_; }
+  std::string parameters_digest() const override;
 
  private:
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) const;
+  // Sums every parameter's gradient over the replicas in one bucket and divides by their number.
+  void average_gradients();
 
   ModelFactory make_model_;
   TrainingSpec spec_;
@@ -39,6 +44,7 @@ class SupervisedWorkload : public Workload {
   std::unique_ptr<BatchSource> batches_;
   torch::Tensor x_test_, y_test_;
   WorkloadFacts facts_;
+  Replicas* replicas_ = nullptr;
   torch::nn::AnyModule model_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };

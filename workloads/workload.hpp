@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runner/cell.hpp"
 
@@ -34,6 +35,20 @@ class StepObserver {
   virtual void phase_end(Phase phase) = 0;
 };
 
+/// Data parallelism as a workload sees it: this process is replica `rank` of `world`; it trains on
+/// its slice of every global batch and averages gradients with the others after backward.
+/// runner/ddp implements it over c10d; the workload knows nothing of processes or sockets.
+class Replicas {
+ public:
+  virtual ~Replicas() = default;
+  virtual int rank() const = 0;
+  virtual int world() const = 0;
+  /// Replaces `tensors` on every replica with rank 0's.
+  virtual void broadcast(std::vector<torch::Tensor>& tensors) = 0;
+  /// Sums `tensors` over the replicas, in place.
+  virtual void all_reduce_sum(std::vector<torch::Tensor>& tensors) = 0;
+};
+
 /// A model and its data on one device, ready to train.
 class Workload {
  public:
@@ -47,11 +62,14 @@ class Workload {
   /// The test metric on the held-out split.
   virtual double evaluate() = 0;
   virtual const WorkloadFacts& facts() const = 0;
+  /// A hash of the model's parameters (equal on every replica of a ddp cell); "" if none.
+  virtual std::string parameters_digest() const { return ""; }
 };
 
-/// Builds the workload a cell names, on `device`, with data from `data_dir`.
+/// Builds the workload a cell names, on `device`, with data from `data_dir`, as one of
+/// `replicas` when given (not owned; it must outlive the workload).
 /// Throws std::runtime_error for a malformed data file (a missing one means synthetic data).
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
-                                        const std::string& data_dir);
+                                        const std::string& data_dir, Replicas* replicas = nullptr);
 
 }  // namespace crossover

@@ -1,0 +1,173 @@
+#include "runner/ddp.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "runner/devices.hpp"
+#include "runner/executor.hpp"
+#include "runner/grid.hpp"
+#include "workloads/workload.hpp"
+
+namespace crossover {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The replica group over c10d's Gloo backend; all-reduce time is summed for the results.
+class GlooReplicas : public Replicas {
+ public:
+  GlooReplicas(const std::string& address, int port, int rank, int world,
+               std::chrono::milliseconds timeout)
+      : rank_(rank), world_(world) {
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<std::uint16_t>(port);
+    options.isServer = rank == 0;
+    options.numWorkers = world;
+    options.timeout = timeout;
+    store_ = c10::make_intrusive<c10d::TCPStore>(address, options);
+    auto group_options = c10d::ProcessGroupGloo::Options::create(timeout);
+    // On one machine, loopback; across machines, the interface this host's name resolves to.
+    const bool local = address == "127.0.0.1" || address == "localhost";
+    group_options->devices.push_back(
+        local ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+              : c10d::ProcessGroupGloo::createDefaultDevice());
+    group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store_, rank, world, group_options);
+  }
+  int rank() const override { return rank_; }
+  int world() const override { return world_; }
+  // Gloo's multi-tensor calls mean one tensor on several devices: one call per tensor here.
+  void broadcast(std::vector<torch::Tensor>& tensors) override {
+    for (auto& tensor : tensors) {
+      std::vector<torch::Tensor> one = {tensor};
+      group_->broadcast(one)->wait();
+    }
+  }
+  void all_reduce_sum(std::vector<torch::Tensor>& tensors) override {
+    const Clock::time_point start = Clock::now();
+    for (auto& tensor : tensors) {
+      std::vector<torch::Tensor> one = {tensor};
+      group_->allreduce(one)->wait();
+    }
+    reduce_seconds_ += std::chrono::duration<double>(Clock::now() - start).count();
+    ++reduces_;
+  }
+  double seconds_per_reduce() const { return reduces_ == 0 ? 0.0 : reduce_seconds_ / reduces_; }
+  c10d::Store& store() { return *store_; }
+
+ private:
+  int rank_, world_;
+  c10::intrusive_ptr<c10d::TCPStore> store_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
+  double reduce_seconds_ = 0.0;
+  std::size_t reduces_ = 0;
+};
+
+int env_int(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? fallback : std::atoi(value);
+}
+
+std::vector<std::uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
+
+}  // namespace
+
+int worker_command(const WorkerArgs& args) {
+  const int rank = env_int("RANK", -1), world = env_int("WORLD_SIZE", -1);
+  if (rank < 0 || world < 1 || rank >= world) {
+    spdlog::error(
+        "crossover worker needs RANK and WORLD_SIZE (0 <= RANK < WORLD_SIZE), as "
+        "torchrun sets them; got RANK={} WORLD_SIZE={}",
+        rank, world);
+    return 2;
+  }
+  const char* address = std::getenv("MASTER_ADDR");
+  const int port = env_int("MASTER_PORT", 29500);
+  if (args.grid.empty() == args.cell_file.empty()) {
+    spdlog::error("crossover worker needs --cell FILE or --grid FILE --cell-index N");
+    return 2;
+  }
+  Cell cell;
+  try {
+    if (!args.grid.empty()) {
+      const auto cells = expand_grid(load_grid(args.grid)).cells;
+      if (args.cell_index < 0 || static_cast<std::size_t>(args.cell_index) >= cells.size())
+        throw std::invalid_argument("--cell-index " + std::to_string(args.cell_index) +
+                                    " is not a cell of the grid (0 to " +
+                                    std::to_string(cells.size() - 1) + ")");
+      cell = cells[static_cast<std::size_t>(args.cell_index)];
+    } else {
+      std::ifstream in(args.cell_file);
+      std::string line;
+      std::getline(in, line);
+      cell = cell_from_json(nlohmann::json::parse(line));
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("{}: not a cell ({})", args.grid.empty() ? args.cell_file : args.grid, e.what());
+    return 2;
+  }
+  if (cell.parallel != "ddp") {
+    spdlog::error("crossover worker runs ddp cells; this cell has parallel \"{}\"", cell.parallel);
+    return 2;
+  }
+  cell.nproc = world;  // the ranks of every node together
+  if (is_cuda_device(cell.device)) cell.device = "cuda:" + std::to_string(env_int("LOCAL_RANK", 0));
+
+  const auto timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_seconds * 1000));
+  std::unique_ptr<GlooReplicas> group;
+  try {
+    group =
+        std::make_unique<GlooReplicas>(address ? address : "127.0.0.1", port, rank, world, timeout);
+  } catch (const std::exception& e) {
+    spdlog::error("rank {}: cannot join the process group at {}:{}: {}", rank,
+                  address ? address : "127.0.0.1", port, e.what());
+    return 1;
+  }
+  RunOptions options;
+  options.data_dir = args.data_dir;
+  options.replicas = group.get();
+  Result result = run_cell(cell, options);
+  result.allreduce_seconds = group->seconds_per_reduce();
+  if (result.status != "ok") spdlog::error("rank {}: {}", rank, result.reason);
+
+  // Every rank hands its part to rank 0 through the store; rank 0 writes the cell's result.
+  nlohmann::json part = {
+      {"status", result.status},
+      {"reason", result.reason},
+      {"epoch_seconds", result.epoch_seconds},
+      {"train_loss", result.train_loss},
+      {"digest",
+       result.parameter_digests.empty() ? std::string() : result.parameter_digests.front()}};
+  try {
+    group->store().set("crossover/rank/" + std::to_string(rank), bytes(part.dump()));
+    if (rank != 0) return result.status == "ok" ? 0 : 1;
+    result.rank_epoch_seconds.clear();
+    result.parameter_digests.clear();
+    double loss = 0.0;
+    for (int r = 0; r < world; ++r) {
+      const auto raw = group->store().get("crossover/rank/" + std::to_string(r));
+      const auto other = nlohmann::json::parse(std::string(raw.begin(), raw.end()));
+      if (other["status"] != "ok" && result.status == "ok") {
+        result.status = "failed";
+        result.reason = "rank " + std::to_string(r) + ": " + other["reason"].get<std::string>();
+      }
+      result.rank_epoch_seconds.push_back(other["epoch_seconds"].get<double>());
+      result.parameter_digests.push_back(other["digest"].get<std::string>());
+      loss += other["train_loss"].get<double>();
+    }
+    // Each rank's loss is the mean over its slices; with equal slices their mean is the global one.
+    result.train_loss = loss / world;
+    result.cell = cell;
+    write_text_file(args.out_file, result_to_json(result).dump() + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("rank {}: gathering the results failed: {}", rank, e.what());
+    return 1;
+  }
+  return result.status == "ok" ? 0 : 1;
+}
+
+}  // namespace crossover

@@ -1,0 +1,147 @@
+#include "runner/launch.hpp"
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A TCP port the kernel says is free now, for rank 0's store.
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error("cannot open a socket to find a free port");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    throw std::runtime_error("cannot find a free TCP port on 127.0.0.1");
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::string status_text(int status) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    return std::string("was killed by signal ") + std::to_string(signal) + " (" +
+           strsignal(signal) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+Result failed(const Cell& cell, const std::string& reason) {
+  Result r;
+  r.cell = cell;
+  r.status = "failed";
+  r.reason = reason;
+  return r;
+}
+
+}  // namespace
+
+Result run_ranks(const Cell& cell, const LaunchOptions& options) {
+  const Clock::time_point start = Clock::now();
+  const std::string binary =
+      options.binary.empty() ? fs::read_symlink("/proc/self/exe").string() : options.binary;
+  const double timeout = options.timeout_seconds > 0.0 ? options.timeout_seconds
+                                                       : 4.0 * cell.time_budget_seconds + 120.0;
+  char pattern[] = "/tmp/crossover-ddp-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) return failed(cell, "cannot create a directory for the ranks");
+  const std::string work = pattern;
+  Result result;
+  try {
+    Result request;
+    request.cell = cell;
+    write_text_file(work + "/cell.json", result_to_json(request).dump() + "\n");
+    const std::string port = std::to_string(free_port());
+    const std::string world = std::to_string(cell.nproc);
+
+    std::vector<pid_t> ranks;
+    for (int rank = 0; rank < cell.nproc; ++rank) {
+      const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
+      const pid_t pid = fork();
+      if (pid == 0) {
+        setenv("MASTER_ADDR", "127.0.0.1", 1);
+        setenv("MASTER_PORT", port.c_str(), 1);
+        setenv("WORLD_SIZE", world.c_str(), 1);
+        setenv("RANK", std::to_string(rank).c_str(), 1);
+        setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+        std::vector<std::string> args = {binary,   "worker", "--cell",     work + "/cell.json",
+                                         "--out",  out,      "--data-dir", options.data_dir,
+                                         "--quiet"};
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        _exit(127);
+      }
+      if (pid < 0) {
+        for (pid_t p : ranks) kill(p, SIGKILL);
+        throw std::runtime_error("cannot start rank " + std::to_string(rank));
+      }
+      ranks.push_back(pid);
+    }
+
+    // Wait for every rank; the first that fails, or the timeout, stops the others.
+    std::string reason;
+    std::size_t running = ranks.size();
+    while (running > 0) {
+      int status = 0;
+      const pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid > 0) {
+        const auto it = std::find(ranks.begin(), ranks.end(), pid);
+        if (it == ranks.end()) continue;
+        --running;
+        const auto rank = static_cast<std::size_t>(it - ranks.begin());
+        *it = -1;
+        if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && reason.empty()) {
+          reason = "rank " + std::to_string(rank) + " " + status_text(status);
+          for (pid_t p : ranks) {
+            if (p > 0) kill(p, SIGKILL);
+          }
+        }
+        continue;
+      }
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (elapsed > timeout && reason.empty()) {
+        char text[96];
+        std::snprintf(text, sizeof text, "timed out after %.0f s; the ranks were stopped", timeout);
+        reason = text;
+        for (pid_t p : ranks) {
+          if (p > 0) kill(p, SIGKILL);
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!reason.empty()) {
+      result = failed(cell, reason);
+    } else {
+      result = read_results(work + "/rank-0.json").at(0);
+      result.cell = cell;
+    }
+  } catch (const std::exception& e) {
+    result = failed(cell, e.what());
+  }
+  std::error_code ignored;
+  fs::remove_all(work, ignored);
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace crossover

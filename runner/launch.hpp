@@ -1,0 +1,25 @@
+#pragma once
+// Starts the ranks of a ddp cell as local processes, the way torchrun does: `crossover worker`
+// once per rank with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and LOCAL_RANK set. Rank 0
+// gathers every rank's measurements and writes the cell's result; the launcher waits for all,
+// and a rank that fails, is killed or hangs past the timeout ends the cell as `failed` with the
+// reason, after the other ranks are stopped.
+
+#include <string>
+
+#include "runner/results.hpp"
+
+namespace crossover {
+
+/// How to start the ranks.
+struct LaunchOptions {
+  std::string binary;  ///< the crossover binary ("" = this process's executable)
+  std::string data_dir = "data";
+  double timeout_seconds = 0.0;  ///< 0: 4 x the cell's time budget + 120 s
+};
+
+/// Runs one ddp cell as `cell.nproc` local rank processes. Never throws: problems become a
+/// `failed` result.
+Result run_ranks(const Cell& cell, const LaunchOptions& options);
+
+}  // namespace crossover
