@@ -3,11 +3,22 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
+#include <torch/nn/parallel/data_parallel.h>
+
+#include <chrono>
+#if __has_include(<nccl.h>)
+#ifndef USE_C10D_NCCL
+#define USE_C10D_NCCL  // ProcessGroupNCCL.hpp declares nothing without it
+#endif
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#define CROSSOVER_HAVE_NCCL 1
+#endif
 
 #include <stdexcept>
 #include <string>
 
 #include "runner/cuda_seam.hpp"
+#include "runner/cuda_seam_parallel.hpp"
 
 // Every raw CUDA call goes through this check: it names the call site and CUDA's own message.
 #define CROSSOVER_CUDA_CHECK(expr)                                                             \
@@ -52,5 +63,73 @@ std::string cudnn_version() {
   const auto& hooks = at::detail::getCUDAHooks();
   return hooks.hasCuDNN() ? std::to_string(hooks.versionCuDNN()) : std::string();
 }
+
+torch::Tensor data_parallel(torch::nn::Sequential& model, const torch::Tensor& input,
+                            const std::vector<int>& devices, int output_device) {
+  std::vector<torch::Device> on;
+  for (int index : devices) on.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  return torch::nn::parallel::data_parallel(
+      model, input, on, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(output_device)));
+}
+
+#ifdef CROSSOVER_HAVE_NCCL
+namespace {
+
+// Ranks with one CUDA device each, over NCCL. All-reduce is timed to its end on the device.
+class NcclReplicas : public Replicas {
+ public:
+  NcclReplicas(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
+               std::chrono::milliseconds timeout)
+      : rank_(rank), world_(world) {
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = timeout;
+    group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
+  }
+  int rank() const override { return rank_; }
+  int world() const override { return world_; }
+  void broadcast(std::vector<torch::Tensor>& tensors) override {
+    for (auto& tensor : tensors) {
+      std::vector<torch::Tensor> one = {tensor};
+      group_->broadcast(one)->wait();
+    }
+    CROSSOVER_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  void all_reduce_sum(std::vector<torch::Tensor>& tensors) override {
+    const auto start = std::chrono::steady_clock::now();
+    for (auto& tensor : tensors) {
+      std::vector<torch::Tensor> one = {tensor};
+      group_->allreduce(one)->wait();
+    }
+    CROSSOVER_CUDA_CHECK(cudaDeviceSynchronize());
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++calls_;
+  }
+  double seconds_per_all_reduce() const override {
+    return calls_ == 0 ? 0.0 : seconds_ / static_cast<double>(calls_);
+  }
+
+ private:
+  int rank_, world_;
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> group_;
+  double seconds_ = 0.0;
+  std::size_t calls_ = 0;
+};
+
+}  // namespace
+
+bool nccl_available() { return true; }
+
+std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                        int world, std::chrono::milliseconds timeout) {
+  return std::make_unique<NcclReplicas>(store, rank, world, timeout);
+}
+#else
+bool nccl_available() { return false; }
+
+std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>&, int, int,
+                                        std::chrono::milliseconds) {
+  throw std::runtime_error("NCCL: this LibTorch or its NCCL headers are missing; ddp uses Gloo");
+}
+#endif
 
 }  // namespace crossover::cuda_seam

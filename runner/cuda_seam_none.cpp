@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "runner/cuda_seam.hpp"
+#include "runner/cuda_seam_parallel.hpp"
 
 namespace crossover::cuda_seam {
 
@@ -20,5 +21,17 @@ std::string cudnn_version() { return ""; }
 void reset_peak_memory(int) {}
 
 DeviceMemory peak_memory(int) { return {}; }
+
+torch::Tensor data_parallel(torch::nn::Sequential&, const torch::Tensor&, const std::vector<int>&,
+                            int) {
+  throw std::runtime_error("dp: this crossover was built without CUDA");
+}
+
+bool nccl_available() { return false; }
+
+std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>&, int, int,
+                                        std::chrono::milliseconds) {
+  throw std::runtime_error("NCCL: this crossover was built without CUDA");
+}
 
 }  // namespace crossover::cuda_seam

@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
@@ -18,25 +19,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The replica group over c10d's Gloo backend; all-reduce time is summed for the results.
+// The replica group over c10d's Gloo backend (CPU tensors, and CUDA tensors where no NCCL is
+// built in); all-reduce time is summed for the results.
 class GlooReplicas : public Replicas {
  public:
-  GlooReplicas(const std::string& address, int port, int rank, int world,
+  GlooReplicas(const c10::intrusive_ptr<c10d::Store>& store, bool local, int rank, int world,
                std::chrono::milliseconds timeout)
       : rank_(rank), world_(world) {
-    c10d::TCPStoreOptions options;
-    options.port = static_cast<std::uint16_t>(port);
-    options.isServer = rank == 0;
-    options.numWorkers = world;
-    options.timeout = timeout;
-    store_ = c10::make_intrusive<c10d::TCPStore>(address, options);
-    auto group_options = c10d::ProcessGroupGloo::Options::create(timeout);
+    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     // On one machine, loopback; across machines, the interface this host's name resolves to.
-    const bool local = address == "127.0.0.1" || address == "localhost";
-    group_options->devices.push_back(
-        local ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
-              : c10d::ProcessGroupGloo::createDefaultDevice());
-    group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store_, rank, world, group_options);
+    options->devices.push_back(local ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                     : c10d::ProcessGroupGloo::createDefaultDevice());
+    group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options);
   }
   int rank() const override { return rank_; }
   int world() const override { return world_; }
@@ -56,12 +50,12 @@ class GlooReplicas : public Replicas {
     reduce_seconds_ += std::chrono::duration<double>(Clock::now() - start).count();
     ++reduces_;
   }
-  double seconds_per_reduce() const { return reduces_ == 0 ? 0.0 : reduce_seconds_ / reduces_; }
-  c10d::Store& store() { return *store_; }
+  double seconds_per_all_reduce() const override {
+    return reduces_ == 0 ? 0.0 : reduce_seconds_ / static_cast<double>(reduces_);
+  }
 
  private:
   int rank_, world_;
-  c10::intrusive_ptr<c10d::TCPStore> store_;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
   double reduce_seconds_ = 0.0;
   std::size_t reduces_ = 0;
@@ -118,20 +112,33 @@ int worker_command(const WorkerArgs& args) {
   if (is_cuda_device(cell.device)) cell.device = "cuda:" + std::to_string(env_int("LOCAL_RANK", 0));
 
   const auto timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_seconds * 1000));
-  std::unique_ptr<GlooReplicas> group;
+  const std::string host = address != nullptr ? address : "127.0.0.1";
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  std::unique_ptr<Replicas> group;
   try {
-    group =
-        std::make_unique<GlooReplicas>(address ? address : "127.0.0.1", port, rank, world, timeout);
+    c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<std::uint16_t>(port);
+    store_options.isServer = rank == 0;
+    store_options.numWorkers = world;
+    store_options.timeout = timeout;
+    store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+    // NCCL for CUDA cells where the build has it (the CUDA seam), Gloo otherwise.
+    if (is_cuda_device(cell.device) && cuda_seam::nccl_available()) {
+      group = cuda_seam::nccl_replicas(store, rank, world, timeout);
+    } else {
+      group = std::make_unique<GlooReplicas>(store, host == "127.0.0.1" || host == "localhost",
+                                             rank, world, timeout);
+    }
   } catch (const std::exception& e) {
-    spdlog::error("rank {}: cannot join the process group at {}:{}: {}", rank,
-                  address ? address : "127.0.0.1", port, e.what());
+    spdlog::error("rank {}: cannot join the process group at {}:{}: {}", rank, host, port,
+                  e.what());
     return 1;
   }
   RunOptions options;
   options.data_dir = args.data_dir;
   options.replicas = group.get();
   Result result = run_cell(cell, options);
-  result.allreduce_seconds = group->seconds_per_reduce();
+  result.allreduce_seconds = group->seconds_per_all_reduce();
   if (result.status != "ok") spdlog::error("rank {}: {}", rank, result.reason);
 
   // Every rank hands its part to rank 0 through the store; rank 0 writes the cell's result.
@@ -143,13 +150,13 @@ int worker_command(const WorkerArgs& args) {
       {"digest",
        result.parameter_digests.empty() ? std::string() : result.parameter_digests.front()}};
   try {
-    group->store().set("crossover/rank/" + std::to_string(rank), bytes(part.dump()));
+    store->set("crossover/rank/" + std::to_string(rank), bytes(part.dump()));
     if (rank != 0) return result.status == "ok" ? 0 : 1;
     result.rank_epoch_seconds.clear();
     result.parameter_digests.clear();
     double loss = 0.0;
     for (int r = 0; r < world; ++r) {
-      const auto raw = group->store().get("crossover/rank/" + std::to_string(r));
+      const auto raw = store->get("crossover/rank/" + std::to_string(r));
       const auto other = nlohmann::json::parse(std::string(raw.begin(), raw.end()));
       if (other["status"] != "ok" && result.status == "ok") {
         result.status = "failed";

@@ -19,10 +19,6 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
       return "gpus=" + std::to_string(cell.gpus) + " from " + cell.device +
              " needs more devices than the " + std::to_string(inventory.cuda_devices) + " present";
     }
-    if (cell.parallel == "dp") {
-      return "dp (torch::nn::parallel::data_parallel) is not implemented in this version; "
-             "parallel \"ddp\" trains one process per GPU";
-    }
   } else if (cell.parallel == "dp") {
     return "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" (Gloo)";
   } else if (cell.pin_memory) {

@@ -113,3 +113,38 @@ TEST_F(Models, SgdAndAdamAndNothingElse) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// DataParallel replicates a model with clone(): every model must clone into an equal, independent
+// copy — parameters, buffers and outputs — whose training does not touch the original.
+template <typename Model>
+void expect_clones_faithfully(Model model, const torch::Tensor& input) {
+  model->eval();
+  const auto copy = std::dynamic_pointer_cast<typename Model::Impl>(model->clone());
+  ASSERT_NE(copy, nullptr);
+  const auto a = model->named_parameters(), b = copy->named_parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& p : a) {
+    EXPECT_TRUE(torch::equal(p.value(), b[p.key()])) << p.key();
+    EXPECT_NE(p.value().data_ptr(), b[p.key()].data_ptr()) << p.key();  // a copy, not a share
+  }
+  EXPECT_EQ(model->buffers().size(), copy->buffers().size());
+  EXPECT_TRUE(torch::allclose(model->forward(input), copy->forward(input)));
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : copy->parameters()) p.add_(1.0);
+  }
+  EXPECT_FALSE(torch::allclose(model->forward(input), copy->forward(input)));
+}
+
+TEST(ModelClones, EveryModelClonesForDataParallel) {
+  torch::manual_seed(0);
+  expect_clones_faithfully(Mlp(std::vector<std::int64_t>{4, 64, 32, 16, 3}), torch::randn({5, 4}));
+  expect_clones_faithfully(Seed003Cnn(), torch::randn({2, 1, 28, 28}));
+  expect_clones_faithfully(ResNet18(10), torch::randn({2, 3, 32, 32}));
+}
+
+}  // namespace
+}  // namespace crossover

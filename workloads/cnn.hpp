@@ -6,9 +6,10 @@
 namespace crossover {
 
 /// conv 1->6 k5, ReLU, 2x2 max-pool; conv 6->12 k5, ReLU, 2x2 max-pool; 192->120->60->10.
-class Seed003CnnImpl : public torch::nn::Module {
+class Seed003CnnImpl : public torch::nn::Cloneable<Seed003CnnImpl> {
  public:
-  Seed003CnnImpl();
+  Seed003CnnImpl() { reset(); }
+  void reset() override;
   torch::Tensor forward(torch::Tensor x);
 
  private:

@@ -2,11 +2,16 @@
 
 namespace crossover {
 
-MlpImpl::MlpImpl(const std::vector<std::int64_t>& sizes) {
-  TORCH_CHECK(sizes.size() >= 2, "an MLP needs an input and an output width");
-  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+MlpImpl::MlpImpl(std::vector<std::int64_t> sizes) : sizes_(std::move(sizes)) {
+  TORCH_CHECK(sizes_.size() >= 2, "an MLP needs an input and an output width");
+  reset();
+}
+
+void MlpImpl::reset() {
+  layers_.clear();
+  for (std::size_t i = 0; i + 1 < sizes_.size(); ++i) {
     layers_.push_back(
-        register_module("fc" + std::to_string(i + 1), torch::nn::Linear(sizes[i], sizes[i + 1])));
+        register_module("fc" + std::to_string(i + 1), torch::nn::Linear(sizes_[i], sizes_[i + 1])));
   }
 }
 

@@ -10,12 +10,15 @@
 namespace crossover {
 
 /// Layer widths from input to output, e.g. {4, 64, 32, 16, 3} for seed 001's Iris network.
-class MlpImpl : public torch::nn::Module {
+/// Cloneable, so that DataParallel can replicate it.
+class MlpImpl : public torch::nn::Cloneable<MlpImpl> {
  public:
-  explicit MlpImpl(const std::vector<std::int64_t>& sizes);
+  explicit MlpImpl(std::vector<std::int64_t> sizes);
+  void reset() override;
   torch::Tensor forward(torch::Tensor x);
 
  private:
+  std::vector<std::int64_t> sizes_;
   std::vector<torch::nn::Linear> layers_;
 };
 TORCH_MODULE(Mlp);

@@ -1,6 +1,7 @@
 // Builds the workload a cell names. The only place that maps a workload's name to its model.
 #include <stdexcept>
 
+#include "runner/devices.hpp"
 #include "workloads/cnn.hpp"
 #include "workloads/images.hpp"
 #include "workloads/mlp.hpp"
@@ -36,6 +37,11 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   spec.optimizer = cell.optimizer;
   spec.lr = cell.lr;
   spec.momentum = cell.momentum;
+  if (cell.parallel == "dp") {
+    const int first = cuda_index(cell.device);
+    for (int i = 0; i < cell.gpus; ++i) spec.data_parallel_devices.push_back(first + i);
+    spec.output_device = first + cell.output_device;
+  }
   DataPath path;
   path.loader = cell.loader;
   path.placement = cell.data_placement;

@@ -12,14 +12,20 @@ torch::nn::Conv2d conv(std::int64_t in, std::int64_t out, std::int64_t kernel, s
 }  // namespace
 
 BasicBlockImpl::BasicBlockImpl(std::int64_t in_planes, std::int64_t planes, std::int64_t stride)
-    : conv1_(register_module("conv1", conv(in_planes, planes, 3, stride, 1))),
-      conv2_(register_module("conv2", conv(planes, planes, 3, 1, 1))),
-      bn1_(register_module("bn1", torch::nn::BatchNorm2d(planes))),
-      bn2_(register_module("bn2", torch::nn::BatchNorm2d(planes))) {
-  if (stride != 1 || in_planes != planes) {
-    downsample_ =
-        register_module("downsample", torch::nn::Sequential(conv(in_planes, planes, 1, stride, 0),
-                                                            torch::nn::BatchNorm2d(planes)));
+    : in_planes_(in_planes), planes_(planes), stride_(stride) {
+  reset();
+}
+
+void BasicBlockImpl::reset() {
+  conv1_ = register_module("conv1", conv(in_planes_, planes_, 3, stride_, 1));
+  conv2_ = register_module("conv2", conv(planes_, planes_, 3, 1, 1));
+  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(planes_));
+  bn2_ = register_module("bn2", torch::nn::BatchNorm2d(planes_));
+  downsample_ = nullptr;
+  if (stride_ != 1 || in_planes_ != planes_) {
+    downsample_ = register_module("downsample",
+                                  torch::nn::Sequential(conv(in_planes_, planes_, 1, stride_, 0),
+                                                        torch::nn::BatchNorm2d(planes_)));
   }
 }
 
@@ -30,11 +36,11 @@ torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
   return torch::relu(out + shortcut);
 }
 
-ResNet18Impl::ResNet18Impl(std::int64_t classes)
-    : conv1_(register_module("conv1", conv(3, 64, 7, 2, 3))),
-      bn1_(register_module("bn1", torch::nn::BatchNorm2d(64))),
-      layers_(register_module("layers", torch::nn::Sequential())),
-      fc_(register_module("fc", torch::nn::Linear(512, classes))) {
+void ResNet18Impl::reset() {
+  conv1_ = register_module("conv1", conv(3, 64, 7, 2, 3));
+  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(64));
+  layers_ = register_module("layers", torch::nn::Sequential());
+  fc_ = register_module("fc", torch::nn::Linear(512, classes_));
   std::int64_t in_planes = 64;
   for (const std::int64_t planes : {64, 128, 256, 512}) {
     const std::int64_t stride = planes == 64 ? 1 : 2;

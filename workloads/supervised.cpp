@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runner/cuda_seam_parallel.hpp"
+
 namespace crossover {
 namespace {
 
@@ -56,6 +58,10 @@ void SupervisedWorkload::reset(std::int64_t seed) {
     for (const auto& buffer : model_.ptr()->buffers()) state.push_back(buffer);
     replicas_->broadcast(state);
   }
+  if (!spec_.data_parallel_devices.empty()) {
+    data_parallel_ = torch::nn::Sequential();
+    data_parallel_->push_back(model_);
+  }
   optimizer_ =
       make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
 }
@@ -96,7 +102,15 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
     const bool empty = x.size(0) == 0;  // a replica can get no row of a short last batch
     torch::Tensor l;
     if (!empty) {
-      l = loss(model_.forward(x), y);
+      if (spec_.data_parallel_devices.empty()) {
+        l = loss(model_.forward(x), y);
+      } else {
+        const torch::Device output(torch::kCUDA,
+                                   static_cast<c10::DeviceIndex>(spec_.output_device));
+        l = loss(cuda_seam::data_parallel(data_parallel_, x, spec_.data_parallel_devices,
+                                          spec_.output_device),
+                 y.to(output));
+      }
       end(Phase::kForward);
       (weight == 1.0 ? l : l * weight).backward();
     } else {
@@ -107,7 +121,9 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
     optimizer_->step();
     if (!empty) {
       // Weighted like the gradient: the mean over replicas is then the global batch loss.
-      total += weight == 1.0 ? l.detach() : l.detach() * weight;  // stays on the device
+      torch::Tensor step_loss = weight == 1.0 ? l.detach() : l.detach() * weight;
+      if (step_loss.device() != device_) step_loss = step_loss.to(device_);  // dp's output device
+      total += step_loss;                                                    // stays on the device
       ++count;
     }
     end(Phase::kOptimizer);

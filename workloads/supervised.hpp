@@ -15,6 +15,10 @@ struct TrainingSpec {
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
+  /// dp: the CUDA devices to replicate over (empty: no DataParallel) and the one that gathers
+  /// the outputs and computes the loss. The model itself lives on the workload's device.
+  std::vector<int> data_parallel_devices;
+  int output_device = 0;
 };
 
 /// A model built by `make_model`, trained on `data` through the data path `path`.
@@ -46,6 +50,7 @@ class SupervisedWorkload : public Workload {
   WorkloadFacts facts_;
   Replicas* replicas_ = nullptr;
   torch::nn::AnyModule model_;
+  torch::nn::Sequential data_parallel_{nullptr};  ///< dp: model_ wrapped for replication
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 

@@ -47,6 +47,8 @@ class Replicas {
   virtual void broadcast(std::vector<torch::Tensor>& tensors) = 0;
   /// Sums `tensors` over the replicas, in place.
   virtual void all_reduce_sum(std::vector<torch::Tensor>& tensors) = 0;
+  /// Mean seconds per all_reduce_sum call so far (for the results).
+  virtual double seconds_per_all_reduce() const = 0;
 };
 
 /// A model and its data on one device, ready to train.
