@@ -1,11 +1,13 @@
 #include "runner/commands.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -40,6 +42,22 @@ namespace fs = std::filesystem;
 constexpr int kExitOk = 0;
 constexpr int kExitRunFailed = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report Ctrl-C
+
+// The first SIGINT or SIGTERM asks the sweep to stop after the running cell; the handler is
+// installed with SA_RESETHAND, so a second one ends the process at once.
+std::atomic<int> interrupted{0};
+
+extern "C" void on_interrupt(int signal) { interrupted.store(signal); }
+
+void catch_interrupts() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 // Loads and expands a grid, logging every issue; nullopt means bad input.
 std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path) {
@@ -466,6 +484,9 @@ int run_command(const RunArgs& args) {
                                           will_run.begin() + static_cast<std::ptrdiff_t>(to),
                                           true));
   };
+  options.interrupted = &interrupted;
+  catch_interrupts();
+  bool announced = false;
   const auto results = run_cells(
       expansion.cells, inventory, options,
       [&](const Result& r, std::size_t done, std::size_t total) {
@@ -489,6 +510,12 @@ int run_command(const RunArgs& args) {
         }
         spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
                      clock_text(elapsed), clock_text(eta));
+        if (interrupted.load() != 0 && !announced) {
+          announced = true;
+          spdlog::warn(
+              "interrupted: the cells after this one are not run; the reports are "
+              "written for what finished (interrupt again to stop at once)");
+        }
       });
 
   ReportContext context;
@@ -513,6 +540,7 @@ int run_command(const RunArgs& args) {
   if (failed > 0)
     spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed,
                   results.size());
+  if (interrupted.load() != 0) return kExitInterrupted;
   return failed > 0 || write_failed ? kExitRunFailed : kExitOk;
 }
 

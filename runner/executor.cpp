@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <limits>
 
 #include "runner/cuda_seam.hpp"
@@ -280,7 +281,13 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
   std::vector<Result> results;
   for (const Cell& cell : cells) {
     Result result;
-    if (auto reason = skip_reason(cell, inventory)) {
+    const int signal = options.interrupted != nullptr ? options.interrupted->load() : 0;
+    if (signal != 0) {
+      result.cell = cell;
+      result.status = "not run";
+      result.reason = std::string("the run was interrupted (") + strsignal(signal) +
+                      ") before this cell started";
+    } else if (auto reason = skip_reason(cell, inventory)) {
       result.cell = cell;
       result.status = "skipped";
       result.reason = *reason;

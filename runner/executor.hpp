@@ -2,6 +2,7 @@
 // Runs cells one at a time and measures them. A cell that cannot run here becomes a `skipped`
 // result, one that throws becomes `failed`; neither stops the sweep.
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -23,6 +24,9 @@ struct RunOptions {
   /// Set inside a ddp rank (by `crossover worker`): the replica group this process belongs to.
   /// Repeats then stop when rank 0 says so, so that every rank runs the same steps.
   Replicas* replicas = nullptr;
+  /// Set (to the signal number) when the run should stop: the cell running finishes, the cells
+  /// after it become `not run`. Read before each cell; may be set from a signal handler.
+  const std::atomic<int>* interrupted = nullptr;
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".
@@ -40,7 +44,8 @@ Result run_cell(const Cell& cell, const RunOptions& options);
 using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;
 
 /// Runs or skips every cell in order, calling `on_result` after each. A ddp cell runs as
-/// `nproc` worker processes (runner/launch.hpp); every other cell in this process.
+/// `nproc` worker processes (runner/launch.hpp); every other cell in this process. Once
+/// `options.interrupted` is set, the remaining cells become results with status `not run`.
 std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
                               const RunOptions& options, const ResultCallback& on_result);
 

@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,6 +78,9 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
       const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
       const pid_t pid = fork();
       if (pid == 0) {
+        // Ctrl-C is for `run`, which lets the running cell finish; the ranks die with it.
+        signal(SIGINT, SIG_IGN);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         setenv("MASTER_ADDR", "127.0.0.1", 1);
         setenv("MASTER_PORT", port.c_str(), 1);
         setenv("WORLD_SIZE", world.c_str(), 1);

@@ -1,5 +1,8 @@
 #include "runner/results.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <iterator>
 #include <stdexcept>
 
 #include "reports/report_csv.hpp"
@@ -27,17 +30,30 @@ Result result_from_json(const nlohmann::json& j) {
 }
 
 std::vector<Result> read_results(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open the results file");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<Result> results;
-  std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    const bool complete = end != std::string::npos;
+    const std::string line = text.substr(start, complete ? end - start : std::string::npos);
+    start = complete ? end + 1 : text.size();
     ++number;
     if (line.empty()) continue;
     try {
       results.push_back(result_from_json(nlohmann::json::parse(line)));
     } catch (const std::exception& e) {
+      // A last line without its newline was cut off mid-write (a crash, a power loss): every
+      // result before it is intact, so it is dropped with a warning rather than failing the file.
+      if (!complete) {
+        spdlog::warn(
+            "{}:{}: the last line is incomplete (cut off while it was written) and is "
+            "ignored; the {} result(s) before it are intact",
+            path, number, results.size());
+        break;
+      }
       throw std::runtime_error(path + ":" + std::to_string(number) +
                                ": not a result line: " + e.what());
     }

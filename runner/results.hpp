@@ -89,7 +89,9 @@ nlohmann::ordered_json result_to_json(const Result& result);
 /// Reads one results.jsonl object back; throws std::runtime_error naming a missing key.
 Result result_from_json(const nlohmann::json& json);
 
-/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line.
+/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line. A
+/// last line without its newline that does not parse (cut off mid-write) is ignored with a
+/// warning.
 std::vector<Result> read_results(const std::string& path);
 
 /// results.jsonl and results.csv in one directory, appended and flushed per result.

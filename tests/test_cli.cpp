@@ -479,6 +479,39 @@ TEST(Cli, AKilledRankFailsItsCellAndTheSweepGoesOn) {
   EXPECT_LT(seconds, 60.0);  // far below the launcher's timeout (4 x 60 s + 120 s)
 }
 
+TEST(Cli, SigintFinishesTheCellKeepsTheResultsWritesTheReportsAndExits130) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("long.json", R"({
+    "name": "long", "defaults": {"epochs": 300, "warmup_epochs": 0, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3, 4, 5, 6]}}]})");
+  const std::string out = dir.file("out");
+  // Interrupt once the first result is on disk; the cell running then finishes.
+  const std::string script = std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out +
+                             " --data-dir " + testing::data_dir() + " >" + dir.file("stdout") +
+                             " 2>" + dir.file("stderr") + " & pid=$!\n" +
+                             "for i in $(seq 600); do [ -s " + out +
+                             "/results.jsonl ] && break; sleep 0.05; done\n"
+                             "kill -INT $pid\nwait $pid\necho $? >" +
+                             dir.file("code") + "\n";
+  ASSERT_EQ(std::system(("bash " + dir.write("interrupt.sh", script)).c_str()), 0);
+  EXPECT_EQ(slurp(dir.file("code")), "130\n") << slurp(dir.file("stderr"));
+  const auto results = read_results(out + "/results.jsonl");
+  ASSERT_EQ(results.size(), 6u);  // every cell is accounted for
+  std::size_t ok = 0;
+  for (const auto& r : results) ok += r.status == "ok" ? 1 : 0;
+  EXPECT_GE(ok, 1u);
+  EXPECT_LT(ok, 6u);
+  for (std::size_t i = ok; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].status, "not run") << i;
+    EXPECT_NE(results[i].reason.find("interrupted (Interrupt)"), std::string::npos);
+  }
+  EXPECT_TRUE(fs::exists(out + "/report.md"));
+  EXPECT_NE(slurp(out + "/report.md").find("not run"), std::string::npos);
+  EXPECT_NE(slurp(dir.file("stderr")).find("interrupted: the cells after this one are not run"),
+            std::string::npos);
+}
+
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   ScratchDir dir;
   const Outcome o = crossover(dir, "list --data-dir " + dir.path());

@@ -141,5 +141,22 @@ TEST(Results, JsonRoundTripAndJsonlReading) {
   EXPECT_THROW(read_results(dir.file("bad.jsonl")), std::runtime_error);
 }
 
+TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {
+  testing::ScratchDir dir;
+  const std::string line = result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump();
+  // Power lost while the third line was written: half of it, no newline.
+  dir.write("cut.jsonl", line + "\n" + line + "\n" + line.substr(0, line.size() / 2));
+  EXPECT_EQ(read_results(dir.file("cut.jsonl")).size(), 2u);
+  // A complete last line (newline included) that does not parse is damage, not a cut: an error.
+  dir.write("damaged.jsonl", line + "\n" + line.substr(0, line.size() / 2) + "\n");
+  EXPECT_THROW(read_results(dir.file("damaged.jsonl")), std::runtime_error);
+  // So is a bad line in the middle, even without a final newline.
+  dir.write("middle.jsonl", line + "\n{\"x\": 1}\n" + line);
+  EXPECT_THROW(read_results(dir.file("middle.jsonl")), std::runtime_error);
+  // A complete file without a final newline reads whole.
+  dir.write("whole.jsonl", line + "\n" + line);
+  EXPECT_EQ(read_results(dir.file("whole.jsonl")).size(), 2u);
+}
+
 }  // namespace
 }  // namespace crossover
