@@ -469,7 +469,8 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
 }
 
 std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
-                                                           const nlohmann::json& candidate) {
+                                                           const nlohmann::json& candidate,
+                                                           bool measured) {
   std::vector<EnvironmentDifference> out;
   if (baseline.is_null() || candidate.is_null()) return out;
   const auto text = [](const nlohmann::json& record, const std::string& pointer) -> std::string {
@@ -519,7 +520,7 @@ std::vector<EnvironmentDifference> environment_differences(const nlohmann::json&
   if (gpu_names(baseline) != gpu_names(candidate))
     out.push_back({"GPUs", gpu_names(baseline), gpu_names(candidate), true});
   // The matmul peak measured at the start of each run: a busy or throttled machine shows here.
-  if (baseline.contains("peak_gflops") && candidate.contains("peak_gflops")) {
+  if (measured && baseline.contains("peak_gflops") && candidate.contains("peak_gflops")) {
     for (const auto& [device, b] : baseline["peak_gflops"].items()) {
       if (!candidate["peak_gflops"].contains(device) || !b.is_number()) continue;
       const double bv = b.get<double>(), cv = candidate["peak_gflops"][device].get<double>();

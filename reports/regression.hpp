@@ -108,9 +108,11 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
                               const std::vector<Result>& candidate,
                               const RegressionOptions& options);
 
-/// The differences between two env.json records; null records give none.
+/// The differences between two env.json records; null records give none. `measured` adds the
+/// matmul peaks measured at each run's start when they differ by more than 30 %.
 std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
-                                                           const nlohmann::json& candidate);
+                                                           const nlohmann::json& candidate,
+                                                           bool measured = true);
 
 /// An aligned table for the terminal, regressions first, and the summary line.
 std::string render_regression_text(const RegressionReport& report);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -444,12 +445,71 @@ int run_command(const RunArgs& args) {
   if (!spec) return kExitBadInput;
 
   // Everything that can be known to fail is checked before the first cell runs.
-  const std::string out_dir =
-      args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp() : args.out_dir;
+  if (!args.resume.empty() && !args.out_dir.empty() &&
+      fs::weakly_canonical(args.out_dir) != fs::weakly_canonical(args.resume)) {
+    spdlog::error("--resume {} writes into that directory; drop --out {}", args.resume,
+                  args.out_dir);
+    return kExitBadInput;
+  }
+  const std::string out_dir = !args.resume.empty()   ? args.resume
+                              : args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp()
+                                                     : args.out_dir;
+  const auto record = environment_record(true);
+  const auto warnings = environment_warnings(record);
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+
+  // --resume: the cells already ok in DIR are kept, not run again, if the environment is the same.
+  std::vector<Result> kept;
+  std::vector<Cell> to_run = expansion.cells;
+  if (!args.resume.empty()) {
+    std::vector<Result> before;
+    nlohmann::json before_env;
+    try {
+      before = read_results(args.resume + "/results.jsonl");
+      std::ifstream in(args.resume + "/env.json");
+      before_env = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+      spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)",
+                    args.resume, e.what());
+      return kExitBadInput;
+    }
+    bool changed = false;
+    for (const auto& d : environment_differences(before_env, record, false)) {
+      spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
+                  "--resume {}: the environment changed: {}: {} then, {} now", args.resume, d.what,
+                  d.baseline, d.candidate);
+      changed |= d.unfair;
+    }
+    if (changed) {
+      spdlog::error(
+          "--resume {}: results from different environments would be mixed; run the "
+          "grid into a new directory instead",
+          args.resume);
+      return kExitBadInput;
+    }
+    std::map<std::string, const Result*> done;
+    for (const Result& r : before) {
+      if (r.status == "ok") done[cell_config_json(r.cell).dump()] = &r;
+    }
+    to_run.clear();
+    for (const Cell& cell : expansion.cells) {
+      const auto it = done.find(cell_config_json(cell).dump());
+      if (it == done.end()) {
+        to_run.push_back(cell);
+        continue;
+      }
+      kept.push_back(*it->second);
+      kept.back().cell = cell;  // its place in the grid as it is now
+    }
+    spdlog::info("resuming {}: {} cell(s) already ok, {} to run", args.resume, kept.size(),
+                 to_run.size());
+  }
+
   std::unique_ptr<ResultFiles> files;
   try {
     fs::create_directories(out_dir);
     files = std::make_unique<ResultFiles>(out_dir);
+    for (const Result& r : kept) files->append(r);
     fs::copy_file(args.grid, out_dir + "/grid.json", fs::copy_options::overwrite_existing);
   } catch (const std::exception& e) {
     spdlog::error("cannot write results to {}: {}", out_dir, e.what());
@@ -461,13 +521,9 @@ int run_command(const RunArgs& args) {
         "(run scripts/fetch-data.sh for the real data sets)",
         args.data_dir);
   }
-
-  const auto record = environment_record(true);
-  const auto warnings = environment_warnings(record);
-  for (const auto& w : warnings) spdlog::warn("{}", w);
   write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
 
-  spdlog::info("running {} cells of {} into {}", expansion.cells.size(), grid.name, out_dir);
+  spdlog::info("running {} cells of {} into {}", to_run.size(), grid.name, out_dir);
   const auto start = std::chrono::steady_clock::now();
   RunOptions options;
   options.data_dir = args.data_dir;
@@ -478,7 +534,7 @@ int run_command(const RunArgs& args) {
   bool write_failed = false;
   // The ETA counts only cells that will run: skipped ones take no time.
   std::vector<bool> will_run;
-  for (const Cell& cell : expansion.cells) will_run.push_back(!skip_reason(cell, inventory));
+  for (const Cell& cell : to_run) will_run.push_back(!skip_reason(cell, inventory));
   const auto runnable = [&](std::size_t from, std::size_t to) {
     return static_cast<double>(std::count(will_run.begin() + static_cast<std::ptrdiff_t>(from),
                                           will_run.begin() + static_cast<std::ptrdiff_t>(to),
@@ -487,9 +543,8 @@ int run_command(const RunArgs& args) {
   options.interrupted = &interrupted;
   catch_interrupts();
   bool announced = false;
-  const auto results = run_cells(
-      expansion.cells, inventory, options,
-      [&](const Result& r, std::size_t done, std::size_t total) {
+  std::vector<Result> results = run_cells(
+      to_run, inventory, options, [&](const Result& r, std::size_t done, std::size_t total) {
         try {
           files->append(r);
         } catch (const std::exception& e) {
@@ -517,6 +572,12 @@ int run_command(const RunArgs& args) {
               "written for what finished (interrupt again to stop at once)");
         }
       });
+  if (!kept.empty()) {
+    // The reports cover the whole grid: the kept cells and the new ones, in grid order.
+    results.insert(results.end(), kept.begin(), kept.end());
+    std::stable_sort(results.begin(), results.end(),
+                     [](const Result& a, const Result& b) { return a.cell.index < b.cell.index; });
+  }
 
   ReportContext context;
   context.title = grid.name;

@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   run->add_option("--data-dir", run_args.data_dir, "Where the data sets are (default data)");
   run->add_option("--compare", run_args.compare,
                   "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda)");
+  run->add_option("--resume", run_args.resume,
+                  "Continue an interrupted run in its directory: keep the cells already ok there "
+                  "(same configuration, same environment), run the rest");
   run->add_flag("--dry-run", run_args.dry_run,
                 "List the cells that would run or be skipped, and run nothing");
 

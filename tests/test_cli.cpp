@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "runner/blas.hpp"
@@ -479,7 +480,7 @@ TEST(Cli, AKilledRankFailsItsCellAndTheSweepGoesOn) {
   EXPECT_LT(seconds, 60.0);  // far below the launcher's timeout (4 x 60 s + 120 s)
 }
 
-TEST(Cli, SigintFinishesTheCellKeepsTheResultsWritesTheReportsAndExits130) {
+TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
   const std::string grid = dir.write("long.json", R"({
@@ -510,6 +511,39 @@ TEST(Cli, SigintFinishesTheCellKeepsTheResultsWritesTheReportsAndExits130) {
   EXPECT_NE(slurp(out + "/report.md").find("not run"), std::string::npos);
   EXPECT_NE(slurp(dir.file("stderr")).find("interrupted: the cells after this one are not run"),
             std::string::npos);
+
+  // --resume refuses to mix environments: a changed BLAS is an error, and nothing is touched.
+  const std::string env = slurp(out + "/env.json");
+  const std::string before = slurp(out + "/results.jsonl");
+  auto changed = nlohmann::json::parse(env);
+  changed["blas"]["kind"] = "reference";
+  dir.write("out/env.json", changed.dump());
+  Outcome o =
+      crossover(dir, "run " + grid + " --resume " + out + " --data-dir " + testing::data_dir());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("the environment changed: BLAS: reference then"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(slurp(out + "/results.jsonl"), before);
+
+  // With the environment it ran in, --resume runs only the missing cells.
+  dir.write("out/env.json", env);
+  o = crossover(dir, "run " + grid + " --resume " + out + " --data-dir " + testing::data_dir());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("resuming " + out + ": " + std::to_string(ok) + " cell(s) already ok, " +
+                       std::to_string(6 - ok) + " to run"),
+            std::string::npos)
+      << o.err;
+  const auto resumed = read_results(out + "/results.jsonl");
+  ASSERT_EQ(resumed.size(), 6u);
+  std::set<std::size_t> cells;
+  for (const auto& r : resumed) {
+    EXPECT_EQ(r.status, "ok");
+    cells.insert(r.cell.index);
+  }
+  EXPECT_EQ(cells.size(), 6u);            // the set of an uninterrupted run: every cell once
+  for (std::size_t i = 0; i < ok; ++i) {  // the kept cells were not run again
+    EXPECT_EQ(resumed[i].epoch_seconds_samples, results[i].epoch_seconds_samples) << i;
+  }
 }
 
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
