@@ -40,6 +40,8 @@ Cell cell_from_json(const nlohmann::json& j) {
   c.timing = j.at("timing").get<std::string>();
   c.deterministic = j.at("deterministic").get<bool>();
   c.seed = j.at("seed").get<std::int64_t>();
+  c.isolate = j.at("isolate").get<bool>();
+  c.timeout_seconds = j.at("timeout_seconds").get<double>();
   c.optimizer = j.at("optimizer").get<std::string>();
   c.lr = j.at("lr").get<double>();
   c.momentum = j.at("momentum").get<double>();
@@ -71,6 +73,8 @@ nlohmann::ordered_json cell_config_json(const Cell& cell) {
   j["timing"] = cell.timing;
   j["deterministic"] = cell.deterministic;
   j["seed"] = cell.seed;
+  j["isolate"] = cell.isolate;
+  j["timeout_seconds"] = cell.timeout_seconds;
   j["optimizer"] = cell.optimizer;
   j["lr"] = cell.lr;
   j["momentum"] = cell.momentum;

@@ -37,6 +37,10 @@ struct Cell {
   std::string timing = "end_to_end";  ///< or "phases": synchronised per-phase times (adds syncs)
   bool deterministic = false;  ///< deterministic algorithms, cuDNN deterministic, benchmark off
   std::int64_t seed = 0;
+  /// Run the cell in a child process, so that an abort, a crash or a hang costs only this cell.
+  /// A grid that does not set it gets true for CUDA cells, false for CPU cells.
+  bool isolate = false;
+  double timeout_seconds = 0.0;  ///< end the cell as failed after this long (0: no limit); isolates
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;

@@ -541,6 +541,7 @@ int run_command(const RunArgs& args) {
                                           true));
   };
   options.interrupted = &interrupted;
+  options.isolate = args.isolate;
   catch_interrupts();
   bool announced = false;
   std::vector<Result> results = run_cells(

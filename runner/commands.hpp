@@ -12,6 +12,7 @@ struct RunArgs {
   std::string out_dir;  ///< "" = reports/<grid name>-<timestamp>
   std::string data_dir = "data";
   bool dry_run = false;
+  bool isolate = false;  ///< every cell in a child process
   std::string resume;  ///< a results directory of an earlier run of this grid: run what is missing
   std::string compare = "device=cpu:cuda";  ///< AXIS=BASELINE:CONTENDER for the crossover analysis
 };

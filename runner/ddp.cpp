@@ -3,8 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -68,19 +71,41 @@ int env_int(const char* name, int fallback) {
 
 std::vector<std::uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
+// For the tests of isolation only: CROSSOVER_INJECT_FAULT="abort|segfault|hang@SEED" makes the
+// isolated cell with that seed fail in that way, as a library crash or a deadlock would.
+void inject_fault(const Cell& cell) {
+  const char* spec = std::getenv("CROSSOVER_INJECT_FAULT");
+  if (spec == nullptr) return;
+  const std::string text = spec;
+  const auto at = text.find('@');
+  if (at == std::string::npos || std::to_string(cell.seed) != text.substr(at + 1)) return;
+  const std::string fault = text.substr(0, at);
+  std::fprintf(stderr, "injecting %s into cell %zu\n", fault.c_str(), cell.index);
+  if (fault == "abort") std::abort();
+  if (fault == "segfault") std::raise(SIGSEGV);
+  if (fault == "hang") {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+// A cell that is not ddp, run alone in this process for `run`'s isolation.
+int run_isolated(const Cell& cell, const WorkerArgs& args) {
+  inject_fault(cell);
+  RunOptions options;
+  options.data_dir = args.data_dir;
+  const Result result = run_cell(cell, options);
+  try {
+    write_text_file(args.out_file, result_to_json(result).dump() + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  return 0;  // a failed cell is still a result
+}
+
 }  // namespace
 
 int worker_command(const WorkerArgs& args) {
-  const int rank = env_int("RANK", -1), world = env_int("WORLD_SIZE", -1);
-  if (rank < 0 || world < 1 || rank >= world) {
-    spdlog::error(
-        "crossover worker needs RANK and WORLD_SIZE (0 <= RANK < WORLD_SIZE), as "
-        "torchrun sets them; got RANK={} WORLD_SIZE={}",
-        rank, world);
-    return 2;
-  }
-  const char* address = std::getenv("MASTER_ADDR");
-  const int port = env_int("MASTER_PORT", 29500);
   if (args.grid.empty() == args.cell_file.empty()) {
     spdlog::error("crossover worker needs --cell FILE or --grid FILE --cell-index N");
     return 2;
@@ -104,10 +129,17 @@ int worker_command(const WorkerArgs& args) {
     spdlog::error("{}: not a cell ({})", args.grid.empty() ? args.cell_file : args.grid, e.what());
     return 2;
   }
-  if (cell.parallel != "ddp") {
-    spdlog::error("crossover worker runs ddp cells; this cell has parallel \"{}\"", cell.parallel);
+  if (cell.parallel != "ddp") return run_isolated(cell, args);
+  const int rank = env_int("RANK", -1), world = env_int("WORLD_SIZE", -1);
+  if (rank < 0 || world < 1 || rank >= world) {
+    spdlog::error(
+        "crossover worker needs RANK and WORLD_SIZE (0 <= RANK < WORLD_SIZE) for a ddp cell, as "
+        "torchrun sets them; got RANK={} WORLD_SIZE={}",
+        rank, world);
     return 2;
   }
+  const char* address = std::getenv("MASTER_ADDR");
+  const int port = env_int("MASTER_PORT", 29500);
   cell.nproc = world;  // the ranks of every node together
   if (is_cuda_device(cell.device)) cell.device = "cuda:" + std::to_string(env_int("LOCAL_RANK", 0));
 

@@ -291,7 +291,7 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
       result.cell = cell;
       result.status = "skipped";
       result.reason = *reason;
-    } else if (cell.parallel == "ddp") {
+    } else if (cell.parallel == "ddp" || cell.isolate || options.isolate) {
       LaunchOptions launch;
       launch.binary = options.binary;
       launch.data_dir = options.data_dir;

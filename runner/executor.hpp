@@ -27,6 +27,8 @@ struct RunOptions {
   /// Set (to the signal number) when the run should stop: the cell running finishes, the cells
   /// after it become `not run`. Read before each cell; may be set from a signal handler.
   const std::atomic<int>* interrupted = nullptr;
+  /// Run every cell in a child process (`run --isolate`), not only those with `isolate`.
+  bool isolate = false;
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".
@@ -44,7 +46,8 @@ Result run_cell(const Cell& cell, const RunOptions& options);
 using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;
 
 /// Runs or skips every cell in order, calling `on_result` after each. A ddp cell runs as
-/// `nproc` worker processes (runner/launch.hpp); every other cell in this process. Once
+/// `nproc` worker processes and an isolated cell as one (runner/launch.hpp); every other cell
+/// in this process. Once
 /// `options.interrupted` is set, the remaining cells become results with status `not run`.
 std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
                               const RunOptions& options, const ResultCallback& on_result);

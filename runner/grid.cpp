@@ -1,5 +1,6 @@
 #include "runner/grid.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -50,6 +51,8 @@ const std::vector<KeySpec>& key_specs() {
       {"timing", Kind::kText, 0, 0, "\"end_to_end\" or \"phases\""},
       {"deterministic", Kind::kBoolean, 0, 0, "true or false"},
       {"seed", Kind::kInteger, 0, 9.0e15, "a non-negative integer"},
+      {"isolate", Kind::kBoolean, 0, 0, "true or false"},
+      {"timeout_seconds", Kind::kNumber, 0, 1e7, "a number of seconds from 0 (0: no limit)"},
       {"optimizer", Kind::kText, 0, 0, "\"sgd\" or \"adam\""},
       {"lr", Kind::kNumber, 1e-12, 100, "a number greater than 0 and at most 100"},
       {"momentum", Kind::kNumber, 0, 0.999999, "a number from 0 to below 1"},
@@ -259,6 +262,8 @@ void apply(Cell& cell, const std::string& key, const Json& value) {
       {"timing", [&] { cell.timing = value.get<std::string>(); }},
       {"deterministic", [&] { cell.deterministic = value.get<bool>(); }},
       {"seed", [&] { cell.seed = value.get<std::int64_t>(); }},
+      {"isolate", [&] { cell.isolate = value.get<bool>(); }},
+      {"timeout_seconds", [&] { cell.timeout_seconds = value.get<double>(); }},
       {"optimizer", [&] { cell.optimizer = value.get<std::string>(); }},
       {"lr", [&] { cell.lr = value.get<double>(); }},
       {"momentum", [&] { cell.momentum = value.get<double>(); }},
@@ -561,6 +566,12 @@ Expansion expand_grid(const Grid& grid) {
       }
       if (cell.loader == "dataloader")
         cell.data_placement = "host";  // its batches are made on the host
+      const bool isolate_set =
+          experiment.settings.contains("isolate") ||
+          std::any_of(experiment.axes.begin(), experiment.axes.end(),
+                      [](const auto& axis) { return axis.first == "isolate"; });
+      if (!isolate_set) cell.isolate = is_cuda_device(cell.device);
+      if (cell.timeout_seconds > 0.0) cell.isolate = true;  // a timeout needs a process to end
       if (cell.parallel == "ddp" && is_cuda_device(cell.device))
         cell.gpus = cell.nproc;  // one GPU per rank
       if (cell.parallel != "dp") cell.output_device = 0;

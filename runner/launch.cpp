@@ -1,5 +1,6 @@
 #include "runner/launch.hpp"
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -46,6 +47,20 @@ std::string status_text(int status) {
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
+// "; last output: ..." from the last lines of a child's log, or "".
+std::string last_lines(const std::string& path, std::size_t count = 3) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  if (lines.empty()) return "";
+  std::string out;
+  for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
+    out += (out.empty() ? "" : " | ") + lines[i];
+  return "; last output: " + out;
+}
+
 Result failed(const Cell& cell, const std::string& reason) {
   Result r;
   r.cell = cell;
@@ -60,8 +75,9 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   const Clock::time_point start = Clock::now();
   const std::string binary =
       options.binary.empty() ? fs::read_symlink("/proc/self/exe").string() : options.binary;
-  const double timeout = options.timeout_seconds > 0.0 ? options.timeout_seconds
-                                                       : 4.0 * cell.time_budget_seconds + 120.0;
+  const double timeout = cell.timeout_seconds > 0.0      ? cell.timeout_seconds
+                         : options.timeout_seconds > 0.0 ? options.timeout_seconds
+                                                         : 4.0 * cell.time_budget_seconds + 120.0;
   char pattern[] = "/tmp/crossover-ddp-XXXXXX";
   if (mkdtemp(pattern) == nullptr) return failed(cell, "cannot create a directory for the ranks");
   const std::string work = pattern;
@@ -73,19 +89,30 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
     const std::string port = std::to_string(free_port());
     const std::string world = std::to_string(cell.nproc);
 
+    const bool ddp = cell.parallel == "ddp";
+    const int processes = ddp ? cell.nproc : 1;
     std::vector<pid_t> ranks;
-    for (int rank = 0; rank < cell.nproc; ++rank) {
+    for (int rank = 0; rank < processes; ++rank) {
       const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
       const pid_t pid = fork();
       if (pid == 0) {
         // Ctrl-C is for `run`, which lets the running cell finish; the ranks die with it.
         signal(SIGINT, SIG_IGN);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        setenv("MASTER_ADDR", "127.0.0.1", 1);
-        setenv("MASTER_PORT", port.c_str(), 1);
-        setenv("WORLD_SIZE", world.c_str(), 1);
-        setenv("RANK", std::to_string(rank).c_str(), 1);
-        setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+        // Its diagnostics go to a log, whose last lines explain a failure.
+        const std::string log = work + "/rank-" + std::to_string(rank) + ".log";
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+          dup2(fd, STDERR_FILENO);
+          close(fd);
+        }
+        if (ddp) {
+          setenv("MASTER_ADDR", "127.0.0.1", 1);
+          setenv("MASTER_PORT", port.c_str(), 1);
+          setenv("WORLD_SIZE", world.c_str(), 1);
+          setenv("RANK", std::to_string(rank).c_str(), 1);
+          setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+        }
         std::vector<std::string> args = {binary,   "worker", "--cell",     work + "/cell.json",
                                          "--out",  out,      "--data-dir", options.data_dir,
                                          "--quiet"};
@@ -115,7 +142,9 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
         const auto rank = static_cast<std::size_t>(it - ranks.begin());
         *it = -1;
         if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && reason.empty()) {
-          reason = "rank " + std::to_string(rank) + " " + status_text(status);
+          reason = (ddp ? "rank " + std::to_string(rank) : std::string("the cell's process")) +
+                   " " + status_text(status) +
+                   last_lines(work + "/rank-" + std::to_string(rank) + ".log");
           for (pid_t p : ranks) {
             if (p > 0) kill(p, SIGKILL);
           }
@@ -125,7 +154,8 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       if (elapsed > timeout && reason.empty()) {
         char text[96];
-        std::snprintf(text, sizeof text, "timed out after %.0f s; the ranks were stopped", timeout);
+        std::snprintf(text, sizeof text, "timed out after %g s; %s stopped", timeout,
+                      ddp ? "the ranks were" : "its process was");
         reason = text;
         for (pid_t p : ranks) {
           if (p > 0) kill(p, SIGKILL);

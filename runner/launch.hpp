@@ -1,9 +1,9 @@
 #pragma once
-// Starts the ranks of a ddp cell as local processes, the way torchrun does: `crossover worker`
-// once per rank with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and LOCAL_RANK set. Rank 0
-// gathers every rank's measurements and writes the cell's result; the launcher waits for all,
-// and a rank that fails, is killed or hangs past the timeout ends the cell as `failed` with the
-// reason, after the other ranks are stopped.
+// Starts cells in child processes: the ranks of a ddp cell as local processes, the way torchrun
+// does: `crossover worker` once per rank with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and
+// LOCAL_RANK set. Rank 0 gathers every rank's measurements and writes the cell's result; the
+// launcher waits for all, and a rank that fails, is killed or hangs past the timeout ends the cell
+// as `failed` with the reason, after the other ranks are stopped.
 
 #include <string>
 
@@ -18,8 +18,10 @@ struct LaunchOptions {
   double timeout_seconds = 0.0;  ///< 0: 4 x the cell's time budget + 120 s
 };
 
-/// Runs one ddp cell as `cell.nproc` local rank processes. Never throws: problems become a
-/// `failed` result.
+/// Runs one ddp cell as `cell.nproc` local rank processes, or any other cell as one child process
+/// (isolation). Never throws: a child that fails, is killed or outlives the timeout (the cell's
+/// `timeout_seconds`, else the options', else 4 x its time budget + 120 s) makes a `failed` result
+/// with the signal or status and the last lines the child wrote to stderr.
 Result run_ranks(const Cell& cell, const LaunchOptions& options);
 
 }  // namespace crossover

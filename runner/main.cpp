@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   run->add_option("--resume", run_args.resume,
                   "Continue an interrupted run in its directory: keep the cells already ok there "
                   "(same configuration, same environment), run the rest");
+  run->add_flag("--isolate", run_args.isolate,
+                "Run every cell in a child process, so that a crash or a hang costs only that "
+                "cell (the default for CUDA cells and cells with timeout_seconds)");
   run->add_flag("--dry-run", run_args.dry_run,
                 "List the cells that would run or be skipped, and run nothing");
 
@@ -94,8 +97,9 @@ int main(int argc, char** argv) {
   crossover::WorkerArgs worker_args;
   CLI::App* worker = app.add_subcommand(
       "worker",
-      "Run one rank of a ddp cell: started by `run` for local ranks, or by `torchrun --no-python` "
-      "across machines (reads MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK)");
+      "Run one cell in this process, as `run` starts isolated cells and ddp ranks; for a ddp cell "
+      "one rank, also under `torchrun --no-python` across machines (reads MASTER_ADDR, "
+      "MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK)");
   CLI::Option* worker_cell =
       worker->add_option("--cell", worker_args.cell_file, "The cell, as one results.jsonl line");
   CLI::Option* worker_grid =

@@ -268,3 +268,24 @@ TEST(Grid, DdpOnCudaUsesOneGpuPerProcess) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Grid, CudaCellsAreIsolatedByDefaultAndATimeoutIsolatesToo) {
+  const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
+      {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"]}},
+      {"workload": "boston_mlp", "settings": {"isolate": false},
+       "grid": {"device": ["cpu", "cuda"], "timeout_seconds": [0, 30]}}]})",
+                                             "g.json"));
+  ASSERT_EQ(e.cells.size(), 6u);
+  EXPECT_FALSE(e.cells[0].isolate);  // cpu, default
+  EXPECT_TRUE(e.cells[1].isolate);   // cuda, default
+  EXPECT_FALSE(e.cells[2].isolate);  // cpu, isolate false
+  EXPECT_TRUE(e.cells[3].isolate);   // cpu, timeout 30
+  EXPECT_FALSE(e.cells[4].isolate);  // cuda, isolate false as asked
+  EXPECT_TRUE(e.cells[5].isolate);   // cuda, timeout 30
+}
+
+}  // namespace
+}  // namespace crossover
