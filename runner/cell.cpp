@@ -27,9 +27,9 @@ Cell cell_from_json(const nlohmann::json& j) {
   c.num_workers = j.at("num_workers").get<int>();
   c.pin_memory = j.at("pin_memory").get<bool>();
   c.gpus = j.at("gpus").get<int>();
-  c.parallel = j.at("parallel").get<std::string>();
-  c.nproc = j.at("nproc").get<int>();
-  c.output_device = j.at("output_device").get<int>();
+  c.parallel = j.value("parallel", c.parallel);                 // newer key: older results lack it
+  c.nproc = j.value("nproc", c.nproc);                          // newer key: older results lack it
+  c.output_device = j.value("output_device", c.output_device);  // newer key: older results lack it
   c.threads = j.at("threads").get<int>();
   c.epochs = j.at("epochs").get<int>();
   c.warmup_epochs = j.at("warmup_epochs").get<int>();
@@ -40,8 +40,9 @@ Cell cell_from_json(const nlohmann::json& j) {
   c.timing = j.at("timing").get<std::string>();
   c.deterministic = j.at("deterministic").get<bool>();
   c.seed = j.at("seed").get<std::int64_t>();
-  c.isolate = j.at("isolate").get<bool>();
-  c.timeout_seconds = j.at("timeout_seconds").get<double>();
+  c.isolate = j.value("isolate", c.isolate);  // newer key: older results lack it
+  c.timeout_seconds =
+      j.value("timeout_seconds", c.timeout_seconds);  // newer key: older results lack it
   c.optimizer = j.at("optimizer").get<std::string>();
   c.lr = j.at("lr").get<double>();
   c.momentum = j.at("momentum").get<double>();

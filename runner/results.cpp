@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <iterator>
+#include <set>
 #include <stdexcept>
 
 #include "reports/report_csv.hpp"
@@ -23,7 +24,12 @@ nlohmann::ordered_json result_to_json(const Result& r) {
 Result result_from_json(const nlohmann::json& j) {
   Result r;
   r.cell = cell_from_json(j);
-#define CROSSOVER_READ_FIELD(type, name) r.name = j.at(#name).get<type>();
+  // Fields added after the first results format are optional, so older results stay readable
+  // (a baseline stored by an earlier version, for `compare`); every other field is required.
+  static const std::set<std::string> added_later = {"step_seconds_samples", "allreduce_seconds",
+                                                    "rank_epoch_seconds", "parameter_digests"};
+#define CROSSOVER_READ_FIELD(type, name) \
+  if (j.contains(#name) || added_later.count(#name) == 0) r.name = j.at(#name).get<type>();
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
   return r;

@@ -86,7 +86,9 @@ inline constexpr double kNoisyIqrRatio = 0.10;
 /// The flat JSON object of results.jsonl: the cell's configuration, then its measurements.
 nlohmann::ordered_json result_to_json(const Result& result);
 
-/// Reads one results.jsonl object back; throws std::runtime_error naming a missing key.
+/// Reads one results.jsonl object back; throws naming a missing key. Keys added after the first
+/// format (parallel, nproc, output_device, isolate, timeout_seconds, step_seconds_samples and the
+/// ddp fields) take their defaults when absent, so older results stay readable.
 Result result_from_json(const nlohmann::json& json);
 
 /// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line. A

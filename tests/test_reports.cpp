@@ -141,6 +141,21 @@ TEST(Results, JsonRoundTripAndJsonlReading) {
   EXPECT_THROW(read_results(dir.file("bad.jsonl")), std::runtime_error);
 }
 
+TEST(Results, ResultsWrittenBeforeTheNewerKeysStillRead) {
+  nlohmann::json old =
+      nlohmann::json::parse(result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump());
+  for (const char* key :
+       {"parallel", "nproc", "output_device", "isolate", "timeout_seconds", "step_seconds_samples",
+        "allreduce_seconds", "rank_epoch_seconds", "parameter_digests"})
+    old.erase(key);
+  const Result r = result_from_json(old);
+  EXPECT_EQ(r.cell.parallel, "none");
+  EXPECT_EQ(r.cell.nproc, 1);
+  EXPECT_TRUE(r.step_seconds_samples.empty());
+  old.erase("status");  // an original key stays required
+  EXPECT_THROW(result_from_json(old), nlohmann::json::exception);
+}
+
 TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {
   testing::ScratchDir dir;
   const std::string line = result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump();
