@@ -57,6 +57,9 @@ void SupervisedWorkload::reset(std::int64_t seed) {
     std::vector<torch::Tensor> state = model_.ptr()->parameters();
     for (const auto& buffer : model_.ptr()->buffers()) state.push_back(buffer);
     replicas_->broadcast(state);
+    std::int64_t numel = 0;
+    for (const auto& p : model_.ptr()->parameters()) numel += p.numel();
+    gradient_bucket_ = {torch::empty({numel}, model_.ptr()->parameters().front().options())};
   }
   if (!spec_.data_parallel_devices.empty()) {
     data_parallel_ = torch::nn::Sequential();
@@ -133,19 +136,26 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
 
 void SupervisedWorkload::average_gradients() {
   torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> parameters = model_.ptr()->parameters();
-  std::vector<torch::Tensor> flat;
-  for (auto& p : parameters) {
-    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-    flat.push_back(p.grad().reshape(-1));
-  }
-  std::vector<torch::Tensor> bucket = {torch::cat(flat)};
-  replicas_->all_reduce_sum(bucket);
-  bucket[0].div_(static_cast<double>(replicas_->world()));
+  // One flat bucket, allocated once per model in reset(): no allocation in the timed step.
+  torch::Tensor& bucket = gradient_bucket_.front();
   std::int64_t offset = 0;
-  for (auto& p : parameters) {
+  for (auto& p : model_.ptr()->parameters()) {
     const std::int64_t n = p.numel();
-    p.grad().copy_(bucket[0].slice(0, offset, offset + n).view_as(p));
+    torch::Tensor slice = bucket.slice(0, offset, offset + n);
+    if (p.grad().defined()) {
+      slice.copy_(p.grad().reshape(-1));
+    } else {
+      slice.zero_();  // a parameter this replica's slice did not reach
+    }
+    offset += n;
+  }
+  replicas_->all_reduce_sum(gradient_bucket_);
+  bucket.div_(static_cast<double>(replicas_->world()));
+  offset = 0;
+  for (auto& p : model_.ptr()->parameters()) {
+    const std::int64_t n = p.numel();
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    p.grad().copy_(bucket.slice(0, offset, offset + n).view_as(p));
     offset += n;
   }
 }

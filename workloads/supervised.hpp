@@ -49,6 +49,7 @@ class SupervisedWorkload : public Workload {
   torch::Tensor x_test_, y_test_;
   WorkloadFacts facts_;
   Replicas* replicas_ = nullptr;
+  std::vector<torch::Tensor> gradient_bucket_;  ///< ddp: every gradient, flat, for one all-reduce
   torch::nn::AnyModule model_;
   torch::nn::Sequential data_parallel_{nullptr};  ///< dp: model_ wrapped for replication
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
