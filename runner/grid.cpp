@@ -232,6 +232,12 @@ Json parse_json(const std::string& text, const std::string& file) {
     throw GridError(file,
                     {{"(document)", "malformed JSON at line " + std::to_string(line) + ", column " +
                                         std::to_string(column) + ": " + detail}});
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double (1e400) is an out_of_range error without a position.
+    std::string detail = e.what();
+    const auto bracket = detail.find("] ");
+    if (bracket != std::string::npos) detail = detail.substr(bracket + 2);
+    throw GridError(file, {{"(document)", "malformed JSON: " + detail}});
   }
 }
 
@@ -539,6 +545,17 @@ Expansion expand_grid(const Grid& grid) {
       base.loader = info->loader;
     }
     for (const auto& [key, value] : experiment.settings.items()) apply(base, key, value);
+
+    // A few long axes multiply into more cells than any sweep can run (or memory can hold).
+    std::size_t product = 1;
+    for (const auto& axis : experiment.axes)
+      product = std::min(product * std::max<std::size_t>(axis.second.size(), 1), kMaxCells + 1);
+    if (product > kMaxCells) {
+      issues.push_back({"experiments[" + std::to_string(e) + "].grid",
+                        "expands to more than " + std::to_string(kMaxCells) +
+                            " cells; split the experiment or shorten its lists"});
+      continue;
+    }
 
     // Odometer over the axes: the last axis varies fastest.
     std::vector<std::size_t> position(experiment.axes.size(), 0);

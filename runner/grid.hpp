@@ -47,6 +47,9 @@ struct Grid {
   std::vector<Experiment> experiments;
 };
 
+/// Cells one experiment may expand to before it is an error (before exclude rules apply).
+inline constexpr std::size_t kMaxCells = 100000;
+
 /// The cells of a grid, in order, and what expansion dropped.
 struct Expansion {
   std::vector<Cell> cells;

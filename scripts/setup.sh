@@ -16,6 +16,9 @@ packages=(
   libboost-dev
   # Gloo's headers, for c10d's Gloo process group (ddp ranks on the CPU).
   libgloo-dev
+  # clang's libFuzzer and sanitizer runtimes, for scripts/fuzz.sh (the GCC build's ASan and UBSan
+  # runtimes come with g++).
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test through CTest. The tests need the real data sets (Iris
-# accuracy is asserted on the real one), so they are fetched first.
+# Sets up, builds and runs every test through CTest; then the same tests under AddressSanitizer
+# and UndefinedBehaviorSanitizer (build-asan/), then every fuzz target for 60 seconds
+# (scripts/fuzz.sh, build-fuzz/). The tests need the real data sets (Iris accuracy is asserted on
+# the real one), so they are fetched first. Arguments go to the first ctest (e.g. -R Cli).
+#   CROSSOVER_SANITIZERS=0   skip the sanitizer build and run
+#   FUZZ_SECONDS=0           skip fuzzing (FUZZ_SECONDS=N fuzzes each target N seconds)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -10,3 +14,19 @@ scripts/fetch-data.sh
 export CROSSOVER_DATA_DIR=$top/data
 export CROSSOVER_REQUIRE_REAL_DATA=1
 ctest --test-dir "${BUILD_DIR:-$top/build}" --output-on-failure -j 2 "$@"
+
+if [[ ${CROSSOVER_SANITIZERS:-1} != 0 ]]; then
+  echo "== the tests under ASan and UBSan (build-asan/)"
+  [[ -f build-asan/CMakeCache.txt ]] || cmake --preset sanitize >/dev/null
+  cmake --build --preset sanitize
+  # handle_segv=0: a planted segfault must kill the isolated cell's process by its signal, as it
+  # does without ASan. LibTorch is not instrumented; any report from our code fails the test.
+  ASAN_OPTIONS=handle_segv=0:detect_leaks=1:abort_on_error=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j 2
+fi
+
+if [[ ${FUZZ_SECONDS:-60} != 0 ]]; then
+  echo "== fuzzing every reader of user files (build-fuzz/)"
+  scripts/fuzz.sh
+fi

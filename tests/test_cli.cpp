@@ -248,6 +248,7 @@ TEST(Cli, TheReferenceBlasIsDetectedByWhatLibTorchCallsAndWarnedAbout) {
 }
 
 TEST(Cli, BenchRunsTheCpuFamiliesAndWritesGoogleBenchmarkJson) {
+  if (!CROSSOVER_HAVE_BENCH) GTEST_SKIP() << "built without benchmarks (the sanitizer build)";
   ScratchDir dir;
   const Outcome o = crossover(
       dir,

@@ -69,6 +69,11 @@ TEST(CsvTable, EveryMalformedFileIsAnErrorNamingFileLineAndProblem) {
             std::string::npos);
   EXPECT_NE(error_of(dir.write("inf.csv", "1,2\n1,inf,0\n")).find("not a finite number"),
             std::string::npos);
+  // Found by fuzz_csv: the header's counts sized a reserve(), so a typo there asked for gigabytes
+  // (or threw std::length_error, which is no message for the user).
+  EXPECT_NE(error_of(dir.write("huge.csv", "999999999,999999999\n1,2\n"))
+                .find("huge.csv:2: expected 1000000000 values"),
+            std::string::npos);
   EXPECT_NE(error_of(dir.write("truncated.csv", "3,2\n1,2,0\n1,2,0\n"))
                 .find("truncated: the header declares 3 rows, the file has 2"),
             std::string::npos);

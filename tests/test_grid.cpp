@@ -113,6 +113,35 @@ TEST(GridErrors, MalformedJsonNamesLineAndColumn) {
       << issues[0].message;
 }
 
+// Found by fuzz_grid: nlohmann reports a number too large for a double as out_of_range, not as
+// a parse error, and it escaped as an uncaught exception.
+TEST(GridErrors, ANumberTooLargeForADoubleIsMalformedJson) {
+  const auto issues =
+      issues_of(R"({"name": "x", "defaults": {"epochs": 21e308}, "experiments": []})");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("malformed JSON: number overflow parsing '21e308'"),
+            std::string::npos)
+      << issues[0].message;
+}
+
+TEST(GridErrors, AnExperimentOfMoreCellsThanTheLimitIsAnErrorBeforeExpansion) {
+  std::string list = "[1";
+  for (int i = 2; i <= 100; ++i) list += "," + std::to_string(i);
+  list += "]";
+  const Grid g = parse_grid(R"({"name": "x", "experiments": [{"workload": "iris_mlp", "grid": {
+      "batch_size": )" + list + R"(, "seed": )" +
+                                list + R"(, "epochs": )" + list + "}}]}",
+                            "g.json");
+  try {
+    expand_grid(g);
+    FAIL() << "a 1,000,000-cell experiment expanded";
+  } catch (const GridError& e) {
+    ASSERT_EQ(e.issues().size(), 1u);
+    EXPECT_EQ(e.issues()[0].path, "experiments[0].grid");
+    EXPECT_NE(e.issues()[0].message.find("more than 100000 cells"), std::string::npos);
+  }
+}
+
 TEST(GridErrors, UnknownKeysSuggestTheClosestKnownOne) {
   const auto issues = issues_of(R"({"name": "x", "experiments": [
     {"workload": "iris_mlp", "grid": {"batch_sizes": [1]}, "setings": {}}]})");

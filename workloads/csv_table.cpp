@@ -1,5 +1,6 @@
 #include "workloads/csv_table.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -70,8 +71,10 @@ CsvTable read_sklearn_csv(const std::string& path, std::size_t expected_features
     if (!header[i].empty()) table.class_names.push_back(header[i]);
   }
 
-  table.x.reserve(table.rows * table.features);
-  table.y.reserve(table.rows);
+  // The header's counts are not trusted for memory: a typo there must not allocate gigabytes.
+  constexpr std::size_t kReserveLimit = std::size_t{1} << 20;
+  table.x.reserve(std::min(table.rows * table.features, kReserveLimit));
+  table.y.reserve(std::min(table.rows, kReserveLimit));
   std::size_t number = 1;
   std::size_t read = 0;
   while (std::getline(in, line)) {

@@ -78,6 +78,12 @@ IdxArray read_idx(const std::string& path, std::size_t expected_dims) {
                   "dimension " + std::to_string(d) + " has a bad size " + std::to_string(size));
     array.dims.push_back(size);
     expected *= static_cast<std::size_t>(size);
+    // Checked per dimension so that three large sizes cannot overflow the product.
+    if (d + 1 < dims && expected > bytes.size() - header) {
+      throw error(path, "truncated: the header declares at least " + std::to_string(expected) +
+                            " bytes of data, the file has " +
+                            std::to_string(bytes.size() - header));
+    }
   }
   const std::size_t have = bytes.size() - header;
   if (have < expected) {
