@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "reports/analysis.hpp"
@@ -180,6 +182,41 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file = 
   if (child < 0 || waitpid(child, &status, 0) < 0) return -1;
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
+// else "real" with the size and CRC-32 of its files. run records it per data set in env.json, so
+// that --resume runs again the cells of a data set that changed since.
+std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
+  std::vector<fs::path> files;
+  if (dataset == "iris" || dataset == "boston") {
+    files.push_back(fs::path(data_dir) / tabular_file(dataset));
+  } else {
+    std::error_code error;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(data_dir) / image_directory(dataset), error)) {
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+  }
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uintmax_t bytes = 0;
+  std::vector<char> chunk(1 << 20);
+  bool any = false;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) continue;
+    any = true;
+    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+      crc =
+          crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(in.gcount()));
+      bytes += static_cast<std::uintmax_t>(in.gcount());
+    }
+  }
+  if (!any) return "synthetic";
+  char text[64];
+  std::snprintf(text, sizeof text, "real %ju bytes crc32 %08lx", bytes, crc);
+  return text;
 }
 
 // The comparison a --compare option names, or nothing (logged) when it is malformed.
@@ -454,7 +491,11 @@ int run_command(const RunArgs& args) {
   const std::string out_dir = !args.resume.empty()   ? args.resume
                               : args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp()
                                                      : args.out_dir;
-  const auto record = environment_record(true);
+  auto record = environment_record(true);
+  for (const Cell& cell : expansion.cells) {
+    if (!record["datasets"].contains(cell.dataset))
+      record["datasets"][cell.dataset] = dataset_fingerprint(cell.dataset, args.data_dir);
+  }
   const auto warnings = environment_warnings(record);
   for (const auto& w : warnings) spdlog::warn("{}", w);
 
@@ -491,10 +532,21 @@ int run_command(const RunArgs& args) {
     for (const Result& r : before) {
       if (r.status == "ok") done[cell_config_json(r.cell).dump()] = &r;
     }
+    // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
+    std::set<std::string> changed_data;
+    for (const auto& [dataset, now] : record["datasets"].items()) {
+      const auto then = before_env.contains("datasets") ? before_env["datasets"].value(dataset, "")
+                                                        : std::string();
+      if (then == now.get<std::string>()) continue;
+      changed_data.insert(dataset);
+      spdlog::warn("--resume {}: data set {} changed ({} then, {} now): its cells run again",
+                   args.resume, dataset, then.empty() ? "not recorded" : then,
+                   now.get<std::string>());
+    }
     to_run.clear();
     for (const Cell& cell : expansion.cells) {
       const auto it = done.find(cell_config_json(cell).dump());
-      if (it == done.end()) {
+      if (it == done.end() || changed_data.count(cell.dataset) != 0) {
         to_run.push_back(cell);
         continue;
       }
@@ -508,6 +560,11 @@ int run_command(const RunArgs& args) {
   std::unique_ptr<ResultFiles> files;
   try {
     fs::create_directories(out_dir);
+    if (const std::string problem = space_problem(out_dir, expansion.cells.size());
+        !problem.empty()) {
+      spdlog::error("{}", problem);
+      return kExitBadInput;
+    }
     files = std::make_unique<ResultFiles>(out_dir);
     for (const Result& r : kept) files->append(r);
     fs::copy_file(args.grid, out_dir + "/grid.json", fs::copy_options::overwrite_existing);
@@ -547,10 +604,14 @@ int run_command(const RunArgs& args) {
   std::vector<Result> results = run_cells(
       to_run, inventory, options, [&](const Result& r, std::size_t done, std::size_t total) {
         try {
-          files->append(r);
+          if (!write_failed) files->append(r);
         } catch (const std::exception& e) {
-          if (!write_failed) spdlog::error("{}", e.what());
+          // The results before this one are on disk; the next cells would be measured for
+          // nothing, so the sweep stops here (a signal that came first keeps its meaning).
+          spdlog::error("{}; the sweep stops after this cell", e.what());
           write_failed = true;
+          int none = 0;
+          interrupted.compare_exchange_strong(none, kStopWriteFailed);
         }
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -566,7 +627,7 @@ int run_command(const RunArgs& args) {
         }
         spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
                      clock_text(elapsed), clock_text(eta));
-        if (interrupted.load() != 0 && !announced) {
+        if (interrupted.load() > 0 && !announced) {
           announced = true;
           spdlog::warn(
               "interrupted: the cells after this one are not run; the reports are "
@@ -602,7 +663,7 @@ int run_command(const RunArgs& args) {
   if (failed > 0)
     spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed,
                   results.size());
-  if (interrupted.load() != 0) return kExitInterrupted;
+  if (interrupted.load() > 0) return kExitInterrupted;
   return failed > 0 || write_failed ? kExitRunFailed : kExitOk;
 }
 

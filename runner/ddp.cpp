@@ -71,8 +71,9 @@ int env_int(const char* name, int fallback) {
 
 std::vector<std::uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
-// For the tests of isolation only: CROSSOVER_INJECT_FAULT="abort|segfault|hang@SEED" makes the
-// isolated cell with that seed fail in that way, as a library crash or a deadlock would.
+// For the tests of isolation only: CROSSOVER_INJECT_FAULT="abort|segfault|kill|hang@SEED" makes
+// the isolated cell with that seed fail in that way, as a library crash, the kernel's
+// out-of-memory killer (SIGKILL) or a deadlock would.
 void inject_fault(const Cell& cell) {
   const char* spec = std::getenv("CROSSOVER_INJECT_FAULT");
   if (spec == nullptr) return;
@@ -83,6 +84,7 @@ void inject_fault(const Cell& cell) {
   std::fprintf(stderr, "injecting %s into cell %zu\n", fault.c_str(), cell.index);
   if (fault == "abort") std::abort();
   if (fault == "segfault") std::raise(SIGSEGV);
+  if (fault == "kill") std::raise(SIGKILL);
   if (fault == "hang") {
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }

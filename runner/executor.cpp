@@ -285,8 +285,10 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
     if (signal != 0) {
       result.cell = cell;
       result.status = "not run";
-      result.reason = std::string("the run was interrupted (") + strsignal(signal) +
-                      ") before this cell started";
+      result.reason = signal == kStopWriteFailed
+                          ? "the sweep stopped before this cell: its results could not be written"
+                          : std::string("the run was interrupted (") + strsignal(signal) +
+                                ") before this cell started";
     } else if (auto reason = skip_reason(cell, inventory)) {
       result.cell = cell;
       result.status = "skipped";

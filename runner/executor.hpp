@@ -15,6 +15,9 @@ namespace crossover {
 
 class Replicas;
 
+/// The value of RunOptions::interrupted that stops a sweep whose results can no longer be written.
+inline constexpr int kStopWriteFailed = -1;
+
 /// Where a run reads its data, and how ddp cells start their ranks.
 struct RunOptions {
   std::string data_dir = "data";
@@ -24,8 +27,9 @@ struct RunOptions {
   /// Set inside a ddp rank (by `crossover worker`): the replica group this process belongs to.
   /// Repeats then stop when rank 0 says so, so that every rank runs the same steps.
   Replicas* replicas = nullptr;
-  /// Set (to the signal number) when the run should stop: the cell running finishes, the cells
-  /// after it become `not run`. Read before each cell; may be set from a signal handler.
+  /// Set (to the signal number, or kStopWriteFailed) when the run should stop: the cell running
+  /// finishes, the cells after it become `not run`. Read before each cell; may be set from a
+  /// signal handler.
   const std::atomic<int>* interrupted = nullptr;
   /// Run every cell in a child process (`run --isolate`), not only those with `isolate`.
   bool isolate = false;

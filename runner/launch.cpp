@@ -41,8 +41,11 @@ int free_port() {
 std::string status_text(int status) {
   if (WIFSIGNALED(status)) {
     const int signal = WTERMSIG(status);
-    return std::string("was killed by signal ") + std::to_string(signal) + " (" +
-           strsignal(signal) + ")";
+    std::string text = std::string("was killed by signal ") + std::to_string(signal) + " (" +
+                       strsignal(signal) + ")";
+    // Nothing but the kernel's out-of-memory killer sends SIGKILL unasked.
+    if (signal == SIGKILL) text += ", as the out-of-memory killer does (see dmesg)";
+    return text;
   }
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }

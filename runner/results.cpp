@@ -1,7 +1,10 @@
 #include "runner/results.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <set>
 #include <stdexcept>
@@ -68,7 +71,8 @@ std::vector<Result> read_results(const std::string& path) {
 }
 
 ResultFiles::ResultFiles(const std::string& directory)
-    : jsonl_(directory + "/results.jsonl", std::ios::trunc),
+    : directory_(directory),
+      jsonl_(directory + "/results.jsonl", std::ios::trunc),
       csv_(directory + "/results.csv", std::ios::trunc) {
   if (!jsonl_ || !csv_) {
     throw std::runtime_error(directory + ": cannot create results.jsonl and results.csv there");
@@ -77,9 +81,32 @@ ResultFiles::ResultFiles(const std::string& directory)
 }
 
 void ResultFiles::append(const Result& result) {
+  errno = 0;
   jsonl_ << result_to_json(result).dump() << '\n' << std::flush;
   csv_ << csv_row(result) << std::flush;
-  if (!jsonl_ || !csv_) throw std::runtime_error("writing a result failed (is the disk full?)");
+  if (!jsonl_ || !csv_) {
+    const std::string why = errno != 0 ? std::strerror(errno) : "write error";
+    throw std::runtime_error(directory_ + "/" + (!jsonl_ ? "results.jsonl" : "results.csv") +
+                             ": cannot write a result (" + why + ")");
+  }
+}
+
+std::uint64_t bytes_needed(std::size_t cells) {
+  // A result line is a few kilobytes (every sample is kept); the reports add about as much per
+  // cell again, plus a fixed part (the HTML page's script and styles).
+  return (std::uint64_t{1} << 20) + std::uint64_t{64 << 10} * cells;
+}
+
+std::string space_problem(const std::string& directory, std::size_t cells) {
+  struct statvfs info {};
+  if (statvfs(directory.c_str(), &info) != 0) return "";  // unknown: the writes will tell
+  const std::uint64_t free_bytes = std::uint64_t{info.f_bavail} * info.f_frsize;
+  const std::uint64_t needed = bytes_needed(cells);
+  if (free_bytes >= needed) return "";
+  return directory + ": only " + std::to_string(free_bytes >> 10) +
+         " KiB free on its file system; the results and reports of " + std::to_string(cells) +
+         " cells need about " + std::to_string(needed >> 10) +
+         " KiB. Free some space or choose another --out";
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

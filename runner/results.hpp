@@ -101,12 +101,22 @@ class ResultFiles {
  public:
   /// Creates (truncates) both files in `directory`; throws std::runtime_error when it cannot.
   explicit ResultFiles(const std::string& directory);
+  /// Appends and flushes one result; throws std::runtime_error naming the file and the system's
+  /// reason (a full disk) when it cannot.
   void append(const Result& result);
 
  private:
+  std::string directory_;
   std::ofstream jsonl_;
   std::ofstream csv_;
 };
+
+/// Bytes a run of `cells` cells needs for its results and reports, generously.
+std::uint64_t bytes_needed(std::size_t cells);
+
+/// Why `directory` (which exists) cannot take a run of `cells` cells: "" when it can, else a
+/// message with the free and the needed space.
+std::string space_problem(const std::string& directory, std::size_t cells);
 
 /// Writes `text` to `path` (whole file); throws std::runtime_error naming the path on failure.
 void write_text_file(const std::string& path, const std::string& text);

@@ -213,6 +213,68 @@ TEST(Cli, AnUnwritableOutputDirectoryIsBadInputBeforeAnythingRuns) {
   EXPECT_NE(o.err.find("cannot write results"), std::string::npos) << o.err;
 }
 
+// A small file system of the test's own: a tmpfs in a private mount namespace (root only).
+bool can_mount_tmpfs() {
+  return std::system("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs /mnt' 2>/dev/null") == 0;
+}
+
+TEST(Cli, AFileSystemTooSmallForTheRunIsAnErrorBeforeAnythingRuns) {
+  if (!can_mount_tmpfs()) GTEST_SKIP() << "needs root to mount a tmpfs";
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", kTinyGrid);
+  const std::string script = "mount -t tmpfs -o size=512k tmpfs /mnt && " +
+                             std::string(CROSSOVER_BINARY) + " run " + grid + " --out /mnt/out";
+  const int status =
+      std::system(("unshare -m sh -c '" + script + "' 2>" + dir.file("stderr")).c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string err = slurp(dir.file("stderr"));
+  EXPECT_NE(err.find("/mnt/out: only 5"), std::string::npos) << err;  // 512 KiB less a little
+  EXPECT_NE(err.find("KiB free on its file system; the results and reports of 3 cells need about"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("running"), std::string::npos) << err;
+}
+
+TEST(Cli, ADiskThatFillsUpMidSweepStopsItAndKeepsTheResultsWritten) {
+  if (!can_mount_tmpfs()) GTEST_SKIP() << "needs root to mount a tmpfs";
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("long.json", R"({
+    "name": "long", "defaults": {"epochs": 200, "warmup_epochs": 0, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3, 4, 5, 6]}}]})");
+  // Once the first result is on disk, a filler takes every free byte of the file system; what
+  // was written stays readable and is copied out before the namespace (and its tmpfs) ends.
+  const std::string script =
+      "mount -t tmpfs -o size=4m tmpfs /mnt\n" + std::string(CROSSOVER_BINARY) + " run " + grid +
+      " --out /mnt/out --data-dir " + testing::data_dir() + " 2>" + dir.file("stderr") +
+      " & pid=$!\n"
+      "for i in $(seq 600); do [ -s /mnt/out/results.jsonl ] && break; sleep 0.05; done\n"
+      "dd if=/dev/zero of=/mnt/filler bs=64k 2>/dev/null\n"
+      "wait $pid; echo $? >" +
+      dir.file("code") + "\ncp /mnt/out/results.jsonl " + dir.file("results.jsonl") + "\n";
+  dir.write("fill.sh", script);
+  ASSERT_EQ(std::system(("unshare -m bash " + dir.file("fill.sh")).c_str()), 0);
+  const std::string err = slurp(dir.file("stderr"));
+  EXPECT_EQ(slurp(dir.file("code")), "1\n") << err;
+  EXPECT_NE(err.find("cannot write a result (No space left on device); the sweep stops after "
+                     "this cell"),
+            std::string::npos)
+      << err;
+  const auto results = read_results(dir.file("results.jsonl"));  // a cut last line is dropped
+  ASSERT_GE(results.size(), 1u);
+  ASSERT_LT(results.size(), 6u) << err;
+  for (const auto& r : results) EXPECT_EQ(r.status, "ok");
+  // The cells after the failed write were not measured for nothing, and it is said once.
+  EXPECT_NE(err.find("not run: the sweep stopped before this cell: its results could not be "
+                     "written",
+                     err.find("[6/6]")),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("cannot write a result", err.find("cannot write a result") + 1),
+            std::string::npos)
+      << err;
+}
+
 TEST(Cli, EnvNamesTheBlasLibraryInUse) {
   ScratchDir dir;
   const Outcome o = crossover(dir, "env --json");
@@ -547,6 +609,36 @@ TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {
   }
 }
 
+TEST(Cli, ResumeRunsAgainTheCellsOfADataSetThatChanged) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  fs::create_directories(dir.file("data"));
+  fs::copy_file(testing::data_dir() + "/iris.csv", dir.file("data/iris.csv"));
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2]}},
+                    {"workload": "boston_mlp"}]})");
+  const std::string run = "run " + grid + " --data-dir " + dir.file("data");
+  ASSERT_EQ(crossover(dir, run + " --out " + dir.file("out")).code, 0);
+  const auto env = nlohmann::json::parse(slurp(dir.file("out/env.json")));
+  EXPECT_EQ(env["datasets"]["iris"].get<std::string>().rfind("real ", 0), 0u) << env["datasets"];
+  EXPECT_EQ(env["datasets"]["boston"], "synthetic");  // not in this data directory
+
+  // Unchanged data: nothing runs again.
+  Outcome o = crossover(dir, run + " --resume " + dir.file("out"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("3 cell(s) already ok, 0 to run"), std::string::npos) << o.err;
+
+  // The same file with one more (blank) line is another data set for the record: iris's cells
+  // run again, boston's are kept.
+  std::ofstream(dir.file("data/iris.csv"), std::ios::app) << "\n";
+  o = crossover(dir, run + " --resume " + dir.file("out"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("data set iris changed (real "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("1 cell(s) already ok, 2 to run"), std::string::npos) << o.err;
+  EXPECT_EQ(read_results(dir.file("out/results.jsonl")).size(), 3u);
+}
+
 TEST(Cli, AnIsolatedCellThatAbortsSegfaultsOrHangsFailsAloneWithItsReason) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
@@ -559,6 +651,7 @@ TEST(Cli, AnIsolatedCellThatAbortsSegfaultsOrHangsFailsAloneWithItsReason) {
        "the cell's process was killed by signal 6 (Aborted); last output: injecting "
        "abort into cell 1"},
       {"segfault", "the cell's process was killed by signal 11 (Segmentation fault)"},
+      {"kill", "killed by signal 9 (Killed), as the out-of-memory killer does (see dmesg)"},
       {"hang", "timed out after 10 s; its process was stopped"}};
   for (const auto& [fault, reason] : faults) {
     const std::string out = dir.file(std::string("out-") + fault);
