@@ -315,6 +315,10 @@ std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
 int report_command(const ReportArgs& args) {
   const std::optional<CompareSpec> spec = compare_spec(args.compare);
   if (!spec) return kExitBadInput;
+  if (!fs::exists(args.results)) {
+    spdlog::error("{} does not exist: give a run's directory or its results.jsonl", args.results);
+    return kExitBadInput;
+  }
   const std::string file =
       fs::is_directory(args.results) ? args.results + "/results.jsonl" : args.results;
   const fs::path parent = fs::path(file).parent_path();
