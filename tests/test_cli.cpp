@@ -18,19 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::ScratchDir;
+using testing::slurp;
 
 struct Outcome {
   int code = -1;
   std::string out;
   std::string err;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 Outcome crossover(const ScratchDir& dir, const std::string& args, const std::string& env = "") {
   const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" +

@@ -18,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::ScratchDir;
+using testing::slurp;
 
 struct Entry {
   std::string id;
@@ -27,13 +28,6 @@ struct Entry {
   std::string message;  // lines; "…" stands for varying text
   std::string planted_by;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<Entry> catalogue() {
   std::istringstream in(slurp(std::string(CROSSOVER_SOURCE_DIR) + "/docs/errors.md"));

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the tests: a scratch directory per test and the real data directory.
+// Helpers shared by the tests: a scratch directory per test, reading a file whole, and the real
+// data directory.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace crossover::testing {
@@ -33,6 +35,14 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+/// The whole text of a file ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 /// The real data sets' directory: $CROSSOVER_DATA_DIR, else the source tree's data/.
 inline std::string data_dir() {
