@@ -9,14 +9,14 @@ nlohmann::ordered_json size_json(std::int64_t size) {
 }
 
 std::int64_t size_from_json(const nlohmann::json& value) {
-  return value.is_string() ? kFull : value.get<std::int64_t>();
+  return value.is_string() ? kFull : json_as<std::int64_t>(value);
 }
 
 }  // namespace
 
 Cell cell_from_json(const nlohmann::json& j) {
   Cell c;
-  c.index = j.at("cell").get<std::size_t>();
+  c.index = json_as<std::size_t>(j.at("cell"));
   c.workload = j.at("workload").get<std::string>();
   c.dataset = j.at("dataset").get<std::string>();
   c.device = j.at("device").get<std::string>();
@@ -24,22 +24,25 @@ Cell cell_from_json(const nlohmann::json& j) {
   c.dataset_size = size_from_json(j.at("dataset_size"));
   c.loader = j.at("loader").get<std::string>();
   c.data_placement = j.at("data_placement").get<std::string>();
-  c.num_workers = j.at("num_workers").get<int>();
+  c.num_workers = json_as<int>(j.at("num_workers"));
   c.pin_memory = j.at("pin_memory").get<bool>();
-  c.gpus = j.at("gpus").get<int>();
-  c.parallel = j.value("parallel", c.parallel);                 // newer key: older results lack it
-  c.nproc = j.value("nproc", c.nproc);                          // newer key: older results lack it
-  c.output_device = j.value("output_device", c.output_device);  // newer key: older results lack it
-  c.threads = j.at("threads").get<int>();
-  c.epochs = j.at("epochs").get<int>();
-  c.warmup_epochs = j.at("warmup_epochs").get<int>();
-  c.min_repeats = j.at("min_repeats").get<int>();
-  c.max_repeats = j.at("max_repeats").get<int>();
+  c.gpus = json_as<int>(j.at("gpus"));
+  c.parallel = j.value("parallel", c.parallel);  // newer key: older results lack it
+  c.nproc = j.contains("nproc") ? json_as<int>(j.at("nproc"))
+                                : c.nproc;  // newer key: older results lack it
+  c.output_device = j.contains("output_device")
+                        ? json_as<int>(j.at("output_device"))
+                        : c.output_device;  // newer key: older results lack it
+  c.threads = json_as<int>(j.at("threads"));
+  c.epochs = json_as<int>(j.at("epochs"));
+  c.warmup_epochs = json_as<int>(j.at("warmup_epochs"));
+  c.min_repeats = json_as<int>(j.at("min_repeats"));
+  c.max_repeats = json_as<int>(j.at("max_repeats"));
   c.time_budget_seconds = j.at("time_budget_seconds").get<double>();
   c.ci_target = j.at("ci_target").get<double>();
   c.timing = j.at("timing").get<std::string>();
   c.deterministic = j.at("deterministic").get<bool>();
-  c.seed = j.at("seed").get<std::int64_t>();
+  c.seed = json_as<std::int64_t>(j.at("seed"));
   c.isolate = j.value("isolate", c.isolate);  // newer key: older results lack it
   c.timeout_seconds =
       j.value("timeout_seconds", c.timeout_seconds);  // newer key: older results lack it

@@ -2,9 +2,13 @@
 // One concrete benchmark configuration: every axis and setting resolved to a single value.
 // The grid expands into a flat list of these before anything runs.
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "workloads/catalog.hpp"
 
@@ -52,6 +56,23 @@ nlohmann::ordered_json cell_config_json(const Cell& cell);
 /// A cell back from its configuration keys plus "cell" (its index), as in results.jsonl;
 /// throws nlohmann::json::exception naming a missing or mistyped key.
 Cell cell_from_json(const nlohmann::json& json);
+
+/// A value of a file users hand in (results.jsonl) as T. An integer T takes only a whole number
+/// that fits it (nlohmann's get<int>() of 1e91 is undefined behaviour, found by fuzz_results);
+/// throws std::runtime_error naming the value otherwise. Other types are nlohmann's get<T>().
+template <typename T>
+T json_as(const nlohmann::json& value) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const double x = value.is_number() ? value.get<double>() : std::nan("");
+    if (!(x == std::trunc(x) && x >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+          x < static_cast<double>(std::numeric_limits<T>::max()))) {
+      throw std::runtime_error("expected a whole number in range, got " + value.dump());
+    }
+    return value.is_number_float() ? static_cast<T>(x) : value.get<T>();
+  } else {
+    return value.get<T>();
+  }
+}
 
 /// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1".
 std::string cell_label(const Cell& cell);

@@ -1,6 +1,7 @@
 #include "runner/grid.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -127,7 +128,7 @@ class Validator {
       case Kind::kInteger: {
         if (value.is_number_float()) {
           const double x = value.get<double>();
-          if (x != static_cast<double>(static_cast<long long>(x))) return wrong("not an integer: ");
+          if (x != std::trunc(x)) return wrong("not an integer: ");  // 1e70 too
         } else if (!value.is_number()) {
           return wrong("wrong type: ");
         }

@@ -32,7 +32,7 @@ Result result_from_json(const nlohmann::json& j) {
   static const std::set<std::string> added_later = {"step_seconds_samples", "allreduce_seconds",
                                                     "rank_epoch_seconds", "parameter_digests"};
 #define CROSSOVER_READ_FIELD(type, name) \
-  if (j.contains(#name) || added_later.count(#name) == 0) r.name = j.at(#name).get<type>();
+  if (j.contains(#name) || added_later.count(#name) == 0) r.name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
   return r;

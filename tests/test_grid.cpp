@@ -142,6 +142,14 @@ TEST(GridErrors, AnExperimentOfMoreCellsThanTheLimitIsAnErrorBeforeExpansion) {
   }
 }
 
+// Found by fuzz_grid under UBSan: the integer check cast 7.8e70 to long long.
+TEST(GridErrors, AHugeNumberWhereAnIntegerBelongsIsOutOfRange) {
+  const auto issues = issues_of(R"({"name": "x", "defaults": {"epochs": 7.77778e70},
+    "experiments": [{"workload": "iris_mlp"}]})");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("out of range"), std::string::npos) << issues[0].message;
+}
+
 TEST(GridErrors, UnknownKeysSuggestTheClosestKnownOne) {
   const auto issues = issues_of(R"({"name": "x", "experiments": [
     {"workload": "iris_mlp", "grid": {"batch_sizes": [1]}, "setings": {}}]})");

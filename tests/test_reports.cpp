@@ -156,6 +156,27 @@ TEST(Results, ResultsWrittenBeforeTheNewerKeysStillRead) {
   EXPECT_THROW(result_from_json(old), nlohmann::json::exception);
 }
 
+// Found by fuzz_results under UBSan: nlohmann's get<int>() of 1e91 is undefined behaviour.
+TEST(Results, AnIntegerFieldTakesOnlyAWholeNumberThatFits) {
+  const nlohmann::json good =
+      nlohmann::json::parse(result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump());
+  for (const auto& [key, value] :
+       std::vector<std::pair<const char*, nlohmann::json>>{{"epochs", 1e91},
+                                                           {"epochs", 2.5},
+                                                           {"cell", -1},
+                                                           {"threads", 4294967296.0},
+                                                           {"seed", 1e300},
+                                                           {"nproc", 1e10},
+                                                           {"epochs", "3"}}) {
+    nlohmann::json bad = good;
+    bad[key] = value;
+    EXPECT_ANY_THROW(result_from_json(bad)) << key << " = " << value;
+  }
+  nlohmann::json whole = good;
+  whole["epochs"] = 7.0;  // a whole number written as a float is still that number
+  EXPECT_EQ(result_from_json(whole).cell.epochs, 7);
+}
+
 TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {
   testing::ScratchDir dir;
   const std::string line = result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump();
