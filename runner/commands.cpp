@@ -34,8 +34,7 @@
 #include "runner/grid.hpp"
 #include "runner/text.hpp"
 #include "workloads/catalog.hpp"
-#include "workloads/images.hpp"
-#include "workloads/tabular.hpp"
+#include "workloads/image_files.hpp"
 
 namespace crossover {
 namespace {

@@ -1,7 +1,5 @@
 #include "runner/ddp.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +12,7 @@
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
+#include "runner/log.hpp"
 #include "runner/grid.hpp"
 #include "workloads/workload.hpp"
 
@@ -71,7 +70,7 @@ int env_int(const char* name, int fallback) {
 
 std::vector<std::uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
-// For the tests of isolation only: CROSSOVER_INJECT_FAULT="abort|segfault|kill|hang@SEED" makes
+// For the tests of isolation only: CROSSOVER_INJECT_FAULT="abort|segfault|kill|hang|oom@SEED" makes
 // the isolated cell with that seed fail in that way, as a library crash, the kernel's
 // out-of-memory killer (SIGKILL) or a deadlock would.
 void inject_fault(const Cell& cell) {
@@ -88,18 +87,31 @@ void inject_fault(const Cell& cell) {
   if (fault == "hang") {
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
+  if (fault == "oom") {
+    // Asks the cell's device for a pebibyte, as a model far too large for it would: LibTorch
+    // throws its out-of-memory error (CUDA's caching allocator, or the CPU allocator).
+    const torch::Tensor too_big =
+        torch::empty({std::int64_t{1} << 48}, torch::TensorOptions().device(cell.device));
+  }
 }
 
 // A cell that is not ddp, run alone in this process for `run`'s isolation.
 int run_isolated(const Cell& cell, const WorkerArgs& args) {
-  inject_fault(cell);
   RunOptions options;
   options.data_dir = args.data_dir;
-  const Result result = run_cell(cell, options);
+  Result result;
+  try {
+    inject_fault(cell);
+    result = run_cell(cell, options);
+  } catch (const std::exception& e) {  // a planted out-of-memory error fails the cell as a real one
+    result.cell = cell;
+    result.status = "failed";
+    result.reason = failure_reason(e);
+  }
   try {
     write_text_file(args.out_file, result_to_json(result).dump() + "\n");
   } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
+    log_error(e.what());
     return 1;
   }
   return 0;  // a failed cell is still a result
@@ -109,7 +121,7 @@ int run_isolated(const Cell& cell, const WorkerArgs& args) {
 
 int worker_command(const WorkerArgs& args) {
   if (args.grid.empty() == args.cell_file.empty()) {
-    spdlog::error("crossover worker needs --cell FILE or --grid FILE --cell-index N");
+    log_error("crossover worker needs --cell FILE or --grid FILE --cell-index N");
     return 2;
   }
   Cell cell;
@@ -128,16 +140,16 @@ int worker_command(const WorkerArgs& args) {
       cell = cell_from_json(nlohmann::json::parse(line));
     }
   } catch (const std::exception& e) {
-    spdlog::error("{}: not a cell ({})", args.grid.empty() ? args.cell_file : args.grid, e.what());
+    log_error((args.grid.empty() ? args.cell_file : args.grid) + ": not a cell (" + e.what() + ")");
     return 2;
   }
   if (cell.parallel != "ddp") return run_isolated(cell, args);
   const int rank = env_int("RANK", -1), world = env_int("WORLD_SIZE", -1);
   if (rank < 0 || world < 1 || rank >= world) {
-    spdlog::error(
+    log_error(
         "crossover worker needs RANK and WORLD_SIZE (0 <= RANK < WORLD_SIZE) for a ddp cell, as "
-        "torchrun sets them; got RANK={} WORLD_SIZE={}",
-        rank, world);
+        "torchrun sets them; got RANK=" +
+        std::to_string(rank) + " WORLD_SIZE=" + std::to_string(world));
     return 2;
   }
   const char* address = std::getenv("MASTER_ADDR");
@@ -164,8 +176,8 @@ int worker_command(const WorkerArgs& args) {
                                              rank, world, timeout);
     }
   } catch (const std::exception& e) {
-    spdlog::error("rank {}: cannot join the process group at {}:{}: {}", rank, host, port,
-                  e.what());
+    log_error("rank " + std::to_string(rank) + ": cannot join the process group at " + host + ":" +
+              std::to_string(port) + ": " + e.what());
     return 1;
   }
   RunOptions options;
@@ -173,7 +185,7 @@ int worker_command(const WorkerArgs& args) {
   options.replicas = group.get();
   Result result = run_cell(cell, options);
   result.allreduce_seconds = group->seconds_per_all_reduce();
-  if (result.status != "ok") spdlog::error("rank {}: {}", rank, result.reason);
+  if (result.status != "ok") log_error("rank " + std::to_string(rank) + ": " + result.reason);
 
   // Every rank hands its part to rank 0 through the store; rank 0 writes the cell's result.
   nlohmann::json part = {
@@ -205,7 +217,7 @@ int worker_command(const WorkerArgs& args) {
     result.cell = cell;
     write_text_file(args.out_file, result_to_json(result).dump() + "\n");
   } catch (const std::exception& e) {
-    spdlog::error("rank {}: gathering the results failed: {}", rank, e.what());
+    log_error("rank " + std::to_string(rank) + ": gathering the results failed: " + e.what());
     return 1;
   }
   return result.status == "ok" ? 0 : 1;

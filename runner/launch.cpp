@@ -1,6 +1,8 @@
 #include "runner/launch.hpp"
 
 #include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,15 +12,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <thread>
 
 namespace crossover {
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // A TCP port the kernel says is free now, for rank 0's store.
@@ -64,6 +65,27 @@ std::string last_lines(const std::string& path, std::size_t count = 3) {
   return "; last output: " + out;
 }
 
+// The path of this process's executable.
+std::string self_executable() {
+  char path[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) throw std::runtime_error("cannot read /proc/self/exe to start the cell");
+  return std::string(path, static_cast<std::size_t>(length));
+}
+
+// Removes a folder and everything in it, with plain POSIX calls: LibTorch 2.x's libtorch.so
+// exports its own std::filesystem::remove_all, and a call bound to that copy crashed (see
+// STYLE.md, "Your standard library is not yours alone").
+void remove_tree(const std::string& path) {
+  nftw(
+      path.c_str(),
+      [](const char* file, const struct stat*, int, struct FTW*) {
+        std::remove(file);  // unlink for files, rmdir for (already emptied) folders
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
+}
+
 Result failed(const Cell& cell, const std::string& reason) {
   Result r;
   r.cell = cell;
@@ -76,8 +98,7 @@ Result failed(const Cell& cell, const std::string& reason) {
 
 Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   const Clock::time_point start = Clock::now();
-  const std::string binary =
-      options.binary.empty() ? fs::read_symlink("/proc/self/exe").string() : options.binary;
+  std::string binary = options.binary;
   const double timeout = cell.timeout_seconds > 0.0      ? cell.timeout_seconds
                          : options.timeout_seconds > 0.0 ? options.timeout_seconds
                                                          : 4.0 * cell.time_budget_seconds + 120.0;
@@ -86,6 +107,7 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   const std::string work = pattern;
   Result result;
   try {
+    if (binary.empty()) binary = self_executable();
     Result request;
     request.cell = cell;
     write_text_file(work + "/cell.json", result_to_json(request).dump() + "\n");
@@ -175,8 +197,7 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   } catch (const std::exception& e) {
     result = failed(cell, e.what());
   }
-  std::error_code ignored;
-  fs::remove_all(work, ignored);
+  remove_tree(work);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }

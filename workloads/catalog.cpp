@@ -1,5 +1,7 @@
 #include "workloads/catalog.hpp"
 
+#include <stdexcept>
+
 namespace crossover {
 namespace {
 
@@ -152,6 +154,19 @@ std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& info : workload_catalog()) names.push_back(info.name);
   return names;
+}
+
+std::string tabular_file(const std::string& dataset) {
+  if (dataset == "iris") return "iris.csv";
+  if (dataset == "boston") return "boston_house_prices.csv";
+  throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
+}
+
+std::string image_directory(const std::string& dataset) {
+  if (dataset == "mnist") return "mnist";
+  if (dataset == "fashion_mnist") return "fashion-mnist";
+  if (dataset == "cifar10") return "cifar-10-batches-bin";
+  throw std::invalid_argument("no image data set called \"" + dataset + "\"");
 }
 
 }  // namespace crossover

@@ -51,4 +51,11 @@ const WorkloadInfo* find_workload(const std::string& name);
 /// The names of every workload.
 std::vector<std::string> workload_names();
 
+/// The file a tabular data set ("iris", "boston") is read from, under the data directory.
+std::string tabular_file(const std::string& dataset);
+
+/// The directory under the data directory that holds an image data set ("mnist",
+/// "fashion_mnist", "cifar10").
+std::string image_directory(const std::string& dataset);
+
 }  // namespace crossover

@@ -2,38 +2,16 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "workloads/catalog.hpp"
 #include "workloads/idx.hpp"
+#include "workloads/image_files.hpp"
 
 namespace crossover {
 namespace {
-
-namespace fs = std::filesystem;
-
-const std::vector<std::string> kMnistStems = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                                              "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
-
-std::vector<std::string> cifar_files() {
-  return {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
-          "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"};
-}
-
-// How many of the data set's files exist, and how many it has.
-std::pair<std::size_t, std::size_t> files_present(const std::string& dataset,
-                                                  const std::string& directory) {
-  std::size_t present = 0;
-  if (dataset == "cifar10") {
-    for (const auto& f : cifar_files()) present += fs::exists(directory + "/" + f) ? 1 : 0;
-    return {present, cifar_files().size()};
-  }
-  for (const auto& stem : kMnistStems) present += find_idx_file(directory, stem).empty() ? 0 : 1;
-  return {present, kMnistStems.size()};
-}
 
 torch::Tensor bytes_tensor(const std::vector<std::uint8_t>& bytes,
                            std::vector<std::int64_t> shape) {
@@ -81,18 +59,6 @@ std::pair<torch::Tensor, torch::Tensor> read_cifar_files(const std::string& dire
 }
 
 }  // namespace
-
-std::string image_directory(const std::string& dataset) {
-  if (dataset == "mnist") return "mnist";
-  if (dataset == "fashion_mnist") return "fashion-mnist";
-  if (dataset == "cifar10") return "cifar-10-batches-bin";
-  throw std::invalid_argument("no image data set called \"" + dataset + "\"");
-}
-
-bool have_image_files(const std::string& dataset, const std::string& data_dir) {
-  const auto [present, total] = files_present(dataset, data_dir + "/" + image_directory(dataset));
-  return present == total;
-}
 
 TensorData read_mnist_directory(const std::string& directory) {
   TensorData data;
@@ -149,7 +115,7 @@ TensorData load_images(const std::string& dataset, const std::string& data_dir,
                        std::int64_t dataset_size, std::int64_t seed,
                        const std::vector<double>& mean, const std::vector<double>& stdev) {
   const std::string directory = data_dir + "/" + image_directory(dataset);
-  const auto [present, total] = files_present(dataset, directory);
+  const auto [present, total] = image_files_present(dataset, directory);
   if (present != 0 && present != total) {
     throw std::runtime_error(directory + ": " + std::to_string(present) + " of the " +
                              std::to_string(total) + " files of " + dataset +

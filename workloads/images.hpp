@@ -9,16 +9,12 @@
 #include <cstdint>
 #include <string>
 
+#include "workloads/catalog.hpp"
+#include "workloads/image_files.hpp"
 #include "workloads/data.hpp"
 
 namespace crossover {
 
-/// The directory under the data directory that holds `dataset` ("mnist", "fashion_mnist",
-/// "cifar10").
-std::string image_directory(const std::string& dataset);
-
-/// True when every file of `dataset` is present under `data_dir`.
-bool have_image_files(const std::string& dataset, const std::string& data_dir);
 
 /// Reads an MNIST-format directory: uint8 images [N, 1, 28, 28] and int64 labels. Throws
 /// std::runtime_error naming the file for anything malformed or inconsistent.

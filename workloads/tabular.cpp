@@ -68,12 +68,6 @@ bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
 }  // namespace
 
-std::string tabular_file(const std::string& dataset) {
-  if (dataset == "iris") return "iris.csv";
-  if (dataset == "boston") return "boston_house_prices.csv";
-  throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
-}
-
 CsvTable synthetic_table(const std::string& dataset, std::int64_t seed) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(seed) ^ 0x5eedda7aULL);
   if (dataset == "iris") return synthetic_iris(rng);

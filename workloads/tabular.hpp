@@ -7,12 +7,10 @@
 #include <string>
 
 #include "workloads/csv_table.hpp"
+#include "workloads/catalog.hpp"
 #include "workloads/data.hpp"
 
 namespace crossover {
-
-/// The file a tabular data set is read from, under the data directory.
-std::string tabular_file(const std::string& dataset);
 
 /// A synthetic table shaped like `dataset` ("iris": 150x4, 3 classes; "boston": 506x13) whose
 /// targets follow its features, so a model can learn it.
