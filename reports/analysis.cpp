@@ -16,10 +16,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The keys that identify a pair: every configuration key but the compared axis, and for a device
+// The keys that identify a pair: every identity key but the compared axis, and for a device
 // comparison the keys that only mean something on one of the devices.
 Json pair_key(const Result& r, const std::string& axis, const std::string& also_drop = "") {
-  Json key = cell_config_json(r.cell);
+  Json key = cell_identity_json(r.cell);
   key.erase(axis);
   if (axis == "device") {
     key.erase("gpus");
@@ -122,6 +122,17 @@ Interval bootstrap_speedup(const std::vector<double>& baseline,
   return {quantile(ratios, 0.025), quantile(ratios, 0.975)};
 }
 
+Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed) {
+  Pair p;
+  p.baseline = &baseline;
+  p.contender = &contender;
+  p.speedup = baseline.epoch_seconds / contender.epoch_seconds;
+  p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
+                           seed + 1000003 * baseline.cell.index + contender.cell.index);
+  p.winner = p.ci.low > 1.0 ? "contender" : p.ci.high < 1.0 ? "baseline" : "tie";
+  return p;
+}
+
 std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
                                std::uint64_t seed) {
   std::vector<Pair> pairs;
@@ -133,14 +144,7 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
       if (c.status != "ok" || c.epoch_seconds_samples.empty()) continue;
       if (value_text(cell_config_json(c.cell)[spec.axis]) != spec.contender) continue;
       if (pair_key(c, spec.axis) != key) continue;
-      Pair p;
-      p.baseline = &b;
-      p.contender = &c;
-      p.speedup = b.epoch_seconds / c.epoch_seconds;
-      p.ci =
-          bootstrap_speedup(b.epoch_seconds_samples, c.epoch_seconds_samples, seed + pairs.size());
-      p.winner = p.ci.low > 1.0 ? "contender" : p.ci.high < 1.0 ? "baseline" : "tie";
-      pairs.push_back(p);
+      pairs.push_back(compare_pair(b, c, seed));
     }
   }
   return pairs;

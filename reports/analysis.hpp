@@ -32,9 +32,16 @@ struct Pair {
   std::string winner;    ///< "baseline", "contender" or "tie" (the interval contains 1)
 };
 
-/// Every pair of `ok` cells that differ only in `spec.axis`; the pairs point into `results`, which
-/// must outlive them (for `device`, also in the keys that
-/// only mean something on one device: gpus and data_placement). Deterministic for a given seed.
+/// The one winner rule of every report: the bootstrap interval of baseline/contender. The contender
+/// wins when the whole interval is above 1, the baseline when it is below 1, otherwise a tie. The
+/// resampling seed comes from `seed` and the two cells' indices, so a pair gets the same interval
+/// wherever it is shown. Both results need epoch samples.
+Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0);
+
+/// Every pair of `ok` cells whose identity keys (cell_identity_json) differ only in `spec.axis`
+/// (for `device`, also in the keys that only mean something on one device: gpus and
+/// data_placement); protection and policy keys never split a pair. The pairs point into
+/// `results`, which must outlive them. Deterministic for a given seed.
 std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
                                std::uint64_t seed = 0);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "reports/analysis.hpp"
 #include "runner/text.hpp"
 
 namespace crossover {
@@ -11,9 +12,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The configuration keys that identify a row: all but the device and the GPU count.
+// The keys that identify a row: every identity key but the device and the GPU count. Protection
+// keys (isolate defaults to true on CUDA only) and policy keys never split a row.
 Json setting_key(const Cell& cell) {
-  Json key = cell_config_json(cell);
+  Json key = cell_identity_json(cell);
   key.erase("device");
   key.erase("gpus");
   return key;
@@ -25,8 +27,8 @@ std::string time_text(const Result& r) {
          format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25);
 }
 
-bool overlap(const Result& a, const Result& b) {
-  return a.epoch_seconds_p25 <= b.epoch_seconds_p75 && b.epoch_seconds_p25 <= a.epoch_seconds_p75;
+bool comparable(const Result* r) {
+  return r != nullptr && r->status == "ok" && !r->epoch_seconds_samples.empty();
 }
 
 struct Row {
@@ -124,40 +126,47 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
         continue;
       }
       const auto cpu = row.by_device.find("cpu");
-      const Result* baseline =
-          cpu != row.by_device.end() && cpu->second->status == "ok" ? cpu->second : nullptr;
-      std::string winner;
-      double best = baseline != nullptr ? baseline->epoch_seconds : 0.0;
-      const Result* best_result = baseline;
-      bool tie = false;
+      const Result* baseline = cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second
+                                                                                      : nullptr;
+      // The winner, by the one rule of every report (compare_pair): the fastest device wins when
+      // its speedup interval against the CPU lies above 1; the CPU wins when every other device's
+      // lies below 1; anything else is a tie.
+      const Result* fastest = baseline;
+      std::optional<Pair> fastest_pair;
+      bool cpu_beats_all = baseline != nullptr;
+      std::size_t contenders = 0;
       for (std::size_t i = 1; i < devices.size(); ++i) {
         const auto it = row.by_device.find(devices[i]);
-        const Result* other =
-            it != row.by_device.end() && it->second->status == "ok" ? it->second : nullptr;
+        const Result* other = it != row.by_device.end() && comparable(it->second) ? it->second
+                                                                                  : nullptr;
         if (baseline == nullptr || other == nullptr) {
           cells.push_back("-");
           cells.push_back("-");
           continue;
         }
-        cells.push_back(format_number(baseline->epoch_seconds / other->epoch_seconds) + "x");
+        ++contenders;
+        const Pair pair = compare_pair(*baseline, *other);
+        cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
+                        format_number(pair.ci.high) + "]");
         const auto epochs = break_even_epochs(*baseline, *other);
         cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
                                : "never");
-        if (other->epoch_seconds < best) {
-          best = other->epoch_seconds;
-          best_result = other;
+        if (pair.winner != "baseline") cpu_beats_all = false;
+        if (other->epoch_seconds < fastest->epoch_seconds) {
+          fastest = other;
+          fastest_pair = pair;
         }
       }
       if (devices.size() > 1) {
-        std::size_t ok_devices = 0;
-        for (const auto& [d, r] : row.by_device) ok_devices += r->status == "ok" ? 1 : 0;
-        if (baseline == nullptr || ok_devices < 2) {
-          winner = "-";
-        } else {
-          for (const auto& [d, r] : row.by_device) {
-            if (r != best_result && r->status == "ok" && overlap(*r, *best_result)) tie = true;
+        std::string winner = "-";
+        if (contenders > 0) {
+          if (fastest_pair && fastest_pair->winner == "contender") {
+            winner = device_column(fastest->cell);
+          } else if (cpu_beats_all) {
+            winner = "cpu";
+          } else {
+            winner = "tie (interval contains 1)";
           }
-          winner = tie ? "tie (IQRs overlap)" : device_column(best_result->cell);
         }
         cells.push_back(winner);
       }

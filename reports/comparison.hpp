@@ -1,6 +1,6 @@
 #pragma once
 // The device comparison every report leads with: per workload, one row per setting (every
-// configuration key but the device), one column per device, the speedup and the winner.
+// identity key but the device), one column per device, the speedup and the winner.
 
 #include <optional>
 #include <string>
@@ -17,9 +17,11 @@ struct Comparison {
   TextTable table;
 };
 
-/// Groups results by workload (first-seen order) and pairs cells that differ only in device.
-/// The CPU is the baseline; each other device gets a speedup column (CPU time / its time).
-/// A winner is named only when both medians exist and their interquartile ranges do not overlap.
+/// Groups results by workload (first-seen order) and pairs cells whose identity keys differ only
+/// in device and gpus. The CPU is the baseline; each other device gets a speedup column (CPU time /
+/// its time, with the bootstrap interval of compare_pair). The winner follows compare_pair's rule:
+/// the fastest device when its interval lies above 1, the CPU when every other device's lies
+/// below 1, else a tie.
 std::vector<Comparison> compare_devices(const std::vector<Result>& results);
 
 /// The number of epochs from which `contender`'s total training time — start-up and first

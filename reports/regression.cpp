@@ -100,13 +100,9 @@ std::string value_in_unit(double value, const std::string& metric) {
   return is_time_metric(metric) ? format_seconds(value) : format_number(value) + "/s";
 }
 
-// The configuration cells are matched on: everything but how many samples the stopping rule took.
-Json match_config(const Cell& cell) {
-  Json config = cell_config_json(cell);
-  for (const char* key : {"min_repeats", "max_repeats", "time_budget_seconds", "ci_target"})
-    config.erase(key);
-  return config;
-}
+// The configuration cells are matched on: what is measured, not how long (the stopping rule) nor
+// how the cell was guarded (isolation, time-out).
+Json match_config(const Cell& cell) { return cell_identity_json(cell); }
 
 std::vector<double> metric_samples(const Result& r, const std::string& metric) {
   if (metric == "step") return r.step_seconds_samples;

@@ -135,9 +135,12 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
       "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
       "range; warm-up epochs are not timed. Repeats go on until the median's 95 % confidence "
       "interval is narrow enough (`ci_target`), up to `max_repeats` or the time budget. Speedup "
-      "is the CPU's median divided by the device's; *wins after* is the number of epochs from "
-      "which the device's total time, start-up and first epoch included, stays below the CPU's. "
-      "A winner is named only when the two interquartile ranges do not overlap.\n\n";
+      "is the CPU's median divided by the device's, with its bootstrap 95 % interval; *wins "
+      "after* is the number of epochs from which the device's total time, start-up and first "
+      "epoch included, stays below the CPU's. A winner is named only when the interval excludes "
+      "1 (the rule of the crossover statements above); otherwise the row is a tie. Settings that "
+      "only guard a cell (`isolate`, `timeout_seconds`) or bound its measuring (`min_repeats`, "
+      "`max_repeats`, `time_budget_seconds`, `ci_target`) never split a row.\n\n";
   for (const auto& c : compare_devices(results)) {
     out += "### " + c.workload + "\n\n";
     if (const WorkloadInfo* info = find_workload(c.workload)) {

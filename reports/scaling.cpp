@@ -10,7 +10,7 @@ namespace {
 
 // Everything that identifies a cell but its replica count.
 std::string base_key(const Cell& cell) {
-  auto key = cell_config_json(cell);
+  auto key = cell_identity_json(cell);
   key.erase("nproc");
   key.erase("gpus");
   return key.dump();

@@ -85,6 +85,23 @@ nlohmann::ordered_json cell_config_json(const Cell& cell) {
   return j;
 }
 
+KeyRole key_role(const std::string& key) {
+  if (key == "isolate" || key == "timeout_seconds") return KeyRole::kProtection;
+  if (key == "min_repeats" || key == "max_repeats" || key == "time_budget_seconds" ||
+      key == "ci_target")
+    return KeyRole::kPolicy;
+  return KeyRole::kIdentity;
+}
+
+nlohmann::ordered_json cell_identity_json(const Cell& cell) {
+  const nlohmann::ordered_json config = cell_config_json(cell);  // items() must not outlive it
+  nlohmann::ordered_json identity;
+  for (const auto& [key, value] : config.items()) {
+    if (key_role(key) == KeyRole::kIdentity) identity[key] = value;
+  }
+  return identity;
+}
+
 std::string size_text(std::int64_t size) {
   return size == kFull ? std::string("full") : std::to_string(size);
 }

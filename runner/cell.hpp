@@ -53,6 +53,20 @@ struct Cell {
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full").
 nlohmann::ordered_json cell_config_json(const Cell& cell);
 
+/// What a configuration key means when results are compared.
+enum class KeyRole {
+  kIdentity,    ///< changes what is measured (workload, device, batch_size, ...): pairs split on it
+  kProtection,  ///< how the cell is guarded (isolate, timeout_seconds): never splits a pair
+  kPolicy,      ///< how long and how often it is measured (repeats, time budget, CI target)
+};
+
+/// The role of a configuration key (a key of cell_config_json); unknown keys are identity keys.
+KeyRole key_role(const std::string& key);
+
+/// The identity keys of a cell: cell_config_json without protection and policy keys. Cells are
+/// paired, tabled and matched across runs on these alone.
+nlohmann::ordered_json cell_identity_json(const Cell& cell);
+
 /// A cell back from its configuration keys plus "cell" (its index), as in results.jsonl;
 /// throws nlohmann::json::exception naming a missing or mistyped key.
 Cell cell_from_json(const nlohmann::json& json);

@@ -1,9 +1,13 @@
 // Report writers against golden text built from hand-made results.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "reports/analysis.hpp"
 #include "reports/comparison.hpp"
 #include "reports/report_csv.hpp"
 #include "reports/report_markdown.hpp"
+#include "runner/text.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {
@@ -24,6 +28,8 @@ Result made(const std::string& device, std::int64_t size, double median, double 
     r.epoch_seconds = median;
     r.epoch_seconds_p25 = median - iqr / 2;
     r.epoch_seconds_p75 = median + iqr / 2;
+    // 21 samples evenly over median +- iqr: their interquartile range is about `iqr`.
+    for (int i = -10; i <= 10; ++i) r.epoch_seconds_samples.push_back(median + iqr * i / 10.0);
     r.metric = "accuracy";
     r.metric_value = 0.95;
     r.startup_seconds = device == "cpu" ? 0.01 : 0.1;  // a GPU's context and first calls cost
@@ -34,28 +40,96 @@ Result made(const std::string& device, std::int64_t size, double median, double 
   return r;
 }
 
+// Gives each result its position as its cell index, as results read from a run have.
+std::vector<Result> indexed(std::vector<Result> results) {
+  for (std::size_t i = 0; i < results.size(); ++i) results[i].cell.index = i;
+  return results;
+}
+
 TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNoise) {
-  const std::vector<Result> results = {
+  const std::vector<Result> results = indexed({
       made("cpu", 100, 0.001, 0.0001),   made("cuda", 100, 0.004, 0.0002),    // CPU clearly faster
       made("cpu", 100000, 0.100, 0.004), made("cuda", 100000, 0.010, 0.001),  // GPU clearly faster
-      made("cpu", 1000, 0.010, 0.004),   made("cuda", 1000, 0.011, 0.004),    // overlap: a tie
+      made("cpu", 1000, 0.010, 0.004),   made("cuda", 1000, 0.0105, 0.004),   // within the noise
       made("cpu", 5000, 0.020, 0.001),   made("cuda", 5000, 0, 0, "skipped"),
-  };
+  });
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
-  EXPECT_EQ(render_text_table(comparisons[0].table),
-            "dataset_size      cpu epoch     cuda epoch  speedup cuda  cuda wins after             "
-            " winner\n"
-            "--------------------------------------------------------------------------------------"
-            "-------\n"
-            "         100  1 ms ± 100 us  4 ms ± 200 us         0.25x            never             "
-            "    cpu\n"
-            "      100000  100 ms ± 4 ms   10 ms ± 1 ms           10x          1 epoch             "
-            "   cuda\n"
-            "        1000   10 ms ± 4 ms   11 ms ± 4 ms       0.9091x            never  tie (IQRs "
-            "overlap)\n"
-            "        5000   20 ms ± 1 ms        skipped             -                -             "
-            "      -\n");
+  const TextTable& table = comparisons[0].table;
+  EXPECT_EQ(table.header, (std::vector<std::string>{"dataset_size", "cpu epoch", "cuda epoch",
+                                                    "speedup cuda", "cuda wins after", "winner"}));
+  ASSERT_EQ(table.rows.size(), 4u);
+  EXPECT_EQ(table.rows[0][5], "cpu");
+  EXPECT_EQ(table.rows[1][5], "cuda");
+  EXPECT_EQ(table.rows[1][4], "1 epoch");
+  EXPECT_EQ(table.rows[2][5], "tie (interval contains 1)");
+  EXPECT_EQ(table.rows[3][2], "skipped");
+  EXPECT_EQ(table.rows[3][5], "-");
+}
+
+TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
+  // Interquartile ranges that overlap, but medians whose bootstrap interval excludes 1: the old
+  // device table called this a tie while the crossover statement named the GPU.
+  const std::vector<Result> results = indexed({made("cpu", 1000, 0.010, 0.004),
+                                               made("cuda", 1000, 0.007, 0.004),
+                                               made("cpu", 2000, 0.010, 0.004),
+                                               made("cuda", 2000, 0.0098, 0.004)});
+  ASSERT_LE(results[1].epoch_seconds_p25, results[0].epoch_seconds_p75);  // the IQRs overlap
+  const auto pairs = pair_results(results, parse_compare("device=cpu:cuda"));
+  ASSERT_EQ(pairs.size(), 2u);
+  const auto comparisons = compare_devices(results);
+  ASSERT_EQ(comparisons.size(), 1u);
+  const TextTable& table = comparisons[0].table;
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(pairs[0].winner, "contender");
+  EXPECT_EQ(table.rows[0][5], "cuda");
+  EXPECT_EQ(pairs[1].winner, "tie");
+  EXPECT_EQ(table.rows[1][5], "tie (interval contains 1)");
+  for (std::size_t i = 0; i < 2; ++i) {  // the same interval, to the digit, in both places
+    EXPECT_EQ(table.rows[i][3], format_number(pairs[i].speedup) + "x [" +
+                                    format_number(pairs[i].ci.low) + ", " +
+                                    format_number(pairs[i].ci.high) + "]");
+  }
+}
+
+TEST(Comparison, GuardAndStoppingRuleKeysNeverSplitAPairOrARow) {
+  // CUDA cells isolate by default and CPU cells do not; a time-out or another stopping rule on
+  // one side changes how the cell is run, not what it measures.
+  std::vector<Result> results = indexed({made("cpu", 1000, 0.010, 0.001),
+                                         made("cuda", 1000, 0.002, 0.0002)});
+  results[1].cell.isolate = true;
+  results[1].cell.timeout_seconds = 600;
+  results[1].cell.max_repeats = 20;
+  results[1].cell.ci_target = 0.05;
+  const auto comparisons = compare_devices(results);
+  ASSERT_EQ(comparisons.size(), 1u);
+  const TextTable& table = comparisons[0].table;
+  EXPECT_EQ(table.rows.size(), 1u);
+  for (const char* key : {"isolate", "timeout_seconds", "max_repeats", "ci_target"}) {
+    EXPECT_EQ(std::count(table.header.begin(), table.header.end(), key), 0) << key;
+  }
+  EXPECT_EQ(table.rows[0][table.header.size() - 1], "cuda");
+  EXPECT_EQ(pair_results(results, parse_compare("device=cpu:cuda")).size(), 1u);
+  // A key that changes what is measured still splits them.
+  results[1].cell.threads = 4;
+  EXPECT_EQ(pair_results(results, parse_compare("device=cpu:cuda")).size(), 0u);
+  EXPECT_EQ(compare_devices(results)[0].table.rows.size(), 2u);
+}
+
+TEST(Cell, KeyRolesSeparateWhatIsMeasuredFromHowItIsRun) {
+  EXPECT_EQ(key_role("batch_size"), KeyRole::kIdentity);
+  EXPECT_EQ(key_role("device"), KeyRole::kIdentity);
+  EXPECT_EQ(key_role("isolate"), KeyRole::kProtection);
+  EXPECT_EQ(key_role("timeout_seconds"), KeyRole::kProtection);
+  EXPECT_EQ(key_role("time_budget_seconds"), KeyRole::kPolicy);
+  const nlohmann::ordered_json identity = cell_identity_json(Cell{});
+  EXPECT_TRUE(identity.contains("workload"));
+  EXPECT_TRUE(identity.contains("warmup_epochs"));
+  for (const char* key : {"isolate", "timeout_seconds", "min_repeats", "max_repeats",
+                          "time_budget_seconds", "ci_target"}) {
+    EXPECT_FALSE(identity.contains(key)) << key;
+  }
+  EXPECT_EQ(identity.size() + 6, cell_config_json(Cell{}).size());
 }
 
 TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
