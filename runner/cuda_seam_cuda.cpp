@@ -45,11 +45,25 @@ std::string runtime_version() {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+namespace {
+
+// LibTorch's caching allocator sizes its per-device tables at its first allocation; before that
+// its statistics calls throw "Invalid device argument N: did you call init?". A one-element tensor
+// on the device initialises it (and costs nothing once it is).
+void initialise_allocator(int index) {
+  const torch::Tensor touch = torch::empty(
+      {1}, torch::TensorOptions().device(torch::kCUDA, static_cast<c10::DeviceIndex>(index)));
+}
+
+}  // namespace
+
 void reset_peak_memory(int index) {
+  initialise_allocator(index);
   c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
 }
 
 DeviceMemory peak_memory(int index) {
+  initialise_allocator(index);
   const auto stats =
       c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
   constexpr auto kAggregate = 0;  // StatType::AGGREGATE: all pools together

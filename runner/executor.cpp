@@ -127,10 +127,11 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.intra_op_threads = threads.intra_op;
   result.blas_threads = threads.blas;
   reset_peak_rss();
+  // The device's first touch comes before its memory statistics: LibTorch's caching allocator
+  // knows a device only after its first allocation (before, it answers "Invalid device argument").
+  result.device_init_seconds = device_init_seconds(cell.device);
   const int cuda = cuda_index(cell.device);
   if (cuda >= 0) cuda_seam::reset_peak_memory(cuda);
-
-  result.device_init_seconds = device_init_seconds(cell.device);
   const torch::Device device(cell.device);
   const Clock::time_point setup_start = Clock::now();
   auto workload = make_workload(cell, device, options.data_dir, options.replicas);
@@ -267,13 +268,15 @@ Result run_cell(const Cell& cell, const RunOptions& options) {
     measure(cell, options, result);
   } catch (const std::exception& e) {
     result.status = "failed";
-    // LibTorch errors carry a C++ backtrace after the first line; the first line is the message.
-    std::string message = e.what();
-    const auto newline = message.find('\n');
-    result.reason = newline == std::string::npos ? message : message.substr(0, newline);
+    result.reason = failure_reason(e);
   }
   result.wall_seconds = seconds_since(start);
   return result;
+}
+
+std::string failure_reason(const std::exception& error) {
+  const std::string message = error.what();
+  return message.substr(0, message.find('\n'));
 }
 
 std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,

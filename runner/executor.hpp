@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct RunOptions {
 /// once, at the end. Then one more epoch is timed step by step for the step distribution.
 /// Timing "phases" synchronises at every phase boundary of the timed epochs, which costs time.
 Result run_cell(const Cell& cell, const RunOptions& options);
+
+/// The reason a cell failed, from what it threw: the first line of the message (LibTorch's
+/// errors carry a C++ backtrace after it).
+std::string failure_reason(const std::exception& error);
 
 /// Called after each cell with its result, how many cells are done and how many there are.
 using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;

@@ -21,7 +21,9 @@ if [[ ${CROSSOVER_SANITIZERS:-1} != 0 ]]; then
   cmake --build --preset sanitize
   # handle_segv=0: a planted segfault must kill the isolated cell's process by its signal, as it
   # does without ASan. LibTorch is not instrumented; any report from our code fails the test.
-  ASAN_OPTIONS=handle_segv=0:detect_leaks=1:abort_on_error=0 \
+  # allocator_may_return_null=1: the planted out-of-memory cell asks for a pebibyte, which must
+  # fail as LibTorch's own error, as it does without ASan.
+  ASAN_OPTIONS=handle_segv=0:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j 2
 fi

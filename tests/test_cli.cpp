@@ -100,6 +100,14 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
     EXPECT_FALSE(cuda.reason.empty());
     EXPECT_NE(o.out.find("skipped"), std::string::npos);
     EXPECT_NE(slurp(out + "/report.md").find("## Cells that did not run"), std::string::npos);
+    // CUDA cells isolate by default, CPU cells do not; still the skipped CUDA cell shares the CPU
+    // cell's row of the device table, and no table grows an isolate column.
+    EXPECT_EQ(o.out.find("isolate"), std::string::npos) << o.out;
+    const auto skipped_at = o.out.find("skipped");
+    ASSERT_NE(skipped_at, std::string::npos) << o.out;
+    const auto line_start = o.out.rfind('\n', skipped_at) + 1;
+    const std::string row = o.out.substr(line_start, o.out.find('\n', skipped_at) - line_start);
+    EXPECT_NE(row.find(" ± "), std::string::npos) << "the CPU's time is on the same row: " << row;
   }
   const Result& boston = results[2];
   EXPECT_EQ(boston.status, "ok");
@@ -498,7 +506,10 @@ TEST(Cli, DdpWithGlooTrainsLikeOneProcessOnTheGlobalBatch) {
     // (iris: 113 rows in batches of 20, the last one 13 rows, split 6 + 7).
     EXPECT_NEAR(two.train_loss, single.train_loss, 1e-5 * std::abs(single.train_loss))
         << single.cell.workload;
-    EXPECT_DOUBLE_EQ(two.metric_value, single.metric_value);
+    // The all-reduce adds the two slices' gradients in another order than one process does, so the
+    // parameters differ in their last bits, and a test image on the decision boundary may flip:
+    // at most one of the test split's images (seen here: 5994 vs 5993 of 10,000 on one CPU).
+    EXPECT_NEAR(two.metric_value, single.metric_value, 1.0 / two.test_rows + 1e-12);
   }
 }
 
@@ -633,7 +644,7 @@ TEST(Cli, ResumeRunsAgainTheCellsOfADataSetThatChanged) {
   EXPECT_EQ(read_results(dir.file("out/results.jsonl")).size(), 3u);
 }
 
-TEST(Cli, AnIsolatedCellThatAbortsSegfaultsOrHangsFailsAloneWithItsReason) {
+TEST(Cli, AnIsolatedCellThatAbortsSegfaultsHangsOrRunsOutOfMemoryFailsAloneWithItsReason) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
   const std::string grid = dir.write("iso.json", R"({
@@ -646,7 +657,10 @@ TEST(Cli, AnIsolatedCellThatAbortsSegfaultsOrHangsFailsAloneWithItsReason) {
        "abort into cell 1"},
       {"segfault", "the cell's process was killed by signal 11 (Segmentation fault)"},
       {"kill", "killed by signal 9 (Killed), as the out-of-memory killer does (see dmesg)"},
-      {"hang", "timed out after 10 s; its process was stopped"}};
+      {"hang", "timed out after 10 s; its process was stopped"},
+      // LibTorch's own out-of-memory error (a pebibyte asked of the CPU allocator) fails the
+      // cell through the same path as any error it throws, with its first line as the reason.
+      {"oom", "you tried to allocate 1125899906842624 bytes"}};
   for (const auto& [fault, reason] : faults) {
     const std::string out = dir.file(std::string("out-") + fault);
     // The test hook makes the cell with seed 2 fail as a crash or a deadlock in a library would.

@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "workloads/prefetch.hpp"
+
 namespace crossover {
 namespace {
 
@@ -10,6 +12,15 @@ std::int64_t steps(std::int64_t rows, std::int64_t batch) { return (rows + batch
 torch::Tensor move(const torch::Tensor& t, const torch::Device& device, bool pinned) {
   if (t.device() == device) return t;
   return t.to(device, /*non_blocking=*/pinned);
+}
+
+// Rows `index` of `from`, in a page-locked tensor from LibTorch's caching host allocator.
+torch::Tensor gather_pinned(const torch::Tensor& from, const torch::Tensor& index) {
+  std::vector<std::int64_t> sizes = from.sizes().vec();
+  sizes[0] = index.size(0);
+  torch::Tensor out = torch::empty(sizes, from.options().pinned_memory(true));
+  torch::index_select_out(out, from, 0, index);
+  return out;
 }
 
 // What both sources share: the device, pinning, the split's size and the batch size.
@@ -67,11 +78,15 @@ class TensorBatches : public BatchSourceBase {
       y = y_;
     } else {
       const torch::Tensor index = order_.slice(0, next_, std::min(next_ + batch_, rows_));
-      x = x_.index_select(0, index);
-      y = y_.index_select(0, index);
-      if (pin_ && x.device() != device_) {
-        x = x.pin_memory();
-        y = y.pin_memory();
+      if (pin_ && x_.device() != device_) {
+        // Gathered straight into page-locked memory: one copy, not a pageable gather and then a
+        // pinning copy. LibTorch's caching host allocator hands the same blocks out again once
+        // the non_blocking copies that read them have finished, so nothing is allocated per batch.
+        x = gather_pinned(x_, index);
+        y = gather_pinned(y_, index);
+      } else {
+        x = x_.index_select(0, index);
+        y = y_.index_select(0, index);
       }
     }
     next_ += batch_;
@@ -116,14 +131,19 @@ class LoaderBatches : public BatchSourceBase {
             .workers(static_cast<std::size_t>(path.num_workers)));
   }
 
-  void start_epoch() override { iterator_.emplace(loader_->begin()); }
+  void start_epoch() override {
+    pinned_.reset();  // its thread reads the old iterator: stop it first
+    iterator_.emplace(loader_->begin());
+    // Pinning runs on a thread of its own, two batches ahead, as in PyTorch's DataLoader: the
+    // training thread only issues the non_blocking copies.
+    if (pin_) pinned_ = std::make_unique<Prefetcher<Batch>>([this] { return take(true); }, 2);
+  }
 
   bool next(torch::Tensor& x, torch::Tensor& y) override {
-    if (!iterator_ || *iterator_ == loader_->end()) return false;
-    torch::data::Example<> batch = **iterator_;
-    ++*iterator_;
-    x = pin_ ? batch.data.pin_memory() : batch.data;
-    y = pin_ ? batch.target.pin_memory() : batch.target;
+    std::optional<Batch> batch = pinned_ ? pinned_->pop() : take(false);
+    if (!batch) return false;
+    x = std::move(batch->first);
+    y = std::move(batch->second);
     return true;
   }
 
@@ -131,8 +151,20 @@ class LoaderBatches : public BatchSourceBase {
   using Loader = torch::data::StatelessDataLoader<
       torch::data::datasets::MapDataset<SampleDataset, torch::data::transforms::Stack<>>,
       torch::data::samplers::RandomSampler>;
+  using Batch = std::pair<torch::Tensor, torch::Tensor>;
+
+  // The loader's next batch, page-locked when `pin`; std::nullopt at the end of the epoch.
+  std::optional<Batch> take(bool pin) {
+    if (!iterator_ || *iterator_ == loader_->end()) return std::nullopt;
+    torch::data::Example<> batch = **iterator_;
+    ++*iterator_;
+    if (pin) return Batch(batch.data.pin_memory(), batch.target.pin_memory());
+    return Batch(std::move(batch.data), std::move(batch.target));
+  }
+
   std::unique_ptr<Loader> loader_;
   std::optional<torch::data::Iterator<Loader::BatchType>> iterator_;
+  std::unique_ptr<Prefetcher<Batch>> pinned_;  // after iterator_: stopped before it goes
 };
 
 }  // namespace

@@ -6,7 +6,10 @@
 //    sample as it is fetched, `num_workers` worker threads (LibTorch's workers are threads, not
 //    processes as in Python), batches collated per step — what the seeds' Python code does.
 // With `pin_memory`, host batches are staged in page-locked memory and copied with
-// non_blocking=true (LibTorch's DataLoader has no such option). Pinning needs CUDA.
+// non_blocking=true (LibTorch's DataLoader has no such option): the tensor loader gathers each
+// batch straight into page-locked memory; the DataLoader's batches are pinned on a thread of their
+// own, two batches ahead, as PyTorch's pin-memory thread does. Blocks come from LibTorch's caching
+// host allocator, reused once the copies that read them have finished. Pinning needs CUDA.
 
 #include <memory>
 #include <string>

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: builds crossover against a CUDA LibTorch, runs the whole test
+# suite (every *_CUDA test must run, none may skip), then configs/gpu-smoke.json with default
+# settings, and ends with one verdict line, "gpu-check: PASS ..." or "gpu-check: FAIL: ...".
+#   LIBTORCH=DIR     the LibTorch to build against (default: python3's torch)
+#   DEPS_PREFIX=DIR  Debian packages unpacked with dpkg -x (default: .gpu-deps/root, unpacked here
+#                    from the .deb files scripts/gpu-deps.sh downloaded); set it to "" where the
+#                    dependencies are installed system-wide
+#   BUILD_DIR=DIR    the build folder (default build-cuda); JOBS=N compile jobs (default: nproc)
+# The smoke run's files and every log land in $BUILD_DIR/gpu-check/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${BUILD_DIR:-$top/build-cuda}
+logs=$build/gpu-check
+problems=()
+verdict() {
+  if ((${#problems[@]} == 0)); then
+    echo "gpu-check: PASS: $*"
+    exit 0
+  fi
+  local IFS=';'
+  echo "gpu-check: FAIL: ${problems[*]}"
+  exit 1
+}
+stop() { problems+=("$1"); verdict; }
+
+command -v nvidia-smi >/dev/null && nvidia-smi -L || stop "no NVIDIA GPU (nvidia-smi)"
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+
+torch_prefix=${LIBTORCH:-}
+if [[ -z $torch_prefix ]]; then
+  torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
+    stop "no LibTorch: set LIBTORCH, or install a CUDA torch for python3"
+fi
+prefixes=$torch_prefix
+deps=${DEPS_PREFIX-$top/.gpu-deps/root}
+if [[ -n $deps ]]; then
+  if [[ ! -d $deps && -n $(ls .gpu-deps/*.deb 2>/dev/null) ]]; then
+    for deb in .gpu-deps/*.deb; do dpkg -x "$deb" "$deps"; done
+  fi
+  [[ -d $deps ]] || stop "no $deps: run scripts/gpu-deps.sh where apt works and carry .gpu-deps/"
+  prefixes="$prefixes;$deps/usr"
+  export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+mkdir -p "$logs"
+
+echo "== configure and build against $torch_prefix ($gpus GPU(s))"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefixes" \
+  -DCROSSOVER_CUDA=ON >"$logs/configure.log" 2>&1 || stop "configure failed (see $logs/configure.log)"
+grep 'crossover: LibTorch' "$logs/configure.log"
+cmake --build "$build" -j "${JOBS:-$(nproc)}" >"$logs/build.log" 2>&1 ||
+  { tail -30 "$logs/build.log"; stop "build failed (see $logs/build.log)"; }
+
+echo "== every test"
+export CROSSOVER_DATA_DIR=$top/data
+ctest --test-dir "$build" --output-on-failure -j 4 >"$logs/ctest.log" 2>&1 || problems+=("tests failed")
+tail -5 "$logs/ctest.log"
+cuda_tests=$(ctest --test-dir "$build" -N -R '_CUDA$' | grep -c 'Test *#')
+skipped_cuda=$(grep -E '_CUDA .*Skipped' "$logs/ctest.log" | sed 's/.*: //' || true)
+((cuda_tests > 0)) || problems+=("no *_CUDA test was found")
+[[ -z $skipped_cuda ]] && echo "$cuda_tests *_CUDA tests ran" ||
+  problems+=("*_CUDA tests skipped on a GPU machine: $(echo $skipped_cuda)")
+
+echo "== configs/gpu-smoke.json, default settings, cell seed 777 runs out of GPU memory on purpose"
+rm -rf "$logs/smoke"
+CROSSOVER_INJECT_FAULT=oom@777 "$build/crossover" run configs/gpu-smoke.json --out "$logs/smoke" \
+  --data-dir "$top/data" 2>&1 | tee "$logs/smoke.log" | grep -E '^\[|error|cells'
+status=${PIPESTATUS[0]}
+# One planted failure: the run exits 1, and every other cell is ok (or skipped for want of GPUs).
+((status == 1)) || problems+=("the smoke run exited $status, expected 1 (the planted cell)")
+smoke=$(python3 - "$logs/smoke" "$gpus" <<'PY'
+import json, sys
+out, gpus = sys.argv[1], int(sys.argv[2])
+results = [json.loads(line) for line in open(out + "/results.jsonl")]
+problems = []
+for r in results:
+    need = r["nproc"] if r["parallel"] == "ddp" else r["gpus"]
+    label = f'cell {r["cell"]} ({r["workload"]} {r["device"]})'
+    if r["seed"] == 777:
+        if r["status"] != "failed" or "out of memory" not in r.get("reason", ""):
+            problems.append(f'{label}: planted out-of-memory cell is {r["status"]}: {r.get("reason", "")}')
+    elif r["status"] == "skipped" and r["device"].startswith("cuda") and need > gpus:
+        pass  # more GPUs than this machine has: skipped as planned
+    elif r["status"] != "ok":
+        problems.append(f'{label}: {r["status"]}: {r.get("reason", "")}')
+pairs = json.load(open(out + "/summary.json"))["pairs"]
+paired = {p["baseline_cell"] for p in pairs}
+for r in results:
+    if r["device"] == "cpu" and r["status"] == "ok" and r["cell"] not in paired:
+        problems.append(f'cpu cell {r["cell"]} ({r["workload"]}) has no cuda pair')
+print(f'{len(results)} cells, {sum(r["status"] == "ok" for r in results)} ok, {len(pairs)} cpu/cuda pairs')
+for p in problems:
+    print("problem: " + p)
+PY
+)
+echo "$smoke"
+while IFS= read -r line; do
+  [[ $line == problem:* ]] && problems+=("${line#problem: }")
+done <<<"$smoke"
+verdict "$(grep -m1 -o '[0-9]* tests passed.*\|100% tests passed.*' "$logs/ctest.log"); smoke: $(head -1 <<<"$smoke")"
