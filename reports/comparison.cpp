@@ -126,8 +126,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
         continue;
       }
       const auto cpu = row.by_device.find("cpu");
-      const Result* baseline = cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second
-                                                                                      : nullptr;
+      const Result* baseline =
+          cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second : nullptr;
       // The winner, by the one rule of every report (compare_pair): the fastest device wins when
       // its speedup interval against the CPU lies above 1; the CPU wins when every other device's
       // lies below 1; anything else is a tie.
@@ -137,8 +137,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
       std::size_t contenders = 0;
       for (std::size_t i = 1; i < devices.size(); ++i) {
         const auto it = row.by_device.find(devices[i]);
-        const Result* other = it != row.by_device.end() && comparable(it->second) ? it->second
-                                                                                  : nullptr;
+        const Result* other =
+            it != row.by_device.end() && comparable(it->second) ? it->second : nullptr;
         if (baseline == nullptr || other == nullptr) {
           cells.push_back("-");
           cells.push_back("-");

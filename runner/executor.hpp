@@ -3,9 +3,9 @@
 // result, one that throws becomes `failed`; neither stops the sweep.
 
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <map>
-#include <exception>
 #include <string>
 #include <vector>
 

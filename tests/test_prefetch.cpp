@@ -1,20 +1,22 @@
-#include "workloads/prefetch.hpp"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <stdexcept>
 #include <vector>
 
+#include "workloads/prefetch.hpp"
+
 namespace crossover {
 namespace {
 
 TEST(Prefetcher, HandsOverEveryItemInOrderThenTheEnd) {
   int next = 0;
-  Prefetcher<int> queue([&]() -> std::optional<int> {
-    if (next == 100) return std::nullopt;
-    return next++;
-  }, 2);
+  Prefetcher<int> queue(
+      [&]() -> std::optional<int> {
+        if (next == 100) return std::nullopt;
+        return next++;
+      },
+      2);
   std::vector<int> seen;
   while (const auto item = queue.pop()) seen.push_back(*item);
   ASSERT_EQ(seen.size(), 100u);
@@ -26,10 +28,12 @@ TEST(Prefetcher, RunsAtMostCapacityItemsAhead) {
   std::atomic<int> produced{0};
   int consumed = 0;
   int most_ahead = 0;
-  Prefetcher<int> queue([&]() -> std::optional<int> {
-    if (produced == 50) return std::nullopt;
-    return produced++;
-  }, 3);
+  Prefetcher<int> queue(
+      [&]() -> std::optional<int> {
+        if (produced == 50) return std::nullopt;
+        return produced++;
+      },
+      3);
   while (queue.pop()) {
     ++consumed;
     // One item may be in the making on top of the `capacity` that wait.
@@ -43,10 +47,12 @@ TEST(Prefetcher, RunsAtMostCapacityItemsAhead) {
 
 TEST(Prefetcher, RethrowsTheProducersErrorAfterTheItemsBeforeIt) {
   int next = 0;
-  Prefetcher<int> queue([&]() -> std::optional<int> {
-    if (next == 3) throw std::runtime_error("cannot pin: out of memory");
-    return next++;
-  }, 2);
+  Prefetcher<int> queue(
+      [&]() -> std::optional<int> {
+        if (next == 3) throw std::runtime_error("cannot pin: out of memory");
+        return next++;
+      },
+      2);
   EXPECT_EQ(queue.pop(), 0);
   EXPECT_EQ(queue.pop(), 1);
   EXPECT_EQ(queue.pop(), 2);

@@ -48,10 +48,14 @@ std::vector<Result> indexed(std::vector<Result> results) {
 
 TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNoise) {
   const std::vector<Result> results = indexed({
-      made("cpu", 100, 0.001, 0.0001),   made("cuda", 100, 0.004, 0.0002),    // CPU clearly faster
-      made("cpu", 100000, 0.100, 0.004), made("cuda", 100000, 0.010, 0.001),  // GPU clearly faster
-      made("cpu", 1000, 0.010, 0.004),   made("cuda", 1000, 0.0105, 0.004),   // within the noise
-      made("cpu", 5000, 0.020, 0.001),   made("cuda", 5000, 0, 0, "skipped"),
+      made("cpu", 100, 0.001, 0.0001),
+      made("cuda", 100, 0.004, 0.0002),  // CPU clearly faster
+      made("cpu", 100000, 0.100, 0.004),
+      made("cuda", 100000, 0.010, 0.001),  // GPU clearly faster
+      made("cpu", 1000, 0.010, 0.004),
+      made("cuda", 1000, 0.0105, 0.004),  // within the noise
+      made("cpu", 5000, 0.020, 0.001),
+      made("cuda", 5000, 0, 0, "skipped"),
   });
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
@@ -70,10 +74,9 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
 TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
   // Interquartile ranges that overlap, but medians whose bootstrap interval excludes 1: the old
   // device table called this a tie while the crossover statement named the GPU.
-  const std::vector<Result> results = indexed({made("cpu", 1000, 0.010, 0.004),
-                                               made("cuda", 1000, 0.007, 0.004),
-                                               made("cpu", 2000, 0.010, 0.004),
-                                               made("cuda", 2000, 0.0098, 0.004)});
+  const std::vector<Result> results =
+      indexed({made("cpu", 1000, 0.010, 0.004), made("cuda", 1000, 0.007, 0.004),
+               made("cpu", 2000, 0.010, 0.004), made("cuda", 2000, 0.0098, 0.004)});
   ASSERT_LE(results[1].epoch_seconds_p25, results[0].epoch_seconds_p75);  // the IQRs overlap
   const auto pairs = pair_results(results, parse_compare("device=cpu:cuda"));
   ASSERT_EQ(pairs.size(), 2u);
@@ -95,8 +98,8 @@ TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
 TEST(Comparison, GuardAndStoppingRuleKeysNeverSplitAPairOrARow) {
   // CUDA cells isolate by default and CPU cells do not; a time-out or another stopping rule on
   // one side changes how the cell is run, not what it measures.
-  std::vector<Result> results = indexed({made("cpu", 1000, 0.010, 0.001),
-                                         made("cuda", 1000, 0.002, 0.0002)});
+  std::vector<Result> results =
+      indexed({made("cpu", 1000, 0.010, 0.001), made("cuda", 1000, 0.002, 0.0002)});
   results[1].cell.isolate = true;
   results[1].cell.timeout_seconds = 600;
   results[1].cell.max_repeats = 20;

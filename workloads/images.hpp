@@ -10,11 +10,10 @@
 #include <string>
 
 #include "workloads/catalog.hpp"
-#include "workloads/image_files.hpp"
 #include "workloads/data.hpp"
+#include "workloads/image_files.hpp"
 
 namespace crossover {
-
 
 /// Reads an MNIST-format directory: uint8 images [N, 1, 28, 28] and int64 labels. Throws
 /// std::runtime_error naming the file for anything malformed or inconsistent.

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "workloads/csv_table.hpp"
 #include "workloads/catalog.hpp"
+#include "workloads/csv_table.hpp"
 #include "workloads/data.hpp"
 
 namespace crossover {
