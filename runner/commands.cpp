@@ -32,7 +32,9 @@
 #include "runner/env.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
+#include "runner/output_dir.hpp"
 #include "runner/text.hpp"
+#include "runner/user_files.hpp"
 #include "workloads/catalog.hpp"
 #include "workloads/image_files.hpp"
 
@@ -256,10 +258,12 @@ Run load_run(const std::string& path) {
   run.results = read_results(file);
   const fs::path env = fs::path(file).parent_path() / "env.json";
   if (fs::exists(env)) {
-    std::ifstream in(env);
-    run.environment = nlohmann::json::parse(in, nullptr, false);
-    if (run.environment.is_discarded()) {
-      spdlog::warn("{}: not JSON; the environments are not compared", env.string());
+    try {
+      run.environment =
+          nlohmann::json::parse(read_json_text(env.string(), kMaxRecordBytes, "an env.json"));
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
+                   e.what());
       run.environment = nullptr;
     }
   }
@@ -335,8 +339,8 @@ int report_command(const ReportArgs& args) {
   nlohmann::ordered_json record;
   if (fs::exists(directory + "/env.json")) {
     try {
-      std::ifstream in(directory + "/env.json");
-      record = nlohmann::ordered_json::parse(in);
+      record = nlohmann::ordered_json::parse(
+          read_json_text(directory + "/env.json", kMaxRecordBytes, "an env.json"));
       context.environment = environment_summary(record);
       context.warnings = environment_warnings(record);
     } catch (const std::exception& e) {
@@ -494,6 +498,39 @@ int run_command(const RunArgs& args) {
   const std::string out_dir = !args.resume.empty()   ? args.resume
                               : args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp()
                                                      : args.out_dir;
+
+  // One run at a time writes into a directory, for the whole run (also when it resumes); an
+  // earlier run's files are moved aside only when asked.
+  std::optional<DirectoryLock> lock;
+  try {
+    if (args.resume.empty()) fs::create_directories(out_dir);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot write results to {}: {}", out_dir, e.what());
+    return kExitBadInput;
+  }
+  try {
+    if (fs::is_directory(out_dir)) lock.emplace(out_dir);  // a --resume of nothing fails below
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  if (args.resume.empty() && holds_run(out_dir)) {
+    if (!args.overwrite) {
+      spdlog::error(
+          "{} already holds the results of a run; nothing was overwritten. Continue it with "
+          "--resume {}, write into another --out, or add --overwrite to move its files into "
+          "{}/previous-<time>/ first",
+          out_dir, out_dir, out_dir);
+      return kExitBadInput;
+    }
+    try {
+      spdlog::info("moved the earlier run's files into {}",
+                   move_previous_run(out_dir, timestamp()));
+    } catch (const std::exception& e) {
+      spdlog::error("--overwrite: {}", e.what());
+      return kExitBadInput;
+    }
+  }
   auto record = environment_record(true);
   for (const Cell& cell : expansion.cells) {
     if (!record["datasets"].contains(cell.dataset))
@@ -510,8 +547,8 @@ int run_command(const RunArgs& args) {
     nlohmann::json before_env;
     try {
       before = read_results(args.resume + "/results.jsonl");
-      std::ifstream in(args.resume + "/env.json");
-      before_env = nlohmann::json::parse(in);
+      before_env = nlohmann::json::parse(
+          read_json_text(args.resume + "/env.json", kMaxRecordBytes, "an env.json"));
     } catch (const std::exception& e) {
       spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)",
                     args.resume, e.what());

@@ -14,6 +14,7 @@ struct RunArgs {
   bool dry_run = false;
   bool isolate = false;  ///< every cell in a child process
   std::string resume;  ///< a results directory of an earlier run of this grid: run what is missing
+  bool overwrite = false;  ///< move an earlier run's files in out_dir into previous-<time>/ first
   std::string compare = "device=cpu:cuda";  ///< AXIS=BASELINE:CONTENDER for the crossover analysis
 };
 

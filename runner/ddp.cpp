@@ -6,14 +6,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <thread>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
-#include "runner/log.hpp"
 #include "runner/grid.hpp"
+#include "runner/log.hpp"
+#include "runner/user_files.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
@@ -134,10 +136,8 @@ int worker_command(const WorkerArgs& args) {
                                     std::to_string(cells.size() - 1) + ")");
       cell = cells[static_cast<std::size_t>(args.cell_index)];
     } else {
-      std::ifstream in(args.cell_file);
-      std::string line;
-      std::getline(in, line);
-      cell = cell_from_json(nlohmann::json::parse(line));
+      cell = cell_from_json(
+          nlohmann::json::parse(read_json_text(args.cell_file, kMaxGridBytes, "a cell file")));
     }
   } catch (const std::exception& e) {
     log_error((args.grid.empty() ? args.cell_file : args.grid) + ": not a cell (" + e.what() + ")");
@@ -159,25 +159,35 @@ int worker_command(const WorkerArgs& args) {
 
   const auto timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_seconds * 1000));
   const std::string host = address != nullptr ? address : "127.0.0.1";
-  c10::intrusive_ptr<c10d::TCPStore> store;
+  // `run` starts local ranks with a file store in its private folder, so that nothing listens
+  // beyond loopback; under torchrun (across machines) rank 0 serves a TCP store at MASTER_ADDR.
+  const char* store_file = std::getenv("CROSSOVER_STORE_FILE");
+  c10::intrusive_ptr<c10d::Store> store;
   std::unique_ptr<Replicas> group;
   try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<std::uint16_t>(port);
-    store_options.isServer = rank == 0;
-    store_options.numWorkers = world;
-    store_options.timeout = timeout;
-    store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+    if (store_file != nullptr) {
+      store = c10::make_intrusive<c10d::FileStore>(store_file, world);
+      store->setTimeout(timeout);
+    } else {
+      c10d::TCPStoreOptions store_options;
+      store_options.port = static_cast<std::uint16_t>(port);
+      store_options.isServer = rank == 0;
+      store_options.numWorkers = world;
+      store_options.timeout = timeout;
+      store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+    }
     // NCCL for CUDA cells where the build has it (the CUDA seam), Gloo otherwise.
     if (is_cuda_device(cell.device) && cuda_seam::nccl_available()) {
       group = cuda_seam::nccl_replicas(store, rank, world, timeout);
     } else {
-      group = std::make_unique<GlooReplicas>(store, host == "127.0.0.1" || host == "localhost",
-                                             rank, world, timeout);
+      const bool local = store_file != nullptr || host == "127.0.0.1" || host == "localhost";
+      group = std::make_unique<GlooReplicas>(store, local, rank, world, timeout);
     }
   } catch (const std::exception& e) {
-    log_error("rank " + std::to_string(rank) + ": cannot join the process group at " + host + ":" +
-              std::to_string(port) + ": " + e.what());
+    const std::string at =
+        store_file != nullptr ? std::string(store_file) : host + ":" + std::to_string(port);
+    log_error("rank " + std::to_string(rank) + ": cannot join the process group at " + at + ": " +
+              e.what());
     return 1;
   }
   RunOptions options;

@@ -1,5 +1,7 @@
 #include "runner/grid.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include <sstream>
 
 #include "runner/text.hpp"
+#include "runner/user_files.hpp"
 
 namespace crossover {
 namespace {
@@ -212,6 +215,10 @@ Json check_settings(Validator& v, const std::string& path, const Json& object,
 }
 
 Json parse_json(const std::string& text, const std::string& file) {
+  // Nesting and duplicate keys first: the parser would keep one of two equal keys silently.
+  if (const auto problem = check_json_shape(text)) {
+    throw GridError(file, {{problem->path, problem->message}});
+  }
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -297,12 +304,13 @@ bool excluded(const Json& config, const std::vector<Json>& rules) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  if (access(path.c_str(), R_OK) != 0)
     throw GridError(path, {{"(file)", "cannot open the grid file: no such file or not readable"}});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return read_user_file(path, kMaxGridBytes, "a grid");
+  } catch (const UserFileError& e) {
+    throw GridError(path, {{"(file)", e.problem()}});
+  }
 }
 
 }  // namespace

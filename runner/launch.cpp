@@ -3,10 +3,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,23 +19,6 @@ namespace crossover {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A TCP port the kernel says is free now, for rank 0's store.
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("cannot open a socket to find a free port");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    close(fd);
-    throw std::runtime_error("cannot find a free TCP port on 127.0.0.1");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::string status_text(int status) {
   if (WIFSIGNALED(status)) {
@@ -111,7 +92,6 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
     Result request;
     request.cell = cell;
     write_text_file(work + "/cell.json", result_to_json(request).dump() + "\n");
-    const std::string port = std::to_string(free_port());
     const std::string world = std::to_string(cell.nproc);
 
     const bool ddp = cell.parallel == "ddp";
@@ -132,8 +112,10 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
           close(fd);
         }
         if (ddp) {
+          // The ranks meet through a file in this private folder, not a TCP store: nothing they
+          // start listens beyond loopback (Gloo's pairs bind to MASTER_ADDR's loopback address).
+          setenv("CROSSOVER_STORE_FILE", (work + "/store").c_str(), 1);
           setenv("MASTER_ADDR", "127.0.0.1", 1);
-          setenv("MASTER_PORT", port.c_str(), 1);
           setenv("WORLD_SIZE", world.c_str(), 1);
           setenv("RANK", std::to_string(rank).c_str(), 1);
           setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);

@@ -1,7 +1,8 @@
 #pragma once
 // Starts cells in child processes: the ranks of a ddp cell as local processes, the way torchrun
-// does: `crossover worker` once per rank with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and
-// LOCAL_RANK set. Rank 0 gathers every rank's measurements and writes the cell's result; the
+// does: `crossover worker` once per rank with MASTER_ADDR, WORLD_SIZE, RANK and LOCAL_RANK set,
+// and CROSSOVER_STORE_FILE naming the file store the ranks meet through (so nothing listens
+// beyond loopback). Rank 0 gathers every rank's measurements and writes the cell's result; the
 // launcher waits for all, and a rank that fails, is killed or hangs past the timeout ends the cell
 // as `failed` with the reason, after the other ranks are stopped.
 

@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
   run->add_option("--resume", run_args.resume,
                   "Continue an interrupted run in its directory: keep the cells already ok there "
                   "(same configuration, same environment), run the rest");
+  run->add_flag("--overwrite", run_args.overwrite,
+                "When --out already holds a run's results, move its files into "
+                "OUT/previous-<time>/ and run; without it such a directory is refused")
+      ->excludes("--resume");
   run->add_flag("--isolate", run_args.isolate,
                 "Run every cell in a child process, so that a crash or a hang costs only that "
                 "cell (the default for CUDA cells and cells with timeout_seconds)");

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "reports/report_csv.hpp"
+#include "runner/user_files.hpp"
 
 namespace crossover {
 namespace {}  // namespace
@@ -39,9 +41,9 @@ Result result_from_json(const nlohmann::json& j) {
 }
 
 std::vector<Result> read_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open the results file");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (access(path.c_str(), R_OK) != 0)
+    throw std::runtime_error(path + ": cannot open the results file");
+  const std::string text = read_user_file(path, kMaxResultsBytes, "a results file");
   std::vector<Result> results;
   std::size_t number = 0;
   for (std::size_t start = 0; start < text.size();) {
@@ -52,6 +54,9 @@ std::vector<Result> read_results(const std::string& path) {
     ++number;
     if (line.empty()) continue;
     try {
+      if (const auto problem = check_json_shape(line)) {
+        throw std::runtime_error(problem->path + ": " + problem->message);
+      }
       results.push_back(result_from_json(nlohmann::json::parse(line)));
     } catch (const std::exception& e) {
       // A last line without its newline was cut off mid-write (a crash, a power loss): every

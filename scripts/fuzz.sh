@@ -23,15 +23,19 @@ failed=()
 for target in "${targets[@]}"; do
   corpus=$build/corpus/$target
   mkdir -p "$corpus"
-  seeds=$top/tests/fuzz/seeds/$target
+  seeds=("$top/tests/fuzz/seeds/$target")
   options=(-max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10
            -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-")
   case $target in
-    grid) seeds=$top/configs; options+=(-dict="$top/tests/fuzz/grid.dict") ;;
+    # The grid corpus starts from the real grids and from hostile shapes (20,000 nested arrays,
+    # repeated keys); inputs up to 256 KiB, so that nesting deep enough to overflow a stack fits.
+    grid) seeds=("$top/configs" "$top/tests/fuzz/seeds/grid")
+          options+=(-dict="$top/tests/fuzz/grid.dict" -max_len=262144) ;;
+    results) options+=(-max_len=262144) ;;
   esac
   log=$build/fuzz-$target.log
   echo "fuzz_$target: ${seconds}s (log: $log)"
-  if "$build/tests/fuzz/fuzz_$target" "${options[@]}" "$corpus" "$seeds" >"$log" 2>&1; then
+  if "$build/tests/fuzz/fuzz_$target" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
     grep -E "^stat::(number_of_executed_units|new_units_added|peak_rss_mb)" "$log" | sed 's/^/  /'
   else
     failed+=("$target")

@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "runner/blas.hpp"
 #include "runner/results.hpp"
@@ -686,6 +688,153 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   EXPECT_NE(o.out.find("MLP 13-16-32-16-1"), std::string::npos);
   EXPECT_NE(o.out.find("cpu"), std::string::npos);
   EXPECT_NE(o.out.find("iris: missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Cli, ARunNeverReplacesAnEarlierRunsResultsUnlessToldAndThenKeepsThem) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp"}]})");
+  const std::string out = dir.file("out");
+  const std::string run = "run " + grid + " --out " + out + " --data-dir " + testing::data_dir();
+  ASSERT_EQ(crossover(dir, run).code, 0);
+  const std::string first = slurp(out + "/results.jsonl");
+  ASSERT_FALSE(first.empty());
+  dir.write("out/notes.txt", "mine");
+
+  Outcome o = crossover(dir, run);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find(out +
+                       " already holds the results of a run; nothing was overwritten. "
+                       "Continue it with --resume " +
+                       out),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("add --overwrite to move its files into " + out + "/previous-<time>/"),
+            std::string::npos);
+  EXPECT_EQ(slurp(out + "/results.jsonl"), first);
+
+  o = crossover(dir, run + " --overwrite");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::string previous;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    if (entry.path().filename().string().rfind("previous-", 0) == 0) previous = entry.path();
+  }
+  ASSERT_FALSE(previous.empty());
+  EXPECT_EQ(slurp(previous + "/results.jsonl"), first);  // the earlier run, whole
+  for (const char* name : {"env.json", "grid.json", "report.md", "summary.json"})
+    EXPECT_TRUE(fs::exists(previous + "/" + name)) << name;
+  EXPECT_EQ(read_results(out + "/results.jsonl").size(), 1u);  // the new run
+  EXPECT_EQ(slurp(out + "/notes.txt"), "mine");                // other files stay where they are
+  EXPECT_EQ(crossover(dir, run + " --overwrite --resume " + out).code, 2);  // one or the other
+}
+
+TEST(Cli, OneRunAtATimeWritesIntoADirectoryAndADeadRunsLockDoesNotBlock) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string slow = dir.write("slow.json", R"({"name": "slow",
+    "defaults": {"epochs": 100000, "warmup_epochs": 0, "repeats": 1, "time_budget_seconds": 60},
+    "experiments": [{"workload": "iris_mlp", "settings": {"batch_size": 8}}]})");
+  const std::string quick = dir.write("quick.json", R"({"name": "quick",
+    "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp"}]})");
+  const std::string out = dir.file("out");
+  const std::string lock = out + "/.crossover.lock";
+  // The first run holds the directory; once its lock names it, a second run is refused.
+  const std::string script = std::string(CROSSOVER_BINARY) + " run " + slow + " --out " + out +
+                             " --data-dir " + testing::data_dir() + " >/dev/null 2>&1 & " +
+                             "for i in $(seq 200); do [ -s " + lock +
+                             " ] && break; sleep 0.05; done; echo $!";
+  const std::string pid_file = dir.file("pid");
+  ASSERT_EQ(std::system((script + " >" + pid_file).c_str()), 0);
+  const std::string pid = slurp(pid_file).substr(0, slurp(pid_file).find('\n'));
+  ASSERT_FALSE(pid.empty());
+  const Outcome second =
+      crossover(dir, "run " + quick + " --out " + out + " --data-dir " + testing::data_dir());
+  EXPECT_EQ(second.code, 2);
+  EXPECT_NE(second.err.find(out + " is in use by another crossover run (process " + pid + ")"),
+            std::string::npos)
+      << second.err;
+  // The holder dies without a word (as a crash or the OOM killer ends it): the lock goes with it.
+  ASSERT_EQ(std::system(("kill -KILL " + pid + "; sleep 0.2").c_str()), 0);
+  const Outcome after = crossover(
+      dir, "run " + quick + " --out " + out + " --overwrite --data-dir " + testing::data_dir());
+  EXPECT_EQ(after.code, 0) << after.err;
+  EXPECT_EQ(read_results(out + "/results.jsonl").size(), 1u);
+}
+
+// The listening TCP sockets of every process whose command line holds `marker`, as
+// "address:port" in /proc/net's hex notation.
+std::vector<std::string> listening_sockets(const std::string& marker) {
+  std::set<std::string> inodes;
+  for (const auto& proc : fs::directory_iterator("/proc")) {
+    const std::string name = proc.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = slurp(proc.path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(marker) == std::string::npos) continue;
+    std::error_code error;
+    for (const auto& fd : fs::directory_iterator(proc.path() / "fd", error)) {
+      const std::string target = fs::read_symlink(fd.path(), error).string();
+      if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+    }
+  }
+  std::vector<std::string> listening;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::istringstream lines(slurp(table));
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      if (state == "0A" && inodes.count(inode) != 0) listening.push_back(local);
+    }
+  }
+  return listening;
+}
+
+bool loopback(const std::string& hex_address) {
+  const std::string address = hex_address.substr(0, hex_address.find(':'));
+  if (address.size() == 8) return address.substr(6) == "7F";  // 127.x.x.x, little-endian
+  return address == "00000000000000000000000001000000" ||     // ::1
+         address.rfind("0000000000000000FFFF0000", 0) == 0 && address.substr(30) == "7F";
+}
+
+TEST(Cli, LocalDdpRanksListenOnLoopbackOnly) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  // The data directory's name is unique to this test: it marks this test's ranks.
+  const std::string data = dir.file("data-for-socket-test");
+  fs::create_directory_symlink(testing::data_dir(), data);
+  const std::string grid = dir.write("ddp.json", R"({"name": "ddp",
+    "defaults": {"warmup_epochs": 0, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp", "settings": {"batch_size": 8, "epochs": 400,
+                     "parallel": "ddp", "nproc": 2}}]})");
+  const std::string out = dir.file("out");
+  const std::string code = dir.file("code");
+  ASSERT_EQ(std::system(("(" + std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out +
+                         " --data-dir " + data + " >/dev/null 2>&1; echo $? >" + code + ") &")
+                            .c_str()),
+            0);
+  std::set<std::string> seen;
+  for (int i = 0; i < 3000 && !fs::exists(code); ++i) {
+    for (const auto& socket : listening_sockets("data-for-socket-test")) seen.insert(socket);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(fs::exists(code));
+  EXPECT_EQ(slurp(code), "0\n");
+  ASSERT_EQ(read_results(out + "/results.jsonl").at(0).status, "ok");
+  EXPECT_FALSE(seen.empty()) << "no listening socket of the ranks was seen: the test saw nothing";
+  for (const auto& socket : seen) EXPECT_TRUE(loopback(socket)) << "listening on " << socket;
 }
 
 }  // namespace

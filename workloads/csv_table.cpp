@@ -1,11 +1,15 @@
 #include "workloads/csv_table.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+
+#include "runner/user_files.hpp"
 
 namespace crossover {
 namespace {
@@ -47,6 +51,9 @@ bool parse_count(const std::string& text, std::size_t& value) {
 }  // namespace
 
 CsvTable read_sklearn_csv(const std::string& path, std::size_t expected_features) {
+  if (access(path.c_str(), F_OK) != 0)
+    throw std::runtime_error(path + ": cannot open (missing? run scripts/fetch-data.sh)");
+  check_regular_file(path, kMaxCsvBytes, "a CSV data set");  // before opening: a FIFO would block
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open (missing? run scripts/fetch-data.sh)");
   const auto fail = [&](std::size_t line, const std::string& what) {

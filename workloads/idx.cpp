@@ -1,10 +1,13 @@
 #include "workloads/idx.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+
+#include "runner/user_files.hpp"
 
 namespace crossover {
 namespace {
@@ -13,12 +16,14 @@ std::runtime_error error(const std::string& path, const std::string& what) {
   return std::runtime_error(path + ": " + what);
 }
 
-bool exists(const std::string& path) { return std::ifstream(path).good(); }
+// access(), not opening it: opening a FIFO would wait for a writer.
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 }  // namespace
 
 std::vector<std::uint8_t> read_file_maybe_gzip(const std::string& path) {
   if (!exists(path)) throw error(path, "missing file (run scripts/fetch-data.sh)");
+  check_regular_file(path, kMaxImageFileBytes, "an IDX file");
   gzFile file = gzopen(path.c_str(), "rb");  // reads uncompressed files transparently
   if (file == nullptr) throw error(path, "cannot open");
   std::vector<std::uint8_t> bytes;
@@ -106,8 +111,11 @@ std::string find_idx_file(const std::string& directory, const std::string& stem)
 }
 
 CifarBatch read_cifar_batch(const std::string& path) {
+  if (!exists(path))
+    throw error(path, "missing file (run scripts/fetch-data.sh --download, or see README)");
+  check_regular_file(path, kMaxImageFileBytes, "a CIFAR-10 batch");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(path, "missing file (run scripts/fetch-data.sh --download, or see README)");
+  if (!in) throw error(path, "cannot open");
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                                         std::istreambuf_iterator<char>());
   if (bytes.empty()) throw error(path, "empty file");

@@ -1,0 +1,37 @@
+#pragma once
+// The output directory of a run: one run at a time may write into it, and the files of an earlier
+// run are never replaced without being asked. No LibTorch.
+
+#include <string>
+#include <vector>
+
+namespace crossover {
+
+/// The files a run writes into its output directory.
+const std::vector<std::string>& run_files();
+
+/// True when `directory` holds files of a run (results.jsonl or env.json).
+bool holds_run(const std::string& directory);
+
+/// An exclusive lock on a run's output directory, held until it is destroyed (or the process
+/// ends, however it ends: the kernel releases it, so a dead run never blocks the next).
+class DirectoryLock {
+ public:
+  /// Takes the lock on `directory` (which must exist) through `directory/.crossover.lock`, which
+  /// records the holder's process id. Throws std::runtime_error naming the directory and the
+  /// process that holds it.
+  explicit DirectoryLock(const std::string& directory);
+  ~DirectoryLock();
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// Moves the run files in `directory` into `directory/previous-<stamp>/` (another name when that
+/// exists), keeping every other file where it is. Returns the folder; throws std::runtime_error
+/// naming what could not be moved.
+std::string move_previous_run(const std::string& directory, const std::string& stamp);
+
+}  // namespace crossover

@@ -1,0 +1,179 @@
+#include "runner/user_files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
+
+namespace crossover {
+namespace {
+
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+void check_stat(const std::string& path, const struct stat& info, std::uint64_t max_bytes,
+                const std::string& what) {
+  if (!S_ISREG(info.st_mode)) {
+    throw UserFileError(
+        path, kind_of(info.st_mode) + ", not a regular file; give " + what + " as a file");
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+    throw UserFileError(path, bytes_text(static_cast<std::uint64_t>(info.st_size)) +
+                                  ", over the limit of " + bytes_text(max_bytes) + " for " + what);
+  }
+}
+
+// Follows a JSON text's structure through nlohmann's SAX parser, which keeps its own stack
+// instead of recursing. Stops at the first problem.
+class ShapeCheck {
+ public:
+  using Json = nlohmann::json;
+  explicit ShapeCheck(int max_depth) : max_depth_(max_depth) {}
+
+  bool null() { return value(); }
+  bool boolean(bool) { return value(); }
+  bool number_integer(Json::number_integer_t) { return value(); }
+  bool number_unsigned(Json::number_unsigned_t) { return value(); }
+  bool number_float(Json::number_float_t, const std::string&) { return value(); }
+  bool string(std::string&) { return value(); }
+  bool binary(Json::binary_t&) { return value(); }
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& key) {
+    Frame& frame = stack_.back();
+    frame.key = key;
+    if (!frame.keys.insert(key).second) {
+      problem_ = {path(), "the key \"" + key +
+                              "\" is given twice in one object; JSON keeps only one of them, so "
+                              "remove or merge the other"};
+      return false;
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;  // the parser that follows reports syntax with its line and column
+  }
+
+  const std::optional<JsonShapeProblem>& problem() const { return problem_; }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::string key;             // the current key, in an object
+    std::size_t index = 0;       // the current element, in an array
+    std::set<std::string> keys;  // the keys seen, in an object
+  };
+
+  // The JSON path of the value being read: "experiments[1].grid.batch_size".
+  std::string path() const {
+    std::string out;
+    for (const Frame& frame : stack_) {
+      if (frame.object) {
+        out += (out.empty() ? "" : ".") + frame.key;
+      } else {
+        out += "[" + std::to_string(frame.index) + "]";
+      }
+    }
+    return out.empty() ? "(document)" : out;
+  }
+
+  bool value() {
+    if (!stack_.empty() && !stack_.back().object) ++stack_.back().index;
+    return true;
+  }
+  bool open(bool object) {
+    if (static_cast<int>(stack_.size()) >= max_depth_) {
+      problem_ = {path(), "arrays and objects nested more than " + std::to_string(max_depth_) +
+                              " deep, the limit; no crossover file needs more than a few"};
+      return false;
+    }
+    stack_.push_back({object, "", 0, {}});
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return value();
+  }
+
+  int max_depth_;
+  std::vector<Frame> stack_;
+  std::optional<JsonShapeProblem> problem_;
+};
+
+}  // namespace
+
+std::string bytes_text(std::uint64_t bytes) {
+  if (bytes >= 1024 * kMiB && bytes % (1024 * kMiB) == 0)
+    return std::to_string(bytes / (1024 * kMiB)) + " GiB";
+  if (bytes >= kMiB && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
+  }
+  check_stat(path, info, max_bytes, what);
+}
+
+std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
+  std::string text;
+  try {
+    struct stat info {};
+    if (fstat(fd, &info) != 0) {
+      throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
+    }
+    check_stat(path, info, max_bytes, what);
+    text.resize(static_cast<std::size_t>(info.st_size));
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = read(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
+      if (n == 0) break;  // it shrank while being read: take what is there
+      done += static_cast<std::size_t>(n);
+    }
+    text.resize(done);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  close(fd);
+  return text;
+}
+
+std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what) {
+  std::string text = read_user_file(path, max_bytes, what);
+  if (const auto problem = check_json_shape(text)) {
+    throw UserFileError(path, problem->path + ": " + problem->message);
+  }
+  return text;
+}
+
+std::optional<JsonShapeProblem> check_json_shape(const std::string& text, int max_depth) {
+  ShapeCheck check(max_depth);
+  nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json,
+                            /*strict=*/false);
+  return check.problem();
+}
+
+}  // namespace crossover

@@ -1,0 +1,64 @@
+#pragma once
+// Reading files that users hand in (grids, results, environment records, cells, data sets) safely:
+// only regular files, only up to a stated size, and JSON only up to a stated nesting depth and
+// without a key given twice. A directory, a FIFO, /dev/zero or a file of 100,000 nested arrays
+// becomes an error naming the limit, never a hang, a runaway allocation or a stack overflow.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace crossover {
+
+inline constexpr std::uint64_t kMiB = 1024 * 1024;
+inline constexpr std::uint64_t kMaxGridBytes = 16 * kMiB;         ///< a grid, or one cell.json
+inline constexpr std::uint64_t kMaxRecordBytes = 16 * kMiB;       ///< env.json
+inline constexpr std::uint64_t kMaxResultsBytes = 1024 * kMiB;    ///< results.jsonl
+inline constexpr std::uint64_t kMaxCsvBytes = 256 * kMiB;         ///< a tabular data set
+inline constexpr std::uint64_t kMaxImageFileBytes = 4096 * kMiB;  ///< one IDX or CIFAR-10 file
+inline constexpr int kMaxJsonDepth = 64;  ///< arrays and objects inside each other
+
+/// A user file that is not what it must be; what() is "FILE: PROBLEM", the problem naming the
+/// limit.
+class UserFileError : public std::runtime_error {
+ public:
+  UserFileError(const std::string& file, const std::string& problem)
+      : std::runtime_error(file + ": " + problem), problem_(problem) {}
+  /// The message without the file's name.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string problem_;
+};
+
+/// "1 GiB", "16 MiB", "512 bytes".
+std::string bytes_text(std::uint64_t bytes);
+
+/// Throws UserFileError unless `path` is a regular file of at most `max_bytes`; `what` names it in
+/// the message ("the grid file"). Never opens it, so a FIFO cannot block.
+void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what);
+
+/// The whole of a regular file of at most `max_bytes`. Throws UserFileError for a file that is
+/// missing, unreadable, not a regular file (directory, FIFO, device), or larger than the limit.
+std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what);
+
+/// A problem in the shape of a JSON text, at a JSON path ("experiments[0].grid").
+struct JsonShapeProblem {
+  std::string path;
+  std::string message;
+};
+
+/// read_user_file, then check_json_shape: the text of a JSON file, ready to parse. A shape problem
+/// is a UserFileError "FILE: JSON-PATH: message".
+std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what);
+
+/// Checks JSON text before it is parsed: nesting deeper than `max_depth` and any key given twice
+/// in one object. Syntax errors are left to the parser (nothing is reported for them here).
+/// Works without recursion, so it is safe on any input.
+std::optional<JsonShapeProblem> check_json_shape(const std::string& text,
+                                                 int max_depth = kMaxJsonDepth);
+
+}  // namespace crossover
