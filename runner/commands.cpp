@@ -285,6 +285,14 @@ std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
   }
   if (!fs::is_regular_file(args.rerun))
     throw std::invalid_argument("--rerun: grid " + args.rerun + " does not exist");
+  // The rounds' runs never replace an earlier comparison's (each would refuse its --out).
+  for (const char* side : sides) {
+    const std::string first = out_dir + "/" + side + "/round-1";
+    if (holds_run(first)) {
+      throw std::invalid_argument(out_dir + " already holds the runs of a comparison (" + first +
+                                  "); give another --out");
+    }
+  }
   Run runs[2];
   for (int round = 1; round <= args.rounds; ++round) {
     for (int k = 0; k < 2; ++k) {

@@ -470,6 +470,15 @@ TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
   EXPECT_EQ(verdict["cells"][0]["candidate_samples"], 20);
   EXPECT_EQ(verdict["cells"][0]["baseline_runs"], 2);
   EXPECT_TRUE(fs::exists(out + "/compare.md"));
+  // The same comparison into the same --out again: refused before any round replaces a run.
+  const std::string first = slurp(out + "/baseline/round-1/results.jsonl");
+  const Outcome again = crossover(
+      dir, std::string("compare ") + CROSSOVER_BINARY + " " + CROSSOVER_BINARY + " --rerun " +
+               grid + " --rounds 2 --out " + out + " --data-dir " + testing::data_dir());
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find(out + " already holds the runs of a comparison"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(slurp(out + "/baseline/round-1/results.jsonl"), first);
 }
 
 TEST(Cli, DdpWithGlooTrainsLikeOneProcessOnTheGlobalBatch) {
