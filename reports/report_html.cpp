@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/scaling.hpp"
 #include "runner/text.hpp"
@@ -39,6 +40,15 @@ std::string num(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f", value);
   return buffer;
+}
+
+// An axis value as the crossover statements write it: "19,098", "0.5".
+std::string axis_text(double value) {
+  if (value < 1000) return format_number(value);
+  std::string digits = std::to_string(static_cast<long long>(std::llround(value)));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
 }
 
 const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
@@ -85,6 +95,14 @@ struct Plot {
       for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
         if (p >= lo * 0.9999) out.push_back(p);
       }
+      if (out.size() < 3) {  // less than two decades: 1, 2, 5 of each
+        out.clear();
+        for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
+          for (double m : {1.0, 2.0, 5.0}) {
+            if (p * m >= lo * 0.9999 && p * m <= hi * 1.0001) out.push_back(p * m);
+          }
+        }
+      }
       if (out.size() < 2) out = {lo, hi};
     } else {
       for (int i = 0; i <= 4; ++i) out.push_back(lo + (hi - lo) * i / 4.0);
@@ -98,9 +116,8 @@ std::string svg_open(const std::string& label) {
          "' viewBox='0 0 640 320' width='640' height='320' xmlns='http://www.w3.org/2000/svg'>";
 }
 
-// Speedup along the crossover axis: the interval band, the points, y = 1, the crossing.
-std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
-                          const CompareSpec& spec) {
+// The pairs behind a crossover, in the order of its values.
+std::vector<const Pair*> crossover_points(const Crossover& c, const std::vector<Pair>& pairs) {
   std::vector<const Pair*> points;
   for (std::size_t i = 0; i + 1 < c.cells.size(); i += 2) {
     for (const Pair& p : pairs) {
@@ -108,6 +125,91 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
         points.push_back(&p);
     }
   }
+  return points;
+}
+
+// "iris_mlp, threads=1" or "iris_mlp": a chart's subject.
+std::string subject(const Crossover& c) {
+  return c.fixed.empty() ? c.workload : c.workload + ", " + c.fixed;
+}
+
+// The picture everyone draws for "when does the GPU beat the CPU": median epoch time against the
+// swept axis on log-log scales, one line per side with its 95 % interval band, the crossing
+// marked and labelled (with its interval, from the speedup's bounds, shaded).
+std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
+                       const CompareSpec& spec) {
+  const std::vector<const Pair*> points = crossover_points(c, pairs);
+  if (points.size() < 2 || points.size() != c.values.size()) return "";
+  double y_min = points.front()->baseline->epoch_seconds, y_max = y_min;
+  for (const Pair* p : points) {
+    for (const Result* r : {p->baseline, p->contender}) {
+      y_min = std::min({y_min, r->epoch_seconds, r->epoch_seconds_ci_low > 0 ? r->epoch_seconds_ci_low
+                                                                            : r->epoch_seconds});
+      y_max = std::max({y_max, r->epoch_seconds, r->epoch_seconds_ci_high});
+    }
+  }
+  if (!(y_min > 0)) return "";
+  const bool x_log = c.values.front() > 0;
+  const Plot plot{c.values.front(), c.values.back(), y_min / 1.5, y_max * 1.5, x_log, true};
+  std::string s = svg_open("median epoch time of " + spec.baseline + " and " + spec.contender +
+                           " against " + c.axis + ", " + subject(c));
+  s += plot.axes(c.axis + (x_log ? " (log scale)" : ""), "median epoch seconds (log scale)");
+  if (c.crossing_low && c.crossing_high) {
+    const double x0 = plot.sx(*c.crossing_low), x1 = plot.sx(*c.crossing_high);
+    s += "<rect class='crossing-band' x='" + num(std::min(x0, x1)) + "' y='" + num(Plot::kTop) +
+         "' width='" + num(std::max(1.0, std::abs(x1 - x0))) + "' height='" + num(Plot::kHeight) +
+         "' fill='#d62728' fill-opacity='0.08'/>";
+  }
+  const std::string sides[2] = {spec.baseline, spec.contender};
+  for (int side = 0; side < 2; ++side) {
+    const auto at = [&](std::size_t i) { return side == 0 ? points[i]->baseline : points[i]->contender; };
+    const char* colour = kColors[side == 0 ? 0 : 4];  // blue and orange; red marks the crossing
+    std::string upper, lower, line, dots;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Result* r = at(i);
+      const double high = r->epoch_seconds_ci_high > 0 ? r->epoch_seconds_ci_high : r->epoch_seconds;
+      upper += num(plot.sx(c.values[i])) + "," + num(plot.sy(high)) + " ";
+      line += num(plot.sx(c.values[i])) + "," + num(plot.sy(r->epoch_seconds)) + " ";
+      dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" + num(plot.sy(r->epoch_seconds)) +
+              "' r='4' fill='" + colour + "'><title>" +
+              escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " +
+                     format_number(c.values[i]) + ": " + format_seconds(r->epoch_seconds) +
+                     " (cell " + std::to_string(r->cell.index) + ")") +
+              "</title></circle>";
+    }
+    for (std::size_t i = points.size(); i-- > 0;) {
+      const Result* r = at(i);
+      const double low = r->epoch_seconds_ci_low > 0 ? r->epoch_seconds_ci_low : r->epoch_seconds;
+      lower += num(plot.sx(c.values[i])) + "," + num(plot.sy(low)) + " ";
+    }
+    s += "<polygon class='band' points='" + upper + lower + "' fill='" + colour +
+         "' fill-opacity='0.18'/>";
+    s += "<polyline class='series' data-side='" + escape(sides[side]) + "' points='" + line +
+         "' fill='none' stroke='" + colour + "' stroke-width='2'/>" + dots;
+    const double y = Plot::kTop + 4 + 16 * side;
+    s += "<rect x='" + num(Plot::kLeft + 8) + "' y='" + num(y) + "' width='10' height='10' fill='" +
+         colour + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
+         escape(spec.axis + "=" + sides[side]) + "</text>";
+  }
+  if (c.crossing) {
+    const double x = plot.sx(*c.crossing);
+    s += "<line class='crossing' x1='" + num(x) + "' y1='" + num(Plot::kTop) + "' x2='" + num(x) +
+         "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#d62728' stroke-width='2'/>";
+    std::string label = "crossover ≈ " + axis_text(*c.crossing) + " " + c.axis;
+    if (c.crossing_low && c.crossing_high)
+      label += " (" + axis_text(*c.crossing_low) + "–" + axis_text(*c.crossing_high) + ")";
+    const bool right = x < Plot::kLeft + Plot::kWidth * 0.6;
+    s += "<text class='crossing-label' x='" + num(right ? x + 4 : x - 4) + "' y='" +
+         num(Plot::kTop + Plot::kHeight - 8) + "' text-anchor='" + (right ? "start" : "end") +
+         "' fill='#d62728'>" + escape(label) + "</text>";
+  }
+  return s + "</svg>";
+}
+
+// Speedup along the crossover axis: the interval band, the points, y = 1, the crossing.
+std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
+                          const CompareSpec& spec) {
+  const std::vector<const Pair*> points = crossover_points(c, pairs);
   if (points.size() < 2) return "";
   double y_min = 1.0, y_max = 1.0;
   for (const Pair* p : points) {
@@ -116,8 +218,8 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
   }
   const Plot plot{c.values.front(), c.values.back(),      y_min / 1.2,
                   y_max * 1.2,      c.values.front() > 0, y_min > 0};
-  std::string s =
-      svg_open("speedup of " + spec.contender + " over " + spec.baseline + " by " + c.axis);
+  std::string s = svg_open("speedup of " + spec.contender + " over " + spec.baseline + " against " +
+                           c.axis + ", " + subject(c));
   s += plot.axes(c.axis + (plot.x_log ? " (log scale)" : ""),
                  "speedup " + spec.baseline + " / " + spec.contender);
   std::string upper, lower;
@@ -149,45 +251,112 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
     s += "<line class='crossing' x1='" + num(x) + "' y1='" + num(Plot::kTop) + "' x2='" + num(x) +
          "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#d62728' stroke-width='2'/>";
     s += "<text x='" + num(x + 4) + "' y='" + num(Plot::kTop + 12) +
-         "' fill='#d62728'>crossover ≈ " + escape(format_number(*c.crossing)) + "</text>";
+         "' fill='#d62728'>crossover ≈ " + escape(axis_text(*c.crossing)) + "</text>";
   }
   return s + "</svg>";
 }
 
-// Median epoch time of every cell that ran, one bar each, coloured by device.
+// Median epoch time of every cell of a workload that ran, one bar each: bars grouped by their
+// configuration (named by the keys that vary, as the device table's rows are), the devices side by
+// side within a group, coloured by device.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload) {
   std::vector<const Result*> ok;
   for (const Result& r : results) {
     if (r.status == "ok" && r.cell.workload == workload) ok.push_back(&r);
   }
   if (ok.empty()) return "";
+  // Groups: the identity keys but the device, in first-seen order, named by those that vary.
+  std::vector<nlohmann::ordered_json> keys;
+  std::vector<std::size_t> group_of;
+  std::vector<std::string> devices;
+  for (const Result* r : ok) {
+    nlohmann::ordered_json key = cell_identity_json(r->cell);
+    key.erase("device");
+    key.erase("gpus");
+    const auto found = std::find(keys.begin(), keys.end(), key);
+    group_of.push_back(static_cast<std::size_t>(found - keys.begin()));
+    if (found == keys.end()) keys.push_back(key);
+    const std::string device = device_column(r->cell);
+    if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
+  }
+  // The CPU first, as in the device table, so that a device keeps its colour in every chart.
+  std::stable_sort(devices.begin(), devices.end(), [](const std::string& x, const std::string& y) {
+    return x == "cpu" && y != "cpu";
+  });
+  // Each group's name as lines, one per varying key ("batch_size=1000", "num_workers=0").
+  std::vector<std::vector<std::string>> names;
+  std::size_t lines = 1;
+  for (const auto& name : distinguishing_names(keys, "=", "\n")) {
+    std::vector<std::string> parts;
+    for (std::size_t at = name.find('\n'); at != std::string::npos;) {
+      const std::size_t next = name.find('\n', at + 1);
+      parts.push_back(name.substr(at + 1, next == std::string::npos ? next : next - at - 1));
+      at = next;
+    }
+    if (parts.empty()) parts.push_back("all cells");
+    lines = std::max(lines, parts.size());
+    names.push_back(parts);
+  }
   double y_min = ok.front()->epoch_seconds, y_max = y_min;
   for (const Result* r : ok) {
     y_min = std::min(y_min, r->epoch_seconds);
     y_max = std::max(y_max, r->epoch_seconds);
   }
-  const Plot plot{0, static_cast<double>(ok.size()), y_min / 2, y_max * 1.5, false, true};
-  std::string s = svg_open("epoch time per cell of " + workload);
-  s += plot.axes("cells (hover for the configuration)", "median epoch seconds (log scale)");
-  std::map<std::string, int> colour;
-  const double width = Plot::kWidth / static_cast<double>(ok.size());
+  const Plot plot{0, static_cast<double>(keys.size()), y_min / 2, y_max * 1.5, false, true};
+  // Room below the plot for the group names, a line per key.
+  const double height = Plot::kTop + Plot::kHeight + 16 + 13.0 * static_cast<double>(lines);
+  std::string s = "<svg class='chart' role='img' aria-label='" +
+                  escape("median epoch time per configuration of " + workload) +
+                  "' viewBox='0 0 640 " + num(height) + "' width='640' height='" + num(height) +
+                  "' xmlns='http://www.w3.org/2000/svg'>";
+  // The y axis and its labels; the x axis carries the group names instead of numbers.
+  s += "<line x1='" + num(Plot::kLeft) + "' y1='" + num(Plot::kTop + Plot::kHeight) + "' x2='" +
+       num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(Plot::kTop + Plot::kHeight) +
+       "' stroke='#444'/><line x1='" + num(Plot::kLeft) + "' y1='" + num(Plot::kTop) + "' x2='" +
+       num(Plot::kLeft) + "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#444'/>";
+  for (double v : Plot::ticks(plot.y_min, plot.y_max, true)) {
+    s += "<text x='" + num(Plot::kLeft - 6) + "' y='" + num(plot.sy(v) + 4) +
+         "' text-anchor='end'>" + escape(format_number(v)) + "</text><line x1='" +
+         num(Plot::kLeft) + "' y1='" + num(plot.sy(v)) + "' x2='" + num(Plot::kLeft + Plot::kWidth) +
+         "' y2='" + num(plot.sy(v)) + "' stroke='#eee'/>";
+  }
+  s += "<text transform='translate(14," + num(Plot::kTop + Plot::kHeight / 2) +
+       ") rotate(-90)' text-anchor='middle'>median epoch seconds (log scale)</text>";
+  const double group_width = Plot::kWidth / static_cast<double>(keys.size());
+  const double bar_width = std::max(1.0, (group_width - 6) / static_cast<double>(devices.size()));
+  // Names shrink with the room each group has (about 6 px a character at 11 px).
+  std::size_t longest = 1;
+  for (const auto& parts : names) {
+    for (const auto& part : parts) longest = std::max(longest, part.size());
+  }
+  const double font = std::clamp(group_width / (0.62 * static_cast<double>(longest)), 6.0, 11.0);
+  for (std::size_t g = 0; g < keys.size(); ++g) {
+    const double x = Plot::kLeft + g * group_width + group_width / 2;
+    s += "<text class='group' x='" + num(x) + "' y='" + num(Plot::kTop + Plot::kHeight + 14) +
+         "' text-anchor='middle' font-size='" + num(font) + "'>";
+    for (std::size_t k = 0; k < names[g].size(); ++k) {
+      s += "<tspan x='" + num(x) + "' dy='" + (k == 0 ? std::string("0") : num(font + 2)) + "'>" +
+           escape(names[g][k]) + "</tspan>";
+    }
+    s += "</text>";
+  }
   for (std::size_t i = 0; i < ok.size(); ++i) {
     const std::string device = device_column(ok[i]->cell);
-    if (!colour.count(device)) colour[device] = static_cast<int>(colour.size()) % 6;
+    const auto d = static_cast<std::size_t>(
+        std::find(devices.begin(), devices.end(), device) - devices.begin());
     const double top = plot.sy(ok[i]->epoch_seconds);
-    s += "<rect x='" + num(Plot::kLeft + i * width + 2) + "' y='" + num(top) + "' width='" +
-         num(std::max(1.0, width - 4)) + "' height='" + num(Plot::kTop + Plot::kHeight - top) +
-         "' fill='" + kColors[colour[device]] + "'><title>#" + std::to_string(ok[i]->cell.index) +
-         " " + escape(cell_label(ok[i]->cell)) + ": " +
-         escape(format_seconds(ok[i]->epoch_seconds)) + "</title></rect>";
+    const double x = Plot::kLeft + group_of[i] * group_width + 3 + d * bar_width;
+    s += "<rect class='bar' x='" + num(x) + "' y='" + num(top) + "' width='" +
+         num(std::max(1.0, bar_width - 1)) + "' height='" + num(Plot::kTop + Plot::kHeight - top) +
+         "' fill='" + kColors[d % 6] + "'><title>" + escape(join(names[group_of[i]], " ")) + ", " +
+         escape(device) + ": " + escape(format_seconds(ok[i]->epoch_seconds)) + " (cell " +
+         std::to_string(ok[i]->cell.index) + ")</title></rect>";
   }
-  int row = 0;
-  for (const auto& [device, index] : colour) {
-    const double y = Plot::kTop + 4 + 16 * row;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    const double y = Plot::kTop + 4 + 16 * d;
     s += "<rect x='" + num(Plot::kLeft + 8) + "' y='" + num(y) + "' width='10' height='10' fill='" +
-         kColors[index] + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
-         escape(device) + "</text>";
-    ++row;
+         kColors[d % 6] + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
+         escape(devices[d]) + "</text>";
   }
   return s + "</svg>";
 }
@@ -310,27 +479,52 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
                         const CompareSpec& spec, const std::vector<Pair>& pairs,
                         const std::vector<Crossover>& crossovers,
                         const std::vector<Recommendation>& recommendations) {
+  return render_html(context, results, {{spec, pairs, crossovers, recommendations}});
+}
+
+std::string render_html(const ReportContext& context, const std::vector<Result>& results,
+                        const std::vector<ComparisonFindings>& comparisons) {
   std::string s = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>crossover: " +
                   escape(context.title) + "</title><style>" + kStyle + "</style></head><body>";
   s += "<h1>crossover: " + escape(context.title) + "</h1>";
   if (!context.description.empty()) s += "<p>" + escape(context.description) + "</p>";
   for (const auto& w : context.warnings)
     s += "<p class='warning'><b>Warning:</b> " + escape(w) + "</p>";
-  s += "<h2>Crossovers: " +
-       escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
-       "</h2><ul>";
-  if (pairs.empty()) {
-    s += "<li>No pair of cells that ran differs only in " + escape(spec.axis) + ".</li>";
-  }
-  for (const Crossover& c : crossovers)
-    s += "<li><b>" + escape(c.workload) + "</b>: " + escape(c.statement) + "</li>";
-  s += "</ul>";
-  for (const Crossover& c : crossovers) s += speedup_chart(c, pairs, spec);
-  if (!recommendations.empty()) {
-    s += "<h2>Recommendations</h2><ul>";
-    for (const auto& r : recommendations)
-      s += "<li><b>" + escape(r.workload) + "</b>: " + escape(r.statement) + "</li>";
+  for (const ComparisonFindings& f : comparisons) {
+    const CompareSpec& spec = f.spec;
+    const auto& pairs = f.pairs;
+    const auto& crossovers = f.crossovers;
+    const auto& recommendations = f.recommendations;
+    s += "<h2>Crossovers: " +
+         escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
+         "</h2><ul>";
+    if (pairs.empty()) {
+      s += "<li>No pair of cells that ran differs only in " + escape(spec.axis) + ".</li>";
+    }
+    for (const Crossover& c : crossovers)
+      s += "<li><b>" + escape(c.workload) + "</b>: " + escape(c.statement) + "</li>";
     s += "</ul>";
+    const std::string versus = spec.axis + "=" + spec.baseline + " vs " + spec.contender;
+    for (const Crossover& c : crossovers) {
+      const std::string chart = time_chart(c, pairs, spec);
+      if (chart.empty()) continue;
+      s += "<h3>" + escape(subject(c) + ": time per epoch against " + c.axis + " (" + versus + ")") +
+           "</h3>" + chart;
+    }
+    for (const Crossover& c : crossovers) {
+      const std::string chart = speedup_chart(c, pairs, spec);
+      if (chart.empty()) continue;
+      s += "<h3>" + escape(subject(c) + ": speedup of " + spec.axis + "=" + spec.contender +
+                           " over " + spec.baseline + " against " + c.axis) +
+           "</h3>" + chart;
+    }
+    if (!recommendations.empty()) {
+      s += "<h2>Recommendations" +
+           (comparisons.size() > 1 ? " (" + escape(versus) + ")" : std::string()) + "</h2><ul>";
+      for (const auto& r : recommendations)
+        s += "<li><b>" + escape(r.workload) + "</b>: " + escape(r.statement) + "</li>";
+      s += "</ul>";
+    }
   }
   s += "<h2>Environment</h2><ul>";
   for (const auto& line : context.environment) s += "<li>" + escape(line) + "</li>";
@@ -342,7 +536,8 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
       workloads.push_back(r.cell.workload);
   }
   for (const auto& workload : workloads) {
-    s += "<h2>" + escape(workload) + ": epoch time per cell</h2>" + epoch_chart(results, workload);
+    s += "<h2>" + escape(workload) + ": median epoch time per configuration and device</h2>" +
+         epoch_chart(results, workload);
   }
   const std::string phases = phase_chart(results);
   if (!phases.empty()) {
@@ -376,7 +571,9 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
                    "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "reason"},
                   rows);
   std::vector<std::vector<std::string>> pair_rows;
-  for (const Pair& p : pairs) {
+  for (const ComparisonFindings& f : comparisons) {
+    const CompareSpec& spec = f.spec;
+    for (const Pair& p : f.pairs) {
     pair_rows.push_back(
         {p.baseline->cell.workload,
          "#" + std::to_string(p.baseline->cell.index) + " / #" +
@@ -385,6 +582,7 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
          p.winner == "tie"
              ? "tie"
              : spec.axis + "=" + (p.winner == "contender" ? spec.contender : spec.baseline)});
+    }
   }
   if (!pair_rows.empty()) {
     s += "<h2>Pairs</h2>" +

@@ -119,20 +119,44 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   return kExitOk;
 }
 
+// The crossover statements of one comparison as terminal lines.
+std::string crossover_text(const CompareSpec& spec, const std::vector<Crossover>& crossovers,
+                           bool paired) {
+  std::string out =
+      "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
+  for (const auto& c : crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
+  if (!paired) {
+    out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
+           " vs " + spec.contender + ")\n";
+  }
+  return out;
+}
+
 // Writes report.md, report.html, results.csv, summary.json and gbench.json for `results` into
-// `out_dir`; returns the crossover statements, for the terminal.
-std::vector<std::string> write_reports(const std::string& out_dir, ReportContext context,
-                                       const std::vector<Result>& results, const CompareSpec& spec,
-                                       const nlohmann::json& environment) {
-  const auto pairs = pair_results(results, spec);
-  const auto crossovers = find_crossovers(pairs, spec);
-  const auto recommendations = recommend(results, spec, crossovers);
-  context.analysis = render_analysis_markdown(spec, pairs, crossovers, recommendations);
+// `out_dir`, with one analysis per comparison (the first one is also the top level of
+// summary.json); returns the crossover statements, for the terminal.
+std::string write_reports(const std::string& out_dir, ReportContext context,
+                          const std::vector<Result>& results,
+                          const std::vector<CompareSpec>& specs,
+                          const nlohmann::json& environment) {
+  std::string terminal;
+  nlohmann::ordered_json summary;
+  nlohmann::ordered_json comparisons = nlohmann::ordered_json::array();
+  std::vector<ComparisonFindings> findings;
+  for (const CompareSpec& spec : specs) {
+    ComparisonFindings f{spec, pair_results(results, spec), {}, {}};
+    f.crossovers = find_crossovers(f.pairs, spec);
+    f.recommendations = recommend(results, spec, f.crossovers);
+    context.analysis += render_analysis_markdown(spec, f.pairs, f.crossovers, f.recommendations);
+    comparisons.push_back(analysis_json(spec, f.pairs, f.crossovers, f.recommendations));
+    if (findings.empty()) summary = comparisons.back();
+    terminal += crossover_text(spec, f.crossovers, !f.pairs.empty());
+    findings.push_back(std::move(f));
+  }
+  write_text_file(out_dir + "/report.html", render_html(context, results, findings));
   write_text_file(out_dir + "/report.md", render_markdown(context, results));
-  write_text_file(out_dir + "/report.html",
-                  render_html(context, results, spec, pairs, crossovers, recommendations));
   write_text_file(out_dir + "/results.csv", render_csv(results));
-  nlohmann::ordered_json summary = analysis_json(spec, pairs, crossovers, recommendations);
+  summary["comparisons"] = comparisons;
   summary["title"] = context.title;
   summary["warnings"] = context.warnings;
   summary["environment"] = context.environment;
@@ -154,13 +178,7 @@ std::vector<std::string> write_reports(const std::string& out_dir, ReportContext
   write_text_file(out_dir + "/summary.json", summary.dump(2) + "\n");
   write_text_file(out_dir + "/gbench.json",
                   render_gbench_json(results, environment).dump(2) + "\n");
-  std::vector<std::string> statements;
-  for (const auto& c : crossovers) statements.push_back(c.workload + ": " + c.statement);
-  if (pairs.empty()) {
-    statements.push_back("no pair of cells that ran differs only in " + spec.axis + " (" +
-                         spec.baseline + " vs " + spec.contender + ")");
-  }
-  return statements;
+  return terminal;
 }
 
 // Runs a program and waits for it: its exit status, 128 + the signal that ended it, or -1 when it
@@ -221,21 +239,17 @@ std::string dataset_fingerprint(const std::string& dataset, const std::string& d
 }
 
 // The comparison a --compare option names, or nothing (logged) when it is malformed.
-std::optional<CompareSpec> compare_spec(const std::string& text) {
+// The comparisons of --compare (each may be given several times); nothing when one is bad.
+std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts) {
+  std::vector<CompareSpec> specs;
   try {
-    return parse_compare(text);
+    for (const auto& text : texts) specs.push_back(parse_compare(text));
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     return std::nullopt;
   }
-}
-
-// The crossover statements as terminal lines.
-std::string crossover_text(const CompareSpec& spec, const std::vector<std::string>& statements) {
-  std::string out =
-      "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
-  for (const auto& s : statements) out += "  " + s + "\n";
-  return out;
+  if (specs.empty()) specs.push_back(CompareSpec{});
+  return specs;
 }
 
 // One side of a comparison: its results and the environment record beside them.
@@ -324,8 +338,8 @@ std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
 }  // namespace
 
 int report_command(const ReportArgs& args) {
-  const std::optional<CompareSpec> spec = compare_spec(args.compare);
-  if (!spec) return kExitBadInput;
+  const auto specs = compare_specs(args.compare);
+  if (!specs) return kExitBadInput;
   if (!fs::exists(args.results)) {
     spdlog::error("{} does not exist: give a run's directory or its results.jsonl", args.results);
     return kExitBadInput;
@@ -356,15 +370,15 @@ int report_command(const ReportArgs& args) {
                    e.what());
     }
   }
-  std::vector<std::string> statements;
+  std::string statements;
   try {
     fs::create_directories(out_dir);
-    statements = write_reports(out_dir, context, results, *spec, record);
+    statements = write_reports(out_dir, context, results, *specs, record);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << render_comparison_text(results) << crossover_text(*spec, statements);
+  std::cout << render_comparison_text(results) << statements;
   std::cout << "Reports: " << out_dir
             << "/report.md, report.html, results.csv, summary.json, gbench.json\n";
   return kExitOk;
@@ -493,8 +507,8 @@ int run_command(const RunArgs& args) {
   const auto& [grid, expansion] = *loaded;
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) return dry_run(expansion, inventory);
-  const std::optional<CompareSpec> spec = compare_spec(args.compare);
-  if (!spec) return kExitBadInput;
+  const auto specs = compare_specs(args.compare);
+  if (!specs) return kExitBadInput;
 
   // Everything that can be known to fail is checked before the first cell runs.
   if (!args.resume.empty() && !args.out_dir.empty() &&
@@ -694,15 +708,15 @@ int run_command(const RunArgs& args) {
   context.description = grid.description;
   context.environment = environment_summary(record);
   context.warnings = warnings;
-  std::vector<std::string> statements;
+  std::string statements;
   try {
-    statements = write_reports(out_dir, context, results, *spec, record);
+    statements = write_reports(out_dir, context, results, *specs, record);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     write_failed = true;
   }
 
-  std::cout << render_comparison_text(results) << crossover_text(*spec, statements);
+  std::cout << render_comparison_text(results) << statements;
   std::cout << "Reports: " << out_dir
             << "/report.md, report.html, summary.json, results.jsonl, results.csv, gbench.json, "
                "env.json\n";

@@ -3,6 +3,7 @@
 // failed, 2 bad input or usage. Results go to stdout and files; diagnostics to the log (stderr).
 
 #include <string>
+#include <vector>
 
 namespace crossover {
 
@@ -15,14 +16,15 @@ struct RunArgs {
   bool isolate = false;  ///< every cell in a child process
   std::string resume;  ///< a results directory of an earlier run of this grid: run what is missing
   bool overwrite = false;  ///< move an earlier run's files in out_dir into previous-<time>/ first
-  std::string compare = "device=cpu:cuda";  ///< AXIS=BASELINE:CONTENDER for the crossover analysis
+  /// AXIS=BASELINE:CONTENDER comparisons for the crossover analysis, each reported in turn
+  std::vector<std::string> compare = {"device=cpu:cuda"};
 };
 
 /// Arguments of `crossover report`.
 struct ReportArgs {
   std::string results;  ///< a results.jsonl file or the directory holding it
   std::string out_dir;  ///< "" = the results' directory
-  std::string compare = "device=cpu:cuda";
+  std::vector<std::string> compare = {"device=cpu:cuda"};  ///< as RunArgs::compare
 };
 
 /// Arguments of `crossover compare`.

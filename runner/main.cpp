@@ -26,7 +26,11 @@ int main(int argc, char** argv) {
                   "Results directory (default reports/<grid name>-<timestamp>)");
   run->add_option("--data-dir", run_args.data_dir, "Where the data sets are (default data)");
   run->add_option("--compare", run_args.compare,
-                  "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda)");
+                  "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "
+                  "give it again for more comparisons, e.g. --compare device=cpu:cuda --compare "
+                  "threads=1:0")
+      ->allow_extra_args(false)
+      ->take_all();
   run->add_option("--resume", run_args.resume,
                   "Continue an interrupted run in its directory: keep the cells already ok there "
                   "(same configuration, same environment), run the rest");
@@ -51,7 +55,9 @@ int main(int argc, char** argv) {
                      "Output directory (default: the results' directory)");
   report->add_option("--compare", report_args.compare,
                      "AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda (default), threads=1:0, "
-                     "loader=dataloader:tensor");
+                     "loader=dataloader:tensor; give it again for more comparisons")
+      ->allow_extra_args(false)
+      ->take_all();
 
   crossover::CompareArgs compare_args;
   CLI::App* compare = app.add_subcommand(

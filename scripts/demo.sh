@@ -9,4 +9,5 @@ scripts/build.sh crossover >/dev/null
 scripts/fetch-data.sh
 ./build/crossover env
 echo
-./build/crossover run configs/quick.json "$@"
+# Two questions: the device (the GPU, where there is one) and the threads (any machine).
+./build/crossover run configs/quick.json --compare device=cpu:cuda --compare threads=1:0 "$@"

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test through CTest; then the same tests under AddressSanitizer
-# and UndefinedBehaviorSanitizer (build-asan/), then every fuzz target for 60 seconds
-# (scripts/fuzz.sh, build-fuzz/). The tests need the real data sets (Iris accuracy is asserted on
-# the real one), so they are fetched first. Arguments go to the first ctest (e.g. -R Cli).
-#   CROSSOVER_SANITIZERS=0   skip the sanitizer build and run
-#   FUZZ_SECONDS=0           skip fuzzing (FUZZ_SECONDS=N fuzzes each target N seconds)
+# The tests. Sets up what is missing, builds (release), fetches the real data sets (Iris accuracy
+# is asserted on the real one) and runs every test through CTest: a few minutes on 2 cores.
+#   scripts/test.sh [CTEST-ARGS...]          the release suite (e.g. -R Cli)
+#   scripts/test.sh --full [CTEST-ARGS...]   then the same tests under AddressSanitizer and
+#                                            UndefinedBehaviorSanitizer (build-asan/), then every
+#                                            fuzz target for FUZZ_SECONDS (default 60; scripts/fuzz.sh,
+#                                            build-fuzz/). What CI runs (.ci/run): ~25 minutes.
+#   CROSSOVER_SANITIZERS=0 / FUZZ_SECONDS=0 skip a part of --full.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+full=0
+if [[ ${1:-} == --full ]]; then
+  full=1
+  shift
+fi
 scripts/setup.sh
 scripts/build.sh
 scripts/fetch-data.sh
 export CROSSOVER_DATA_DIR=$top/data
 export CROSSOVER_REQUIRE_REAL_DATA=1
 ctest --test-dir "${BUILD_DIR:-$top/build}" --output-on-failure -j 2 "$@"
+((full)) || exit 0
 
 if [[ ${CROSSOVER_SANITIZERS:-1} != 0 ]]; then
   echo "== the tests under ASan and UBSan (build-asan/)"

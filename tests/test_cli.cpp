@@ -848,3 +848,96 @@ TEST(Cli, LocalDdpRanksListenOnLoopbackOnly) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 3, "warmup_epochs": 0, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"],
+                                                      "threads": [1, 0]}}]})");
+  const std::string out = dir.file("out");
+  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " +
+                                       testing::data_dir() +
+                                       " --compare device=cpu:cuda --compare threads=1:0");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto device = o.out.find("Crossovers (device=cpu vs cuda):");
+  const auto threads = o.out.find("Crossovers (threads=1 vs 0):");
+  ASSERT_NE(device, std::string::npos) << o.out;
+  ASSERT_NE(threads, std::string::npos) << o.out;
+  EXPECT_LT(device, threads);  // in the order given
+  const auto summary = nlohmann::json::parse(slurp(out + "/summary.json"));
+  ASSERT_EQ(summary["comparisons"].size(), 2u);
+  EXPECT_EQ(summary["compare"]["axis"], "device");  // the first also at the top level
+  EXPECT_EQ(summary["comparisons"][1]["compare"]["axis"], "threads");
+  EXPECT_EQ(summary["comparisons"][1]["pairs"].size(), 1u);  // cpu threads=1 with threads=0
+  // report regenerates the same comparisons from the results.
+  const Outcome r = crossover(dir, "report " + out + " --compare threads=1:0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Crossovers (threads=1 vs 0):"), std::string::npos);
+  EXPECT_EQ(r.out.find("Crossovers (device=cpu vs cuda):"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// Words of a line, whatever the spacing.
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  // The README's sample: the first fenced block after "What the demo prints".
+  const std::string readme = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+  const auto intro = readme.find("What the demo prints");
+  ASSERT_NE(intro, std::string::npos);
+  const auto open = readme.find("```\n", intro) + 4;
+  const std::string sample = readme.substr(open, readme.find("```", open) - open);
+  std::istringstream sample_lines(sample);
+  std::string readme_workload, readme_header;
+  std::getline(sample_lines, readme_workload);
+  std::getline(sample_lines, readme_header);
+
+  // The demo's grid and comparisons (scripts/demo.sh), shortened to one epoch: the columns and
+  // sections do not depend on how long each cell runs.
+  auto grid = nlohmann::json::parse(slurp(std::string(CROSSOVER_SOURCE_DIR) + "/configs/quick.json"));
+  grid["defaults"] = {{"epochs", 1}, {"warmup_epochs", 0}, {"repeats", 1}, {"seed", 0}};
+  ScratchDir dir;
+  const std::string demo = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/scripts/demo.sh");
+  const std::string command = "./build/crossover run configs/quick.json";
+  const auto run = demo.find(command);
+  ASSERT_NE(run, std::string::npos);
+  const auto after = run + command.size();
+  std::string options = demo.substr(after, demo.find('\n', run) - after);
+  options = options.substr(0, options.find("\"$@\""));
+  const Outcome o = crossover(dir, "run " + dir.write("quick.json", grid.dump()) + " --out " +
+                                       dir.file("out") + " --data-dir " + testing::data_dir() +
+                                       options);
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream printed(o.out);
+  std::string workload, header;
+  std::getline(printed, workload);
+  std::getline(printed, header);
+  EXPECT_EQ(readme_workload, workload);
+  EXPECT_EQ(words(readme_header), words(header)) << "README: " << readme_header << "\nnow:    "
+                                                 << header;
+  // Every comparison section the demo prints is in the sample too.
+  for (std::size_t at = o.out.find("Crossovers ("); at != std::string::npos;
+       at = o.out.find("Crossovers (", at + 1)) {
+    const std::string section = o.out.substr(at, o.out.find('\n', at) - at);
+    EXPECT_NE(sample.find(section), std::string::npos) << section;
+  }
+}
+
+}  // namespace
+}  // namespace crossover

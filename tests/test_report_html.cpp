@@ -50,11 +50,29 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
             html.find("http://www.w3.org/2000/svg"));  // nothing loaded from elsewhere
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
-  EXPECT_EQ(count(html, "<svg"), 3u);  // speedup, epoch time per cell, phases (no multi-GPU cells)
+  // time against the axis, speedup, epoch time per configuration, phases (no multi-GPU cells)
+  EXPECT_EQ(count(html, "<svg"), 4u);
   EXPECT_NE(html.find("class='band'"), std::string::npos);
   EXPECT_NE(html.find("class='parity'"), std::string::npos);
   EXPECT_NE(html.find("class='crossing'"), std::string::npos);
-  EXPECT_NE(html.find("crossover ≈ 1000"), std::string::npos);
+  EXPECT_NE(html.find("crossover ≈ 1,000"), std::string::npos);
+  // The classic chart comes first, titled by workload and axis: a line per device.
+  const auto time_title =
+      html.find("<h3>mnist_mlp: time per epoch against batch_size (device=cpu vs cuda)</h3>");
+  const auto speedup_title =
+      html.find("<h3>mnist_mlp: speedup of device=cuda over cpu against batch_size</h3>");
+  ASSERT_NE(time_title, std::string::npos);
+  ASSERT_NE(speedup_title, std::string::npos);
+  EXPECT_LT(time_title, speedup_title);
+  EXPECT_EQ(count(html, "class='series' data-side='cpu'"), 1u);
+  EXPECT_EQ(count(html, "class='series' data-side='cuda'"), 1u);
+  EXPECT_EQ(count(html, "class='crossing'"), 2u);  // marked on both charts
+  EXPECT_NE(html.find("crossover ≈ 1,000 batch_size"), std::string::npos);
+  // Bars are named by configuration, grouped, the devices side by side; no cell numbers.
+  EXPECT_NE(html.find("<tspan x='"), std::string::npos);
+  EXPECT_NE(html.find(">batch_size=100</tspan>"), std::string::npos);
+  EXPECT_NE(html.find(">batch_size=10000</tspan>"), std::string::npos);
+  EXPECT_EQ(html.find("cells (hover for the configuration)"), std::string::npos);
   EXPECT_EQ(count(html, "class='phase'"), 5u);
   EXPECT_NE(html.find("No workload ran with more than one replica count (parallel dp or ddp)."), std::string::npos);
   EXPECT_NE(html.find("no &lt;CUDA&gt; &amp; no luck"), std::string::npos);  // escaped
