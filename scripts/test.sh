@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The tests. Sets up what is missing, builds (release), fetches the real data sets (Iris accuracy
 # is asserted on the real one) and runs every test through CTest: a few minutes on 2 cores.
-#   scripts/test.sh [CTEST-ARGS...]          the release suite (e.g. -R Cli)
-#   scripts/test.sh --full [CTEST-ARGS...]   then the same tests under AddressSanitizer and
+#   scripts/test.sh [CTEST-ARGS...]          the release suite (e.g. -R Cli), without building the
+#                                            micro-benchmarks (their end-to-end test skips)
+#   scripts/test.sh --full [CTEST-ARGS...]   everything built and run, then the same tests under
+#                                            AddressSanitizer and
 #                                            UndefinedBehaviorSanitizer (build-asan/), then every
 #                                            fuzz target for FUZZ_SECONDS (default 60; scripts/fuzz.sh,
 #                                            build-fuzz/). What CI runs (.ci/run): ~25 minutes.
@@ -16,7 +18,13 @@ if [[ ${1:-} == --full ]]; then
   shift
 fi
 scripts/setup.sh
-scripts/build.sh
+if ((full)); then
+  scripts/build.sh
+else
+  # The benchmarks (five more LibTorch units) are built and their end-to-end test run by --full.
+  scripts/build.sh crossover_tests
+  export CROSSOVER_SKIP_BENCH=1
+fi
 scripts/fetch-data.sh
 export CROSSOVER_DATA_DIR=$top/data
 export CROSSOVER_REQUIRE_REAL_DATA=1
