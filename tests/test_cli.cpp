@@ -905,3 +905,48 @@ TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {
+  // Real results of one H100 (shared/ beside the repository; absent in a bare clone).
+  const std::string run =
+      std::string(CROSSOVER_SOURCE_DIR) + "/../shared/gpu-results/a-seed001";
+  if (!fs::exists(run + "/results.jsonl")) GTEST_SKIP() << run << " is not here";
+  ScratchDir dir;
+  const Outcome o = crossover(dir, "report " + run + " --out " + dir.file("out"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto results = read_results(run + "/results.jsonl");
+  const auto summary = nlohmann::json::parse(slurp(dir.file("out/summary.json")));
+  ASSERT_GE(summary["pairs"].size(), 8u);
+  // The device tables on stdout: per workload, rows of "dataset_size ... winner".
+  std::map<std::string, std::map<std::string, std::string>> winner_of;  // workload, size
+  std::map<std::string, std::map<std::string, int>> rows_of;
+  std::istringstream lines(o.out);
+  std::string workload;
+  for (std::string line; std::getline(lines, line);) {
+    const auto w = words(line);
+    if (w.size() == 1 && line.find(' ') == std::string::npos && line[0] != '-') workload = w[0];
+    if (w.size() < 6 || w[0] == "dataset_size" || w[0].find_first_not_of("0123456789full") !=
+                                                        std::string::npos)
+      continue;
+    ++rows_of[workload][w[0]];
+    winner_of[workload][w[0]] =
+        line.find("tie (interval contains 1)") != std::string::npos ? "tie" : w.back();
+  }
+  for (const auto& pair : summary["pairs"]) {
+    const Result* cpu = nullptr;
+    for (const auto& r : results) {
+      if (r.cell.index == pair["baseline_cell"].get<std::size_t>()) cpu = &r;
+    }
+    ASSERT_NE(cpu, nullptr);
+    const std::string name = pair["workload"];
+    const std::string size = size_text(cpu->cell.dataset_size);
+    EXPECT_EQ(rows_of[name][size], 1) << name << " " << size << ": one row per pair";
+    EXPECT_EQ(winner_of[name][size], pair["winner"].get<std::string>()) << name << " " << size;
+  }
+}
+
+}  // namespace
+}  // namespace crossover
