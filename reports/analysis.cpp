@@ -60,16 +60,6 @@ double crossing_before(const std::vector<double>& x, const std::vector<double>& 
   return log_crossing(x[k - 1], y[k - 1], x[k], y[k]);
 }
 
-std::string number_text(double value) {
-  if (value >= 1000 && value == std::floor(value)) {
-    std::string digits = std::to_string(static_cast<long long>(value));
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
-      digits.insert(static_cast<std::size_t>(i), ",");
-    return digits;
-  }
-  return format_number(value);
-}
-
 std::string speedup_text(const Pair& p) {
   return format_number(p.speedup) + "x [" + format_number(p.ci.low) + ", " +
          format_number(p.ci.high) + "]";
@@ -197,7 +187,7 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       std::size_t from = members.size();
       while (from > 0 && members[from - 1]->winner == "contender") --from;
       const std::string range =
-          number_text(c.values.front()) + " to " + number_text(c.values.back());
+          format_axis_value(c.values.front()) + " to " + format_axis_value(c.values.back());
       const std::string who = spec.axis + "=" + spec.contender;
       const std::string other = spec.axis + "=" + spec.baseline;
       if (from == members.size()) {
@@ -205,7 +195,7 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
         for (const Pair* p : members) baseline_everywhere &= p->winner == "baseline";
         c.statement = baseline_everywhere
                           ? other + " wins everywhere up to " + axis + " " +
-                                number_text(c.values.back()) +
+                                format_axis_value(c.values.back()) +
                                 ": no crossover in the measured range (" + range + ")"
                           : "no crossover in the measured range of " + axis + " (" + range +
                                 "): " + who + " does not win at the largest value (" +
@@ -221,11 +211,12 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
         c.crossing_low = crossing_before(c.values, high, from);  // the upper bound crosses first
         c.crossing_high = crossing_before(c.values, low, from);
         if (*c.crossing_low > *c.crossing_high) std::swap(*c.crossing_low, *c.crossing_high);
-        c.statement =
-            who + " wins from " + axis + " " + number_text(c.values[from]) + " on (speedup " +
-            speedup_text(*members[from]) + "); the crossing lies near " + axis + " " +
-            number_text(std::round(*c.crossing)) + " (" + number_text(std::round(*c.crossing_low)) +
-            "-" + number_text(std::round(*c.crossing_high)) + ")";
+        c.statement = who + " wins from " + axis + " " + format_axis_value(c.values[from]) +
+                      " on (speedup " + speedup_text(*members[from]) +
+                      "); the crossing lies near " + axis + " " +
+                      format_axis_value(std::round(*c.crossing)) + " (" +
+                      format_axis_value(std::round(*c.crossing_low)) + "-" +
+                      format_axis_value(std::round(*c.crossing_high)) + ")";
         bool earlier_win = false;
         for (std::size_t i = 0; i + 1 < from; ++i) earlier_win |= members[i]->winner == "contender";
         if (earlier_win)

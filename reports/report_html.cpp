@@ -42,13 +42,9 @@ std::string num(double value) {
   return buffer;
 }
 
-// An axis value as the crossover statements write it: "19,098", "0.5".
+// An axis value as the crossover statements write it: "19,098" (rounded from 1,000 up), "0.5".
 std::string axis_text(double value) {
-  if (value < 1000) return format_number(value);
-  std::string digits = std::to_string(static_cast<long long>(std::llround(value)));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
-    digits.insert(static_cast<std::size_t>(i), ",");
-  return digits;
+  return format_axis_value(value >= 1000 ? std::round(value) : value);
 }
 
 const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
@@ -143,8 +139,8 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   double y_min = points.front()->baseline->epoch_seconds, y_max = y_min;
   for (const Pair* p : points) {
     for (const Result* r : {p->baseline, p->contender}) {
-      y_min = std::min({y_min, r->epoch_seconds, r->epoch_seconds_ci_low > 0 ? r->epoch_seconds_ci_low
-                                                                            : r->epoch_seconds});
+      y_min = std::min({y_min, r->epoch_seconds,
+                        r->epoch_seconds_ci_low > 0 ? r->epoch_seconds_ci_low : r->epoch_seconds});
       y_max = std::max({y_max, r->epoch_seconds, r->epoch_seconds_ci_high});
     }
   }
@@ -162,16 +158,19 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   }
   const std::string sides[2] = {spec.baseline, spec.contender};
   for (int side = 0; side < 2; ++side) {
-    const auto at = [&](std::size_t i) { return side == 0 ? points[i]->baseline : points[i]->contender; };
+    const auto at = [&](std::size_t i) {
+      return side == 0 ? points[i]->baseline : points[i]->contender;
+    };
     const char* colour = kColors[side == 0 ? 0 : 4];  // blue and orange; red marks the crossing
     std::string upper, lower, line, dots;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Result* r = at(i);
-      const double high = r->epoch_seconds_ci_high > 0 ? r->epoch_seconds_ci_high : r->epoch_seconds;
+      const double high =
+          r->epoch_seconds_ci_high > 0 ? r->epoch_seconds_ci_high : r->epoch_seconds;
       upper += num(plot.sx(c.values[i])) + "," + num(plot.sy(high)) + " ";
       line += num(plot.sx(c.values[i])) + "," + num(plot.sy(r->epoch_seconds)) + " ";
-      dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" + num(plot.sy(r->epoch_seconds)) +
-              "' r='4' fill='" + colour + "'><title>" +
+      dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" +
+              num(plot.sy(r->epoch_seconds)) + "' r='4' fill='" + colour + "'><title>" +
               escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " +
                      format_number(c.values[i]) + ": " + format_seconds(r->epoch_seconds) +
                      " (cell " + std::to_string(r->cell.index) + ")") +
@@ -277,7 +276,8 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
     group_of.push_back(static_cast<std::size_t>(found - keys.begin()));
     if (found == keys.end()) keys.push_back(key);
     const std::string device = device_column(r->cell);
-    if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
+    if (std::find(devices.begin(), devices.end(), device) == devices.end())
+      devices.push_back(device);
   }
   // The CPU first, as in the device table, so that a device keeps its colour in every chart.
   std::stable_sort(devices.begin(), devices.end(), [](const std::string& x, const std::string& y) {
@@ -317,8 +317,8 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   for (double v : Plot::ticks(plot.y_min, plot.y_max, true)) {
     s += "<text x='" + num(Plot::kLeft - 6) + "' y='" + num(plot.sy(v) + 4) +
          "' text-anchor='end'>" + escape(format_number(v)) + "</text><line x1='" +
-         num(Plot::kLeft) + "' y1='" + num(plot.sy(v)) + "' x2='" + num(Plot::kLeft + Plot::kWidth) +
-         "' y2='" + num(plot.sy(v)) + "' stroke='#eee'/>";
+         num(Plot::kLeft) + "' y1='" + num(plot.sy(v)) + "' x2='" +
+         num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(v)) + "' stroke='#eee'/>";
   }
   s += "<text transform='translate(14," + num(Plot::kTop + Plot::kHeight / 2) +
        ") rotate(-90)' text-anchor='middle'>median epoch seconds (log scale)</text>";
@@ -342,8 +342,8 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   }
   for (std::size_t i = 0; i < ok.size(); ++i) {
     const std::string device = device_column(ok[i]->cell);
-    const auto d = static_cast<std::size_t>(
-        std::find(devices.begin(), devices.end(), device) - devices.begin());
+    const auto d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), device) -
+                                            devices.begin());
     const double top = plot.sy(ok[i]->epoch_seconds);
     const double x = Plot::kLeft + group_of[i] * group_width + 3 + d * bar_width;
     s += "<rect class='bar' x='" + num(x) + "' y='" + num(top) + "' width='" +
@@ -508,14 +508,16 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
     for (const Crossover& c : crossovers) {
       const std::string chart = time_chart(c, pairs, spec);
       if (chart.empty()) continue;
-      s += "<h3>" + escape(subject(c) + ": time per epoch against " + c.axis + " (" + versus + ")") +
+      s += "<h3>" +
+           escape(subject(c) + ": time per epoch against " + c.axis + " (" + versus + ")") +
            "</h3>" + chart;
     }
     for (const Crossover& c : crossovers) {
       const std::string chart = speedup_chart(c, pairs, spec);
       if (chart.empty()) continue;
-      s += "<h3>" + escape(subject(c) + ": speedup of " + spec.axis + "=" + spec.contender +
-                           " over " + spec.baseline + " against " + c.axis) +
+      s += "<h3>" +
+           escape(subject(c) + ": speedup of " + spec.axis + "=" + spec.contender + " over " +
+                  spec.baseline + " against " + c.axis) +
            "</h3>" + chart;
     }
     if (!recommendations.empty()) {
@@ -574,14 +576,14 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   for (const ComparisonFindings& f : comparisons) {
     const CompareSpec& spec = f.spec;
     for (const Pair& p : f.pairs) {
-    pair_rows.push_back(
-        {p.baseline->cell.workload,
-         "#" + std::to_string(p.baseline->cell.index) + " / #" +
-             std::to_string(p.contender->cell.index),
-         format_number(p.speedup), format_number(p.ci.low), format_number(p.ci.high),
-         p.winner == "tie"
-             ? "tie"
-             : spec.axis + "=" + (p.winner == "contender" ? spec.contender : spec.baseline)});
+      pair_rows.push_back(
+          {p.baseline->cell.workload,
+           "#" + std::to_string(p.baseline->cell.index) + " / #" +
+               std::to_string(p.contender->cell.index),
+           format_number(p.speedup), format_number(p.ci.low), format_number(p.ci.high),
+           p.winner == "tie"
+               ? "tie"
+               : spec.axis + "=" + (p.winner == "contender" ? spec.contender : spec.baseline)});
     }
   }
   if (!pair_rows.empty()) {

@@ -69,4 +69,14 @@ std::string format_number(double value) {
   return buffer;
 }
 
+std::string format_axis_value(double value) {
+  if (value >= 1000 && value == std::floor(value)) {
+    std::string digits = std::to_string(static_cast<long long>(value));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+      digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+  }
+  return format_number(value);
+}
+
 }  // namespace crossover

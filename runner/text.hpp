@@ -18,6 +18,10 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 /// A duration for people: "850 us", "12.3 ms", "4.56 s", "2 min 05 s".
 std::string format_seconds(double seconds);
 
+/// An axis value as the crossover statements write it: a whole number from 1,000 up with thousands
+/// separators ("19,098"), anything else as format_number.
+std::string format_axis_value(double value);
+
 /// A number with three significant digits and thousands kept readable: "0.0123", "1.23e+05".
 std::string format_number(double value);
 

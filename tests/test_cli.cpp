@@ -701,12 +701,6 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   EXPECT_NE(o.out.find("iris: missing"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace crossover
-
-namespace crossover {
-namespace {
-
 TEST(Cli, ARunNeverReplacesAnEarlierRunsResultsUnlessToldAndThenKeepsThem) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
@@ -810,12 +804,6 @@ TEST(Cli, LocalDdpRanksListenOnLoopbackOnly) {
   EXPECT_GT(seen, 0u) << "no socket listened: the shim saw nothing";
 }
 
-}  // namespace
-}  // namespace crossover
-
-namespace crossover {
-namespace {
-
 TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
@@ -824,9 +812,9 @@ TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
     "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"],
                                                       "threads": [1, 0]}}]})");
   const std::string out = dir.file("out");
-  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " +
-                                       testing::data_dir() +
-                                       " --compare device=cpu:cuda --compare threads=1:0");
+  const Outcome o =
+      crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir() +
+                         " --compare device=cpu:cuda --compare threads=1:0");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto device = o.out.find("Crossovers (device=cpu vs cuda):");
   const auto threads = o.out.find("Crossovers (threads=1 vs 0):");
@@ -844,12 +832,6 @@ TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
   EXPECT_NE(r.out.find("Crossovers (threads=1 vs 0):"), std::string::npos);
   EXPECT_EQ(r.out.find("Crossovers (device=cpu vs cuda):"), std::string::npos);
 }
-
-}  // namespace
-}  // namespace crossover
-
-namespace crossover {
-namespace {
 
 // Words of a line, whatever the spacing.
 std::vector<std::string> words(const std::string& line) {
@@ -874,7 +856,8 @@ TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
 
   // The demo's grid and comparisons (scripts/demo.sh), shortened to one epoch: the columns and
   // sections do not depend on how long each cell runs.
-  auto grid = nlohmann::json::parse(slurp(std::string(CROSSOVER_SOURCE_DIR) + "/configs/quick.json"));
+  auto grid =
+      nlohmann::json::parse(slurp(std::string(CROSSOVER_SOURCE_DIR) + "/configs/quick.json"));
   grid["defaults"] = {{"epochs", 1}, {"warmup_epochs", 0}, {"repeats", 1}, {"seed", 0}};
   ScratchDir dir;
   const std::string demo = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/scripts/demo.sh");
@@ -884,17 +867,17 @@ TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
   const auto after = run + command.size();
   std::string options = demo.substr(after, demo.find('\n', run) - after);
   options = options.substr(0, options.find("\"$@\""));
-  const Outcome o = crossover(dir, "run " + dir.write("quick.json", grid.dump()) + " --out " +
-                                       dir.file("out") + " --data-dir " + testing::data_dir() +
-                                       options);
+  const Outcome o =
+      crossover(dir, "run " + dir.write("quick.json", grid.dump()) + " --out " + dir.file("out") +
+                         " --data-dir " + testing::data_dir() + options);
   ASSERT_EQ(o.code, 0) << o.err;
   std::istringstream printed(o.out);
   std::string workload, header;
   std::getline(printed, workload);
   std::getline(printed, header);
   EXPECT_EQ(readme_workload, workload);
-  EXPECT_EQ(words(readme_header), words(header)) << "README: " << readme_header << "\nnow:    "
-                                                 << header;
+  EXPECT_EQ(words(readme_header), words(header))
+      << "README: " << readme_header << "\nnow:    " << header;
   // Every comparison section the demo prints is in the sample too.
   for (std::size_t at = o.out.find("Crossovers ("); at != std::string::npos;
        at = o.out.find("Crossovers (", at + 1)) {
@@ -903,16 +886,9 @@ TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
   }
 }
 
-}  // namespace
-}  // namespace crossover
-
-namespace crossover {
-namespace {
-
 TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {
   // Real results of one H100 (shared/ beside the repository; absent in a bare clone).
-  const std::string run =
-      std::string(CROSSOVER_SOURCE_DIR) + "/../shared/gpu-results/a-seed001";
+  const std::string run = std::string(CROSSOVER_SOURCE_DIR) + "/../shared/gpu-results/a-seed001";
   if (!fs::exists(run + "/results.jsonl")) GTEST_SKIP() << run << " is not here";
   ScratchDir dir;
   const Outcome o = crossover(dir, "report " + run + " --out " + dir.file("out"));
@@ -928,8 +904,8 @@ TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {
   for (std::string line; std::getline(lines, line);) {
     const auto w = words(line);
     if (w.size() == 1 && line.find(' ') == std::string::npos && line[0] != '-') workload = w[0];
-    if (w.size() < 6 || w[0] == "dataset_size" || w[0].find_first_not_of("0123456789full") !=
-                                                        std::string::npos)
+    if (w.size() < 6 || w[0] == "dataset_size" ||
+        w[0].find_first_not_of("0123456789full") != std::string::npos)
       continue;
     ++rows_of[workload][w[0]];
     winner_of[workload][w[0]] =
