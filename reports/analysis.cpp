@@ -96,20 +96,31 @@ CompareSpec parse_compare(const std::string& text) {
 
 Interval bootstrap_speedup(const std::vector<double>& baseline,
                            const std::vector<double>& contender, std::uint64_t seed,
-                           int resamples) {
+                           int resamples, std::size_t block) {
   if (baseline.empty() || contender.empty())
     throw std::invalid_argument("bootstrap of an empty sample");
   std::mt19937_64 rng(seed);
   std::vector<double> a(baseline.size()), b(contender.size()), scratch, ratios;
   ratios.reserve(static_cast<std::size_t>(resamples));
-  std::uniform_int_distribution<std::size_t> pick_a(0, baseline.size() - 1),
-      pick_b(0, contender.size() - 1);
+  // Fills `out` with blocks of consecutive values of `from`, each starting at a random place.
+  const auto resample = [&](const std::vector<double>& from, std::vector<double>& out) {
+    const std::size_t length = std::min(std::max<std::size_t>(block, 1), from.size());
+    std::uniform_int_distribution<std::size_t> start(0, from.size() - length);
+    for (std::size_t i = 0; i < out.size();) {
+      const std::size_t s = start(rng);
+      for (std::size_t k = 0; k < length && i < out.size(); ++k) out[i++] = from[s + k];
+    }
+  };
   for (int i = 0; i < resamples; ++i) {
-    for (auto& x : a) x = baseline[pick_a(rng)];
-    for (auto& x : b) x = contender[pick_b(rng)];
+    resample(baseline, a);
+    resample(contender, b);
     ratios.push_back(median_of(a, scratch) / median_of(b, scratch));
   }
   return {quantile(ratios, 0.025), quantile(ratios, 0.975)};
+}
+
+std::size_t bootstrap_block(std::size_t n) {
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(std::cbrt(n))));
 }
 
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed) {

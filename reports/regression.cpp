@@ -156,7 +156,8 @@ std::vector<Group> group(const std::vector<Result>& results) {
   return groups;
 }
 
-void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o) {
+void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
+           const RunLevelContext& context) {
   const Result* base = b.first_ok();
   const Result* cand = c.first_ok();
   if (base == nullptr) {
@@ -200,6 +201,13 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
                format_number(o.alpha) + "; raise repeats or epochs";
     return;
   }
+  v.tested = true;
+  const bool time_metric = is_time_metric(o.metric);
+  // The change the threshold applies to, and the interval that says "no change".
+  double effective = 0.0;
+  Interval interval;
+  bool significant = false;
+  bool drift_explains = false;
   if (by_runs) {
     // Several runs per side: the run is the unit of replication, not the epoch.
     const RunLevelTest t = run_level_test(b_runs, c_runs);
@@ -207,26 +215,94 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
     v.change = t.change;
     v.change_ci = t.change_ci;
     v.p_value = t.p_value;
+    v.run_level_p = t.p_value;
+    v.net_change = v.change;
+    effective = v.change;
+    interval = v.change_ci;
+    significant = v.p_value < o.alpha;
+    v.decided_by = "run-level test";
+    v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
+                 std::to_string(c_runs.size()) + " run medians, p = " + p_text(v.p_value);
   } else {
     v.test = "mann-whitney";
+    const auto drift = context.drift(base->cell.index, cand->cell.index);
+    if (drift) v.machine = drift->machine;
     v.change = v.candidate_median / v.baseline_median - 1.0;
-    const Interval ratio = bootstrap_speedup(cs, bs, o.seed);  // median(cs) / median(bs)
+    // Consecutive epochs drift together, so the interval resamples blocks of them.
+    const Interval ratio = bootstrap_speedup(cs, bs, o.seed, 2000,
+                                             bootstrap_block(std::min(bs.size(), cs.size())));
     v.change_ci = {ratio.low - 1.0, ratio.high - 1.0};
     v.p_value = mann_whitney_p(bs, cs);
+    const bool within = v.p_value < o.alpha && (v.change_ci.low > 0.0 || v.change_ci.high < 0.0);
+    const std::string within_text = "within run p = " + p_text(v.p_value);
+    const std::string machine_text = drift ? drift_text(*drift)
+                                                   : "machine drift unknown (no reference)";
+    // The machine's drift in the metric's direction: a slower machine raises times and
+    // lowers throughput.
+    const double machine_log =
+        drift ? (time_metric ? 1.0 : -1.0) * std::log(drift->machine) : 0.0;
+    const CellCalibration* calibrated =
+        context.calibration != nullptr ? context.calibration->find(v.config) : nullptr;
+    if (calibrated != nullptr) {
+      const CellSpread& spread = calibrated->spread(o.metric);
+      const double beta = drift ? spread.beta : 0.0;
+      const double sigma = drift ? spread.sigma : spread.sigma_raw;
+      const double df = drift ? spread.degrees_of_freedom
+                                      : static_cast<double>(std::max<std::size_t>(spread.pairs, 1));
+      const double x = std::log1p(v.change) - beta * machine_log;
+      const boost::math::students_t t(df);
+      const double q = boost::math::quantile(boost::math::complement(t, 0.025));
+      v.run_level_p =
+          sigma > 0.0 ? std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(
+                                                t, std::abs(x) / sigma)))
+                      : (x == 0.0 ? 1.0 : 0.0);
+      v.net_change = std::expm1(x);
+      effective = v.net_change;
+      interval = {std::expm1(x - q * sigma), std::expm1(x + q * sigma)};
+      significant = within && v.run_level_p < o.alpha;
+      // Without within-run significance nothing more is asked; with it, the run level decides.
+      v.decided_by = within ? "run-level test" : "within-run test";
+      v.evidence = "run-level p = " + p_text(v.run_level_p) + ": " + percent(v.change) +
+                   (beta > 0.0 ? " (" + percent(v.net_change) + " net of the machine)" : "") +
+                   " against this runner's run-to-run spread of " + percent(sigma, false) +
+                   " (calibrated on " + std::to_string(spread.pairs) + " A/A pairs); " +
+                   within_text + "; " + machine_text;
+    } else {
+      effective = v.change;
+      interval = v.change_ci;
+      significant = within;
+      v.net_change = drift ? std::expm1(std::log1p(v.change) - machine_log) : v.change;
+      const bool worse_now = time_metric ? v.change > 0.0 : v.change < 0.0;
+      const bool worse_net = time_metric ? v.net_change > 0.0 : v.net_change < 0.0;
+      drift_explains = drift && significant && std::abs(v.change) >= o.threshold &&
+                       (worse_now != worse_net || std::abs(v.net_change) < o.threshold);
+      v.decided_by = drift_explains ? "reference drift" : "within-run test";
+      v.evidence = (drift_explains ? "reference drift: " + machine_text +
+                                         ", as much as the change (" + percent(v.change) +
+                                         "); " + within_text
+                                   : "within-run test only (" + within_text +
+                                         "): without a calibration the drift between runs is "
+                                         "unknown; " + machine_text);
+    }
   }
-  v.tested = true;
-  const bool significant = v.p_value < o.alpha;
-  const bool worse = is_time_metric(o.metric) ? v.change > 0.0 : v.change < 0.0;
+  const bool worse = time_metric ? effective > 0.0 : effective < 0.0;
+  // The p-value of the test that decided: with a calibration, the larger of the two.
+  const double decisive_p =
+      v.decided_by == "run-level test" ? std::max(v.p_value, v.run_level_p) : v.p_value;
   const std::string bounds = "±" + percent(o.threshold, false);
-  if (significant && std::abs(v.change) >= o.threshold) {
+  if (drift_explains) {
+    v.verdict = "inconclusive";
+    v.reason = "the machine's own change of speed explains it: " + percent(v.change) +
+               " measured, " + percent(v.net_change) + " net of the reference drift";
+  } else if (significant && std::abs(effective) >= o.threshold) {
     v.verdict = worse ? "regression" : "improvement";
     v.reason = "significant and beyond " + bounds;
   } else if (significant) {
     v.verdict = "no change";
-    v.reason = "significant (p = " + p_text(v.p_value) + ") but within " + bounds;
-  } else if (v.change_ci.low > -o.threshold && v.change_ci.high < o.threshold) {
+    v.reason = "significant (p = " + p_text(decisive_p) + ") but within " + bounds;
+  } else if (interval.low > -o.threshold && interval.high < o.threshold) {
     v.verdict = "no change";
-    v.reason = "not significant (p = " + p_text(v.p_value) + "), interval within " + bounds;
+    v.reason = "not significant (p = " + p_text(decisive_p) + "), interval within " + bounds;
   } else {
     v.verdict = "inconclusive";
     v.reason = "too noisy: not significant, and the interval reaches past " + bounds +
@@ -263,10 +339,11 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
                         bool with_verdict) {
   TextTable table;
   if (with_verdict) table.header.push_back("verdict");
-  for (const char* h : {"cell", "baseline", "candidate", "change", "95 % CI", "p", "why"})
+  for (const char* h :
+       {"cell", "baseline", "candidate", "change", "95 % CI", "p", "decided by", "why"})
     table.header.push_back(h);
   table.right_aligned.assign(table.header.size(), false);
-  for (std::size_t i = table.header.size() - 6; i < table.header.size() - 1; ++i)
+  for (std::size_t i = table.header.size() - 7; i < table.header.size() - 2; ++i)
     table.right_aligned[i] = true;
   for (const CellVerdict* v : cells) {
     std::vector<std::string> row;
@@ -278,6 +355,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
     row.push_back(measured ? percent(v->change) : "-");
     row.push_back(measured ? interval_text(v->change_ci) : "-");
     row.push_back(measured ? p_text(v->p_value) : "-");
+    row.push_back(v->decided_by.empty() ? "-" : v->decided_by);
     row.push_back(v->reason);
     table.rows.push_back(row);
   }
@@ -414,7 +492,7 @@ bool RegressionReport::fails() const {
 
 RegressionReport compare_runs(const std::vector<Result>& baseline,
                               const std::vector<Result>& candidate,
-                              const RegressionOptions& options) {
+                              const RegressionOptions& options, const RunLevelContext& context) {
   check_options(options);
   const auto base_groups = group(baseline);
   const auto cand_groups = group(candidate);
@@ -442,7 +520,7 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
     v.config = base_groups[i].config;
     v.baseline_cell = base_groups[i].results.front()->cell.index;
     v.candidate_cell = cand_groups[it->second].results.front()->cell.index;
-    judge(v, base_groups[i], cand_groups[it->second], options);
+    judge(v, base_groups[i], cand_groups[it->second], options, context);
     report.cells.push_back(std::move(v));
   }
   for (std::size_t i = 0; i < cand_groups.size(); ++i) {
@@ -451,16 +529,78 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
   std::size_t most_runs = 0;
   for (const auto& v : report.cells)
     most_runs = std::max({most_runs, v.baseline_runs, v.candidate_runs});
-  if (most_runs == 1) {
+  report.drift = context.drift();
+  if (context.calibration != nullptr) report.calibration = context.calibration->source;
+  const std::string machine =
+      report.drift ? drift_text(*report.drift) : "machine drift unknown (no reference)";
+  if (most_runs > 1) {
+    report.evidence = "several runs per side: each cell's runs are compared by their medians "
+                      "(the run-level test)";
+  } else if (context.calibration != nullptr) {
+    report.evidence = "one run per side; a regression must stand out from this runner's "
+                      "run-to-run spread, calibrated in " + context.calibration->source + "; " +
+                      machine;
+  } else {
+    report.evidence = "one run per side and no calibration: the within-run test, and the "
+                      "reference for the machine's drift; " + machine;
     report.notes.push_back(
-        "one run (process) per side: the samples show the noise within a run, not the larger "
-        "differences between processes (memory layout, neighbours on a shared machine); a CI gate "
-        "should use compare --rerun with 3 or more rounds");
+        "one run (process) per side without a calibration: the samples show the noise within a "
+        "run, not the larger differences between processes (memory layout, neighbours on a "
+        "shared machine); measure this runner once with crossover calibrate and pass "
+        "--calibration calibrate.json, or use compare --rerun with 3 or more rounds");
+  }
+  if (context.calibration != nullptr) {
+    std::size_t missing = 0;
+    for (const auto& v : report.cells)
+      missing += v.tested && v.test == "mann-whitney" && v.decided_by != "run-level test" &&
+                         context.calibration->find(v.config) == nullptr
+                     ? 1
+                     : 0;
+    if (missing > 0)
+      report.notes.push_back(std::to_string(missing) + " cell(s) are not in " +
+                             context.calibration->source +
+                             ": they were judged by the within-run test alone");
   }
   std::stable_sort(report.cells.begin(), report.cells.end(),
                    [](const CellVerdict& a, const CellVerdict& b) {
                      return severity(a.verdict) < severity(b.verdict);
                    });
+  return report;
+}
+
+std::optional<ReferenceDrift> RunLevelContext::drift(std::optional<std::size_t> baseline_cell,
+                                                     std::optional<std::size_t> candidate_cell) const {
+  if (baseline_env == nullptr || candidate_env == nullptr) return std::nullopt;
+  return reference_drift(*baseline_env, *candidate_env, baseline_cell, candidate_cell);
+}
+
+RegressionReport compare_records(const RunRecord& baseline, const RunRecord& candidate,
+                                 const RegressionOptions& options,
+                                 const Calibration* calibration) {
+  RunLevelContext context;
+  context.baseline_env = &baseline.environment;
+  context.candidate_env = &candidate.environment;
+  context.calibration = calibration;
+  RegressionReport report = compare_runs(baseline.results, candidate.results, options, context);
+  report.baseline_label = baseline.label;
+  report.candidate_label = candidate.label;
+  report.environment = environment_differences(baseline.environment, candidate.environment);
+  for (const RunRecord* run : {&baseline, &candidate}) {
+    if (run->environment.is_null())
+      report.notes.push_back(run->label + " has no env.json: the environments were not compared");
+  }
+  if (calibration != nullptr && !baseline.environment.is_null()) {
+    const auto here = runner_of(baseline.environment);
+    for (const char* key : {"host", "cpu", "logical_cores"}) {
+      if (calibration->runner.contains(key) && here.contains(key) &&
+          calibration->runner[key] != here[key]) {
+        report.notes.push_back(calibration->source + " was measured on another runner (" + key +
+                               " " + calibration->runner[key].dump() + ", here " +
+                               here[key].dump() + "): its run-to-run spread may not hold here");
+        break;
+      }
+    }
+  }
   return report;
 }
 
@@ -501,6 +641,7 @@ std::vector<EnvironmentDifference> environment_differences(const nlohmann::json&
       {"/host/os", "OS", false},
       {"/compiler", "compiler", false},
       {"/crossover_revision", "crossover revision", false},
+      {"/planted_load", "planted load (busy processes, CROSSOVER_PLANT_LOAD)", true},
   };
   for (const Field& f : fields) {
     const std::string b = text(baseline, f.pointer), c = text(candidate, f.pointer);
@@ -538,6 +679,7 @@ std::string render_regression_text(const RegressionReport& r) {
     out += std::string(d.unfair ? "WARNING environment differs: " : "environment differs: ") +
            d.what + ": " + d.baseline + " -> " + d.candidate + "\n";
   }
+  if (!r.evidence.empty()) out += "evidence: " + r.evidence + "\n";
   for (const auto& note : r.notes) out += "note: " + note + "\n";
   std::vector<const CellVerdict*> all;
   for (const auto& v : r.cells) all.push_back(&v);
@@ -552,6 +694,7 @@ std::string render_regression_markdown(const RegressionReport& r) {
   std::string out = "## crossover compare: " + headline(r) + "\n\n";
   out += "Baseline `" + r.baseline_label + "`, candidate `" + r.candidate_label + "`. " +
          settings_text(r.options) + ".\n\n";
+  if (!r.evidence.empty()) out += "**Evidence:** " + r.evidence + ".\n\n";
   if (r.unfair()) {
     out +=
         "> **Warning:** the two runs' environments differ in ways that change timings by "
@@ -620,6 +763,17 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
   }
   j["environment"] = {{"unfair", r.unfair()}, {"differences", env}};
   j["notes"] = r.notes;
+  j["evidence"] = r.evidence;
+  j["calibration"] = r.calibration;
+  if (r.drift) {
+    j["reference_drift"] = {{"machine", r.drift->machine},
+                            {"matmul", r.drift->matmul},
+                            {"step", r.drift->step},
+                            {"within_baseline", r.drift->within_baseline},
+                            {"within_candidate", r.drift->within_candidate}};
+  } else {
+    j["reference_drift"] = nullptr;
+  }
   Json cells = Json::array();
   for (const auto& v : r.cells) {
     cells.push_back({{"name", v.name},
@@ -637,6 +791,11 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                      {"change_ci", {v.change_ci.low, v.change_ci.high}},
                      {"p_value", v.p_value},
                      {"test", v.test},
+                     {"run_level_p", v.run_level_p},
+                     {"net_change", v.net_change},
+                     {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},
+                     {"decided_by", v.decided_by},
+                     {"evidence", v.evidence},
                      {"config", v.config}});
   }
   j["cells"] = cells;

@@ -5,9 +5,11 @@
 // CI job and a real slowdown rarely passes. The writers return text and do no I/O.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "reports/calibration.hpp"
 #include "runner/results.hpp"
 #include "runner/stats.hpp"
 
@@ -73,6 +75,15 @@ struct CellVerdict {
   double p_value = 1.0;
   std::string test;     ///< "mann-whitney" (samples of one run per side) or "welch-runs"
   bool tested = false;  ///< change, interval and p-value were computed
+  /// One run per side with a calibration: the p-value of the change against this runner's
+  /// run-to-run spread, and the change net of the machine's drift; 1 and `change` otherwise.
+  double run_level_p = 1.0;
+  double net_change = 0.0;
+  std::optional<double> machine;  ///< the machine's drift around this cell (reference ratio)
+  /// Which evidence decided the verdict: "within-run test", "run-level test" or "reference
+  /// drift" (empty when nothing was tested), and all of it in one line for a reviewer.
+  std::string decided_by;
+  std::string evidence;
 };
 
 /// One difference between the two runs' environments.
@@ -93,6 +104,9 @@ struct RegressionReport {
   std::vector<std::string> only_in_candidate;
   std::vector<EnvironmentDifference> environment;
   std::vector<std::string> notes;  ///< e.g. a run without env.json
+  std::optional<ReferenceDrift> drift;  ///< from the runs' references, when both have one
+  std::string calibration;              ///< the calibration file used ("" = none)
+  std::string evidence;  ///< what the verdicts rest on, in one line
 
   std::size_t count(const std::string& verdict) const;
   bool unfair() const;
@@ -101,12 +115,33 @@ struct RegressionReport {
   bool fails() const;
 };
 
-/// Matches the cells of two runs by configuration (every key but the stopping rule's:
-/// min/max_repeats, time_budget_seconds, ci_target) and judges each. Cells that occur several
-/// times in one run (rounds of `compare --rerun`, concatenated files) have their samples pooled.
+/// What a comparison of one run per side can know beyond the samples: the machine's drift
+/// between the runs (their references) and this runner's run-to-run spread (a calibration).
+struct RunLevelContext {
+  const nlohmann::json* baseline_env = nullptr;  ///< the runs' env.json records, when known
+  const nlohmann::json* candidate_env = nullptr;
+  const Calibration* calibration = nullptr;
+  /// The machine's drift between the runs, or around one cell of each.
+  std::optional<ReferenceDrift> drift(std::optional<std::size_t> baseline_cell = std::nullopt,
+                                      std::optional<std::size_t> candidate_cell = std::nullopt) const;
+};
+
+/// Matches the cells of two runs by their identity keys (cell_identity_json) and judges each.
+/// Cells that occur several times in one run (rounds of `compare --rerun`, concatenated files)
+/// have their samples pooled, and are judged by run (Welch t on the run medians). A cell with
+/// one run per side is judged on its samples (Mann-Whitney U, moving-block bootstrap interval);
+/// then a regression also needs the change to stand out from the calibrated run-to-run spread
+/// (with a calibration), and is `inconclusive` when the machine's own drift explains it.
 RegressionReport compare_runs(const std::vector<Result>& baseline,
                               const std::vector<Result>& candidate,
-                              const RegressionOptions& options);
+                              const RegressionOptions& options,
+                              const RunLevelContext& context = {});
+
+/// compare_runs on two runs with their environment records: the reference drift between them,
+/// the environment differences, and notes on what is missing.
+RegressionReport compare_records(const RunRecord& baseline, const RunRecord& candidate,
+                                 const RegressionOptions& options,
+                                 const Calibration* calibration = nullptr);
 
 /// The differences between two env.json records; null records give none. `measured` adds the
 /// matmul peaks measured at each run's start when they differ by more than 30 %.

@@ -28,11 +28,14 @@
 #include "reports/report_markdown.hpp"
 #include "reports/scaling.hpp"
 #include "reports/table.hpp"
+#include "runner/busy_load.hpp"
+#include "runner/command_support.hpp"
 #include "runner/devices.hpp"
 #include "runner/env.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
 #include "runner/output_dir.hpp"
+#include "runner/reference.hpp"
 #include "runner/text.hpp"
 #include "runner/user_files.hpp"
 #include "workloads/catalog.hpp"
@@ -42,58 +45,6 @@ namespace crossover {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int kExitOk = 0;
-constexpr int kExitRunFailed = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report Ctrl-C
-
-// The first SIGINT or SIGTERM asks the sweep to stop after the running cell; the handler is
-// installed with SA_RESETHAND, so a second one ends the process at once.
-std::atomic<int> interrupted{0};
-
-extern "C" void on_interrupt(int signal) { interrupted.store(signal); }
-
-void catch_interrupts() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  action.sa_flags = SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
-// Loads and expands a grid, logging every issue; nullopt means bad input.
-std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path) {
-  try {
-    Grid grid = load_grid(path);
-    Expansion expansion = expand_grid(grid);
-    if (expansion.cells.empty()) {
-      spdlog::error("{}: every cell is excluded; nothing to run", path);
-      return std::nullopt;
-    }
-    return std::make_pair(std::move(grid), std::move(expansion));
-  } catch (const GridError& e) {
-    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
-    for (const auto& issue : e.issues())
-      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
-    return std::nullopt;
-  }
-}
-
-std::string timestamp() {
-  const std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
-  return buffer;
-}
-
-std::string clock_text(double seconds) {
-  const auto s = static_cast<long>(seconds + 0.5);
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  return buffer;
-}
 
 int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
   TextTable table;
@@ -183,26 +134,6 @@ std::string write_reports(const std::string& out_dir, ReportContext context,
 
 // Runs a program and waits for it: its exit status, 128 + the signal that ended it, or -1 when it
 // could not start. Its stdout goes to `stdout_file` when one is given.
-int run_program(std::vector<std::string> argv, const std::string& stdout_file = "") {
-  const pid_t child = fork();
-  if (child == 0) {
-    if (!stdout_file.empty()) {
-      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
-      close(fd);
-    }
-    std::vector<char*> raw;
-    for (auto& a : argv) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    execv(raw[0], raw.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) < 0) return -1;
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 // What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
 // else "real" with the size and CRC-32 of its files. run records it per data set in env.json, so
 // that --resume runs again the cells of a data set that changed since.
@@ -252,43 +183,11 @@ std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::str
   return specs;
 }
 
-// One side of a comparison: its results and the environment record beside them.
-struct Run {
-  std::vector<Result> results;
-  nlohmann::json environment;  // null when the run has no env.json
-  std::string label;
-};
-
-// Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
-// std::runtime_error naming the file.
-Run load_run(const std::string& path) {
-  if (!fs::exists(path))
-    throw std::runtime_error(path +
-                             " does not exist: give a results.jsonl or the directory "
-                             "holding it");
-  const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
-  Run run;
-  run.label = path;
-  run.results = read_results(file);
-  const fs::path env = fs::path(file).parent_path() / "env.json";
-  if (fs::exists(env)) {
-    try {
-      run.environment =
-          nlohmann::json::parse(read_json_text(env.string(), kMaxRecordBytes, "an env.json"));
-    } catch (const std::exception& e) {
-      spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
-                   e.what());
-      run.environment = nullptr;
-    }
-  }
-  return run;
-}
-
 // Runs the baseline and the candidate binary on one grid `rounds` times, alternating which goes
 // first (AB BA AB ...), so that a slow drift of the machine weighs on both alike; each side's
 // rounds are pooled (compare_runs pools cells that occur several times). A binary that rejects
 // the grid throws std::invalid_argument; one that crashes, std::runtime_error.
-std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
+std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string& out_dir) {
   const std::string binaries[2] = {args.baseline, args.candidate};
   const char* sides[2] = {"baseline", "candidate"};
   for (int side = 0; side < 2; ++side) {
@@ -307,7 +206,7 @@ std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
                                   "); give another --out");
     }
   }
-  Run runs[2];
+  RunRecord runs[2];
   for (int round = 1; round <= args.rounds; ++round) {
     for (int k = 0; k < 2; ++k) {
       const int side = round % 2 == 1 ? k : 1 - k;
@@ -323,7 +222,7 @@ std::pair<Run, Run> rerun(const CompareArgs& args, const std::string& out_dir) {
       if (status != kExitOk && status != kExitRunFailed)
         throw std::runtime_error(binaries[side] + " run " + args.rerun + " ended with status " +
                                  std::to_string(status));
-      Run one = load_run(dir);
+      RunRecord one = load_run(dir);
       runs[side].results.insert(runs[side].results.end(), one.results.begin(), one.results.end());
       if (round == 1) runs[side].environment = one.environment;
     }
@@ -396,7 +295,7 @@ int compare_command(const CompareArgs& args) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
   }
-  Run baseline, candidate;
+  RunRecord baseline, candidate;
   std::string markdown = args.markdown, json = args.json;
   try {
     if (args.rerun.empty()) {
@@ -417,14 +316,20 @@ int compare_command(const CompareArgs& args) {
     return args.rerun.empty() ? kExitBadInput : kExitRunFailed;
   }
 
-  RegressionReport report = compare_runs(baseline.results, candidate.results, options);
-  report.baseline_label = baseline.label;
-  report.candidate_label = candidate.label;
-  report.environment = environment_differences(baseline.environment, candidate.environment);
-  for (const Run* run : {&baseline, &candidate}) {
-    if (run->environment.is_null())
-      report.notes.push_back(run->label + " has no env.json: the environments were not compared");
+  std::optional<Calibration> calibration;
+  if (!args.calibration.empty()) {
+    try {
+      calibration = calibration_from_json(
+          nlohmann::json::parse(
+              read_json_text(args.calibration, kMaxRecordBytes, "a calibrate.json")),
+          args.calibration);
+    } catch (const std::exception& e) {
+      spdlog::error("--calibration {}: {}", args.calibration, e.what());
+      return kExitBadInput;
+    }
   }
+  RegressionReport report =
+      compare_records(baseline, candidate, options, calibration ? &*calibration : nullptr);
   if (report.cells.empty()) {
     spdlog::error(
         "no cell of {} has the configuration of a cell of {}: are they runs of the same grid?",
@@ -553,7 +458,16 @@ int run_command(const RunArgs& args) {
       return kExitBadInput;
     }
   }
+  int planted_load = 0;
+  try {
+    planted_load = planted_load_from_environment();
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
   auto record = environment_record(true);
+  record["reference"]["before"] = measure_reference();
+  if (planted_load > 0) record["planted_load"] = planted_load;
   for (const Cell& cell : expansion.cells) {
     if (!record["datasets"].contains(cell.dataset))
       record["datasets"][cell.dataset] = dataset_fingerprint(cell.dataset, args.data_dir);
@@ -662,9 +576,26 @@ int run_command(const RunArgs& args) {
   options.interrupted = &interrupted;
   options.isolate = args.isolate;
   catch_interrupts();
+  if (planted_load > 0)
+    spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
+                 kPlantLoadVariable, planted_load, planted_load);
+  BusyLoad load(planted_load);
+  // The reference is timed again after every cell that ran, so that each cell has the machine's
+  // speed just before and just after it (env.json: reference.cells.<index>).
+  nlohmann::ordered_json last_reference = record["reference"]["before"];
+  const auto time_reference_after = [&](const Result& r) {
+    if (r.status != "ok" && r.status != "failed") return;
+    load.pause();
+    nlohmann::ordered_json now = measure_reference();
+    load.resume();
+    record["reference"]["cells"][std::to_string(r.cell.index)] = {{"before", last_reference},
+                                                                  {"after", now}};
+    last_reference = std::move(now);
+  };
   bool announced = false;
   std::vector<Result> results = run_cells(
       to_run, inventory, options, [&](const Result& r, std::size_t done, std::size_t total) {
+        time_reference_after(r);
         try {
           if (!write_failed) files->append(r);
         } catch (const std::exception& e) {
@@ -696,6 +627,15 @@ int run_command(const RunArgs& args) {
               "written for what finished (interrupt again to stop at once)");
         }
       });
+  load.stop();
+  // How fast the machine was after the last cell: with the first, how much it moved in the run.
+  record["reference"]["after"] = last_reference;
+  try {
+    write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    write_failed = true;
+  }
   if (!kept.empty()) {
     // The reports cover the whole grid: the kept cells and the new ones, in grid order.
     results.insert(results.end(), kept.begin(), kept.end());

@@ -41,6 +41,19 @@ struct CompareArgs {
   int rounds = 3;        ///< with `rerun`: rounds of baseline and candidate runs
   std::string out_dir;   ///< with `rerun`: where the runs go (default reports/compare-<timestamp>)
   std::string data_dir = "data";
+  std::string calibration;  ///< a calibrate.json for one-run comparisons ("" = none)
+};
+
+/// Arguments of `crossover calibrate`.
+struct CalibrateArgs {
+  std::string grid;
+  int pairs = 10;      ///< A/A pairs, and as many pairs with a planted slowdown
+  int load = 2;        ///< busy processes of the planted slowdown
+  std::string out_dir;  ///< "" = reports/calibrate-<timestamp>
+  std::string data_dir = "data";
+  double threshold_percent = 5.0;  ///< the gate's settings, as compare's
+  double alpha = 0.05;
+  std::string metric = "epoch";
 };
 
 /// Arguments of `crossover bench`.
@@ -53,6 +66,7 @@ struct BenchArgs {
 int run_command(const RunArgs& args);
 int report_command(const ReportArgs& args);
 int compare_command(const CompareArgs& args);
+int calibrate_command(const CalibrateArgs& args);
 int bench_command(const BenchArgs& args);
 int validate_command(const std::string& grid);
 int list_command(const std::string& data_dir);

@@ -104,6 +104,39 @@ int main(int argc, char** argv) {
   compare->add_option("--data-dir", compare_args.data_dir,
                       "With --rerun: where the data sets are (default data)");
 
+  compare->add_option("--calibration", compare_args.calibration,
+                      "A calibrate.json from `crossover calibrate` on this runner: with one run "
+                      "per side, a regression must also stand out from the run-to-run spread it "
+                      "measured");
+
+  crossover::CalibrateArgs calibrate_args;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate",
+      "Measure how far compare can be trusted on this runner: --pairs A/A pairs of runs of GRID "
+      "and as many with a planted slowdown (busy processes competing with the cells); writes "
+      "calibrate.json (false-alarm and detection rates, run-to-run variation per cell, the "
+      "smallest slowdown caught) for compare --calibration");
+  calibrate->add_option("grid", calibrate_args.grid, "Grid file (JSON)")->required();
+  calibrate->add_option("--pairs", calibrate_args.pairs, "Pairs of each kind (default 10)")
+      ->check(CLI::Range(3, 100));
+  calibrate
+      ->add_option("--load", calibrate_args.load,
+                   "Busy processes of the planted slowdown (default 2)")
+      ->check(CLI::Range(1, 64));
+  calibrate->add_option("--out", calibrate_args.out_dir,
+                        "Where the runs, calibrate.json and calibrate.md go (default "
+                        "reports/calibrate-<timestamp>)");
+  calibrate->add_option("--data-dir", calibrate_args.data_dir,
+                        "Where the data sets are (default data)");
+  calibrate
+      ->add_option("--threshold", calibrate_args.threshold_percent,
+                   "The gate's threshold, as compare's (default 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  calibrate->add_option("--alpha", calibrate_args.alpha, "The gate's alpha (default 0.05)");
+  calibrate
+      ->add_option("--metric", calibrate_args.metric, "epoch (default), step or throughput")
+      ->check(CLI::IsMember({"epoch", "step", "throughput"}));
+
   crossover::WorkerArgs worker_args;
   CLI::App* worker = app.add_subcommand(
       "worker",
@@ -170,6 +203,7 @@ int main(int argc, char** argv) {
   if (*run) return crossover::run_command(run_args);
   if (*report) return crossover::report_command(report_args);
   if (*compare) return crossover::compare_command(compare_args);
+  if (*calibrate) return crossover::calibrate_command(calibrate_args);
   if (*worker) return crossover::worker_command(worker_args);
   if (*validate) return crossover::validate_command(validate_grid);
   if (*list) return crossover::list_command(list_data_dir);

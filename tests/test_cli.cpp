@@ -926,3 +926,75 @@ TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Cli, CalibrateMeasuresTheGateOnThisRunnerAndCompareReadsItsFile) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("gate.json", R"({
+    "name": "small-gate",
+    "defaults": {"epochs": 4, "warmup_epochs": 1, "repeats": 1, "threads": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]
+  })");
+  const std::string out = dir.file("cal");
+  const std::string data = " --data-dir " + testing::data_dir();
+  Outcome o = crossover(dir, "calibrate " + grid + " --pairs 3 --load 1 --out " + out + data);
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("3 A/A pairs and 3 pairs with 1 busy process(es)"), std::string::npos)
+      << o.out;
+  const auto cal = nlohmann::json::parse(slurp(out + "/calibrate.json"));
+  EXPECT_EQ(cal["pairs"], 3);
+  EXPECT_EQ(cal["planted_pairs"], 3);
+  for (const char* rate : {"false_alarm_rate", "detection_rate"}) {
+    EXPECT_GE(cal[rate].get<double>(), 0.0);
+    EXPECT_LE(cal[rate].get<double>(), 1.0);
+  }
+  ASSERT_EQ(cal["cells"].size(), 1u);
+  EXPECT_EQ(cal["cells"][0]["config"]["workload"], "iris_mlp");
+  EXPECT_GT(cal["cells"][0]["epoch"]["sigma_raw"].get<double>(), 0.0);
+  EXPECT_GE(cal["cells"][0]["smallest_detectable_slowdown"].get<double>(), 0.05);
+  EXPECT_EQ(cal["pair_verdicts"].size(), 6u);
+  EXPECT_NE(slurp(out + "/calibrate.md").find("| compare --calibration calibrate.json |"),
+            std::string::npos);
+  // Every run timed the reference before and after its cells; only the loaded runs had the
+  // planted load, and their cells were slower.
+  const auto quiet = nlohmann::json::parse(slurp(out + "/planted-01/quiet/env.json"));
+  const auto loaded = nlohmann::json::parse(slurp(out + "/planted-01/loaded/env.json"));
+  for (const auto* env : {&quiet, &loaded}) {
+    EXPECT_GT((*env)["reference"]["before"]["matmul_seconds"].get<double>(), 0.0);
+    EXPECT_GT((*env)["reference"]["after"]["step_seconds"].get<double>(), 0.0);
+  }
+  EXPECT_FALSE(quiet.contains("planted_load"));
+  EXPECT_EQ(loaded["planted_load"], 1);
+
+  // compare reads the file and says what the verdicts rest on.
+  o = crossover(dir, "compare " + out + "/aa-01/first " + out + "/aa-01/second --calibration " +
+                         out + "/calibrate.json --json " + dir.file("v.json"));
+  EXPECT_TRUE(o.code == 0 || o.code == 1) << o.err;
+  EXPECT_NE(o.out.find("evidence: one run per side; a regression must stand out"),
+            std::string::npos)
+      << o.out;
+  const auto verdict = nlohmann::json::parse(slurp(dir.file("v.json")));
+  EXPECT_EQ(verdict["calibration"], out + "/calibrate.json");
+  EXPECT_FALSE(verdict["cells"][0]["decided_by"].get<std::string>().empty());
+
+  // Bad input: exit 2, naming what to fix; an existing calibration is never replaced.
+  o = crossover(dir, "calibrate " + grid + " --out " + out + data);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("already holds a calibration"), std::string::npos) << o.err;
+  EXPECT_EQ(crossover(dir, "calibrate " + grid + " --pairs 2").code, 2);
+  const std::string not_cal = dir.write("not-cal.json", R"({"grid": "x"})");
+  o = crossover(dir, "compare " + out + "/aa-01/first " + out + "/aa-01/second --calibration " +
+                         not_cal);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("not-cal.json: not a calibration"), std::string::npos) << o.err;
+  o = crossover(dir, "run " + grid + " --out " + dir.file("r") + data,
+                "CROSSOVER_PLANT_LOAD=lots");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("CROSSOVER_PLANT_LOAD must be a number"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace crossover

@@ -1,0 +1,98 @@
+#pragma once
+// What one run per side cannot show by itself: how far two runs of the same code drift apart on
+// this machine. Two sources: the reference every run times before and after its cells (did the
+// machine change speed?), and a calibration measured by `crossover calibrate` from pairs of runs
+// of identical code on this runner (how much does each cell move from one run to the next?).
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/results.hpp"
+
+namespace crossover {
+
+/// How much slower the candidate's machine was than the baseline's, from the reference each run
+/// records in env.json (a matrix product and a small training step on one thread, timed before
+/// the first cell and after each). Ratios are candidate / baseline of the geometric mean of the
+/// before and after times; above 1 the candidate's machine was slower.
+struct ReferenceDrift {
+  double matmul = 1.0;
+  double step = 1.0;
+  double machine = 1.0;  ///< the geometric mean of the two
+  /// The largest move between before and after within each run or cell (after / before,
+  /// furthest from 1)
+  double within_baseline = 1.0;
+  double within_candidate = 1.0;
+};
+
+/// For the whole runs, or around one cell of each (the references timed just before and just
+/// after it: `reference.cells.<index>`, falling back to the run's). Nothing when either record
+/// lacks a reference (runs of an older crossover).
+std::optional<ReferenceDrift> reference_drift(
+    const nlohmann::json& baseline_env, const nlohmann::json& candidate_env,
+    std::optional<std::size_t> baseline_cell = std::nullopt,
+    std::optional<std::size_t> candidate_cell = std::nullopt);
+
+/// The reference drift in a few words ("machine steady (reference +1.2 %)", "machine 18.0 %
+/// slower (matmul +3.1 %, step +35.0 %)").
+std::string drift_text(const ReferenceDrift& drift);
+
+/// How one cell's median moves between two runs of identical code on this runner, for one metric.
+struct CellSpread {
+  /// log(candidate median / baseline median) = beta * log(machine drift) + noise; the noise
+  /// has standard deviation `sigma`, estimated from `pairs` A/A pairs with `degrees_of_freedom`.
+  double beta = 0.0;  ///< the share of the machine's drift the cell feels, from 0 to 1
+  double sigma = 0.0;
+  double sigma_raw = 0.0;  ///< the same without the reference: sqrt(mean(log ratio^2))
+  std::size_t pairs = 0;
+  double degrees_of_freedom = 0.0;
+};
+
+/// One cell of a calibration.
+struct CellCalibration {
+  std::string name;
+  nlohmann::ordered_json config;  ///< its identity keys (cell_identity_json)
+  CellSpread epoch;               ///< time per epoch (also used for throughput)
+  CellSpread step;                ///< time per step
+  const CellSpread& spread(const std::string& metric) const;
+};
+
+/// What `crossover calibrate` measured on a runner, and what `compare --calibration` reads.
+struct Calibration {
+  std::string source;             ///< the file it was read from, for messages
+  nlohmann::ordered_json runner;  ///< host, CPU model and cores of the machine it was measured on
+  std::vector<CellCalibration> cells;
+
+  /// The cell with this identity, or nullptr.
+  const CellCalibration* find(const nlohmann::ordered_json& identity) const;
+};
+
+/// One run of a grid: its results and the environment record beside them (null when absent).
+struct RunRecord {
+  std::vector<Result> results;
+  nlohmann::json environment;
+  std::string label;
+};
+
+/// The host, CPU model and core count of an env.json record.
+nlohmann::ordered_json runner_of(const nlohmann::json& environment);
+
+/// Estimates each cell's spread from pairs of runs of the same binary (A/A pairs), using only
+/// the cells that were ok in both runs of every pair, ignoring the pair at `leave_out` (for an
+/// honest estimate of the gate's false alarms on that pair). Needs at least two pairs; throws
+/// std::invalid_argument otherwise.
+Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& pairs,
+                            std::optional<std::size_t> leave_out = std::nullopt);
+
+/// The spread of one cell from its log ratios and machine drifts (log), as calibrate_pairs does.
+CellSpread estimate_spread(const std::vector<double>& log_ratios,
+                           const std::vector<double>& log_machine);
+
+/// The calibration part of calibrate.json, and back. from_json throws std::invalid_argument
+/// naming what is wrong.
+nlohmann::ordered_json calibration_json(const Calibration& calibration);
+Calibration calibration_from_json(const nlohmann::json& json, const std::string& source);
+
+}  // namespace crossover

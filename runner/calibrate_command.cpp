@@ -1,0 +1,146 @@
+// crossover calibrate: how far to trust compare's one-run verdicts on this runner.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "reports/calibrate.hpp"
+#include "runner/busy_load.hpp"
+#include "runner/command_support.hpp"
+#include "runner/commands.hpp"
+#include "runner/output_dir.hpp"
+#include "runner/user_files.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+// This executable's path, to run the grid with.
+std::string self_path() {
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) throw std::runtime_error("cannot read /proc/self/exe");
+  return std::string(path, static_cast<std::size_t>(length));
+}
+
+}  // namespace
+
+int calibrate_command(const CalibrateArgs& args) {
+  RegressionOptions options;
+  options.threshold = args.threshold_percent / 100.0;
+  options.alpha = args.alpha;
+  options.metric = args.metric;
+  try {
+    check_options(options);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  const auto loaded = load_and_expand(args.grid);
+  if (!loaded) return kExitBadInput;
+  const std::string out_dir =
+      args.out_dir.empty() ? "reports/calibrate-" + timestamp() : args.out_dir;
+  if (fs::exists(out_dir + "/calibrate.json") || holds_run(out_dir + "/aa-01/first")) {
+    spdlog::error("{} already holds a calibration; give another --out", out_dir);
+    return kExitBadInput;
+  }
+  std::string self;
+  try {
+    fs::create_directories(out_dir);
+    self = self_path();
+  } catch (const std::exception& e) {
+    spdlog::error("cannot write to {}: {}", out_dir, e.what());
+    return kExitBadInput;
+  }
+
+  // One run of the grid into `dir`, with `load` busy processes during its cells.
+  const auto run_one = [&](const std::string& dir, int load) {
+    fs::create_directories(dir);
+    std::vector<std::string> environment;
+    if (load > 0) environment.push_back(std::string(kPlantLoadVariable) + "=" + std::to_string(load));
+    const int status = run_program({self, "run", args.grid, "--out", dir, "--data-dir",
+                                    args.data_dir, "--quiet"},
+                                   dir + "/stdout.txt", environment);
+    if (status == kExitBadInput)
+      throw std::invalid_argument("crossover run " + args.grid + " into " + dir +
+                                  " rejected its input (exit 2); run it alone to see why");
+    if (status != kExitOk && status != kExitRunFailed)
+      throw std::runtime_error("crossover run " + args.grid + " into " + dir +
+                               " ended with status " + std::to_string(status));
+    return load_run(dir);
+  };
+
+  catch_interrupts();
+  RunPairs aa, planted;
+  const auto start = std::chrono::steady_clock::now();
+  spdlog::info("calibrating the gate on {}: {} A/A pairs and {} planted pairs into {}", args.grid,
+               args.pairs, args.pairs, out_dir);
+  try {
+    for (int i = 1; i <= args.pairs && interrupted.load() == 0; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof name, "%02d", i);
+      const std::string a = out_dir + "/aa-" + name, p = out_dir + "/planted-" + name;
+      RunRecord first = run_one(a + "/first", 0);
+      RunRecord second = run_one(a + "/second", 0);
+      aa.emplace_back(std::move(first), std::move(second));
+      // The planted run goes first in every other pair, so that a drift weighs on both orders.
+      RunRecord quiet, loaded_run;
+      if (i % 2 == 1) {
+        quiet = run_one(p + "/quiet", 0);
+        loaded_run = run_one(p + "/loaded", args.load);
+      } else {
+        loaded_run = run_one(p + "/loaded", args.load);
+        quiet = run_one(p + "/quiet", 0);
+      }
+      planted.emplace_back(std::move(quiet), std::move(loaded_run));
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      spdlog::info("pair {}/{} done | elapsed {} ETA {}", i, args.pairs, clock_text(elapsed),
+                   clock_text(elapsed / i * (args.pairs - i)));
+    }
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    spdlog::error("{}; the runs so far are in {}", e.what(), out_dir);
+    return kExitRunFailed;
+  }
+  if (aa.size() < 3) {
+    spdlog::error("stopped after {} pair(s): a calibration needs at least 3; the runs are in {}",
+                  aa.size(), out_dir);
+    return interrupted.load() > 0 ? kExitInterrupted : kExitRunFailed;
+  }
+  if (interrupted.load() > 0)
+    spdlog::warn("interrupted: the calibration uses the {} pair(s) that finished", aa.size());
+
+  GateCalibration gate;
+  try {
+    gate = assess_gate(aa, planted, options);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  gate.grid = loaded->first.name;
+  gate.load = args.load;
+  if (gate.cells.empty()) {
+    spdlog::error("no cell was ok in every A/A pair; nothing to calibrate (see {})", out_dir);
+    return kExitRunFailed;
+  }
+  try {
+    write_text_file(out_dir + "/calibrate.json", gate_calibration_json(gate).dump(2) + "\n");
+    write_text_file(out_dir + "/calibrate.md", render_gate_calibration_markdown(gate));
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  std::cout << render_gate_calibration_text(gate);
+  std::cout << "Written: " << out_dir << "/calibrate.json, calibrate.md\n"
+            << "Use it: crossover compare BASELINE CANDIDATE --calibration " << out_dir
+            << "/calibrate.json\n";
+  return interrupted.load() > 0 ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace crossover

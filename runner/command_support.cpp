@@ -1,0 +1,117 @@
+#include "runner/command_support.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "runner/user_files.hpp"
+
+extern char** environ;
+
+namespace crossover {
+
+namespace fs = std::filesystem;
+
+std::atomic<int> interrupted{0};
+
+namespace {
+extern "C" void on_interrupt(int signal) { interrupted.store(signal); }
+}  // namespace
+
+void catch_interrupts() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path) {
+  try {
+    Grid grid = load_grid(path);
+    Expansion expansion = expand_grid(grid);
+    if (expansion.cells.empty()) {
+      spdlog::error("{}: every cell is excluded; nothing to run", path);
+      return std::nullopt;
+    }
+    return std::make_pair(std::move(grid), std::move(expansion));
+  } catch (const GridError& e) {
+    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
+    for (const auto& issue : e.issues())
+      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    return std::nullopt;
+  }
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buffer;
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buffer;
+}
+
+int run_program(std::vector<std::string> argv, const std::string& stdout_file,
+                const std::vector<std::string>& extra_environment) {
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  std::vector<std::string> extra = extra_environment;
+  std::vector<char*> env;
+  for (auto& e : extra) env.push_back(e.data());
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);  // the first of a name wins
+  env.push_back(nullptr);
+  const pid_t child = fork();
+  if (child == 0) {
+    if (!stdout_file.empty()) {
+      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
+      close(fd);
+    }
+    execve(raw[0], raw.data(), env.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) < 0) return -1;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+RunRecord load_run(const std::string& path) {
+  if (!fs::exists(path))
+    throw std::runtime_error(path +
+                             " does not exist: give a results.jsonl or the directory "
+                             "holding it");
+  const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+  RunRecord run;
+  run.label = path;
+  run.results = read_results(file);
+  const fs::path env = fs::path(file).parent_path() / "env.json";
+  if (fs::exists(env)) {
+    try {
+      run.environment =
+          nlohmann::json::parse(read_json_text(env.string(), kMaxRecordBytes, "an env.json"));
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
+                   e.what());
+      run.environment = nullptr;
+    }
+  }
+  return run;
+}
+
+}  // namespace crossover

@@ -1,0 +1,46 @@
+#pragma once
+// What several commands share: their exit codes, interrupts, loading a grid, starting a child
+// crossover, and reading a run's results with its environment record.
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/calibration.hpp"
+#include "runner/grid.hpp"
+
+namespace crossover {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRunFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report Ctrl-C
+
+/// The signal that asked the command to stop (0: none). The first SIGINT or SIGTERM asks a sweep
+/// to stop after the running cell; the handler is installed with SA_RESETHAND, so a second one
+/// ends the process at once.
+extern std::atomic<int> interrupted;
+void catch_interrupts();
+
+/// Loads and expands a grid, logging every issue; nullopt means bad input.
+std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path);
+
+/// Local time as 20261122-193000, for default directory names.
+std::string timestamp();
+
+/// Seconds as h:mm:ss.
+std::string clock_text(double seconds);
+
+/// Runs argv[0] with these arguments and waits: its exit status, 128 + the signal that ended
+/// it, or -1 when it could not be started. `stdout_file` (when given) receives its standard
+/// output; `extra_environment` ("NAME=value") is added to this process's environment for it.
+int run_program(std::vector<std::string> argv, const std::string& stdout_file = "",
+                const std::vector<std::string>& extra_environment = {});
+
+/// Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
+/// std::runtime_error naming the file. An unreadable env.json is logged and left null.
+RunRecord load_run(const std::string& path);
+
+}  // namespace crossover
