@@ -1,6 +1,5 @@
 // crossover calibrate: how far to trust compare's one-run verdicts on this runner.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include "runner/busy_load.hpp"
 #include "runner/command_support.hpp"
 #include "runner/commands.hpp"
+#include "runner/launch.hpp"
 #include "runner/output_dir.hpp"
 #include "runner/user_files.hpp"
 
@@ -17,14 +17,6 @@ namespace crossover {
 namespace {
 
 namespace fs = std::filesystem;
-
-// This executable's path, to run the grid with.
-std::string self_path() {
-  char path[4096];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (length <= 0) throw std::runtime_error("cannot read /proc/self/exe");
-  return std::string(path, static_cast<std::size_t>(length));
-}
 
 }  // namespace
 
@@ -50,7 +42,7 @@ int calibrate_command(const CalibrateArgs& args) {
   std::string self;
   try {
     fs::create_directories(out_dir);
-    self = self_path();
+    self = self_executable();
   } catch (const std::exception& e) {
     spdlog::error("cannot write to {}: {}", out_dir, e.what());
     return kExitBadInput;

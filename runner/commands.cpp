@@ -34,6 +34,7 @@
 #include "runner/env.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
+#include "runner/launch.hpp"
 #include "runner/output_dir.hpp"
 #include "runner/reference.hpp"
 #include "runner/text.hpp"
@@ -132,8 +133,6 @@ std::string write_reports(const std::string& out_dir, ReportContext context,
   return terminal;
 }
 
-// Runs a program and waits for it: its exit status, 128 + the signal that ended it, or -1 when it
-// could not start. Its stdout goes to `stdout_file` when one is given.
 // What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
 // else "real" with the size and CRC-32 of its files. run records it per data set in env.json, so
 // that --resume runs again the cells of a data set that changed since.
@@ -358,7 +357,7 @@ int compare_command(const CompareArgs& args) {
 int bench_command(const BenchArgs& args) {
   // The benchmark binary is built beside crossover (build/bench/crossover_bench) or installed
   // next to it.
-  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  const fs::path self = fs::path(self_executable()).parent_path();
   std::string binary;
   for (const fs::path& candidate : {self / "bench" / "crossover_bench", self / "crossover_bench"}) {
     if (fs::exists(candidate)) binary = candidate.string();

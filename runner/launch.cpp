@@ -46,14 +46,6 @@ std::string last_lines(const std::string& path, std::size_t count = 3) {
   return "; last output: " + out;
 }
 
-// The path of this process's executable.
-std::string self_executable() {
-  char path[PATH_MAX];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (length <= 0) throw std::runtime_error("cannot read /proc/self/exe to start the cell");
-  return std::string(path, static_cast<std::size_t>(length));
-}
-
 // Removes a folder and everything in it, with plain POSIX calls: LibTorch 2.x's libtorch.so
 // exports its own std::filesystem::remove_all, and a call bound to that copy crashed (see
 // STYLE.md, "Your standard library is not yours alone").
@@ -182,6 +174,13 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   remove_tree(work);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
+}
+
+std::string self_executable() {
+  char path[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) throw std::runtime_error("cannot read /proc/self/exe");
+  return std::string(path, static_cast<std::size_t>(length));
 }
 
 }  // namespace crossover

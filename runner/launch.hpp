@@ -25,4 +25,8 @@ struct LaunchOptions {
 /// with the signal or status and the last lines the child wrote to stderr.
 Result run_ranks(const Cell& cell, const LaunchOptions& options);
 
+/// The path of this process's executable (read with readlink, not std::filesystem: see
+/// remove_tree in launch.cpp); throws std::runtime_error when /proc/self/exe cannot be read.
+std::string self_executable();
+
 }  // namespace crossover

@@ -13,6 +13,7 @@
 #include "reports/analysis.hpp"
 #include "reports/calibrate.hpp"
 #include "runner/busy_load.hpp"
+#include "tests/sample_results.hpp"
 
 namespace crossover {
 namespace {
@@ -29,28 +30,14 @@ Json env_with_reference(double matmul, double step, double after_factor = 1.0) {
              {{"matmul_seconds", matmul * after_factor}, {"step_seconds", step * after_factor}}}}}};
 }
 
+using testing::noisy;
+
 // An ok CPU cell of the MNIST MLP at `batch` whose epoch and step samples are `samples`.
 Result cell(std::size_t index, int batch, const std::vector<double>& samples) {
-  Result r;
-  r.cell.index = index;
-  r.cell.workload = "mnist_mlp";
-  r.cell.dataset = "mnist";
+  Result r = testing::sample_result(index, "mnist_mlp", samples);
   r.cell.batch_size = batch;
-  r.cell.gpus = 0;
-  r.status = "ok";
-  r.data_source = "real";
   r.train_rows = 4096;
-  r.epoch_seconds_samples = samples;
-  r.step_seconds_samples = samples;
-  r.epoch_samples = samples.size();
   return r;
-}
-
-std::vector<double> noisy(std::mt19937_64& rng, std::size_t n, double median, double noise) {
-  std::normal_distribution<double> z(0.0, 1.0);
-  std::vector<double> out;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(median * std::exp(noise * z(rng)));
-  return out;
 }
 
 // One run of two cells (batch 512 and 4096) at `level` (1 = nominal), 1 % noise within the run.

@@ -9,31 +9,15 @@
 
 #include "reports/regression.hpp"
 #include "reports/report_gbench.hpp"
+#include "tests/sample_results.hpp"
 
 namespace crossover {
 namespace {
 
-// A cell of `workload` on the CPU whose epoch samples are `samples`.
-Result cell(std::size_t index, const std::string& workload, const std::vector<double>& samples) {
-  Result r;
-  r.cell.index = index;
-  r.cell.workload = workload;
-  r.cell.dataset = workload == "iris_mlp" ? "iris" : "mnist";
-  r.cell.gpus = 0;
-  r.data_source = "real";
-  r.train_rows = 1000;
-  r.epoch_seconds_samples = samples;
-  r.step_seconds_samples = samples;
-  r.epoch_samples = samples.size();
-  return r;
-}
+using testing::noisy;
 
-// `n` samples around `median` with relative normal noise `noise`.
-std::vector<double> noisy(std::mt19937_64& rng, std::size_t n, double median, double noise) {
-  std::normal_distribution<double> z(0.0, 1.0);
-  std::vector<double> out;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(median * std::exp(noise * z(rng)));
-  return out;
+Result cell(std::size_t index, const std::string& workload, const std::vector<double>& samples) {
+  return testing::sample_result(index, workload, samples);
 }
 
 // The one cell of a report, by value: reports are often temporaries here.
