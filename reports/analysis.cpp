@@ -9,22 +9,16 @@
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/table.hpp"
-#include "runner/text.hpp"
+#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The keys that identify a pair: every identity key but the compared axis, and for a device
-// comparison the keys that only mean something on one of the devices.
+// pairing_key, less `also_drop` (a knob whose effect is measured across pairs).
 Json pair_key(const Result& r, const std::string& axis, const std::string& also_drop = "") {
-  Json key = cell_identity_json(r.cell);
-  key.erase(axis);
-  if (axis == "device") {
-    key.erase("gpus");
-    key.erase("data_placement");
-  }
+  Json key = pairing_key(r.cell, axis);
   if (!also_drop.empty()) key.erase(also_drop);
   return key;
 }
@@ -95,8 +89,8 @@ CompareSpec parse_compare(const std::string& text) {
 }
 
 Interval bootstrap_speedup(const std::vector<double>& baseline,
-                           const std::vector<double>& contender, std::uint64_t seed,
-                           int resamples, std::size_t block) {
+                           const std::vector<double>& contender, std::uint64_t seed, int resamples,
+                           std::size_t block) {
   if (baseline.empty() || contender.empty())
     throw std::invalid_argument("bootstrap of an empty sample");
   std::mt19937_64 rng(seed);

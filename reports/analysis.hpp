@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/results.hpp"
-#include "runner/stats.hpp"
+#include "runner/model/results.hpp"
+#include "runner/model/stats.hpp"
 
 namespace crossover {
 
@@ -53,7 +53,8 @@ Interval bootstrap_speedup(const std::vector<double>& baseline,
                            const std::vector<double>& contender, std::uint64_t seed,
                            int resamples = 2000, std::size_t block = 1);
 
-/// The block length of the moving-block bootstrap for a sample of n: the cube root of n, at least 1.
+/// The block length of the moving-block bootstrap for a sample of n: the cube root of n, at
+/// least 1.
 std::size_t bootstrap_block(std::size_t n);
 
 /// Where along one numeric axis the contender starts winning, with everything else fixed.

@@ -7,23 +7,17 @@
 #include <stdexcept>
 
 #include "reports/table.hpp"
-#include "runner/stats.hpp"
-#include "runner/text.hpp"
+#include "runner/model/stats.hpp"
+#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string percent(double fraction) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f %%", 100.0 * fraction);
-  return buffer;
-}
-
 std::string rate_text(const GateRate& r) {
-  return percent(r.rate()) + " (" + std::to_string(r.fired) + " of " + std::to_string(r.pairs) +
-         ")";
+  return format_percent(r.rate(), false) + " (" + std::to_string(r.fired) + " of " +
+         std::to_string(r.pairs) + ")";
 }
 
 // The slowdown a one-sided test at alpha / 2 catches with 90 % power when one run's log ratio
@@ -104,8 +98,7 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
   for (std::size_t i = 0; i < aa.size(); ++i) {
     Calibration others = calibrate_pairs(aa, i);
     others.source = "the other A/A pairs";
-    judge("A/A", i, aa[i].first, aa[i].second, others, g.false_alarms,
-          g.uncalibrated_false_alarms);
+    judge("A/A", i, aa[i].first, aa[i].second, others, g.false_alarms, g.uncalibrated_false_alarms);
   }
   g.calibration.source = "the A/A pairs";
   for (std::size_t i = 0; i < planted.size(); ++i) {
@@ -155,26 +148,28 @@ nlohmann::ordered_json gate_calibration_json(const GateCalibration& g) {
 
 std::string render_gate_calibration_text(const GateCalibration& g) {
   TextTable table;
-  table.header = {"cell",           "run-to-run",    "without reference", "machine share",
+  table.header = {"cell",           "run-to-run",   "without reference", "machine share",
                   "planted change", "catches from", "false alarms",      "detections"};
   table.right_aligned = {false, true, true, true, true, true, true, true};
   for (const auto& c : g.cells) {
-    table.rows.push_back({c.name, "±" + percent(c.run_to_run), "±" + percent(c.run_to_run_raw),
-                          format_number(c.spread.beta), "+" + percent(c.planted_change),
-                          "+" + percent(c.smallest_detectable),
-                          std::to_string(c.false_alarms) + "/" + std::to_string(g.false_alarms.pairs),
-                          std::to_string(c.detections) + "/" + std::to_string(g.detections.pairs)});
+    table.rows.push_back(
+        {c.name, "±" + format_percent(c.run_to_run, false),
+         "±" + format_percent(c.run_to_run_raw, false), format_number(c.spread.beta),
+         "+" + format_percent(c.planted_change, false),
+         "+" + format_percent(c.smallest_detectable, false),
+         std::to_string(c.false_alarms) + "/" + std::to_string(g.false_alarms.pairs),
+         std::to_string(c.detections) + "/" + std::to_string(g.detections.pairs)});
   }
-  std::string out = "crossover calibrate: " + g.grid + ", " +
-                    std::to_string(g.false_alarms.pairs) + " A/A pairs and " +
-                    std::to_string(g.detections.pairs) + " pairs with " + std::to_string(g.load) +
-                    " busy process(es) planted during the cells\n\n";
+  std::string out = "crossover calibrate: " + g.grid + ", " + std::to_string(g.false_alarms.pairs) +
+                    " A/A pairs and " + std::to_string(g.detections.pairs) + " pairs with " +
+                    std::to_string(g.load) + " busy process(es) planted during the cells\n\n";
   out += render_text_table(table) + "\n";
   out += "The gate (compare --calibration, one run per side, threshold " +
-         percent(g.options.threshold) + ", alpha " + format_number(g.options.alpha) + "):\n";
-  out += "  false alarms " + rate_text(g.false_alarms) + ", detections " +
-         rate_text(g.detections) + "; it catches slowdowns from +" +
-         percent(g.smallest_detectable) + " in every cell, 9 times in 10\n";
+         format_percent(g.options.threshold, false) + ", alpha " + format_number(g.options.alpha) +
+         "):\n";
+  out += "  false alarms " + rate_text(g.false_alarms) + ", detections " + rate_text(g.detections) +
+         "; it catches slowdowns from +" + format_percent(g.smallest_detectable, false) +
+         " in every cell, 9 times in 10\n";
   out += "Without the calibration: false alarms " + rate_text(g.uncalibrated_false_alarms) +
          ", detections " + rate_text(g.uncalibrated_detections) + "\n";
   return out;
@@ -182,20 +177,22 @@ std::string render_gate_calibration_text(const GateCalibration& g) {
 
 std::string render_gate_calibration_markdown(const GateCalibration& g) {
   TextTable table;
-  table.header = {"cell", "run-to-run variation", "without the reference", "planted change",
-                  "catches from", "false alarms", "detections"};
+  table.header = {"cell",           "run-to-run variation", "without the reference",
+                  "planted change", "catches from",         "false alarms",
+                  "detections"};
   for (const auto& c : g.cells) {
-    table.rows.push_back({c.name, "±" + percent(c.run_to_run), "±" + percent(c.run_to_run_raw),
-                          "+" + percent(c.planted_change), "+" + percent(c.smallest_detectable),
-                          std::to_string(c.false_alarms) + " of " +
-                              std::to_string(g.false_alarms.pairs),
-                          std::to_string(c.detections) + " of " +
-                              std::to_string(g.detections.pairs)});
+    table.rows.push_back(
+        {c.name, "±" + format_percent(c.run_to_run, false),
+         "±" + format_percent(c.run_to_run_raw, false),
+         "+" + format_percent(c.planted_change, false),
+         "+" + format_percent(c.smallest_detectable, false),
+         std::to_string(c.false_alarms) + " of " + std::to_string(g.false_alarms.pairs),
+         std::to_string(c.detections) + " of " + std::to_string(g.detections.pairs)});
   }
   TextTable gate;
   gate.header = {"gate", "false alarms (A/A pairs)", "detections (planted slowdown)"};
-  gate.rows.push_back({"compare --calibration calibrate.json", rate_text(g.false_alarms),
-                       rate_text(g.detections)});
+  gate.rows.push_back(
+      {"compare --calibration calibrate.json", rate_text(g.false_alarms), rate_text(g.detections)});
   gate.rows.push_back({"compare without a calibration", rate_text(g.uncalibrated_false_alarms),
                        rate_text(g.uncalibrated_detections)});
   return "## crossover calibrate: " + g.grid + "\n\n" + std::to_string(g.false_alarms.pairs) +
@@ -203,11 +200,12 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          " pairs in which one run (the second in odd pairs, the first in even ones) had " +
          std::to_string(g.load) +
          " busy process(es) competing with its cells. One run per side, metric " +
-         g.options.metric + ", threshold " + percent(g.options.threshold) + ", alpha " +
-         format_number(g.options.alpha) + ". Each A/A pair is judged with a calibration from "
+         g.options.metric + ", threshold " + format_percent(g.options.threshold, false) +
+         ", alpha " + format_number(g.options.alpha) +
+         ". Each A/A pair is judged with a calibration from "
          "the other pairs.\n\n" +
          render_markdown_table(gate) + "\nThe gate catches slowdowns from +" +
-         percent(g.smallest_detectable) + " in every cell, 9 times in 10.\n\n" +
+         format_percent(g.smallest_detectable, false) + " in every cell, 9 times in 10.\n\n" +
          render_markdown_table(table);
 }
 

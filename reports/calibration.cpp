@@ -7,7 +7,8 @@
 #include <stdexcept>
 
 #include "reports/cell_names.hpp"
-#include "runner/stats.hpp"
+#include "runner/model/stats.hpp"
+#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {
@@ -16,8 +17,7 @@ using Json = nlohmann::ordered_json;
 
 // The reference measurements around one cell (reference.cells.<index>), or around the whole run
 // when the cell has none (no index given, or a run of an older crossover).
-const nlohmann::json* reference_around(const nlohmann::json& env,
-                                       std::optional<std::size_t> cell) {
+const nlohmann::json* reference_around(const nlohmann::json& env, std::optional<std::size_t> cell) {
   if (!env.is_object() || !env.contains("reference") || !env["reference"].is_object())
     return nullptr;
   const auto& reference = env["reference"];
@@ -59,11 +59,7 @@ double within_run_move(const nlohmann::json* around) {
   return furthest;
 }
 
-std::string signed_percent(double ratio) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%+.1f %%", 100.0 * (ratio - 1.0));
-  return buffer;
-}
+std::string signed_percent(double ratio) { return format_percent(ratio - 1.0); }
 
 // Each ok cell's index and the medians of its epoch and step samples, by identity.
 struct CellMedians {
@@ -135,15 +131,14 @@ std::optional<ReferenceDrift> reference_drift(const nlohmann::json& baseline_env
 
 std::string drift_text(const ReferenceDrift& d) {
   const double move = std::abs(std::log(d.machine));
-  std::string text = move < std::log(1.05) ? "machine steady (reference " +
-                                                 signed_percent(d.machine) + ")"
-                     : d.machine > 1.0    ? "the candidate's machine was " +
-                                             signed_percent(d.machine).substr(1) + " slower"
-                                          : "the candidate's machine was " +
-                                             signed_percent(1.0 / d.machine).substr(1) + " faster";
+  std::string text =
+      move < std::log(1.05) ? "machine steady (reference " + signed_percent(d.machine) + ")"
+      : d.machine > 1.0
+          ? "the candidate's machine was " + signed_percent(d.machine).substr(1) + " slower"
+          : "the candidate's machine was " + signed_percent(1.0 / d.machine).substr(1) + " faster";
   if (move >= std::log(1.05))
-    text += " (reference matmul " + signed_percent(d.matmul) + ", step " +
-            signed_percent(d.step) + ")";
+    text +=
+        " (reference matmul " + signed_percent(d.matmul) + ", step " + signed_percent(d.step) + ")";
   for (const auto& [side, within] :
        {std::pair{"baseline", d.within_baseline}, std::pair{"candidate", d.within_candidate}}) {
     if (std::abs(std::log(within)) >= std::log(1.10))
@@ -195,7 +190,8 @@ CellSpread estimate_spread(const std::vector<double>& x, const std::vector<doubl
   s.beta = mm > 1e-12 && n >= 2.0 ? std::clamp(xm / mm, 0.0, 1.0) : 0.0;
   if (s.beta > 0.0) {
     double rr = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) rr += (x[i] - s.beta * m[i]) * (x[i] - s.beta * m[i]);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      rr += (x[i] - s.beta * m[i]) * (x[i] - s.beta * m[i]);
     s.degrees_of_freedom = n - 1.0;
     s.sigma = std::sqrt(rr / s.degrees_of_freedom);
   } else {
@@ -251,8 +247,8 @@ Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& 
     const Series& s = series[configs[k].dump()];
     const std::vector<double> none;
     const auto& machine = every_pair_has_reference ? s.machine : none;
-    calibration.cells.push_back(
-        {names[k], configs[k], estimate_spread(s.epoch, machine), estimate_spread(s.step, machine)});
+    calibration.cells.push_back({names[k], configs[k], estimate_spread(s.epoch, machine),
+                                 estimate_spread(s.step, machine)});
   }
   return calibration;
 }

@@ -5,21 +5,15 @@
 #include <map>
 
 #include "reports/analysis.hpp"
-#include "runner/text.hpp"
+#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The keys that identify a row: every identity key but the device and the GPU count. Protection
-// keys (isolate defaults to true on CUDA only) and policy keys never split a row.
-Json setting_key(const Cell& cell) {
-  Json key = cell_identity_json(cell);
-  key.erase("device");
-  key.erase("gpus");
-  return key;
-}
+// A row holds the cells that pair across devices (pairing_key: the rule of every report).
+Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 
 std::string time_text(const Result& r) {
   if (r.status != "ok") return r.status;
@@ -52,9 +46,11 @@ std::optional<long> break_even_epochs(const Result& baseline, const Result& cont
 }
 
 std::string device_column(const Cell& cell) {
-  if (is_cuda_device(cell.device) && cell.gpus > 1)
-    return cell.device + " x" + std::to_string(cell.gpus);
-  return cell.device;
+  if (!is_cuda_device(cell.device)) return cell.device;
+  std::string column = cell.device;
+  if (cell.gpus > 1) column += " x" + std::to_string(cell.gpus);
+  if (cell.loader == "tensor" && cell.data_placement == "host") column += " @host";
+  return column;
 }
 
 std::vector<Comparison> compare_devices(const std::vector<Result>& results) {

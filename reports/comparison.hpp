@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "reports/table.hpp"
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
 
 namespace crossover {
 
@@ -17,11 +17,11 @@ struct Comparison {
   TextTable table;
 };
 
-/// Groups results by workload (first-seen order) and pairs cells whose identity keys differ only
-/// in device and gpus. The CPU is the baseline; each other device gets a speedup column (CPU time /
-/// its time, with the bootstrap interval of compare_pair). The winner follows compare_pair's rule:
-/// the fastest device when its interval lies above 1, the CPU when every other device's lies
-/// below 1, else a tie.
+/// Groups results by workload (first-seen order); a row holds the cells of one pairing_key(cell,
+/// "device"), the pairs of pair_results for device comparisons. The CPU is the baseline; each other
+/// device gets a speedup column (CPU time / its time, with the bootstrap interval of compare_pair).
+/// The winner follows compare_pair's rule: the fastest device when its interval lies above 1, the
+/// CPU when every other device's lies below 1, else a tie.
 std::vector<Comparison> compare_devices(const std::vector<Result>& results);
 
 /// The number of epochs from which `contender`'s total training time — start-up and first
@@ -29,7 +29,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results);
 /// the total of n epochs is S + F + (n - 1) E. Nothing when the contender never stays ahead.
 std::optional<long> break_even_epochs(const Result& baseline, const Result& contender);
 
-/// The name of a result's device column: "cpu", "cuda", "cuda:1", "cuda x2".
+/// The name of a result's device column: "cpu", "cuda", "cuda:1", "cuda x2", and " @host" for a
+/// CUDA cell whose tensor loader keeps the data on the host.
 std::string device_column(const Cell& cell);
 
 }  // namespace crossover

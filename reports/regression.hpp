@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "reports/calibration.hpp"
-#include "runner/results.hpp"
-#include "runner/stats.hpp"
+#include "runner/model/results.hpp"
+#include "runner/model/stats.hpp"
 
 namespace crossover {
 
@@ -40,6 +40,21 @@ double smallest_p_value(std::size_t n, std::size_t m);
 
 /// The fewest samples per side (equal sides) with which a difference can reach `alpha`.
 std::size_t samples_needed(double alpha);
+
+/// A p-value as the reports write it: "0.012", "3.1e-05".
+std::string p_text(double p);
+
+/// A change's interval: "[-1.2, +3.4] %".
+std::string interval_text(const Interval& ci);
+
+/// Whether a metric is a time, where lower is better ("epoch", "step"); "throughput" is not.
+bool is_time_metric(const std::string& metric);
+
+/// The metric in words: "time per epoch", "time per step", "throughput (samples/s)".
+std::string metric_text(const std::string& metric);
+
+/// A value of the metric with its unit: "12.3 ms" or "4.56e+03/s".
+std::string value_in_unit(double value, const std::string& metric);
 
 /// How `compare` decides.
 struct RegressionOptions {
@@ -103,10 +118,10 @@ struct RegressionReport {
   std::vector<std::string> only_in_baseline;  ///< names of cells one run lacks
   std::vector<std::string> only_in_candidate;
   std::vector<EnvironmentDifference> environment;
-  std::vector<std::string> notes;  ///< e.g. a run without env.json
+  std::vector<std::string> notes;       ///< e.g. a run without env.json
   std::optional<ReferenceDrift> drift;  ///< from the runs' references, when both have one
   std::string calibration;              ///< the calibration file used ("" = none)
-  std::string evidence;  ///< what the verdicts rest on, in one line
+  std::string evidence;                 ///< what the verdicts rest on, in one line
 
   std::size_t count(const std::string& verdict) const;
   bool unfair() const;
@@ -122,8 +137,9 @@ struct RunLevelContext {
   const nlohmann::json* candidate_env = nullptr;
   const Calibration* calibration = nullptr;
   /// The machine's drift between the runs, or around one cell of each.
-  std::optional<ReferenceDrift> drift(std::optional<std::size_t> baseline_cell = std::nullopt,
-                                      std::optional<std::size_t> candidate_cell = std::nullopt) const;
+  std::optional<ReferenceDrift> drift(
+      std::optional<std::size_t> baseline_cell = std::nullopt,
+      std::optional<std::size_t> candidate_cell = std::nullopt) const;
 };
 
 /// Matches the cells of two runs by their identity keys (cell_identity_json) and judges each.

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "reports/cell_names.hpp"
-#include "runner/stats.hpp"
+#include "runner/model/stats.hpp"
 
 namespace crossover {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
 
 namespace crossover {
 

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 
+#include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/scaling.hpp"
-#include "runner/text.hpp"
+#include "runner/model/text.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {
@@ -16,43 +17,71 @@ std::string megabytes(std::int64_t bytes) {
   return format_number(static_cast<double>(bytes) / 1e6) + " MB";
 }
 
+// The identity keys beyond the fixed columns (device, batch, rows, data path) whose values differ
+// among `cells`: the run table shows them, named as in the grid.
+std::vector<const GridKey*> varying_keys(const std::vector<const Result*>& cells) {
+  static const std::vector<std::string> shown = {
+      "workload", "device",         "gpus",        "batch_size", "dataset_size",
+      "loader",   "data_placement", "num_workers", "pin_memory", "timing"};
+  std::vector<const GridKey*> out;
+  for (const auto& key : grid_keys()) {
+    if (!key.get || key.role != KeyRole::kIdentity ||
+        std::find(shown.begin(), shown.end(), key.name) != shown.end())
+      continue;
+    for (const Result* r : cells) {
+      if (key.get(r->cell) != key.get(cells.front()->cell)) {
+        out.push_back(&key);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 // Every cell of a workload: what ran, its timing statistics, start-up, efficiency and memory.
 TextTable cell_table(const std::vector<Result>& results, const std::string& workload) {
-  TextTable t;
-  t.header = {"#",        "device",      "batch",        "rows",      "data path", "threads",
-              "status",   "data",        "epoch median", "IQR",       "95 % CI",   "repeats",
-              "step",     "first epoch", "start-up",     "samples/s", "GFLOP/s",   "of peak",
-              "peak RSS", "loss",        "metric"};
-  t.right_aligned.assign(t.header.size(), true);
-  for (std::size_t c : {1, 4, 6, 7}) t.right_aligned[c] = false;
+  std::vector<const Result*> cells;
   for (const auto& r : results) {
-    if (r.cell.workload != workload) continue;
+    if (r.cell.workload == workload) cells.push_back(&r);
+  }
+  const auto keys = varying_keys(cells);
+  TextTable t;
+  t.header = {"#", "device", "batch", "rows", "data path"};
+  for (const GridKey* key : keys) t.header.push_back(key->name);
+  const std::size_t measured = t.header.size();
+  for (const char* h :
+       {"status", "data", "epoch median", "IQR", "95 % CI", "repeats", "step", "first epoch",
+        "start-up", "samples/s", "GFLOP/s", "of peak", "peak RSS", "loss", "metric"})
+    t.header.push_back(h);
+  t.right_aligned.assign(t.header.size(), true);
+  for (std::size_t c : {std::size_t{1}, std::size_t{4}, measured, measured + 1})
+    t.right_aligned[c] = false;
+  for (const Result* cell : cells) {
+    const Result& r = *cell;
     const bool ok = r.status == "ok";
     const auto when_ok = [ok](const std::string& text) { return ok ? text : std::string("-"); };
-    t.rows.push_back({
-        std::to_string(r.cell.index),
-        device_column(r.cell),
-        size_text(r.cell.batch_size),
+    std::vector<std::string> row = {
+        std::to_string(r.cell.index), device_column(r.cell), size_text(r.cell.batch_size),
         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
-        data_path_text(r.cell) + (r.cell.timing == "phases" ? " (phases)" : ""),
-        std::to_string(r.cell.threads),
-        r.status + (ok && r.noisy ? " (noisy)" : ""),
-        r.data_source.empty() ? "-" : r.data_source,
-        when_ok(format_seconds(r.epoch_seconds)),
-        when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
-        when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
-                format_seconds(r.epoch_seconds_ci_high)),
-        when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
-        when_ok(format_seconds(r.step_seconds)),
-        when_ok(format_seconds(r.first_epoch_seconds)),
-        when_ok(format_seconds(r.startup_seconds)),
-        when_ok(format_number(r.samples_per_second)),
-        when_ok(format_number(r.achieved_gflops)),
-        when_ok(r.peak_fraction > 0 ? percent(r.peak_fraction) : "-"),
-        when_ok(megabytes(r.peak_rss_bytes)),
-        when_ok(format_number(r.train_loss)),
-        when_ok(r.metric + " " + format_number(r.metric_value)),
-    });
+        data_path_text(r.cell) + (r.cell.timing == "phases" ? " (phases)" : "")};
+    for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
+    for (auto& text : std::vector<std::string>{
+             r.status + (ok && r.noisy ? " (noisy)" : ""),
+             r.data_source.empty() ? "-" : r.data_source, when_ok(format_seconds(r.epoch_seconds)),
+             when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
+             when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
+                     format_seconds(r.epoch_seconds_ci_high)),
+             when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
+             when_ok(format_seconds(r.step_seconds)),
+             when_ok(format_seconds(r.first_epoch_seconds)),
+             when_ok(format_seconds(r.startup_seconds)),
+             when_ok(format_number(r.samples_per_second)),
+             when_ok(format_number(r.achieved_gflops)),
+             when_ok(r.peak_fraction > 0 ? percent(r.peak_fraction) : "-"),
+             when_ok(megabytes(r.peak_rss_bytes)), when_ok(format_number(r.train_loss)),
+             when_ok(r.metric + " " + format_number(r.metric_value))})
+      row.push_back(std::move(text));
+    t.rows.push_back(std::move(row));
   }
   return t;
 }

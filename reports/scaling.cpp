@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "reports/table.hpp"
-#include "runner/text.hpp"
+#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

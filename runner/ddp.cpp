@@ -14,8 +14,8 @@
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
-#include "runner/log.hpp"
-#include "runner/user_files.hpp"
+#include "runner/model/log.hpp"
+#include "runner/model/user_files.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {

@@ -15,8 +15,8 @@
 #include "runner/blas.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
+#include "runner/model/text.hpp"
 #include "runner/nvml.hpp"
-#include "runner/text.hpp"
 #include "runner/threads.hpp"
 
 namespace crossover {

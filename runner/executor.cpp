@@ -9,10 +9,11 @@
 #include <limits>
 
 #include "runner/cuda_seam.hpp"
+#include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/launch.hpp"
 #include "runner/memory.hpp"
-#include "runner/stats.hpp"
+#include "runner/model/stats.hpp"
 #include "runner/threads.hpp"
 #include "workloads/workload.hpp"
 
@@ -134,7 +135,19 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   if (cuda >= 0) cuda_seam::reset_peak_memory(cuda);
   const torch::Device device(cell.device);
   const Clock::time_point setup_start = Clock::now();
-  auto workload = make_workload(cell, device, options.data_dir, options.replicas);
+  DataParallelForward data_parallel;
+  if (cell.parallel == "dp") {
+    std::vector<int> devices;
+    for (int i = 0; i < cell.gpus; ++i) devices.push_back(cuda + i);
+    const int output = cuda + cell.output_device;
+    data_parallel.forward = [devices, output](torch::nn::Sequential& model,
+                                              const torch::Tensor& input) {
+      return cuda_seam::data_parallel(model, input, devices, output);
+    };
+    data_parallel.output = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(output));
+  }
+  auto workload =
+      make_workload(cell, device, options.data_dir, options.replicas, std::move(data_parallel));
   synchronize_device(cell.device);
   result.setup_seconds = seconds_since(setup_start);
   const WorkloadFacts& facts = workload->facts();

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
 #include "runner/skip.hpp"
 
 namespace crossover {

@@ -5,76 +5,23 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <functional>
-#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 
-#include "runner/text.hpp"
-#include "runner/user_files.hpp"
+#include "runner/model/text.hpp"
+#include "runner/model/user_files.hpp"
+#include "workloads/catalog.hpp"
 
 namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-enum class Kind { kInteger, kNumber, kBoolean, kText, kSizeOrFull };
-
-struct KeySpec {
-  const char* name;
-  Kind kind;
-  double min;
-  double max;
-  const char* expected;
-};
-
-// Every key a cell has. Ranges are generous but catch slips such as a negative batch size.
-const std::vector<KeySpec>& key_specs() {
-  static const std::vector<KeySpec> specs = {
-      {"device", Kind::kText, 0, 0, "\"cpu\", \"cuda\" or \"cuda:N\""},
-      {"dataset", Kind::kText, 0, 0, "a data set the workload accepts"},
-      {"batch_size", Kind::kSizeOrFull, 1, 1e9, "a positive integer or \"full\""},
-      {"dataset_size", Kind::kSizeOrFull, 1, 1e9, "a positive integer or \"full\""},
-      {"loader", Kind::kText, 0, 0, "\"tensor\" or \"dataloader\""},
-      {"data_placement", Kind::kText, 0, 0, "\"device\" or \"host\""},
-      {"num_workers", Kind::kInteger, 0, 256, "an integer from 0 to 256"},
-      {"pin_memory", Kind::kBoolean, 0, 0, "true or false"},
-      {"gpus", Kind::kInteger, 1, 1024, "an integer from 1 to 1024"},
-      {"parallel", Kind::kText, 0, 0, "\"none\", \"dp\" or \"ddp\""},
-      {"nproc", Kind::kInteger, 1, 1024, "an integer from 1 to 1024 (ddp processes per node)"},
-      {"output_device", Kind::kInteger, 0, 1023, "an integer from 0 (dp: index among the GPUs)"},
-      {"threads", Kind::kInteger, 0, 4096, "an integer from 0 (library default) to 4096"},
-      {"epochs", Kind::kInteger, 1, 1e8, "an integer from 1 to 100000000"},
-      {"warmup_epochs", Kind::kInteger, 0, 1e6, "an integer from 0 to 1000000"},
-      {"repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000 (a fixed count)"},
-      {"min_repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000"},
-      {"max_repeats", Kind::kInteger, 1, 10000, "an integer from 1 to 10000"},
-      {"time_budget_seconds", Kind::kNumber, 0, 1e7, "a number of seconds from 0"},
-      {"ci_target", Kind::kNumber, 1e-6, 1, "a relative width above 0 and at most 1 (0.02 = 2 %)"},
-      {"timing", Kind::kText, 0, 0, "\"end_to_end\" or \"phases\""},
-      {"deterministic", Kind::kBoolean, 0, 0, "true or false"},
-      {"seed", Kind::kInteger, 0, 9.0e15, "a non-negative integer"},
-      {"isolate", Kind::kBoolean, 0, 0, "true or false"},
-      {"timeout_seconds", Kind::kNumber, 0, 1e7, "a number of seconds from 0 (0: no limit)"},
-      {"optimizer", Kind::kText, 0, 0, "\"sgd\" or \"adam\""},
-      {"lr", Kind::kNumber, 1e-12, 100, "a number greater than 0 and at most 100"},
-      {"momentum", Kind::kNumber, 0, 0.999999, "a number from 0 to below 1"},
-  };
-  return specs;
-}
-
-const KeySpec* find_spec(const std::string& name) {
-  for (const auto& spec : key_specs()) {
-    if (name == spec.name) return &spec;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> spec_names() {
-  std::vector<std::string> names;
-  for (const auto& spec : key_specs()) names.emplace_back(spec.name);
-  return names;
+// A key a grid may set (`workload` is an experiment's own), or null.
+const GridKey* find_setting(const std::string& name) {
+  const GridKey* key = find_grid_key(name);
+  return key != nullptr && key->settable ? key : nullptr;
 }
 
 std::string shown(const Json& value) {
@@ -109,26 +56,26 @@ class Validator {
   }
 
   // Checks one scalar value of a cell key; `workload` may be null when it is itself invalid.
-  bool check_value(const std::string& path, const KeySpec& spec, const Json& value,
+  bool check_value(const std::string& path, const GridKey& spec, const Json& value,
                    const WorkloadInfo* workload) {
     const auto wrong = [&](const std::string& problem) {
       add(path, problem + "got " + shown(value) + ", expected " + spec.expected);
       return false;
     };
     switch (spec.kind) {
-      case Kind::kBoolean:
+      case KeyKind::kBoolean:
         if (!value.is_boolean()) return wrong("wrong type: ");
         return true;
-      case Kind::kText:
+      case KeyKind::kText:
         if (!value.is_string()) return wrong("wrong type: ");
         return check_text(path, spec, value.get<std::string>(), workload);
-      case Kind::kSizeOrFull:
+      case KeyKind::kSizeOrFull:
         if (value.is_string()) {
           if (value.get<std::string>() == "full") return true;
           return wrong("");
         }
         [[fallthrough]];
-      case Kind::kInteger: {
+      case KeyKind::kInteger: {
         if (value.is_number_float()) {
           const double x = value.get<double>();
           if (x != std::trunc(x)) return wrong("not an integer: ");  // 1e70 too
@@ -139,7 +86,7 @@ class Validator {
         if (x < spec.min || x > spec.max) return wrong("out of range: ");
         return true;
       }
-      case Kind::kNumber: {
+      case KeyKind::kNumber: {
         if (!value.is_number()) return wrong("wrong type: ");
         const double x = value.get<double>();
         if (x < spec.min || x > spec.max) return wrong("out of range: ");
@@ -150,24 +97,14 @@ class Validator {
   }
 
  private:
-  bool check_text(const std::string& path, const KeySpec& spec, const std::string& text,
+  bool check_text(const std::string& path, const GridKey& spec, const std::string& text,
                   const WorkloadInfo* workload) {
-    const std::string name = spec.name;
-    std::vector<std::string> choices;
+    const std::string& name = spec.name;
+    std::vector<std::string> choices = spec.choices;
     if (name == "device") {
       static const std::regex device_pattern("cpu|cuda(:[0-9]{1,3})?");
       if (std::regex_match(text, device_pattern)) return true;
       choices = {"cpu", "cuda", "cuda:0"};
-    } else if (name == "optimizer") {
-      choices = {"sgd", "adam"};
-    } else if (name == "loader") {
-      choices = {"tensor", "dataloader"};
-    } else if (name == "data_placement") {
-      choices = {"device", "host"};
-    } else if (name == "timing") {
-      choices = {"end_to_end", "phases"};
-    } else if (name == "parallel") {
-      choices = {"none", "dp", "ddp"};
     } else if (name == "dataset") {
       if (workload == nullptr) return true;
       choices = workload->datasets;
@@ -181,7 +118,7 @@ class Validator {
     if (name == "dataset" && workload != nullptr) {
       message += "; " + workload->name + " accepts " + join(workload->datasets);
     } else {
-      message += "; expected " + std::string(spec.expected);
+      message += "; expected " + spec.expected;
     }
     add(path, message);
     return false;
@@ -199,14 +136,14 @@ Json check_settings(Validator& v, const std::string& path, const Json& object,
     return accepted;
   }
   for (const auto& [key, value] : object.items()) {
-    const KeySpec* spec = find_spec(key);
+    const GridKey* spec = find_setting(key);
     if (spec == nullptr) {
-      v.unknown_key(path, key, spec_names());
+      v.unknown_key(path, key, settable_key_names());
       continue;
     }
     if (value.is_array()) {
       v.add(key_path(path, key),
-            "a list belongs in \"grid\"; settings take one value, " + std::string(spec->expected));
+            "a list belongs in \"grid\"; settings take one value, " + spec->expected);
       continue;
     }
     if (v.check_value(key_path(path, key), *spec, value, workload)) accepted[key] = value;
@@ -249,60 +186,6 @@ Json parse_json(const std::string& text, const std::string& file) {
   }
 }
 
-// Sets one key of a cell; the key and value were validated against key_specs().
-void apply(Cell& cell, const std::string& key, const Json& value) {
-  const auto size_of = [](const Json& v) { return v.is_string() ? kFull : v.get<std::int64_t>(); };
-  const std::map<std::string, std::function<void()>> setters = {
-      {"device", [&] { cell.device = value.get<std::string>(); }},
-      {"dataset", [&] { cell.dataset = value.get<std::string>(); }},
-      {"batch_size", [&] { cell.batch_size = size_of(value); }},
-      {"dataset_size", [&] { cell.dataset_size = size_of(value); }},
-      {"loader", [&] { cell.loader = value.get<std::string>(); }},
-      {"data_placement", [&] { cell.data_placement = value.get<std::string>(); }},
-      {"num_workers", [&] { cell.num_workers = value.get<int>(); }},
-      {"pin_memory", [&] { cell.pin_memory = value.get<bool>(); }},
-      {"gpus", [&] { cell.gpus = value.get<int>(); }},
-      {"parallel", [&] { cell.parallel = value.get<std::string>(); }},
-      {"nproc", [&] { cell.nproc = value.get<int>(); }},
-      {"output_device", [&] { cell.output_device = value.get<int>(); }},
-      {"threads", [&] { cell.threads = value.get<int>(); }},
-      {"epochs", [&] { cell.epochs = value.get<int>(); }},
-      {"warmup_epochs", [&] { cell.warmup_epochs = value.get<int>(); }},
-      {"repeats", [&] { cell.min_repeats = cell.max_repeats = value.get<int>(); }},
-      {"min_repeats", [&] { cell.min_repeats = value.get<int>(); }},
-      {"max_repeats", [&] { cell.max_repeats = value.get<int>(); }},
-      {"time_budget_seconds", [&] { cell.time_budget_seconds = value.get<double>(); }},
-      {"ci_target", [&] { cell.ci_target = value.get<double>(); }},
-      {"timing", [&] { cell.timing = value.get<std::string>(); }},
-      {"deterministic", [&] { cell.deterministic = value.get<bool>(); }},
-      {"seed", [&] { cell.seed = value.get<std::int64_t>(); }},
-      {"isolate", [&] { cell.isolate = value.get<bool>(); }},
-      {"timeout_seconds", [&] { cell.timeout_seconds = value.get<double>(); }},
-      {"optimizer", [&] { cell.optimizer = value.get<std::string>(); }},
-      {"lr", [&] { cell.lr = value.get<double>(); }},
-      {"momentum", [&] { cell.momentum = value.get<double>(); }},
-  };
-  setters.at(key)();
-}
-
-bool excluded(const Json& config, const std::vector<Json>& rules) {
-  for (const auto& rule : rules) {
-    bool all = true;
-    for (const auto& [key, wanted] : rule.items()) {
-      const Json& actual = config.at(key);
-      const bool hit = wanted.is_array()
-                           ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end()
-                           : wanted == actual;
-      if (!hit) {
-        all = false;
-        break;
-      }
-    }
-    if (all) return true;
-  }
-  return false;
-}
-
 std::string read_file(const std::string& path) {
   if (access(path.c_str(), R_OK) != 0)
     throw GridError(path, {{"(file)", "cannot open the grid file: no such file or not readable"}});
@@ -326,15 +209,6 @@ GridError::GridError(std::string file, std::vector<GridIssue> issues)
       }()),
       file_(std::move(file)),
       issues_(std::move(issues)) {}
-
-const std::vector<SettingKey>& setting_keys() {
-  static const std::vector<SettingKey> keys = [] {
-    std::vector<SettingKey> out;
-    for (const auto& spec : key_specs()) out.push_back({spec.name, spec.expected});
-    return out;
-  }();
-  return keys;
-}
 
 Grid parse_grid(const std::string& text, const std::string& file) {
   const Json root = parse_json(text, file);
@@ -420,7 +294,7 @@ Grid parse_grid(const std::string& text, const std::string& file) {
       experiment.label = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>()
                                                                      : experiment.workload;
       if (workload != nullptr && defaults.contains("dataset")) {
-        v.check_value("defaults.dataset", *find_spec("dataset"), defaults["dataset"], workload);
+        v.check_value("defaults.dataset", *find_setting("dataset"), defaults["dataset"], workload);
       }
       experiment.settings = defaults;
       if (e.contains("settings")) {
@@ -435,9 +309,9 @@ Grid parse_grid(const std::string& text, const std::string& file) {
         } else {
           for (const auto& [key, values] : e["grid"].items()) {
             const std::string axis_path = key_path(grid_path, key);
-            const KeySpec* spec = find_spec(key);
+            const GridKey* spec = find_setting(key);
             if (spec == nullptr) {
-              v.unknown_key(grid_path, key, spec_names());
+              v.unknown_key(grid_path, key, settable_key_names());
               continue;
             }
             if (!values.is_array() || values.empty()) {
@@ -482,9 +356,9 @@ Grid parse_grid(const std::string& text, const std::string& file) {
             }
             bool ok = true;
             for (const auto& [key, value] : rule.items()) {
-              const KeySpec* spec = find_spec(key);
+              const GridKey* spec = find_setting(key);
               if (spec == nullptr) {
-                v.unknown_key(rule_path, key, spec_names());
+                v.unknown_key(rule_path, key, settable_key_names());
                 ok = false;
                 continue;
               }
@@ -510,111 +384,5 @@ Grid parse_grid(const std::string& text, const std::string& file) {
 }
 
 Grid load_grid(const std::string& path) { return parse_grid(read_file(path), path); }
-
-namespace {
-
-// Problems of a whole cell that no single key shows (seed 002's data-parallel pitfalls); "" if
-// none.
-std::string cell_problem(const Cell& cell) {
-  const std::string at = " (cell: " + cell_label(cell) + ")";
-  if (cell.parallel != "ddp" && cell.nproc != 1)
-    return "nproc " + std::to_string(cell.nproc) + " needs parallel \"ddp\"" + at;
-  if (cell.parallel == "none" && is_cuda_device(cell.device) && cell.gpus > 1)
-    return "gpus " + std::to_string(cell.gpus) +
-           " needs parallel \"dp\" or \"ddp\" to use more than one GPU" + at;
-  if (cell.parallel == "dp" && is_cuda_device(cell.device) && cell.output_device >= cell.gpus)
-    return "output_device " + std::to_string(cell.output_device) +
-           " is not among the GPUs used (0 to " + std::to_string(cell.gpus - 1) + ")" + at;
-  const int n = replicas(cell);
-  if (cell.batch_size != kFull && cell.batch_size < n)
-    return "batch_size " + std::to_string(cell.batch_size) + " is smaller than the " +
-           std::to_string(n) + " replicas: some would get no data" + at;
-  return "";
-}
-
-}  // namespace
-
-Expansion expand_grid(const Grid& grid) {
-  Expansion out;
-  std::vector<GridIssue> issues;
-  std::set<std::string> seen;
-  for (std::size_t e = 0; e < grid.experiments.size(); ++e) {
-    const Experiment& experiment = grid.experiments[e];
-    const WorkloadInfo* info = find_workload(experiment.workload);
-    Cell base;
-    base.experiment = e;
-    base.workload = experiment.workload;
-    if (info != nullptr) {
-      base.dataset = info->datasets.front();
-      base.batch_size = info->batch_size;
-      base.epochs = info->epochs;
-      base.optimizer = info->optimizer;
-      base.lr = info->lr;
-      base.momentum = info->momentum;
-      base.loader = info->loader;
-    }
-    for (const auto& [key, value] : experiment.settings.items()) apply(base, key, value);
-
-    // A few long axes multiply into more cells than any sweep can run (or memory can hold).
-    std::size_t product = 1;
-    for (const auto& axis : experiment.axes)
-      product = std::min(product * std::max<std::size_t>(axis.second.size(), 1), kMaxCells + 1);
-    if (product > kMaxCells) {
-      issues.push_back({"experiments[" + std::to_string(e) + "].grid",
-                        "expands to more than " + std::to_string(kMaxCells) +
-                            " cells; split the experiment or shorten its lists"});
-      continue;
-    }
-
-    // Odometer over the axes: the last axis varies fastest.
-    std::vector<std::size_t> position(experiment.axes.size(), 0);
-    const auto advance = [&] {
-      for (std::size_t a = experiment.axes.size(); a-- > 0;) {
-        if (++position[a] < experiment.axes[a].second.size()) return true;
-        position[a] = 0;
-      }
-      return false;
-    };
-    do {
-      Cell cell = base;
-      for (std::size_t a = 0; a < experiment.axes.size(); ++a) {
-        apply(cell, experiment.axes[a].first, experiment.axes[a].second[position[a]]);
-      }
-      if (excluded(cell_config_json(cell), experiment.excludes)) {
-        ++out.excluded;
-        continue;
-      }
-      cell.max_repeats = std::max(cell.max_repeats, cell.min_repeats);
-      // Settings without meaning for this cell take one value, so equal cells are not run twice.
-      if (!is_cuda_device(cell.device)) {
-        cell.gpus = 0;
-        cell.data_placement = "device";  // on the CPU, host memory is the device's
-      }
-      if (cell.loader == "dataloader")
-        cell.data_placement = "host";  // its batches are made on the host
-      const bool isolate_set =
-          experiment.settings.contains("isolate") ||
-          std::any_of(experiment.axes.begin(), experiment.axes.end(),
-                      [](const auto& axis) { return axis.first == "isolate"; });
-      if (!isolate_set) cell.isolate = is_cuda_device(cell.device);
-      if (cell.timeout_seconds > 0.0) cell.isolate = true;  // a timeout needs a process to end
-      if (cell.parallel == "ddp" && is_cuda_device(cell.device))
-        cell.gpus = cell.nproc;  // one GPU per rank
-      if (cell.parallel != "dp") cell.output_device = 0;
-      if (const std::string problem = cell_problem(cell); !problem.empty()) {
-        issues.push_back({"experiments[" + std::to_string(e) + "]", problem});
-        continue;
-      }
-      if (!seen.insert(cell_config_json(cell).dump()).second) {
-        ++out.duplicates;
-        continue;
-      }
-      cell.index = out.cells.size();
-      out.cells.push_back(cell);
-    } while (advance());
-  }
-  if (!issues.empty()) throw GridError(grid.file, issues);
-  return out;
-}
 
 }  // namespace crossover

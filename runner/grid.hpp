@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/cell.hpp"
+#include "runner/model/cell.hpp"
 
 namespace crossover {
 
@@ -57,13 +57,6 @@ struct Expansion {
   std::size_t duplicates =
       0;  ///< cells identical to an earlier one (for example `gpus` on the CPU)
 };
-
-/// The keys a grid accepts in `defaults`, `settings`, `grid` and `exclude`, with what each expects.
-struct SettingKey {
-  std::string name;
-  std::string expected;  ///< for messages and the README: "a positive integer or \"full\""
-};
-const std::vector<SettingKey>& setting_keys();
 
 /// Parses and validates grid text; `file` names it in messages. Throws GridError.
 Grid parse_grid(const std::string& text, const std::string& file);

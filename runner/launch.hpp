@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
 
 namespace crossover {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "runner/stats.hpp"
+#include "runner/model/stats.hpp"
 #include "runner/threads.hpp"
 
 namespace crossover {

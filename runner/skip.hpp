@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "runner/cell.hpp"
+#include "runner/model/cell.hpp"
 
 namespace crossover {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
 
 namespace crossover::testing {
 
@@ -28,8 +28,7 @@ inline Result sample_result(std::size_t index, const std::string& workload,
 }
 
 /// `n` samples around `median` with relative normal noise `noise`.
-inline std::vector<double> noisy(std::mt19937_64& rng, std::size_t n, double median,
-                                 double noise) {
+inline std::vector<double> noisy(std::mt19937_64& rng, std::size_t n, double median, double noise) {
   std::normal_distribution<double> z(0.0, 1.0);
   std::vector<double> out;
   for (std::size_t i = 0; i < n; ++i) out.push_back(median * std::exp(noise * z(rng)));

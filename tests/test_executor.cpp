@@ -7,6 +7,7 @@
 #include "runner/threads.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/catalog.hpp"
+#include "workloads/workload.hpp"
 
 namespace crossover {
 namespace {
@@ -51,6 +52,33 @@ TEST(Executor, BostonLearnsFarBelowTheTargetVariance) {
   EXPECT_EQ(r.metric, "rmse");
   // Predicting the mean price gives an RMSE of about 9.2; seed 001's plateau (MSE 83-86) is that.
   EXPECT_LT(r.metric_value, 7.0);
+}
+
+// dp's replicated forward comes from runner/ (the CUDA seam on a GPU). Here a stand-in that runs
+// the model once shows that the workload trains through it, and trains as without it.
+TEST(Executor, ADpWorkloadTrainsThroughTheForwardItIsGiven) {
+  torch::manual_seed(0);
+  Cell c = iris_cell();
+  c.dataset_size = 64;
+  c.batch_size = 16;
+  const std::string no_data = "/nonexistent";
+  auto plain = make_workload(c, torch::Device("cpu"), no_data);
+  c.parallel = "dp";
+  EXPECT_THROW(make_workload(c, torch::Device("cpu"), no_data), std::invalid_argument);
+  int calls = 0;
+  DataParallelForward forward;
+  forward.forward = [&calls](torch::nn::Sequential& model, const torch::Tensor& input) {
+    ++calls;
+    return model->forward(input);
+  };
+  auto dp = make_workload(c, torch::Device("cpu"), no_data, nullptr, forward);
+  plain->reset(3);  // seeds the weights and the shuffle: each trains right after its reset
+  const double plain_loss = plain->train_epoch().item<double>();
+  dp->reset(3);
+  const double dp_loss = dp->train_epoch().item<double>();
+  EXPECT_EQ(calls, 4);  // 64 rows in batches of 16
+  EXPECT_NEAR(dp_loss, plain_loss, 1e-6);
+  EXPECT_EQ(dp->parameters_digest(), plain->parameters_digest());
 }
 
 TEST(Executor, ThreadsBoundLibTorchAndTheBlasLibrary) {

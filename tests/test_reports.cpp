@@ -5,9 +5,9 @@
 
 #include "reports/analysis.hpp"
 #include "reports/comparison.hpp"
-#include "reports/report_csv.hpp"
 #include "reports/report_markdown.hpp"
-#include "runner/text.hpp"
+#include "runner/model/results_csv.hpp"
+#include "runner/model/text.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "runner/stats.hpp"
+#include "runner/model/stats.hpp"
 
 namespace crossover {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runner/text.hpp"
+#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "runner/user_files.hpp"
+#include "runner/model/user_files.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

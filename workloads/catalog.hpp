@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace crossover {
+#include "runner/model/cell.hpp"
 
-/// A batch size or data set size of "full" (the whole training split).
-inline constexpr std::int64_t kFull = -1;
+namespace crossover {
 
 /// What a workload is and how its seed ran it.
 struct WorkloadInfo {

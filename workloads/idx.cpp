@@ -7,7 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "runner/user_files.hpp"
+#include "runner/model/user_files.hpp"
 
 namespace crossover {
 namespace {

@@ -1,7 +1,7 @@
 // Builds the workload a cell names. The only place that maps a workload's name to its model.
 #include <stdexcept>
+#include <utility>
 
-#include "runner/devices.hpp"
 #include "workloads/cnn.hpp"
 #include "workloads/images.hpp"
 #include "workloads/mlp.hpp"
@@ -29,7 +29,8 @@ SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
 }  // namespace
 
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
-                                        const std::string& data_dir, Replicas* replicas) {
+                                        const std::string& data_dir, Replicas* replicas,
+                                        DataParallelForward data_parallel) {
   const WorkloadInfo* info = find_workload(cell.workload);
   if (info == nullptr) throw std::invalid_argument("unknown workload \"" + cell.workload + "\"");
   TrainingSpec spec;
@@ -38,9 +39,9 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   spec.lr = cell.lr;
   spec.momentum = cell.momentum;
   if (cell.parallel == "dp") {
-    const int first = cuda_index(cell.device);
-    for (int i = 0; i < cell.gpus; ++i) spec.data_parallel_devices.push_back(first + i);
-    spec.output_device = first + cell.output_device;
+    if (!data_parallel.forward)
+      throw std::invalid_argument("a dp cell needs a replicated forward pass (runner/ gives it)");
+    spec.data_parallel = std::move(data_parallel);
   }
   DataPath path;
   path.loader = cell.loader;

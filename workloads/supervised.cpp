@@ -3,8 +3,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "runner/cuda_seam_parallel.hpp"
-
 namespace crossover {
 namespace {
 
@@ -61,7 +59,7 @@ void SupervisedWorkload::reset(std::int64_t seed) {
     for (const auto& p : model_.ptr()->parameters()) numel += p.numel();
     gradient_bucket_ = {torch::empty({numel}, model_.ptr()->parameters().front().options())};
   }
-  if (!spec_.data_parallel_devices.empty()) {
+  if (spec_.data_parallel.forward) {
     data_parallel_ = torch::nn::Sequential();
     data_parallel_->push_back(model_);
   }
@@ -105,14 +103,10 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
     const bool empty = x.size(0) == 0;  // a replica can get no row of a short last batch
     torch::Tensor l;
     if (!empty) {
-      if (spec_.data_parallel_devices.empty()) {
+      if (!spec_.data_parallel.forward) {
         l = loss(model_.forward(x), y);
       } else {
-        const torch::Device output(torch::kCUDA,
-                                   static_cast<c10::DeviceIndex>(spec_.output_device));
-        l = loss(cuda_seam::data_parallel(data_parallel_, x, spec_.data_parallel_devices,
-                                          spec_.output_device),
-                 y.to(output));
+        l = loss(spec_.data_parallel.forward(data_parallel_, x), y.to(spec_.data_parallel.output));
       }
       end(Phase::kForward);
       (weight == 1.0 ? l : l * weight).backward();

@@ -15,10 +15,9 @@ struct TrainingSpec {
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
-  /// dp: the CUDA devices to replicate over (empty: no DataParallel) and the one that gathers
-  /// the outputs and computes the loss. The model itself lives on the workload's device.
-  std::vector<int> data_parallel_devices;
-  int output_device = 0;
+  /// dp: the replicated forward pass (empty: no DataParallel). The model itself lives on the
+  /// workload's device.
+  DataParallelForward data_parallel;
 };
 
 /// A model built by `make_model`, trained on `data` through the data path `path`.

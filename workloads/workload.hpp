@@ -5,11 +5,12 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "runner/cell.hpp"
+#include "runner/model/cell.hpp"
 
 namespace crossover {
 
@@ -51,6 +52,14 @@ class Replicas {
   virtual double seconds_per_all_reduce() const = 0;
 };
 
+/// DataParallel as a workload sees it: one forward pass of `model` replicated over several GPUs,
+/// the outputs gathered on `output`, where the loss is computed. runner/ makes it with the CUDA
+/// seam; the workload knows nothing of GPUs.
+struct DataParallelForward {
+  std::function<torch::Tensor(torch::nn::Sequential& model, const torch::Tensor& input)> forward;
+  torch::Device output = torch::kCPU;
+};
+
 /// A model and its data on one device, ready to train.
 class Workload {
  public:
@@ -69,9 +78,11 @@ class Workload {
 };
 
 /// Builds the workload a cell names, on `device`, with data from `data_dir`, as one of
-/// `replicas` when given (not owned; it must outlive the workload).
-/// Throws std::runtime_error for a malformed data file (a missing one means synthetic data).
+/// `replicas` when given (not owned; it must outlive the workload). A `dp` cell needs
+/// `data_parallel`. Throws std::runtime_error for a malformed data file (a missing one means
+/// synthetic data) and std::invalid_argument for a dp cell without `data_parallel`.
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
-                                        const std::string& data_dir, Replicas* replicas = nullptr);
+                                        const std::string& data_dir, Replicas* replicas = nullptr,
+                                        DataParallelForward data_parallel = {});
 
 }  // namespace crossover

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "reports/regression.hpp"
-#include "reports/report_csv.hpp"
 #include "reports/report_markdown.hpp"
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
+#include "runner/model/results_csv.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 // The reader's warning for a cut-off last line would flood the fuzzer's output.

@@ -1,4 +1,4 @@
-#include "runner/log.hpp"
+#include "runner/model/log.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/cell.hpp"
+#include "runner/model/cell.hpp"
 
 namespace crossover {
 

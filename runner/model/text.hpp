@@ -25,4 +25,7 @@ std::string format_axis_value(double value);
 /// A number with three significant digits and thousands kept readable: "0.0123", "1.23e+05".
 std::string format_number(double value);
 
+/// A fraction as a percentage with one decimal: "+12.3 %" (with `sign`) or "12.3 %".
+std::string format_percent(double fraction, bool sign = true);
+
 }  // namespace crossover

@@ -9,10 +9,14 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
-#include "workloads/catalog.hpp"
+#include "runner/model/keys.hpp"
 
 namespace crossover {
+
+/// A batch size or data set size of "full" (the whole training split).
+inline constexpr std::int64_t kFull = -1;
 
 /// One cell of a grid. Sizes of kFull mean "the whole training split".
 struct Cell {
@@ -50,25 +54,26 @@ struct Cell {
   double momentum = 0.0;
 };
 
-/// The configuration keys of a cell, as they appear in results (sizes of kFull as "full").
+/// The configuration keys of a cell, as they appear in results (sizes of kFull as "full"), in
+/// the order of grid_keys().
 nlohmann::ordered_json cell_config_json(const Cell& cell);
-
-/// What a configuration key means when results are compared.
-enum class KeyRole {
-  kIdentity,    ///< changes what is measured (workload, device, batch_size, ...): pairs split on it
-  kProtection,  ///< how the cell is guarded (isolate, timeout_seconds): never splits a pair
-  kPolicy,      ///< how long and how often it is measured (repeats, time budget, CI target)
-};
-
-/// The role of a configuration key (a key of cell_config_json); unknown keys are identity keys.
-KeyRole key_role(const std::string& key);
 
 /// The identity keys of a cell: cell_config_json without protection and policy keys. Cells are
 /// paired, tabled and matched across runs on these alone.
 nlohmann::ordered_json cell_identity_json(const Cell& cell);
 
-/// A cell back from its configuration keys plus "cell" (its index), as in results.jsonl;
-/// throws nlohmann::json::exception naming a missing or mistyped key.
+/// What pairs `cell` with a cell that differs from it in `axis` alone: every identity key but the
+/// axis and, when the axis is the device, but the keys that mean nothing on the CPU (grid_keys'
+/// cpu_value: gpus, data_placement). The one pairing rule of the device table, the crossovers and
+/// the recommendations.
+nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
+
+/// The keys of `role` whose values differ between two cells, as "min_repeats 3 -> 10" texts
+/// (`compare` and `--resume` name the policy and protection keys that changed).
+std::vector<std::string> key_differences(const Cell& from, const Cell& to, KeyRole role);
+
+/// A cell back from its configuration keys plus "cell" (its index), as in results.jsonl; throws
+/// std::runtime_error naming a missing or mistyped key (keys added later may be missing).
 Cell cell_from_json(const nlohmann::json& json);
 
 /// A value of a file users hand in (results.jsonl) as T. An integer T takes only a whole number

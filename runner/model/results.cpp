@@ -1,4 +1,4 @@
-#include "runner/results.hpp"
+#include "runner/model/results.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
@@ -10,8 +10,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "reports/report_csv.hpp"
-#include "runner/user_files.hpp"
+#include "runner/model/results_csv.hpp"
+#include "runner/model/user_files.hpp"
 
 namespace crossover {
 namespace {}  // namespace

@@ -1,4 +1,4 @@
-#include "runner/text.hpp"
+#include "runner/model/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,6 +77,12 @@ std::string format_axis_value(double value) {
     return digits;
   }
   return format_number(value);
+}
+
+std::string format_percent(double fraction, bool sign) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, sign ? "%+.1f %%" : "%.1f %%", 100.0 * fraction);
+  return buffer;
 }
 
 }  // namespace crossover

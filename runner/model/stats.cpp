@@ -1,4 +1,4 @@
-#include "runner/stats.hpp"
+#include "runner/model/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "runner/user_files.hpp"
+#include "runner/model/user_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

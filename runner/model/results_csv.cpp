@@ -1,4 +1,4 @@
-#include "reports/report_csv.hpp"
+#include "runner/model/results_csv.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "runner/command_support.hpp"
+#include "runner/cli/command_support.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "runner/user_files.hpp"
+#include "runner/model/user_files.hpp"
 
 extern char** environ;
 

@@ -4,21 +4,31 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "reports/calibrate.hpp"
 #include "runner/busy_load.hpp"
-#include "runner/command_support.hpp"
-#include "runner/commands.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
 #include "runner/launch.hpp"
+#include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
-#include "runner/user_files.hpp"
 
 namespace crossover {
 namespace {
 
 namespace fs = std::filesystem;
 
-}  // namespace
+struct CalibrateArgs {
+  std::string grid;
+  int pairs = 10;       ///< A/A pairs, and as many pairs with a planted slowdown
+  int load = 2;         ///< busy processes of the planted slowdown
+  std::string out_dir;  ///< "" = reports/calibrate-<timestamp>
+  std::string data_dir = "data";
+  double threshold_percent = 5.0;  ///< the gate's settings, as compare's
+  double alpha = 0.05;
+  std::string metric = "epoch";
+};
 
 int calibrate_command(const CalibrateArgs& args) {
   RegressionOptions options;
@@ -52,10 +62,11 @@ int calibrate_command(const CalibrateArgs& args) {
   const auto run_one = [&](const std::string& dir, int load) {
     fs::create_directories(dir);
     std::vector<std::string> environment;
-    if (load > 0) environment.push_back(std::string(kPlantLoadVariable) + "=" + std::to_string(load));
-    const int status = run_program({self, "run", args.grid, "--out", dir, "--data-dir",
-                                    args.data_dir, "--quiet"},
-                                   dir + "/stdout.txt", environment);
+    if (load > 0)
+      environment.push_back(std::string(kPlantLoadVariable) + "=" + std::to_string(load));
+    const int status =
+        run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
+                    dir + "/stdout.txt", environment);
     if (status == kExitBadInput)
       throw std::invalid_argument("crossover run " + args.grid + " into " + dir +
                                   " rejected its input (exit 2); run it alone to see why");
@@ -133,6 +144,36 @@ int calibrate_command(const CalibrateArgs& args) {
             << "Use it: crossover compare BASELINE CANDIDATE --calibration " << out_dir
             << "/calibrate.json\n";
   return interrupted.load() > 0 ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace
+
+Command add_calibrate_command(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate",
+      "Measure how far compare can be trusted on this runner: --pairs A/A pairs of runs of GRID "
+      "and as many with a planted slowdown (busy processes competing with the cells); writes "
+      "calibrate.json (false-alarm and detection rates, run-to-run variation per cell, the "
+      "smallest slowdown caught) for compare --calibration");
+  calibrate->add_option("grid", args->grid, "Grid file (JSON)")->required();
+  calibrate->add_option("--pairs", args->pairs, "Pairs of each kind (default 10)")
+      ->check(CLI::Range(3, 100));
+  calibrate->add_option("--load", args->load, "Busy processes of the planted slowdown (default 2)")
+      ->check(CLI::Range(1, 64));
+  calibrate->add_option("--out", args->out_dir,
+                        "Where the runs, calibrate.json and calibrate.md go (default "
+                        "reports/calibrate-<timestamp>)");
+  calibrate->add_option("--data-dir", args->data_dir, "Where the data sets are (default data)");
+  calibrate
+      ->add_option("--threshold", args->threshold_percent,
+                   "The gate's threshold, as compare's (default 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  calibrate->add_option("--alpha", args->alpha, "The gate's alpha (default 0.05)");
+  calibrate->add_option("--metric", args->metric, "epoch (default), step or throughput")
+      ->check(CLI::IsMember({"epoch", "step", "throughput"}));
+
+  return {calibrate, [args] { return calibrate_command(*args); }};
 }
 
 }  // namespace crossover

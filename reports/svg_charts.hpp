@@ -1,0 +1,35 @@
+#pragma once
+// The charts of report.html, as inline SVG: time and speedup along a crossover's axis with their
+// interval bands and the crossing marked, epoch time per configuration and device, the phase
+// breakdown, throughput against GPU count. Text only: no I/O.
+
+#include <string>
+#include <vector>
+
+#include "reports/analysis.hpp"
+
+namespace crossover {
+
+/// Text made safe inside HTML and SVG.
+std::string html_escape(const std::string& text);
+
+/// What a crossover is about: "iris_mlp along dataset_size (batch_size=full)".
+std::string chart_subject(const Crossover& c);
+
+/// Median epoch time of both sides along the crossover's axis (log-log), bands and crossing.
+std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs, const CompareSpec& spec);
+
+/// The speedup along the crossover's axis with its band, the line y = 1 and the crossing.
+std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
+                          const CompareSpec& spec);
+
+/// Median epoch time per configuration of a workload, the devices side by side.
+std::string epoch_chart(const std::vector<Result>& results, const std::string& workload);
+
+/// The phase breakdown of the cells timed with `timing: "phases"`, as stacked bars; "" if none.
+std::string phase_chart(const std::vector<Result>& results);
+
+/// Throughput against GPU count; "" when no workload ran on several counts.
+std::string scaling_chart(const std::vector<Result>& results);
+
+}  // namespace crossover

@@ -1,0 +1,29 @@
+#pragma once
+// The subcommands of `crossover`, one file each (runner/cli/<name>_command.cpp). Each adds its
+// subcommand and options to the command line and returns what runs it: the process exit code
+// (0 success, 1 a run failed, 2 bad input or usage, 130 interrupted). Results go to stdout and
+// files; diagnostics to the log (stderr).
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace crossover {
+
+/// A subcommand on the command line and what runs it once the command line is parsed.
+struct Command {
+  CLI::App* app = nullptr;   ///< true when the user gave this subcommand
+  std::function<int()> run;  ///< its exit code
+};
+
+Command add_run_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
+Command add_worker_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
+Command add_keys_command(CLI::App& app);
+Command add_list_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
+Command add_env_command(CLI::App& app);
+
+}  // namespace crossover

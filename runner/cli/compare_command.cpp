@@ -1,0 +1,218 @@
+// crossover compare: did the candidate regress? Cell by cell, with statistics.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include "reports/regression.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/model/text.hpp"
+#include "runner/model/user_files.hpp"
+#include "runner/output_dir.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompareArgs {
+  std::string baseline;   ///< results (file or directory); with `rerun`, a crossover binary
+  std::string candidate;  ///< the same for the candidate
+  double threshold_percent = 5.0;
+  double alpha = 0.05;
+  std::string metric = "epoch";
+  std::string fail_on = "regression";
+  std::string markdown;  ///< write the Markdown summary here ("" = not)
+  std::string json;      ///< write the verdict file here ("" = not)
+  std::string rerun;     ///< a grid: run both binaries on it, alternately, then compare
+  int rounds = 3;        ///< with `rerun`: rounds of baseline and candidate runs
+  std::string out_dir;   ///< with `rerun`: where the runs go (default reports/compare-<timestamp>)
+  std::string data_dir = "data";
+  std::string calibration;  ///< a calibrate.json for one-run comparisons ("" = none)
+};
+
+// Runs the baseline and the candidate binary on one grid `rounds` times, alternating which goes
+// first (AB BA AB ...), so that a slow drift of the machine weighs on both alike; each side's
+// rounds are pooled (compare_runs pools cells that occur several times). A binary that rejects
+// the grid throws std::invalid_argument; one that crashes, std::runtime_error.
+std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string& out_dir) {
+  const std::string binaries[2] = {args.baseline, args.candidate};
+  const char* sides[2] = {"baseline", "candidate"};
+  for (int side = 0; side < 2; ++side) {
+    if (access(binaries[side].c_str(), X_OK) != 0 || fs::is_directory(binaries[side])) {
+      throw std::invalid_argument("--rerun: the " + std::string(sides[side]) + " " +
+                                  binaries[side] + " is not an executable crossover binary");
+    }
+  }
+  if (!fs::is_regular_file(args.rerun))
+    throw std::invalid_argument("--rerun: grid " + args.rerun + " does not exist");
+  // The rounds' runs never replace an earlier comparison's (each would refuse its --out).
+  for (const char* side : sides) {
+    const std::string first = out_dir + "/" + side + "/round-1";
+    if (holds_run(first)) {
+      throw std::invalid_argument(out_dir + " already holds the runs of a comparison (" + first +
+                                  "); give another --out");
+    }
+  }
+  RunRecord runs[2];
+  for (int round = 1; round <= args.rounds; ++round) {
+    for (int k = 0; k < 2; ++k) {
+      const int side = round % 2 == 1 ? k : 1 - k;
+      const std::string dir = out_dir + "/" + sides[side] + "/round-" + std::to_string(round);
+      fs::create_directories(dir);
+      spdlog::info("round {}/{}: {} ({}) into {}", round, args.rounds, sides[side], binaries[side],
+                   dir);
+      const int status = run_program({binaries[side], "run", args.rerun, "--out", dir, "--data-dir",
+                                      args.data_dir, "--quiet"});
+      if (status == kExitBadInput)
+        throw std::invalid_argument(binaries[side] + " rejected " + args.rerun +
+                                    " (exit 2); run it alone to see why");
+      if (status != kExitOk && status != kExitRunFailed)
+        throw std::runtime_error(binaries[side] + " run " + args.rerun + " ended with status " +
+                                 std::to_string(status));
+      RunRecord one = load_run(dir);
+      runs[side].results.insert(runs[side].results.end(), one.results.begin(), one.results.end());
+      if (round == 1) runs[side].environment = one.environment;
+    }
+  }
+  for (int side = 0; side < 2; ++side) {
+    runs[side].label = binaries[side] + " (" + std::to_string(args.rounds) + " rounds in " +
+                       out_dir + "/" + sides[side] + ")";
+  }
+  return {std::move(runs[0]), std::move(runs[1])};
+}
+
+int compare_command(const CompareArgs& args) {
+  RegressionOptions options;
+  options.threshold = args.threshold_percent / 100.0;
+  options.alpha = args.alpha;
+  options.metric = args.metric;
+  options.fail_on = args.fail_on;
+  try {
+    check_options(options);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  RunRecord baseline, candidate;
+  std::string markdown = args.markdown, json = args.json;
+  try {
+    if (args.rerun.empty()) {
+      baseline = load_run(args.baseline);
+      candidate = load_run(args.candidate);
+    } else {
+      const std::string out_dir =
+          args.out_dir.empty() ? "reports/compare-" + timestamp() : args.out_dir;
+      std::tie(baseline, candidate) = rerun(args, out_dir);
+      if (markdown.empty()) markdown = out_dir + "/compare.md";
+      if (json.empty()) json = out_dir + "/compare.json";
+    }
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}", e.what());
+    return args.rerun.empty() ? kExitBadInput : kExitRunFailed;
+  }
+
+  std::optional<Calibration> calibration;
+  if (!args.calibration.empty()) {
+    try {
+      calibration =
+          calibration_from_json(nlohmann::json::parse(read_json_text(
+                                    args.calibration, kMaxRecordBytes, "a calibrate.json")),
+                                args.calibration);
+    } catch (const std::exception& e) {
+      spdlog::error("--calibration {}: {}", args.calibration, e.what());
+      return kExitBadInput;
+    }
+  }
+  RegressionReport report =
+      compare_records(baseline, candidate, options, calibration ? &*calibration : nullptr);
+  if (report.cells.empty()) {
+    spdlog::error(
+        "no cell of {} has the configuration of a cell of {}: are they runs of the same grid?",
+        baseline.label, candidate.label);
+    return kExitBadInput;
+  }
+  std::cout << render_regression_text(report);
+  for (const auto& d : report.environment) {
+    if (d.unfair) spdlog::warn("the runs differ in {}: {} vs {}", d.what, d.baseline, d.candidate);
+  }
+  try {
+    if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
+    if (!json.empty()) write_text_file(json, regression_json(report).dump(2) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  std::vector<std::string> written;
+  for (const auto& file : {markdown, json}) {
+    if (!file.empty()) written.push_back(file);
+  }
+  if (!written.empty()) std::cout << "Written: " << join(written) << "\n";
+  return report.fails() ? kExitRunFailed : kExitOk;
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Compare two runs of a grid cell by cell and decide, with statistics, whether the candidate "
+      "regressed (exit 0: no regression, 1: regression, 2: bad input)");
+  compare
+      ->add_option("baseline", args->baseline,
+                   "Baseline results (results.jsonl or its directory); with --rerun, the baseline "
+                   "crossover binary")
+      ->required();
+  compare
+      ->add_option("candidate", args->candidate,
+                   "Candidate results; with --rerun, the candidate crossover binary")
+      ->required();
+  compare
+      ->add_option(
+          "--threshold", args->threshold_percent,
+          "Smallest change of the median, in percent, that can be a regression (default 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  compare->add_option("--alpha", args->alpha,
+                      "Significance level of the two-sided Mann-Whitney U test (default 0.05)");
+  compare
+      ->add_option("--metric", args->metric,
+                   "epoch (time per epoch, default), step (time per step) or throughput "
+                   "(samples/s)")
+      ->check(CLI::IsMember({"epoch", "step", "throughput"}));
+  compare
+      ->add_option("--fail-on", args->fail_on,
+                   "Exit 1 on: regression (default; a regression or a cell that failed in the "
+                   "candidate), any-change (also an improvement) or none")
+      ->check(CLI::IsMember({"regression", "any-change", "none"}));
+  compare->add_option("--markdown", args->markdown,
+                      "Write a Markdown summary for a pull-request comment to this file");
+  compare->add_option("--json", args->json, "Write the verdict as JSON to this file");
+  compare->add_option("--rerun", args->rerun,
+                      "Run BASELINE and CANDIDATE (two crossover binaries) on this grid, "
+                      "alternately, --rounds times, then compare the pooled samples");
+  compare->add_option("--rounds", args->rounds, "Rounds for --rerun (default 3)")
+      ->check(CLI::Range(1, 100));
+  compare->add_option("--out", args->out_dir,
+                      "With --rerun: where the runs, compare.md and compare.json go (default "
+                      "reports/compare-<timestamp>)");
+  compare->add_option("--data-dir", args->data_dir,
+                      "With --rerun: where the data sets are (default data)");
+
+  compare->add_option("--calibration", args->calibration,
+                      "A calibrate.json from `crossover calibrate` on this runner: with one run "
+                      "per side, a regression must also stand out from the run-to-run spread it "
+                      "measured");
+
+  return {compare, [args] { return compare_command(*args); }};
+}
+
+}  // namespace crossover

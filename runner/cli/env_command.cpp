@@ -1,0 +1,37 @@
+// crossover env: the machine and library record.
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/env.hpp"
+
+namespace crossover {
+namespace {
+
+int env_command(bool json) {
+  const auto record = environment_record(true);
+  if (json) {
+    std::cout << record.dump(2) << "\n";
+  } else {
+    for (const auto& line : environment_summary(record)) std::cout << line << "\n";
+  }
+  for (const auto& w : environment_warnings(record)) spdlog::warn("{}", w);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_env_command(CLI::App& app) {
+  auto args = std::make_shared<bool>(false);
+  CLI::App* env =
+      app.add_subcommand("env", "Describe the machine and libraries (BLAS, threads, CUDA, GPUs)");
+  env->add_flag("--json", *args, "Print the full record as JSON");
+
+  return {env, [args] { return env_command(*args); }};
+}
+
+}  // namespace crossover

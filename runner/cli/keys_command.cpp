@@ -1,0 +1,46 @@
+// crossover keys: every grid key, its role, the values it takes and its default, from the one
+// declaration of each (runner/model/keys.cpp).
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "reports/table.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/model/keys.hpp"
+
+namespace crossover {
+namespace {
+
+int keys_command(bool markdown) {
+  if (markdown) {
+    std::cout << key_table_markdown();
+    return kExitOk;
+  }
+  TextTable table;
+  table.header = {"key", "role", "values", "default"};
+  for (const auto& key : grid_keys()) {
+    if (!key.settable) continue;
+    std::string fallback = default_text(key);
+    fallback.erase(std::remove(fallback.begin(), fallback.end(), '`'), fallback.end());
+    table.rows.push_back({key.name, role_name(key.role), key.expected, fallback});
+  }
+  std::cout << render_text_table(table)
+            << "Roles: identity keys change what is measured, and pairs, tables and compare match "
+               "cells on them; protection keys guard a cell; policy keys say how long and how "
+               "often it is measured.\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_keys_command(CLI::App& app) {
+  auto markdown = std::make_shared<bool>(false);
+  CLI::App* keys = app.add_subcommand(
+      "keys",
+      "List every grid key with its role (identity, protection, policy), values and default");
+  keys->add_flag("--markdown", *markdown, "Print the README's key table (Markdown)");
+  return {keys, [markdown] { return keys_command(*markdown); }};
+}
+
+}  // namespace crossover

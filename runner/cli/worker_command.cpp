@@ -1,0 +1,34 @@
+// crossover worker: one cell in this process, as `run` starts isolated cells and ddp ranks.
+#include <memory>
+
+#include "runner/cli/commands.hpp"
+#include "runner/ddp.hpp"
+
+namespace crossover {
+
+Command add_worker_command(CLI::App& app) {
+  auto args = std::make_shared<WorkerArgs>();
+  CLI::App* worker = app.add_subcommand(
+      "worker",
+      "Run one cell in this process, as `run` starts isolated cells and ddp ranks; for a ddp cell "
+      "one rank, also under `torchrun --no-python` across machines (reads MASTER_ADDR, "
+      "MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK)");
+  CLI::Option* worker_cell =
+      worker->add_option("--cell", args->cell_file, "The cell, as one results.jsonl line");
+  CLI::Option* worker_grid =
+      worker->add_option("--grid", args->grid, "Or a grid file, with --cell-index");
+  worker
+      ->add_option("--cell-index", args->cell_index,
+                   "The cell's index in --grid (as run --dry-run lists them)")
+      ->needs(worker_grid);
+  worker_cell->excludes(worker_grid);
+  worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")->required();
+  worker->add_option("--data-dir", args->data_dir, "Where the data sets are (default data)");
+  worker->add_option("--timeout", args->timeout_seconds,
+                     "Seconds to wait for the other ranks in the rendezvous and in every "
+                     "collective (default 120)");
+
+  return {worker, [args] { return worker_command(*args); }};
+}
+
+}  // namespace crossover

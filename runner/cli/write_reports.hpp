@@ -1,0 +1,26 @@
+#pragma once
+// What `run` and `report` both write at their end: report.md, report.html, results.csv,
+// summary.json and gbench.json, with one crossover analysis per --compare.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/analysis.hpp"
+#include "reports/report_markdown.hpp"
+
+namespace crossover {
+
+/// The comparisons of --compare (each may be given several times; none means device=cpu:cuda);
+/// nothing (logged) when one is malformed.
+std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts);
+
+/// Writes the reports of `results` into `out_dir`, with one analysis per comparison (the first one
+/// is also the top level of summary.json); returns the crossover statements, for the terminal.
+/// Throws std::runtime_error when a file cannot be written.
+std::string write_reports(const std::string& out_dir, ReportContext context,
+                          const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
+                          const nlohmann::json& environment);
+
+}  // namespace crossover

@@ -1,0 +1,146 @@
+// A validated grid into its flat list of cells: the Cartesian product of each experiment's axes,
+// the keys that mean nothing for a cell set to one value, exclude rules and duplicates dropped.
+#include <algorithm>
+#include <set>
+
+#include "runner/grid.hpp"
+#include "workloads/catalog.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Sets one key of a cell; the key and value were validated.
+void apply(Cell& cell, const std::string& key, const Json& value) {
+  find_grid_key(key)->set(cell, value);
+}
+
+bool excluded(const Json& config, const std::vector<Json>& rules) {
+  for (const auto& rule : rules) {
+    bool all = true;
+    for (const auto& [key, wanted] : rule.items()) {
+      const Json& actual = config.at(key);
+      const bool hit = wanted.is_array()
+                           ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end()
+                           : wanted == actual;
+      if (!hit) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+// Whether an experiment sets `key`, as a setting (its own or a default) or as an axis.
+bool sets(const Experiment& experiment, const std::string& key) {
+  return experiment.settings.contains(key) ||
+         std::any_of(experiment.axes.begin(), experiment.axes.end(),
+                     [&](const auto& axis) { return axis.first == key; });
+}
+
+// Problems of a whole cell that no single key shows (seed 002's data-parallel pitfalls); "" if
+// none.
+std::string cell_problem(const Cell& cell) {
+  const std::string at = " (cell: " + cell_label(cell) + ")";
+  if (cell.parallel != "ddp" && cell.nproc != 1)
+    return "nproc " + std::to_string(cell.nproc) + " needs parallel \"ddp\"" + at;
+  if (cell.parallel == "none" && is_cuda_device(cell.device) && cell.gpus > 1)
+    return "gpus " + std::to_string(cell.gpus) +
+           " needs parallel \"dp\" or \"ddp\" to use more than one GPU" + at;
+  if (cell.parallel == "dp" && is_cuda_device(cell.device) && cell.output_device >= cell.gpus)
+    return "output_device " + std::to_string(cell.output_device) +
+           " is not among the GPUs used (0 to " + std::to_string(cell.gpus - 1) + ")" + at;
+  const int n = replicas(cell);
+  if (cell.batch_size != kFull && cell.batch_size < n)
+    return "batch_size " + std::to_string(cell.batch_size) + " is smaller than the " +
+           std::to_string(n) + " replicas: some would get no data" + at;
+  return "";
+}
+
+}  // namespace
+
+Expansion expand_grid(const Grid& grid) {
+  Expansion out;
+  std::vector<GridIssue> issues;
+  std::set<std::string> seen;
+  for (std::size_t e = 0; e < grid.experiments.size(); ++e) {
+    const Experiment& experiment = grid.experiments[e];
+    const WorkloadInfo* info = find_workload(experiment.workload);
+    Cell base;
+    base.experiment = e;
+    base.workload = experiment.workload;
+    if (info != nullptr) {
+      base.dataset = info->datasets.front();
+      base.batch_size = info->batch_size;
+      base.epochs = info->epochs;
+      base.optimizer = info->optimizer;
+      base.lr = info->lr;
+      base.momentum = info->momentum;
+      base.loader = info->loader;
+    }
+    for (const auto& [key, value] : experiment.settings.items()) apply(base, key, value);
+
+    // A few long axes multiply into more cells than any sweep can run (or memory can hold).
+    std::size_t product = 1;
+    for (const auto& axis : experiment.axes)
+      product = std::min(product * std::max<std::size_t>(axis.second.size(), 1), kMaxCells + 1);
+    if (product > kMaxCells) {
+      issues.push_back({"experiments[" + std::to_string(e) + "].grid",
+                        "expands to more than " + std::to_string(kMaxCells) +
+                            " cells; split the experiment or shorten its lists"});
+      continue;
+    }
+
+    // Odometer over the axes: the last axis varies fastest.
+    std::vector<std::size_t> position(experiment.axes.size(), 0);
+    const auto advance = [&] {
+      for (std::size_t a = experiment.axes.size(); a-- > 0;) {
+        if (++position[a] < experiment.axes[a].second.size()) return true;
+        position[a] = 0;
+      }
+      return false;
+    };
+    do {
+      Cell cell = base;
+      for (std::size_t a = 0; a < experiment.axes.size(); ++a) {
+        apply(cell, experiment.axes[a].first, experiment.axes[a].second[position[a]]);
+      }
+      if (excluded(cell_config_json(cell), experiment.excludes)) {
+        ++out.excluded;
+        continue;
+      }
+      cell.max_repeats = std::max(cell.max_repeats, cell.min_repeats);
+      // Settings without meaning for this cell take one value, so equal cells are not run twice;
+      // keys with a CUDA default of their own get it where the grid leaves them unset.
+      const bool cuda = is_cuda_device(cell.device);
+      for (const auto& key : grid_keys()) {
+        if (!cuda && key.cpu_value) key.set(cell, *key.cpu_value);
+        if (cuda && key.cuda_default && !sets(experiment, key.name))
+          key.set(cell, *key.cuda_default);
+      }
+      if (cell.loader == "dataloader")
+        cell.data_placement = "host";                       // its batches are made on the host
+      if (cell.timeout_seconds > 0.0) cell.isolate = true;  // a timeout needs a process to end
+      if (cell.parallel == "ddp" && is_cuda_device(cell.device))
+        cell.gpus = cell.nproc;  // one GPU per rank
+      if (cell.parallel != "dp") cell.output_device = 0;
+      if (const std::string problem = cell_problem(cell); !problem.empty()) {
+        issues.push_back({"experiments[" + std::to_string(e) + "]", problem});
+        continue;
+      }
+      if (!seen.insert(cell_config_json(cell).dump()).second) {
+        ++out.duplicates;
+        continue;
+      }
+      cell.index = out.cells.size();
+      out.cells.push_back(cell);
+    } while (advance());
+  }
+  if (!issues.empty()) throw GridError(grid.file, issues);
+  return out;
+}
+
+}  // namespace crossover

@@ -1,0 +1,90 @@
+#include "runner/model/cell.hpp"
+
+namespace crossover {
+
+Cell cell_from_json(const nlohmann::json& j) {
+  Cell c;
+  c.index = json_as<std::size_t>(j.at("cell"));
+  for (const auto& key : grid_keys()) {
+    if (!key.get) continue;  // not a column (`repeats`)
+    if (!j.contains(key.name)) {
+      if (key.added_later) continue;
+      throw std::runtime_error("missing key \"" + key.name + "\"");
+    }
+    try {
+      key.set(c, j[key.name]);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("key \"" + key.name + "\": " + e.what());
+    }
+  }
+  return c;
+}
+
+nlohmann::ordered_json cell_config_json(const Cell& cell) {
+  nlohmann::ordered_json j;
+  for (const auto& key : grid_keys()) {
+    if (key.get) j[key.name] = key.get(cell);
+  }
+  return j;
+}
+
+nlohmann::ordered_json cell_identity_json(const Cell& cell) {
+  nlohmann::ordered_json identity;
+  for (const auto& key : grid_keys()) {
+    if (key.get && key.role == KeyRole::kIdentity) identity[key.name] = key.get(cell);
+  }
+  return identity;
+}
+
+nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
+  nlohmann::ordered_json key;
+  for (const auto& k : grid_keys()) {
+    if (!k.get || k.role != KeyRole::kIdentity || k.name == axis) continue;
+    if (axis == "device" && k.cpu_value) continue;
+    key[k.name] = k.get(cell);
+  }
+  return key;
+}
+
+std::vector<std::string> key_differences(const Cell& then, const Cell& now, KeyRole role) {
+  std::vector<std::string> out;
+  for (const auto& key : grid_keys()) {
+    if (!key.get || key.role != role) continue;
+    const auto a = key.get(then), b = key.get(now);
+    if (a != b) out.push_back(key.name + " " + a.dump() + " -> " + b.dump());
+  }
+  return out;
+}
+
+std::string size_text(std::int64_t size) {
+  return size == kFull ? std::string("full") : std::to_string(size);
+}
+
+std::string data_path_text(const Cell& cell) {
+  std::string text = cell.loader;
+  if (cell.loader == "tensor" && cell.data_placement == "host") text += "@host";
+  if (cell.num_workers > 0) text += " w" + std::to_string(cell.num_workers);
+  if (cell.pin_memory) text += " pinned";
+  return text;
+}
+
+std::string cell_label(const Cell& cell) {
+  std::string label = cell.workload + " " + cell.device + " batch=" + size_text(cell.batch_size) +
+                      " size=" + size_text(cell.dataset_size);
+  label += " " + data_path_text(cell);
+  if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
+  if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
+  if (cell.parallel != "none") label += " " + cell.parallel;
+  if (cell.parallel == "ddp") label += " nproc=" + std::to_string(cell.nproc);
+  return label;
+}
+
+int replicas(const Cell& cell) {
+  if (cell.parallel == "dp") return cell.gpus;
+  if (cell.parallel == "ddp") return cell.nproc;
+  return 1;
+}
+
+bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+
+}  // namespace crossover

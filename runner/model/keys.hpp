@@ -1,0 +1,77 @@
+#pragma once
+// The grid keys, declared once each: name, JSON type and allowed values, default (and the CUDA
+// default where it differs), role and description. Grid validation, a cell's JSON form (results
+// columns), pairing, the run table, `crossover keys` and the README's key table all read this
+// list; adding a key is its declaration here, its field in Cell, and the code that gives it
+// meaning.
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace crossover {
+
+struct Cell;
+
+/// What a key means when cells are compared.
+enum class KeyRole {
+  kIdentity,    ///< changes what is measured (workload, device, batch_size, ...): pairs split on it
+  kProtection,  ///< how the cell is guarded (isolate, timeout_seconds): never splits a pair
+  kPolicy,      ///< how long and how often it is measured (repeats, time budget, CI target)
+};
+
+/// The JSON a key takes.
+enum class KeyKind { kInteger, kNumber, kBoolean, kText, kSizeOrFull };
+
+/// One grid key.
+struct GridKey {
+  std::string name;
+  KeyRole role = KeyRole::kIdentity;
+  KeyKind kind = KeyKind::kText;
+  double min = 0.0;  ///< numbers: the inclusive range
+  double max = 0.0;
+  /// Text keys: the values it takes. Empty for `device` (cpu, cuda, cuda:N) and `dataset` (the
+  /// workload's), which the grid validator checks itself.
+  std::vector<std::string> choices;
+  std::string expected;     ///< in error messages: "a positive integer or \"full\""
+  std::string description;  ///< one line: what the key does (the key table)
+  /// The default as the key table shows it; empty: the value of a default Cell.
+  std::string default_text;
+  /// The default of CUDA cells where it differs (`isolate`); applied when a grid leaves it unset.
+  std::optional<nlohmann::json> cuda_default;
+  /// The value the key takes where it means nothing: on the CPU (`gpus` 0, `data_placement`
+  /// "device"). Such a key never splits a cpu/cuda pair.
+  std::optional<nlohmann::json> cpu_value;
+  bool settable = true;      ///< false: not a grid setting (`workload` is an experiment's own key)
+  bool added_later = false;  ///< older results.jsonl lack it: reading keeps the default
+  /// The cell's value as results store it; null for `repeats`, which only sets other keys.
+  std::function<nlohmann::ordered_json(const Cell&)> get;
+  /// Sets the cell's value from validated grid JSON or a results.jsonl value; throws
+  /// std::runtime_error or nlohmann::json::exception for a value of the wrong type.
+  std::function<void(Cell&, const nlohmann::json&)> set;
+};
+
+/// Every key, in results column order (`repeats`, a shorthand, after max_repeats).
+const std::vector<GridKey>& grid_keys();
+
+/// The key called `name`, or null.
+const GridKey* find_grid_key(const std::string& name);
+
+/// The names of the keys a grid may set, in order.
+std::vector<std::string> settable_key_names();
+
+/// The role of a key; an unknown name is an identity key.
+KeyRole key_role(const std::string& name);
+
+/// "identity", "protection" or "policy".
+std::string role_name(KeyRole role);
+
+/// The default a key table shows: default_text, else the default Cell's value as JSON.
+std::string default_text(const GridKey& key);
+
+/// The key table of the README (Markdown): key, role, values and meaning, default.
+std::string key_table_markdown();
+
+}  // namespace crossover

@@ -1,0 +1,75 @@
+#pragma once
+// What the end-to-end tests of the built `crossover` binary share: running it, a tiny grid, and a
+// made-up results directory.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "runner/model/results.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover::testing {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline Outcome crossover(const ScratchDir& dir, const std::string& args,
+                         const std::string& env = "") {
+  const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" +
+                              dir.file("stdout") + " 2>" + dir.file("stderr") + " </dev/null";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(dir.file("stdout"));
+  o.err = slurp(dir.file("stderr"));
+  return o;
+}
+
+inline const char* kTinyGrid = R"({
+  "name": "tiny",
+  "defaults": {"epochs": 3, "warmup_epochs": 1, "repeats": 2},
+  "experiments": [
+    {"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "dataset_size": [50]}},
+    {"workload": "boston_mlp", "settings": {"batch_size": 64}, "grid": {"device": ["cpu"]}}
+  ]
+})";
+
+inline std::size_t lines_in(const std::string& text) {
+  std::size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+// A results directory with one mnist_mlp cell whose epochs take `median` seconds (+-1 %), and an
+// env.json with the given BLAS.
+inline std::string results_dir(const ScratchDir& dir, const std::string& name, double median,
+                               const std::string& blas = "openblas") {
+  const std::string path = dir.file(name);
+  fs::create_directories(path);
+  Result r;
+  r.cell.workload = "mnist_mlp";
+  r.cell.dataset = "mnist";
+  r.data_source = "real";
+  r.train_rows = 1000;
+  for (int i = 0; i < 30; ++i)
+    r.epoch_seconds_samples.push_back(median * (1.0 + 0.001 * (i % 21 - 10)));
+  r.epoch_seconds = median;
+  std::ofstream(path + "/results.jsonl") << result_to_json(r).dump() << "\n";
+  std::ofstream(path + "/env.json") << nlohmann::json{{"blas", {{"kind", blas}}}}.dump();
+  return path;
+}
+
+}  // namespace crossover::testing

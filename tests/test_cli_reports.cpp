@@ -1,0 +1,309 @@
+// The built `crossover` binary, end to end: report, compare, calibrate, several comparisons, the
+// README's demo sample and real H100 results.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "runner/blas.hpp"
+#include "runner/model/results.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::crossover;
+using testing::kTinyGrid;
+using testing::lines_in;
+using testing::Outcome;
+using testing::results_dir;
+using testing::ScratchDir;
+using testing::slurp;
+
+TEST(Cli, CompareExitsOneOnARegressionAndWritesMarkdownAndJson) {
+  ScratchDir dir;
+  const std::string base = results_dir(dir, "base", 0.100);
+  const std::string same = results_dir(dir, "same", 0.100);
+  const std::string slow = results_dir(dir, "slow", 0.150, "reference");
+
+  Outcome o = crossover(dir, "compare " + base + " " + same);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("no regression in 1 matched cell(s)"), std::string::npos) << o.out;
+
+  const std::string md = dir.file("compare.md"), json = dir.file("verdict.json");
+  o = crossover(
+      dir, "compare " + base + " " + slow + "/results.jsonl --markdown " + md + " --json " + json);
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("regression  mnist_mlp device=cpu"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("the runs differ in BLAS: openblas vs reference"), std::string::npos);
+  EXPECT_NE(slurp(md).find("### Regressions (1)"), std::string::npos);
+  const auto verdict = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(verdict["verdict"], "regression");
+  EXPECT_NEAR(verdict["cells"][0]["change"].get<double>(), 0.5, 1e-9);
+
+  // Improvements do not fail a job unless asked to; --fail-on none never fails.
+  EXPECT_EQ(crossover(dir, "compare " + slow + " " + base).code, 0);
+  EXPECT_EQ(crossover(dir, "compare " + slow + " " + base + " --fail-on any-change").code, 1);
+  EXPECT_EQ(crossover(dir, "compare " + base + " " + slow + " --fail-on none").code, 0);
+  // A 60 % threshold lets a 50 % slowdown pass.
+  EXPECT_EQ(crossover(dir, "compare " + base + " " + slow + " --threshold 60").code, 0);
+}
+
+TEST(Cli, CompareRejectsBadInputWithExitTwo) {
+  ScratchDir dir;
+  const std::string base = results_dir(dir, "base", 0.1);
+  Outcome o = crossover(dir, "compare " + base + " " + dir.file("missing"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("missing does not exist"), std::string::npos) << o.err;
+  EXPECT_EQ(crossover(dir, "compare " + base + " " + base + " --metric latency").code, 2);
+  o = crossover(dir, "compare " + base + " " + base + " --alpha 2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--alpha must lie between 0 and 1"), std::string::npos) << o.err;
+  // No cell in common: not two runs of one grid.
+  const std::string other = dir.file("other");
+  fs::create_directories(other);
+  Result r;
+  r.cell.workload = "iris_mlp";
+  std::ofstream(other + "/results.jsonl") << result_to_json(r).dump() << "\n";
+  o = crossover(dir, "compare " + base + " " + other);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("are they runs of the same grid?"), std::string::npos) << o.err;
+  o = crossover(dir, "compare " + base + " " + base + " --rerun " + dir.file("no-grid.json"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("is not an executable crossover binary"), std::string::npos) << o.err;
+}
+
+TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("iris.json", R"({
+    "name": "iris", "defaults": {"epochs": 5, "warmup_epochs": 1, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]})");
+  const std::string out = dir.file("cmp");
+  const Outcome o = crossover(
+      dir, std::string("compare ") + CROSSOVER_BINARY + " " + CROSSOVER_BINARY + " --rerun " +
+               grid + " --rounds 2 --out " + out + " --data-dir " + testing::data_dir());
+  EXPECT_NE(o.code, 2) << o.err;
+  for (const char* side : {"baseline", "candidate"}) {
+    for (const char* round : {"round-1", "round-2"})
+      EXPECT_TRUE(fs::exists(out + "/" + side + "/" + round + "/results.jsonl")) << side << round;
+  }
+  // Rounds alternate which side goes first: AB, then BA.
+  const auto started = [&](const std::string& side, const std::string& round) {
+    return fs::last_write_time(out + "/" + side + "/" + round + "/grid.json");
+  };
+  EXPECT_LT(started("baseline", "round-1"), started("candidate", "round-1"));
+  EXPECT_LT(started("candidate", "round-2"), started("baseline", "round-2"));
+  const auto verdict = nlohmann::json::parse(slurp(out + "/compare.json"));
+  ASSERT_EQ(verdict["cells"].size(), 1u);
+  EXPECT_EQ(verdict["cells"][0]["baseline_samples"], 20);  // 2 rounds x 2 repeats x 5 epochs
+  EXPECT_EQ(verdict["cells"][0]["candidate_samples"], 20);
+  EXPECT_EQ(verdict["cells"][0]["baseline_runs"], 2);
+  EXPECT_TRUE(fs::exists(out + "/compare.md"));
+  // The same comparison into the same --out again: refused before any round replaces a run.
+  const std::string first = slurp(out + "/baseline/round-1/results.jsonl");
+  const Outcome again = crossover(
+      dir, std::string("compare ") + CROSSOVER_BINARY + " " + CROSSOVER_BINARY + " --rerun " +
+               grid + " --rounds 2 --out " + out + " --data-dir " + testing::data_dir());
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find(out + " already holds the runs of a comparison"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(slurp(out + "/baseline/round-1/results.jsonl"), first);
+}
+
+TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 3, "warmup_epochs": 0, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"],
+                                                      "threads": [1, 0]}}]})");
+  const std::string out = dir.file("out");
+  const Outcome o =
+      crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir() +
+                         " --compare device=cpu:cuda --compare threads=1:0");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto device = o.out.find("Crossovers (device=cpu vs cuda):");
+  const auto threads = o.out.find("Crossovers (threads=1 vs 0):");
+  ASSERT_NE(device, std::string::npos) << o.out;
+  ASSERT_NE(threads, std::string::npos) << o.out;
+  EXPECT_LT(device, threads);  // in the order given
+  const auto summary = nlohmann::json::parse(slurp(out + "/summary.json"));
+  ASSERT_EQ(summary["comparisons"].size(), 2u);
+  EXPECT_EQ(summary["compare"]["axis"], "device");  // the first also at the top level
+  EXPECT_EQ(summary["comparisons"][1]["compare"]["axis"], "threads");
+  EXPECT_EQ(summary["comparisons"][1]["pairs"].size(), 1u);  // cpu threads=1 with threads=0
+  // report regenerates the same comparisons from the results.
+  const Outcome r = crossover(dir, "report " + out + " --compare threads=1:0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Crossovers (threads=1 vs 0):"), std::string::npos);
+  EXPECT_EQ(r.out.find("Crossovers (device=cpu vs cuda):"), std::string::npos);
+}
+
+// Words of a line, whatever the spacing.
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  // The README's sample: the first fenced block after "What the demo prints".
+  const std::string readme = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+  const auto intro = readme.find("What the demo prints");
+  ASSERT_NE(intro, std::string::npos);
+  const auto open = readme.find("```\n", intro) + 4;
+  const std::string sample = readme.substr(open, readme.find("```", open) - open);
+  std::istringstream sample_lines(sample);
+  std::string readme_workload, readme_header;
+  std::getline(sample_lines, readme_workload);
+  std::getline(sample_lines, readme_header);
+
+  // The demo's grid and comparisons (scripts/demo.sh), shortened to one epoch: the columns and
+  // sections do not depend on how long each cell runs.
+  auto grid =
+      nlohmann::json::parse(slurp(std::string(CROSSOVER_SOURCE_DIR) + "/configs/quick.json"));
+  grid["defaults"] = {{"epochs", 1}, {"warmup_epochs", 0}, {"repeats", 1}, {"seed", 0}};
+  ScratchDir dir;
+  const std::string demo = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/scripts/demo.sh");
+  const std::string command = "./build/crossover run configs/quick.json";
+  const auto run = demo.find(command);
+  ASSERT_NE(run, std::string::npos);
+  const auto after = run + command.size();
+  std::string options = demo.substr(after, demo.find('\n', run) - after);
+  options = options.substr(0, options.find("\"$@\""));
+  const Outcome o =
+      crossover(dir, "run " + dir.write("quick.json", grid.dump()) + " --out " + dir.file("out") +
+                         " --data-dir " + testing::data_dir() + options);
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream printed(o.out);
+  std::string workload, header;
+  std::getline(printed, workload);
+  std::getline(printed, header);
+  EXPECT_EQ(readme_workload, workload);
+  EXPECT_EQ(words(readme_header), words(header))
+      << "README: " << readme_header << "\nnow:    " << header;
+  // Every comparison section the demo prints is in the sample too.
+  for (std::size_t at = o.out.find("Crossovers ("); at != std::string::npos;
+       at = o.out.find("Crossovers (", at + 1)) {
+    const std::string section = o.out.substr(at, o.out.find('\n', at) - at);
+    EXPECT_NE(sample.find(section), std::string::npos) << section;
+  }
+}
+
+TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {
+  // Real results of one H100 (shared/ beside the repository; absent in a bare clone).
+  const std::string run = std::string(CROSSOVER_SOURCE_DIR) + "/../shared/gpu-results/a-seed001";
+  if (!fs::exists(run + "/results.jsonl")) GTEST_SKIP() << run << " is not here";
+  ScratchDir dir;
+  const Outcome o = crossover(dir, "report " + run + " --out " + dir.file("out"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto results = read_results(run + "/results.jsonl");
+  const auto summary = nlohmann::json::parse(slurp(dir.file("out/summary.json")));
+  ASSERT_GE(summary["pairs"].size(), 8u);
+  // The device tables on stdout: per workload, rows of "dataset_size ... winner".
+  std::map<std::string, std::map<std::string, std::string>> winner_of;  // workload, size
+  std::map<std::string, std::map<std::string, int>> rows_of;
+  std::istringstream lines(o.out);
+  std::string workload;
+  for (std::string line; std::getline(lines, line);) {
+    const auto w = words(line);
+    if (w.size() == 1 && line.find(' ') == std::string::npos && line[0] != '-') workload = w[0];
+    if (w.size() < 6 || w[0] == "dataset_size" ||
+        w[0].find_first_not_of("0123456789full") != std::string::npos)
+      continue;
+    ++rows_of[workload][w[0]];
+    winner_of[workload][w[0]] =
+        line.find("tie (interval contains 1)") != std::string::npos ? "tie" : w.back();
+  }
+  for (const auto& pair : summary["pairs"]) {
+    const Result* cpu = nullptr;
+    for (const auto& r : results) {
+      if (r.cell.index == pair["baseline_cell"].get<std::size_t>()) cpu = &r;
+    }
+    ASSERT_NE(cpu, nullptr);
+    const std::string name = pair["workload"];
+    const std::string size = size_text(cpu->cell.dataset_size);
+    EXPECT_EQ(rows_of[name][size], 1) << name << " " << size << ": one row per pair";
+    EXPECT_EQ(winner_of[name][size], pair["winner"].get<std::string>()) << name << " " << size;
+  }
+}
+
+TEST(Cli, CalibrateMeasuresTheGateOnThisRunnerAndCompareReadsItsFile) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("gate.json", R"({
+    "name": "small-gate",
+    "defaults": {"epochs": 4, "warmup_epochs": 1, "repeats": 1, "threads": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]
+  })");
+  const std::string out = dir.file("cal");
+  const std::string data = " --data-dir " + testing::data_dir();
+  Outcome o = crossover(dir, "calibrate " + grid + " --pairs 3 --load 1 --out " + out + data);
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("3 A/A pairs and 3 pairs with 1 busy process(es)"), std::string::npos)
+      << o.out;
+  const auto cal = nlohmann::json::parse(slurp(out + "/calibrate.json"));
+  EXPECT_EQ(cal["pairs"], 3);
+  EXPECT_EQ(cal["planted_pairs"], 3);
+  for (const char* rate : {"false_alarm_rate", "detection_rate"}) {
+    EXPECT_GE(cal[rate].get<double>(), 0.0);
+    EXPECT_LE(cal[rate].get<double>(), 1.0);
+  }
+  ASSERT_EQ(cal["cells"].size(), 1u);
+  EXPECT_EQ(cal["cells"][0]["config"]["workload"], "iris_mlp");
+  EXPECT_GT(cal["cells"][0]["epoch"]["sigma_raw"].get<double>(), 0.0);
+  EXPECT_GE(cal["cells"][0]["smallest_detectable_slowdown"].get<double>(), 0.05);
+  EXPECT_EQ(cal["pair_verdicts"].size(), 6u);
+  EXPECT_NE(slurp(out + "/calibrate.md").find("| compare --calibration calibrate.json |"),
+            std::string::npos);
+  // Every run timed the reference before and after its cells; only the loaded runs had the
+  // planted load, and their cells were slower.
+  const auto quiet = nlohmann::json::parse(slurp(out + "/planted-01/quiet/env.json"));
+  const auto loaded = nlohmann::json::parse(slurp(out + "/planted-01/loaded/env.json"));
+  for (const auto* env : {&quiet, &loaded}) {
+    EXPECT_GT((*env)["reference"]["before"]["matmul_seconds"].get<double>(), 0.0);
+    EXPECT_GT((*env)["reference"]["after"]["step_seconds"].get<double>(), 0.0);
+  }
+  EXPECT_FALSE(quiet.contains("planted_load"));
+  EXPECT_EQ(loaded["planted_load"], 1);
+
+  // compare reads the file and says what the verdicts rest on.
+  o = crossover(dir, "compare " + out + "/aa-01/first " + out + "/aa-01/second --calibration " +
+                         out + "/calibrate.json --json " + dir.file("v.json"));
+  EXPECT_TRUE(o.code == 0 || o.code == 1) << o.err;
+  EXPECT_NE(o.out.find("evidence: one run per side; a regression must stand out"),
+            std::string::npos)
+      << o.out;
+  const auto verdict = nlohmann::json::parse(slurp(dir.file("v.json")));
+  EXPECT_EQ(verdict["calibration"], out + "/calibrate.json");
+  EXPECT_FALSE(verdict["cells"][0]["decided_by"].get<std::string>().empty());
+
+  // Bad input: exit 2, naming what to fix; an existing calibration is never replaced.
+  o = crossover(dir, "calibrate " + grid + " --out " + out + data);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("already holds a calibration"), std::string::npos) << o.err;
+  EXPECT_EQ(crossover(dir, "calibrate " + grid + " --pairs 2").code, 2);
+  const std::string not_cal = dir.write("not-cal.json", R"({"grid": "x"})");
+  o = crossover(
+      dir, "compare " + out + "/aa-01/first " + out + "/aa-01/second --calibration " + not_cal);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("not-cal.json: not a calibration"), std::string::npos) << o.err;
+  o = crossover(dir, "run " + grid + " --out " + dir.file("r") + data, "CROSSOVER_PLANT_LOAD=lots");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("CROSSOVER_PLANT_LOAD must be a number"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace crossover

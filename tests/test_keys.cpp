@@ -1,0 +1,173 @@
+// The grid key registry: one declaration per key drives validation, a cell's JSON form, roles,
+// pairing and the README's key table.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "runner/grid.hpp"
+#include "runner/model/cell.hpp"
+#include "runner/model/keys.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+TEST(Keys, EveryKeyIsDeclaredOnceWithWhatTheTableAndMessagesNeed) {
+  std::set<std::string> names;
+  for (const auto& key : grid_keys()) {
+    EXPECT_TRUE(names.insert(key.name).second) << key.name << " declared twice";
+    EXPECT_FALSE(key.expected.empty()) << key.name;
+    EXPECT_FALSE(key.description.empty()) << key.name;
+    EXPECT_TRUE(key.set) << key.name;
+    if (key.kind == KeyKind::kInteger || key.kind == KeyKind::kNumber ||
+        key.kind == KeyKind::kSizeOrFull) {
+      EXPECT_LT(key.min, key.max) << key.name;
+    }
+  }
+  // The columns of results.jsonl: every key with a field, in declaration order.
+  const nlohmann::ordered_json config = cell_config_json(Cell{});
+  std::vector<std::string> columns;
+  for (const auto& [key, value] : config.items()) columns.push_back(key);
+  std::vector<std::string> fields;
+  for (const auto& key : grid_keys()) {
+    if (key.get) fields.push_back(key.name);
+  }
+  EXPECT_EQ(columns, fields);
+  EXPECT_EQ(find_grid_key("repeats")->get, nullptr);  // a shorthand, not a column
+}
+
+TEST(Keys, RolesSayWhatAKeyMeansForPairing) {
+  EXPECT_EQ(key_role("batch_size"), KeyRole::kIdentity);
+  EXPECT_EQ(key_role("isolate"), KeyRole::kProtection);
+  EXPECT_EQ(key_role("ci_target"), KeyRole::kPolicy);
+  EXPECT_EQ(key_role("repeats"), KeyRole::kPolicy);
+  Cell a;
+  Cell b = a;
+  b.max_repeats = 40;
+  b.isolate = true;
+  b.timeout_seconds = 9;
+  EXPECT_EQ(cell_identity_json(a), cell_identity_json(b));
+  EXPECT_EQ(key_differences(a, b, KeyRole::kPolicy),
+            std::vector<std::string>{"max_repeats 10 -> 40"});
+  EXPECT_EQ(key_differences(a, b, KeyRole::kProtection),
+            (std::vector<std::string>{"isolate false -> true", "timeout_seconds 0.0 -> 9.0"}));
+  b.batch_size = 64;
+  EXPECT_NE(cell_identity_json(a), cell_identity_json(b));
+}
+
+TEST(Keys, APairOfDevicesIgnoresTheKeysThatMeanNothingOnTheCpu) {
+  Cell cpu;
+  cpu.gpus = 0;
+  Cell cuda = cpu;
+  cuda.device = "cuda";
+  cuda.gpus = 2;
+  cuda.data_placement = "host";
+  EXPECT_EQ(pairing_key(cpu, "device"), pairing_key(cuda, "device"));
+  EXPECT_FALSE(pairing_key(cpu, "device").contains("gpus"));
+  // Along another axis the device and its GPUs are part of what is held fixed.
+  EXPECT_NE(pairing_key(cpu, "threads"), pairing_key(cuda, "threads"));
+  EXPECT_FALSE(pairing_key(cpu, "threads").contains("threads"));
+  EXPECT_FALSE(pairing_key(cpu, "threads").contains("isolate"));
+}
+
+TEST(Keys, ACellGoesThroughItsJsonFormUnchanged) {
+  Cell c;
+  c.index = 7;
+  c.workload = "mnist_mlp";
+  c.dataset = "mnist";
+  c.device = "cuda:1";
+  c.batch_size = 128;
+  c.dataset_size = kFull;
+  c.num_workers = 2;
+  c.pin_memory = true;
+  c.threads = 3;
+  c.min_repeats = 4;
+  c.max_repeats = 9;
+  c.ci_target = 0.05;
+  c.isolate = true;
+  c.timeout_seconds = 30;
+  c.optimizer = "sgd";
+  c.lr = 0.1;
+  c.momentum = 0.9;
+  nlohmann::json j = cell_config_json(c);
+  j["cell"] = c.index;
+  const Cell back = cell_from_json(j);
+  EXPECT_EQ(cell_config_json(back), cell_config_json(c));
+  EXPECT_EQ(back.index, 7u);
+  EXPECT_EQ(back.batch_size, 128);
+  EXPECT_EQ(back.dataset_size, kFull);
+}
+
+TEST(Keys, OlderResultsMayLackOnlyTheKeysAddedLater) {
+  nlohmann::json j = cell_config_json(Cell{});
+  j["cell"] = 0;
+  for (const char* later : {"parallel", "nproc", "output_device", "isolate", "timeout_seconds"})
+    j.erase(later);
+  EXPECT_NO_THROW(cell_from_json(j));
+  j.erase("threads");
+  try {
+    cell_from_json(j);
+    FAIL() << "a results line without threads was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "missing key \"threads\"");
+  }
+  j = cell_config_json(Cell{});
+  j["cell"] = 0;
+  j["num_workers"] = "two";
+  try {
+    cell_from_json(j);
+    FAIL() << "a mistyped num_workers was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("key \"num_workers\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(Keys, TheGridAcceptsEverySettableKeyAndRejectsItsOutOfRangeValues) {
+  for (const auto& key : grid_keys()) {
+    if (!key.settable || key.kind == KeyKind::kText || key.kind == KeyKind::kBoolean) continue;
+    const std::string grid = R"({"name": "g", "experiments": [{"workload": "iris_mlp",
+        "settings": {")" + key.name +
+                             "\": " + nlohmann::json(key.max * 2 + 1).dump() + "}}]}";
+    try {
+      parse_grid(grid, "g.json");
+      ADD_FAILURE() << key.name << " accepted a value above its range";
+    } catch (const GridError& e) {
+      ASSERT_EQ(e.issues().size(), 1u) << e.what();
+      EXPECT_NE(e.issues()[0].message.find(key.expected), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse_grid(R"({"name": "g", "experiments": [{"workload": "iris_mlp",
+      "settings": {"workload": "iris_mlp"}}]})",
+                          "g.json"),
+               GridError);
+}
+
+TEST(Keys, ACudaDefaultAppliesOnlyWhereTheGridLeavesTheKeyUnset) {
+  const auto cells = [](const std::string& settings) {
+    return expand_grid(parse_grid(R"({"name": "g", "experiments": [{"workload": "iris_mlp",
+        "settings": {)" + settings + R"(}, "grid": {"device": ["cpu", "cuda"]}}]})",
+                                  "g.json"))
+        .cells;
+  };
+  const auto unset = cells("\"epochs\": 1");
+  EXPECT_FALSE(unset[0].isolate);
+  EXPECT_TRUE(unset[1].isolate);
+  EXPECT_EQ(unset[0].gpus, 0);  // cpu_value
+  EXPECT_EQ(unset[1].gpus, 1);
+  const auto set = cells("\"isolate\": false");
+  EXPECT_FALSE(set[1].isolate);
+}
+
+TEST(Keys, TheReadmeKeyTableIsTheRegistrys) {
+  const std::string readme = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+  const std::string table = key_table_markdown();
+  EXPECT_NE(readme.find(table), std::string::npos)
+      << "README.md's key table differs from the registry; replace it with the output of "
+         "`crossover keys --markdown`:\n"
+      << table;
+  for (const auto& name : settable_key_names())
+    EXPECT_NE(table.find("| `" + name + "` |"), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace crossover

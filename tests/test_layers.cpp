@@ -1,0 +1,134 @@
+// The shape of the house, read from the sources: every #include points down the layers (the data
+// model, workloads, execution, reports, the command line), and no source file outgrows about 500
+// lines. The README's "How the code is laid out" names the same folders.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The layers from the bottom; a file may include its own layer and those below it.
+struct Layer {
+  std::string folder;  // relative to the source root, ending in '/'
+  std::string name;
+};
+const std::vector<Layer>& layers() {
+  static const std::vector<Layer> all = {
+      {"runner/model/", "data model"},
+      {"workloads/", "workloads"},
+      {"runner/", "execution"},
+      {"reports/", "reports"},
+      {"runner/cli/", "command line"},
+      {"bench/", "micro-benchmarks"},
+      {"tests/", "tests"},
+  };
+  return all;
+}
+
+// The layer of a path: the one with the longest folder that starts it.
+std::optional<std::size_t> layer_of(const std::string& path) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < layers().size(); ++i) {
+    const std::string& folder = layers()[i].folder;
+    if (path.rfind(folder, 0) == 0 && (!best || folder.size() > layers()[*best].folder.size()))
+      best = i;
+  }
+  return best;
+}
+
+std::vector<std::string> sources() {
+  const fs::path root(CROSSOVER_SOURCE_DIR);
+  std::vector<std::string> out;
+  for (const char* top : {"runner", "workloads", "reports", "bench", "tests"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (entry.is_regular_file() && (ext == ".cpp" || ext == ".hpp" || ext == ".h"))
+        out.push_back(fs::relative(entry.path(), root).string());
+    }
+  }
+  return out;
+}
+
+TEST(Layers, EveryFolderHasALayer) {
+  EXPECT_EQ(layer_of("runner/model/cell.hpp"), 0u);
+  EXPECT_EQ(layer_of("runner/executor.cpp"), 2u);
+  EXPECT_EQ(layer_of("runner/cli/main.cpp"), 4u);
+  for (const auto& file : sources()) EXPECT_TRUE(layer_of(file).has_value()) << file;
+}
+
+// The includes of `text` (the file `file`) that point to a higher layer, as messages.
+std::vector<std::string> upward_includes(const std::string& file, const std::string& text,
+                                         std::size_t* project_includes = nullptr) {
+  static const std::regex include_line("^\\s*#\\s*include\\s+\"([^\"]+)\"");
+  const std::size_t from = *layer_of(file);
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::smatch m;
+    if (!std::regex_search(line, m, include_line)) continue;
+    const auto to = layer_of(m[1]);
+    if (!to) continue;  // a file of the build tree or beside the includer
+    if (project_includes != nullptr) ++*project_includes;
+    if (*to > from)
+      out.push_back(file + ":" + std::to_string(number) + " (" + layers()[from].name +
+                    ") includes " + m[1].str() + " (" + layers()[*to].name + "), a higher layer");
+  }
+  return out;
+}
+
+TEST(Layers, IncludesPointDown) {
+  std::size_t includes = 0;
+  for (const auto& file : sources()) {
+    const std::string text = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
+    for (const auto& problem : upward_includes(file, text, &includes)) ADD_FAILURE() << problem;
+  }
+  EXPECT_GT(includes, 200u);  // the walk really read the sources
+}
+
+TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
+  const std::string text =
+      "#include \"runner/model/stats.hpp\"\n#include <vector>\n  #include "
+      "\"reports/analysis.hpp\"\n";
+  const auto problems = upward_includes("runner/model/results.cpp", text);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0],
+            "runner/model/results.cpp:3 (data model) includes reports/analysis.hpp (reports), a "
+            "higher layer");
+  EXPECT_TRUE(upward_includes("runner/cli/main.cpp", text).empty());
+  EXPECT_EQ(upward_includes("workloads/registry.cpp", "#include \"runner/devices.hpp\"").size(),
+            1u);
+}
+
+TEST(Layers, NoSourceFileOverAbout500Lines) {
+  constexpr std::size_t kMaxLines = 500;
+  for (const auto& file : sources()) {
+    std::ifstream in(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
+    std::size_t lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    EXPECT_LE(lines, kMaxLines) << file << " has " << lines << " lines; split it by what it does";
+  }
+}
+
+TEST(Layers, TheReadmeNamesEveryLayersFolder) {
+  const std::string readme = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+  const auto section = readme.find("## How the code is laid out");
+  ASSERT_NE(section, std::string::npos);
+  const std::string text = readme.substr(section, readme.find("\n## ", section + 1) - section);
+  for (const auto& layer : layers())
+    EXPECT_NE(text.find("`" + layer.folder + "`"), std::string::npos) << layer.folder;
+}
+
+}  // namespace
+}  // namespace crossover
