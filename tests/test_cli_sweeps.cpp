@@ -203,6 +203,29 @@ TEST(Cli, ResumeRunsAgainTheCellsOfADataSetThatChanged) {
   EXPECT_EQ(read_results(dir.file("out/results.jsonl")).size(), 3u);
 }
 
+TEST(Cli, ResumeMatchesOnIdentityKeysAndNamesThePolicyKeysThatChanged) {
+  ScratchDir dir;
+  const auto grid = [&](const std::string& settings) {
+    return dir.write("g.json", R"({"name": "g", "experiments": [{"workload": "iris_mlp",
+        "settings": {"epochs": 2, "warmup_epochs": 0, )" +
+                                   settings + "}}]}");
+  };
+  const std::string out = dir.file("out");
+  ASSERT_EQ(crossover(dir, "run " + grid("\"repeats\": 1") + " --out " + out).code, 0);
+  // More repeats is a policy change: the cell is kept as measured, and said so.
+  Outcome o = crossover(dir, "run " + grid("\"repeats\": 2") + " --resume " + out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("1 cell(s) already ok, 0 to run"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("min_repeats 1 -> 2; max_repeats 1 -> 2"), std::string::npos) << o.err;
+  const auto kept = read_results(out + "/results.jsonl");
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].cell.max_repeats, 1);  // the settings it was measured with
+  // Another seed changes what is measured: the cell runs again.
+  o = crossover(dir, "run " + grid("\"repeats\": 1, \"seed\": 5") + " --resume " + out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("0 cell(s) already ok, 1 to run"), std::string::npos) << o.err;
+}
+
 TEST(Cli, AnIsolatedCellThatAbortsSegfaultsHangsOrRunsOutOfMemoryFailsAloneWithItsReason) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;

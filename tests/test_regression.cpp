@@ -3,6 +3,7 @@
 // environment differences, and the Markdown, JSON and Google Benchmark writers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -174,6 +175,11 @@ TEST(Regression, CellsMatchOnConfigurationAndTheRestIsListed) {
   ASSERT_EQ(report.only_in_candidate.size(), 1u);
   EXPECT_EQ(report.only_in_candidate[0], "mnist_mlp device=cpu batch_size=64");
   EXPECT_EQ(report.cells[0].name, "mnist_mlp device=cpu batch_size=full");
+  // ...but compare says that the two were measured with other stopping rules.
+  const auto note = std::find_if(report.notes.begin(), report.notes.end(), [](const auto& n) {
+    return n.find("min_repeats 3 -> 7; max_repeats 10 -> 7") != std::string::npos;
+  });
+  EXPECT_NE(note, report.notes.end());
 }
 
 TEST(Regression, DifferentDataIsNotCompared) {

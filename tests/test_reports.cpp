@@ -95,6 +95,37 @@ TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
   }
 }
 
+TEST(Comparison, EveryDevicePairOfTheAnalysisIsOnOneRowHostDataIncluded) {
+  // The tensor loader's data on the host is a CUDA-only setting: the old device table put such a
+  // cell on a row of its own, without the CPU it pairs with in the crossover analysis.
+  std::vector<Result> results =
+      indexed({made("cpu", 1000, 0.010, 0.001), made("cuda", 1000, 0.002, 0.0002),
+               made("cuda", 1000, 0.004, 0.0002)});
+  results[2].cell.data_placement = "host";
+  EXPECT_EQ(pair_results(results, parse_compare("device=cpu:cuda")).size(), 2u);
+  const auto comparisons = compare_devices(results);
+  ASSERT_EQ(comparisons.size(), 1u);
+  const TextTable& table = comparisons[0].table;
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "cuda @host epoch"),
+            table.header.end());
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "speedup cuda @host"),
+            table.header.end());
+  EXPECT_EQ(table.rows[0].back(), "cuda");  // the faster of the two, outside the noise
+}
+
+TEST(RunTable, ShowsTheIdentityKeysThatVaryAndNoOthers) {
+  std::vector<Result> results =
+      indexed({made("cpu", 1000, 0.010, 0.001), made("cpu", 1000, 0.012, 0.001)});
+  results[1].cell.optimizer = "sgd";
+  results[1].cell.max_repeats = 40;  // a policy key: never a column
+  ReportContext context;
+  const std::string md = render_markdown(context, results);
+  EXPECT_NE(md.find("| data path | optimizer | status |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| max_repeats"), std::string::npos) << md;
+  EXPECT_NE(md.find("| sgd |"), std::string::npos);
+}
+
 TEST(Comparison, GuardAndStoppingRuleKeysNeverSplitAPairOrARow) {
   // CUDA cells isolate by default and CPU cells do not; a time-out or another stopping rule on
   // one side changes how the cell is run, not what it measures.
