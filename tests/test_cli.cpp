@@ -21,13 +21,7 @@ namespace crossover {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::crossover;
-using testing::kTinyGrid;
-using testing::lines_in;
-using testing::Outcome;
-using testing::results_dir;
-using testing::ScratchDir;
-using testing::slurp;
+using namespace testing;  // crossover::testing: the binary, scratch directories, tiny grids
 
 TEST(Cli, VersionHelpAndUsageErrors) {
   ScratchDir dir;
