@@ -130,16 +130,18 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
 
 std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
                                std::uint64_t seed) {
+  // Each side's cells and their pairing keys, found once: a grid may hold thousands of cells.
+  std::vector<std::pair<const Result*, std::string>> baselines, contenders;
+  for (const Result& r : results) {
+    if (r.status != "ok" || r.epoch_seconds_samples.empty()) continue;
+    const std::string value = value_text(cell_config_json(r.cell)[spec.axis]);
+    if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec.axis).dump());
+    if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec.axis).dump());
+  }
   std::vector<Pair> pairs;
-  for (const Result& b : results) {
-    if (b.status != "ok" || b.epoch_seconds_samples.empty()) continue;
-    if (value_text(cell_config_json(b.cell)[spec.axis]) != spec.baseline) continue;
-    const Json key = pair_key(b, spec.axis);
-    for (const Result& c : results) {
-      if (c.status != "ok" || c.epoch_seconds_samples.empty()) continue;
-      if (value_text(cell_config_json(c.cell)[spec.axis]) != spec.contender) continue;
-      if (pair_key(c, spec.axis) != key) continue;
-      pairs.push_back(compare_pair(b, c, seed));
+  for (const auto& [b, key] : baselines) {
+    for (const auto& [c, other] : contenders) {
+      if (other == key) pairs.push_back(compare_pair(*b, *c, seed));
     }
   }
   return pairs;

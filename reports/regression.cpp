@@ -316,8 +316,7 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
     // Matched on identity keys: say when the two were measured or guarded differently.
     const Cell& b = base_groups[i].results.front()->cell;
     const Cell& c = cand_groups[it->second].results.front()->cell;
-    auto changed = key_differences(b, c, KeyRole::kPolicy);
-    for (auto& d : key_differences(b, c, KeyRole::kProtection)) changed.push_back(std::move(d));
+    const auto changed = measuring_differences(b, c);
     if (!changed.empty()) {
       report.notes.push_back(v.name + ": measured with other policy or protection settings (" +
                              join(changed, "; ") + "); they do not change what is measured");

@@ -12,7 +12,6 @@
 #include <sstream>
 #include <thread>
 
-#include "runner/blas.hpp"
 #include "runner/model/results.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

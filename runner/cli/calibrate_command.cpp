@@ -31,16 +31,9 @@ struct CalibrateArgs {
 };
 
 int calibrate_command(const CalibrateArgs& args) {
-  RegressionOptions options;
-  options.threshold = args.threshold_percent / 100.0;
-  options.alpha = args.alpha;
-  options.metric = args.metric;
-  try {
-    check_options(options);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric);
+  if (!checked) return kExitBadInput;
+  const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
   const std::string out_dir =

@@ -114,4 +114,21 @@ RunRecord load_run(const std::string& path) {
   return run;
 }
 
+std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
+                                              const std::string& metric,
+                                              const std::string& fail_on) {
+  RegressionOptions options;
+  options.threshold = threshold_percent / 100.0;
+  options.alpha = alpha;
+  options.metric = metric;
+  options.fail_on = fail_on;
+  try {
+    check_options(options);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return std::nullopt;
+  }
+  return options;
+}
+
 }  // namespace crossover

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "reports/calibration.hpp"
+#include "reports/regression.hpp"
 #include "runner/grid.hpp"
 
 namespace crossover {
@@ -26,6 +26,12 @@ void catch_interrupts();
 
 /// Loads and expands a grid, logging every issue; nullopt means bad input.
 std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path);
+
+/// The settings of compare's gate (compare, calibrate), checked; nothing (logged) when one is out
+/// of range.
+std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
+                                              const std::string& metric,
+                                              const std::string& fail_on = "regression");
 
 /// Local time as 20261122-193000, for default directory names.
 std::string timestamp();

@@ -88,17 +88,9 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
 }
 
 int compare_command(const CompareArgs& args) {
-  RegressionOptions options;
-  options.threshold = args.threshold_percent / 100.0;
-  options.alpha = args.alpha;
-  options.metric = args.metric;
-  options.fail_on = args.fail_on;
-  try {
-    check_options(options);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric, args.fail_on);
+  if (!checked) return kExitBadInput;
+  const RegressionOptions& options = *checked;
   RunRecord baseline, candidate;
   std::string markdown = args.markdown, json = args.json;
   try {

@@ -229,9 +229,7 @@ int run_command(const RunArgs& args) {
         continue;
       }
       kept.push_back(*it->second);
-      auto changed = key_differences(kept.back().cell, cell, KeyRole::kPolicy);
-      for (auto& d : key_differences(kept.back().cell, cell, KeyRole::kProtection))
-        changed.push_back(std::move(d));
+      const auto changed = measuring_differences(kept.back().cell, cell);
       if (!changed.empty()) {
         spdlog::warn(
             "--resume {}: cell {} ({}) is kept as measured, with other policy or protection "

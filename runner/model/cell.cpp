@@ -1,5 +1,7 @@
 #include "runner/model/cell.hpp"
 
+#include <utility>
+
 namespace crossover {
 
 Cell cell_from_json(const nlohmann::json& j) {
@@ -53,6 +55,12 @@ std::vector<std::string> key_differences(const Cell& then, const Cell& now, KeyR
     const auto a = key.get(then), b = key.get(now);
     if (a != b) out.push_back(key.name + " " + a.dump() + " -> " + b.dump());
   }
+  return out;
+}
+
+std::vector<std::string> measuring_differences(const Cell& from, const Cell& to) {
+  auto out = key_differences(from, to, KeyRole::kPolicy);
+  for (auto& d : key_differences(from, to, KeyRole::kProtection)) out.push_back(std::move(d));
   return out;
 }
 

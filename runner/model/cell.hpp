@@ -72,6 +72,10 @@ nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
 /// (`compare` and `--resume` name the policy and protection keys that changed).
 std::vector<std::string> key_differences(const Cell& from, const Cell& to, KeyRole role);
 
+/// key_differences of the policy keys, then of the protection keys: how two cells that measure
+/// the same thing were measured or guarded differently.
+std::vector<std::string> measuring_differences(const Cell& from, const Cell& to);
+
 /// A cell back from its configuration keys plus "cell" (its index), as in results.jsonl; throws
 /// std::runtime_error naming a missing or mistyped key (keys added later may be missing).
 Cell cell_from_json(const nlohmann::json& json);
