@@ -8,6 +8,7 @@
 
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
+#include "reports/modes.hpp"
 #include "reports/table.hpp"
 #include "runner/model/text.hpp"
 
@@ -20,6 +21,18 @@ using Json = nlohmann::ordered_json;
 Json pair_key(const Result& r, const std::string& axis, const std::string& also_drop = "") {
   Json key = pairing_key(r.cell, axis);
   if (!also_drop.empty()) key.erase(also_drop);
+  return key;
+}
+
+// The series a pair belongs to along `axis`: its pairing key less the axis, plus the
+// contender's values of the keys pairing leaves out (a CUDA cell's data_placement or execution),
+// so that a CPU cell paired with several kinds of CUDA cell lies on one series per kind.
+Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis) {
+  Json key = pair_key(*p.baseline, spec.axis, axis);
+  const Json contender = cell_identity_json(p.contender->cell);
+  for (const auto& [k, v] : contender.items()) {
+    if (k != axis && k != spec.axis && !key.contains(k)) key[spec.contender + " " + k] = v;
+  }
   return key;
 }
 
@@ -164,7 +177,7 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
     std::vector<std::pair<Json, std::vector<const Pair*>>> groups;
     for (const Pair& p : pairs) {
       if (!axis_value(*p.baseline, axis)) continue;
-      const Json key = pair_key(*p.baseline, spec.axis, axis);
+      const Json key = series_key(p, spec, axis);
       auto it =
           std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
       if (it == groups.end()) {
@@ -235,7 +248,7 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
         bool varies = false;
         for (const Pair& p : pairs) {
           if (p.baseline->cell.workload != c.workload) continue;
-          const Json other_key = pair_key(*p.baseline, spec.axis, axis);
+          const Json other_key = series_key(p, spec, axis);
           if (other_key.contains(k) && other_key[k] != v) varies = true;
         }
         if (varies) fixed.push_back(k + "=" + value_text(v));
@@ -287,9 +300,11 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
                          cell_label(p.contender->cell),
                      {p.baseline->cell.index, p.contender->cell.index}});
     }
+    const auto modes = mode_findings(mine, spec, crossovers);
+    out.insert(out.end(), modes.begin(), modes.end());
     // Knobs: each other value of a knob against its first, cells equal in everything else.
-    for (const std::string knob :
-         {"loader", "data_placement", "num_workers", "pin_memory", "threads"}) {
+    for (const std::string knob : {"loader", "data_placement", "num_workers", "pin_memory",
+                                   "threads", "execution", "optimizer_impl", "precision"}) {
       if (knob == spec.axis) continue;
       std::vector<std::string> values;
       for (const Result& r : mine) {

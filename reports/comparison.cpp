@@ -50,6 +50,7 @@ std::string device_column(const Cell& cell) {
   std::string column = cell.device;
   if (cell.gpus > 1) column += " x" + std::to_string(cell.gpus);
   if (cell.loader == "tensor" && cell.data_placement == "host") column += " @host";
+  if (cell.execution != "eager") column += " " + cell.execution;
   return column;
 }
 

@@ -29,8 +29,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results);
 /// the total of n epochs is S + F + (n - 1) E. Nothing when the contender never stays ahead.
 std::optional<long> break_even_epochs(const Result& baseline, const Result& contender);
 
-/// The name of a result's device column: "cpu", "cuda", "cuda:1", "cuda x2", and " @host" for a
-/// CUDA cell whose tensor loader keeps the data on the host.
+/// The name of a result's device column: "cpu", "cuda", "cuda:1", "cuda x2", then " @host" for a
+/// CUDA cell whose tensor loader keeps the data on the host and " graph" for graph execution.
 std::string device_column(const Cell& cell);
 
 }  // namespace crossover

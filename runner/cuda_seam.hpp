@@ -4,6 +4,7 @@
 // cuda_seam_none.cpp stands in everywhere else. Nothing outside this seam includes a CUDA header.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace crossover::cuda_seam {
@@ -31,5 +32,12 @@ void reset_peak_memory(int index);
 
 /// The peaks on CUDA device `index` since the last reset; zeros without CUDA.
 DeviceMemory peak_memory(int index);
+
+/// Captures `step` in a CUDA graph on device `index`: runs it `warmup_steps` times on a side
+/// stream (where allocations, kernel choices and lazy initialisation happen, outside the graph),
+/// then records one more call there. Returns what replays the recording on the current stream.
+/// Throws without CUDA, or when `step` cannot be captured (a host synchronisation inside it).
+std::function<void()> capture_graph(int index, const std::function<void()>& step,
+                                    int warmup_steps);
 
 }  // namespace crossover::cuda_seam

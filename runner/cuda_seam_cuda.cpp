@@ -1,7 +1,9 @@
 // The CUDA seam for a LibTorch with CUDA. Compiled only when CROSSOVER_WITH_CUDA is on.
+#include <ATen/cuda/CUDAGraph.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 #include <torch/nn/parallel/data_parallel.h>
 
@@ -71,6 +73,34 @@ DeviceMemory peak_memory(int index) {
   memory.peak_allocated_bytes = stats.allocated_bytes[kAggregate].peak;
   memory.peak_reserved_bytes = stats.reserved_bytes[kAggregate].peak;
   return memory;
+}
+
+std::function<void()> capture_graph(int index, const std::function<void()>& step,
+                                    int warmup_steps) {
+  const auto device = static_cast<c10::DeviceIndex>(index);
+  const c10::cuda::CUDAGuard guard(device);
+  CROSSOVER_CUDA_CHECK(cudaDeviceSynchronize());
+  auto graph = std::make_shared<at::cuda::CUDAGraph>();
+  // As torch.cuda.graph does: warm up and capture on a side stream, never the default one.
+  const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device);
+  {
+    const c10::cuda::CUDAStreamGuard on_side(side);
+    for (int i = 0; i < warmup_steps; ++i) step();
+    side.synchronize();
+    graph->capture_begin();
+    try {
+      step();
+    } catch (...) {
+      try {
+        graph->capture_end();  // ends the stream's capture mode; the capture itself is lost
+      } catch (...) {
+      }
+      throw;
+    }
+    graph->capture_end();
+  }
+  CROSSOVER_CUDA_CHECK(cudaDeviceSynchronize());
+  return [graph] { graph->replay(); };
 }
 
 std::string cudnn_version() {

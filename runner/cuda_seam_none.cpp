@@ -22,6 +22,11 @@ void reset_peak_memory(int) {}
 
 DeviceMemory peak_memory(int) { return {}; }
 
+std::function<void()> capture_graph(int index, const std::function<void()>&, int) {
+  throw std::runtime_error("cuda:" + std::to_string(index) +
+                           ": CUDA graphs need a crossover built against a CUDA LibTorch");
+}
+
 torch::Tensor data_parallel(torch::nn::Sequential&, const torch::Tensor&, const std::vector<int>&,
                             int) {
   throw std::runtime_error("dp: this crossover was built without CUDA");

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runner/cuda_seam.hpp"
+#include "workloads/fused_optimizer.hpp"
 
 namespace crossover {
 
@@ -15,6 +16,12 @@ DeviceInventory probe_devices() {
   inventory.cuda_compiled = cuda_seam::compiled();
   inventory.cuda_devices =
       inventory.cuda_compiled ? static_cast<int>(torch::cuda::device_count()) : 0;
+  for (const std::string optimizer : {"adam", "sgd"}) {
+    if (fused_kernel_available(optimizer, torch::kCPU))
+      inventory.fused_kernels.push_back(optimizer + "/cpu");
+    if (inventory.cuda_compiled && fused_kernel_available(optimizer, torch::kCUDA))
+      inventory.fused_kernels.push_back(optimizer + "/cuda");
+  }
   return inventory;
 }
 

@@ -122,6 +122,8 @@ Json environment_record(bool measure_peak) {
   torch_json["use_openmp"] = build_setting(config, "USE_OPENMP");
   torch_json["use_mkldnn"] = build_setting(config, "USE_MKLDNN");
   torch_json["cxx11_abi"] = _GLIBCXX_USE_CXX11_ABI != 0;
+  // The fused optimiser kernels (optimizer_impl "fused") this LibTorch has, as "adam/cuda".
+  torch_json["fused_kernels"] = probe_devices().fused_kernels;
   const std::string parallel = at::get_parallel_info();
   const auto backend = parallel.find("ATen parallel backend: ");
   torch_json["parallel_backend"] =
@@ -202,9 +204,14 @@ std::vector<std::string> environment_summary(const Json& r) {
   };
   lines.push_back("CPU: " + text(r["cpu"], "model") + ", " + r["cpu"]["logical_cores"].dump() +
                   " logical cores; " + text(r["host"], "os"));
-  lines.push_back("LibTorch " + text(r["libtorch"], "version") + " (CUDA " +
-                  (r["cuda"]["compiled"].get<bool>() ? "compiled" : "not compiled") +
-                  ", BLAS_INFO=" + text(r["libtorch"], "blas_info") + ")");
+  lines.push_back(
+      "LibTorch " + text(r["libtorch"], "version") + " (CUDA " +
+      (r["cuda"]["compiled"].get<bool>() ? "compiled" : "not compiled") +
+      ", BLAS_INFO=" + text(r["libtorch"], "blas_info") + "; fused optimiser kernels: " +
+      (r["libtorch"].contains("fused_kernels") && !r["libtorch"]["fused_kernels"].empty()
+           ? join(r["libtorch"]["fused_kernels"].get<std::vector<std::string>>(), ", ")
+           : std::string("none")) +
+      ")");
   std::string blas = "BLAS: " + text(r["blas"], "kind");
   if (!text(r["blas"], "library").empty()) blas += " (" + text(r["blas"], "library") + ")";
   if (!text(r["blas"], "version").empty()) blas += ", " + text(r["blas"], "version");

@@ -109,6 +109,9 @@ std::vector<double> thinned(const std::vector<double>& samples, std::size_t limi
 
 constexpr std::size_t kStoredEpochSamples = 2000;
 
+// Steps a graph cell runs on a side stream before capturing one (torch.cuda.graph's advice).
+constexpr int kGraphWarmupSteps = 3;
+
 // Replicas run in lockstep (every step all-reduces), so they must stop after the same repeat:
 // rank 0's stopping decision is broadcast to all.
 std::string rank_zero_says(Replicas& replicas, const std::string& own) {
@@ -146,8 +149,14 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     };
     data_parallel.output = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(output));
   }
-  auto workload =
-      make_workload(cell, device, options.data_dir, options.replicas, std::move(data_parallel));
+  GraphCapture graph;
+  if (cell.execution == "graph") {
+    graph.capture = [cuda](const std::function<void()>& step) {
+      return cuda_seam::capture_graph(cuda, step, kGraphWarmupSteps);
+    };
+  }
+  auto workload = make_workload(cell, device, options.data_dir, options.replicas,
+                                std::move(data_parallel), std::move(graph));
   synchronize_device(cell.device);
   result.setup_seconds = seconds_since(setup_start);
   const WorkloadFacts& facts = workload->facts();

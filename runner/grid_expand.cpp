@@ -127,6 +127,9 @@ Expansion expand_grid(const Grid& grid) {
       if (cell.parallel == "ddp" && is_cuda_device(cell.device))
         cell.gpus = cell.nproc;  // one GPU per rank
       if (cell.parallel != "dp") cell.output_device = 0;
+      // A captured step replays its kernels' addresses: LibTorch's loop optimisers keep step
+      // counts on the host and cannot be captured, so a graph cell always uses the fused one.
+      if (cell.execution == "graph") cell.optimizer_impl = "fused";
       if (const std::string problem = cell_problem(cell); !problem.empty()) {
         issues.push_back({"experiments[" + std::to_string(e) + "]", problem});
         continue;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runner/model/cell.hpp"
 
@@ -13,6 +14,8 @@ namespace crossover {
 struct DeviceInventory {
   bool cuda_compiled = false;  ///< this build of crossover and LibTorch has CUDA
   int cuda_devices = 0;        ///< CUDA devices visible at run time
+  /// The fused optimiser kernels this LibTorch has, as "adam/cpu", "sgd/cuda", ...
+  std::vector<std::string> fused_kernels;
 };
 
 /// Why `cell` cannot run here, or nothing when it can.

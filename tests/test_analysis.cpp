@@ -186,3 +186,46 @@ TEST(Analysis, NothingToPairIsSaidPlainly) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// Eager, the GPU wins from batch 1,000; captured in a graph, from batch 10. The findings say so,
+// and name the fastest mode on each device.
+TEST(Analysis, ModesNameTheFastestPerDeviceAndWhereEachCrossoverLies) {
+  std::vector<Result> r;
+  const std::vector<std::int64_t> batches = {10, 100, 1000};
+  const std::vector<double> eager_speedup = {0.3, 0.7, 3.0}, graph_speedup = {2.0, 4.0, 6.0};
+  for (const std::string execution : {"eager", "graph"}) {
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+      for (const std::string device : {"cpu", "cuda"}) {
+        const double speedup = (execution == "eager" ? eager_speedup : graph_speedup)[i];
+        Result c = cell(r.size(), device, batches[i], device == "cpu" ? 1.0 : 1.0 / speedup);
+        // A graph cell's optimiser is fused; on the CPU, graph cells are skipped and the eager
+        // fused cell is the one a CUDA graph cell pairs with.
+        c.cell.execution = device == "cpu" ? "eager" : execution;
+        c.cell.optimizer_impl = execution == "graph" ? "fused" : "loop";
+        r.push_back(c);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < r.size(); ++i) r[i].cell.index = i;
+  const auto pairs = pair_results(r, kDevice);
+  EXPECT_EQ(pairs.size(), 6u);  // execution never splits a cpu/cuda pair
+  const auto crossovers = find_crossovers(pairs, kDevice);
+  ASSERT_EQ(crossovers.size(), 2u);
+  EXPECT_NE(crossovers[1].statement.find("(at optimizer_impl=fused, cuda execution=graph)"),
+            std::string::npos)
+      << crossovers[1].statement;
+  std::string all;
+  for (const auto& a : recommend(r, kDevice, crossovers)) all += a.statement + "\n";
+  EXPECT_NE(all.find("fastest mode on cuda: graph, fused, fp32 ("), std::string::npos) << all;
+  EXPECT_NE(all.find("the crossover along batch_size moves with the mode (device=cuda wins "
+                     "eager, loop, fp32: from batch_size 1,000; graph, fused, fp32: from "
+                     "batch_size 10)"),
+            std::string::npos)
+      << all;
+}
+
+}  // namespace
+}  // namespace crossover

@@ -326,3 +326,27 @@ TEST(Grid, CudaCellsAreIsolatedByDefaultAndATimeoutIsolatesToo) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+TEST(Grid, AGraphCellAlwaysUsesTheFusedOptimiserSoGraphLoopIsNotRunTwice) {
+  const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
+      {"workload": "iris_mlp", "grid": {"device": ["cuda"], "execution": ["eager", "graph"],
+                                        "optimizer_impl": ["loop", "fused"]}}]})",
+                                             "g.json"));
+  ASSERT_EQ(e.cells.size(), 3u);
+  EXPECT_EQ(e.duplicates, 1u);
+  EXPECT_EQ(e.cells[0].execution + "/" + e.cells[0].optimizer_impl, "eager/loop");
+  EXPECT_EQ(e.cells[1].execution + "/" + e.cells[1].optimizer_impl, "eager/fused");
+  EXPECT_EQ(e.cells[2].execution + "/" + e.cells[2].optimizer_impl, "graph/fused");
+  EXPECT_EQ(e.cells[0].precision, "fp32");
+  EXPECT_NE(cell_label(e.cells[2]).find(" graph fused"), std::string::npos);
+  EXPECT_THROW(parse_grid(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
+      "grid": {"precision": ["fp16"]}}]})",
+                          "g.json"),
+               GridError);
+}
+
+}  // namespace
+}  // namespace crossover

@@ -76,3 +76,49 @@ TEST(Skip, DataParallelNeedsCudaAndSaysWhatToUseInstead) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// Execution modes: what a device or a LibTorch cannot do is a reason, not a failure.
+TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
+  const auto reason = [](const Cell& c, const DeviceInventory& inventory) {
+    return skip_reason(c, inventory).value_or("");
+  };
+  const DeviceInventory gpu{true, 1, {"adam/cuda"}};
+  Cell graph = cell_on("cpu");
+  graph.execution = "graph";
+  graph.optimizer_impl = "fused";
+  EXPECT_NE(reason(graph, {}).find("CUDA graph"), std::string::npos);
+  graph.device = "cuda";
+  EXPECT_EQ(reason(graph, gpu), "");
+  graph.timing = "phases";
+  EXPECT_NE(reason(graph, gpu).find("timing \"phases\""), std::string::npos);
+  graph.timing = "end_to_end";
+  graph.parallel = "ddp";
+  EXPECT_NE(reason(graph, gpu).find("parallel \"ddp\""), std::string::npos);
+
+  Cell tf32 = cell_on("cpu");
+  tf32.precision = "tf32";
+  EXPECT_NE(reason(tf32, {}).find("tf32"), std::string::npos);
+  tf32.device = "cuda";
+  EXPECT_EQ(reason(tf32, gpu), "");
+  Cell bf16 = cell_on("cpu");
+  bf16.precision = "bf16";
+  EXPECT_EQ(reason(bf16, {}), "");
+  bf16.device = "cuda";
+  bf16.gpus = 1;
+  bf16.parallel = "dp";
+  EXPECT_NE(reason(bf16, gpu).find("DataParallel"), std::string::npos);
+
+  Cell fused = cell_on("cpu");
+  fused.optimizer_impl = "fused";
+  EXPECT_NE(reason(fused, {}).find("aten::_fused_adam_ for the CPU"), std::string::npos);
+  EXPECT_EQ(reason(fused, DeviceInventory{false, 0, {"adam/cpu"}}), "");
+  fused.device = "cuda";
+  fused.optimizer = "sgd";
+  EXPECT_NE(reason(fused, gpu).find("aten::_fused_sgd_ for CUDA"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crossover

@@ -30,7 +30,7 @@ SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
 
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
                                         const std::string& data_dir, Replicas* replicas,
-                                        DataParallelForward data_parallel) {
+                                        DataParallelForward data_parallel, GraphCapture graph) {
   const WorkloadInfo* info = find_workload(cell.workload);
   if (info == nullptr) throw std::invalid_argument("unknown workload \"" + cell.workload + "\"");
   TrainingSpec spec;
@@ -42,6 +42,15 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
     if (!data_parallel.forward)
       throw std::invalid_argument("a dp cell needs a replicated forward pass (runner/ gives it)");
     spec.data_parallel = std::move(data_parallel);
+  }
+  spec.optimizer_impl = cell.optimizer_impl;
+  spec.precision = cell.precision;
+  if (cell.execution == "graph") {
+    if (!graph.capture)
+      throw std::invalid_argument("a graph cell needs a way to capture its step (runner/ gives it)");
+    if (replicas != nullptr || cell.parallel != "none")
+      throw std::invalid_argument("a graph cell runs on one device, in one process");
+    spec.graph = std::move(graph);
   }
   DataPath path;
   path.loader = cell.loader;

@@ -1,13 +1,28 @@
 #include "workloads/supervised.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "workloads/precision.hpp"
 
 namespace crossover {
 namespace {
 
 // Test batches bound the memory of evaluating a convolutional network on 10,000 images.
 constexpr std::int64_t kEvaluationBatch = 1000;
+
+// Tells `observer`, when there is one, that `phase` of the current step has ended.
+void end_phase(StepObserver* observer, Phase phase) {
+  if (observer != nullptr) observer->phase_end(phase);
+}
+
+// A tensor shaped like `like` but with `rows` rows, zero-filled.
+torch::Tensor zero_rows(const torch::Tensor& like, std::int64_t rows) {
+  std::vector<std::int64_t> shape = like.sizes().vec();
+  shape[0] = rows;
+  return torch::zeros(shape, like.options());
+}
 
 }  // namespace
 
@@ -42,6 +57,10 @@ SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model,
   facts_.steps_per_epoch = batches_->steps_per_epoch();
   facts_.metric = spec_.loss == "mse" ? "rmse" : "accuracy";
   facts_.flops_per_sample = flops_per_sample;
+  const std::int64_t rows = facts_.train_rows;
+  batch_rows_ = path.batch_size <= 0 ? rows : std::min(path.batch_size, rows);
+  last_rows_ = rows % batch_rows_;
+  channels_last_ = spec_.precision == "bf16" && x_test_.dim() == 4;
 }
 
 void SupervisedWorkload::reset(std::int64_t seed) {
@@ -49,6 +68,11 @@ void SupervisedWorkload::reset(std::int64_t seed) {
   torch::manual_seed(static_cast<std::uint64_t>(seed));
   model_ = make_model_();
   model_.ptr()->to(device_);
+  if (channels_last_) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model_.ptr()->parameters())
+      if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+  }
   if (replicas_ != nullptr) {
     // As DistributedDataParallel does: every replica starts from rank 0's weights and buffers.
     torch::NoGradGuard no_grad;
@@ -63,8 +87,72 @@ void SupervisedWorkload::reset(std::int64_t seed) {
     data_parallel_ = torch::nn::Sequential();
     data_parallel_->push_back(model_);
   }
-  optimizer_ =
-      make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
+  graphs_.clear();  // they replay the previous model's kernels
+  optimizer_.reset();
+  fused_.reset();
+  if (spec_.optimizer_impl == "fused") {
+    fused_ = std::make_unique<FusedOptimizer>(spec_.optimizer, model_.ptr()->parameters(), spec_.lr,
+                                              spec_.momentum);
+  } else {
+    optimizer_ =
+        make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
+  }
+  if (spec_.graph.capture) capture_steps();
+}
+
+void SupervisedWorkload::capture_steps() {
+  const Tf32Scope tf32(spec_.precision == "tf32");
+  // Warming up and capturing run real steps, on zeros: keep what they change to put it back.
+  std::vector<torch::Tensor> state = model_.ptr()->parameters();
+  for (const auto& buffer : model_.ptr()->buffers()) state.push_back(buffer);
+  std::vector<torch::Tensor> fresh;
+  for (const auto& t : state) fresh.push_back(t.detach().clone());
+  graph_total_ = torch::zeros({}, torch::TensorOptions().device(device_));
+  for (const std::int64_t rows : {batch_rows_, last_rows_}) {
+    if (rows == 0 || (!graphs_.empty() && graphs_.front().x.size(0) == rows)) continue;
+    CapturedStep captured;
+    captured.x = zero_rows(x_test_, rows);
+    captured.y = zero_rows(y_test_, rows);
+    captured.replay = spec_.graph.capture([this, x = captured.x, y = captured.y] {
+      zero_grads();  // none: the captured backward writes every gradient afresh
+      const torch::Tensor l = forward_loss(x, y);
+      l.backward();
+      optimizer_step();
+      graph_total_.add_(l.detach());  // the loss stays on the device
+    });
+    graphs_.push_back(std::move(captured));
+  }
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < state.size(); ++i) state[i].copy_(fresh[i]);
+  if (fused_) {
+    fused_->reset_state();  // in place: the graphs point at it
+  } else {
+    optimizer_ =
+        make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
+  }
+}
+
+torch::Tensor SupervisedWorkload::forward_loss(const torch::Tensor& x, const torch::Tensor& y) {
+  const AutocastScope autocast(spec_.precision == "bf16", device_.type());
+  const torch::Tensor input = channels_last_ ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+  if (!spec_.data_parallel.forward) return loss(model_.forward(input), y);
+  return loss(spec_.data_parallel.forward(data_parallel_, input), y.to(spec_.data_parallel.output));
+}
+
+void SupervisedWorkload::zero_grads() {
+  if (fused_) {
+    fused_->zero_grad();
+  } else {
+    optimizer_->zero_grad();
+  }
+}
+
+void SupervisedWorkload::optimizer_step() {
+  if (fused_) {
+    fused_->step();
+  } else {
+    optimizer_->step();
+  }
 }
 
 torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
@@ -74,11 +162,11 @@ torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
 }
 
 torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
-  const auto end = [observer](Phase phase) {
-    if (observer != nullptr) observer->phase_end(phase);
-  };
-  TORCH_CHECK(optimizer_ != nullptr, "train_epoch() before reset()");
+  const auto end = [observer](Phase phase) { end_phase(observer, phase); };
+  TORCH_CHECK(optimizer_ != nullptr || fused_ != nullptr, "train_epoch() before reset()");
+  const Tf32Scope tf32(spec_.precision == "tf32");
   model_.ptr()->train();
+  if (spec_.graph.capture) return train_epoch_graph(observer);
   torch::Tensor total = torch::zeros({}, torch::TensorOptions().device(device_));
   std::int64_t count = 0;
   torch::Tensor x, y;
@@ -99,15 +187,11 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
       weight = static_cast<double>((stop - begin) * world) / static_cast<double>(rows);
     }
     end(Phase::kCopy);
-    optimizer_->zero_grad();
+    zero_grads();
     const bool empty = x.size(0) == 0;  // a replica can get no row of a short last batch
     torch::Tensor l;
     if (!empty) {
-      if (!spec_.data_parallel.forward) {
-        l = loss(model_.forward(x), y);
-      } else {
-        l = loss(spec_.data_parallel.forward(data_parallel_, x), y.to(spec_.data_parallel.output));
-      }
+      l = forward_loss(x, y);
       end(Phase::kForward);
       (weight == 1.0 ? l : l * weight).backward();
     } else {
@@ -115,7 +199,7 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
     }
     if (replicas_ != nullptr) average_gradients();
     end(Phase::kBackward);
-    optimizer_->step();
+    optimizer_step();
     if (!empty) {
       // Weighted like the gradient: the mean over replicas is then the global batch loss.
       torch::Tensor step_loss = weight == 1.0 ? l.detach() : l.detach() * weight;
@@ -126,6 +210,28 @@ torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
     end(Phase::kOptimizer);
   }
   return total / static_cast<double>(std::max<std::int64_t>(count, 1));
+}
+
+torch::Tensor SupervisedWorkload::train_epoch_graph(StepObserver* observer) {
+  const auto end = [observer](Phase phase) { end_phase(observer, phase); };
+  graph_total_.zero_();
+  std::int64_t count = 0;
+  torch::Tensor x, y;
+  batches_->start_epoch();
+  while (batches_->next(x, y)) {
+    end(Phase::kData);
+    batches_->to_device(x, y);
+    const auto captured = std::find_if(graphs_.begin(), graphs_.end(),
+                                       [&x](const auto& g) { return g.x.size(0) == x.size(0); });
+    TORCH_CHECK(captured != graphs_.end(), "no captured step for a batch of ", x.size(0), " rows");
+    captured->x.copy_(x, /*non_blocking=*/true);
+    captured->y.copy_(y, /*non_blocking=*/true);
+    end(Phase::kCopy);
+    captured->replay();  // forward, loss, backward and update: one launch
+    ++count;
+    for (const Phase phase : {Phase::kForward, Phase::kBackward, Phase::kOptimizer}) end(phase);
+  }
+  return graph_total_ / static_cast<double>(std::max<std::int64_t>(count, 1));
 }
 
 void SupervisedWorkload::average_gradients() {
@@ -154,6 +260,10 @@ void SupervisedWorkload::average_gradients() {
   }
 }
 
+std::vector<torch::Tensor> SupervisedWorkload::parameters() const {
+  return model_.is_empty() ? std::vector<torch::Tensor>{} : model_.ptr()->parameters();
+}
+
 std::string SupervisedWorkload::parameters_digest() const {
   // FNV-1a over the bytes of every parameter, in order, copied to the host.
   std::uint64_t hash = 1469598103934665603ULL;
@@ -172,13 +282,17 @@ std::string SupervisedWorkload::parameters_digest() const {
 
 double SupervisedWorkload::evaluate() {
   torch::NoGradGuard no_grad;
+  const Tf32Scope tf32(spec_.precision == "tf32");
+  const AutocastScope autocast(spec_.precision == "bf16", device_.type());
   model_.ptr()->eval();
   const std::int64_t rows = x_test_.size(0);
   double squared_error = 0.0;
   std::int64_t correct = 0;
   for (std::int64_t start = 0; start < rows; start += kEvaluationBatch) {
     const std::int64_t end = std::min(start + kEvaluationBatch, rows);
-    const torch::Tensor output = model_.forward(x_test_.slice(0, start, end));
+    torch::Tensor input = x_test_.slice(0, start, end);
+    if (channels_last_) input = input.contiguous(torch::MemoryFormat::ChannelsLast);
+    const torch::Tensor output = model_.forward(input);
     const torch::Tensor target = y_test_.slice(0, start, end);
     if (spec_.loss == "mse") {
       squared_error += torch::mse_loss(output, target, torch::Reduction::Sum).item<double>();

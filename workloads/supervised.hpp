@@ -5,16 +5,21 @@
 #include <functional>
 
 #include "workloads/batches.hpp"
+#include "workloads/fused_optimizer.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
 
-/// How to train: the loss ("cross_entropy" or "mse") and the optimiser.
+/// How to train: the loss ("cross_entropy" or "mse"), the optimiser, and how the step runs.
 struct TrainingSpec {
   std::string loss = "cross_entropy";
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
+  std::string optimizer_impl = "loop";  ///< or "fused" (FusedOptimizer)
+  std::string precision = "fp32";       ///< or "tf32", "bf16"
+  /// Graph execution: every step is a replay of one captured step (empty: eager).
+  GraphCapture graph;
   /// dp: the replicated forward pass (empty: no DataParallel). The model itself lives on the
   /// workload's device.
   DataParallelForward data_parallel;
@@ -35,9 +40,19 @@ class SupervisedWorkload : public Workload {
   double evaluate() override;
   const WorkloadFacts& facts() const override { return facts_; }
   std::string parameters_digest() const override;
+  std::vector<torch::Tensor> parameters() const override;
 
  private:
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) const;
+  // The loss of a batch through the model (or dp's replicated forward), under the autocast of
+  // the cell's precision.
+  torch::Tensor forward_loss(const torch::Tensor& x, const torch::Tensor& y);
+  void zero_grads();
+  void optimizer_step();
+  // Graph execution: captures the step for each batch size an epoch has (the full batch and a
+  // shorter last one), then puts the fresh model's weights and optimiser state back.
+  void capture_steps();
+  torch::Tensor train_epoch_graph(StepObserver* observer);
   // Sums every parameter's gradient over the replicas in one bucket and divides by their number.
   void average_gradients();
 
@@ -50,8 +65,18 @@ class SupervisedWorkload : public Workload {
   Replicas* replicas_ = nullptr;
   std::vector<torch::Tensor> gradient_bucket_;  ///< ddp: every gradient, flat, for one all-reduce
   torch::nn::AnyModule model_;
-  torch::nn::Sequential data_parallel_{nullptr};  ///< dp: model_ wrapped for replication
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  torch::nn::Sequential data_parallel_{nullptr};        ///< dp: model_ wrapped for replication
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;  ///< optimizer_impl "loop"
+  std::unique_ptr<FusedOptimizer> fused_;               ///< optimizer_impl "fused"
+  bool channels_last_ = false;  ///< bf16 with images: inputs and 4-D weights channels-last
+  std::int64_t batch_rows_ = 0, last_rows_ = 0;  ///< an epoch's full batch and its remainder
+  // A captured step reads its batch from static tensors, which each step's batch is copied into.
+  struct CapturedStep {
+    torch::Tensor x, y;
+    std::function<void()> replay;
+  };
+  std::vector<CapturedStep> graphs_;  ///< graph execution: one per batch size
+  torch::Tensor graph_total_;         ///< graph execution: the epoch's loss sum, on the device
 };
 
 /// An optimiser by name ("sgd" or "adam") over `parameters`.

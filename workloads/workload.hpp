@@ -60,6 +60,13 @@ struct DataParallelForward {
   torch::Device output = torch::kCPU;
 };
 
+/// CUDA graphs as a workload sees them: `capture(step)` runs `step` a few times to warm up,
+/// records one more call, and returns what replays that recording. runner/ makes it with the
+/// CUDA seam; the workload knows nothing of streams.
+struct GraphCapture {
+  std::function<std::function<void()>(const std::function<void()>& step)> capture;
+};
+
 /// A model and its data on one device, ready to train.
 class Workload {
  public:
@@ -75,14 +82,18 @@ class Workload {
   virtual const WorkloadFacts& facts() const = 0;
   /// A hash of the model's parameters (equal on every replica of a ddp cell); "" if none.
   virtual std::string parameters_digest() const { return ""; }
+  /// The model's parameters, where they live (none before reset()).
+  virtual std::vector<torch::Tensor> parameters() const { return {}; }
 };
 
 /// Builds the workload a cell names, on `device`, with data from `data_dir`, as one of
 /// `replicas` when given (not owned; it must outlive the workload). A `dp` cell needs
-/// `data_parallel`. Throws std::runtime_error for a malformed data file (a missing one means
-/// synthetic data) and std::invalid_argument for a dp cell without `data_parallel`.
+/// `data_parallel`, a `graph` cell `graph`. Throws std::runtime_error for a malformed data file (a
+/// missing one means synthetic data) or a fused kernel this LibTorch lacks, and
+/// std::invalid_argument for a dp or graph cell without what it needs.
 std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& device,
                                         const std::string& data_dir, Replicas* replicas = nullptr,
-                                        DataParallelForward data_parallel = {});
+                                        DataParallelForward data_parallel = {},
+                                        GraphCapture graph = {});
 
 }  // namespace crossover

@@ -42,7 +42,7 @@ nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
   nlohmann::ordered_json key;
   for (const auto& k : grid_keys()) {
     if (!k.get || k.role != KeyRole::kIdentity || k.name == axis) continue;
-    if (axis == "device" && k.cpu_value) continue;
+    if (axis == "device" && (k.cpu_value || k.cuda_only)) continue;
     key[k.name] = k.get(cell);
   }
   return key;
@@ -84,6 +84,10 @@ std::string cell_label(const Cell& cell) {
   if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
   if (cell.parallel != "none") label += " " + cell.parallel;
   if (cell.parallel == "ddp") label += " nproc=" + std::to_string(cell.nproc);
+  // How the step runs, where it is not the default.
+  if (cell.execution != "eager") label += " " + cell.execution;
+  if (cell.optimizer_impl != "loop") label += " " + cell.optimizer_impl;
+  if (cell.precision != "fp32") label += " " + cell.precision;
   return label;
 }
 

@@ -52,6 +52,9 @@ struct Cell {
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
+  std::string execution = "eager";     ///< or "graph": the whole step captured in a CUDA graph
+  std::string optimizer_impl = "loop";  ///< or "fused": ATen's multi-tensor optimiser kernels
+  std::string precision = "fp32";       ///< "fp32", "tf32" (CUDA) or "bf16" (autocast)
 };
 
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full"), in
@@ -64,7 +67,7 @@ nlohmann::ordered_json cell_identity_json(const Cell& cell);
 
 /// What pairs `cell` with a cell that differs from it in `axis` alone: every identity key but the
 /// axis and, when the axis is the device, but the keys that mean nothing on the CPU (grid_keys'
-/// cpu_value: gpus, data_placement). The one pairing rule of the device table, the crossovers and
+/// cpu_value: gpus, data_placement) or only on CUDA (cuda_only: execution). The one pairing rule of the device table, the crossovers and
 /// the recommendations.
 nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
 

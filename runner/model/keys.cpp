@@ -72,6 +72,10 @@ class Declare {
     key_.cpu_value = std::move(value);
     return *this;
   }
+  Declare& cuda_only() {
+    key_.cuda_only = true;
+    return *this;
+  }
   Declare& not_settable() {
     key_.settable = false;
     return *this;
@@ -252,6 +256,29 @@ std::vector<GridKey> declare_keys() {
           .expects("a number from 0 to below 1")
           .means("SGD momentum")
           .defaults_to("the workload's"));
+  // What is measured: how the step is executed.
+  add(Declare("execution", kText, &Cell::execution)
+          .choices({"eager", "graph"})
+          .cuda_only()
+          .added_later()
+          .expects("\"eager\" or \"graph\"")
+          .means("`\"eager\"` (one kernel launch at a time, as the seeds ran) or `\"graph\"`: "
+                 "the whole training step captured once in a CUDA graph and replayed (CUDA "
+                 "cells; a graph cell's optimiser is always `\"fused\"`, so it is recorded so)"));
+  add(Declare("optimizer_impl", kText, &Cell::optimizer_impl)
+          .choices({"loop", "fused"})
+          .added_later()
+          .expects("\"loop\" or \"fused\"")
+          .means("`\"loop\"` (LibTorch's `torch::optim`, one parameter at a time) or "
+                 "`\"fused\"` (ATen's multi-tensor kernels `_fused_adam_` / `_fused_sgd_`, "
+                 "step counts on the device; skipped where the LibTorch lacks the kernel)"));
+  add(Declare("precision", kText, &Cell::precision)
+          .choices({"fp32", "tf32", "bf16"})
+          .added_later()
+          .expects("\"fp32\", \"tf32\" or \"bf16\"")
+          .means("`\"fp32\"` (LibTorch's defaults), `\"tf32\"` (TF32 matrix products and "
+                 "convolutions; CUDA cells) or `\"bf16\"` (forward and loss autocast to "
+                 "bfloat16, images channels-last; CPU and CUDA)"));
   return keys;
 }
 

@@ -44,6 +44,9 @@ struct GridKey {
   /// The value the key takes where it means nothing: on the CPU (`gpus` 0, `data_placement`
   /// "device"). Such a key never splits a cpu/cuda pair.
   std::optional<nlohmann::json> cpu_value;
+  /// Means something on CUDA alone (`execution`): a CPU cell that sets it is skipped, and it
+  /// never splits a cpu/cuda pair, so the CPU cell pairs with a CUDA cell of each value.
+  bool cuda_only = false;
   bool settable = true;      ///< false: not a grid setting (`workload` is an experiment's own key)
   bool added_later = false;  ///< older results.jsonl lack it: reading keeps the default
   /// The cell's value as results store it; null for `repeats`, which only sets other keys.

@@ -1,0 +1,131 @@
+#include "reports/modes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "runner/model/text.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// `key` less the mode keys and `drop`: cells whose keys are equal in this differ in mode alone.
+std::string without_mode(Json key, const std::vector<std::string>& drop = {}) {
+  for (const auto& k : mode_keys()) key.erase(k);
+  for (const auto& k : drop) key.erase(k);
+  return key.dump();
+}
+
+template <typename T>
+void add_once(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+}  // namespace
+
+const std::vector<std::string>& mode_keys() {
+  static const std::vector<std::string> keys = {"execution", "optimizer_impl", "precision"};
+  return keys;
+}
+
+std::string mode_text(const Cell& cell) {
+  return cell.execution + ", " + cell.optimizer_impl + ", " + cell.precision;
+}
+
+std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
+                                          const CompareSpec& spec,
+                                          const std::vector<Crossover>& crossovers) {
+  std::vector<Recommendation> out;
+  if (results.empty()) return out;
+  const std::string& workload = results.front().cell.workload;
+  // The fastest mode on each device.
+  std::vector<std::string> devices;
+  for (const Result& r : results) add_once(devices, r.cell.device);
+  for (const std::string& device : devices) {
+    std::vector<std::string> modes;
+    std::map<std::string, std::map<std::string, const Result*>> by_mode;  // mode -> rest -> cell
+    for (const Result& r : results) {
+      if (r.cell.device != device) continue;
+      add_once(modes, mode_text(r.cell));
+      by_mode[mode_text(r.cell)][without_mode(cell_identity_json(r.cell))] = &r;
+    }
+    if (modes.size() < 2) continue;
+    // Each mode against the device's first, over cells equal in everything else.
+    struct Versus {
+      std::string mode;
+      double ratio = 0.0;  ///< the first mode's epoch time / this mode's (geometric mean)
+      std::size_t count = 0;
+      std::vector<std::size_t> cells;
+    };
+    const auto& first = by_mode[modes.front()];
+    std::vector<Versus> versus;
+    for (std::size_t m = 1; m < modes.size(); ++m) {
+      Versus v{modes[m]};
+      double log_sum = 0.0;
+      for (const auto& [rest, r] : by_mode[modes[m]]) {
+        const auto base = first.find(rest);
+        if (base == first.end()) continue;
+        log_sum += std::log(base->second->epoch_seconds / r->epoch_seconds);
+        ++v.count;
+        v.cells.push_back(base->second->cell.index);
+        v.cells.push_back(r->cell.index);
+      }
+      if (v.count == 0) continue;
+      v.ratio = std::exp(log_sum / static_cast<double>(v.count));
+      versus.push_back(v);
+    }
+    if (versus.empty()) continue;
+    const Versus& best =
+        *std::max_element(versus.begin(), versus.end(),
+                          [](const auto& a, const auto& b) { return a.ratio < b.ratio; });
+    const std::string over = " pair(s) of cells equal in everything else)";
+    out.push_back({workload,
+                   best.ratio > 1.0
+                       ? "fastest mode on " + device + ": " + best.mode + " (" +
+                             format_number(best.ratio) + "x faster than " + modes.front() +
+                             ", geometric mean of " + std::to_string(best.count) + over
+                       : "fastest mode on " + device + ": " + modes.front() + " (" +
+                             format_number(1.0 / best.ratio) + "x faster than the next, " +
+                             best.mode + ", geometric mean of " + std::to_string(best.count) + over,
+                   best.cells});
+  }
+  // Whether the crossover moves with the mode: crossovers along one axis, equal but in mode.
+  std::map<std::string, std::vector<const Crossover*>> groups;
+  std::vector<std::string> order;
+  // A crossover's cells alternate baseline and contender; the contender's mode names it (a CPU
+  // baseline pairs with CUDA cells of every execution).
+  const auto contender = [&results](const Crossover& c) -> const Cell* {
+    if (c.cells.size() < 2) return nullptr;
+    const auto r = std::find_if(results.begin(), results.end(),
+                                [&c](const Result& x) { return x.cell.index == c.cells[1]; });
+    return r == results.end() ? nullptr : &r->cell;
+  };
+  for (const Crossover& c : crossovers) {
+    const Cell* cell = c.workload == workload ? contender(c) : nullptr;
+    if (cell == nullptr) continue;
+    const std::string group = c.axis + " " + without_mode(pairing_key(*cell, spec.axis), {c.axis});
+    add_once(order, group);
+    groups[group].push_back(&c);
+  }
+  for (const std::string& group : order) {
+    const auto& members = groups[group];
+    if (members.size() < 2) continue;
+    std::vector<std::string> parts;
+    std::vector<std::size_t> cells;
+    for (const Crossover* c : members) {
+      parts.push_back(mode_text(*contender(*c)) + ": " +
+                      (c->from ? "from " + c->axis + " " + format_axis_value(*c->from)
+                               : std::string("no crossover measured")));
+      cells.insert(cells.end(), c->cells.begin(), c->cells.end());
+    }
+    out.push_back({members.front()->workload,
+                   "the crossover along " + members.front()->axis + " moves with the mode (" +
+                       spec.axis + "=" + spec.contender + " wins " + join(parts, "; ") + ")",
+                   cells});
+  }
+  return out;
+}
+
+}  // namespace crossover

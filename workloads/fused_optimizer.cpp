@@ -1,0 +1,130 @@
+#include "workloads/fused_optimizer.hpp"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+namespace crossover {
+namespace {
+
+std::string kernel_name(const std::string& optimizer) { return "aten::_fused_" + optimizer + "_"; }
+
+// Calls ATen operator `name` with `arguments` by name; an argument left out takes the schema's
+// default. Boxed: a LibTorch whose C++ API lacks the operator still compiles this.
+void call_by_name(const std::string& name, const std::map<std::string, c10::IValue>& arguments) {
+  const auto op = c10::Dispatcher::singleton().findOp(c10::OperatorName(name, ""));
+  if (!op) throw std::runtime_error(name + ": this LibTorch has no such operator");
+  torch::jit::Stack stack;
+  for (const auto& argument : op->schema().arguments()) {
+    const auto given = arguments.find(argument.name());
+    if (given != arguments.end()) {
+      stack.push_back(given->second);
+    } else if (argument.default_value()) {
+      stack.push_back(*argument.default_value());
+    } else {
+      throw std::runtime_error(name + ": this LibTorch's version takes an argument \"" +
+                               argument.name() + "\" that crossover does not know");
+    }
+  }
+  op->callBoxed(&stack);
+}
+
+c10::IValue list(const std::vector<torch::Tensor>& tensors) { return c10::IValue(tensors); }
+
+}  // namespace
+
+bool fused_kernel_available(const std::string& optimizer, torch::DeviceType device) {
+  const auto op =
+      c10::Dispatcher::singleton().findOp(c10::OperatorName(kernel_name(optimizer), ""));
+  if (!op) return false;
+  return op->hasKernelForDispatchKey(device == torch::kCUDA ? c10::DispatchKey::CUDA
+                                                            : c10::DispatchKey::CPU);
+}
+
+FusedOptimizer::FusedOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters,
+                               double lr, double momentum)
+    : optimizer_(std::move(optimizer)),
+      parameters_(std::move(parameters)),
+      lr_(lr),
+      momentum_(momentum) {
+  if (optimizer_ != "adam" && optimizer_ != "sgd")
+    throw std::invalid_argument("unknown optimizer \"" + optimizer_ +
+                                "\"; expected \"sgd\" or \"adam\"");
+  if (!parameters_.empty()) {
+    const torch::DeviceType device = parameters_.front().device().type();
+    if (!fused_kernel_available(optimizer_, device))
+      throw std::runtime_error(kernel_name(optimizer_) + " has no kernel for " +
+                               c10::DeviceTypeName(device) + " in this LibTorch");
+  }
+  torch::NoGradGuard no_grad;
+  for (const auto& p : parameters_) {
+    if (optimizer_ == "adam") {
+      exp_avgs_.push_back(torch::zeros_like(p));
+      exp_avg_sqs_.push_back(torch::zeros_like(p));
+      steps_.push_back(torch::zeros({}, p.options().dtype(torch::kFloat)));
+    } else if (momentum_ != 0.0) {
+      // With no dampening, a zero buffer's first update is the gradient, as LibTorch's first step.
+      momentum_buffers_.push_back(torch::zeros_like(p));
+    }
+  }
+}
+
+void FusedOptimizer::zero_grad() {
+  for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
+}
+
+void FusedOptimizer::reset_state() {
+  torch::NoGradGuard no_grad;
+  for (auto* tensors : {&exp_avgs_, &exp_avg_sqs_, &steps_, &momentum_buffers_})
+    for (auto& t : *tensors) t.zero_();
+}
+
+void FusedOptimizer::step() {
+  torch::NoGradGuard no_grad;
+  // Only parameters that have a gradient move, as in torch::optim.
+  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps, buffers;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const torch::Tensor& grad = parameters_[i].grad();
+    if (!grad.defined()) continue;
+    params.push_back(parameters_[i]);
+    grads.push_back(grad);
+    if (optimizer_ == "adam") {
+      exp_avgs.push_back(exp_avgs_[i]);
+      exp_avg_sqs.push_back(exp_avg_sqs_[i]);
+      steps.push_back(steps_[i]);
+    } else if (!momentum_buffers_.empty()) {
+      buffers.push_back(momentum_buffers_[i]);
+    }
+  }
+  if (params.empty()) return;
+  if (optimizer_ == "adam") {
+    call_by_name(kernel_name("adam"), {{"self", list(params)},
+                                       {"grads", list(grads)},
+                                       {"exp_avgs", list(exp_avgs)},
+                                       {"exp_avg_sqs", list(exp_avg_sqs)},
+                                       {"max_exp_avg_sqs", list({})},
+                                       {"state_steps", list(steps)},
+                                       {"lr", lr_},
+                                       {"beta1", 0.9},
+                                       {"beta2", 0.999},
+                                       {"weight_decay", 0.0},
+                                       {"eps", 1e-8},
+                                       {"amsgrad", false},
+                                       {"maximize", false}});
+  } else {
+    call_by_name(kernel_name("sgd"), {{"self", list(params)},
+                                      {"grads", list(grads)},
+                                      {"momentum_buffer_list", list(buffers)},
+                                      {"weight_decay", 0.0},
+                                      {"momentum", momentum_},
+                                      {"lr", lr_},
+                                      {"dampening", 0.0},
+                                      {"nesterov", false},
+                                      {"maximize", false},
+                                      {"is_first_step", false}});
+  }
+}
+
+}  // namespace crossover
