@@ -102,6 +102,7 @@ void SupervisedWorkload::reset(std::int64_t seed) {
 
 void SupervisedWorkload::capture_steps() {
   const Tf32Scope tf32(spec_.precision == "tf32");
+  model_.ptr()->train();  // the graph replays training-mode kernels (batch norm, dropout)
   // Warming up and capturing run real steps, on zeros: keep what they change to put it back.
   std::vector<torch::Tensor> state = model_.ptr()->parameters();
   for (const auto& buffer : model_.ptr()->buffers()) state.push_back(buffer);
