@@ -144,6 +144,28 @@ TEST(FusedOptimizer, TheProbeAgreesWithTheKernelOnTheCpu) {
   }
 }
 
+// The fused kernels are called this way; here with operators every LibTorch has for the CPU.
+TEST(FusedOptimizer, OperatorsAreCalledByArgumentNameInPlaceWithTheSchemasDefaults) {
+  std::vector<torch::Tensor> tensors = {torch::ones({3}), torch::ones({2, 2})};
+  call_aten_by_name("aten::_foreach_zero_", {{"self", c10::IValue(tensors)}});
+  for (const auto& t : tensors) EXPECT_EQ(t.abs().sum().item<double>(), 0.0);
+  torch::Tensor x = torch::zeros({1000});
+  call_aten_by_name("aten::uniform_", {{"self", x}});  // from and to: the defaults 0 and 1
+  EXPECT_GE(x.min().item<double>(), 0.0);
+  EXPECT_LT(x.max().item<double>(), 1.0);
+  EXPECT_GT(x.max().item<double>(), 0.5);
+  call_aten_by_name("aten::uniform_", {{"self", x}, {"from", 5.0}, {"to", 6.0}});
+  EXPECT_GE(x.min().item<double>(), 5.0);
+  try {
+    call_aten_by_name("aten::uniform_", {{"from", 5.0}});
+    FAIL() << "called without self";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("argument \"self\" is required"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(call_aten_by_name("aten::no_such_operator", {}), std::runtime_error);
+}
+
 TEST(FusedOptimizer, TheInventoryListsWhatTheProbeFinds) {
   const DeviceInventory inventory = probe_devices();
   for (const std::string name : {"adam", "sgd"}) {

@@ -3,6 +3,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -11,9 +12,12 @@ namespace {
 
 std::string kernel_name(const std::string& optimizer) { return "aten::_fused_" + optimizer + "_"; }
 
-// Calls ATen operator `name` with `arguments` by name; an argument left out takes the schema's
-// default. Boxed: a LibTorch whose C++ API lacks the operator still compiles this.
-void call_by_name(const std::string& name, const std::map<std::string, c10::IValue>& arguments) {
+c10::IValue list(const std::vector<torch::Tensor>& tensors) { return c10::IValue(tensors); }
+
+}  // namespace
+
+void call_aten_by_name(const std::string& name,
+                       const std::map<std::string, c10::IValue>& arguments) {
   const auto op = c10::Dispatcher::singleton().findOp(c10::OperatorName(name, ""));
   if (!op) throw std::runtime_error(name + ": this LibTorch has no such operator");
   torch::jit::Stack stack;
@@ -24,16 +28,15 @@ void call_by_name(const std::string& name, const std::map<std::string, c10::IVal
     } else if (argument.default_value()) {
       stack.push_back(*argument.default_value());
     } else {
-      throw std::runtime_error(name + ": this LibTorch's version takes an argument \"" +
-                               argument.name() + "\" that crossover does not know");
+      std::ostringstream schema;
+      schema << op->schema();
+      throw std::runtime_error(
+          name + ": argument \"" + argument.name() +
+          "\" is required and was not given (this LibTorch's schema: " + schema.str() + ")");
     }
   }
   op->callBoxed(&stack);
 }
-
-c10::IValue list(const std::vector<torch::Tensor>& tensors) { return c10::IValue(tensors); }
-
-}  // namespace
 
 bool fused_kernel_available(const std::string& optimizer, torch::DeviceType device) {
   const auto op =
@@ -100,30 +103,30 @@ void FusedOptimizer::step() {
   }
   if (params.empty()) return;
   if (optimizer_ == "adam") {
-    call_by_name(kernel_name("adam"), {{"self", list(params)},
-                                       {"grads", list(grads)},
-                                       {"exp_avgs", list(exp_avgs)},
-                                       {"exp_avg_sqs", list(exp_avg_sqs)},
-                                       {"max_exp_avg_sqs", list({})},
-                                       {"state_steps", list(steps)},
-                                       {"lr", lr_},
-                                       {"beta1", 0.9},
-                                       {"beta2", 0.999},
-                                       {"weight_decay", 0.0},
-                                       {"eps", 1e-8},
-                                       {"amsgrad", false},
-                                       {"maximize", false}});
+    call_aten_by_name(kernel_name("adam"), {{"self", list(params)},
+                                            {"grads", list(grads)},
+                                            {"exp_avgs", list(exp_avgs)},
+                                            {"exp_avg_sqs", list(exp_avg_sqs)},
+                                            {"max_exp_avg_sqs", list({})},
+                                            {"state_steps", list(steps)},
+                                            {"lr", lr_},
+                                            {"beta1", 0.9},
+                                            {"beta2", 0.999},
+                                            {"weight_decay", 0.0},
+                                            {"eps", 1e-8},
+                                            {"amsgrad", false},
+                                            {"maximize", false}});
   } else {
-    call_by_name(kernel_name("sgd"), {{"self", list(params)},
-                                      {"grads", list(grads)},
-                                      {"momentum_buffer_list", list(buffers)},
-                                      {"weight_decay", 0.0},
-                                      {"momentum", momentum_},
-                                      {"lr", lr_},
-                                      {"dampening", 0.0},
-                                      {"nesterov", false},
-                                      {"maximize", false},
-                                      {"is_first_step", false}});
+    call_aten_by_name(kernel_name("sgd"), {{"self", list(params)},
+                                           {"grads", list(grads)},
+                                           {"momentum_buffer_list", list(buffers)},
+                                           {"weight_decay", 0.0},
+                                           {"momentum", momentum_},
+                                           {"lr", lr_},
+                                           {"dampening", 0.0},
+                                           {"nesterov", false},
+                                           {"maximize", false},
+                                           {"is_first_step", false}});
   }
 }
 

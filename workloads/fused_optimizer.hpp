@@ -7,10 +7,18 @@
 
 #include <torch/torch.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace crossover {
+
+/// Calls ATen operator `name` (overload "") through the dispatcher with `arguments` by name; an
+/// argument left out takes the schema's default. Boxed, so that a LibTorch whose C++ API lacks the
+/// operator still compiles the call. Throws std::runtime_error for an operator this LibTorch does
+/// not have or a required argument not given.
+void call_aten_by_name(const std::string& name,
+                       const std::map<std::string, c10::IValue>& arguments);
 
 /// Whether this LibTorch has the fused kernel of `optimizer` ("adam" or "sgd") for `device`.
 bool fused_kernel_available(const std::string& optimizer, torch::DeviceType device);
