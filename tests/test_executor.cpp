@@ -115,7 +115,7 @@ TEST(Executor, SkipsAndFailuresBecomeResultsAndTheSweepGoesOn) {
   std::vector<std::size_t> seen;
   RunOptions options;
   options.data_dir = "/nonexistent";
-  const auto results = run_cells({cuda, bad, good}, DeviceInventory{false, 0}, options,
+  const auto results = run_cells({cuda, bad, good}, DeviceInventory{false, 0, {}}, options,
                                  [&](const Result&, std::size_t done, std::size_t total) {
                                    EXPECT_EQ(total, 3u);
                                    seen.push_back(done);

@@ -17,17 +17,17 @@ Cell cell_on(const std::string& device, int gpus = 1) {
 TEST(Skip, CpuCellsRunAnywhere) { EXPECT_FALSE(skip_reason(cell_on("cpu"), DeviceInventory{})); }
 
 TEST(Skip, CudaWithoutACudaBuildOrDevice) {
-  const auto no_build = skip_reason(cell_on("cuda"), DeviceInventory{false, 0});
+  const auto no_build = skip_reason(cell_on("cuda"), DeviceInventory{false, 0, {}});
   ASSERT_TRUE(no_build);
   EXPECT_NE(no_build->find("without CUDA"), std::string::npos);
-  const auto no_device = skip_reason(cell_on("cuda"), DeviceInventory{true, 0});
+  const auto no_device = skip_reason(cell_on("cuda"), DeviceInventory{true, 0, {}});
   ASSERT_TRUE(no_device);
   EXPECT_NE(no_device->find("no CUDA device"), std::string::npos);
-  EXPECT_FALSE(skip_reason(cell_on("cuda"), DeviceInventory{true, 1}));
+  EXPECT_FALSE(skip_reason(cell_on("cuda"), DeviceInventory{true, 1, {}}));
 }
 
 TEST(Skip, DevicesAndGpuCountsBeyondWhatIsPresent) {
-  const DeviceInventory two{true, 2};
+  const DeviceInventory two{true, 2, {}};
   EXPECT_FALSE(skip_reason(cell_on("cuda:1"), two));
   const auto absent = skip_reason(cell_on("cuda:2"), two);
   ASSERT_TRUE(absent);
@@ -40,7 +40,7 @@ TEST(Skip, DevicesAndGpuCountsBeyondWhatIsPresent) {
 TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
   Cell pinned = cell_on("cpu");
   pinned.pin_memory = true;
-  const auto pin = skip_reason(pinned, DeviceInventory{true, 1});
+  const auto pin = skip_reason(pinned, DeviceInventory{true, 1, {}});
   ASSERT_TRUE(pin);
   EXPECT_NE(pin->find("pin_memory needs CUDA"), std::string::npos);
   Cell workers = cell_on("cpu");
@@ -61,17 +61,17 @@ namespace {
 TEST(Skip, DataParallelNeedsCudaAndSaysWhatToUseInstead) {
   Cell dp = cell_on("cpu");
   dp.parallel = "dp";
-  const auto cpu = skip_reason(dp, DeviceInventory{true, 4});
+  const auto cpu = skip_reason(dp, DeviceInventory{true, 4, {}});
   ASSERT_TRUE(cpu);
   EXPECT_NE(cpu->find("on the CPU use parallel \"ddp\""), std::string::npos);
   Cell ddp = cell_on("cpu");
   ddp.parallel = "ddp";
   ddp.nproc = 2;
-  EXPECT_FALSE(skip_reason(ddp, DeviceInventory{false, 0}));  // Gloo on the CPU runs anywhere
+  EXPECT_FALSE(skip_reason(ddp, DeviceInventory{false, 0, {}}));  // Gloo on the CPU runs anywhere
   Cell gpus = cell_on("cuda", 3);
   gpus.parallel = "ddp";
   gpus.nproc = 3;
-  EXPECT_TRUE(skip_reason(gpus, DeviceInventory{true, 2}));  // more devices than present
+  EXPECT_TRUE(skip_reason(gpus, DeviceInventory{true, 2, {}}));  // more devices than present
 }
 
 }  // namespace
