@@ -49,6 +49,7 @@ bool fused_kernel_available(const std::string& optimizer, torch::DeviceType devi
 FusedOptimizer::FusedOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters,
                                double lr, double momentum)
     : optimizer_(std::move(optimizer)),
+      kernel_(kernel_name(optimizer_)),
       parameters_(std::move(parameters)),
       lr_(lr),
       momentum_(momentum) {
@@ -58,8 +59,17 @@ FusedOptimizer::FusedOptimizer(std::string optimizer, std::vector<torch::Tensor>
   if (!parameters_.empty()) {
     const torch::DeviceType device = parameters_.front().device().type();
     if (!fused_kernel_available(optimizer_, device))
-      throw std::runtime_error(kernel_name(optimizer_) + " has no kernel for " +
-                               c10::DeviceTypeName(device) + " in this LibTorch");
+      throw std::runtime_error(kernel_ + " has no kernel for " + c10::DeviceTypeName(device) +
+                               " in this LibTorch");
+  }
+  if (optimizer_ == "adam") {
+    arguments_ = {
+        {"max_exp_avg_sqs", list({})}, {"lr", lr_},   {"beta1", 0.9},     {"beta2", 0.999},
+        {"weight_decay", 0.0},         {"eps", 1e-8}, {"amsgrad", false}, {"maximize", false}};
+  } else {
+    arguments_ = {{"weight_decay", 0.0},   {"momentum", momentum_}, {"lr", lr_},
+                  {"dampening", 0.0},      {"nesterov", false},     {"maximize", false},
+                  {"is_first_step", false}};
   }
   torch::NoGradGuard no_grad;
   for (const auto& p : parameters_) {
@@ -102,32 +112,17 @@ void FusedOptimizer::step() {
     }
   }
   if (params.empty()) return;
+  // The settings were filled in once, by the constructor; only the lists change per step.
+  arguments_["self"] = list(params);
+  arguments_["grads"] = list(grads);
   if (optimizer_ == "adam") {
-    call_aten_by_name(kernel_name("adam"), {{"self", list(params)},
-                                            {"grads", list(grads)},
-                                            {"exp_avgs", list(exp_avgs)},
-                                            {"exp_avg_sqs", list(exp_avg_sqs)},
-                                            {"max_exp_avg_sqs", list({})},
-                                            {"state_steps", list(steps)},
-                                            {"lr", lr_},
-                                            {"beta1", 0.9},
-                                            {"beta2", 0.999},
-                                            {"weight_decay", 0.0},
-                                            {"eps", 1e-8},
-                                            {"amsgrad", false},
-                                            {"maximize", false}});
+    arguments_["exp_avgs"] = list(exp_avgs);
+    arguments_["exp_avg_sqs"] = list(exp_avg_sqs);
+    arguments_["state_steps"] = list(steps);
   } else {
-    call_aten_by_name(kernel_name("sgd"), {{"self", list(params)},
-                                           {"grads", list(grads)},
-                                           {"momentum_buffer_list", list(buffers)},
-                                           {"weight_decay", 0.0},
-                                           {"momentum", momentum_},
-                                           {"lr", lr_},
-                                           {"dampening", 0.0},
-                                           {"nesterov", false},
-                                           {"maximize", false},
-                                           {"is_first_step", false}});
+    arguments_["momentum_buffer_list"] = list(buffers);
   }
+  call_aten_by_name(kernel_, arguments_);
 }
 
 }  // namespace crossover

@@ -42,11 +42,13 @@ class FusedOptimizer {
 
  private:
   std::string optimizer_;
+  std::string kernel_;  ///< "aten::_fused_adam_" or "aten::_fused_sgd_"
   std::vector<torch::Tensor> parameters_;
   double lr_;
   double momentum_;
   std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, steps_;  ///< adam
   std::vector<torch::Tensor> momentum_buffers_;                ///< sgd with momentum
+  std::map<std::string, c10::IValue> arguments_;  ///< the kernel's, by name; lists set per step
 };
 
 }  // namespace crossover
