@@ -118,6 +118,9 @@ void FusedOptimizer::step() {
   if (optimizer_ == "adam") {
     arguments_["exp_avgs"] = list(exp_avgs);
     arguments_["exp_avg_sqs"] = list(exp_avg_sqs);
+    // The kernel reads the step count but does not advance it: PyTorch's _fused_adam adds one
+    // first, and a count of 0 would divide by a zero bias correction.
+    torch::_foreach_add_(steps, 1);
     arguments_["state_steps"] = list(steps);
   } else {
     arguments_["momentum_buffer_list"] = list(buffers);
