@@ -2,6 +2,7 @@
 #include <ATen/cuda/CUDAGraph.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -122,9 +123,10 @@ namespace {
 // Ranks with one CUDA device each, over NCCL. All-reduce is timed to its end on the device.
 class NcclReplicas : public Replicas {
  public:
-  NcclReplicas(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
+  NcclReplicas(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world, int device_index,
                std::chrono::milliseconds timeout)
-      : rank_(rank), world_(world) {
+      : rank_(rank), world_(world), device_(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index)) {
+    c10::cuda::set_device(device_.index());
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = timeout;
     group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
@@ -133,16 +135,18 @@ class NcclReplicas : public Replicas {
   int world() const override { return world_; }
   void broadcast(std::vector<torch::Tensor>& tensors) override {
     for (auto& tensor : tensors) {
-      std::vector<torch::Tensor> one = {tensor};
+      std::vector<torch::Tensor> one = {on_device(tensor)};
       group_->broadcast(one)->wait();
+      write_back(tensor, one[0]);
     }
     CROSSOVER_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void all_reduce_sum(std::vector<torch::Tensor>& tensors) override {
     const auto start = std::chrono::steady_clock::now();
     for (auto& tensor : tensors) {
-      std::vector<torch::Tensor> one = {tensor};
+      std::vector<torch::Tensor> one = {on_device(tensor)};
       group_->allreduce(one)->wait();
+      write_back(tensor, one[0]);
     }
     CROSSOVER_CUDA_CHECK(cudaDeviceSynchronize());
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -153,7 +157,16 @@ class NcclReplicas : public Replicas {
   }
 
  private:
+  // Host tensors (rank 0's stopping decision) go through the rank's device: NCCL has no other.
+  torch::Tensor on_device(const torch::Tensor& tensor) const {
+    return tensor.is_cuda() ? tensor : tensor.to(device_);
+  }
+  static void write_back(torch::Tensor& tensor, const torch::Tensor& moved) {
+    if (!tensor.is_same(moved)) tensor.copy_(moved);
+  }
+
   int rank_, world_;
+  torch::Device device_;
   c10::intrusive_ptr<c10d::ProcessGroupNCCL> group_;
   double seconds_ = 0.0;
   std::size_t calls_ = 0;
@@ -164,13 +177,14 @@ class NcclReplicas : public Replicas {
 bool nccl_available() { return true; }
 
 std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>& store, int rank,
-                                        int world, std::chrono::milliseconds timeout) {
-  return std::make_unique<NcclReplicas>(store, rank, world, timeout);
+                                        int world, int device_index,
+                                        std::chrono::milliseconds timeout) {
+  return std::make_unique<NcclReplicas>(store, rank, world, device_index, timeout);
 }
 #else
 bool nccl_available() { return false; }
 
-std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>&, int, int,
+std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>&, int, int, int,
                                         std::chrono::milliseconds) {
   throw std::runtime_error("NCCL: this LibTorch or its NCCL headers are missing; ddp uses Gloo");
 }

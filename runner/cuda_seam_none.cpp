@@ -34,7 +34,7 @@ torch::Tensor data_parallel(torch::nn::Sequential&, const torch::Tensor&, const 
 
 bool nccl_available() { return false; }
 
-std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>&, int, int,
+std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>&, int, int, int,
                                         std::chrono::milliseconds) {
   throw std::runtime_error("NCCL: this crossover was built without CUDA");
 }

@@ -24,9 +24,11 @@ torch::Tensor data_parallel(torch::nn::Sequential& model, const torch::Tensor& i
 /// True when this build has c10d's NCCL backend (a CUDA LibTorch built with NCCL, and its headers).
 bool nccl_available();
 
-/// A replica group over NCCL for ranks that each own one CUDA device; rendezvous through `store`.
-/// Throws without NCCL.
+/// A replica group over NCCL for ranks that each own one CUDA device (this rank's is
+/// `device_index`, made current); rendezvous through `store`. NCCL moves device tensors only: host
+/// tensors given to it travel through the rank's device and are written back. Throws without NCCL.
 std::unique_ptr<Replicas> nccl_replicas(const c10::intrusive_ptr<c10d::Store>& store, int rank,
-                                        int world, std::chrono::milliseconds timeout);
+                                        int world, int device_index,
+                                        std::chrono::milliseconds timeout);
 
 }  // namespace crossover::cuda_seam
