@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "reports/analysis.hpp"
 #include "reports/comparison.hpp"
@@ -283,6 +285,21 @@ TEST(Results, AnIntegerFieldTakesOnlyAWholeNumberThatFits) {
   nlohmann::json whole = good;
   whole["epochs"] = 7.0;  // a whole number written as a float is still that number
   EXPECT_EQ(result_from_json(whole).cell.epochs, 7);
+}
+
+// Seen on an H100: a cell whose loss became NaN wrote null (JSON has no NaN), and reading its own
+// result back failed the cell ("type must be number, but is null").
+TEST(Results, ANonFiniteMeasurementIsWrittenAsNullAndReadBackAsNaN) {
+  Result r = made("cuda", 1000, 0.002, 0.0004);
+  r.train_loss = std::numeric_limits<double>::quiet_NaN();
+  const nlohmann::json written = nlohmann::json::parse(result_to_json(r).dump());
+  EXPECT_TRUE(written.at("train_loss").is_null());
+  const Result back = result_from_json(written);
+  EXPECT_TRUE(std::isnan(back.train_loss));
+  EXPECT_DOUBLE_EQ(back.epoch_seconds, r.epoch_seconds);
+  nlohmann::json text = written;
+  text["train_loss"] = "nan";  // a string is still not a number
+  EXPECT_ANY_THROW(result_from_json(text));
 }
 
 TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {

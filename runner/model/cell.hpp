@@ -85,10 +85,14 @@ Cell cell_from_json(const nlohmann::json& json);
 
 /// A value of a file users hand in (results.jsonl) as T. An integer T takes only a whole number
 /// that fits it (nlohmann's get<int>() of 1e91 is undefined behaviour, found by fuzz_results);
-/// throws std::runtime_error naming the value otherwise. Other types are nlohmann's get<T>().
+/// throws std::runtime_error naming the value otherwise. A floating-point T reads null as NaN:
+/// JSON has no NaN, and nlohmann writes a non-finite number (a diverged loss) as null. Other types
+/// are nlohmann's get<T>().
 template <typename T>
 T json_as(const nlohmann::json& value) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return value.is_null() ? std::numeric_limits<T>::quiet_NaN() : value.get<T>();
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     const double x = value.is_number() ? value.get<double>() : std::nan("");
     if (!(x == std::trunc(x) && x >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
           x < static_cast<double>(std::numeric_limits<T>::max()))) {
