@@ -51,11 +51,13 @@ const std::vector<std::string>& numeric_axes() {
   return axes;
 }
 
-// Where log(y) crosses 0 between (x0, y0) and (x1, y1), on a log-x scale.
+// Where log(y) crosses 0 between (x0, y0) and (x1, y1): on a log-x scale, or a linear one from an
+// axis value of 0 (num_workers 0 and 2), which has no logarithm.
 double log_crossing(double x0, double y0, double x1, double y1) {
   const double l0 = std::log(y0);
   const double l1 = std::log(y1);
   const double t = l1 == l0 ? 0.5 : -l0 / (l1 - l0);
+  if (x0 <= 0.0) return x0 + t * (x1 - x0);
   return std::exp(std::log(x0) + t * (std::log(x1) - std::log(x0)));
 }
 
@@ -151,11 +153,21 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
     if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec.axis).dump());
     if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec.axis).dump());
   }
+  // Guard and policy keys (isolate, timeout_seconds, max_repeats...) never split a pair, but where
+  // a grid sweeps one on both sides (isolate false and true), a cell pairs with its own kind only,
+  // not with every cross combination.
   std::vector<Pair> pairs;
+  std::vector<const Result*> partners, same_run;
   for (const auto& [b, key] : baselines) {
+    partners.clear();
+    same_run.clear();
     for (const auto& [c, other] : contenders) {
-      if (other == key) pairs.push_back(compare_pair(*b, *c, seed));
+      if (other != key) continue;
+      partners.push_back(c);
+      if (measuring_differences(b->cell, c->cell).empty()) same_run.push_back(c);
     }
+    for (const Result* c : same_run.empty() ? partners : same_run)
+      pairs.push_back(compare_pair(*b, *c, seed));
   }
   return pairs;
 }
@@ -187,10 +199,15 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       it->second.push_back(&p);
     }
     for (auto& [key, members] : groups) {
-      if (members.size() < 2) continue;
       std::sort(members.begin(), members.end(), [&](const Pair* a, const Pair* b) {
         return *axis_value(*a->baseline, axis) < *axis_value(*b->baseline, axis);
       });
+      // A series needs two values of the axis: pairs equal in it (the same CPU cell against an
+      // isolated and a shared CUDA cell) say nothing about a crossover along it.
+      if (members.size() < 2 ||
+          *axis_value(*members.front()->baseline, axis) ==
+              *axis_value(*members.back()->baseline, axis))
+        continue;
       Crossover c;
       c.workload = members.front()->baseline->cell.workload;
       c.axis = axis;

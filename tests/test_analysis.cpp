@@ -83,6 +83,36 @@ TEST(Analysis, FindsTheCrossingOnALogScale) {
   EXPECT_NE(c.statement.find("near batch_size 1,000"), std::string::npos) << c.statement;
 }
 
+// Seen on an H100 with num_workers 0 and 2: a log scale has no 0, and the crossing came out "-".
+TEST(Analysis, ACrossingFromAnAxisValueOfZeroIsInterpolatedLinearly) {
+  std::vector<Result> results = sweep({128, 128}, {0.5, 2.0});
+  results[2].cell.num_workers = results[3].cell.num_workers = 2;
+  const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
+  ASSERT_EQ(crossovers.size(), 1u);
+  EXPECT_EQ(crossovers[0].axis, "num_workers");
+  ASSERT_TRUE(crossovers[0].crossing);
+  EXPECT_NEAR(*crossovers[0].crossing, 1.0, 1e-9);  // log speedup -0.69 at 0, +0.69 at 2
+  EXPECT_NE(crossovers[0].statement.find("near num_workers 1 ("), std::string::npos)
+      << crossovers[0].statement;
+}
+
+// Seen on an H100: a grid sweeping isolate on both devices paired every CPU cell with every CUDA
+// cell (4 pairs of one setting) and then reported "no crossover in the measured range of
+// batch_size (128 to 128)" for every numeric key.
+TEST(Analysis, CellsRunAlikePairWithEachOtherAndOneSettingIsNoSeries) {
+  std::vector<Result> results = sweep({128, 128}, {0.5, 0.6});
+  results[2].cell.isolate = results[3].cell.isolate = true;  // cells 0/1 shared, 2/3 isolated
+  const auto pairs = pair_results(results, kDevice);
+  ASSERT_EQ(pairs.size(), 2u);
+  for (const Pair& p : pairs) EXPECT_EQ(p.baseline->cell.isolate, p.contender->cell.isolate);
+  EXPECT_TRUE(find_crossovers(pairs, kDevice).empty());
+  // With no CUDA cell run like them (the defaults: CUDA isolated, CPU not), each CPU cell pairs
+  // with every CUDA cell of its setting.
+  results[0].cell.isolate = results[2].cell.isolate = false;
+  results[1].cell.isolate = results[3].cell.isolate = true;
+  EXPECT_EQ(pair_results(results, kDevice).size(), 4u);
+}
+
 TEST(Analysis, SaysWhenThereIsNoCrossover) {
   const auto results = sweep({1000, 10000, 20000}, {0.3, 0.5, 0.8});
   const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
