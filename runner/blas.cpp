@@ -72,6 +72,13 @@ BlasInfo detect_blas(const std::string& torch_blas_info) {
       }
       dlclose(handle);
     }
+    // A pip wheel's libtorch_cpu.so links MKL in and exports its sgemm_ (seen with torch 2.11):
+    // LibTorch's own build configuration names the BLAS.
+    if (info.kind == "unknown" && base_name(info.library).rfind("libtorch", 0) == 0 &&
+        !torch_blas_info.empty()) {
+      info.kind = torch_blas_info == "open" ? "openblas" : torch_blas_info;
+      info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
+    }
     return info;
   }
   // No exported sgemm_: the BLAS is linked into LibTorch (pip wheels link MKL statically).
