@@ -1,7 +1,6 @@
 #include "runner/launch.hpp"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -14,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <thread>
+
+#include "runner/model/user_files.hpp"
 
 namespace crossover {
 namespace {
@@ -44,19 +45,6 @@ std::string last_lines(const std::string& path, std::size_t count = 3) {
   for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
     out += (out.empty() ? "" : " | ") + lines[i];
   return "; last output: " + out;
-}
-
-// Removes a folder and everything in it, with plain POSIX calls: LibTorch 2.x's libtorch.so
-// exports its own std::filesystem::remove_all, and a call bound to that copy crashed (see
-// STYLE.md, "Your standard library is not yours alone").
-void remove_tree(const std::string& path) {
-  nftw(
-      path.c_str(),
-      [](const char* file, const struct stat*, int, struct FTW*) {
-        std::remove(file);  // unlink for files, rmdir for (already emptied) folders
-        return 0;
-      },
-      16, FTW_DEPTH | FTW_PHYS);
 }
 
 Result failed(const Cell& cell, const std::string& reason) {
@@ -184,3 +172,4 @@ std::string self_executable() {
 }
 
 }  // namespace crossover
+

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "runner/model/user_files.hpp"
+
 namespace crossover::testing {
 
 /// A fresh directory for one test, removed afterwards.
@@ -21,10 +23,10 @@ class ScratchDir {
     path_ = std::filesystem::temp_directory_path() /
             ("crossover-test-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
              std::to_string(::getpid()));
-    std::filesystem::remove_all(path_);
+    remove_tree(path_);
     std::filesystem::create_directories(path_);
   }
-  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  ~ScratchDir() { remove_tree(path_); }
   std::string path() const { return path_.string(); }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
   std::string write(const std::string& name, const std::string& text) const {

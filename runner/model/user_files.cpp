@@ -1,10 +1,12 @@
 #include "runner/model/user_files.hpp"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -174,6 +176,16 @@ std::optional<JsonShapeProblem> check_json_shape(const std::string& text, int ma
   nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json,
                             /*strict=*/false);
   return check.problem();
+}
+
+void remove_tree(const std::string& path) {
+  nftw(
+      path.c_str(),
+      [](const char* file, const struct stat*, int, struct FTW*) {
+        std::remove(file);  // unlink for files, rmdir for (already emptied) folders
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
 }
 
 }  // namespace crossover

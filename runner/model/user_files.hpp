@@ -61,4 +61,10 @@ std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
 std::optional<JsonShapeProblem> check_json_shape(const std::string& text,
                                                  int max_depth = kMaxJsonDepth);
 
+/// Removes a folder and everything in it with plain POSIX calls (nftw, remove), never
+/// std::filesystem::remove_all: LibTorch 2.x's libtorch.so exports its own copy of that function,
+/// and a call bound there crashed (on an H100 machine: the program's NEEDED list named libtorch.so
+/// before libstdc++ despite crossover::std_first). Errors are ignored, as remove_all(path, ec).
+void remove_tree(const std::string& path);
+
 }  // namespace crossover
