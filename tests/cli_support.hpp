@@ -26,6 +26,10 @@ struct Outcome {
   std::string err;
 };
 
+// The environment of a test about what a machine without a GPU sees (CUDA cells skipped with
+// their reason): on a GPU machine, the crossover it runs is shown no CUDA device.
+inline const char* kNoGpu = "CUDA_VISIBLE_DEVICES=";
+
 inline Outcome crossover(const ScratchDir& dir, const std::string& args,
                          const std::string& env = "") {
   const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" +

@@ -42,8 +42,8 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
   ScratchDir dir;
   const std::string grid = dir.write("tiny.json", kTinyGrid);
   const std::string out = dir.file("out");
-  const Outcome o =
-      crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir());
+  const Outcome o = crossover(
+      dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir(), kNoGpu);
   ASSERT_EQ(o.code, 0) << o.err;
 
   for (const char* name :
@@ -221,7 +221,10 @@ TEST(Cli, ADiskThatFillsUpMidSweepStopsItAndKeepsTheResultsWritten) {
       "mount -t tmpfs -o size=4m tmpfs /mnt\n" + std::string(CROSSOVER_BINARY) + " run " + grid +
       " --out /mnt/out --data-dir " + testing::data_dir() + " 2>" + dir.file("stderr") +
       " & pid=$!\n"
-      "for i in $(seq 600); do [ -s /mnt/out/results.jsonl ] && break; sleep 0.05; done\n"
+      // Up to 5 minutes for a whole first line (on a loaded 16-core machine the first cell took
+      // over the 30 s once allowed, the filler came first, and no result was kept).
+      "for i in $(seq 6000); do [ -s /mnt/out/results.jsonl ] && "
+      "[ -z \"$(tail -c1 /mnt/out/results.jsonl)\" ] && break; sleep 0.05; done\n"
       "dd if=/dev/zero of=/mnt/filler bs=64k 2>/dev/null\n"
       "wait $pid; echo $? >" +
       dir.file("code") + "\ncp /mnt/out/results.jsonl " + dir.file("results.jsonl") + "\n";
@@ -317,7 +320,7 @@ TEST(Cli, ReportRegeneratesEveryFormatWithSkippedAndFailedCells) {
     "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"], "threads": [1, 2]}},
                     {"workload": "boston_mlp", "grid": {"device": ["cpu"]}}]})");
   const Outcome run = crossover(
-      dir, "run " + grid + " --out " + dir.file("run") + " --data-dir " + dir.file("data"));
+      dir, "run " + grid + " --out " + dir.file("run") + " --data-dir " + dir.file("data"), kNoGpu);
   EXPECT_EQ(run.code, 1);  // a cell failed, the others ran
   const Outcome o = crossover(
       dir, "report " + dir.file("run") + " --compare threads=1:2 --out " + dir.file("again"));

@@ -122,8 +122,10 @@ TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
                                                       "threads": [1, 0]}}]})");
   const std::string out = dir.file("out");
   const Outcome o =
-      crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir() +
-                         " --compare device=cpu:cuda --compare threads=1:0");
+      crossover(dir,
+                "run " + grid + " --out " + out + " --data-dir " + testing::data_dir() +
+                    " --compare device=cpu:cuda --compare threads=1:0",
+                kNoGpu);
   ASSERT_EQ(o.code, 0) << o.err;
   const auto device = o.out.find("Crossovers (device=cpu vs cuda):");
   const auto threads = o.out.find("Crossovers (threads=1 vs 0):");
