@@ -7,6 +7,8 @@
 #                    from the .deb files scripts/gpu-deps.sh downloaded); set it to "" where the
 #                    dependencies are installed system-wide
 #   BUILD_DIR=DIR    the build folder (default build-cuda); JOBS=N compile jobs (default: nproc)
+#   TESTS=REGEX      run only the tests whose names match (ctest -R); the verdict then says so and
+#                    is not a whole check. Every *_CUDA test runs whatever REGEX says.
 # The smoke run's files and every log land in $BUILD_DIR/gpu-check/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,13 +51,24 @@ echo "== configure and build against $torch_prefix ($gpus GPU(s))"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefixes" \
   -DCROSSOVER_CUDA=ON >"$logs/configure.log" 2>&1 || stop "configure failed (see $logs/configure.log)"
 grep 'crossover: LibTorch' "$logs/configure.log"
-cmake --build "$build" -j "${JOBS:-$(nproc)}" >"$logs/build.log" 2>&1 ||
-  { tail -30 "$logs/build.log"; stop "build failed (see $logs/build.log)"; }
+# -k 0: one build shows every compile error, not only the first file's.
+cmake --build "$build" -j "${JOBS:-$(nproc)}" -- -k 0 >"$logs/build.log" 2>&1 ||
+  { grep -E -A5 'error:|FAILED' "$logs/build.log" | head -150; stop "build failed (see $logs/build.log)"; }
 
-echo "== every test"
 export CROSSOVER_DATA_DIR=$top/data
-ctest --test-dir "$build" --output-on-failure -j 4 >"$logs/ctest.log" 2>&1 || problems+=("tests failed")
-tail -5 "$logs/ctest.log"
+test_jobs=$(($(nproc) > 8 ? $(nproc) / 2 : 4))
+selection=()
+if [[ -n ${TESTS:-} ]]; then
+  echo "== the tests matching $TESTS, and every *_CUDA test"
+  selection=(-R "($TESTS)|_CUDA\$")
+  problems_note="only the tests matching $TESTS ran"
+else
+  echo "== every test"
+fi
+ctest --test-dir "$build" --output-on-failure -j "$test_jobs" "${selection[@]}" \
+  >"$logs/ctest.log" 2>&1 || problems+=("tests failed")
+# The summary, and the names of failed tests where there are any.
+sed -n '/% tests passed/,$p' "$logs/ctest.log" | grep -v '^$' | head -40
 cuda_tests=$(ctest --test-dir "$build" -N -R '_CUDA$' | grep -c 'Test *#')
 skipped_cuda=$(grep -E '_CUDA .*Skipped' "$logs/ctest.log" | sed 's/.*: //' || true)
 ((cuda_tests > 0)) || problems+=("no *_CUDA test was found")
@@ -98,4 +111,5 @@ echo "$smoke"
 while IFS= read -r line; do
   [[ $line == problem:* ]] && problems+=("${line#problem: }")
 done <<<"$smoke"
+[[ -n ${problems_note:-} ]] && problems+=("$problems_note: not a whole check")
 verdict "$(grep -m1 -o '[0-9]* tests passed.*\|100% tests passed.*' "$logs/ctest.log"); smoke: $(head -1 <<<"$smoke")"
