@@ -69,6 +69,13 @@ ctest --test-dir "$build" --output-on-failure -j "$test_jobs" "${selection[@]}" 
   >"$logs/ctest.log" 2>&1 || problems+=("tests failed")
 # The summary, and the names of failed tests where there are any.
 sed -n '/% tests passed/,$p' "$logs/ctest.log" | grep -v '^$' | head -40
+# Where the link order failed (see the README's "Building against CUDA LibTorch"), the probe's
+# link command and NEEDED list say why.
+if grep -q 'symbol_capture.*\*\*\*' "$logs/ctest.log"; then
+  echo "symbol_capture failed; the probe's link command and NEEDED list:"
+  ninja -C "$build" -t commands tests/symbol_capture_std_first | tail -1
+  readelf -d "$build/tests/symbol_capture_std_first" | grep NEEDED
+fi
 cuda_tests=$(ctest --test-dir "$build" -N -R '_CUDA$' | grep -c 'Test *#')
 skipped_cuda=$(grep -E '_CUDA .*Skipped' "$logs/ctest.log" | sed 's/.*: //' || true)
 ((cuda_tests > 0)) || problems+=("no *_CUDA test was found")
