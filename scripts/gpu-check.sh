@@ -75,6 +75,11 @@ if grep -q 'symbol_capture.*\*\*\*' "$logs/ctest.log"; then
   echo "symbol_capture failed; the probe's link command and NEEDED list:"
   ninja -C "$build" -t commands tests/symbol_capture_std_first | tail -1
   readelf -d "$build/tests/symbol_capture_std_first" | grep NEEDED
+  # A static libstdc++ (-static-libstdc++ in LDFLAGS or the cache) would explain a NEEDED list
+  # without it: LibTorch's exports then satisfy the calls before the archive is searched.
+  echo "LDFLAGS=${LDFLAGS:-} CXXFLAGS=${CXXFLAGS:-}"
+  grep -E '^CMAKE_(EXE|SHARED)_LINKER_FLAGS:|^CMAKE_CXX_FLAGS:' "$build/CMakeCache.txt"
+  c++ -print-file-name=libstdc++.so
 fi
 cuda_tests=$(ctest --test-dir "$build" -N -R '_CUDA$' | grep -c 'Test *#')
 skipped_cuda=$(grep -E '_CUDA .*Skipped' "$logs/ctest.log" | sed 's/.*: //' || true)
