@@ -37,6 +37,12 @@ Function find_symbol(const char* name) {
   return reinterpret_cast<Function>(dlsym(blas_library(), name));
 }
 
+// A BLAS linked into LibTorch: its build configuration (BLAS_INFO) names it.
+void linked_into_libtorch(const std::string& torch_blas_info, BlasInfo& info) {
+  info.kind = torch_blas_info == "mkl" ? "mkl" : torch_blas_info == "open" ? "openblas" : "unknown";
+  info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
+}
+
 }  // namespace
 
 std::string classify_blas_path(const std::string& path) {
@@ -72,18 +78,13 @@ BlasInfo detect_blas(const std::string& torch_blas_info) {
       }
       dlclose(handle);
     }
-    // A pip wheel's libtorch_cpu.so links MKL in and exports its sgemm_ (seen with torch 2.11):
-    // LibTorch's own build configuration names the BLAS.
-    if (info.kind == "unknown" && base_name(info.library).rfind("libtorch", 0) == 0 &&
-        !torch_blas_info.empty()) {
-      info.kind = torch_blas_info == "open" ? "openblas" : torch_blas_info;
-      info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
-    }
+    // A pip wheel's libtorch_cpu.so links MKL in and exports its sgemm_ (seen with torch 2.11).
+    if (info.kind == "unknown" && base_name(info.library).rfind("libtorch", 0) == 0)
+      linked_into_libtorch(torch_blas_info, info);
     return info;
   }
   // No exported sgemm_: the BLAS is linked into LibTorch (pip wheels link MKL statically).
-  info.kind = torch_blas_info == "mkl" ? "mkl" : "unknown";
-  info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
+  linked_into_libtorch(torch_blas_info, info);
   return info;
 }
 

@@ -172,4 +172,3 @@ std::string self_executable() {
 }
 
 }  // namespace crossover
-
