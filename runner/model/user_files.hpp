@@ -63,8 +63,8 @@ std::optional<JsonShapeProblem> check_json_shape(const std::string& text,
 
 /// Removes a folder and everything in it with plain POSIX calls (nftw, remove), never
 /// std::filesystem::remove_all: LibTorch 2.x's libtorch.so exports its own copy of that function,
-/// and a call bound there crashed (on an H100 machine: the program's NEEDED list named libtorch.so
-/// before libstdc++ despite crossover::std_first). Errors are ignored, as remove_all(path, ec).
+/// and a call bound there crashed (on an H100 machine, whose link did not put libstdc++ first; see
+/// crossover_std_first in CMakeLists.txt). Errors are ignored, as remove_all(path, ec).
 void remove_tree(const std::string& path);
 
 }  // namespace crossover
