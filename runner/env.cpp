@@ -17,6 +17,7 @@
 #include "runner/devices.hpp"
 #include "runner/model/text.hpp"
 #include "runner/nvml.hpp"
+#include "runner/revision.hpp"
 #include "runner/threads.hpp"
 
 namespace crossover {
@@ -85,7 +86,7 @@ double matmul_gflops(int n, const std::string& device = "cpu") {
 Json environment_record(bool measure_peak) {
   Json record;
   record["crossover_version"] = CROSSOVER_VERSION;
-  record["crossover_revision"] = CROSSOVER_REVISION;
+  record["crossover_revision"] = build_revision();
   record["compiler"] = __VERSION__;
   record["recorded_at"] = utc_now();
 

@@ -270,6 +270,22 @@ TEST(Cli, EnvNamesTheBlasLibraryInUse) {
   EXPECT_NE(text.out.find("BLAS: " + kind), std::string::npos) << text.out;
 }
 
+TEST(Cli, EnvNamesTheRevisionItWasBuiltFrom) {
+  // Taken at build time: a revision from when the build folder was configured would name an older
+  // commit in every report and regression comparison.
+  ScratchDir dir;
+  const std::string describe = "git -C " + std::string(CROSSOVER_SOURCE_DIR) +
+                               " describe --always --dirty --abbrev=12 >" + dir.file("revision") +
+                               " 2>/dev/null";
+  if (std::system(describe.c_str()) != 0) GTEST_SKIP() << "the sources are not a git checkout";
+  std::string revision = slurp(dir.file("revision"));
+  revision.erase(revision.find_last_not_of('\n') + 1);
+  const Outcome o = crossover(dir, "env --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out).at("crossover_revision"), revision)
+      << "rebuild if the sources changed since the last build";
+}
+
 TEST(Cli, TheReferenceBlasIsDetectedByWhatLibTorchCallsAndWarnedAbout) {
   // Debian's reference BLAS, put first on the library path: LibTorch's sgemm_ calls reach it even
   // though liblapack.so.3 still loads OpenBLAS, so "which libraries are loaded" is not the test.
