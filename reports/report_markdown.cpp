@@ -114,6 +114,11 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   out +=
       "epoch: median ± interquartile range over every timed epoch; speedup: CPU time / device "
       "time\n";
+  // A threads column that holds 0 next to other counts: 0 is not "no threads".
+  const auto default_threads = [](const Result& r) { return r.cell.threads == 0; };
+  if (std::any_of(results.begin(), results.end(), default_threads) &&
+      !std::all_of(results.begin(), results.end(), default_threads))
+    out += "threads 0: the libraries' own thread counts (crossover env prints them)\n";
   // Why cells did not run, once per reason rather than once per cell.
   std::vector<std::pair<std::string, std::size_t>> reasons;
   for (const auto& r : results) {

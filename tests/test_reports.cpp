@@ -183,6 +183,19 @@ TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
   EXPECT_EQ(break_even_epochs(gpu, cpu), std::nullopt);  // slower per epoch: never stays ahead
 }
 
+TEST(Comparison, TheTextTablesSayWhatThreadsZeroMeansWhereItStandsBesideOtherCounts) {
+  const std::string legend = "threads 0: the libraries' own thread counts";
+  std::vector<Result> results = indexed({made("cpu", 100, 0.001, 0.0001),
+                                         made("cpu", 100, 0.002, 0.0001)});
+  EXPECT_EQ(render_comparison_text(results).find(legend), std::string::npos)
+      << "every cell at the defaults: no threads column, no legend";
+  results[1].cell.threads = 1;
+  EXPECT_NE(render_comparison_text(results).find(legend), std::string::npos);
+  results[0].cell.threads = 2;
+  EXPECT_EQ(render_comparison_text(results).find(legend), std::string::npos)
+      << "no cell at 0 threads";
+}
+
 TEST(Comparison, MarkdownTableEscapesPipes) {
   TextTable t;
   t.header = {"a", "b"};
