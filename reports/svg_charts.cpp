@@ -65,6 +65,14 @@ struct Plot {
   }
   static std::vector<double> ticks(double lo, double hi, bool log_scale) {
     std::vector<double> out;
+    // A degenerate range (one value, or values a log scale cannot show) gets its ends as ticks:
+    // a loop over decades from 0 or from infinity would never end.
+    if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo || (log_scale && lo <= 0)) {
+      for (double v : {lo, hi}) {
+        if (std::isfinite(v) && (out.empty() || v != out.back())) out.push_back(v);
+      }
+      return out;
+    }
     if (log_scale) {
       for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
         if (p >= lo * 0.9999) out.push_back(p);
@@ -119,6 +127,9 @@ std::string html_escape(const std::string& text) {
         break;
       case '"':
         out += "&quot;";
+        break;
+      case '\'':  // the renderers quote attributes with single quotes
+        out += "&#39;";
         break;
       default:
         out += c;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/ and runs each for
 # FUZZ_SECONDS (default 60). Every file the tool reads from users has one: grids, IDX, CIFAR-10,
-# scikit-learn CSV, results.jsonl. A crash, leak, sanitizer report, out-of-memory or a slow
+# scikit-learn CSV, results.jsonl; and report.html has one that fills every text field with
+# hostile strings and fails on any element or attribute the renderer did not write. A crash, leak, sanitizer report, out-of-memory or a slow
 # input fails the script; the input is left in build-fuzz/artifacts/ with the command that
 # replays it. The corpus grows in build-fuzz/corpus/ from run to run.
 # Arguments: targets to run (default: all), e.g. scripts/fuzz.sh grid csv
@@ -11,7 +12,7 @@ cd "$top"
 build=$top/build-fuzz  # the "fuzz" preset of CMakePresets.json
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(grid idx cifar csv results)
+[[ ${#targets[@]} -gt 0 ]] || targets=(grid idx cifar csv results html)
 
 [[ -f $build/CMakeCache.txt ]] || cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz

@@ -1,7 +1,11 @@
 // report.html from hand-made results: self-contained, charts present, text escaped.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "reports/report_html.hpp"
+#include "tests/hostile_report.hpp"
+#include "tests/html_markup.hpp"
 
 namespace crossover {
 namespace {
@@ -74,11 +78,83 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_NE(html.find(">batch_size=10000</tspan>"), std::string::npos);
   EXPECT_EQ(html.find("cells (hover for the configuration)"), std::string::npos);
   EXPECT_EQ(count(html, "class='phase'"), 5u);
-  EXPECT_NE(html.find("No workload ran with more than one replica count (parallel dp or ddp)."), std::string::npos);
+  EXPECT_NE(html.find("No workload ran with more than one replica count (parallel dp or ddp)."),
+            std::string::npos);
   EXPECT_NE(html.find("no &lt;CUDA&gt; &amp; no luck"), std::string::npos);  // escaped
   EXPECT_EQ(html.find("no <CUDA>"), std::string::npos);
   EXPECT_NE(html.find("table class='sortable'"), std::string::npos);
   EXPECT_NE(html.find("<script>"), std::string::npos);
+}
+
+// Strings that end an attribute, open a tag, close the title or the style, or hide in a comment.
+const std::vector<std::string>& hostile_strings() {
+  static const std::vector<std::string> strings = {"x' onload='alert(3)",
+                                                   "x\" onmouseover=\"alert(4)",
+                                                   "<img src=x onerror=alert(1)>",
+                                                   "</title><script>alert(2)</script>",
+                                                   "</style><svg onload=alert(5)>",
+                                                   "<!-- x",
+                                                   "' autofocus onfocus='alert(6)' x='",
+                                                   "&lt;b&gt; & <b>bold</b>",
+                                                   "</script><iframe src=javascript:alert(7)>",
+                                                   "line\n<a href='x'>y</a>"};
+  return strings;
+}
+
+TEST(ReportHtml, TheMarkupCheckFindsAnAttributeThatEscapedItsQuotes) {
+  // The check itself: a value written unescaped into a single-quoted attribute is caught.
+  const auto page = testing::read_markup(
+      "<svg aria-label='x' onload='alert(3)'><text>a</text></svg><script>s</script>");
+  const testing::Markup allowed = testing::renderer_markup(CROSSOVER_SOURCE_DIR);
+  EXPECT_EQ(testing::foreign_markup(page, allowed, {"s"}), "attribute onload\n");
+  EXPECT_NE(testing::foreign_markup(testing::read_markup("<p><img src=x></p><script>s</script>"),
+                                    allowed, {"s"}),
+            "");
+  // What the renderer writes is allowed; no event handler is.
+  EXPECT_GT(allowed.elements.count("svg"), 0u);
+  EXPECT_GT(allowed.attributes.count("aria-label"), 0u);
+  for (const auto& a : allowed.attributes) EXPECT_NE(a.rfind("on", 0), 0u) << a;
+}
+
+TEST(ReportHtml, HostileStringsInEveryFieldAddNoElementOrAttribute) {
+  const testing::Markup allowed = testing::renderer_markup(CROSSOVER_SOURCE_DIR);
+  const std::string plain = testing::hostile_report({"mnist_mlp", "cpu", "cuda", "accuracy"});
+  const testing::Markup reference = testing::read_markup(plain);
+  ASSERT_EQ(reference.scripts.size(), 1u);
+  EXPECT_EQ(testing::foreign_markup(reference, allowed, reference.scripts), "");
+  EXPECT_GE(count(plain, "<svg"), 3u);  // the charts are drawn, with their attributes
+  const auto& strings = hostile_strings();
+  // Each string in every field, and every field with a different string.
+  for (std::size_t shift = 0; shift < strings.size(); ++shift) {
+    std::vector<std::string> rotated(strings.begin() + static_cast<std::ptrdiff_t>(shift),
+                                     strings.end());
+    rotated.insert(rotated.end(), strings.begin(),
+                   strings.begin() + static_cast<std::ptrdiff_t>(shift));
+    const std::string html = testing::hostile_report(rotated);
+    EXPECT_EQ(testing::foreign_markup(testing::read_markup(html), allowed, reference.scripts), "")
+        << "strings from " << shift;
+    EXPECT_GE(count(html, "<svg"), 3u) << shift;
+    EXPECT_EQ(html.find("x' onload"), std::string::npos);
+  }
+  EXPECT_NE(testing::hostile_report(strings).find("x&#39; onload=&#39;alert(3)"),
+            std::string::npos);
+}
+
+TEST(ReportHtml, DegenerateTimesDrawNoEndlessAxis) {
+  // A zero or an infinite median is refused when a results file is read; the charts must still
+  // cope with any range they are handed: one value, zero, infinity.
+  for (const double median : {0.0, 1e-300, 1e300, double(INFINITY)}) {
+    std::vector<Result> results = {made(0, "cpu", 100, median), made(1, "cuda", 100, median),
+                                   made(2, "cpu", 1000, median), made(3, "cuda", 1000, median)};
+    const CompareSpec spec = parse_compare("device=cpu:cuda");
+    const auto pairs = pair_results(results, spec);
+    const auto crossovers = find_crossovers(pairs, spec);
+    ReportContext context;
+    const std::string html = render_html(context, results, spec, pairs, crossovers,
+                                         recommend(results, spec, crossovers));
+    EXPECT_LT(html.size(), 1u << 20) << median;
+    EXPECT_NE(html.find("</html>"), std::string::npos) << median;
+  }
 }
 
 }  // namespace
