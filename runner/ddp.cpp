@@ -14,6 +14,7 @@
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
+#include "runner/model/file_writer.hpp"
 #include "runner/model/log.hpp"
 #include "runner/model/user_files.hpp"
 #include "workloads/workload.hpp"
@@ -178,8 +179,8 @@ int worker_command(const WorkerArgs& args) {
     }
     // NCCL for CUDA cells where the build has it (the CUDA seam), Gloo otherwise.
     if (is_cuda_device(cell.device) && cuda_seam::nccl_available()) {
-      group = cuda_seam::nccl_replicas(store, rank, world, torch::Device(cell.device).index(),
-                                       timeout);
+      group =
+          cuda_seam::nccl_replicas(store, rank, world, torch::Device(cell.device).index(), timeout);
     } else {
       const bool local = store_file != nullptr || host == "127.0.0.1" || host == "localhost";
       group = std::make_unique<GlooReplicas>(store, local, rank, world, timeout);

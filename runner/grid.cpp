@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "runner/model/text.hpp"
 #include "runner/model/user_files.hpp"
@@ -235,6 +236,10 @@ Grid parse_grid(const std::string& text, const std::string& file) {
     v.add("name",
           "got " + shown(root["name"]) +
               ", expected a string of letters, digits, '.', '_' or '-' (it names a directory)");
+  } else if (root["name"].get<std::string>().size() > kMaxGridNameLength) {
+    v.add("name", "got a name of " + std::to_string(root["name"].get<std::string>().size()) +
+                      " characters, expected at most " + std::to_string(kMaxGridNameLength) +
+                      " (with the time, it names a directory, and a file system allows 255)");
   } else {
     grid.name = root["name"].get<std::string>();
   }
@@ -325,9 +330,10 @@ Grid parse_grid(const std::string& text, const std::string& file) {
                     "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
             }
             std::vector<Json> accepted;
+            std::unordered_set<std::string> seen;  // linear in the axis's length, however long
             for (std::size_t k = 0; k < values.size(); ++k) {
               if (!v.check_value(index_path(axis_path, k), *spec, values[k], workload)) continue;
-              if (std::find(accepted.begin(), accepted.end(), values[k]) != accepted.end()) {
+              if (!seen.insert(values[k].dump()).second) {
                 v.add(index_path(axis_path, k),
                       "duplicate value " + shown(values[k]) + " in this axis");
                 continue;
@@ -383,6 +389,11 @@ Grid parse_grid(const std::string& text, const std::string& file) {
   return grid;
 }
 
-Grid load_grid(const std::string& path) { return parse_grid(read_file(path), path); }
+Grid load_grid(const std::string& path) {
+  std::string text = read_file(path);
+  Grid grid = parse_grid(text, path);
+  grid.text = std::move(text);
+  return grid;
+}
 
 }  // namespace crossover

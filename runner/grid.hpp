@@ -42,13 +42,18 @@ struct Experiment {
 /// A validated grid.
 struct Grid {
   std::string file;
+  std::string text;  ///< the file's text as read (a run saves it as grid.json)
   std::string name;
   std::string description;
   std::vector<Experiment> experiments;
 };
 
-/// Cells one experiment may expand to before it is an error (before exclude rules apply).
+/// Cells one experiment may expand to before it is an error (before exclude rules apply), and
+/// cells a whole grid may have: more is no sweep one machine runs, and would only fill memory.
 inline constexpr std::size_t kMaxCells = 100000;
+
+/// The longest grid name: reports/<name>-<time>[-N] must fit a file system's 255 characters.
+inline constexpr std::size_t kMaxGridNameLength = 200;
 
 /// The cells of a grid, in order, and what expansion dropped.
 struct Expansion {

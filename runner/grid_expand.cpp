@@ -1,7 +1,7 @@
 // A validated grid into its flat list of cells: the Cartesian product of each experiment's axes,
 // the keys that mean nothing for a cell set to one value, exclude rules and duplicates dropped.
 #include <algorithm>
-#include <set>
+#include <unordered_set>
 
 #include "runner/grid.hpp"
 #include "workloads/catalog.hpp"
@@ -60,12 +60,40 @@ std::string cell_problem(const Cell& cell) {
   return "";
 }
 
+// The cells each experiment multiplies out to (before exclude rules), checked against the limits
+// before any is made: a few long axes multiply into more cells than any sweep can run, or memory
+// can hold. Each problem is added to `issues`.
+void check_cell_counts(const Grid& grid, std::vector<GridIssue>& issues) {
+  std::size_t planned = 0;  // cells of the experiments so far
+  for (std::size_t e = 0; e < grid.experiments.size(); ++e) {
+    std::size_t product = 1;
+    for (const auto& axis : grid.experiments[e].axes)
+      product = std::min(product * std::max<std::size_t>(axis.second.size(), 1), kMaxCells + 1);
+    const std::string path = "experiments[" + std::to_string(e) + "].grid";
+    if (product > kMaxCells) {
+      issues.push_back({path, "expands to more than " + std::to_string(kMaxCells) +
+                                  " cells; split the experiment or shorten its lists"});
+      continue;
+    }
+    if (planned + product > kMaxCells) {
+      issues.push_back({path, "takes the grid past " + std::to_string(kMaxCells) +
+                                  " cells in all (the experiments before it have " +
+                                  std::to_string(planned) +
+                                  "); split the grid into several files, each its own run"});
+      return;
+    }
+    planned += product;
+  }
+}
+
 }  // namespace
 
 Expansion expand_grid(const Grid& grid) {
   Expansion out;
   std::vector<GridIssue> issues;
-  std::set<std::string> seen;
+  check_cell_counts(grid, issues);
+  if (!issues.empty()) throw GridError(grid.file, issues);
+  std::unordered_set<std::string> seen;
   for (std::size_t e = 0; e < grid.experiments.size(); ++e) {
     const Experiment& experiment = grid.experiments[e];
     const WorkloadInfo* info = find_workload(experiment.workload);
@@ -82,17 +110,6 @@ Expansion expand_grid(const Grid& grid) {
       base.loader = info->loader;
     }
     for (const auto& [key, value] : experiment.settings.items()) apply(base, key, value);
-
-    // A few long axes multiply into more cells than any sweep can run (or memory can hold).
-    std::size_t product = 1;
-    for (const auto& axis : experiment.axes)
-      product = std::min(product * std::max<std::size_t>(axis.second.size(), 1), kMaxCells + 1);
-    if (product > kMaxCells) {
-      issues.push_back({"experiments[" + std::to_string(e) + "].grid",
-                        "expands to more than " + std::to_string(kMaxCells) +
-                            " cells; split the experiment or shorten its lists"});
-      continue;
-    }
 
     // Odometer over the axes: the last axis varies fastest.
     std::vector<std::size_t> position(experiment.axes.size(), 0);

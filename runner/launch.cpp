@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "runner/model/file_writer.hpp"
 #include "runner/model/user_files.hpp"
 
 namespace crossover {
@@ -86,7 +87,7 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         // Its diagnostics go to a log, whose last lines explain a failure.
         const std::string log = work + "/rank-" + std::to_string(rank) + ".log";
-        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
         if (fd >= 0) {
           dup2(fd, STDERR_FILENO);
           close(fd);

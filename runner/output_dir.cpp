@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace crossover {
@@ -27,10 +29,25 @@ bool holds_run(const std::string& directory) {
 DirectoryLock::DirectoryLock(const std::string& directory) {
   const std::string path = directory + "/.crossover.lock";
   // O_CLOEXEC: the cells' and ranks' processes must not inherit (and so keep) the lock.
-  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a link planted as the lock would make the run truncate its target.
+  // O_NONBLOCK: a FIFO planted there must not block the open; fstat refuses it below.
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd_ < 0 && errno == ELOOP) {
+    throw std::runtime_error(path +
+                             " is a symbolic link; crossover never writes through a "
+                             "link. Remove it, or write into another --out");
+  }
   if (fd_ < 0) {
     throw std::runtime_error("cannot lock " + directory + " (" + path + ": " +
                              std::strerror(errno) + ")");
+  }
+  struct stat info {};
+  if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd_);
+    fd_ = -1;
+    throw std::runtime_error(path +
+                             " is not a regular file; remove it, or write into another "
+                             "--out");
   }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char holder[32] = {};
@@ -51,6 +68,33 @@ DirectoryLock::DirectoryLock(const std::string& directory) {
 
 DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) close(fd_);  // closing releases the lock
+}
+
+std::string create_unique_directory(const std::string& base) {
+  const auto slash = base.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    std::error_code error;
+    std::filesystem::create_directories(base.substr(0, slash), error);
+  }
+  std::string folder = base;
+  for (int n = 2; mkdir(folder.c_str(), 0755) != 0; ++n) {
+    if (errno != EEXIST || n > 1000) {
+      throw std::runtime_error("cannot create " + folder + ": " + std::strerror(errno));
+    }
+    folder = base + "-" + std::to_string(n);
+  }
+  return folder;
+}
+
+std::string run_file_problem(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto& files = run_files();
+  if (std::find(files.begin(), files.end(), name) == files.end() || !holds_run(folder)) return "";
+  return path + " is a file of the run in " + folder +
+         "; writing there would replace what that run measured or reported. Write into another "
+         "file";
 }
 
 std::string move_previous_run(const std::string& directory, const std::string& stamp) {

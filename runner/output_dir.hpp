@@ -29,6 +29,14 @@ class DirectoryLock {
   int fd_ = -1;
 };
 
+/// Creates a new folder named `base`, or `base-2`, `base-3`, ... when that exists (two runs started
+/// in the same second), its parents as needed; returns its name. Throws std::runtime_error.
+std::string create_unique_directory(const std::string& base);
+
+/// Why `path` must not be written by a command that is not the run of that folder: it names one
+/// of a run's files (run_files()) in a folder that holds a run. "" when it may be written.
+std::string run_file_problem(const std::string& path);
+
 /// Moves the run files in `directory` into `directory/previous-<stamp>/` (another name when that
 /// exists), keeping every other file where it is. Returns the folder; throws std::runtime_error
 /// naming what could not be moved.

@@ -213,10 +213,16 @@ TEST(Cli, ResumeMatchesOnIdentityKeysAndNamesThePolicyKeysThatChanged) {
   const auto kept = read_results(out + "/results.jsonl");
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].cell.max_repeats, 1);  // the settings it was measured with
-  // Another seed changes what is measured: the cell runs again.
+  // Another seed changes what is measured: a grid without the cell measured would drop it, so
+  // the resume is refused, naming it, and nothing changes.
+  const std::string before = slurp(out + "/results.jsonl");
   o = crossover(dir, "run " + grid("\"repeats\": 1, \"seed\": 5") + " --resume " + out);
-  ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_NE(o.err.find("0 cell(s) already ok, 1 to run"), std::string::npos) << o.err;
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("does not have 1 of the 1 cell(s) in " + out +
+                       "/results.jsonl, and resuming would drop them: cell 0 (iris_mlp"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(slurp(out + "/results.jsonl"), before);
 }
 
 TEST(Cli, AnIsolatedCellThatAbortsSegfaultsHangsOrRunsOutOfMemoryFailsAloneWithItsReason) {

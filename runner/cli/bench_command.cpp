@@ -1,13 +1,17 @@
 // crossover bench: the Google Benchmark micro-benchmarks beside this binary.
+#include <regex.h>
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/launch.hpp"
+#include "runner/model/user_files.hpp"
+#include "runner/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -21,6 +25,20 @@ struct BenchArgs {
 };
 
 int bench_command(const BenchArgs& args) {
+  // Google Benchmark takes the filter as a POSIX extended regular expression; one it cannot
+  // compile would run nothing and leave an empty file.
+  // A leading '-' negates the filter.
+  const std::string pattern =
+      !args.filter.empty() && args.filter[0] == '-' ? args.filter.substr(1) : args.filter;
+  regex_t compiled;
+  if (const int error = regcomp(&compiled, pattern.c_str(), REG_EXTENDED | REG_NOSUB); error != 0) {
+    char why[256];
+    regerror(error, &compiled, why, sizeof why);
+    spdlog::error("--filter '{}': not a regular expression ({}); e.g. --filter 'Data|Blas'",
+                  args.filter, why);
+    return kExitBadInput;
+  }
+  regfree(&compiled);
   // The benchmark binary is built beside crossover (build/bench/crossover_bench) or installed
   // next to it.
   const fs::path self = fs::path(self_executable()).parent_path();
@@ -34,11 +52,15 @@ int bench_command(const BenchArgs& args) {
         self.string());
     return kExitBadInput;
   }
-  const std::string out_dir = args.out_dir.empty() ? "reports/bench-" + timestamp() : args.out_dir;
-  std::error_code error;
-  fs::create_directories(out_dir, error);
-  if (error) {
-    spdlog::error("cannot create {}: {}", out_dir, error.message());
+  std::string out_dir = args.out_dir;
+  try {
+    if (out_dir.empty()) {
+      out_dir = create_unique_directory("reports/bench-" + timestamp());
+    } else {
+      fs::create_directories(out_dir);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("cannot create {}: {}", out_dir.empty() ? "reports/" : out_dir, e.what());
     return kExitBadInput;
   }
   const std::string out_file = out_dir + "/bench.json";
@@ -55,7 +77,22 @@ int bench_command(const BenchArgs& args) {
                   status < 0 ? "could not start" : "exit status " + std::to_string(status));
     return kExitRunFailed;
   }
-  std::cout << "Benchmarks: " << out_file << " (Google Benchmark JSON)\n";
+  // A filter that matched nothing leaves a file without benchmarks: that is no measurement.
+  std::size_t measured = 0;
+  try {
+    const auto written =
+        nlohmann::json::parse(read_json_text(out_file, kMaxResultsBytes, "a benchmark file"));
+    measured = written.value("benchmarks", nlohmann::json::array()).size();
+  } catch (const std::exception& e) {
+    spdlog::error("{} wrote no readable results ({})", binary, e.what());
+    return kExitRunFailed;
+  }
+  if (measured == 0) {
+    spdlog::error("--filter '{}' matched no benchmark; nothing was measured", args.filter);
+    return kExitBadInput;
+  }
+  std::cout << "Benchmarks: " << out_file << " (Google Benchmark JSON, " << measured
+            << " results)\n";
   return kExitOk;
 }
 

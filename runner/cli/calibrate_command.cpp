@@ -11,6 +11,7 @@
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/launch.hpp"
+#include "runner/model/file_writer.hpp"
 #include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
 
@@ -36,15 +37,19 @@ int calibrate_command(const CalibrateArgs& args) {
   const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
-  const std::string out_dir =
-      args.out_dir.empty() ? "reports/calibrate-" + timestamp() : args.out_dir;
-  if (fs::exists(out_dir + "/calibrate.json") || holds_run(out_dir + "/aa-01/first")) {
-    spdlog::error("{} already holds a calibration; give another --out", out_dir);
+  if (!args.out_dir.empty() &&
+      (fs::exists(args.out_dir + "/calibrate.json") || holds_run(args.out_dir + "/aa-01/first"))) {
+    spdlog::error("{} already holds a calibration; give another --out", args.out_dir);
     return kExitBadInput;
   }
+  std::string out_dir = args.out_dir;
   std::string self;
   try {
-    fs::create_directories(out_dir);
+    if (out_dir.empty()) {
+      out_dir = create_unique_directory("reports/calibrate-" + timestamp());
+    } else {
+      fs::create_directories(out_dir);
+    }
     self = self_executable();
   } catch (const std::exception& e) {
     spdlog::error("cannot write to {}: {}", out_dir, e.what());

@@ -78,7 +78,7 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
   const pid_t child = fork();
   if (child == 0) {
     if (!stdout_file.empty()) {
-      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
       if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
       close(fd);
     }

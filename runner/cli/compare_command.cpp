@@ -1,5 +1,6 @@
 // crossover compare: did the candidate regress? Cell by cell, with statistics.
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "reports/regression.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/model/file_writer.hpp"
 #include "runner/model/text.hpp"
 #include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
@@ -87,6 +89,15 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
   return {std::move(runs[0]), std::move(runs[1])};
 }
 
+// Whether two paths name the same existing file (a results.jsonl, or the one in a directory).
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat x {
+  }, y{};
+  const std::string file_b = fs::is_directory(b) ? b + "/results.jsonl" : b;
+  return stat(a.c_str(), &x) == 0 && stat(file_b.c_str(), &y) == 0 && x.st_dev == y.st_dev &&
+         x.st_ino == y.st_ino;
+}
+
 int compare_command(const CompareArgs& args) {
   const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric, args.fail_on);
   if (!checked) return kExitBadInput;
@@ -98,8 +109,9 @@ int compare_command(const CompareArgs& args) {
       baseline = load_run(args.baseline);
       candidate = load_run(args.candidate);
     } else {
-      const std::string out_dir =
-          args.out_dir.empty() ? "reports/compare-" + timestamp() : args.out_dir;
+      const std::string out_dir = args.out_dir.empty()
+                                      ? create_unique_directory("reports/compare-" + timestamp())
+                                      : args.out_dir;
       std::tie(baseline, candidate) = rerun(args, out_dir);
       if (markdown.empty()) markdown = out_dir + "/compare.md";
       if (json.empty()) json = out_dir + "/compare.json";
@@ -121,6 +133,19 @@ int compare_command(const CompareArgs& args) {
                                 args.calibration);
     } catch (const std::exception& e) {
       spdlog::error("--calibration {}: {}", args.calibration, e.what());
+      return kExitBadInput;
+    }
+  }
+  // The verdict files never replace what they judge, nor any run's own files.
+  for (const std::string& file : {markdown, json}) {
+    if (file.empty()) continue;
+    std::string problem = run_file_problem(file);
+    for (const std::string& input : {args.baseline, args.candidate}) {
+      if (problem.empty() && args.rerun.empty() && same_file(file, input))
+        problem = file + " is the results file being compared; write into another file";
+    }
+    if (!problem.empty()) {
+      spdlog::error("{}; nothing was written", problem);
       return kExitBadInput;
     }
   }

@@ -1,12 +1,104 @@
 // crossover: when does the GPU beat the CPU? main only wires the command line to the commands.
+#include <fcntl.h>
+#include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <set>
 
 #include "runner/cli/commands.hpp"
+#include "runner/model/text.hpp"
+
+namespace {
+
+// Descriptors 0, 1 and 2 open before anything else: a process started with one closed would
+// hand that number to the next file it opens, and log lines meant for stderr would land in
+// results.jsonl.
+void open_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null >= 0 && null != fd) {
+      dup2(null, fd);
+      close(null);
+    }
+  }
+}
+
+// The first argument that is not a global option, when it names no command: "" otherwise.
+std::string unknown_command(int argc, char** argv, const CLI::App& app) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!arg.empty() && arg[0] == '-') continue;  // the global options are all flags
+    for (const CLI::App* command : app.get_subcommands({})) {
+      if (command->get_name() == arg) return "";
+    }
+    return arg;
+  }
+  return "";
+}
+
+// What main prints for a command line that names no command it has; exit code 2.
+int refuse_unknown_command(const std::string& name, const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+  std::string message = "unknown command \"" + name + "\"";
+  const std::string guess = crossover::did_you_mean(name, names);
+  if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
+  std::cerr << message << "; the commands are " << crossover::join(names)
+            << " (crossover --help says what each does)\n";
+  return 2;
+}
+
+// Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
+// variable), never a request for the default.
+void refuse_empty_paths(CLI::App& app) {
+  static const std::set<std::string> paths = {"--out",  "--data-dir", "--resume",      "--markdown",
+                                              "--json", "--rerun",    "--calibration", "--cell"};
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        return value.empty() ? std::string(
+                                   "an empty path; give one, or leave the option out "
+                                   "for its default")
+                             : std::string();
+      },
+      "");
+  for (CLI::App* command : app.get_subcommands({})) {
+    for (CLI::Option* option : command->get_options()) {
+      if (paths.count(option->get_name()) != 0) option->check(non_empty);
+    }
+  }
+}
+
+// Standard output is where a command's answer goes: if it could not be written (a full disk, a
+// closed pipe), the command did not do its job, whatever it returned.
+int check_standard_output(int code) {
+  errno = 0;
+  std::cout.flush();  // through stdio: the stream writes into stdout's buffer
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && std::cout.good() && !std::ferror(stdout)) return code;
+  std::cerr << "crossover: cannot write to standard output ("
+            << (error != 0 ? std::strerror(error) : "write error")
+            << "); what the command printed is lost, its files are not\n";
+  return code == 0 ? 1 : code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  open_standard_descriptors();
+  // A file-size limit (ulimit -f) then fails a write with EFBIG, which is reported, instead of
+  // killing the process in the middle of one.
+  signal(SIGXFSZ, SIG_IGN);
+
   CLI::App app{
       "crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};
   app.set_version_flag("--version", std::string("crossover ") + CROSSOVER_VERSION);
@@ -25,11 +117,14 @@ int main(int argc, char** argv) {
       crossover::add_keys_command(app),    crossover::add_list_command(app),
       crossover::add_bench_command(app),   crossover::add_env_command(app)};
 
+  refuse_empty_paths(app);
+  if (const std::string name = unknown_command(argc, argv, app); !name.empty())
+    return refuse_unknown_command(name, app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return check_standard_output(code == 0 ? 0 : 2);
   }
 
   auto logger = spdlog::stderr_color_mt("crossover");
@@ -40,7 +135,16 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
 
   for (const auto& command : commands) {
-    if (*command.app) return command.run();
+    if (!*command.app) continue;
+    try {
+      return check_standard_output(command.run());
+    } catch (const std::bad_alloc&) {
+      // Whatever was measured before is on disk already: results are written cell by cell.
+      spdlog::error(
+          "out of memory: this machine cannot hold what the command was asked to do (a grid "
+          "of too many cells, a file too large); the results written so far are kept");
+      return 2;
+    }
   }
   return 2;  // require_subcommand(1) makes this unreachable
 }

@@ -11,6 +11,7 @@
 #include "runner/cli/write_reports.hpp"
 #include "runner/env.hpp"
 #include "runner/model/user_files.hpp"
+#include "runner/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -22,6 +23,19 @@ struct ReportArgs {
   std::string out_dir;  ///< "" = the results' directory
   std::vector<std::string> compare = {"device=cpu:cuda"};  ///< AXIS=BASELINE:CONTENDER
 };
+
+// Why the reports of the run in `run_dir` cannot go to `out_dir`: "" when they can. A file is no
+// folder, and another run's folder keeps reports of its own results.
+std::string out_problem(const std::string& out_dir, const std::string& run_dir) {
+  std::error_code error;
+  if (fs::exists(out_dir, error) && !fs::is_directory(out_dir, error))
+    return "is a file, not a folder; give a folder for the reports";
+  if (holds_run(out_dir) && !fs::equivalent(out_dir, run_dir, error)) {
+    return "holds the results of another run, whose reports would be replaced by these; give "
+           "an empty folder, or the run's own (the default)";
+  }
+  return "";
+}
 
 int report_command(const ReportArgs& args) {
   const auto specs = compare_specs(args.compare);
@@ -42,6 +56,10 @@ int report_command(const ReportArgs& args) {
     return kExitBadInput;
   }
   const std::string out_dir = args.out_dir.empty() ? directory : args.out_dir;
+  if (const std::string problem = out_problem(out_dir, directory); !problem.empty()) {
+    spdlog::error("--out {}: {}; nothing was written", out_dir, problem);
+    return kExitBadInput;
+  }
   ReportContext context;
   context.title = fs::absolute(directory).lexically_normal().filename().string();
   nlohmann::ordered_json record;

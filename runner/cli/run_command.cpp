@@ -1,5 +1,6 @@
 // crossover run: every cell of a grid, one at a time, into a results directory, then the reports.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -73,37 +74,173 @@ int dry_run(const Expansion& expansion, const DeviceInventory& inventory) {
 
 // What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
 // else "real" with the size and CRC-32 of its files. run records it per data set in env.json, so
-// that --resume runs again the cells of a data set that changed since.
+// that --resume runs again the cells of a data set that changed since. Files are read through the
+// checked reader: a FIFO, a device or a file over the limit is "unreadable: ..." (with a warning),
+// never a hang; the cells that need it then fail with the same reason.
 std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
-  std::vector<fs::path> files;
-  if (dataset == "iris" || dataset == "boston") {
-    files.push_back(fs::path(data_dir) / tabular_file(dataset));
+  std::vector<std::string> files;
+  const bool tabular = dataset == "iris" || dataset == "boston";
+  if (tabular) {
+    const std::string file = data_dir + "/" + tabular_file(dataset);
+    if (access(file.c_str(), F_OK) == 0) files.push_back(file);
   } else {
     std::error_code error;
     for (const auto& entry :
          fs::directory_iterator(fs::path(data_dir) / image_directory(dataset), error)) {
-      if (entry.is_regular_file()) files.push_back(entry.path());
+      std::error_code is_folder;
+      if (!entry.is_directory(is_folder)) files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());
   }
+  if (files.empty()) return "synthetic";
   uLong crc = crc32(0L, Z_NULL, 0);
-  std::uintmax_t bytes = 0;
-  std::vector<char> chunk(1 << 20);
-  bool any = false;
-  for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) continue;
-    any = true;
-    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-      crc =
-          crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(in.gcount()));
-      bytes += static_cast<std::uintmax_t>(in.gcount());
+  std::uint64_t bytes = 0;
+  try {
+    for (const auto& file : files) {
+      read_user_file_chunks(file, tabular ? kMaxCsvBytes : kMaxImageFileBytes, "a data file",
+                            [&](const char* data, std::size_t size) {
+                              crc = crc32(crc, reinterpret_cast<const Bytef*>(data),
+                                          static_cast<uInt>(size));
+                              bytes += size;
+                            });
     }
+  } catch (const UserFileError& e) {
+    spdlog::warn("data set {}: {}; its cells will fail with this reason", dataset, e.what());
+    return std::string("unreadable: ") + e.what();
   }
-  if (!any) return "synthetic";
   char text[64];
-  std::snprintf(text, sizeof text, "real %ju bytes crc32 %08lx", bytes, crc);
+  std::snprintf(text, sizeof text, "real %ju bytes crc32 %08lx", static_cast<std::uintmax_t>(bytes),
+                crc);
   return text;
+}
+
+// The run's directory, created: --resume's, --out's, or a new reports/<grid name>-<time> (with
+// -2, -3, ... when a run started in the same second took that name). Throws std::runtime_error.
+std::string create_output(const RunArgs& args, const Grid& grid) {
+  if (!args.resume.empty()) return args.resume;
+  if (!args.out_dir.empty()) {
+    fs::create_directories(args.out_dir);
+    return args.out_dir;
+  }
+  return create_unique_directory("reports/" + grid.name + "-" + timestamp());
+}
+
+// Up to five of `items`, then how many more.
+std::string some_of(const std::vector<std::string>& items) {
+  std::vector<std::string> shown(
+      items.begin(),
+      items.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(items.size(), 5)));
+  std::string text = join(shown, "; ");
+  if (items.size() > shown.size())
+    text += "; and " + std::to_string(items.size() - shown.size()) + " more";
+  return text;
+}
+
+// What --resume keeps of a run and what it runs again.
+struct ResumePlan {
+  std::vector<Result> kept;  ///< ok cells measured before, at their place in the grid now
+  std::vector<Cell> to_run;
+};
+
+// The cells of `expansion` that --resume DIR keeps, when the environment is the same and the grid
+// covers every result in DIR; nothing (logged) when it must refuse. The kept cells' reference
+// timings go into `record`.
+std::optional<ResumePlan> plan_resume(const RunArgs& args, const Expansion& expansion,
+                                      nlohmann::ordered_json& record) {
+  std::vector<Result> before;
+  nlohmann::json before_env;
+  try {
+    before = read_results(args.resume + "/results.jsonl");
+    before_env = nlohmann::json::parse(
+        read_json_text(args.resume + "/env.json", kMaxRecordBytes, "an env.json"));
+  } catch (const std::exception& e) {
+    spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)", args.resume,
+                  e.what());
+    return std::nullopt;
+  }
+  bool changed = false;
+  for (const auto& d : environment_differences(before_env, record, false)) {
+    spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
+                "--resume {}: the environment changed: {}: {} then, {} now", args.resume, d.what,
+                d.baseline, d.candidate);
+    changed |= d.unfair;
+  }
+  if (changed) {
+    spdlog::error(
+        "--resume {}: results from different environments would be mixed; run the "
+        "grid into a new directory instead",
+        args.resume);
+    return std::nullopt;
+  }
+  // Every result already there must have its cell in the grid: resuming rewrites the file, and
+  // what the grid does not name would be lost.
+  std::set<std::string> in_grid;
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  std::vector<std::string> dropped;
+  for (const Result& r : before) {
+    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0)
+      dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
+                        r.status + ")");
+  }
+  if (!dropped.empty()) {
+    spdlog::error(
+        "--resume {}: the grid {} does not have {} of the {} cell(s) in {}/results.jsonl, and "
+        "resuming would drop them: {}. Nothing was changed; resume with the grid the run saved "
+        "({}/grid.json), or run this grid into a new directory",
+        args.resume, args.grid, dropped.size(), before.size(), args.resume, some_of(dropped),
+        args.resume);
+    return std::nullopt;
+  }
+  // Matched on identity keys: what is measured. A cell measured with other policy or
+  // protection settings is kept as it was measured, and said so.
+  std::map<std::string, const Result*> done;
+  for (const Result& r : before) {
+    if (r.status == "ok") done[cell_identity_json(r.cell).dump()] = &r;
+  }
+  // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
+  std::set<std::string> changed_data;
+  for (const auto& [dataset, now] : record["datasets"].items()) {
+    const auto then =
+        before_env.contains("datasets") ? before_env["datasets"].value(dataset, "") : std::string();
+    if (then == now.get<std::string>()) continue;
+    changed_data.insert(dataset);
+    spdlog::warn("--resume {}: data set {} changed ({} then, {} now): its cells run again",
+                 args.resume, dataset, then.empty() ? "not recorded" : then,
+                 now.get<std::string>());
+  }
+  const nlohmann::json no_reference;
+  const nlohmann::json& references =
+      before_env.contains("reference") && before_env["reference"].contains("cells")
+          ? before_env["reference"]["cells"]
+          : no_reference;
+  ResumePlan plan;
+  for (const Cell& cell : expansion.cells) {
+    const auto it = done.find(cell_identity_json(cell).dump());
+    if (it == done.end() || changed_data.count(cell.dataset) != 0) {
+      plan.to_run.push_back(cell);
+      continue;
+    }
+    plan.kept.push_back(*it->second);
+    Result& kept = plan.kept.back();
+    const auto changed_keys = measuring_differences(kept.cell, cell);
+    if (!changed_keys.empty()) {
+      spdlog::warn(
+          "--resume {}: cell {} ({}) is kept as measured, with other policy or protection "
+          "settings than the grid's now ({}); run the grid into a new directory to measure "
+          "it with them",
+          args.resume, cell.index, cell_label(cell), join(changed_keys, "; "));
+    }
+    // The machine's speed around it, as it was measured.
+    const std::string then = std::to_string(kept.cell.index);
+    if (references.is_object() && references.contains(then))
+      record["reference"]["cells"][std::to_string(cell.index)] = references[then];
+    // Its place in the grid as it is now; the settings it was measured with.
+    kept.cell.index = cell.index;
+    kept.cell.experiment = cell.experiment;
+  }
+  spdlog::info("resuming {}: {} cell(s) already ok, {} to run", args.resume, plan.kept.size(),
+               plan.to_run.size());
+  return plan;
 }
 
 int run_command(const RunArgs& args) {
@@ -122,17 +259,17 @@ int run_command(const RunArgs& args) {
                   args.out_dir);
     return kExitBadInput;
   }
-  const std::string out_dir = !args.resume.empty()   ? args.resume
-                              : args.out_dir.empty() ? "reports/" + grid.name + "-" + timestamp()
-                                                     : args.out_dir;
 
   // One run at a time writes into a directory, for the whole run (also when it resumes); an
   // earlier run's files are moved aside only when asked.
+  std::string out_dir;
   std::optional<DirectoryLock> lock;
   try {
-    if (args.resume.empty()) fs::create_directories(out_dir);
+    out_dir = create_output(args, grid);
   } catch (const std::exception& e) {
-    spdlog::error("cannot write results to {}: {}", out_dir, e.what());
+    spdlog::error("cannot write results to {}: {}",
+                  args.resume.empty() && args.out_dir.empty() ? "reports/" : args.out_dir,
+                  e.what());
     return kExitBadInput;
   }
   try {
@@ -176,86 +313,26 @@ int run_command(const RunArgs& args) {
   for (const auto& w : warnings) spdlog::warn("{}", w);
 
   // --resume: the cells already ok in DIR are kept, not run again, if the environment is the same.
-  std::vector<Result> kept;
-  std::vector<Cell> to_run = expansion.cells;
+  ResumePlan plan{{}, expansion.cells};
   if (!args.resume.empty()) {
-    std::vector<Result> before;
-    nlohmann::json before_env;
-    try {
-      before = read_results(args.resume + "/results.jsonl");
-      before_env = nlohmann::json::parse(
-          read_json_text(args.resume + "/env.json", kMaxRecordBytes, "an env.json"));
-    } catch (const std::exception& e) {
-      spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)",
-                    args.resume, e.what());
-      return kExitBadInput;
-    }
-    bool changed = false;
-    for (const auto& d : environment_differences(before_env, record, false)) {
-      spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
-                  "--resume {}: the environment changed: {}: {} then, {} now", args.resume, d.what,
-                  d.baseline, d.candidate);
-      changed |= d.unfair;
-    }
-    if (changed) {
-      spdlog::error(
-          "--resume {}: results from different environments would be mixed; run the "
-          "grid into a new directory instead",
-          args.resume);
-      return kExitBadInput;
-    }
-    // Matched on identity keys: what is measured. A cell measured with other policy or
-    // protection settings is kept as it was measured, and said so.
-    std::map<std::string, const Result*> done;
-    for (const Result& r : before) {
-      if (r.status == "ok") done[cell_identity_json(r.cell).dump()] = &r;
-    }
-    // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
-    std::set<std::string> changed_data;
-    for (const auto& [dataset, now] : record["datasets"].items()) {
-      const auto then = before_env.contains("datasets") ? before_env["datasets"].value(dataset, "")
-                                                        : std::string();
-      if (then == now.get<std::string>()) continue;
-      changed_data.insert(dataset);
-      spdlog::warn("--resume {}: data set {} changed ({} then, {} now): its cells run again",
-                   args.resume, dataset, then.empty() ? "not recorded" : then,
-                   now.get<std::string>());
-    }
-    to_run.clear();
-    for (const Cell& cell : expansion.cells) {
-      const auto it = done.find(cell_identity_json(cell).dump());
-      if (it == done.end() || changed_data.count(cell.dataset) != 0) {
-        to_run.push_back(cell);
-        continue;
-      }
-      kept.push_back(*it->second);
-      const auto changed = measuring_differences(kept.back().cell, cell);
-      if (!changed.empty()) {
-        spdlog::warn(
-            "--resume {}: cell {} ({}) is kept as measured, with other policy or protection "
-            "settings than the grid's now ({}); run the grid into a new directory to measure "
-            "it with them",
-            args.resume, cell.index, cell_label(cell), join(changed, "; "));
-      }
-      // Its place in the grid as it is now; the settings it was measured with.
-      kept.back().cell.index = cell.index;
-      kept.back().cell.experiment = cell.experiment;
-    }
-    spdlog::info("resuming {}: {} cell(s) already ok, {} to run", args.resume, kept.size(),
-                 to_run.size());
+    auto resumed = plan_resume(args, expansion, record);
+    if (!resumed) return kExitBadInput;
+    plan = std::move(*resumed);
   }
+  const std::vector<Result>& kept = plan.kept;
+  const std::vector<Cell>& to_run = plan.to_run;
 
   std::unique_ptr<ResultFiles> files;
   try {
-    fs::create_directories(out_dir);
     if (const std::string problem = space_problem(out_dir, expansion.cells.size());
         !problem.empty()) {
       spdlog::error("{}", problem);
       return kExitBadInput;
     }
-    files = std::make_unique<ResultFiles>(out_dir);
-    for (const Result& r : kept) files->append(r);
-    fs::copy_file(args.grid, out_dir + "/grid.json", fs::copy_options::overwrite_existing);
+    // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
+    files = std::make_unique<ResultFiles>(out_dir, kept);
+    write_text_file(out_dir + "/grid.json", grid.text);
+    write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
   } catch (const std::exception& e) {
     spdlog::error("cannot write results to {}: {}", out_dir, e.what());
     return kExitBadInput;
@@ -266,7 +343,6 @@ int run_command(const RunArgs& args) {
         "(run scripts/fetch-data.sh for the real data sets)",
         args.data_dir);
   }
-  write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
 
   spdlog::info("running {} cells of {} into {}", to_run.size(), grid.name, out_dir);
   const auto start = std::chrono::steady_clock::now();
@@ -389,7 +465,8 @@ Command add_run_command(CLI::App& app) {
       app.add_subcommand("run", "Run every cell of a grid and write results and reports");
   run->add_option("grid", args->grid, "Grid file (JSON)")->required();
   run->add_option("--out", args->out_dir,
-                  "Results directory (default reports/<grid name>-<timestamp>)");
+                  "Results directory (default reports/<grid name>-<timestamp>, -2, -3, ... when "
+                  "taken)");
   run->add_option("--data-dir", args->data_dir, "Where the data sets are (default data)");
   run->add_option("--compare", args->compare,
                   "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "
@@ -399,7 +476,8 @@ Command add_run_command(CLI::App& app) {
       ->take_all();
   run->add_option("--resume", args->resume,
                   "Continue an interrupted run in its directory: keep the cells already ok there "
-                  "(same configuration, same environment), run the rest");
+                  "(same configuration, same environment), run the rest; refused when the grid "
+                  "lacks cells the run measured (DIR/grid.json is the grid as run)");
   run->add_flag("--overwrite", args->overwrite,
                 "When --out already holds a run's results, move its files into "
                 "OUT/previous-<time>/ and run; without it such a directory is refused")

@@ -5,6 +5,7 @@
 #include "reports/report_gbench.hpp"
 #include "reports/report_html.hpp"
 #include "reports/scaling.hpp"
+#include "runner/model/file_writer.hpp"
 #include "runner/model/results_csv.hpp"
 #include "runner/model/user_files.hpp"
 

@@ -5,16 +5,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <set>
 #include <stdexcept>
 
 #include "runner/model/results_csv.hpp"
+#include "runner/model/text.hpp"
 #include "runner/model/user_files.hpp"
 
 namespace crossover {
-namespace {}  // namespace
 
 nlohmann::ordered_json result_to_json(const Result& r) {
   nlohmann::ordered_json j;
@@ -40,6 +41,42 @@ Result result_from_json(const nlohmann::json& j) {
   return r;
 }
 
+namespace {
+
+// The checks of one field of an ok result: times, rates and sizes are finite and not negative,
+// every sample is positive; the loss and the metric may be anything (a diverged model's loss is
+// NaN, and that is a finding).
+void check_field(const char* name, double value, std::string& problem) {
+  static const std::set<std::string> free = {"train_loss", "metric_value"};
+  if (problem.empty() && (!std::isfinite(value) || value < 0) && free.count(name) == 0)
+    problem = std::string(name) + " is " + format_number(value) + ", not a time or rate";
+}
+void check_field(const char* name, std::int64_t value, std::string& problem) {
+  if (problem.empty() && value < 0)
+    problem = std::string(name) + " is " + std::to_string(value) + ", not a size";
+}
+void check_field(const char* name, const std::vector<double>& values, std::string& problem) {
+  for (double value : values) {
+    if (problem.empty() && (!std::isfinite(value) || value <= 0))
+      problem = std::string(name) + " holds " + format_number(value) + ", not a positive time";
+  }
+}
+template <typename Other>
+void check_field(const char*, const Other&, std::string&) {}
+
+}  // namespace
+
+std::string implausible_values(const Result& r) {
+  if (r.status != "ok") return "";
+  std::string problem;
+  if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
+    problem = "epoch_seconds is " + format_number(r.epoch_seconds) + ", not a positive time";
+#define CROSSOVER_CHECK_FIELD(type, name) check_field(#name, r.name, problem);
+  CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
+#undef CROSSOVER_CHECK_FIELD
+  return problem;
+}
+
 std::vector<Result> read_results(const std::string& path) {
   if (access(path.c_str(), R_OK) != 0)
     throw std::runtime_error(path + ": cannot open the results file");
@@ -58,6 +95,15 @@ std::vector<Result> read_results(const std::string& path) {
         throw std::runtime_error(problem->path + ": " + problem->message);
       }
       results.push_back(result_from_json(nlohmann::json::parse(line)));
+      // A result that claims ok with values no measurement gives (an edited or corrupted file)
+      // is reported as failed, never ranked or charted.
+      if (const std::string problem = implausible_values(results.back()); !problem.empty()) {
+        spdlog::warn("{}:{}: cell {} is marked ok, but {}; it is taken as failed", path, number,
+                     results.back().cell.index, problem);
+        results.back().status = "failed";
+        results.back().reason =
+            "not a measurement: " + problem + " (" + path + ":" + std::to_string(number) + ")";
+      }
     } catch (const std::exception& e) {
       // A last line without its newline was cut off mid-write (a crash, a power loss): every
       // result before it is intact, so it is dropped with a warning rather than failing the file.
@@ -75,25 +121,29 @@ std::vector<Result> read_results(const std::string& path) {
   return results;
 }
 
-ResultFiles::ResultFiles(const std::string& directory)
-    : directory_(directory),
-      jsonl_(directory + "/results.jsonl", std::ios::trunc),
-      csv_(directory + "/results.csv", std::ios::trunc) {
-  if (!jsonl_ || !csv_) {
-    throw std::runtime_error(directory + ": cannot create results.jsonl and results.csv there");
-  }
-  csv_ << csv_header() << std::flush;
+namespace {
+
+std::string jsonl_text(const std::vector<Result>& results) {
+  std::string text;
+  for (const Result& r : results) text += result_to_json(r).dump() + "\n";
+  return text;
 }
 
+std::string csv_text(const std::vector<Result>& results) {
+  std::string text = csv_header();
+  for (const Result& r : results) text += csv_row(r);
+  return text;
+}
+
+}  // namespace
+
+ResultFiles::ResultFiles(const std::string& directory, const std::vector<Result>& first)
+    : jsonl_(directory + "/results.jsonl", jsonl_text(first)),
+      csv_(directory + "/results.csv", csv_text(first)) {}
+
 void ResultFiles::append(const Result& result) {
-  errno = 0;
-  jsonl_ << result_to_json(result).dump() << '\n' << std::flush;
-  csv_ << csv_row(result) << std::flush;
-  if (!jsonl_ || !csv_) {
-    const std::string why = errno != 0 ? std::strerror(errno) : "write error";
-    throw std::runtime_error(directory_ + "/" + (!jsonl_ ? "results.jsonl" : "results.csv") +
-                             ": cannot write a result (" + why + ")");
-  }
+  jsonl_.append(result_to_json(result).dump() + "\n", "a result");
+  csv_.append(csv_row(result), "a result");
 }
 
 std::uint64_t bytes_needed(std::size_t cells) {
@@ -112,13 +162,6 @@ std::string space_problem(const std::string& directory, std::size_t cells) {
          " KiB free on its file system; the results and reports of " + std::to_string(cells) +
          " cells need about " + std::to_string(needed >> 10) +
          " KiB. Free some space or choose another --out";
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) throw std::runtime_error(path + ": cannot write the file");
 }
 
 }  // namespace crossover

@@ -3,12 +3,12 @@
 // result files: appended and flushed after every cell, so a crash keeps what finished.
 
 #include <cstdint>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "runner/model/cell.hpp"
+#include "runner/model/file_writer.hpp"
 
 namespace crossover {
 
@@ -91,24 +91,31 @@ nlohmann::ordered_json result_to_json(const Result& result);
 /// ddp fields) take their defaults when absent, so older results stay readable.
 Result result_from_json(const nlohmann::json& json);
 
-/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line. A
+/// Why an ok result's values cannot be a measurement ("epoch_seconds is 0, not a positive time"):
+/// times, rates and sizes negative or not finite, a sample not positive. "" when they can, and for
+/// a result that is not ok.
+std::string implausible_values(const Result& result);
+
+/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line. An
+/// ok result with implausible values is read as failed, with the reason (and a warning). A
 /// last line without its newline that does not parse (cut off mid-write) is ignored with a
 /// warning.
 std::vector<Result> read_results(const std::string& path);
 
-/// results.jsonl and results.csv in one directory, appended and flushed per result.
+/// results.jsonl and results.csv in one directory, appended and synced per result.
 class ResultFiles {
  public:
-  /// Creates (truncates) both files in `directory`; throws std::runtime_error when it cannot.
-  explicit ResultFiles(const std::string& directory);
-  /// Appends and flushes one result; throws std::runtime_error naming the file and the system's
+  /// Replaces both files in `directory` atomically with `first` (the cells a resumed run keeps),
+  /// so that a run killed at any moment leaves either the earlier files or the new ones whole;
+  /// throws std::runtime_error naming the file when it cannot.
+  explicit ResultFiles(const std::string& directory, const std::vector<Result>& first = {});
+  /// Appends and syncs one result; throws std::runtime_error naming the file and the system's
   /// reason (a full disk) when it cannot.
   void append(const Result& result);
 
  private:
-  std::string directory_;
-  std::ofstream jsonl_;
-  std::ofstream csv_;
+  AppendFile jsonl_;
+  AppendFile csv_;
 };
 
 /// Bytes a run of `cells` cells needs for its results and reports, generously.
@@ -117,8 +124,5 @@ std::uint64_t bytes_needed(std::size_t cells);
 /// Why `directory` (which exists) cannot take a run of `cells` cells: "" when it can, else a
 /// message with the free and the needed space.
 std::string space_problem(const std::string& directory, std::size_t cells);
-
-/// Writes `text` to `path` (whole file); throws std::runtime_error naming the path on failure.
-void write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace crossover

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,20 +16,11 @@
 namespace crossover {
 namespace {
 
-std::string kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 void check_stat(const std::string& path, const struct stat& info, std::uint64_t max_bytes,
                 const std::string& what) {
   if (!S_ISREG(info.st_mode)) {
     throw UserFileError(
-        path, kind_of(info.st_mode) + ", not a regular file; give " + what + " as a file");
+        path, file_kind_text(info.st_mode) + ", not a regular file; give " + what + " as a file");
   }
   if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
     throw UserFileError(path, bytes_text(static_cast<std::uint64_t>(info.st_size)) +
@@ -117,6 +109,16 @@ class ShapeCheck {
 
 }  // namespace
 
+std::string file_kind_text(unsigned mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
 std::string bytes_text(std::uint64_t bytes) {
   if (bytes >= 1024 * kMiB && bytes % (1024 * kMiB) == 0)
     return std::to_string(bytes / (1024 * kMiB)) + " GiB";
@@ -132,33 +134,45 @@ void check_regular_file(const std::string& path, std::uint64_t max_bytes, const 
   check_stat(path, info, max_bytes, what);
 }
 
-std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what) {
+void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what,
+                           const std::function<void(const char*, std::size_t)>& chunk) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
-  std::string text;
   try {
     struct stat info {};
     if (fstat(fd, &info) != 0) {
       throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
     }
     check_stat(path, info, max_bytes, what);
-    text.resize(static_cast<std::size_t>(info.st_size));
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = read(fd, text.data() + done, text.size() - done);
+    std::vector<char> buffer(static_cast<std::size_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(info.st_size) + 1, 1 << 20)));
+    std::uint64_t total = 0;
+    for (;;) {
+      const ssize_t n = read(fd, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
-      if (n == 0) break;  // it shrank while being read: take what is there
-      done += static_cast<std::size_t>(n);
+      if (n == 0) break;
+      total += static_cast<std::uint64_t>(n);
+      if (total > max_bytes) {  // it grew while being read
+        throw UserFileError(path, "grew over the limit of " + bytes_text(max_bytes) + " for " +
+                                      what + " while it was read");
+      }
+      chunk(buffer.data(), static_cast<std::size_t>(n));
     }
-    text.resize(done);
   } catch (...) {
     close(fd);
     throw;
   }
   close(fd);
+}
+
+std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what) {
+  std::string text;
+  read_user_file_chunks(path, max_bytes, what,
+                        [&](const char* data, std::size_t size) { text.append(data, size); });
   return text;
 }
 

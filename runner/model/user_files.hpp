@@ -5,6 +5,7 @@
 // becomes an error naming the limit, never a hang, a runaway allocation or a stack overflow.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,15 @@ std::string bytes_text(std::uint64_t bytes);
 /// Throws UserFileError unless `path` is a regular file of at most `max_bytes`; `what` names it in
 /// the message ("the grid file"). Never opens it, so a FIFO cannot block.
 void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what);
+
+/// "a directory", "a FIFO (named pipe)", "a character device", ...: what a file of this st_mode is.
+std::string file_kind_text(unsigned mode);
+
+/// Reads a regular file of at most `max_bytes` in chunks of up to 1 MiB, handing each to `chunk`;
+/// the same checks and errors as read_user_file, without holding the file in memory.
+void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
+                           const std::string& what,
+                           const std::function<void(const char*, std::size_t)>& chunk);
 
 /// The whole of a regular file of at most `max_bytes`. Throws UserFileError for a file that is
 /// missing, unreadable, not a regular file (directory, FIFO, device), or larger than the limit.
