@@ -112,7 +112,7 @@ int run_isolated(const Cell& cell, const WorkerArgs& args) {
     result.reason = failure_reason(e);
   }
   try {
-    write_text_file(args.out_file, result_to_json(result).dump() + "\n");
+    write_text_file(args.out_file, json_text(result_to_json(result)) + "\n");
   } catch (const std::exception& e) {
     log_error(e.what());
     return 1;
@@ -227,7 +227,7 @@ int worker_command(const WorkerArgs& args) {
     // Each rank's loss is the mean over its slices; with equal slices their mean is the global one.
     result.train_loss = loss / world;
     result.cell = cell;
-    write_text_file(args.out_file, result_to_json(result).dump() + "\n");
+    write_text_file(args.out_file, json_text(result_to_json(result)) + "\n");
   } catch (const std::exception& e) {
     log_error("rank " + std::to_string(rank) + ": gathering the results failed: " + e.what());
     return 1;

@@ -72,7 +72,7 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
     if (binary.empty()) binary = self_executable();
     Result request;
     request.cell = cell;
-    write_text_file(work + "/cell.json", result_to_json(request).dump() + "\n");
+    write_text_file(work + "/cell.json", json_text(result_to_json(request)) + "\n");
     const std::string world = std::to_string(cell.nproc);
 
     const bool ddp = cell.parallel == "ddp";

@@ -12,11 +12,45 @@
 
 namespace crossover::testing {
 
+/// `text` with every byte that does not belong to a well-formed UTF-8 sequence replaced by '?':
+/// strings in a results file are UTF-8 (its JSON parser refuses anything else), so the report's
+/// inputs are too.
+inline std::string valid_utf8(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t length = byte < 0x80                    ? 1
+                               : byte >= 0xC2 && byte <= 0xDF ? 2
+                               : byte >= 0xE0 && byte <= 0xEF ? 3
+                               : byte >= 0xF0 && byte <= 0xF4 ? 4
+                                                              : 0;
+    bool ok = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; ok && k < length; ++k)
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (ok && length == 3) {  // no overlong forms, no surrogates
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      ok = !(byte == 0xE0 && next < 0xA0) && !(byte == 0xED && next >= 0xA0);
+    }
+    if (ok && length == 4) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      ok = !(byte == 0xF0 && next < 0x90) && !(byte == 0xF4 && next >= 0x90);
+    }
+    if (!ok) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    out.append(text, i, length);
+    i += length;
+  }
+  return out;
+}
+
 /// The page for cells whose strings are taken in turn from `strings` (cycled; "x" when empty).
 inline std::string hostile_report(const std::vector<std::string>& strings) {
   std::size_t next = 0;
   const auto take = [&]() -> std::string {
-    return strings.empty() ? std::string("x") : strings[next++ % strings.size()];
+    return strings.empty() ? std::string("x") : valid_utf8(strings[next++ % strings.size()]);
   };
   const std::string workload = take();
   const std::string baseline = take();

@@ -131,7 +131,7 @@ int calibrate_command(const CalibrateArgs& args) {
     return kExitRunFailed;
   }
   try {
-    write_text_file(out_dir + "/calibrate.json", gate_calibration_json(gate).dump(2) + "\n");
+    write_text_file(out_dir + "/calibrate.json", json_text(gate_calibration_json(gate), 2) + "\n");
     write_text_file(out_dir + "/calibrate.md", render_gate_calibration_markdown(gate));
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -163,7 +163,7 @@ int compare_command(const CompareArgs& args) {
   }
   try {
     if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
-    if (!json.empty()) write_text_file(json, regression_json(report).dump(2) + "\n");
+    if (!json.empty()) write_text_file(json, json_text(regression_json(report), 2) + "\n");
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;

@@ -8,6 +8,7 @@
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/env.hpp"
+#include "runner/model/file_writer.hpp"
 
 namespace crossover {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 int env_command(bool json) {
   const auto record = environment_record(true);
   if (json) {
-    std::cout << record.dump(2) << "\n";
+    std::cout << json_text(record, 2) << "\n";
   } else {
     for (const auto& line : environment_summary(record)) std::cout << line << "\n";
   }

@@ -332,7 +332,7 @@ int run_command(const RunArgs& args) {
     // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
     files = std::make_unique<ResultFiles>(out_dir, kept);
     write_text_file(out_dir + "/grid.json", grid.text);
-    write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
+    write_text_file(out_dir + "/env.json", json_text(record, 2) + "\n");
   } catch (const std::exception& e) {
     spdlog::error("cannot write results to {}: {}", out_dir, e.what());
     return kExitBadInput;
@@ -419,7 +419,7 @@ int run_command(const RunArgs& args) {
   // How fast the machine was after the last cell: with the first, how much it moved in the run.
   record["reference"]["after"] = last_reference;
   try {
-    write_text_file(out_dir + "/env.json", record.dump(2) + "\n");
+    write_text_file(out_dir + "/env.json", json_text(record, 2) + "\n");
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     write_failed = true;

@@ -78,9 +78,9 @@ std::string write_reports(const std::string& out_dir, ReportContext context,
   }
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
   summary["scaling"] = scaling_json(results);
-  write_text_file(out_dir + "/summary.json", summary.dump(2) + "\n");
+  write_text_file(out_dir + "/summary.json", json_text(summary, 2) + "\n");
   write_text_file(out_dir + "/gbench.json",
-                  render_gbench_json(results, environment).dump(2) + "\n");
+                  json_text(render_gbench_json(results, environment), 2) + "\n");
   return terminal;
 }
 

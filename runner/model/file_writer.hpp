@@ -10,6 +10,13 @@
 
 namespace crossover {
 
+/// JSON as crossover writes it: text that is not UTF-8 (a reason quoting a file name in another
+/// encoding) becomes U+FFFD, never an exception that costs a result. `indent` as nlohmann's dump.
+template <typename Json>
+std::string json_text(const Json& json, int indent = -1) {
+  return json.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 /// Throws std::runtime_error when `path` is a symbolic link or something other than a regular
 /// file (a folder, a FIFO, a device); a missing path is fine. The message names the path and
 /// what it is.

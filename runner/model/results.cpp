@@ -125,7 +125,7 @@ namespace {
 
 std::string jsonl_text(const std::vector<Result>& results) {
   std::string text;
-  for (const Result& r : results) text += result_to_json(r).dump() + "\n";
+  for (const Result& r : results) text += json_text(result_to_json(r)) + "\n";
   return text;
 }
 
@@ -142,7 +142,7 @@ ResultFiles::ResultFiles(const std::string& directory, const std::vector<Result>
       csv_(directory + "/results.csv", csv_text(first)) {}
 
 void ResultFiles::append(const Result& result) {
-  jsonl_.append(result_to_json(result).dump() + "\n", "a result");
+  jsonl_.append(json_text(result_to_json(result)) + "\n", "a result");
   csv_.append(csv_row(result), "a result");
 }
 
