@@ -6,11 +6,11 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/modes.hpp"
 #include "reports/table.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {
@@ -34,15 +34,6 @@ Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis)
     if (k != axis && k != spec.axis && !key.contains(k)) key[spec.contender + " " + k] = v;
   }
   return key;
-}
-
-double median_of(const std::vector<double>& samples, std::vector<double>& scratch) {
-  scratch = samples;
-  const auto middle = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
-  std::nth_element(scratch.begin(), middle, scratch.end());
-  if (scratch.size() % 2 == 1) return *middle;
-  const double upper = *middle;
-  return (upper + *std::max_element(scratch.begin(), middle)) / 2.0;
 }
 
 const std::vector<std::string>& numeric_axes() {
@@ -101,35 +92,6 @@ CompareSpec parse_compare(const std::string& text) {
   if (spec.contender == "cuda:0") spec.contender = "cuda";
   if (spec.baseline == "cuda:0") spec.baseline = "cuda";
   return spec;
-}
-
-Interval bootstrap_speedup(const std::vector<double>& baseline,
-                           const std::vector<double>& contender, std::uint64_t seed, int resamples,
-                           std::size_t block) {
-  if (baseline.empty() || contender.empty())
-    throw std::invalid_argument("bootstrap of an empty sample");
-  std::mt19937_64 rng(seed);
-  std::vector<double> a(baseline.size()), b(contender.size()), scratch, ratios;
-  ratios.reserve(static_cast<std::size_t>(resamples));
-  // Fills `out` with blocks of consecutive values of `from`, each starting at a random place.
-  const auto resample = [&](const std::vector<double>& from, std::vector<double>& out) {
-    const std::size_t length = std::min(std::max<std::size_t>(block, 1), from.size());
-    std::uniform_int_distribution<std::size_t> start(0, from.size() - length);
-    for (std::size_t i = 0; i < out.size();) {
-      const std::size_t s = start(rng);
-      for (std::size_t k = 0; k < length && i < out.size(); ++k) out[i++] = from[s + k];
-    }
-  };
-  for (int i = 0; i < resamples; ++i) {
-    resample(baseline, a);
-    resample(contender, b);
-    ratios.push_back(median_of(a, scratch) / median_of(b, scratch));
-  }
-  return {quantile(ratios, 0.025), quantile(ratios, 0.975)};
-}
-
-std::size_t bootstrap_block(std::size_t n) {
-  return std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(std::cbrt(n))));
 }
 
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed) {
@@ -204,9 +166,8 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       });
       // A series needs two values of the axis: pairs equal in it (the same CPU cell against an
       // isolated and a shared CUDA cell) say nothing about a crossover along it.
-      if (members.size() < 2 ||
-          *axis_value(*members.front()->baseline, axis) ==
-              *axis_value(*members.back()->baseline, axis))
+      if (members.size() < 2 || *axis_value(*members.front()->baseline, axis) ==
+                                    *axis_value(*members.back()->baseline, axis))
         continue;
       Crossover c;
       c.workload = members.front()->baseline->cell.workload;

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "runner/model/results.hpp"
-#include "runner/model/stats.hpp"
+#include "core/bootstrap.hpp"
+#include "core/results.hpp"
+#include "core/stats.hpp"
 
 namespace crossover {
 
@@ -44,18 +45,6 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
 /// `results`, which must outlive them. Deterministic for a given seed.
 std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
                                std::uint64_t seed = 0);
-
-/// Bootstrap 95 % interval of median(baseline) / median(contender), resampling both. With
-/// `block` > 1, a moving-block bootstrap: each resample strings together runs of `block`
-/// consecutive samples, so that epochs that drift together (a neighbour, a warming cache) are
-/// not treated as independent.
-Interval bootstrap_speedup(const std::vector<double>& baseline,
-                           const std::vector<double>& contender, std::uint64_t seed,
-                           int resamples = 2000, std::size_t block = 1);
-
-/// The block length of the moving-block bootstrap for a sample of n: the cube root of n, at
-/// least 1.
-std::size_t bootstrap_block(std::size_t n);
 
 /// Where along one numeric axis the contender starts winning, with everything else fixed.
 struct Crossover {

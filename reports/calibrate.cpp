@@ -6,9 +6,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/stats.hpp"
+#include "core/text.hpp"
 #include "reports/table.hpp"
-#include "runner/model/stats.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

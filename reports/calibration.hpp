@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
+#include "core/spread.hpp"
 
 namespace crossover {
 
@@ -38,17 +39,6 @@ std::optional<ReferenceDrift> reference_drift(
 /// The reference drift in a few words ("machine steady (reference +1.2 %)", "machine 18.0 %
 /// slower (matmul +3.1 %, step +35.0 %)").
 std::string drift_text(const ReferenceDrift& drift);
-
-/// How one cell's median moves between two runs of identical code on this runner, for one metric.
-struct CellSpread {
-  /// log(candidate median / baseline median) = beta * log(machine drift) + noise; the noise
-  /// has standard deviation `sigma`, estimated from `pairs` A/A pairs with `degrees_of_freedom`.
-  double beta = 0.0;  ///< the share of the machine's drift the cell feels, from 0 to 1
-  double sigma = 0.0;
-  double sigma_raw = 0.0;  ///< the same without the reference: sqrt(mean(log ratio^2))
-  std::size_t pairs = 0;
-  double degrees_of_freedom = 0.0;
-};
 
 /// One cell of a calibration.
 struct CellCalibration {
@@ -85,10 +75,6 @@ nlohmann::ordered_json runner_of(const nlohmann::json& environment);
 /// std::invalid_argument otherwise.
 Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& pairs,
                             std::optional<std::size_t> leave_out = std::nullopt);
-
-/// The spread of one cell from its log ratios and machine drifts (log), as calibrate_pairs does.
-CellSpread estimate_spread(const std::vector<double>& log_ratios,
-                           const std::vector<double>& log_machine);
 
 /// The calibration part of calibrate.json, and back. from_json throws std::invalid_argument
 /// naming what is wrong.

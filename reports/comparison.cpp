@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/text.hpp"
 #include "reports/analysis.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/results.hpp"
 #include "reports/table.hpp"
-#include "runner/model/results.hpp"
 
 namespace crossover {
 

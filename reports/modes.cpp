@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "runner/model/text.hpp"
+#include "core/text.hpp"
 
 namespace crossover {
 namespace {

@@ -7,10 +7,10 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/text.hpp"
 #include "reports/analysis.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/table.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/text.hpp"
 #include "reports/regression.hpp"
 #include "reports/table.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 

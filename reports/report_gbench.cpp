@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "core/stats.hpp"
 #include "reports/cell_names.hpp"
-#include "runner/model/stats.hpp"
 
 namespace crossover {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 
 namespace crossover {
 

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <map>
 
+#include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/scaling.hpp"
 #include "reports/svg_charts.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

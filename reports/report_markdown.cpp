@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/scaling.hpp"
-#include "runner/model/text.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
 #include "reports/table.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 
 namespace crossover {
 

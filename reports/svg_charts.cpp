@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <map>
 
+#include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
 #include "reports/scaling.hpp"
-#include "runner/model/text.hpp"
 
 namespace crossover {
 namespace {

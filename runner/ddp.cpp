@@ -10,13 +10,13 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "core/file_writer.hpp"
+#include "core/log.hpp"
+#include "core/user_files.hpp"
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
-#include "runner/model/file_writer.hpp"
-#include "runner/model/log.hpp"
-#include "runner/model/user_files.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {

@@ -12,10 +12,10 @@
 #include <fstream>
 #include <thread>
 
+#include "core/text.hpp"
 #include "runner/blas.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
-#include "runner/model/text.hpp"
 #include "runner/nvml.hpp"
 #include "runner/revision.hpp"
 #include "runner/threads.hpp"

@@ -8,12 +8,12 @@
 #include <cstring>
 #include <limits>
 
+#include "core/stats.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/launch.hpp"
 #include "runner/memory.hpp"
-#include "runner/model/stats.hpp"
 #include "runner/threads.hpp"
 #include "workloads/workload.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 #include "runner/skip.hpp"
 
 namespace crossover {

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "runner/model/text.hpp"
-#include "runner/model/user_files.hpp"
+#include "core/text.hpp"
+#include "core/user_files.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {

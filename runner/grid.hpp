@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/model/cell.hpp"
+#include "core/cell.hpp"
 
 namespace crossover {
 

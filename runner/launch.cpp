@@ -14,8 +14,8 @@
 #include <fstream>
 #include <thread>
 
-#include "runner/model/file_writer.hpp"
-#include "runner/model/user_files.hpp"
+#include "core/file_writer.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "runner/model/stats.hpp"
+#include "core/stats.hpp"
 #include "runner/threads.hpp"
 
 namespace crossover {

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover::testing {

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/results.hpp"
 #include "runner/blas.hpp"
-#include "runner/model/results.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

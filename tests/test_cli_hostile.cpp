@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 #include "runner/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

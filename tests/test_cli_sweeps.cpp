@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "runner/model/file_writer.hpp"
-#include "runner/model/results.hpp"
+#include "core/file_writer.hpp"
+#include "core/results.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

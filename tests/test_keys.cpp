@@ -4,9 +4,9 @@
 
 #include <set>
 
+#include "core/cell.hpp"
+#include "core/keys.hpp"
 #include "runner/grid.hpp"
-#include "runner/model/cell.hpp"
-#include "runner/model/keys.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

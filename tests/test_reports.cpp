@@ -5,11 +5,11 @@
 #include <cmath>
 #include <limits>
 
+#include "core/results_csv.hpp"
+#include "core/text.hpp"
 #include "reports/analysis.hpp"
 #include "reports/comparison.hpp"
 #include "reports/report_markdown.hpp"
-#include "runner/model/results_csv.hpp"
-#include "runner/model/text.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {
@@ -185,8 +185,8 @@ TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
 
 TEST(Comparison, TheTextTablesSayWhatThreadsZeroMeansWhereItStandsBesideOtherCounts) {
   const std::string legend = "threads 0: the libraries' own thread counts";
-  std::vector<Result> results = indexed({made("cpu", 100, 0.001, 0.0001),
-                                         made("cpu", 100, 0.002, 0.0001)});
+  std::vector<Result> results =
+      indexed({made("cpu", 100, 0.001, 0.0001), made("cpu", 100, 0.002, 0.0001)});
   EXPECT_EQ(render_comparison_text(results).find(legend), std::string::npos)
       << "every cell at the defaults: no threads column, no legend";
   results[1].cell.threads = 1;

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "runner/model/stats.hpp"
+#include "core/stats.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "runner/model/user_files.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover::testing {
 

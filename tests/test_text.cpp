@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runner/model/text.hpp"
+#include "core/text.hpp"
 
 namespace crossover {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "runner/model/user_files.hpp"
+#include "core/user_files.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/model/cell.hpp"
+#include "core/cell.hpp"
 
 namespace crossover {
 

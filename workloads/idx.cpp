@@ -7,7 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "runner/model/user_files.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover {
 namespace {

@@ -7,10 +7,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/user_files.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/launch.hpp"
-#include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
 
 namespace crossover {

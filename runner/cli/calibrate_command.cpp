@@ -6,13 +6,13 @@
 #include <iostream>
 #include <memory>
 
+#include "core/file_writer.hpp"
+#include "core/user_files.hpp"
 #include "reports/calibrate.hpp"
 #include "runner/busy_load.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/launch.hpp"
-#include "runner/model/file_writer.hpp"
-#include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
 
 namespace crossover {

@@ -10,7 +10,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "runner/model/user_files.hpp"
+#include "core/user_files.hpp"
 
 extern char** environ;
 

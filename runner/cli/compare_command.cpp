@@ -9,12 +9,12 @@
 #include <optional>
 #include <tuple>
 
+#include "core/file_writer.hpp"
+#include "core/text.hpp"
+#include "core/user_files.hpp"
 #include "reports/regression.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/model/file_writer.hpp"
-#include "runner/model/text.hpp"
-#include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
 
 namespace crossover {

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <memory>
 
+#include "core/file_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/env.hpp"
-#include "runner/model/file_writer.hpp"
 
 namespace crossover {
 namespace {

@@ -1,13 +1,13 @@
 // crossover keys: every grid key, its role, the values it takes and its default, from the one
-// declaration of each (runner/model/keys.cpp).
+// declaration of each (core/keys.cpp).
 #include <algorithm>
 #include <iostream>
 #include <memory>
 
+#include "core/keys.hpp"
 #include "reports/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/model/keys.hpp"
 
 namespace crossover {
 namespace {

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <memory>
 
+#include "core/text.hpp"
 #include "reports/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/devices.hpp"
-#include "runner/model/text.hpp"
 #include "workloads/catalog.hpp"
 #include "workloads/image_files.hpp"
 

@@ -13,8 +13,8 @@
 #include <new>
 #include <set>
 
+#include "core/text.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/model/text.hpp"
 
 namespace {
 

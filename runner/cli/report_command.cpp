@@ -5,12 +5,12 @@
 #include <iostream>
 #include <memory>
 
+#include "core/user_files.hpp"
 #include "reports/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/env.hpp"
-#include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
 
 namespace crossover {

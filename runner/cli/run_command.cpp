@@ -14,6 +14,9 @@
 #include <optional>
 #include <set>
 
+#include "core/results_csv.hpp"
+#include "core/text.hpp"
+#include "core/user_files.hpp"
 #include "reports/regression.hpp"
 #include "reports/table.hpp"
 #include "runner/busy_load.hpp"
@@ -23,9 +26,6 @@
 #include "runner/devices.hpp"
 #include "runner/env.hpp"
 #include "runner/executor.hpp"
-#include "runner/model/results_csv.hpp"
-#include "runner/model/text.hpp"
-#include "runner/model/user_files.hpp"
 #include "runner/output_dir.hpp"
 #include "runner/reference.hpp"
 #include "workloads/catalog.hpp"

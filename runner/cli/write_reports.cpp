@@ -2,12 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/file_writer.hpp"
+#include "core/results_csv.hpp"
+#include "core/user_files.hpp"
 #include "reports/report_gbench.hpp"
 #include "reports/report_html.hpp"
 #include "reports/scaling.hpp"
-#include "runner/model/file_writer.hpp"
-#include "runner/model/results_csv.hpp"
-#include "runner/model/user_files.hpp"
 
 namespace crossover {
 namespace {

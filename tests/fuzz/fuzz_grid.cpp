@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/user_files.hpp"
 #include "runner/grid.hpp"
-#include "runner/model/user_files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/results.hpp"
+#include "core/results_csv.hpp"
 #include "reports/regression.hpp"
 #include "reports/report_markdown.hpp"
-#include "runner/model/results.hpp"
-#include "runner/model/results_csv.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 // The reader's warning for a cut-off last line would flood the fuzzer's output.

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "runner/model/keys.hpp"
+#include "core/keys.hpp"
 
 namespace crossover {
 
@@ -52,7 +52,7 @@ struct Cell {
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
-  std::string execution = "eager";     ///< or "graph": the whole step captured in a CUDA graph
+  std::string execution = "eager";      ///< or "graph": the whole step captured in a CUDA graph
   std::string optimizer_impl = "loop";  ///< or "fused": ATen's multi-tensor optimiser kernels
   std::string precision = "fp32";       ///< "fp32", "tf32" (CUDA) or "bf16" (autocast)
 };
@@ -67,8 +67,8 @@ nlohmann::ordered_json cell_identity_json(const Cell& cell);
 
 /// What pairs `cell` with a cell that differs from it in `axis` alone: every identity key but the
 /// axis and, when the axis is the device, but the keys that mean nothing on the CPU (grid_keys'
-/// cpu_value: gpus, data_placement) or only on CUDA (cuda_only: execution). The one pairing rule of the device table, the crossovers and
-/// the recommendations.
+/// cpu_value: gpus, data_placement) or only on CUDA (cuda_only: execution). The one pairing rule of
+/// the device table, the crossovers and the recommendations.
 nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
 
 /// The keys of `role` whose values differ between two cells, as "min_repeats 3 -> 10" texts

@@ -1,4 +1,4 @@
-#include "runner/model/results_csv.hpp"
+#include "core/results_csv.hpp"
 
 #include <cstdio>
 

@@ -1,11 +1,11 @@
-// compare's significance tests: the Mann-Whitney U test on the samples of one run per side
+// The significance tests: the Mann-Whitney U test on the samples of one run per side
 // (exact for small samples without ties) and Welch's t on the logarithms of run medians.
+#include "core/significance.hpp"
+
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <stdexcept>
-
-#include "reports/regression.hpp"
 
 namespace crossover {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/model/results.hpp"
+#include "core/results.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
@@ -11,9 +11,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "runner/model/results_csv.hpp"
-#include "runner/model/text.hpp"
-#include "runner/model/user_files.hpp"
+#include "core/results_csv.hpp"
+#include "core/text.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover {
 

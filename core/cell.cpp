@@ -1,4 +1,4 @@
-#include "runner/model/cell.hpp"
+#include "core/cell.hpp"
 
 #include <utility>
 

@@ -1,8 +1,8 @@
-#include "runner/model/keys.hpp"
+#include "core/keys.hpp"
 
 #include <utility>
 
-#include "runner/model/cell.hpp"
+#include "core/cell.hpp"
 
 namespace crossover {
 namespace {

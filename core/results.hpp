@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/model/cell.hpp"
-#include "runner/model/file_writer.hpp"
+#include "core/cell.hpp"
+#include "core/file_writer.hpp"
 
 namespace crossover {
 

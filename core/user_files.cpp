@@ -1,4 +1,4 @@
-#include "runner/model/user_files.hpp"
+#include "core/user_files.hpp"
 
 #include <fcntl.h>
 #include <ftw.h>

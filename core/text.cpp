@@ -1,4 +1,4 @@
-#include "runner/model/text.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cmath>

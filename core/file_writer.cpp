@@ -1,4 +1,4 @@
-#include "runner/model/file_writer.hpp"
+#include "core/file_writer.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "runner/model/user_files.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/model/log.hpp"
+#include "core/log.hpp"
 
 #include <spdlog/spdlog.h>
 
