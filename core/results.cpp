@@ -67,7 +67,7 @@ void check_field(const char*, const Other&, std::string&) {}
 }  // namespace
 
 std::string implausible_values(const Result& r) {
-  if (r.status != "ok") return "";
+  if (r.status != CellStatus::kOk) return "";
   std::string problem;
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
     problem = "epoch_seconds is " + format_number(r.epoch_seconds) + ", not a positive time";
@@ -100,7 +100,7 @@ std::vector<Result> read_results(const std::string& path) {
       if (const std::string problem = implausible_values(results.back()); !problem.empty()) {
         spdlog::warn("{}:{}: cell {} is marked ok, but {}; it is taken as failed", path, number,
                      results.back().cell.index, problem);
-        results.back().status = "failed";
+        results.back().status = CellStatus::kFailed;
         results.back().reason =
             "not a measurement: " + problem + " (" + path + ":" + std::to_string(number) + ")";
       }

@@ -9,13 +9,14 @@
 
 #include "core/cell.hpp"
 #include "core/file_writer.hpp"
+#include "core/status.hpp"
 
 namespace crossover {
 
 /// The fields of a result after its cell's configuration, in results.jsonl order:
 /// X(type, name). One list drives the struct, the JSON writer and the JSON reader.
 #define CROSSOVER_RESULT_FIELDS(X)                                                                \
-  X(std::string, status)      /* "ok", "skipped" or "failed" */                                   \
+  X(CellStatus, status)       /* ok, skipped, failed or not run */                                \
   X(std::string, reason)      /* why skipped or failed; empty when ok */                          \
   X(std::string, data_source) /* "real" or "synthetic"; empty when the cell did not run */        \
   X(std::int64_t, train_rows)                                                                     \
@@ -77,7 +78,7 @@ struct Result {
 #define CROSSOVER_DECLARE_FIELD(type, name) type name{};
   CROSSOVER_RESULT_FIELDS(CROSSOVER_DECLARE_FIELD)
 #undef CROSSOVER_DECLARE_FIELD
-  Result() : status("ok") {}
+  Result() : status(CellStatus::kOk) {}
 };
 
 /// IQR / median above this makes a result `noisy`.

@@ -110,7 +110,7 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
   // Each side's cells and their pairing keys, found once: a grid may hold thousands of cells.
   std::vector<std::pair<const Result*, std::string>> baselines, contenders;
   for (const Result& r : results) {
-    if (r.status != "ok" || r.epoch_seconds_samples.empty()) continue;
+    if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
     const std::string value = value_text(cell_config_json(r.cell)[spec.axis]);
     if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec.axis).dump());
     if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec.axis).dump());
@@ -243,7 +243,7 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
                                       const std::vector<Crossover>& crossovers) {
   std::vector<std::string> workloads;
   for (const Result& r : results) {
-    if (r.status == "ok" &&
+    if (r.status == CellStatus::kOk &&
         std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
       workloads.push_back(r.cell.workload);
     }
@@ -252,7 +252,7 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
   for (const std::string& workload : workloads) {
     std::vector<Result> mine;
     for (const Result& r : results) {
-      if (r.status == "ok" && r.cell.workload == workload) mine.push_back(r);
+      if (r.status == CellStatus::kOk && r.cell.workload == workload) mine.push_back(r);
     }
     const Result& fastest = *std::min_element(
         mine.begin(), mine.end(),

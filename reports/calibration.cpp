@@ -71,7 +71,7 @@ struct CellMedians {
 std::map<std::string, CellMedians> cell_medians(const RunRecord& run) {
   std::map<std::string, CellMedians> out;
   for (const Result& r : run.results) {
-    if (r.status != "ok" || r.epoch_seconds_samples.empty()) continue;
+    if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
     const std::string key = cell_identity_json(r.cell).dump();
     if (out.count(key) != 0) continue;
     const double step =

@@ -16,13 +16,13 @@ using Json = nlohmann::ordered_json;
 Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 
 std::string time_text(const Result& r) {
-  if (r.status != "ok") return r.status;
+  if (r.status != CellStatus::kOk) return status_text(r.status);
   return format_seconds(r.epoch_seconds) + " ± " +
          format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25);
 }
 
 bool comparable(const Result* r) {
-  return r != nullptr && r->status == "ok" && !r->epoch_seconds_samples.empty();
+  return r != nullptr && r->status == CellStatus::kOk && !r->epoch_seconds_samples.empty();
 }
 
 struct Row {

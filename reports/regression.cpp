@@ -49,7 +49,7 @@ struct Group {
 
   const Result* first_ok() const {
     for (const Result* r : results) {
-      if (r->status == "ok") return r;
+      if (r->status == CellStatus::kOk) return r;
     }
     return nullptr;
   }
@@ -57,7 +57,7 @@ struct Group {
   std::vector<std::vector<double>> runs(const std::string& metric) const {
     std::vector<std::vector<double>> out;
     for (const Result* r : results) {
-      if (r->status != "ok") continue;
+      if (r->status != CellStatus::kOk) continue;
       auto s = metric_samples(*r, metric);
       if (!s.empty()) out.push_back(std::move(s));
     }
@@ -91,14 +91,16 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   if (base == nullptr) {
     const Result& r = *b.results.front();
     v.verdict = "not compared";
-    v.reason = "baseline " + r.status + (r.reason.empty() ? "" : ": " + r.reason);
+    v.reason = "baseline " + std::string(status_text(r.status)) +
+               (r.reason.empty() ? "" : ": " + r.reason);
     return;
   }
   v.baseline_cell = base->cell.index;
   if (cand == nullptr) {
     const Result& r = *c.results.front();
-    v.verdict = r.status == "failed" ? "failed" : "not compared";
-    v.reason = "candidate " + r.status + (r.reason.empty() ? "" : ": " + r.reason);
+    v.verdict = r.status == CellStatus::kFailed ? "failed" : "not compared";
+    v.reason = "candidate " + std::string(status_text(r.status)) +
+               (r.reason.empty() ? "" : ": " + r.reason);
     return;
   }
   v.candidate_cell = cand->cell.index;

@@ -50,7 +50,7 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
   std::vector<const Result*> ok;
   std::vector<Json> configs;
   for (const Result& r : results) {
-    if (r.status != "ok" || r.epoch_seconds_samples.empty()) continue;
+    if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
     ok.push_back(&r);
     configs.push_back(cell_config_json(r.cell));
   }

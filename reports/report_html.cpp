@@ -135,12 +135,13 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
 
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
-    const bool ok = r.status == "ok";
+    const bool ok = r.status == CellStatus::kOk;
     rows.push_back(
         {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
          size_text(r.cell.batch_size),
          ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
-         std::to_string(r.cell.threads), r.status, ok ? format_number(r.epoch_seconds) : "",
+         std::to_string(r.cell.threads), status_text(r.status),
+         ok ? format_number(r.epoch_seconds) : "",
          ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
             : "",
          ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",

@@ -58,7 +58,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
     t.right_aligned[c] = false;
   for (const Result* cell : cells) {
     const Result& r = *cell;
-    const bool ok = r.status == "ok";
+    const bool ok = r.status == CellStatus::kOk;
     const auto when_ok = [ok](const std::string& text) { return ok ? text : std::string("-"); };
     std::vector<std::string> row = {
         std::to_string(r.cell.index), device_column(r.cell), size_text(r.cell.batch_size),
@@ -66,7 +66,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
         data_path_text(r.cell) + (r.cell.timing == "phases" ? " (phases)" : "")};
     for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
     for (auto& text : std::vector<std::string>{
-             r.status + (ok && r.noisy ? " (noisy)" : ""),
+             status_text(r.status) + std::string(ok && r.noisy ? " (noisy)" : ""),
              r.data_source.empty() ? "-" : r.data_source, when_ok(format_seconds(r.epoch_seconds)),
              when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
              when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
@@ -92,7 +92,7 @@ TextTable phase_table(const std::vector<Result>& results) {
   t.header = {"#", "cell", "data", "host→device", "forward", "backward", "optimizer", "step (sum)"};
   t.right_aligned = {true, false, true, true, true, true, true, true};
   for (const auto& r : results) {
-    if (r.status != "ok" || r.cell.timing != "phases") continue;
+    if (r.status != CellStatus::kOk || r.cell.timing != "phases") continue;
     const double sum = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
                        r.phase_backward_seconds + r.phase_optimizer_seconds;
     t.rows.push_back({std::to_string(r.cell.index), cell_label(r.cell),
@@ -122,8 +122,8 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   // Why cells did not run, once per reason rather than once per cell.
   std::vector<std::pair<std::string, std::size_t>> reasons;
   for (const auto& r : results) {
-    if (r.status == "ok") continue;
-    const std::string reason = r.status + ": " + r.reason;
+    if (r.status == CellStatus::kOk) continue;
+    const std::string reason = status_text(r.status) + (": " + r.reason);
     auto it = std::find_if(reasons.begin(), reasons.end(),
                            [&](const auto& x) { return x.first == reason; });
     if (it == reasons.end())
@@ -144,9 +144,9 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   std::size_t ok = 0, skipped = 0, failed = 0;
   std::vector<std::string> synthetic;
   for (const auto& r : results) {
-    ok += r.status == "ok";
-    skipped += r.status == "skipped";
-    failed += r.status == "failed";
+    ok += r.status == CellStatus::kOk;
+    skipped += r.status == CellStatus::kSkipped;
+    failed += r.status == CellStatus::kFailed;
     if (r.data_source == "synthetic" &&
         std::find(synthetic.begin(), synthetic.end(), r.cell.workload) == synthetic.end()) {
       synthetic.push_back(r.cell.workload);
@@ -201,7 +201,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 
   std::vector<std::string> noisy;
   for (const auto& r : results) {
-    if (r.status == "ok" && r.noisy) noisy.push_back("#" + std::to_string(r.cell.index));
+    if (r.status == CellStatus::kOk && r.noisy) noisy.push_back("#" + std::to_string(r.cell.index));
   }
   if (!noisy.empty()) {
     out += "> **Noise:** cells " + join(noisy) +
@@ -212,9 +212,9 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};
   for (const auto& r : results) {
-    if (r.status == "ok") continue;
-    not_run.rows.push_back(
-        {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell), r.status, r.reason});
+    if (r.status == CellStatus::kOk) continue;
+    not_run.rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
+                            status_text(r.status), r.reason});
   }
   if (!not_run.rows.empty()) {
     out += "## Cells that did not run\n\n" + render_markdown_table(not_run) + "\n";

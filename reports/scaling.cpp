@@ -21,13 +21,14 @@ std::string base_key(const Cell& cell) {
 std::vector<ScalingRow> scaling_rows(const std::vector<Result>& results) {
   std::vector<ScalingRow> rows;
   for (const Result& r : results) {
-    if (r.status != "ok" || r.cell.parallel == "none") continue;
+    if (r.status != CellStatus::kOk || r.cell.parallel == "none") continue;
     ScalingRow row;
     row.result = &r;
     row.replicas = replicas(r.cell);
     for (const Result& one : results) {
-      if (one.status == "ok" && one.cell.parallel == r.cell.parallel && replicas(one.cell) == 1 &&
-          base_key(one.cell) == base_key(r.cell) && one.samples_per_second > 0.0) {
+      if (one.status == CellStatus::kOk && one.cell.parallel == r.cell.parallel &&
+          replicas(one.cell) == 1 && base_key(one.cell) == base_key(r.cell) &&
+          one.samples_per_second > 0.0) {
         row.efficiency = r.samples_per_second / (row.replicas * one.samples_per_second);
       }
     }

@@ -275,7 +275,7 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload) {
   std::vector<const Result*> ok;
   for (const Result& r : results) {
-    if (r.status == "ok" && r.cell.workload == workload) ok.push_back(&r);
+    if (r.status == CellStatus::kOk && r.cell.workload == workload) ok.push_back(&r);
   }
   if (ok.empty()) return "";
   // Groups: the identity keys but the device, in first-seen order, named by those that vary.
@@ -379,7 +379,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
 std::string phase_chart(const std::vector<Result>& results) {
   std::vector<const Result*> timed;
   for (const Result& r : results) {
-    if (r.status == "ok" && r.cell.timing == "phases") timed.push_back(&r);
+    if (r.status == CellStatus::kOk && r.cell.timing == "phases") timed.push_back(&r);
   }
   if (timed.empty()) return "";
   const char* names[] = {"data", "host→device", "forward", "backward", "optimizer"};

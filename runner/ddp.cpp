@@ -108,7 +108,7 @@ int run_isolated(const Cell& cell, const WorkerArgs& args) {
     result = run_cell(cell, options);
   } catch (const std::exception& e) {  // a planted out-of-memory error fails the cell as a real one
     result.cell = cell;
-    result.status = "failed";
+    result.status = CellStatus::kFailed;
     result.reason = failure_reason(e);
   }
   try {
@@ -197,7 +197,8 @@ int worker_command(const WorkerArgs& args) {
   options.replicas = group.get();
   Result result = run_cell(cell, options);
   result.allreduce_seconds = group->seconds_per_all_reduce();
-  if (result.status != "ok") log_error("rank " + std::to_string(rank) + ": " + result.reason);
+  if (result.status != CellStatus::kOk)
+    log_error("rank " + std::to_string(rank) + ": " + result.reason);
 
   // Every rank hands its part to rank 0 through the store; rank 0 writes the cell's result.
   nlohmann::json part = {
@@ -209,15 +210,16 @@ int worker_command(const WorkerArgs& args) {
        result.parameter_digests.empty() ? std::string() : result.parameter_digests.front()}};
   try {
     store->set("crossover/rank/" + std::to_string(rank), bytes(part.dump()));
-    if (rank != 0) return result.status == "ok" ? 0 : 1;
+    if (rank != 0) return result.status == CellStatus::kOk ? 0 : 1;
     result.rank_epoch_seconds.clear();
     result.parameter_digests.clear();
     double loss = 0.0;
     for (int r = 0; r < world; ++r) {
       const auto raw = store->get("crossover/rank/" + std::to_string(r));
       const auto other = nlohmann::json::parse(std::string(raw.begin(), raw.end()));
-      if (other["status"] != "ok" && result.status == "ok") {
-        result.status = "failed";
+      if (other.at("status").get<CellStatus>() != CellStatus::kOk &&
+          result.status == CellStatus::kOk) {
+        result.status = CellStatus::kFailed;
         result.reason = "rank " + std::to_string(r) + ": " + other["reason"].get<std::string>();
       }
       result.rank_epoch_seconds.push_back(other["epoch_seconds"].get<double>());
@@ -232,7 +234,7 @@ int worker_command(const WorkerArgs& args) {
     log_error("rank " + std::to_string(rank) + ": gathering the results failed: " + e.what());
     return 1;
   }
-  return result.status == "ok" ? 0 : 1;
+  return result.status == CellStatus::kOk ? 0 : 1;
 }
 
 }  // namespace crossover

@@ -289,7 +289,7 @@ Result run_cell(const Cell& cell, const RunOptions& options) {
   try {
     measure(cell, options, result);
   } catch (const std::exception& e) {
-    result.status = "failed";
+    result.status = CellStatus::kFailed;
     result.reason = failure_reason(e);
   }
   result.wall_seconds = seconds_since(start);
@@ -309,14 +309,14 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
     const int signal = options.interrupted != nullptr ? options.interrupted->load() : 0;
     if (signal != 0) {
       result.cell = cell;
-      result.status = "not run";
+      result.status = CellStatus::kNotRun;
       result.reason = signal == kStopWriteFailed
                           ? "the sweep stopped before this cell: its results could not be written"
                           : std::string("the run was interrupted (") + strsignal(signal) +
                                 ") before this cell started";
     } else if (auto reason = skip_reason(cell, inventory)) {
       result.cell = cell;
-      result.status = "skipped";
+      result.status = CellStatus::kSkipped;
       result.reason = *reason;
     } else if (cell.parallel == "ddp" || cell.isolate || options.isolate) {
       LaunchOptions launch;

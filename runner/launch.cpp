@@ -51,7 +51,7 @@ std::string last_lines(const std::string& path, std::size_t count = 3) {
 Result failed(const Cell& cell, const std::string& reason) {
   Result r;
   r.cell = cell;
-  r.status = "failed";
+  r.status = CellStatus::kFailed;
   r.reason = reason;
   return r;
 }

@@ -80,7 +80,7 @@ inline std::string hostile_report(const std::vector<std::string>& strings) {
   failed.cell.index = results.size();
   failed.cell.workload = take();
   failed.cell.device = take();
-  failed.status = "failed";
+  failed.status = CellStatus::kFailed;
   failed.reason = take();
   results.push_back(failed);
 

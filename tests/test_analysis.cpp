@@ -61,7 +61,7 @@ TEST(Analysis, OnlyCellsDifferingInTheAxisArePaired) {
   std::vector<Result> r = sweep({100, 1000}, {0.5, 2.0});
   r.push_back(cell(4, "cuda", 5000, 0.1));  // no CPU partner
   r.push_back(cell(5, "cpu", 100, 1.0));
-  r.back().status = "skipped";
+  r.back().status = CellStatus::kSkipped;
   EXPECT_EQ(pair_results(r, kDevice).size(), 2u);
 }
 

@@ -55,7 +55,7 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
   EXPECT_EQ(lines_in(slurp(out + "/results.csv")), 4u);  // header and three rows
 
   const Result& cpu = results[0];
-  EXPECT_EQ(cpu.status, "ok");
+  EXPECT_EQ(cpu.status, CellStatus::kOk);
   EXPECT_EQ(cpu.data_source, "real");
   EXPECT_EQ(cpu.train_rows, 50);
   EXPECT_EQ(cpu.test_rows, 38);
@@ -67,7 +67,7 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
   EXPECT_EQ(cpu.metric, "accuracy");
 
   const Result& cuda = results[1];
-  if (cuda.status == "skipped") {  // this machine has no usable CUDA
+  if (cuda.status == CellStatus::kSkipped) {  // this machine has no usable CUDA
     EXPECT_FALSE(cuda.reason.empty());
     EXPECT_NE(o.out.find("skipped"), std::string::npos);
     EXPECT_NE(slurp(out + "/report.md").find("## Cells that did not run"), std::string::npos);
@@ -81,7 +81,7 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
     EXPECT_NE(row.find(" ± "), std::string::npos) << "the CPU's time is on the same row: " << row;
   }
   const Result& boston = results[2];
-  EXPECT_EQ(boston.status, "ok");
+  EXPECT_EQ(boston.status, CellStatus::kOk);
   EXPECT_EQ(boston.steps_per_epoch, (379 + 63) / 64);
   EXPECT_EQ(boston.metric, "rmse");
   EXPECT_EQ(boston.step_seconds_samples.size(), boston.step_samples);
@@ -170,10 +170,10 @@ TEST(Cli, AFailingCellIsRecordedAndTheSweepGoesOnWithExitCodeOne) {
   EXPECT_EQ(o.code, 1);
   const auto results = read_results(dir.file("out/results.jsonl"));
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0].status, "failed");
+  EXPECT_EQ(results[0].status, CellStatus::kFailed);
   EXPECT_NE(results[0].reason.find("iris.csv:2: expected 5 values"), std::string::npos)
       << results[0].reason;
-  EXPECT_EQ(results[1].status, "ok");
+  EXPECT_EQ(results[1].status, CellStatus::kOk);
   EXPECT_TRUE(fs::exists(dir.file("out/report.md")));
 }
 
@@ -239,7 +239,7 @@ TEST(Cli, ADiskThatFillsUpMidSweepStopsItAndKeepsTheResultsWritten) {
   const auto results = read_results(dir.file("results.jsonl"));  // a cut last line is dropped
   ASSERT_GE(results.size(), 1u);
   ASSERT_LT(results.size(), 6u) << err;
-  for (const auto& r : results) EXPECT_EQ(r.status, "ok");
+  for (const auto& r : results) EXPECT_EQ(r.status, CellStatus::kOk);
   // The cells after the failed write were not measured for nothing, and it is said once.
   EXPECT_NE(err.find("not run: the sweep stopped before this cell: its results could not be "
                      "written",

@@ -213,10 +213,10 @@ TEST(Hostile, AFifoOrALinkToADeviceAsDataFailsItsCellInsteadOfHanging) {
   EXPECT_EQ(o.code, 1) << o.err;
   const auto results = read_results(dir.file("out/results.jsonl"));
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0].status, "failed");
+  EXPECT_EQ(results[0].status, CellStatus::kFailed);
   EXPECT_NE(results[0].reason.find("a FIFO (named pipe), not a regular file"), std::string::npos)
       << results[0].reason;
-  EXPECT_EQ(results[1].status, "failed");
+  EXPECT_EQ(results[1].status, CellStatus::kFailed);
   EXPECT_NE(results[1].reason.find("a character device, not a regular file"), std::string::npos)
       << results[1].reason;
   EXPECT_NE(o.err.find("data set iris: "), std::string::npos) << o.err;

@@ -47,7 +47,7 @@ TEST(Cli, DdpWithGlooTrainsLikeOneProcessOnTheGlobalBatch) {
     const Result& two = results[3 * w + 2];
     ASSERT_EQ(single.cell.parallel, "none");
     ASSERT_EQ(two.cell.nproc, 2);
-    ASSERT_EQ(two.status, "ok") << two.reason;
+    ASSERT_EQ(two.status, CellStatus::kOk) << two.reason;
     // The parameters are identical on both ranks after training...
     ASSERT_EQ(two.parameter_digests.size(), 2u);
     EXPECT_FALSE(two.parameter_digests[0].empty());
@@ -93,10 +93,10 @@ TEST(Cli, AKilledRankFailsItsCellAndTheSweepGoesOn) {
   EXPECT_EQ(slurp(dir.file("code")), "1\n") << slurp(dir.file("stderr"));
   const auto results = read_results(out + "/results.jsonl");
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0].status, "failed");
+  EXPECT_EQ(results[0].status, CellStatus::kFailed);
   EXPECT_NE(results[0].reason.find("rank 1 was killed by signal 9"), std::string::npos)
       << results[0].reason;
-  EXPECT_EQ(results[1].status, "ok");
+  EXPECT_EQ(results[1].status, CellStatus::kOk);
   EXPECT_LT(seconds, 60.0);  // far below the launcher's timeout (4 x 60 s + 120 s)
 }
 
@@ -120,11 +120,11 @@ TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {
   const auto results = read_results(out + "/results.jsonl");
   ASSERT_EQ(results.size(), 6u);  // every cell is accounted for
   std::size_t ok = 0;
-  for (const auto& r : results) ok += r.status == "ok" ? 1 : 0;
+  for (const auto& r : results) ok += r.status == CellStatus::kOk ? 1 : 0;
   EXPECT_GE(ok, 1u);
   EXPECT_LT(ok, 6u);
   for (std::size_t i = ok; i < results.size(); ++i) {
-    EXPECT_EQ(results[i].status, "not run") << i;
+    EXPECT_EQ(results[i].status, CellStatus::kNotRun) << i;
     EXPECT_NE(results[i].reason.find("interrupted (Interrupt)"), std::string::npos);
   }
   EXPECT_TRUE(fs::exists(out + "/report.md"));
@@ -157,7 +157,7 @@ TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {
   ASSERT_EQ(resumed.size(), 6u);
   std::set<std::size_t> cells;
   for (const auto& r : resumed) {
-    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.status, CellStatus::kOk);
     cells.insert(r.cell.index);
   }
   EXPECT_EQ(cells.size(), 6u);            // the set of an uninterrupted run: every cell once
@@ -251,10 +251,10 @@ TEST(Cli, AnIsolatedCellThatAbortsSegfaultsHangsOrRunsOutOfMemoryFailsAloneWithI
     EXPECT_EQ(o.code, 1) << fault << o.err;
     const auto results = read_results(out + "/results.jsonl");
     ASSERT_EQ(results.size(), 3u) << fault;
-    EXPECT_EQ(results[0].status, "ok") << fault;
-    EXPECT_EQ(results[1].status, "failed") << fault;
+    EXPECT_EQ(results[0].status, CellStatus::kOk) << fault;
+    EXPECT_EQ(results[1].status, CellStatus::kFailed) << fault;
     EXPECT_NE(results[1].reason.find(reason), std::string::npos) << results[1].reason;
-    EXPECT_EQ(results[2].status, "ok") << fault;
+    EXPECT_EQ(results[2].status, CellStatus::kOk) << fault;
     EXPECT_TRUE(results[0].cell.isolate);  // timeout_seconds isolates
   }
 }
@@ -363,7 +363,7 @@ TEST(Cli, LocalDdpRanksListenOnLoopbackOnly) {
       std::string("LD_PRELOAD=") + CROSSOVER_LISTEN_LOG_LIB + " CROSSOVER_LISTEN_LOG=" + log +
           " ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\"");
   ASSERT_EQ(o.code, 0) << o.err;
-  ASSERT_EQ(read_results(dir.file("out/results.jsonl")).at(0).status, "ok");
+  ASSERT_EQ(read_results(dir.file("out/results.jsonl")).at(0).status, CellStatus::kOk);
   std::istringstream lines(slurp(log));
   std::size_t seen = 0;
   for (std::string address, port; lines >> address >> port; ++seen)

@@ -30,7 +30,7 @@ TEST(Executor, IrisOnTheRealDataReachesTheSeedsAccuracy) {
   RunOptions options;
   options.data_dir = testing::data_dir();
   const Result r = run_cell(iris_cell(), options);
-  ASSERT_EQ(r.status, "ok") << r.reason;
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.data_source, "real");
   EXPECT_EQ(r.metric, "accuracy");
   EXPECT_GE(r.metric_value, 0.9);
@@ -48,7 +48,7 @@ TEST(Executor, BostonLearnsFarBelowTheTargetVariance) {
   RunOptions options;
   options.data_dir = testing::data_dir();
   const Result r = run_cell(c, options);
-  ASSERT_EQ(r.status, "ok") << r.reason;
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.metric, "rmse");
   // Predicting the mean price gives an RMSE of about 9.2; seed 001's plateau (MSE 83-86) is that.
   EXPECT_LT(r.metric_value, 7.0);
@@ -88,7 +88,7 @@ TEST(Executor, ThreadsBoundLibTorchAndTheBlasLibrary) {
   RunOptions options;
   options.data_dir = "/nonexistent";  // synthetic data is enough here
   const Result one = run_cell(c, options);
-  ASSERT_EQ(one.status, "ok") << one.reason;
+  ASSERT_EQ(one.status, CellStatus::kOk) << one.reason;
   EXPECT_EQ(one.intra_op_threads, 1);
   if (one.blas_threads != 0) {
     EXPECT_EQ(one.blas_threads, 1);
@@ -122,10 +122,10 @@ TEST(Executor, SkipsAndFailuresBecomeResultsAndTheSweepGoesOn) {
                                  });
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(seen, (std::vector<std::size_t>{1, 2, 3}));
-  EXPECT_EQ(results[0].status, "skipped");
-  EXPECT_EQ(results[1].status, "failed");
+  EXPECT_EQ(results[0].status, CellStatus::kSkipped);
+  EXPECT_EQ(results[1].status, CellStatus::kFailed);
   EXPECT_NE(results[1].reason.find("no_such_workload"), std::string::npos);
-  EXPECT_EQ(results[2].status, "ok");
+  EXPECT_EQ(results[2].status, CellStatus::kOk);
 }
 
 TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
@@ -146,7 +146,7 @@ TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
     c.lr = info.lr;
     c.momentum = info.momentum;
     const Result r = run_cell(c, options);
-    EXPECT_EQ(r.status, "ok") << info.name << ": " << r.reason;
+    EXPECT_EQ(r.status, CellStatus::kOk) << info.name << ": " << r.reason;
     EXPECT_EQ(r.train_rows, 256) << info.name;
     EXPECT_GT(r.flops_per_sample, 0.0) << info.name;
     EXPECT_EQ(r.metric, info.metric) << info.name;
@@ -171,7 +171,7 @@ TEST(Executor, MnistWorkloadsRunAnEpochOnTheRealFashionMnist) {
     c.optimizer = info.optimizer;
     c.lr = info.lr;
     const Result r = run_cell(c, options);
-    ASSERT_EQ(r.status, "ok") << name << ": " << r.reason;
+    ASSERT_EQ(r.status, CellStatus::kOk) << name << ": " << r.reason;
     EXPECT_EQ(r.data_source, "real") << name;
     EXPECT_EQ(r.train_rows, 60000) << name;
     EXPECT_EQ(r.test_rows, 10000) << name;
@@ -199,7 +199,7 @@ TEST(Executor, TheDataLoaderPathTrainsLikeTheTensorPath) {
   c.loader = "dataloader";
   c.num_workers = 2;
   const Result loader = run_cell(c, options);
-  ASSERT_EQ(loader.status, "ok") << loader.reason;
+  ASSERT_EQ(loader.status, CellStatus::kOk) << loader.reason;
   EXPECT_EQ(loader.steps_per_epoch, 200);
   EXPECT_GE(loader.metric_value, 0.75);
 }
@@ -223,7 +223,7 @@ TEST(Measurement, EveryFieldIsPresentAndConsistent) {
   options.data_dir = "/nonexistent";  // synthetic MNIST
   options.peak_gflops["cpu"] = 100.0;
   const Result r = run_cell(small_mlp_cell(), options);
-  ASSERT_EQ(r.status, "ok") << r.reason;
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.repeats, 2);
   EXPECT_EQ(r.epoch_samples, 6u);
   EXPECT_EQ(r.epoch_seconds_samples.size(), 6u);
@@ -265,7 +265,7 @@ TEST(Measurement, PhasesAddUpToTheStep) {
   RunOptions options;
   options.data_dir = "/nonexistent";
   const Result r = run_cell(c, options);
-  ASSERT_EQ(r.status, "ok") << r.reason;
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   const double phases = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
                         r.phase_backward_seconds + r.phase_optimizer_seconds;
   for (double p : {r.phase_data_seconds, r.phase_forward_seconds, r.phase_backward_seconds,
@@ -287,7 +287,7 @@ TEST(Measurement, AdaptiveRepeatsStopOnTheTargetOrRunToTheMaximum) {
   c.max_repeats = 4;
   c.ci_target = 1e-9;  // unreachable with real timings
   Result r = run_cell(c, options);
-  ASSERT_EQ(r.status, "ok") << r.reason;
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.repeats, 4);
   EXPECT_EQ(r.stop_reason, "max_repeats");
   c.ci_target = 1e9;  // any two repeats do, however noisy the machine
@@ -310,7 +310,7 @@ TEST(Measurement, DeterministicIsAppliedForTheCellAndRestored) {
   const bool before = at::globalContext().deterministicAlgorithms();
   const Result a = run_cell(c, options);
   const Result b = run_cell(c, options);
-  ASSERT_EQ(a.status, "ok") << a.reason;
+  ASSERT_EQ(a.status, CellStatus::kOk) << a.reason;
   EXPECT_EQ(a.train_loss, b.train_loss);  // same seed, deterministic kernels: the same numbers
   EXPECT_EQ(at::globalContext().deterministicAlgorithms(), before);
 }
@@ -321,7 +321,7 @@ TEST(Executor, TrainsIrisOnTheGpu_CUDA) {
   RunOptions options;
   options.data_dir = testing::data_dir();
   const Result gpu = run_cell(iris_cell("cuda"), options);
-  ASSERT_EQ(gpu.status, "ok") << gpu.reason;
+  ASSERT_EQ(gpu.status, CellStatus::kOk) << gpu.reason;
   const Result cpu = run_cell(iris_cell("cpu"), options);
   // Same seed, same initial weights, same data: the two devices learn the same thing.
   EXPECT_NEAR(gpu.metric_value, cpu.metric_value, 0.06);

@@ -63,7 +63,7 @@ TEST(FileWriter, AppendsAfterTheFirstText) {
 TEST(FileWriter, AResultWhoseReasonIsNotUtf8IsWrittenWithAReplacement) {
   ScratchDir dir;
   Result r;
-  r.status = "failed";
+  r.status = CellStatus::kFailed;
   r.reason = "cannot read /data/caf\xe9.csv";  // Latin-1, not UTF-8
   {
     ResultFiles files(dir.path());

@@ -204,7 +204,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   EXPECT_TRUE(report.fails());
 
   Result failed = cell(0, "mnist_mlp", {});
-  failed.status = "failed";
+  failed.status = CellStatus::kFailed;
   failed.reason = "CUDA out of memory";
   report = compare_runs({cell(0, "mnist_mlp", base)}, {failed}, options);
   EXPECT_EQ(only(report).verdict, "failed");
@@ -214,7 +214,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   EXPECT_FALSE(report.fails());
 
   Result skipped = cell(0, "mnist_mlp", {});
-  skipped.status = "skipped";
+  skipped.status = CellStatus::kSkipped;
   report = compare_runs({skipped}, {skipped}, options);
   EXPECT_EQ(only(report).verdict, "not compared");
   EXPECT_FALSE(report.fails());
@@ -289,7 +289,7 @@ TEST(GbenchExport, ReadsBackAsTheResults) {
   std::vector<Result> results = {cell(0, "mnist_mlp", {0.5, 0.25, 0.75}),
                                  cell(1, "mnist_mlp", {1.0, 2.0}), cell(2, "iris_mlp", {})};
   results[1].cell.batch_size = 64;
-  results[2].status = "skipped";
+  results[2].status = CellStatus::kSkipped;
   const nlohmann::json env = {{"host", {{"hostname", "box"}}},
                               {"cpu", {{"logical_cores", 2}, {"governor", "powersave"}}}};
   const auto parsed = nlohmann::json::parse(render_gbench_json(results, env).dump());

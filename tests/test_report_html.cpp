@@ -38,7 +38,7 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   phased.phase_backward_seconds = 0.2;
   results.push_back(phased);
   Result skipped = made(4, "cuda", 100000, 1.0);
-  skipped.status = "skipped";
+  skipped.status = CellStatus::kSkipped;
   skipped.reason = "no <CUDA> & no luck";
   results.push_back(skipped);
   const CompareSpec spec = parse_compare("device=cpu:cuda");

@@ -16,7 +16,7 @@ namespace crossover {
 namespace {
 
 Result made(const std::string& device, std::int64_t size, double median, double iqr,
-            const std::string& status = "ok") {
+            CellStatus status = CellStatus::kOk) {
   Result r;
   r.cell.workload = "iris_mlp";
   r.cell.dataset = "iris";
@@ -25,7 +25,7 @@ Result made(const std::string& device, std::int64_t size, double median, double 
   r.cell.dataset_size = size;
   r.cell.epochs = 10;
   r.status = status;
-  if (status == "ok") {
+  if (status == CellStatus::kOk) {
     r.data_source = "real";
     r.epoch_seconds = median;
     r.epoch_seconds_p25 = median - iqr / 2;
@@ -57,7 +57,7 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
       made("cpu", 1000, 0.010, 0.004),
       made("cuda", 1000, 0.0105, 0.004),  // within the noise
       made("cpu", 5000, 0.020, 0.001),
-      made("cuda", 5000, 0, 0, "skipped"),
+      made("cuda", 5000, 0, 0, CellStatus::kSkipped),
   });
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
@@ -209,7 +209,7 @@ TEST(Report, MarkdownLeadsWithWarningsThenEnvironmentThenTablesThenSkips) {
   context.title = "demo";
   context.environment = {"CPU: test"};
   context.warnings = {"reference BLAS"};
-  Result skipped_cell = made("cuda", 100, 0, 0, "skipped");
+  Result skipped_cell = made("cuda", 100, 0, 0, CellStatus::kSkipped);
   skipped_cell.cell.index = 1;
   const std::string md = render_markdown(context, {made("cpu", 100, 0.001, 0.0001), skipped_cell});
   const auto warning = md.find("> **Warning:** reference BLAS");
@@ -228,7 +228,7 @@ TEST(Report, MarkdownLeadsWithWarningsThenEnvironmentThenTablesThenSkips) {
 }
 
 TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
-  Result r = made("cuda", 100, 0, 0, "skipped");
+  Result r = made("cuda", 100, 0, 0, CellStatus::kSkipped);
   r.reason = "a, \"quoted\" reason";
   r.cell.index = 3;
   const std::string header = csv_header();
@@ -254,14 +254,32 @@ TEST(Results, JsonRoundTripAndJsonlReading) {
   {
     ResultFiles files(dir.path());
     files.append(r);
-    files.append(made("cuda", 1000, 0, 0, "skipped"));
+    files.append(made("cuda", 1000, 0, 0, CellStatus::kSkipped));
   }
   const auto read = read_results(dir.file("results.jsonl"));
   ASSERT_EQ(read.size(), 2u);
-  EXPECT_EQ(read[1].status, "skipped");
+  EXPECT_EQ(read[1].status, CellStatus::kSkipped);
   EXPECT_EQ(read[0].cell.dataset_size, 1000);
   dir.write("bad.jsonl", result_to_json(r).dump() + "\n{\"workload\": 1}\n");
   EXPECT_THROW(read_results(dir.file("bad.jsonl")), std::runtime_error);
+}
+
+TEST(Results, TheStatusIsOneOfFourWordsInTheFileAndATypeInside) {
+  nlohmann::json line =
+      nlohmann::json::parse(result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump());
+  EXPECT_EQ(line["status"], "ok");
+  line["status"] = "not run";
+  EXPECT_EQ(result_from_json(line).status, CellStatus::kNotRun);
+  line["status"] = "okay";
+  try {
+    result_from_json(line);
+    ADD_FAILURE() << "an unknown status was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown status \"okay\"; expected \"ok\", \"skipped\", "
+                                         "\"failed\" or \"not run\""),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Results, ResultsWrittenBeforeTheNewerKeysStillRead) {

@@ -180,7 +180,7 @@ std::optional<ResumePlan> plan_resume(const RunArgs& args, const Expansion& expa
   for (const Result& r : before) {
     if (in_grid.count(cell_identity_json(r.cell).dump()) == 0)
       dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
-                        r.status + ")");
+                        status_text(r.status) + ")");
   }
   if (!dropped.empty()) {
     spdlog::error(
@@ -195,7 +195,7 @@ std::optional<ResumePlan> plan_resume(const RunArgs& args, const Expansion& expa
   // protection settings is kept as it was measured, and said so.
   std::map<std::string, const Result*> done;
   for (const Result& r : before) {
-    if (r.status == "ok") done[cell_identity_json(r.cell).dump()] = &r;
+    if (r.status == CellStatus::kOk) done[cell_identity_json(r.cell).dump()] = &r;
   }
   // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
   std::set<std::string> changed_data;
@@ -372,7 +372,7 @@ int run_command(const RunArgs& args) {
   // speed just before and just after it (env.json: reference.cells.<index>).
   nlohmann::ordered_json last_reference = record["reference"]["before"];
   const auto time_reference_after = [&](const Result& r) {
-    if (r.status != "ok" && r.status != "failed") return;
+    if (r.status != CellStatus::kOk && r.status != CellStatus::kFailed) return;
     load.pause();
     nlohmann::ordered_json now = measure_reference();
     load.resume();
@@ -398,8 +398,8 @@ int run_command(const RunArgs& args) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double ran = runnable(0, done);
         const double eta = ran > 0 ? elapsed / ran * runnable(done, total) : 0.0;
-        std::string outcome = r.status;
-        if (r.status == "ok") {
+        std::string outcome = status_text(r.status);
+        if (r.status == CellStatus::kOk) {
           outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
                      format_number(r.metric_value);
           if (r.data_source == "synthetic") outcome += " (synthetic data)";
@@ -449,7 +449,7 @@ int run_command(const RunArgs& args) {
             << "/report.md, report.html, summary.json, results.jsonl, results.csv, gbench.json, "
                "env.json\n";
   std::size_t failed = 0;
-  for (const auto& r : results) failed += r.status == "failed" ? 1 : 0;
+  for (const auto& r : results) failed += r.status == CellStatus::kFailed ? 1 : 0;
   if (failed > 0)
     spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed,
                   results.size());

@@ -66,7 +66,7 @@ std::string write_reports(const std::string& out_dir, ReportContext context,
   nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
   std::size_t ok = 0;
   for (const auto& r : results) {
-    if (r.status == "ok") {
+    if (r.status == CellStatus::kOk) {
       ++ok;
     } else {
       not_run.push_back({{"cell", r.cell.index},
