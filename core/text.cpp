@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <numeric>
 
 namespace crossover {
@@ -82,6 +83,20 @@ std::string format_axis_value(double value) {
 std::string format_percent(double fraction, bool sign) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, sign ? "%+.1f %%" : "%.1f %%", 100.0 * fraction);
+  return buffer;
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buffer;
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
   return buffer;
 }
 

@@ -28,4 +28,10 @@ std::string format_number(double value);
 /// A fraction as a percentage with one decimal: "+12.3 %" (with `sign`) or "12.3 %".
 std::string format_percent(double fraction, bool sign = true);
 
+/// Local time as 20261122-193000, for default directory names.
+std::string timestamp();
+
+/// Seconds as h:mm:ss.
+std::string clock_text(double seconds);
+
 }  // namespace crossover

@@ -50,20 +50,6 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
   }
 }
 
-std::string timestamp() {
-  const std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
-  return buffer;
-}
-
-std::string clock_text(double seconds) {
-  const auto s = static_cast<long>(seconds + 0.5);
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  return buffer;
-}
-
 int run_program(std::vector<std::string> argv, const std::string& stdout_file,
                 const std::vector<std::string>& extra_environment) {
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text.hpp"
 #include "reports/regression.hpp"
 #include "runner/grid.hpp"
 
@@ -32,12 +33,6 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
 std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
                                               const std::string& metric,
                                               const std::string& fail_on = "regression");
-
-/// Local time as 20261122-193000, for default directory names.
-std::string timestamp();
-
-/// Seconds as h:mm:ss.
-std::string clock_text(double seconds);
 
 /// Runs argv[0] with these arguments and waits: its exit status, 128 + the signal that ended
 /// it, or -1 when it could not be started. `stdout_file` (when given) receives its standard

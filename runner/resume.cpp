@@ -1,0 +1,127 @@
+#include "runner/resume.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/text.hpp"
+#include "core/user_files.hpp"
+#include "reports/regression.hpp"
+
+namespace crossover {
+namespace {
+
+// Up to five of `items`, then how many more.
+std::string some_of(const std::vector<std::string>& items) {
+  std::vector<std::string> shown(
+      items.begin(),
+      items.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(items.size(), 5)));
+  std::string text = join(shown, "; ");
+  if (items.size() > shown.size())
+    text += "; and " + std::to_string(items.size() - shown.size()) + " more";
+  return text;
+}
+
+}  // namespace
+
+std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expansion& expansion,
+                                      nlohmann::ordered_json& record) {
+  std::vector<Result> before;
+  nlohmann::json before_env;
+  try {
+    before = read_results(request.resume + "/results.jsonl");
+    before_env = nlohmann::json::parse(
+        read_json_text(request.resume + "/env.json", kMaxRecordBytes, "an env.json"));
+  } catch (const std::exception& e) {
+    spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)",
+                  request.resume, e.what());
+    return std::nullopt;
+  }
+  bool changed = false;
+  for (const auto& d : environment_differences(before_env, record, false)) {
+    spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
+                "--resume {}: the environment changed: {}: {} then, {} now", request.resume, d.what,
+                d.baseline, d.candidate);
+    changed |= d.unfair;
+  }
+  if (changed) {
+    spdlog::error(
+        "--resume {}: results from different environments would be mixed; run the "
+        "grid into a new directory instead",
+        request.resume);
+    return std::nullopt;
+  }
+  // Every result already there must have its cell in the grid: resuming rewrites the file, and
+  // what the grid does not name would be lost.
+  std::set<std::string> in_grid;
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  std::vector<std::string> dropped;
+  for (const Result& r : before) {
+    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0)
+      dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
+                        status_text(r.status) + ")");
+  }
+  if (!dropped.empty()) {
+    spdlog::error(
+        "--resume {}: the grid {} does not have {} of the {} cell(s) in {}/results.jsonl, and "
+        "resuming would drop them: {}. Nothing was changed; resume with the grid the run saved "
+        "({}/grid.json), or run this grid into a new directory",
+        request.resume, request.grid, dropped.size(), before.size(), request.resume,
+        some_of(dropped), request.resume);
+    return std::nullopt;
+  }
+  // Matched on identity keys: what is measured. A cell measured with other policy or
+  // protection settings is kept as it was measured, and said so.
+  std::map<std::string, const Result*> done;
+  for (const Result& r : before) {
+    if (r.status == CellStatus::kOk) done[cell_identity_json(r.cell).dump()] = &r;
+  }
+  // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
+  std::set<std::string> changed_data;
+  for (const auto& [dataset, now] : record["datasets"].items()) {
+    const auto then =
+        before_env.contains("datasets") ? before_env["datasets"].value(dataset, "") : std::string();
+    if (then == now.get<std::string>()) continue;
+    changed_data.insert(dataset);
+    spdlog::warn("--resume {}: data set {} changed ({} then, {} now): its cells run again",
+                 request.resume, dataset, then.empty() ? "not recorded" : then,
+                 now.get<std::string>());
+  }
+  const nlohmann::json no_reference;
+  const nlohmann::json& references =
+      before_env.contains("reference") && before_env["reference"].contains("cells")
+          ? before_env["reference"]["cells"]
+          : no_reference;
+  ResumePlan plan;
+  for (const Cell& cell : expansion.cells) {
+    const auto it = done.find(cell_identity_json(cell).dump());
+    if (it == done.end() || changed_data.count(cell.dataset) != 0) {
+      plan.to_run.push_back(cell);
+      continue;
+    }
+    plan.kept.push_back(*it->second);
+    Result& kept = plan.kept.back();
+    const auto changed_keys = measuring_differences(kept.cell, cell);
+    if (!changed_keys.empty()) {
+      spdlog::warn(
+          "--resume {}: cell {} ({}) is kept as measured, with other policy or protection "
+          "settings than the grid's now ({}); run the grid into a new directory to measure "
+          "it with them",
+          request.resume, cell.index, cell_label(cell), join(changed_keys, "; "));
+    }
+    // The machine's speed around it, as it was measured.
+    const std::string then = std::to_string(kept.cell.index);
+    if (references.is_object() && references.contains(then))
+      record["reference"]["cells"][std::to_string(cell.index)] = references[then];
+    // Its place in the grid as it is now; the settings it was measured with.
+    kept.cell.index = cell.index;
+    kept.cell.experiment = cell.experiment;
+  }
+  spdlog::info("resuming {}: {} cell(s) already ok, {} to run", request.resume, plan.kept.size(),
+               plan.to_run.size());
+  return plan;
+}
+
+}  // namespace crossover

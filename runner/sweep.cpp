@@ -1,0 +1,306 @@
+#include "runner/sweep.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/file_writer.hpp"
+#include "core/text.hpp"
+#include "core/user_files.hpp"
+#include "reports/table.hpp"
+#include "runner/busy_load.hpp"
+#include "runner/env.hpp"
+#include "runner/executor.hpp"
+#include "runner/reference.hpp"
+#include "workloads/catalog.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The progress line of every cell: its outcome, the time so far, and the time to go, which counts
+// only the cells that will run (skipped ones take none).
+class ProgressLine {
+ public:
+  ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
+      : start_(std::chrono::steady_clock::now()) {
+    for (const Cell& cell : cells) will_run_.push_back(!skip_reason(cell, inventory));
+  }
+
+  void show(const Result& r, std::size_t done, std::size_t total) const {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double ran = runnable(0, done);
+    const double eta = ran > 0 ? elapsed / ran * runnable(done, total) : 0.0;
+    std::string outcome = status_text(r.status);
+    if (r.status == CellStatus::kOk) {
+      outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
+                 format_number(r.metric_value);
+      if (r.data_source == "synthetic") outcome += " (synthetic data)";
+    } else {
+      outcome += ": " + r.reason;
+    }
+    spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
+                 clock_text(elapsed), clock_text(eta));
+  }
+
+ private:
+  double runnable(std::size_t from, std::size_t to) const {
+    return static_cast<double>(std::count(will_run_.begin() + static_cast<std::ptrdiff_t>(from),
+                                          will_run_.begin() + static_cast<std::ptrdiff_t>(to),
+                                          true));
+  }
+
+  std::chrono::steady_clock::time_point start_;
+  std::vector<bool> will_run_;
+};
+
+// The run's folder, created: --resume's, --out's, or a new reports/<grid name>-<time> (with
+// -2, -3, ... when a run started in the same second took that name). Throws std::runtime_error.
+std::string create_output(const SweepOptions& options, const std::string& grid_name) {
+  if (!options.resume.empty()) return options.resume;
+  if (!options.out_dir.empty()) {
+    fs::create_directories(options.out_dir);
+    return options.out_dir;
+  }
+  return create_unique_directory("reports/" + grid_name + "-" + timestamp());
+}
+
+}  // namespace
+
+std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory) {
+  TextTable table;
+  table.header = {"#", "cell", "epochs", "repeats", "would"};
+  const auto repeats = [](const Cell& c) {
+    return c.min_repeats == c.max_repeats
+               ? std::to_string(c.min_repeats)
+               : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
+  };
+  std::size_t runnable = 0;
+  for (const Cell& cell : expansion.cells) {
+    const auto reason = skip_reason(cell, inventory);
+    runnable += reason ? 0 : 1;
+    table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
+                          repeats(cell), reason ? "skip: " + *reason : "run"});
+  }
+  std::string text = render_text_table(table) + std::to_string(expansion.cells.size()) +
+                     " cells: " + std::to_string(runnable) + " would run, " +
+                     std::to_string(expansion.cells.size() - runnable) + " would be skipped";
+  if (expansion.excluded > 0)
+    text += "; " + std::to_string(expansion.excluded) + " excluded by rules";
+  if (expansion.duplicates > 0)
+    text += "; " + std::to_string(expansion.duplicates) + " duplicates dropped";
+  return text + "\n";
+}
+
+std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
+  std::vector<std::string> files;
+  const bool tabular = dataset == "iris" || dataset == "boston";
+  if (tabular) {
+    const std::string file = data_dir + "/" + tabular_file(dataset);
+    if (access(file.c_str(), F_OK) == 0) files.push_back(file);
+  } else {
+    std::error_code error;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(data_dir) / image_directory(dataset), error)) {
+      std::error_code is_folder;
+      if (!entry.is_directory(is_folder)) files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+  }
+  if (files.empty()) return "synthetic";
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uint64_t bytes = 0;
+  try {
+    for (const auto& file : files) {
+      read_user_file_chunks(file, tabular ? kMaxCsvBytes : kMaxImageFileBytes, "a data file",
+                            [&](const char* data, std::size_t size) {
+                              crc = crc32(crc, reinterpret_cast<const Bytef*>(data),
+                                          static_cast<uInt>(size));
+                              bytes += size;
+                            });
+    }
+  } catch (const UserFileError& e) {
+    spdlog::warn("data set {}: {}; its cells will fail with this reason", dataset, e.what());
+    return std::string("unreadable: ") + e.what();
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, "real %ju bytes crc32 %08lx", static_cast<std::uintmax_t>(bytes),
+                crc);
+  return text;
+}
+
+Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
+             DeviceInventory inventory)
+    : options_(std::move(options)), inventory_(std::move(inventory)), grid_name_(grid.name) {
+  if (!options_.resume.empty() && !options_.out_dir.empty() &&
+      fs::weakly_canonical(options_.out_dir) != fs::weakly_canonical(options_.resume)) {
+    spdlog::error("--resume {} writes into that directory; drop --out {}", options_.resume,
+                  options_.out_dir);
+    throw SweepRefused("--resume with another --out");
+  }
+  open_output(grid.name);
+  try {
+    planted_load_ = planted_load_from_environment();
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  record_environment(expansion);
+  // --resume: the cells already ok in the folder are kept, if the environment is the same.
+  plan_.to_run = expansion.cells;
+  if (!options_.resume.empty()) {
+    auto resumed = plan_resume({options_.resume, grid.file}, expansion, record_);
+    if (!resumed) throw SweepRefused("--resume refused");
+    plan_ = std::move(*resumed);
+  }
+  write_first_files(grid, expansion.cells.size());
+}
+
+Sweep::~Sweep() = default;
+
+// One run at a time writes into a folder, for the whole run (also when it resumes); an earlier
+// run's files are moved aside only when asked.
+void Sweep::open_output(const std::string& grid_name) {
+  try {
+    out_dir_ = create_output(options_, grid_name);
+  } catch (const std::exception& e) {
+    spdlog::error(
+        "cannot write results to {}: {}",
+        options_.resume.empty() && options_.out_dir.empty() ? "reports/" : options_.out_dir,
+        e.what());
+    throw SweepRefused(e.what());
+  }
+  try {
+    if (fs::is_directory(out_dir_)) lock_.emplace(out_dir_);  // a --resume of nothing fails later
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  if (!options_.resume.empty() || !holds_run(out_dir_)) return;
+  if (!options_.overwrite) {
+    spdlog::error(
+        "{} already holds the results of a run; nothing was overwritten. Continue it with "
+        "--resume {}, write into another --out, or add --overwrite to move its files into "
+        "{}/previous-<time>/ first",
+        out_dir_, out_dir_, out_dir_);
+    throw SweepRefused("the folder holds a run");
+  }
+  try {
+    spdlog::info("moved the earlier run's files into {}", move_previous_run(out_dir_, timestamp()));
+  } catch (const std::exception& e) {
+    spdlog::error("--overwrite: {}", e.what());
+    throw SweepRefused(e.what());
+  }
+}
+
+void Sweep::record_environment(const Expansion& expansion) {
+  record_ = environment_record(true);
+  record_["reference"]["before"] = measure_reference();
+  if (planted_load_ > 0) record_["planted_load"] = planted_load_;
+  for (const Cell& cell : expansion.cells) {
+    if (!record_["datasets"].contains(cell.dataset))
+      record_["datasets"][cell.dataset] = dataset_fingerprint(cell.dataset, options_.data_dir);
+  }
+  warnings_ = environment_warnings(record_);
+  for (const auto& w : warnings_) spdlog::warn("{}", w);
+}
+
+void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
+  try {
+    if (const std::string problem = space_problem(out_dir_, cells); !problem.empty()) {
+      spdlog::error("{}", problem);
+      throw SweepRefused(problem);
+    }
+    // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
+    files_ = std::make_unique<ResultFiles>(out_dir_, plan_.kept);
+    write_text_file(out_dir_ + "/grid.json", grid.text);
+    write_text_file(out_dir_ + "/env.json", json_text(record_, 2) + "\n");
+  } catch (const SweepRefused&) {
+    throw;
+  } catch (const std::exception& e) {
+    spdlog::error("cannot write results to {}: {}", out_dir_, e.what());
+    throw SweepRefused(e.what());
+  }
+  if (!fs::is_directory(options_.data_dir)) {
+    spdlog::warn(
+        "data directory {} does not exist: workloads will use synthetic data "
+        "(run scripts/fetch-data.sh for the real data sets)",
+        options_.data_dir);
+  }
+}
+
+SweepOutcome Sweep::run() {
+  spdlog::info("running {} cells of {} into {}", plan_.to_run.size(), grid_name_, out_dir_);
+  RunOptions options;
+  options.data_dir = options_.data_dir;
+  options.interrupted = options_.interrupted;
+  options.isolate = options_.isolate;
+  if (record_.contains("peak_gflops")) {
+    for (const auto& [device, gflops] : record_["peak_gflops"].items())
+      options.peak_gflops[device] = gflops;
+  }
+  if (planted_load_ > 0)
+    spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
+                 kPlantLoadVariable, planted_load_, planted_load_);
+  BusyLoad load(planted_load_);
+  // The reference is timed again after every cell that ran, so that each cell has the machine's
+  // speed just before and just after it (env.json: reference.cells.<index>).
+  nlohmann::ordered_json last_reference = record_["reference"]["before"];
+  const auto time_reference_after = [&](const Result& r) {
+    if (r.status != CellStatus::kOk && r.status != CellStatus::kFailed) return;
+    load.pause();
+    nlohmann::ordered_json now = measure_reference();
+    load.resume();
+    record_["reference"]["cells"][std::to_string(r.cell.index)] = {{"before", last_reference},
+                                                                   {"after", now}};
+    last_reference = std::move(now);
+  };
+  SweepOutcome outcome;
+  const ProgressLine progress(plan_.to_run, inventory_);
+  bool announced = false;
+  outcome.results = run_cells(
+      plan_.to_run, inventory_, options, [&](const Result& r, std::size_t done, std::size_t total) {
+        time_reference_after(r);
+        try {
+          if (!outcome.write_failed) files_->append(r);
+        } catch (const std::exception& e) {
+          // The results before this one are on disk; the next cells would be measured for
+          // nothing, so the sweep stops here (a signal that came first keeps its meaning).
+          spdlog::error("{}; the sweep stops after this cell", e.what());
+          outcome.write_failed = true;
+          int none = 0;
+          if (options_.interrupted != nullptr)
+            options_.interrupted->compare_exchange_strong(none, kStopWriteFailed);
+        }
+        progress.show(r, done, total);
+        if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
+          announced = true;
+          spdlog::warn(
+              "interrupted: the cells after this one are not run; the reports are "
+              "written for what finished (interrupt again to stop at once)");
+        }
+      });
+  load.stop();
+  // How fast the machine was after the last cell: with the first, how much it moved in the run.
+  record_["reference"]["after"] = last_reference;
+  try {
+    write_text_file(out_dir_ + "/env.json", json_text(record_, 2) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    outcome.write_failed = true;
+  }
+  // The reports cover the whole grid: the kept cells and the new ones, in grid order.
+  outcome.results.insert(outcome.results.end(), plan_.kept.begin(), plan_.kept.end());
+  std::stable_sort(outcome.results.begin(), outcome.results.end(),
+                   [](const Result& a, const Result& b) { return a.cell.index < b.cell.index; });
+  return outcome;
+}
+
+}  // namespace crossover

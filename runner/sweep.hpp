@@ -1,0 +1,93 @@
+#pragma once
+// A sweep: the cells of a grid, run one at a time into an output folder. Planning checks what can
+// be known to fail before the first cell — the folder, its lock, an earlier run there, the
+// environment, the data sets, --resume's plan, the free space — and writes the run's first files;
+// running measures the cells, times the reference around each, and hands every result to the
+// per-cell outputs (results.jsonl and results.csv, the progress line) as it comes. Logs with
+// spdlog; no LibTorch in this header.
+
+#include <atomic>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+#include "runner/devices.hpp"
+#include "runner/grid.hpp"
+#include "runner/output_dir.hpp"
+#include "runner/resume.hpp"
+
+namespace crossover {
+
+/// What a sweep was asked to do (`crossover run`'s options).
+struct SweepOptions {
+  std::string out_dir;  ///< "" = reports/<grid name>-<timestamp>
+  std::string data_dir = "data";
+  std::string resume;      ///< a run's folder to continue ("" = a new run)
+  bool overwrite = false;  ///< move an earlier run in out_dir into previous-<time>/ first
+  bool isolate = false;    ///< every cell in a child process
+  /// Set by a signal handler: the sweep stops after the running cell.
+  std::atomic<int>* interrupted = nullptr;
+};
+
+/// Why a sweep cannot start (bad input, exit 2); the reasons are already logged.
+class SweepRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What a sweep leaves.
+struct SweepOutcome {
+  std::vector<Result> results;  ///< the kept cells and the new ones, in grid order
+  bool write_failed = false;    ///< a result, env.json or the like could not be written
+};
+
+/// A planned sweep, holding its folder's lock until it is destroyed.
+class Sweep {
+ public:
+  /// Plans the sweep of `expansion` (the cells of `grid`); throws SweepRefused, logged.
+  Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
+        DeviceInventory inventory);
+  ~Sweep();
+  Sweep(const Sweep&) = delete;
+  Sweep& operator=(const Sweep&) = delete;
+
+  /// Runs the planned cells; every result goes to the files and the progress line as it comes.
+  SweepOutcome run();
+
+  const std::string& out_dir() const { return out_dir_; }
+  /// The environment record (env.json), with the reference timings once run.
+  const nlohmann::ordered_json& record() const { return record_; }
+  /// What in the environment makes the figures untrustworthy, as sentences.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  void open_output(const std::string& grid_name);
+  void record_environment(const Expansion& expansion);
+  void write_first_files(const Grid& grid, std::size_t cells);
+
+  SweepOptions options_;
+  DeviceInventory inventory_;
+  std::string grid_name_;
+  std::string out_dir_;
+  std::optional<DirectoryLock> lock_;
+  int planted_load_ = 0;
+  nlohmann::ordered_json record_;
+  std::vector<std::string> warnings_;
+  ResumePlan plan_;
+  std::unique_ptr<ResultFiles> files_;
+};
+
+/// The cells of a grid, each with "run" or "skip: <reason>", and their counts: `run --dry-run`.
+std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory);
+
+/// What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
+/// "real <bytes> bytes crc32 <crc>" of its files, or "unreadable: <why>" (a FIFO, a device, a file
+/// over the limit: never a hang). env.json records it, so that --resume runs again the cells of a
+/// data set that changed.
+std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir);
+
+}  // namespace crossover
