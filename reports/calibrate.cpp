@@ -78,7 +78,7 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
       const auto it = where.find(v.config.dump());
       if (it == where.end()) continue;
       CellGate& c = g.cells[it->second];
-      const bool regression = v.verdict == "regression";
+      const bool regression = v.verdict == Verdict::kRegression;
       if (std::string(kind) == "A/A") c.false_alarms += regression ? 1 : 0;
       if (std::string(kind) == "planted") {
         c.detections += regression ? 1 : 0;

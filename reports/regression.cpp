@@ -21,12 +21,8 @@ using Json = nlohmann::ordered_json;
 // shared 2-core VM; two busy processes lowered it by 40 %.
 constexpr double kPeakTolerance = 0.30;
 
-// Verdicts in the order the reports list them: the worst first.
-int severity(const std::string& verdict) {
-  static const std::vector<std::string> order = {"regression",   "failed",    "improvement",
-                                                 "inconclusive", "no change", "not compared"};
-  return static_cast<int>(std::find(order.begin(), order.end(), verdict) - order.begin());
-}
+// Verdicts in the order the reports list them: the worst first (the enum's order).
+int severity(Verdict verdict) { return static_cast<int>(verdict); }
 
 // The configuration cells are matched on: what is measured, not how long (the stopping rule) nor
 // how the cell was guarded (isolation, time-out).
@@ -90,7 +86,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   const Result* cand = c.first_ok();
   if (base == nullptr) {
     const Result& r = *b.results.front();
-    v.verdict = "not compared";
+    v.verdict = Verdict::kNotCompared;
     v.reason = "baseline " + std::string(status_text(r.status)) +
                (r.reason.empty() ? "" : ": " + r.reason);
     return;
@@ -98,7 +94,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   v.baseline_cell = base->cell.index;
   if (cand == nullptr) {
     const Result& r = *c.results.front();
-    v.verdict = r.status == CellStatus::kFailed ? "failed" : "not compared";
+    v.verdict = r.status == CellStatus::kFailed ? Verdict::kFailed : Verdict::kNotCompared;
     v.reason = "candidate " + std::string(status_text(r.status)) +
                (r.reason.empty() ? "" : ": " + r.reason);
     return;
@@ -115,7 +111,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   if (!bs.empty()) v.baseline_median = quantile(bs, 0.5);
   if (!cs.empty()) v.candidate_median = quantile(cs, 0.5);
   if (base->data_source != cand->data_source || base->train_rows != cand->train_rows) {
-    v.verdict = "inconclusive";
+    v.verdict = Verdict::kInconclusive;
     v.reason = "the data differ: baseline " + base->data_source + " " +
                std::to_string(base->train_rows) + " rows, candidate " + cand->data_source + " " +
                std::to_string(cand->train_rows) + " rows";
@@ -124,7 +120,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
   if (!by_runs &&
       (bs.size() < 2 || cs.size() < 2 || smallest_p_value(bs.size(), cs.size()) > o.alpha)) {
-    v.verdict = "inconclusive";
+    v.verdict = Verdict::kInconclusive;
     v.reason = "too few samples (" + std::to_string(bs.size()) + " and " +
                std::to_string(cs.size()) + "): at least " +
                std::to_string(samples_needed(o.alpha)) + " per side can reach alpha " +
@@ -221,20 +217,20 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
       v.decided_by == "run-level test" ? std::max(v.p_value, v.run_level_p) : v.p_value;
   const std::string bounds = "±" + format_percent(o.threshold, false);
   if (drift_explains) {
-    v.verdict = "inconclusive";
+    v.verdict = Verdict::kInconclusive;
     v.reason = "the machine's own change of speed explains it: " + format_percent(v.change) +
                " measured, " + format_percent(v.net_change) + " net of the reference drift";
   } else if (significant && std::abs(effective) >= o.threshold) {
-    v.verdict = worse ? "regression" : "improvement";
+    v.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
     v.reason = "significant and beyond " + bounds;
   } else if (significant) {
-    v.verdict = "no change";
+    v.verdict = Verdict::kNoChange;
     v.reason = "significant (p = " + p_text(decisive_p) + ") but within " + bounds;
   } else if (interval.low > -o.threshold && interval.high < o.threshold) {
-    v.verdict = "no change";
+    v.verdict = Verdict::kNoChange;
     v.reason = "not significant (p = " + p_text(decisive_p) + "), interval within " + bounds;
   } else {
-    v.verdict = "inconclusive";
+    v.verdict = Verdict::kInconclusive;
     v.reason = "too noisy: not significant, and the interval reaches past " + bounds +
                (by_runs ? "; the runs differ: more rounds or a quieter machine"
                         : "; more repeats or a quieter machine");
@@ -267,7 +263,25 @@ void check_options(const RegressionOptions& o) {
                                 o.fail_on);
 }
 
-std::size_t RegressionReport::count(const std::string& verdict) const {
+const char* verdict_text(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kFailed:
+      return "failed";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kNoChange:
+      return "no change";
+    case Verdict::kNotCompared:
+      return "not compared";
+  }
+  return "unknown";
+}
+
+std::size_t RegressionReport::count(Verdict verdict) const {
   return static_cast<std::size_t>(std::count_if(
       cells.begin(), cells.end(), [&](const CellVerdict& v) { return v.verdict == verdict; }));
 }
@@ -279,8 +293,8 @@ bool RegressionReport::unfair() const {
 
 bool RegressionReport::fails() const {
   if (options.fail_on == "none") return false;
-  const std::size_t bad = count("regression") + count("failed");
-  if (options.fail_on == "any-change") return bad + count("improvement") > 0;
+  const std::size_t bad = count(Verdict::kRegression) + count(Verdict::kFailed);
+  if (options.fail_on == "any-change") return bad + count(Verdict::kImprovement) > 0;
   return bad > 0;
 }
 

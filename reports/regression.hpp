@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,30 @@
 #include "reports/calibration.hpp"
 
 namespace crossover {
+
+/// What compare says of one cell, in the order the reports list verdicts: the worst first.
+enum class Verdict {
+  kRegression,    ///< slower (or less throughput) beyond the threshold, and significantly
+  kFailed,        ///< ran in the baseline, failed in the candidate
+  kImprovement,   ///< faster beyond the threshold, and significantly
+  kInconclusive,  ///< too few samples, or a change the evidence cannot decide
+  kNoChange,      ///< within the threshold, or not significant
+  kNotCompared,   ///< skipped, or not ok in the baseline
+};
+
+/// "regression", "failed", "improvement", "inconclusive", "no change", "not compared": the words of
+/// the tables and the verdict file.
+const char* verdict_text(Verdict verdict);
+
+inline std::ostream& operator<<(std::ostream& out, Verdict verdict) {
+  return out << verdict_text(verdict);
+}
+
+/// JSON: the word.
+template <typename BasicJson>
+void to_json(BasicJson& json, Verdict verdict) {
+  json = verdict_text(verdict);
+}
 
 /// A p-value as the reports write it: "0.012", "3.1e-05".
 std::string p_text(double p);
@@ -50,9 +75,7 @@ struct CellVerdict {
   nlohmann::ordered_json config;  ///< the configuration the cells were matched on
   std::size_t baseline_cell = 0;  ///< the cell's index in each run
   std::size_t candidate_cell = 0;
-  /// "regression", "improvement", "no change", "inconclusive", "failed" (ran in the baseline,
-  /// failed in the candidate) or "not compared" (skipped, or not ok in the baseline).
-  std::string verdict;
+  Verdict verdict = Verdict::kNotCompared;
   std::string reason;  ///< why, in a few words
   std::size_t baseline_samples = 0;
   std::size_t candidate_samples = 0;
@@ -98,7 +121,7 @@ struct RegressionReport {
   std::string calibration;              ///< the calibration file used ("" = none)
   std::string evidence;                 ///< what the verdicts rest on, in one line
 
-  std::size_t count(const std::string& verdict) const;
+  std::size_t count(Verdict verdict) const;
   bool unfair() const;
   /// Whether the job should fail under options.fail_on: a regression or a failed cell
   /// ("regression"), also an improvement ("any-change"), never ("none").

@@ -56,7 +56,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
     table.right_aligned[i] = true;
   for (const CellVerdict* v : cells) {
     std::vector<std::string> row;
-    if (with_verdict) row.push_back(v->verdict);
+    if (with_verdict) row.push_back(verdict_text(v->verdict));
     const bool measured = v->tested;
     row.push_back(v->name);
     row.push_back(cell_value(v->baseline_median, v->baseline_samples, v->baseline_runs, metric));
@@ -72,7 +72,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
 }
 
 std::string headline(const RegressionReport& r) {
-  const std::size_t regressions = r.count("regression"), failed = r.count("failed");
+  const std::size_t regressions = r.count(Verdict::kRegression), failed = r.count(Verdict::kFailed);
   std::string text;
   if (regressions + failed == 0) {
     text = "no regression";
@@ -81,10 +81,10 @@ std::string headline(const RegressionReport& r) {
     if (failed > 0) text += ", " + std::to_string(failed) + " cell(s) failed in the candidate";
   }
   text += " in " + std::to_string(r.cells.size()) +
-          " matched cell(s): " + std::to_string(r.count("improvement")) + " improved, " +
-          std::to_string(r.count("no change")) + " unchanged, " +
-          std::to_string(r.count("inconclusive")) + " inconclusive, " +
-          std::to_string(r.count("not compared")) + " not compared";
+          " matched cell(s): " + std::to_string(r.count(Verdict::kImprovement)) + " improved, " +
+          std::to_string(r.count(Verdict::kNoChange)) + " unchanged, " +
+          std::to_string(r.count(Verdict::kInconclusive)) + " inconclusive, " +
+          std::to_string(r.count(Verdict::kNotCompared)) + " not compared";
   return text;
 }
 
@@ -136,7 +136,7 @@ std::string render_regression_markdown(const RegressionReport& r) {
   }
   for (const auto& note : r.notes) out += "- " + note + "\n";
   if (!r.notes.empty()) out += "\n";
-  const auto section = [&](const std::string& verdict, const std::string& title, bool folded) {
+  const auto section = [&](Verdict verdict, const std::string& title, bool folded) {
     std::vector<const CellVerdict*> cells;
     for (const auto& v : r.cells) {
       if (v.verdict == verdict) cells.push_back(&v);
@@ -150,12 +150,12 @@ std::string render_regression_markdown(const RegressionReport& r) {
       out += "### " + title + " (" + std::to_string(cells.size()) + ")\n\n" + table + "\n";
     }
   };
-  section("regression", "Regressions", false);
-  section("failed", "Failed in the candidate", false);
-  section("improvement", "Improvements", false);
-  section("inconclusive", "Inconclusive", false);
-  section("no change", "No change", true);
-  section("not compared", "Not compared", true);
+  section(Verdict::kRegression, "Regressions", false);
+  section(Verdict::kFailed, "Failed in the candidate", false);
+  section(Verdict::kImprovement, "Improvements", false);
+  section(Verdict::kInconclusive, "Inconclusive", false);
+  section(Verdict::kNoChange, "No change", true);
+  section(Verdict::kNotCompared, "Not compared", true);
   if (!r.only_in_baseline.empty() || !r.only_in_candidate.empty()) {
     out += "### Cells in one run only\n\n";
     for (const auto& name : r.only_in_baseline) out += "- only in the baseline: " + name + "\n";
@@ -167,7 +167,8 @@ std::string render_regression_markdown(const RegressionReport& r) {
 
 nlohmann::ordered_json regression_json(const RegressionReport& r) {
   Json j;
-  j["verdict"] = r.count("regression") + r.count("failed") > 0 ? "regression" : "no regression";
+  j["verdict"] = r.count(Verdict::kRegression) + r.count(Verdict::kFailed) > 0 ? "regression"
+                                                                               : "no regression";
   j["fails"] = r.fails();
   j["summary"] = headline(r);
   j["baseline"] = r.baseline_label;
@@ -177,9 +178,10 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                   {"alpha", r.options.alpha},
                   {"fail_on", r.options.fail_on}};
   Json counts;
-  for (const char* v :
-       {"regression", "failed", "improvement", "no change", "inconclusive", "not compared"})
-    counts[v] = r.count(v);
+  // In the order of the first verdict files (they are read by CI jobs).
+  for (Verdict v : {Verdict::kRegression, Verdict::kFailed, Verdict::kImprovement,
+                    Verdict::kNoChange, Verdict::kInconclusive, Verdict::kNotCompared})
+    counts[verdict_text(v)] = r.count(v);
   j["counts"] = counts;
   Json env = Json::array();
   for (const auto& d : r.environment) {

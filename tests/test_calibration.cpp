@@ -80,8 +80,8 @@ std::vector<double> around(double median) {
 TEST(Calibration, TheReferenceDriftIsTheRatioOfTheRunsReferenceTimes) {
   // Baseline: matmul 1 ms, step 50 us; candidate: matmul +21 %, step +0 % -> machine
   // sqrt(1.21 * 1.0) = 1.1.
-  const auto drift = reference_drift(env_with_reference(1e-3, 50e-6),
-                                     env_with_reference(1.21e-3, 50e-6));
+  const auto drift =
+      reference_drift(env_with_reference(1e-3, 50e-6), env_with_reference(1.21e-3, 50e-6));
   ASSERT_TRUE(drift.has_value());
   EXPECT_NEAR(drift->matmul, 1.21, 1e-9);
   EXPECT_NEAR(drift->step, 1.0, 1e-9);
@@ -89,16 +89,15 @@ TEST(Calibration, TheReferenceDriftIsTheRatioOfTheRunsReferenceTimes) {
   EXPECT_NE(drift_text(*drift).find("10.0 % slower"), std::string::npos) << drift_text(*drift);
   // Before 1 ms and after 1.44 ms: the run's reference is their geometric mean, 1.2 ms, and the
   // move within the run is reported.
-  const auto moved = reference_drift(env_with_reference(1e-3, 50e-6),
-                                     env_with_reference(1e-3, 50e-6, 1.44));
+  const auto moved =
+      reference_drift(env_with_reference(1e-3, 50e-6), env_with_reference(1e-3, 50e-6, 1.44));
   ASSERT_TRUE(moved.has_value());
   EXPECT_NEAR(moved->machine, 1.2, 1e-9);
   EXPECT_NEAR(moved->within_candidate, 1.44, 1e-9);
-  EXPECT_NE(drift_text(*moved).find("moved during the candidate run (+44.0 %)"),
-            std::string::npos)
+  EXPECT_NE(drift_text(*moved).find("moved during the candidate run (+44.0 %)"), std::string::npos)
       << drift_text(*moved);
-  EXPECT_NE(drift_text(*reference_drift(env_with_reference(1e-3, 5e-5),
-                                        env_with_reference(1.01e-3, 5e-5)))
+  EXPECT_NE(drift_text(
+                *reference_drift(env_with_reference(1e-3, 5e-5), env_with_reference(1.01e-3, 5e-5)))
                 .find("machine steady"),
             std::string::npos);
   // A run of an older crossover has no reference: nothing is claimed.
@@ -156,20 +155,20 @@ TEST(Calibration, ACalibratedSpreadDecidesWhetherAOneRunChangeIsARegression) {
   // Uncalibrated, the within-run test alone calls it.
   auto report = compare_records(base, slower, options);
   ASSERT_EQ(report.cells.size(), 1u);
-  EXPECT_EQ(report.cells[0].verdict, "regression");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);
   EXPECT_EQ(report.cells[0].decided_by, "within-run test");
   EXPECT_NE(report.cells[0].evidence.find("without a calibration"), std::string::npos);
   // Runs of this cell drift by 15 % from one to the next here: +20 % is within that.
   const Calibration loose = calibration_of(0.15);
   report = compare_records(base, slower, options, &loose);
-  EXPECT_NE(report.cells[0].verdict, "regression");
+  EXPECT_NE(report.cells[0].verdict, Verdict::kRegression);
   EXPECT_EQ(report.cells[0].decided_by, "run-level test");
   EXPECT_GT(report.cells[0].run_level_p, 0.05);
   EXPECT_FALSE(report.fails());
   // They drift by 3 %: +20 % stands out.
   const Calibration tight = calibration_of(0.03);
   report = compare_records(base, slower, options, &tight);
-  EXPECT_EQ(report.cells[0].verdict, "regression");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);
   EXPECT_EQ(report.cells[0].decided_by, "run-level test");
   EXPECT_LT(report.cells[0].run_level_p, 0.01);
   EXPECT_NE(report.cells[0].evidence.find("calibrated on 10 A/A pairs"), std::string::npos)
@@ -178,11 +177,11 @@ TEST(Calibration, ACalibratedSpreadDecidesWhetherAOneRunChangeIsARegression) {
   // No within-run difference: the within-run test decides. With a 3 % run-to-run spread an
   // unchanged median cannot promise "within 5 %" (inconclusive); with 1 %, it can.
   report = compare_records(base, base, options, &tight);
-  EXPECT_EQ(report.cells[0].verdict, "inconclusive");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kInconclusive);
   EXPECT_EQ(report.cells[0].decided_by, "within-run test");
   const Calibration quiet = calibration_of(0.01);
   report = compare_records(base, base, options, &quiet);
-  EXPECT_EQ(report.cells[0].verdict, "no change");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kNoChange);
   EXPECT_EQ(report.cells[0].decided_by, "within-run test");
 }
 
@@ -193,7 +192,7 @@ TEST(Calibration, AMachineThatSlowedDownAsMuchAsTheChangeIsNotBlamedOnTheCode) {
   const auto busy = one_cell_run(around(0.130), env_with_reference(1.3e-3, 6.5e-5));
   auto report = compare_records(base, busy, options);
   ASSERT_EQ(report.cells.size(), 1u);
-  EXPECT_EQ(report.cells[0].verdict, "inconclusive");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kInconclusive);
   EXPECT_EQ(report.cells[0].decided_by, "reference drift");
   EXPECT_NEAR(report.cells[0].net_change, 0.0, 0.02);
   EXPECT_NE(report.cells[0].reason.find("machine's own change of speed"), std::string::npos);
@@ -201,17 +200,17 @@ TEST(Calibration, AMachineThatSlowedDownAsMuchAsTheChangeIsNotBlamedOnTheCode) {
   // Cells 30 % slower on a steady machine: the code.
   const auto slow_code = one_cell_run(around(0.130), env_with_reference(1e-3, 5e-5));
   report = compare_records(base, slow_code, options);
-  EXPECT_EQ(report.cells[0].verdict, "regression");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);
   // Calibrated with a cell that feels the whole drift (beta 1): the change net of the machine
   // is tested, and it is nothing.
   const Calibration follows = calibration_of(0.03, 1.0);
   report = compare_records(base, busy, options, &follows);
-  EXPECT_NE(report.cells[0].verdict, "regression");
+  EXPECT_NE(report.cells[0].verdict, Verdict::kRegression);
   EXPECT_NEAR(report.cells[0].net_change, 0.0, 0.02);
   // The same calibration on a machine 30 % slower whose cells are 80 % slower: +38 % net.
   const auto both = one_cell_run(around(0.180), env_with_reference(1.3e-3, 6.5e-5));
   report = compare_records(base, both, options, &follows);
-  EXPECT_EQ(report.cells[0].verdict, "regression");
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);
   EXPECT_NEAR(report.cells[0].net_change, 0.38, 0.03);
 }
 

@@ -61,10 +61,10 @@ TEST(Regression, FlagsATenPercentSlowdownAndRarelyFlagsNoise) {
     const auto same = noisy(rng, 30, 1.0, 0.02);
     detected +=
         only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", slow)}, options))
-            .verdict == "regression";
+            .verdict == Verdict::kRegression;
     false_alarms +=
         only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", same)}, options))
-            .verdict == "regression";
+            .verdict == Verdict::kRegression;
   }
   EXPECT_GE(detected, 95);
   EXPECT_LE(false_alarms, 5);
@@ -77,21 +77,21 @@ TEST(Regression, ASignificantChangeBelowTheThresholdIsNoChange) {
   const auto& v =
       only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", cand)}, {}));
   EXPECT_LT(v.p_value, 0.05);
-  EXPECT_EQ(v.verdict, "no change");
+  EXPECT_EQ(v.verdict, Verdict::kNoChange);
   EXPECT_NE(v.reason.find("within"), std::string::npos);
 }
 
 TEST(Regression, FewOrNoisySamplesAreInconclusiveAndSayWhy) {
   const auto& few = only(compare_runs({cell(0, "mnist_mlp", {1.0, 1.0, 1.0})},
                                       {cell(0, "mnist_mlp", {2.0, 2.0, 2.0})}, {}));
-  EXPECT_EQ(few.verdict, "inconclusive");
+  EXPECT_EQ(few.verdict, Verdict::kInconclusive);
   EXPECT_NE(few.reason.find("too few samples (3 and 3)"), std::string::npos);
   EXPECT_NE(few.reason.find("at least 4"), std::string::npos);
 
   std::mt19937_64 rng(3);
   const auto& noise = only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))},
                                         {cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))}, {}));
-  EXPECT_EQ(noise.verdict, "inconclusive");
+  EXPECT_EQ(noise.verdict, Verdict::kInconclusive);
   EXPECT_NE(noise.reason.find("too noisy"), std::string::npos);
 }
 
@@ -101,7 +101,7 @@ TEST(Regression, ThroughputRegressesWhenItFalls) {
   options.metric = "throughput";
   const auto& v = only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 30, 1.0, 0.01))},
                                     {cell(0, "mnist_mlp", noisy(rng, 30, 1.25, 0.01))}, options));
-  EXPECT_EQ(v.verdict, "regression");
+  EXPECT_EQ(v.verdict, Verdict::kRegression);
   EXPECT_NEAR(v.change, 1.0 / 1.25 - 1.0, 0.02);  // 1,000 rows per epoch: samples/s fell 20 %
   EXPECT_NEAR(v.baseline_median, 1000.0, 20.0);
 }
@@ -138,13 +138,13 @@ TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   EXPECT_EQ(only(pooled).baseline_samples, 60u);
   EXPECT_EQ(only(pooled).test, "welch-runs");
   EXPECT_GT(only(pooled).p_value, 0.2);
-  EXPECT_EQ(only(pooled).verdict, "inconclusive");
+  EXPECT_EQ(only(pooled).verdict, Verdict::kInconclusive);
   EXPECT_NE(only(pooled).reason.find("run medians"), std::string::npos);
   EXPECT_TRUE(pooled.notes.empty());
   // The first runs alone: a "regression", with the note that one run per side hides the rest.
   const auto single = compare_runs({base[0]}, {cand[0]}, {});
   EXPECT_EQ(only(single).test, "mann-whitney");
-  EXPECT_EQ(only(single).verdict, "regression");
+  EXPECT_EQ(only(single).verdict, Verdict::kRegression);
   ASSERT_EQ(single.notes.size(), 1u);
   EXPECT_NE(single.notes[0].find("--rerun"), std::string::npos);
   // Runs that agree on a 50 % slowdown: a regression by the runs too.
@@ -154,7 +154,7 @@ TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   std::vector<Result> steady;
   for (double level : {1.0, 1.05, 0.95})
     steady.push_back(cell(0, "mnist_mlp", noisy(rng, 20, level, 0.01)));
-  EXPECT_EQ(only(compare_runs(steady, slow, {})).verdict, "regression");
+  EXPECT_EQ(only(compare_runs(steady, slow, {})).verdict, Verdict::kRegression);
 }
 
 TEST(Regression, CellsMatchOnConfigurationAndTheRestIsListed) {
@@ -188,7 +188,7 @@ TEST(Regression, DifferentDataIsNotCompared) {
   Result b = cell(0, "mnist_mlp", noisy(rng, 20, 2.0, 0.01));
   b.data_source = "synthetic";
   const auto& v = only(compare_runs({a}, {b}, {}));
-  EXPECT_EQ(v.verdict, "inconclusive");
+  EXPECT_EQ(v.verdict, Verdict::kInconclusive);
   EXPECT_NE(v.reason.find("the data differ"), std::string::npos);
 }
 
@@ -198,7 +198,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   const auto faster = noisy(rng, 30, 0.7, 0.01);
   RegressionOptions options;
   auto report = compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", faster)}, options);
-  EXPECT_EQ(only(report).verdict, "improvement");
+  EXPECT_EQ(only(report).verdict, Verdict::kImprovement);
   EXPECT_FALSE(report.fails());  // improvements never fail a job by default
   report.options.fail_on = "any-change";
   EXPECT_TRUE(report.fails());
@@ -207,7 +207,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   failed.status = CellStatus::kFailed;
   failed.reason = "CUDA out of memory";
   report = compare_runs({cell(0, "mnist_mlp", base)}, {failed}, options);
-  EXPECT_EQ(only(report).verdict, "failed");
+  EXPECT_EQ(only(report).verdict, Verdict::kFailed);
   EXPECT_NE(only(report).reason.find("CUDA out of memory"), std::string::npos);
   EXPECT_TRUE(report.fails());
   report.options.fail_on = "none";
@@ -216,7 +216,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   Result skipped = cell(0, "mnist_mlp", {});
   skipped.status = CellStatus::kSkipped;
   report = compare_runs({skipped}, {skipped}, options);
-  EXPECT_EQ(only(report).verdict, "not compared");
+  EXPECT_EQ(only(report).verdict, Verdict::kNotCompared);
   EXPECT_FALSE(report.fails());
 
   options.metric = "latency";
@@ -259,7 +259,7 @@ TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
   report.baseline_label = "main";
   report.candidate_label = "pr";
   report.environment = {{"BLAS", "openblas", "reference", true}};
-  EXPECT_EQ(report.cells[0].verdict, "regression");  // sorted first although it is cell 1
+  EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);  // sorted first although it is cell 1
   const std::string md = render_regression_markdown(report);
   EXPECT_EQ(md.rfind("## crossover compare: 1 regression(s) in 2 matched cell(s)", 0), 0u);
   EXPECT_NE(md.find("**Warning:**"), std::string::npos);
