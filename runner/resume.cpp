@@ -24,6 +24,48 @@ std::string some_of(const std::vector<std::string>& items) {
   return text;
 }
 
+// Whether the environment is the one the run was measured in, as far as the timings go; logs
+// every difference, and an error when one matters.
+bool same_environment(const ResumeRequest& request, const nlohmann::json& before_env,
+                      const nlohmann::ordered_json& record) {
+  bool changed = false;
+  for (const auto& d : environment_differences(before_env, record, false)) {
+    spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
+                "--resume {}: the environment changed: {}: {} then, {} now", request.resume, d.what,
+                d.baseline, d.candidate);
+    changed |= d.unfair;
+  }
+  if (changed) {
+    spdlog::error(
+        "--resume {}: results from different environments would be mixed; run the "
+        "grid into a new directory instead",
+        request.resume);
+  }
+  return !changed;
+}
+
+// Whether every result already there has its cell in the grid: resuming rewrites the file, and
+// what the grid does not name would be lost. Logs the cells it would drop.
+bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
+                 const std::vector<Result>& before) {
+  std::set<std::string> in_grid;
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  std::vector<std::string> dropped;
+  for (const Result& r : before) {
+    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0)
+      dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
+                        status_text(r.status) + ")");
+  }
+  if (dropped.empty()) return true;
+  spdlog::error(
+      "--resume {}: the grid {} does not have {} of the {} cell(s) in {}/results.jsonl, and "
+      "resuming would drop them: {}. Nothing was changed; resume with the grid the run saved "
+      "({}/grid.json), or run this grid into a new directory",
+      request.resume, request.grid, dropped.size(), before.size(), request.resume, some_of(dropped),
+      request.resume);
+  return false;
+}
+
 }  // namespace
 
 std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expansion& expansion,
@@ -39,39 +81,8 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
                   request.resume, e.what());
     return std::nullopt;
   }
-  bool changed = false;
-  for (const auto& d : environment_differences(before_env, record, false)) {
-    spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
-                "--resume {}: the environment changed: {}: {} then, {} now", request.resume, d.what,
-                d.baseline, d.candidate);
-    changed |= d.unfair;
-  }
-  if (changed) {
-    spdlog::error(
-        "--resume {}: results from different environments would be mixed; run the "
-        "grid into a new directory instead",
-        request.resume);
+  if (!same_environment(request, before_env, record) || !grid_covers(request, expansion, before))
     return std::nullopt;
-  }
-  // Every result already there must have its cell in the grid: resuming rewrites the file, and
-  // what the grid does not name would be lost.
-  std::set<std::string> in_grid;
-  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
-  std::vector<std::string> dropped;
-  for (const Result& r : before) {
-    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0)
-      dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
-                        status_text(r.status) + ")");
-  }
-  if (!dropped.empty()) {
-    spdlog::error(
-        "--resume {}: the grid {} does not have {} of the {} cell(s) in {}/results.jsonl, and "
-        "resuming would drop them: {}. Nothing was changed; resume with the grid the run saved "
-        "({}/grid.json), or run this grid into a new directory",
-        request.resume, request.grid, dropped.size(), before.size(), request.resume,
-        some_of(dropped), request.resume);
-    return std::nullopt;
-  }
   // Matched on identity keys: what is measured. A cell measured with other policy or
   // protection settings is kept as it was measured, and said so.
   std::map<std::string, const Result*> done;
