@@ -7,7 +7,8 @@
 #                                            AddressSanitizer and
 #                                            UndefinedBehaviorSanitizer (build-asan/), then every
 #                                            fuzz target for FUZZ_SECONDS (default 60; scripts/fuzz.sh,
-#                                            build-fuzz/). What CI runs (.ci/run): ~25 minutes.
+#                                            build-fuzz/). What CI runs (.ci/run, with
+#                                            FUZZ_SECONDS=50): about 45 minutes on 2 cores.
 #   CROSSOVER_SANITIZERS=0 / FUZZ_SECONDS=0 skip a part of --full.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
