@@ -189,10 +189,33 @@ Json environment_record(bool measure_peak) {
 
 namespace {
 
-std::string load_text(const Json& cpu) {
-  if (!cpu.contains("load_average")) return "unknown";
+// The value at `pointer` ("/cpu/model") of a record, or null where it lacks one: env.json is read
+// back from a user's folder, and one written by hand or by an older crossover may miss anything.
+const Json& field(const Json& r, const char* pointer) {
+  static const Json null;
+  const Json::json_pointer p(pointer);
+  return r.contains(p) ? r.at(p) : null;
+}
+std::string text(const Json& r, const char* pointer) {
+  const Json& v = field(r, pointer);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+bool flag(const Json& r, const char* pointer) {
+  const Json& v = field(r, pointer);
+  return v.is_boolean() && v.get<bool>();
+}
+std::string count_text(const Json& r, const char* pointer) {
+  const Json& v = field(r, pointer);
+  return v.is_number() ? v.dump() : std::string("unknown");
+}
+
+std::string load_text(const Json& r) {
+  const Json& load = field(r, "/cpu/load_average");
+  if (!load.is_array()) return "unknown";
   std::vector<std::string> loads;
-  for (const auto& x : cpu["load_average"]) loads.push_back(format_number(x.get<double>()));
+  for (const auto& x : load) {
+    if (x.is_number()) loads.push_back(format_number(x.get<double>()));
+  }
   return join(loads, " ");
 }
 
@@ -200,50 +223,56 @@ std::string load_text(const Json& cpu) {
 
 std::vector<std::string> environment_summary(const Json& r) {
   std::vector<std::string> lines;
-  const auto text = [](const Json& j, const char* key) {
-    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-  };
-  lines.push_back("CPU: " + text(r["cpu"], "model") + ", " + r["cpu"]["logical_cores"].dump() +
-                  " logical cores; " + text(r["host"], "os"));
-  lines.push_back(
-      "LibTorch " + text(r["libtorch"], "version") + " (CUDA " +
-      (r["cuda"]["compiled"].get<bool>() ? "compiled" : "not compiled") +
-      ", BLAS_INFO=" + text(r["libtorch"], "blas_info") + "; fused optimiser kernels: " +
-      (r["libtorch"].contains("fused_kernels") && !r["libtorch"]["fused_kernels"].empty()
-           ? join(r["libtorch"]["fused_kernels"].get<std::vector<std::string>>(), ", ")
-           : std::string("none")) +
-      ")");
-  std::string blas = "BLAS: " + text(r["blas"], "kind");
-  if (!text(r["blas"], "library").empty()) blas += " (" + text(r["blas"], "library") + ")";
-  if (!text(r["blas"], "version").empty()) blas += ", " + text(r["blas"], "version");
-  if (r["blas"].contains("matmul_1024_gflops")) {
+  lines.push_back("CPU: " + text(r, "/cpu/model") + ", " + count_text(r, "/cpu/logical_cores") +
+                  " logical cores; " + text(r, "/host/os"));
+  const Json& fused = field(r, "/libtorch/fused_kernels");
+  std::vector<std::string> kernels;
+  if (fused.is_array()) {
+    for (const auto& k : fused) {
+      if (k.is_string()) kernels.push_back(k.get<std::string>());
+    }
+  }
+  lines.push_back("LibTorch " + text(r, "/libtorch/version") + " (CUDA " +
+                  (flag(r, "/cuda/compiled") ? "compiled" : "not compiled") +
+                  ", BLAS_INFO=" + text(r, "/libtorch/blas_info") + "; fused optimiser kernels: " +
+                  (kernels.empty() ? std::string("none") : join(kernels, ", ")) + ")");
+  std::string blas = "BLAS: " + text(r, "/blas/kind");
+  if (!text(r, "/blas/library").empty()) blas += " (" + text(r, "/blas/library") + ")";
+  if (!text(r, "/blas/version").empty()) blas += ", " + text(r, "/blas/version");
+  if (field(r, "/blas/matmul_1024_gflops").is_number()) {
     blas += "; 1024x1024 float32 matmul " +
-            format_number(r["blas"]["matmul_1024_gflops"].get<double>()) + " GFLOP/s";
+            format_number(field(r, "/blas/matmul_1024_gflops").get<double>()) + " GFLOP/s";
   }
   lines.push_back(blas);
-  if (r.contains("peak_gflops")) {
+  if (field(r, "/peak_gflops").is_object()) {
     std::vector<std::string> peaks;
-    for (const auto& [device, gflops] : r["peak_gflops"].items()) {
-      peaks.push_back(device + " " + format_number(gflops.get<double>()) + " GFLOP/s");
+    for (const auto& [device, gflops] : field(r, "/peak_gflops").items()) {
+      if (gflops.is_number())
+        peaks.push_back(device + " " + format_number(gflops.get<double>()) + " GFLOP/s");
     }
     lines.push_back("Peak (float32 matmul): " + join(peaks));
   }
-  const std::string governor = text(r["cpu"], "governor");
-  lines.push_back("crossover " + text(r, "crossover_version") + " (" +
-                  text(r, "crossover_revision") + "), " + text(r, "compiler") + "; CPU governor " +
-                  (governor.empty() ? "unreadable" : governor) + ", load average " +
-                  load_text(r["cpu"]));
-  lines.push_back(
-      "Threads: intra-op " + r["threads"]["intra_op"].dump() + ", inter-op " +
-      r["threads"]["inter_op"].dump() + ", BLAS " +
-      (r["threads"]["blas"].get<int>() > 0 ? r["threads"]["blas"].dump() : std::string("unknown")));
+  const std::string governor = text(r, "/cpu/governor");
+  lines.push_back("crossover " + text(r, "/crossover_version") + " (" +
+                  text(r, "/crossover_revision") + "), " + text(r, "/compiler") +
+                  "; CPU governor " + (governor.empty() ? "unreadable" : governor) +
+                  ", load average " + load_text(r));
+  const Json& blas_threads = field(r, "/threads/blas");
+  lines.push_back("Threads: intra-op " + count_text(r, "/threads/intra_op") + ", inter-op " +
+                  count_text(r, "/threads/inter_op") + ", BLAS " +
+                  (blas_threads.is_number() && blas_threads.get<double>() > 0
+                       ? blas_threads.dump()
+                       : std::string("unknown")));
   std::string gpu_line = "GPUs: ";
-  if (r["gpus"].empty()) {
-    gpu_line += "none (" + text(r["nvml"], "error") + ")";
+  const Json& gpus = field(r, "/gpus");
+  std::vector<std::string> names;
+  if (gpus.is_array()) {
+    for (const auto& g : gpus) names.push_back(text(g, "/name"));
+  }
+  if (names.empty()) {
+    gpu_line += "none (" + text(r, "/nvml/error") + ")";
   } else {
-    std::vector<std::string> names;
-    for (const auto& g : r["gpus"]) names.push_back(g["name"].get<std::string>());
-    gpu_line += join(names) + "; driver " + text(r["nvml"], "driver_version");
+    gpu_line += join(names) + "; driver " + text(r, "/nvml/driver_version");
   }
   lines.push_back(gpu_line);
   return lines;
@@ -251,21 +280,21 @@ std::vector<std::string> environment_summary(const Json& r) {
 
 std::vector<std::string> environment_warnings(const Json& r) {
   std::vector<std::string> warnings;
-  if (r["blas"].contains("matmul_1024_gflops") && !r["blas"]["reference"].get<bool>() &&
-      r["blas"]["matmul_1024_gflops"].get<double>() < 10.0) {
+  const Json& gflops = field(r, "/blas/matmul_1024_gflops");
+  const bool reference = flag(r, "/blas/reference");
+  if (gflops.is_number() && !reference && gflops.get<double>() < 10.0) {
     warnings.push_back(
-        "A 1024x1024 float32 matrix product ran at only " +
-        format_number(r["blas"]["matmul_1024_gflops"].get<double>()) +
-        " GFLOP/s: the BLAS in use (" + r["blas"]["kind"].get<std::string>() +
+        "A 1024x1024 float32 matrix product ran at only " + format_number(gflops.get<double>()) +
+        " GFLOP/s: the BLAS in use (" + text(r, "/blas/kind") +
         ") is very slow or the machine is heavily loaded; CPU times may be far too slow.");
   }
-  if (r["blas"]["reference"].get<bool>()) {
+  if (reference) {
     warnings.push_back(
-        "LibTorch is calling the reference BLAS (" + r["blas"]["library"].get<std::string>() +
+        "LibTorch is calling the reference BLAS (" + text(r, "/blas/library") +
         "), about 40x slower than OpenBLAS for matrix products: every CPU time here is too slow. "
         "Install libopenblas0-pthread (scripts/setup.sh does) and run again.");
   }
-  if (r["cuda"]["compiled"].get<bool>() && !r["cuda"]["available"].get<bool>()) {
+  if (flag(r, "/cuda/compiled") && !flag(r, "/cuda/available")) {
     warnings.push_back(
         "This build has CUDA but no CUDA device is usable: every CUDA cell is skipped.");
   }
