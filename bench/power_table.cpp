@@ -37,8 +37,8 @@ int main() {
               sides[side].push_back(r);
             }
           }
-          flagged +=
-              crossover::compare_runs(sides[0], sides[1], {}).cells[0].verdict == "regression";
+          flagged += crossover::compare_runs(sides[0], sides[1], {}).cells[0].verdict ==
+                     crossover::Verdict::kRegression;
         }
         std::printf(" %.1f %% |", 100.0 * flagged / kTrials);
       }
