@@ -129,17 +129,11 @@ std::string jsonl_text(const std::vector<Result>& results) {
   return text;
 }
 
-std::string csv_text(const std::vector<Result>& results) {
-  std::string text = csv_header();
-  for (const Result& r : results) text += csv_row(r);
-  return text;
-}
-
 }  // namespace
 
 ResultFiles::ResultFiles(const std::string& directory, const std::vector<Result>& first)
     : jsonl_(directory + "/results.jsonl", jsonl_text(first)),
-      csv_(directory + "/results.csv", csv_text(first)) {}
+      csv_(directory + "/results.csv", render_csv(first)) {}
 
 void ResultFiles::append(const Result& result) {
   jsonl_.append(json_text(result_to_json(result)) + "\n", "a result");

@@ -1,6 +1,5 @@
 // crossover compare: did the candidate regress? Cell by cell, with statistics.
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -91,11 +90,8 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
 
 // Whether two paths name the same existing file (a results.jsonl, or the one in a directory).
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat x {
-  }, y{};
-  const std::string file_b = fs::is_directory(b) ? b + "/results.jsonl" : b;
-  return stat(a.c_str(), &x) == 0 && stat(file_b.c_str(), &y) == 0 && x.st_dev == y.st_dev &&
-         x.st_ino == y.st_ino;
+  std::error_code error;  // a path that does not exist is no other file
+  return fs::equivalent(a, fs::is_directory(b) ? b + "/results.jsonl" : b, error);
 }
 
 int compare_command(const CompareArgs& args) {
