@@ -325,6 +325,15 @@ TEST(Cli, BenchRunsTheCpuFamiliesAndWritesGoogleBenchmarkJson) {
     }
   }
   EXPECT_GE(cpu_runs, 9u);  // every CPU family ran
+  // A link planted where bench.json goes is refused, its target untouched.
+  const std::string victim = dir.write("victim", "precious\n");
+  fs::create_directories(dir.file("linked"));
+  fs::create_symlink(victim, dir.file("linked/bench.json"));
+  const Outcome linked =
+      crossover(dir, "bench --filter SmallestOp --min-time 0.01 --out " + dir.file("linked"));
+  EXPECT_EQ(linked.code, 2);
+  EXPECT_NE(linked.err.find("is a symbolic link"), std::string::npos) << linked.err;
+  EXPECT_EQ(slurp(victim), "precious\n");
 }
 
 TEST(Cli, ReportRegeneratesEveryFormatWithSkippedAndFailedCells) {

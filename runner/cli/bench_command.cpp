@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/file_writer.hpp"
 #include "core/user_files.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -64,6 +65,13 @@ int bench_command(const BenchArgs& args) {
     return kExitBadInput;
   }
   const std::string out_file = out_dir + "/bench.json";
+  // Google Benchmark writes the file itself, following links: a planted one is refused here.
+  try {
+    refuse_link_or_special(out_file);
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
   char min_time[32];
   std::snprintf(min_time, sizeof min_time, "%g", args.min_time);
   std::vector<std::string> argv = {binary, "--benchmark_out=" + out_file,
