@@ -1,1 +1,0 @@
-warning: data directory /tmp/crossover-test-Hostile-TwoRunsStartedTogetherGetTheirOwnDefaultFolders-9940/no-data does not exist: workloads will use synthetic data (run scripts/fetch-data.sh for the real data sets)
