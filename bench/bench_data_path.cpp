@@ -22,7 +22,7 @@ const crossover::TensorData& mnist_shaped() {
   return data;
 }
 
-void data_path(benchmark::State& state, const std::string& loader, int workers) {
+void data_path(benchmark::State& state, crossover::Loader loader, int workers) {
   crossover::DataPath path;
   path.loader = loader;
   path.num_workers = workers;
@@ -42,9 +42,9 @@ void data_path(benchmark::State& state, const std::string& loader, int workers) 
   state.SetItemsProcessed(samples);
 }
 
-void BM_DataPath_Tensor(benchmark::State& state) { data_path(state, "tensor", 0); }
+void BM_DataPath_Tensor(benchmark::State& state) { data_path(state, crossover::Loader::kTensor, 0); }
 void BM_DataPath_DataLoader(benchmark::State& state) {
-  data_path(state, "dataloader", static_cast<int>(state.range(0)));
+  data_path(state, crossover::Loader::kDataLoader, static_cast<int>(state.range(0)));
 }
 
 BENCHMARK(BM_DataPath_Tensor)->Unit(benchmark::kMicrosecond)->UseRealTime();

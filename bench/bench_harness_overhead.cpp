@@ -17,7 +17,7 @@ void BM_Harness_Suite(benchmark::State& state) {
   crossover::Cell cell;
   cell.workload = "mnist_mlp";
   cell.dataset = "mnist";
-  cell.loader = "tensor";
+  cell.loader = crossover::Loader::kTensor;
   cell.batch_size = kBatch;
   cell.dataset_size = kRows;
   cell.optimizer = "adam";

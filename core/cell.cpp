@@ -69,8 +69,8 @@ std::string size_text(std::int64_t size) {
 }
 
 std::string data_path_text(const Cell& cell) {
-  std::string text = cell.loader;
-  if (cell.loader == "tensor" && cell.data_placement == "host") text += "@host";
+  std::string text = text_of(cell.loader);
+  if (cell.loader == Loader::kTensor && cell.data_placement == Placement::kHost) text += "@host";
   if (cell.num_workers > 0) text += " w" + std::to_string(cell.num_workers);
   if (cell.pin_memory) text += " pinned";
   return text;
@@ -82,18 +82,18 @@ std::string cell_label(const Cell& cell) {
   label += " " + data_path_text(cell);
   if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
   if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
-  if (cell.parallel != "none") label += " " + cell.parallel;
-  if (cell.parallel == "ddp") label += " nproc=" + std::to_string(cell.nproc);
+  if (cell.parallel != Parallel::kNone) label += " " + text_of(cell.parallel);
+  if (cell.parallel == Parallel::kDdp) label += " nproc=" + std::to_string(cell.nproc);
   // How the step runs, where it is not the default.
-  if (cell.execution != "eager") label += " " + cell.execution;
-  if (cell.optimizer_impl != "loop") label += " " + cell.optimizer_impl;
-  if (cell.precision != "fp32") label += " " + cell.precision;
+  if (cell.execution != Execution::kEager) label += " " + text_of(cell.execution);
+  if (cell.optimizer_impl != OptimizerImpl::kLoop) label += " " + text_of(cell.optimizer_impl);
+  if (cell.precision != Precision::kFp32) label += " " + text_of(cell.precision);
   return label;
 }
 
 int replicas(const Cell& cell) {
-  if (cell.parallel == "dp") return cell.gpus;
-  if (cell.parallel == "ddp") return cell.nproc;
+  if (cell.parallel == Parallel::kDp) return cell.gpus;
+  if (cell.parallel == Parallel::kDdp) return cell.nproc;
   return 1;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/keys.hpp"
+#include "core/modes.hpp"
 
 namespace crossover {
 
@@ -27,12 +28,12 @@ struct Cell {
   std::string device = "cpu";
   std::int64_t batch_size = kFull;
   std::int64_t dataset_size = kFull;
-  std::string loader = "tensor";          ///< "tensor" or "dataloader"
-  std::string data_placement = "device";  ///< tensor loader: "device" or "host"
+  Loader loader = Loader::kTensor;
+  Placement data_placement = Placement::kDevice;  ///< where the tensor loader keeps the data
   int num_workers = 0;
   bool pin_memory = false;
   int gpus = 1;                   ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
-  std::string parallel = "none";  ///< "none", "dp" (DataParallel, CUDA) or "ddp" (c10d)
+  Parallel parallel = Parallel::kNone;
   int nproc = 1;                  ///< ddp: processes (ranks) on this node; 1 otherwise
   int output_device = 0;          ///< dp: the GPU (index among those used) that gathers outputs
   int threads = 0;                ///< 0 = the libraries' defaults
@@ -42,7 +43,7 @@ struct Cell {
   int max_repeats = 10;
   double time_budget_seconds = 60.0;  ///< per cell: no new repeat starts after this
   double ci_target = 0.02;            ///< stop when the median's 95 % CI is this narrow, relative
-  std::string timing = "end_to_end";  ///< or "phases": synchronised per-phase times (adds syncs)
+  Timing timing = Timing::kEndToEnd;
   bool deterministic = false;  ///< deterministic algorithms, cuDNN deterministic, benchmark off
   std::int64_t seed = 0;
   /// Run the cell in a child process, so that an abort, a crash or a hang costs only this cell.
@@ -52,9 +53,9 @@ struct Cell {
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
-  std::string execution = "eager";      ///< or "graph": the whole step captured in a CUDA graph
-  std::string optimizer_impl = "loop";  ///< or "fused": ATen's multi-tensor optimiser kernels
-  std::string precision = "fp32";       ///< "fp32", "tf32" (CUDA) or "bf16" (autocast)
+  Execution execution = Execution::kEager;
+  OptimizerImpl optimizer_impl = OptimizerImpl::kLoop;
+  Precision precision = Precision::kFp32;  ///< tf32 on CUDA alone; bf16 autocasts
 };
 
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full"), in

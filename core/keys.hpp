@@ -1,8 +1,10 @@
 #pragma once
-// The grid keys, declared once each: name, JSON type and allowed values, default (and the CUDA
-// default where it differs), role and description. Grid validation, a cell's JSON form (results
-// columns), pairing, the run table, `crossover keys` and the README's key table all read this
-// list; adding a key is its declaration here, its field in Cell, and the code that gives it
+// The grid keys, declared once each (core/key_declarations.cpp): name, JSON type and allowed
+// values, default (and the CUDA default where it differs), role, description, and the key's rules
+// over a whole cell — how it is normalised, which grid problems and skip reasons it makes, whether
+// crossovers are sought along it. Grid validation, expansion, skipping, a cell's JSON form
+// (results columns), pairing, the analysis, `crossover keys` and the README's key table all read
+// this list; adding a key is its declaration, its field in Cell, and the code that gives it
 // meaning.
 
 #include <functional>
@@ -32,9 +34,12 @@ struct GridKey {
   KeyKind kind = KeyKind::kText;
   double min = 0.0;  ///< numbers: the inclusive range
   double max = 0.0;
-  /// Text keys: the values it takes. Empty for `device` (cpu, cuda, cuda:N) and `dataset` (the
-  /// workload's), which the grid validator checks itself.
+  /// Text keys: the values it takes (with `pattern`: examples for a did-you-mean).
   std::vector<std::string> choices;
+  /// Text keys with open values: the regular expression a value matches (`device`: cuda:N).
+  std::string pattern;
+  /// The workload declares the values (`dataset`): the grid checks them against its list.
+  bool workload_choices = false;
   std::string expected;     ///< in error messages: "a positive integer or \"full\""
   std::string description;  ///< one line: what the key does (the key table)
   /// The default as the key table shows it; empty: the value of a default Cell.
@@ -47,6 +52,10 @@ struct GridKey {
   /// Means something on CUDA alone (`execution`): a CPU cell that sets it is skipped, and it
   /// never splits a cpu/cuda pair, so the CPU cell pairs with a CUDA cell of each value.
   bool cuda_only = false;
+  /// An axis along which the reports look for crossovers (a number whose size matters).
+  bool numeric_axis = false;
+  /// A setting whose effect the recommendations measure, each value against the first.
+  bool knob = false;
   bool settable = true;      ///< false: not a grid setting (`workload` is an experiment's own key)
   bool added_later = false;  ///< older results.jsonl lack it: reading keeps the default
   /// The cell's value as results store it; null for `repeats`, which only sets other keys.
@@ -54,10 +63,38 @@ struct GridKey {
   /// Sets the cell's value from validated grid JSON or a results.jsonl value; throws
   /// std::runtime_error or nlohmann::json::exception for a value of the wrong type.
   std::function<void(Cell&, const nlohmann::json&)> set;
+  // The key's rules over a whole expanded cell, applied in declaration order (null: none).
+  /// Gives the key the one value it can take given the others (`optimizer_impl` of a graph
+  /// cell is "fused"), so equal cells are not run twice.
+  std::function<void(Cell&)> normalise;
+  /// A grid error that the key's value makes with the others ("nproc 2 needs parallel \"ddp\"");
+  /// empty if none.
+  std::function<std::string(const Cell&)> problem;
+  /// Why a cell cannot run with the key's value, on any machine (execution "graph" on the CPU):
+  /// the cell is skipped with this reason; empty if it can run.
+  std::function<std::string(const Cell&)> skip;
 };
 
 /// Every key, in results column order (`repeats`, a shorthand, after max_repeats).
 const std::vector<GridKey>& grid_keys();
+
+/// The declarations themselves (core/key_declarations.cpp), made once by grid_keys().
+std::vector<GridKey> declare_grid_keys();
+
+/// The first rule of the keys' `problem` rules that `cell` breaks; empty if none.
+std::string cell_problem(const Cell& cell);
+
+/// The first of the keys' `skip` reasons for `cell`; empty if none.
+std::string key_skip_reason(const Cell& cell);
+
+/// Applies every key's `normalise` rule to `cell`, in declaration order.
+void normalise_cell(Cell& cell);
+
+/// The names of the keys along which crossovers are sought (numeric_axis), in declaration order.
+std::vector<std::string> numeric_axis_names();
+
+/// The names of the knobs (settings the recommendations weigh), in declaration order.
+std::vector<std::string> knob_names();
 
 /// The key called `name`, or null.
 const GridKey* find_grid_key(const std::string& name);

@@ -2,7 +2,9 @@
 // Summary statistics of timing samples. Quantiles interpolate linearly between order
 // statistics (the default of numpy and R, "type 7"), so small samples give stable values.
 
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace crossover {
@@ -56,5 +58,36 @@ struct StoppingRule {
 /// "ci_target", "max_repeats" or "time_budget"; empty to go on.
 std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
                         const std::vector<double>& samples);
+
+/// Adaptive repetition as an object, in the manner of nvbench's stopping criteria: fed every timed
+/// epoch (add) and the end of every repeat (end_repeat), it says when to stop (finished) and why
+/// (reason: stop_reason's words).
+class AdaptiveRepeats {
+ public:
+  /// `reserve`: room for this many samples up front, so that adding one between two clock reads
+  /// never grows the vector (which would bill an epoch for it).
+  explicit AdaptiveRepeats(StoppingRule rule, std::size_t reserve = 0) : rule_(rule) {
+    samples_.reserve(reserve);
+  }
+  /// One timed epoch, in seconds.
+  void add(double epoch_seconds) { samples_.push_back(epoch_seconds); }
+  /// Ends a repeat, `elapsed_seconds` after the first began, and decides whether to stop.
+  void end_repeat(double elapsed_seconds) {
+    ++repeats_;
+    reason_ = stop_reason(rule_, repeats_, elapsed_seconds, samples_);
+  }
+  /// Replaces the decision: replicas that run in lockstep follow rank 0's.
+  void decide(std::string reason) { reason_ = std::move(reason); }
+  bool finished() const { return !reason_.empty(); }
+  const std::string& reason() const { return reason_; }
+  int repeats() const { return repeats_; }
+  const std::vector<double>& samples() const { return samples_; }
+
+ private:
+  StoppingRule rule_;
+  std::vector<double> samples_;
+  int repeats_ = 0;
+  std::string reason_;
+};
 
 }  // namespace crossover

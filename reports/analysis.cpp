@@ -36,12 +36,6 @@ Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis)
   return key;
 }
 
-const std::vector<std::string>& numeric_axes() {
-  static const std::vector<std::string> axes = {"batch_size", "dataset_size", "num_workers",
-                                                "threads",    "gpus",         "epochs"};
-  return axes;
-}
-
 // Where log(y) crosses 0 between (x0, y0) and (x1, y1): on a log-x scale, or a linear one from an
 // axis value of 0 (num_workers 0 and 2), which has no logarithm.
 double log_crossing(double x0, double y0, double x1, double y1) {
@@ -145,7 +139,7 @@ std::optional<double> axis_value(const Result& r, const std::string& axis) {
 
 std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec) {
   std::vector<Crossover> out;
-  for (const std::string& axis : numeric_axes()) {
+  for (const std::string& axis : numeric_axis_names()) {
     if (axis == spec.axis) continue;
     // Groups of pairs equal in everything but this axis.
     std::vector<std::pair<Json, std::vector<const Pair*>>> groups;
@@ -281,8 +275,7 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     const auto modes = mode_findings(mine, spec, crossovers);
     out.insert(out.end(), modes.begin(), modes.end());
     // Knobs: each other value of a knob against its first, cells equal in everything else.
-    for (const std::string knob : {"loader", "data_placement", "num_workers", "pin_memory",
-                                   "threads", "execution", "optimizer_impl", "precision"}) {
+    for (const std::string& knob : knob_names()) {
       if (knob == spec.axis) continue;
       std::vector<std::string> values;
       for (const Result& r : mine) {
@@ -401,6 +394,17 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
                                                : "tie"});
   }
   return out + render_markdown_table(t) + "\n" + recommendations_section;
+}
+
+Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
+  Analysis analysis;
+  for (const CompareSpec& spec : specs) {
+    ComparisonFindings f{spec, pair_results(results, spec), {}, {}};
+    f.crossovers = find_crossovers(f.pairs, spec);
+    f.recommendations = recommend(results, spec, f.crossovers);
+    analysis.comparisons.push_back(std::move(f));
+  }
+  return analysis;
 }
 
 }  // namespace crossover

@@ -79,6 +79,23 @@ struct Recommendation {
 std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
                                       const std::vector<Crossover>& crossovers);
 
+/// One comparison's findings, as the analysis makes them.
+struct ComparisonFindings {
+  CompareSpec spec;
+  std::vector<Pair> pairs;
+  std::vector<Crossover> crossovers;
+  std::vector<Recommendation> recommendations;
+};
+
+/// What a run's results say: every comparison's findings, made once and read by every output
+/// (the terminal, report.md, report.html, summary.json), so that they all say the same thing.
+struct Analysis {
+  std::vector<ComparisonFindings> comparisons;
+};
+
+/// The analysis of `results`, one comparison per spec, in order. Its pairs point into `results`.
+Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs);
+
 /// Everything the analysis found, machine-readable (summary.json).
 nlohmann::ordered_json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
                                      const std::vector<Crossover>& crossovers,

@@ -49,8 +49,8 @@ std::string device_column(const Cell& cell) {
   if (!is_cuda_device(cell.device)) return cell.device;
   std::string column = cell.device;
   if (cell.gpus > 1) column += " x" + std::to_string(cell.gpus);
-  if (cell.loader == "tensor" && cell.data_placement == "host") column += " @host";
-  if (cell.execution != "eager") column += " " + cell.execution;
+  if (cell.loader == Loader::kTensor && cell.data_placement == Placement::kHost) column += " @host";
+  if (cell.execution != Execution::kEager) column += " " + text_of(cell.execution);
   return column;
 }
 

@@ -31,7 +31,7 @@ const std::vector<std::string>& mode_keys() {
 }
 
 std::string mode_text(const Cell& cell) {
-  return cell.execution + ", " + cell.optimizer_impl + ", " + cell.precision;
+  return text_of(cell.execution) + ", " + text_of(cell.optimizer_impl) + ", " + text_of(cell.precision);
 }
 
 std::vector<Recommendation> mode_findings(const std::vector<Result>& results,

@@ -17,10 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The matmul peak measured at the start of a run varies by up to ~28 % between quiet runs on a
-// shared 2-core VM; two busy processes lowered it by 40 %.
-constexpr double kPeakTolerance = 0.30;
-
 // Verdicts in the order the reports list them: the worst first (the enum's order).
 int severity(Verdict verdict) { return static_cast<int>(verdict); }
 
@@ -80,8 +76,18 @@ std::vector<Group> group(const std::vector<Result>& results) {
   return groups;
 }
 
-void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
-           const RunLevelContext& context) {
+// What one kind of evidence says about a change: its size (net of the machine where known), the
+// interval that says "no change", and whether it is significant.
+struct Evidence {
+  double effective = 0.0;
+  Interval interval;
+  bool significant = false;
+  bool drift_explains = false;  // the reference's drift, not the code, explains the change
+};
+
+// Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
+// the sample counts either way.
+bool comparable(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o) {
   const Result* base = b.first_ok();
   const Result* cand = c.first_ok();
   if (base == nullptr) {
@@ -89,7 +95,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
     v.verdict = Verdict::kNotCompared;
     v.reason = "baseline " + std::string(status_text(r.status)) +
                (r.reason.empty() ? "" : ": " + r.reason);
-    return;
+    return false;
   }
   v.baseline_cell = base->cell.index;
   if (cand == nullptr) {
@@ -97,7 +103,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
     v.verdict = r.status == CellStatus::kFailed ? Verdict::kFailed : Verdict::kNotCompared;
     v.reason = "candidate " + std::string(status_text(r.status)) +
                (r.reason.empty() ? "" : ": " + r.reason);
-    return;
+    return false;
   }
   v.candidate_cell = cand->cell.index;
   const auto b_runs = b.runs(o.metric);
@@ -115,7 +121,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
     v.reason = "the data differ: baseline " + base->data_source + " " +
                std::to_string(base->train_rows) + " rows, candidate " + cand->data_source + " " +
                std::to_string(cand->train_rows) + " rows";
-    return;
+    return false;
   }
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
   if (!by_runs &&
@@ -125,108 +131,130 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
                std::to_string(cs.size()) + "): at least " +
                std::to_string(samples_needed(o.alpha)) + " per side can reach alpha " +
                format_number(o.alpha) + "; raise repeats or epochs";
-    return;
+    return false;
   }
-  v.tested = true;
+  return true;
+}
+
+// Several runs per side: the run is the unit of replication, not the epoch (Welch's t on the
+// runs' medians).
+Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double>>& b_runs,
+                            const std::vector<std::vector<double>>& c_runs,
+                            const RegressionOptions& o) {
+  const RunLevelTest t = run_level_test(b_runs, c_runs);
+  v.test = "welch-runs";
+  v.change = t.change;
+  v.change_ci = t.change_ci;
+  v.p_value = t.p_value;
+  v.run_level_p = t.p_value;
+  v.net_change = v.change;
+  v.decided_by = "run-level test";
+  v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
+               std::to_string(c_runs.size()) + " run medians, p = " + p_text(v.p_value);
+  return {v.change, v.change_ci, v.p_value < o.alpha, false};
+}
+
+// One run per side with a calibration: the change, net of the machine's drift, against this
+// runner's run-to-run spread (Student's t); significant only when the within-run test is too.
+Evidence calibrated_evidence(CellVerdict& v, const CellSpread& spread,
+                             const std::optional<ReferenceDrift>& drift, double machine_log,
+                             bool within, const std::string& within_text,
+                             const std::string& machine_text, const RegressionOptions& o) {
+  const double beta = drift ? spread.beta : 0.0;
+  const double sigma = drift ? spread.sigma : spread.sigma_raw;
+  const double df = drift ? spread.degrees_of_freedom
+                          : static_cast<double>(std::max<std::size_t>(spread.pairs, 1));
+  const double x = std::log1p(v.change) - beta * machine_log;
+  const boost::math::students_t t(df);
+  const double q = boost::math::quantile(boost::math::complement(t, 0.025));
+  v.run_level_p =
+      sigma > 0.0
+          ? std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(t, std::abs(x) / sigma)))
+          : (x == 0.0 ? 1.0 : 0.0);
+  v.net_change = std::expm1(x);
+  // Without within-run significance nothing more is asked; with it, the run level decides.
+  v.decided_by = within ? "run-level test" : "within-run test";
+  v.evidence = "run-level p = " + p_text(v.run_level_p) + ": " + format_percent(v.change) +
+               (beta > 0.0 ? " (" + format_percent(v.net_change) + " net of the machine)" : "") +
+               " against this runner's run-to-run spread of " + format_percent(sigma, false) +
+               " (calibrated on " + std::to_string(spread.pairs) + " A/A pairs); " + within_text +
+               "; " + machine_text;
+  return {v.net_change,
+          {std::expm1(x - q * sigma), std::expm1(x + q * sigma)},
+          within && v.run_level_p < o.alpha,
+          false};
+}
+
+// One run per side without a calibration: the within-run test alone, and whether the reference's
+// drift is as large as the change.
+Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>& drift,
+                             double machine_log, bool within, const std::string& within_text,
+                             const std::string& machine_text, const RegressionOptions& o) {
   const bool time_metric = is_time_metric(o.metric);
-  // The change the threshold applies to, and the interval that says "no change".
-  double effective = 0.0;
-  Interval interval;
-  bool significant = false;
-  bool drift_explains = false;
-  if (by_runs) {
-    // Several runs per side: the run is the unit of replication, not the epoch.
-    const RunLevelTest t = run_level_test(b_runs, c_runs);
-    v.test = "welch-runs";
-    v.change = t.change;
-    v.change_ci = t.change_ci;
-    v.p_value = t.p_value;
-    v.run_level_p = t.p_value;
-    v.net_change = v.change;
-    effective = v.change;
-    interval = v.change_ci;
-    significant = v.p_value < o.alpha;
-    v.decided_by = "run-level test";
-    v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
-                 std::to_string(c_runs.size()) + " run medians, p = " + p_text(v.p_value);
-  } else {
-    v.test = "mann-whitney";
-    const auto drift = context.drift(base->cell.index, cand->cell.index);
-    if (drift) v.machine = drift->machine;
-    v.change = v.candidate_median / v.baseline_median - 1.0;
-    // Consecutive epochs drift together, so the interval resamples blocks of them.
-    const Interval ratio =
-        bootstrap_speedup(cs, bs, o.seed, 2000, bootstrap_block(std::min(bs.size(), cs.size())));
-    v.change_ci = {ratio.low - 1.0, ratio.high - 1.0};
-    v.p_value = mann_whitney_p(bs, cs);
-    const bool within = v.p_value < o.alpha && (v.change_ci.low > 0.0 || v.change_ci.high < 0.0);
-    const std::string within_text = "within run p = " + p_text(v.p_value);
-    const std::string machine_text =
-        drift ? drift_text(*drift) : "machine drift unknown (no reference)";
-    // The machine's drift in the metric's direction: a slower machine raises times and
-    // lowers throughput.
-    const double machine_log = drift ? (time_metric ? 1.0 : -1.0) * std::log(drift->machine) : 0.0;
-    const CellCalibration* calibrated =
-        context.calibration != nullptr ? context.calibration->find(v.config) : nullptr;
-    if (calibrated != nullptr) {
-      const CellSpread& spread = calibrated->spread(o.metric);
-      const double beta = drift ? spread.beta : 0.0;
-      const double sigma = drift ? spread.sigma : spread.sigma_raw;
-      const double df = drift ? spread.degrees_of_freedom
-                              : static_cast<double>(std::max<std::size_t>(spread.pairs, 1));
-      const double x = std::log1p(v.change) - beta * machine_log;
-      const boost::math::students_t t(df);
-      const double q = boost::math::quantile(boost::math::complement(t, 0.025));
-      v.run_level_p = sigma > 0.0 ? std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(
-                                                            t, std::abs(x) / sigma)))
-                                  : (x == 0.0 ? 1.0 : 0.0);
-      v.net_change = std::expm1(x);
-      effective = v.net_change;
-      interval = {std::expm1(x - q * sigma), std::expm1(x + q * sigma)};
-      significant = within && v.run_level_p < o.alpha;
-      // Without within-run significance nothing more is asked; with it, the run level decides.
-      v.decided_by = within ? "run-level test" : "within-run test";
-      v.evidence =
-          "run-level p = " + p_text(v.run_level_p) + ": " + format_percent(v.change) +
-          (beta > 0.0 ? " (" + format_percent(v.net_change) + " net of the machine)" : "") +
-          " against this runner's run-to-run spread of " + format_percent(sigma, false) +
-          " (calibrated on " + std::to_string(spread.pairs) + " A/A pairs); " + within_text + "; " +
-          machine_text;
-    } else {
-      effective = v.change;
-      interval = v.change_ci;
-      significant = within;
-      v.net_change = drift ? std::expm1(std::log1p(v.change) - machine_log) : v.change;
-      const bool worse_now = time_metric ? v.change > 0.0 : v.change < 0.0;
-      const bool worse_net = time_metric ? v.net_change > 0.0 : v.net_change < 0.0;
-      drift_explains = drift && significant && std::abs(v.change) >= o.threshold &&
-                       (worse_now != worse_net || std::abs(v.net_change) < o.threshold);
-      v.decided_by = drift_explains ? "reference drift" : "within-run test";
-      v.evidence =
-          (drift_explains ? "reference drift: " + machine_text + ", as much as the change (" +
-                                format_percent(v.change) + "); " + within_text
-                          : "within-run test only (" + within_text +
-                                "): without a calibration the drift between runs is "
-                                "unknown; " +
-                                machine_text);
-    }
+  v.net_change = drift ? std::expm1(std::log1p(v.change) - machine_log) : v.change;
+  const bool worse_now = time_metric ? v.change > 0.0 : v.change < 0.0;
+  const bool worse_net = time_metric ? v.net_change > 0.0 : v.net_change < 0.0;
+  const bool drift_explains = drift && within && std::abs(v.change) >= o.threshold &&
+                              (worse_now != worse_net || std::abs(v.net_change) < o.threshold);
+  v.decided_by = drift_explains ? "reference drift" : "within-run test";
+  v.evidence = (drift_explains ? "reference drift: " + machine_text + ", as much as the change (" +
+                                     format_percent(v.change) + "); " + within_text
+                               : "within-run test only (" + within_text +
+                                     "): without a calibration the drift between runs is "
+                                     "unknown; " +
+                                     machine_text);
+  return {v.change, v.change_ci, within, drift_explains};
+}
+
+// One run per side: the within-run test (Mann-Whitney U and a block bootstrap), then the
+// calibrated run-level test where the runner was calibrated.
+Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand,
+                          const std::vector<double>& bs, const std::vector<double>& cs,
+                          const RegressionOptions& o, const RunLevelContext& context) {
+  v.test = "mann-whitney";
+  const auto drift = context.drift(base.cell.index, cand.cell.index);
+  if (drift) v.machine = drift->machine;
+  v.change = v.candidate_median / v.baseline_median - 1.0;
+  // Consecutive epochs drift together, so the interval resamples blocks of them.
+  const Interval ratio =
+      bootstrap_speedup(cs, bs, o.seed, 2000, bootstrap_block(std::min(bs.size(), cs.size())));
+  v.change_ci = {ratio.low - 1.0, ratio.high - 1.0};
+  v.p_value = mann_whitney_p(bs, cs);
+  const bool within = v.p_value < o.alpha && (v.change_ci.low > 0.0 || v.change_ci.high < 0.0);
+  const std::string within_text = "within run p = " + p_text(v.p_value);
+  const std::string machine_text =
+      drift ? drift_text(*drift) : "machine drift unknown (no reference)";
+  // The machine's drift in the metric's direction: a slower machine raises times and lowers
+  // throughput.
+  const double machine_log =
+      drift ? (is_time_metric(o.metric) ? 1.0 : -1.0) * std::log(drift->machine) : 0.0;
+  const CellCalibration* calibrated =
+      context.calibration != nullptr ? context.calibration->find(v.config) : nullptr;
+  if (calibrated != nullptr) {
+    return calibrated_evidence(v, calibrated->spread(o.metric), drift, machine_log, within,
+                               within_text, machine_text, o);
   }
-  const bool worse = time_metric ? effective > 0.0 : effective < 0.0;
+  return within_run_evidence(v, drift, machine_log, within, within_text, machine_text, o);
+}
+
+// The rule that combines the evidence into a verdict and its reason.
+void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool by_runs) {
+  const bool worse = is_time_metric(o.metric) ? e.effective > 0.0 : e.effective < 0.0;
   // The p-value of the test that decided: with a calibration, the larger of the two.
   const double decisive_p =
       v.decided_by == "run-level test" ? std::max(v.p_value, v.run_level_p) : v.p_value;
   const std::string bounds = "±" + format_percent(o.threshold, false);
-  if (drift_explains) {
+  if (e.drift_explains) {
     v.verdict = Verdict::kInconclusive;
     v.reason = "the machine's own change of speed explains it: " + format_percent(v.change) +
                " measured, " + format_percent(v.net_change) + " net of the reference drift";
-  } else if (significant && std::abs(effective) >= o.threshold) {
+  } else if (e.significant && std::abs(e.effective) >= o.threshold) {
     v.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
     v.reason = "significant and beyond " + bounds;
-  } else if (significant) {
+  } else if (e.significant) {
     v.verdict = Verdict::kNoChange;
     v.reason = "significant (p = " + p_text(decisive_p) + ") but within " + bounds;
-  } else if (interval.low > -o.threshold && interval.high < o.threshold) {
+  } else if (e.interval.low > -o.threshold && e.interval.high < o.threshold) {
     v.verdict = Verdict::kNoChange;
     v.reason = "not significant (p = " + p_text(decisive_p) + "), interval within " + bounds;
   } else {
@@ -235,6 +263,22 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
                (by_runs ? "; the runs differ: more rounds or a quieter machine"
                         : "; more repeats or a quieter machine");
   }
+}
+
+void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
+           const RunLevelContext& context) {
+  if (!comparable(v, b, c, o)) return;
+  const Result* base = b.first_ok();
+  const Result* cand = c.first_ok();
+  const auto b_runs = b.runs(o.metric);
+  const auto c_runs = c.runs(o.metric);
+  const auto bs = pooled(b_runs);
+  const auto cs = pooled(c_runs);
+  const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
+  v.tested = true;
+  const Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, o)
+                                    : one_run_evidence(v, *base, *cand, bs, cs, o, context);
+  decide(v, evidence, o, by_runs);
   v.reason += by_runs ? " (Welch t on " + std::to_string(b_runs.size()) + " and " +
                             std::to_string(c_runs.size()) + " run medians)"
                       : " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
@@ -421,74 +465,6 @@ RegressionReport compare_records(const RunRecord& baseline, const RunRecord& can
     }
   }
   return report;
-}
-
-std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
-                                                           const nlohmann::json& candidate,
-                                                           bool measured) {
-  std::vector<EnvironmentDifference> out;
-  if (baseline.is_null() || candidate.is_null()) return out;
-  const auto text = [](const nlohmann::json& record, const std::string& pointer) -> std::string {
-    const nlohmann::json::json_pointer p(pointer);
-    if (!record.contains(p)) return "(not recorded)";
-    const auto& value = record.at(p);
-    return value.is_string() ? value.get<std::string>() : value.dump();
-  };
-  struct Field {
-    const char* pointer;
-    const char* what;
-    bool unfair;
-  };
-  static const Field fields[] = {
-      {"/cpu/model", "CPU", true},
-      {"/cpu/logical_cores", "logical cores", true},
-      {"/cpu/governor", "CPU frequency governor", true},
-      {"/threads/intra_op", "intra-op threads", true},
-      {"/threads/inter_op", "inter-op threads", true},
-      {"/threads/blas", "BLAS threads", true},
-      {"/threads/OMP_NUM_THREADS", "OMP_NUM_THREADS", true},
-      {"/blas/kind", "BLAS", true},
-      {"/blas/version", "BLAS version", true},
-      {"/libtorch/version", "LibTorch", true},
-      {"/libtorch/parallel_backend", "LibTorch parallel backend", true},
-      {"/libtorch/use_cuda", "LibTorch with CUDA", true},
-      {"/cuda/runtime_version", "CUDA runtime", true},
-      {"/cuda/cudnn_version", "cuDNN", true},
-      {"/nvml/driver_version", "NVIDIA driver", true},
-      {"/host/hostname", "host", false},
-      {"/host/kernel", "kernel", false},
-      {"/host/os", "OS", false},
-      {"/compiler", "compiler", false},
-      {"/crossover_revision", "crossover revision", false},
-      {"/planted_load", "planted load (busy processes, CROSSOVER_PLANT_LOAD)", true},
-  };
-  for (const Field& f : fields) {
-    const std::string b = text(baseline, f.pointer), c = text(candidate, f.pointer);
-    if (b != c) out.push_back({f.what, b, c, f.unfair});
-  }
-  const auto gpu_names = [](const nlohmann::json& record) {
-    std::vector<std::string> names;
-    if (record.contains("gpus") && record["gpus"].is_array()) {
-      for (const auto& gpu : record["gpus"]) names.push_back(gpu.value("name", std::string("?")));
-    }
-    return names.empty() ? std::string("none") : join(names);
-  };
-  if (gpu_names(baseline) != gpu_names(candidate))
-    out.push_back({"GPUs", gpu_names(baseline), gpu_names(candidate), true});
-  // The matmul peak measured at the start of each run: a busy or throttled machine shows here.
-  if (measured && baseline.contains("peak_gflops") && candidate.contains("peak_gflops")) {
-    for (const auto& [device, b] : baseline["peak_gflops"].items()) {
-      if (!candidate["peak_gflops"].contains(device) || !b.is_number()) continue;
-      const double bv = b.get<double>(), cv = candidate["peak_gflops"][device].get<double>();
-      if (bv > 0.0 && std::abs(cv / bv - 1.0) > kPeakTolerance) {
-        out.push_back({device + " matmul peak (GFLOP/s, measured at the start)", format_number(bv),
-                       format_number(cv) + " (" + format_percent(cv / bv - 1.0) +
-                           "): busy, throttled or different hardware",
-                       true});
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace crossover

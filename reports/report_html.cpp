@@ -55,11 +55,12 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
                         const CompareSpec& spec, const std::vector<Pair>& pairs,
                         const std::vector<Crossover>& crossovers,
                         const std::vector<Recommendation>& recommendations) {
-  return render_html(context, results, {{spec, pairs, crossovers, recommendations}});
+  return render_html(context, results, Analysis{{{spec, pairs, crossovers, recommendations}}});
 }
 
 std::string render_html(const ReportContext& context, const std::vector<Result>& results,
-                        const std::vector<ComparisonFindings>& comparisons) {
+                        const Analysis& analysis) {
+  const std::vector<ComparisonFindings>& comparisons = analysis.comparisons;
   std::string s = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>crossover: " +
                   html_escape(context.title) + "</title><style>" + kStyle + "</style></head><body>";
   s += "<h1>crossover: " + html_escape(context.title) + "</h1>";

@@ -12,17 +12,9 @@
 
 namespace crossover {
 
-/// One comparison's findings, as the analysis makes them.
-struct ComparisonFindings {
-  CompareSpec spec;
-  std::vector<Pair> pairs;
-  std::vector<Crossover> crossovers;
-  std::vector<Recommendation> recommendations;
-};
-
 /// The whole report.html text, with a section of statements and charts per comparison.
 std::string render_html(const ReportContext& context, const std::vector<Result>& results,
-                        const std::vector<ComparisonFindings>& comparisons);
+                        const Analysis& analysis);
 
 /// The same for one comparison.
 std::string render_html(const ReportContext& context, const std::vector<Result>& results,

@@ -63,7 +63,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
     std::vector<std::string> row = {
         std::to_string(r.cell.index), device_column(r.cell), size_text(r.cell.batch_size),
         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
-        data_path_text(r.cell) + (r.cell.timing == "phases" ? " (phases)" : "")};
+        data_path_text(r.cell) + (r.cell.timing == Timing::kPhases ? " (phases)" : "")};
     for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
     for (auto& text : std::vector<std::string>{
              status_text(r.status) + std::string(ok && r.noisy ? " (noisy)" : ""),
@@ -92,7 +92,7 @@ TextTable phase_table(const std::vector<Result>& results) {
   t.header = {"#", "cell", "data", "host→device", "forward", "backward", "optimizer", "step (sum)"};
   t.right_aligned = {true, false, true, true, true, true, true, true};
   for (const auto& r : results) {
-    if (r.status != CellStatus::kOk || r.cell.timing != "phases") continue;
+    if (r.status != CellStatus::kOk || r.cell.timing != Timing::kPhases) continue;
     const double sum = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
                        r.phase_backward_seconds + r.phase_optimizer_seconds;
     t.rows.push_back({std::to_string(r.cell.index), cell_label(r.cell),
@@ -136,7 +136,8 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   return out;
 }
 
-std::string render_markdown(const ReportContext& context, const std::vector<Result>& results) {
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
+                            const Analysis& analysis) {
   std::string out = "# crossover: " + context.title + "\n\n";
   if (!context.description.empty()) out += context.description + "\n\n";
   for (const auto& w : context.warnings) out += "> **Warning:** " + w + "\n\n";
@@ -162,7 +163,9 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 
   out += "## Environment\n\n";
   for (const auto& line : context.environment) out += "- " + line + "\n";
-  out += "\n" + context.analysis;
+  out += "\n";
+  for (const ComparisonFindings& f : analysis.comparisons)
+    out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
 
   out +=
       "## Device comparison\n\n"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/results.hpp"
+#include "reports/analysis.hpp"
 
 namespace crossover {
 
@@ -15,11 +16,11 @@ struct ReportContext {
   std::string description;               ///< the grid's description, may be empty
   std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
   std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
-  std::string analysis;  ///< the crossover section (Markdown), right after the environment
 };
 
-/// The whole report.md text.
-std::string render_markdown(const ReportContext& context, const std::vector<Result>& results);
+/// The whole report.md text: the analysis's crossover sections right after the environment.
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
+                            const Analysis& analysis = {});
 
 /// The device comparison tables alone, for the terminal after a run.
 std::string render_comparison_text(const std::vector<Result>& results);

@@ -21,7 +21,7 @@ std::string base_key(const Cell& cell) {
 std::vector<ScalingRow> scaling_rows(const std::vector<Result>& results) {
   std::vector<ScalingRow> rows;
   for (const Result& r : results) {
-    if (r.status != CellStatus::kOk || r.cell.parallel == "none") continue;
+    if (r.status != CellStatus::kOk || r.cell.parallel == Parallel::kNone) continue;
     ScalingRow row;
     row.result = &r;
     row.replicas = replicas(r.cell);
@@ -58,7 +58,7 @@ std::string render_scaling_markdown(const std::vector<Result>& results) {
       if (r.cell.workload != workload) continue;
       std::vector<std::string> ranks;
       for (double s : r.rank_epoch_seconds) ranks.push_back(format_seconds(s));
-      table.rows.push_back({"#" + std::to_string(r.cell.index), r.cell.parallel,
+      table.rows.push_back({"#" + std::to_string(r.cell.index), text_of(r.cell.parallel),
                             std::to_string(row.replicas), size_text(r.cell.batch_size),
                             format_number(r.samples_per_second), format_seconds(r.step_seconds),
                             r.allreduce_seconds > 0.0 ? format_seconds(r.allreduce_seconds) : "-",
@@ -76,7 +76,7 @@ nlohmann::ordered_json scaling_json(const std::vector<Result>& results) {
     const Result& r = *row.result;
     out.push_back({{"cell", r.cell.index},
                    {"workload", r.cell.workload},
-                   {"parallel", r.cell.parallel},
+                   {"parallel", text_of(r.cell.parallel)},
                    {"replicas", row.replicas},
                    {"samples_per_second", r.samples_per_second},
                    {"step_seconds", r.step_seconds},

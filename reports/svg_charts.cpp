@@ -379,7 +379,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
 std::string phase_chart(const std::vector<Result>& results) {
   std::vector<const Result*> timed;
   for (const Result& r : results) {
-    if (r.status == CellStatus::kOk && r.cell.timing == "phases") timed.push_back(&r);
+    if (r.status == CellStatus::kOk && r.cell.timing == Timing::kPhases) timed.push_back(&r);
   }
   if (timed.empty()) return "";
   const char* names[] = {"data", "host→device", "forward", "backward", "optimizer"};
@@ -424,7 +424,7 @@ std::string scaling_chart(const std::vector<Result>& results) {
   std::map<std::string, std::map<int, double>> lines;
   for (const auto& row : scaling_rows(results)) {
     const Cell& c = row.result->cell;
-    double& best = lines[c.workload + " " + c.parallel + " " + c.device][row.replicas];
+    double& best = lines[c.workload + " " + text_of(c.parallel) + " " + c.device][row.replicas];
     best = std::max(best, row.result->samples_per_second);
   }
   bool several = false;

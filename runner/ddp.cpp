@@ -144,7 +144,7 @@ int worker_command(const WorkerArgs& args) {
     log_error((args.grid.empty() ? args.cell_file : args.grid) + ": not a cell (" + e.what() + ")");
     return 2;
   }
-  if (cell.parallel != "ddp") return run_isolated(cell, args);
+  if (cell.parallel != Parallel::kDdp) return run_isolated(cell, args);
   const int rank = env_int("RANK", -1), world = env_int("WORLD_SIZE", -1);
   if (rank < 0 || world < 1 || rank >= world) {
     log_error(

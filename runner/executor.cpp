@@ -124,13 +124,9 @@ std::string rank_zero_says(Replicas& replicas, const std::string& own) {
   return index < reasons.size() ? reasons[index] : own;
 }
 
-void measure(const Cell& cell, const RunOptions& options, Result& result) {
-  apply_threads(cell.threads);
-  const DeterminismScope determinism(cell.deterministic);
-  const ThreadCounts threads = current_threads();
-  result.intra_op_threads = threads.intra_op;
-  result.blas_threads = threads.blas;
-  reset_peak_rss();
+// Setting up: the device's first touch, the model, the data and the data path, timed into
+// `result` with the workload's facts.
+std::unique_ptr<Workload> set_up(const Cell& cell, const RunOptions& options, Result& result) {
   // The device's first touch comes before its memory statistics: LibTorch's caching allocator
   // knows a device only after its first allocation (before, it answers "Invalid device argument").
   result.device_init_seconds = device_init_seconds(cell.device);
@@ -139,7 +135,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   const torch::Device device(cell.device);
   const Clock::time_point setup_start = Clock::now();
   DataParallelForward data_parallel;
-  if (cell.parallel == "dp") {
+  if (cell.parallel == Parallel::kDp) {
     std::vector<int> devices;
     for (int i = 0; i < cell.gpus; ++i) devices.push_back(cuda + i);
     const int output = cuda + cell.output_device;
@@ -150,7 +146,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     data_parallel.output = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(output));
   }
   GraphCapture graph;
-  if (cell.execution == "graph") {
+  if (cell.execution == Execution::kGraph) {
     graph.capture = [cuda](const std::function<void()>& step) {
       return cuda_seam::capture_graph(cuda, step, kGraphWarmupSteps);
     };
@@ -166,74 +162,80 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.steps_per_epoch = facts.steps_per_epoch;
   result.metric = facts.metric;
   result.flops_per_sample = facts.flops_per_sample;
+  return workload;
+}
 
-  const StoppingRule rule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds,
-                          cell.ci_target};
-  PhaseClock phases(cell.device);
-  StepObserver* timed_observer = cell.timing == "phases" ? &phases : nullptr;
-  std::vector<double> epoch_samples;
-  // Reserved up front: growing the vector between two clock reads would bill an epoch for it.
-  epoch_samples.reserve(std::min<std::size_t>(
-      static_cast<std::size_t>(cell.max_repeats) * static_cast<std::size_t>(cell.epochs),
-      std::size_t{1} << 24));
-  std::vector<double> first_epochs;
+// What the repeats measured.
+struct Repeats {
+  std::vector<double> epoch_samples;  // every timed epoch of every repeat
+  std::vector<double> first_epochs;   // each fresh model's first epoch
   torch::Tensor last_loss;
+};
+
+// One repeat: a freshly initialised model, its first epoch timed on its own (and its first step,
+// from the model's creation: first-call costs), the warm-up, then the timed epochs into `stop`.
+// Returns the repeat's timed seconds.
+double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, AdaptiveRepeats& stop,
+                  Repeats& out, Result& result) {
+  synchronize_device(cell.device);
+  const Clock::time_point reset_start = Clock::now();
+  workload.reset(cell.seed);
+  StepClock first_step(cell.device, 1, reset_start);
+  const Clock::time_point first_start = Clock::now();
+  out.last_loss = workload.train_epoch(&first_step);
+  synchronize_device(cell.device);
+  out.first_epochs.push_back(seconds_since(first_start));
+  if (out.first_epochs.size() == 1) result.first_step_seconds = first_step.samples().front();
+
+  // The first epoch is the first warm-up epoch; with no warm-up it is the first timed one.
+  for (int e = 1; e < cell.warmup_epochs; ++e) workload.train_epoch();
+  double repeat_seconds = 0.0;
+  int timed = cell.epochs;
+  if (cell.warmup_epochs == 0) {
+    stop.add(out.first_epochs.back());
+    repeat_seconds += out.first_epochs.back();
+    --timed;
+  }
+  StepObserver* observer = cell.timing == Timing::kPhases ? &phases : nullptr;
+  synchronize_device(cell.device);
+  Clock::time_point epoch_start = Clock::now();
+  for (int e = 0; e < timed; ++e) {
+    if (observer != nullptr) phases.start();
+    out.last_loss = workload.train_epoch(observer);
+    synchronize_device(cell.device);
+    const Clock::time_point now = Clock::now();
+    stop.add(seconds_between(epoch_start, now));
+    repeat_seconds += seconds_between(epoch_start, now);
+    epoch_start = now;
+  }
+  return repeat_seconds;
+}
+
+// Repeats under the cell's stopping rule until it says stop (replicas follow rank 0).
+Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Workload& workload,
+                             PhaseClock& phases, Result& result) {
+  AdaptiveRepeats stop(
+      StoppingRule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds, cell.ci_target},
+      std::min<std::size_t>(
+          static_cast<std::size_t>(cell.max_repeats) * static_cast<std::size_t>(cell.epochs),
+          std::size_t{1} << 24));
+  Repeats out;
   const Clock::time_point repeats_start = Clock::now();
-  for (int repeat = 1;; ++repeat) {
-    // The first epoch of a fresh model, timed on its own; its first step too, from the model's
-    // creation (first-call costs: allocator growth, kernel selection).
-    synchronize_device(cell.device);
-    const Clock::time_point reset_start = Clock::now();
-    workload->reset(cell.seed);
-    StepClock first_step(cell.device, 1, reset_start);
-    const Clock::time_point first_start = Clock::now();
-    last_loss = workload->train_epoch(&first_step);
-    synchronize_device(cell.device);
-    first_epochs.push_back(seconds_since(first_start));
-    if (repeat == 1) result.first_step_seconds = first_step.samples().front();
-
-    // The first epoch is the first warm-up epoch; with no warm-up it is the first timed one.
-    for (int e = 1; e < cell.warmup_epochs; ++e) workload->train_epoch();
-    double repeat_seconds = 0.0;
-    int timed = cell.epochs;
-    if (cell.warmup_epochs == 0) {
-      epoch_samples.push_back(first_epochs.back());
-      repeat_seconds += first_epochs.back();
-      --timed;
-    }
-    synchronize_device(cell.device);
-    Clock::time_point epoch_start = Clock::now();
-    for (int e = 0; e < timed; ++e) {
-      if (timed_observer != nullptr) phases.start();
-      last_loss = workload->train_epoch(timed_observer);
-      synchronize_device(cell.device);
-      const Clock::time_point now = Clock::now();
-      epoch_samples.push_back(seconds_between(epoch_start, now));
-      repeat_seconds += epoch_samples.back();
-      epoch_start = now;
-    }
-    result.train_seconds_samples.push_back(repeat_seconds);
-    result.stop_reason = stop_reason(rule, repeat, seconds_since(repeats_start), epoch_samples);
-    if (options.replicas != nullptr)
-      result.stop_reason = rank_zero_says(*options.replicas, result.stop_reason);
-    if (!result.stop_reason.empty()) {
-      result.repeats = repeat;
-      break;
-    }
+  while (!stop.finished()) {
+    result.train_seconds_samples.push_back(one_repeat(cell, workload, phases, stop, out, result));
+    stop.end_repeat(seconds_since(repeats_start));
+    if (options.replicas != nullptr) stop.decide(rank_zero_says(*options.replicas, stop.reason()));
   }
+  result.stop_reason = stop.reason();
+  result.repeats = stop.repeats();
+  out.epoch_samples = stop.samples();
+  return out;
+}
 
-  // The steady-state step distribution: one more epoch, timed step by step. With one step per
-  // epoch the epoch samples already are the step samples.
-  std::vector<double> step_samples = epoch_samples;
-  if (facts.steps_per_epoch > 1) {
-    synchronize_device(cell.device);
-    StepClock steps(cell.device, std::numeric_limits<std::size_t>::max(), Clock::now());
-    last_loss = workload->train_epoch(&steps);
-    step_samples = steps.samples();
-  }
-  result.train_loss = last_loss.item<double>();
-  result.metric_value = workload->evaluate();
-
+// The statistics of the samples, into the result's fields.
+void record_statistics(const Repeats& repeats, const std::vector<double>& step_samples,
+                       const PhaseClock& phases, const WorkloadFacts& facts, Result& result) {
+  const std::vector<double>& epoch_samples = repeats.epoch_samples;
   const Summary s = summarize(epoch_samples);
   const Interval ci = median_ci(epoch_samples);
   result.epoch_samples = s.count;
@@ -255,7 +257,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.step_seconds_p25 = steps.p25;
   result.step_seconds_p75 = steps.p75;
   result.step_seconds_samples = thinned(step_samples, kStoredEpochSamples);
-  result.first_epoch_seconds = summarize(first_epochs).median;
+  result.first_epoch_seconds = summarize(repeats.first_epochs).median;
   result.startup_seconds =
       result.device_init_seconds + result.setup_seconds + result.first_step_seconds;
   result.phase_data_seconds = phases.mean(Phase::kData);
@@ -266,6 +268,36 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.steps_per_second = static_cast<double>(facts.steps_per_epoch) / s.median;
   result.samples_per_second = static_cast<double>(facts.train_rows) / s.median;
   result.achieved_gflops = facts.flops_per_sample * result.samples_per_second / 1e9;
+}
+
+// Measures one cell in phases: set-up, repeats under the stopping rule, the steady-state step
+// distribution, evaluation, then the statistics and the machine's peaks.
+void measure(const Cell& cell, const RunOptions& options, Result& result) {
+  apply_threads(cell.threads);
+  const DeterminismScope determinism(cell.deterministic);
+  const ThreadCounts threads = current_threads();
+  result.intra_op_threads = threads.intra_op;
+  result.blas_threads = threads.blas;
+  reset_peak_rss();
+  const std::unique_ptr<Workload> workload = set_up(cell, options, result);
+  const WorkloadFacts& facts = workload->facts();
+  PhaseClock phases(cell.device);
+  Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result);
+
+  // The steady-state step distribution: one more epoch, timed step by step. With one step per
+  // epoch the epoch samples already are the step samples.
+  std::vector<double> step_samples = repeats.epoch_samples;
+  if (facts.steps_per_epoch > 1) {
+    synchronize_device(cell.device);
+    StepClock steps(cell.device, std::numeric_limits<std::size_t>::max(), Clock::now());
+    repeats.last_loss = workload->train_epoch(&steps);
+    step_samples = steps.samples();
+  }
+  result.train_loss = repeats.last_loss.item<double>();
+  result.metric_value = workload->evaluate();
+  record_statistics(repeats, step_samples, phases, facts, result);
+
+  const int cuda = cuda_index(cell.device);
   const auto peak = options.peak_gflops.find(cuda >= 0 ? "cuda:" + std::to_string(cuda) : "cpu");
   if (peak != options.peak_gflops.end() && peak->second > 0.0) {
     result.peak_gflops = peak->second;
@@ -318,7 +350,7 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
       result.cell = cell;
       result.status = CellStatus::kSkipped;
       result.reason = *reason;
-    } else if (cell.parallel == "ddp" || cell.isolate || options.isolate) {
+    } else if (cell.parallel == Parallel::kDdp || cell.isolate || options.isolate) {
       LaunchOptions launch;
       launch.binary = options.binary;
       launch.data_dir = options.data_dir;

@@ -102,11 +102,8 @@ class Validator {
                   const WorkloadInfo* workload) {
     const std::string& name = spec.name;
     std::vector<std::string> choices = spec.choices;
-    if (name == "device") {
-      static const std::regex device_pattern("cpu|cuda(:[0-9]{1,3})?");
-      if (std::regex_match(text, device_pattern)) return true;
-      choices = {"cpu", "cuda", "cuda:0"};
-    } else if (name == "dataset") {
+    if (!spec.pattern.empty() && std::regex_match(text, std::regex(spec.pattern))) return true;
+    if (spec.workload_choices) {
       if (workload == nullptr) return true;
       choices = workload->datasets;
     }
@@ -116,7 +113,7 @@ class Validator {
     std::string message = "unknown " + name + " \"" + text + "\"";
     const std::string guess = did_you_mean(text, choices);
     if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
-    if (name == "dataset" && workload != nullptr) {
+    if (spec.workload_choices && workload != nullptr) {
       message += "; " + workload->name + " accepts " + join(workload->datasets);
     } else {
       message += "; expected " + spec.expected;
@@ -298,8 +295,9 @@ Grid parse_grid(const std::string& text, const std::string& file) {
       }
       experiment.label = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>()
                                                                      : experiment.workload;
-      if (workload != nullptr && defaults.contains("dataset")) {
-        v.check_value("defaults.dataset", *find_setting("dataset"), defaults["dataset"], workload);
+      for (const auto& key : grid_keys()) {  // defaults checked again against this workload
+        if (key.workload_choices && workload != nullptr && defaults.contains(key.name))
+          v.check_value("defaults." + key.name, key, defaults[key.name], workload);
       }
       experiment.settings = defaults;
       if (e.contains("settings")) {

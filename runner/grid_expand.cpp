@@ -41,25 +41,6 @@ bool sets(const Experiment& experiment, const std::string& key) {
                      [&](const auto& axis) { return axis.first == key; });
 }
 
-// Problems of a whole cell that no single key shows (seed 002's data-parallel pitfalls); "" if
-// none.
-std::string cell_problem(const Cell& cell) {
-  const std::string at = " (cell: " + cell_label(cell) + ")";
-  if (cell.parallel != "ddp" && cell.nproc != 1)
-    return "nproc " + std::to_string(cell.nproc) + " needs parallel \"ddp\"" + at;
-  if (cell.parallel == "none" && is_cuda_device(cell.device) && cell.gpus > 1)
-    return "gpus " + std::to_string(cell.gpus) +
-           " needs parallel \"dp\" or \"ddp\" to use more than one GPU" + at;
-  if (cell.parallel == "dp" && is_cuda_device(cell.device) && cell.output_device >= cell.gpus)
-    return "output_device " + std::to_string(cell.output_device) +
-           " is not among the GPUs used (0 to " + std::to_string(cell.gpus - 1) + ")" + at;
-  const int n = replicas(cell);
-  if (cell.batch_size != kFull && cell.batch_size < n)
-    return "batch_size " + std::to_string(cell.batch_size) + " is smaller than the " +
-           std::to_string(n) + " replicas: some would get no data" + at;
-  return "";
-}
-
 // The cells each experiment multiplies out to (before exclude rules), checked against the limits
 // before any is made: a few long axes multiply into more cells than any sweep can run, or memory
 // can hold. Each problem is added to `issues`.
@@ -138,17 +119,10 @@ Expansion expand_grid(const Grid& grid) {
         if (cuda && key.cuda_default && !sets(experiment, key.name))
           key.set(cell, *key.cuda_default);
       }
-      if (cell.loader == "dataloader")
-        cell.data_placement = "host";                       // its batches are made on the host
-      if (cell.timeout_seconds > 0.0) cell.isolate = true;  // a timeout needs a process to end
-      if (cell.parallel == "ddp" && is_cuda_device(cell.device))
-        cell.gpus = cell.nproc;  // one GPU per rank
-      if (cell.parallel != "dp") cell.output_device = 0;
-      // A captured step replays its kernels' addresses: LibTorch's loop optimisers keep step
-      // counts on the host and cannot be captured, so a graph cell always uses the fused one.
-      if (cell.execution == "graph") cell.optimizer_impl = "fused";
+      normalise_cell(cell);  // each key's own rule (core/keys.cpp)
       if (const std::string problem = cell_problem(cell); !problem.empty()) {
-        issues.push_back({"experiments[" + std::to_string(e) + "]", problem});
+        issues.push_back(
+            {"experiments[" + std::to_string(e) + "]", problem + " (cell: " + cell_label(cell) + ")"});
         continue;
       }
       if (!seen.insert(cell_config_json(cell).dump()).second) {

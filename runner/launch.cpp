@@ -75,7 +75,7 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
     write_text_file(work + "/cell.json", json_text(result_to_json(request)) + "\n");
     const std::string world = std::to_string(cell.nproc);
 
-    const bool ddp = cell.parallel == "ddp";
+    const bool ddp = cell.parallel == Parallel::kDdp;
     const int processes = ddp ? cell.nproc : 1;
     std::vector<pid_t> ranks;
     for (int rank = 0; rank < processes; ++rank) {

@@ -12,6 +12,7 @@
 #include "core/file_writer.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
+#include "reports/reporter.hpp"
 #include "reports/table.hpp"
 #include "runner/busy_load.hpp"
 #include "runner/env.hpp"
@@ -24,16 +25,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// results.jsonl and results.csv: each result appended and synced as it comes. After a write
+// failed (the error went to the sweep) it writes nothing more.
+class ResultAppender : public Reporter {
+ public:
+  explicit ResultAppender(ResultFiles& files) : files_(files) {}
+  void cell(const Result& r) override {
+    if (failed_) return;
+    failed_ = true;  // stays set when append throws
+    files_.append(r);
+    failed_ = false;
+  }
+
+ private:
+  ResultFiles& files_;
+  bool failed_ = false;
+};
+
 // The progress line of every cell: its outcome, the time so far, and the time to go, which counts
 // only the cells that will run (skipped ones take none).
-class ProgressLine {
+class ProgressLine : public Reporter {
  public:
   ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
       : start_(std::chrono::steady_clock::now()) {
     for (const Cell& cell : cells) will_run_.push_back(!skip_reason(cell, inventory));
   }
 
-  void show(const Result& r, std::size_t done, std::size_t total) const {
+  void cell(const Result& r) override {
+    const std::size_t done = ++done_, total = will_run_.size();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double ran = runnable(0, done);
@@ -59,6 +78,7 @@ class ProgressLine {
 
   std::chrono::steady_clock::time_point start_;
   std::vector<bool> will_run_;
+  std::size_t done_ = 0;
 };
 
 // The run's folder, created: --resume's, --out's, or a new reports/<grid name>-<time> (with
@@ -263,23 +283,27 @@ SweepOutcome Sweep::run() {
     last_reference = std::move(now);
   };
   SweepOutcome outcome;
-  const ProgressLine progress(plan_.to_run, inventory_);
+  // The per-cell outputs, in order: the result files, then the progress line.
+  std::vector<std::unique_ptr<Reporter>> outputs;
+  outputs.push_back(std::make_unique<ResultAppender>(*files_));
+  outputs.push_back(std::make_unique<ProgressLine>(plan_.to_run, inventory_));
   bool announced = false;
-  outcome.results = run_cells(
-      plan_.to_run, inventory_, options, [&](const Result& r, std::size_t done, std::size_t total) {
+  outcome.results =
+      run_cells(plan_.to_run, inventory_, options, [&](const Result& r, std::size_t, std::size_t) {
         time_reference_after(r);
-        try {
-          if (!outcome.write_failed) files_->append(r);
-        } catch (const std::exception& e) {
-          // The results before this one are on disk; the next cells would be measured for
-          // nothing, so the sweep stops here (a signal that came first keeps its meaning).
-          spdlog::error("{}; the sweep stops after this cell", e.what());
-          outcome.write_failed = true;
-          int none = 0;
-          if (options_.interrupted != nullptr)
-            options_.interrupted->compare_exchange_strong(none, kStopWriteFailed);
+        for (const auto& output : outputs) {
+          try {
+            output->cell(r);
+          } catch (const std::exception& e) {
+            // The results before this one are on disk; the next cells would be measured for
+            // nothing, so the sweep stops here (a signal that came first keeps its meaning).
+            spdlog::error("{}; the sweep stops after this cell", e.what());
+            outcome.write_failed = true;
+            int none = 0;
+            if (options_.interrupted != nullptr)
+              options_.interrupted->compare_exchange_strong(none, kStopWriteFailed);
+          }
         }
-        progress.show(r, done, total);
         if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
           announced = true;
           spdlog::warn(

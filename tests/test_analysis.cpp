@@ -168,9 +168,9 @@ TEST(Analysis, MarkdownLeadsWithTheStatementAndCitesCells) {
 
 TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
   std::vector<Result> r;
-  for (const std::string loader : {"dataloader", "tensor"}) {
+  for (const Loader loader : {Loader::kDataLoader, Loader::kTensor}) {
     for (const int threads : {1, 2}) {
-      Result c = cell(r.size(), "cpu", 100, loader == "tensor" ? 0.5 : 1.0);
+      Result c = cell(r.size(), "cpu", 100, loader == Loader::kTensor ? 0.5 : 1.0);
       c.cell.loader = loader;
       c.cell.threads = threads;
       r.push_back(c);
@@ -226,15 +226,16 @@ TEST(Analysis, ModesNameTheFastestPerDeviceAndWhereEachCrossoverLies) {
   std::vector<Result> r;
   const std::vector<std::int64_t> batches = {10, 100, 1000};
   const std::vector<double> eager_speedup = {0.3, 0.7, 3.0}, graph_speedup = {2.0, 4.0, 6.0};
-  for (const std::string execution : {"eager", "graph"}) {
+  for (const Execution execution : {Execution::kEager, Execution::kGraph}) {
     for (std::size_t i = 0; i < batches.size(); ++i) {
       for (const std::string device : {"cpu", "cuda"}) {
-        const double speedup = (execution == "eager" ? eager_speedup : graph_speedup)[i];
+        const double speedup = (execution == Execution::kEager ? eager_speedup : graph_speedup)[i];
         Result c = cell(r.size(), device, batches[i], device == "cpu" ? 1.0 : 1.0 / speedup);
         // A graph cell's optimiser is fused; on the CPU, graph cells are skipped and the eager
         // fused cell is the one a CUDA graph cell pairs with.
-        c.cell.execution = device == "cpu" ? "eager" : execution;
-        c.cell.optimizer_impl = execution == "graph" ? "fused" : "loop";
+        c.cell.execution = device == "cpu" ? Execution::kEager : execution;
+        c.cell.optimizer_impl =
+            execution == Execution::kGraph ? OptimizerImpl::kFused : OptimizerImpl::kLoop;
         r.push_back(c);
       }
     }

@@ -45,7 +45,7 @@ TEST(Cli, DdpWithGlooTrainsLikeOneProcessOnTheGlobalBatch) {
   for (std::size_t w = 0; w < 2; ++w) {
     const Result& single = results[3 * w];
     const Result& two = results[3 * w + 2];
-    ASSERT_EQ(single.cell.parallel, "none");
+    ASSERT_EQ(single.cell.parallel, Parallel::kNone);
     ASSERT_EQ(two.cell.nproc, 2);
     ASSERT_EQ(two.status, CellStatus::kOk) << two.reason;
     // The parameters are identical on both ranks after training...

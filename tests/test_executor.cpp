@@ -63,7 +63,7 @@ TEST(Executor, ADpWorkloadTrainsThroughTheForwardItIsGiven) {
   c.batch_size = 16;
   const std::string no_data = "/nonexistent";
   auto plain = make_workload(c, torch::Device("cpu"), no_data);
-  c.parallel = "dp";
+  c.parallel = Parallel::kDp;
   EXPECT_THROW(make_workload(c, torch::Device("cpu"), no_data), std::invalid_argument);
   int calls = 0;
   DataParallelForward forward;
@@ -136,7 +136,7 @@ TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
     c.workload = info.name;
     c.dataset = info.datasets.front();
     c.loader = info.loader;
-    c.data_placement = "device";
+    c.data_placement = Placement::kDevice;
     c.batch_size = info.batch_size == kFull ? kFull : std::min<std::int64_t>(info.batch_size, 64);
     c.dataset_size = 256;
     c.epochs = 1;
@@ -163,7 +163,7 @@ TEST(Executor, MnistWorkloadsRunAnEpochOnTheRealFashionMnist) {
     Cell c;
     c.workload = name;
     c.dataset = "fashion_mnist";
-    c.loader = "tensor";  // the data path's own cost is measured in bench/, not here
+    c.loader = Loader::kTensor;  // the data path's own cost is measured in bench/, not here
     c.batch_size = info.batch_size;
     c.epochs = 1;
     c.warmup_epochs = 0;
@@ -196,7 +196,7 @@ TEST(Executor, TheDataLoaderPathTrainsLikeTheTensorPath) {
   c.min_repeats = c.max_repeats = 1;
   c.optimizer = "adam";
   c.lr = 0.001;
-  c.loader = "dataloader";
+  c.loader = Loader::kDataLoader;
   c.num_workers = 2;
   const Result loader = run_cell(c, options);
   ASSERT_EQ(loader.status, CellStatus::kOk) << loader.reason;
@@ -260,8 +260,8 @@ TEST(Measurement, EveryFieldIsPresentAndConsistent) {
 
 TEST(Measurement, PhasesAddUpToTheStep) {
   Cell c = small_mlp_cell();
-  c.timing = "phases";
-  c.loader = "dataloader";
+  c.timing = Timing::kPhases;
+  c.loader = Loader::kDataLoader;
   RunOptions options;
   options.data_dir = "/nonexistent";
   const Result r = run_cell(c, options);

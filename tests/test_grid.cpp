@@ -337,10 +337,10 @@ TEST(Grid, AGraphCellAlwaysUsesTheFusedOptimiserSoGraphLoopIsNotRunTwice) {
                                              "g.json"));
   ASSERT_EQ(e.cells.size(), 3u);
   EXPECT_EQ(e.duplicates, 1u);
-  EXPECT_EQ(e.cells[0].execution + "/" + e.cells[0].optimizer_impl, "eager/loop");
-  EXPECT_EQ(e.cells[1].execution + "/" + e.cells[1].optimizer_impl, "eager/fused");
-  EXPECT_EQ(e.cells[2].execution + "/" + e.cells[2].optimizer_impl, "graph/fused");
-  EXPECT_EQ(e.cells[0].precision, "fp32");
+  EXPECT_EQ(text_of(e.cells[0].execution) + "/" + text_of(e.cells[0].optimizer_impl), "eager/loop");
+  EXPECT_EQ(text_of(e.cells[1].execution) + "/" + text_of(e.cells[1].optimizer_impl), "eager/fused");
+  EXPECT_EQ(text_of(e.cells[2].execution) + "/" + text_of(e.cells[2].optimizer_impl), "graph/fused");
+  EXPECT_EQ(e.cells[0].precision, Precision::kFp32);
   EXPECT_NE(cell_label(e.cells[2]).find(" graph fused"), std::string::npos);
   EXPECT_THROW(parse_grid(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
       "grid": {"precision": ["fp16"]}}]})",

@@ -123,13 +123,14 @@ TEST(DataPath, EveryLoaderDeliversEverySampleOncePerEpoch) {
   std::vector<std::int64_t> all(103);
   std::iota(all.begin(), all.end(), 0);
   struct Case {
-    std::string loader, placement;
+    Loader loader;
+    Placement placement;
     int workers;
   };
-  for (const Case& c : std::vector<Case>{{"tensor", "device", 0},
-                                         {"tensor", "host", 0},
-                                         {"dataloader", "host", 0},
-                                         {"dataloader", "host", 2}}) {
+  for (const Case& c : std::vector<Case>{{Loader::kTensor, Placement::kDevice, 0},
+                                         {Loader::kTensor, Placement::kHost, 0},
+                                         {Loader::kDataLoader, Placement::kHost, 0},
+                                         {Loader::kDataLoader, Placement::kHost, 2}}) {
     DataPath path;
     path.loader = c.loader;
     path.placement = c.placement;
@@ -161,7 +162,7 @@ TEST(DataPath, EpochsAreShuffledDifferently) {
 
 TEST(DataPath, UnknownLoaderIsAnError) {
   DataPath path;
-  path.loader = "magic";
+  path.loader = static_cast<Loader>(7);  // no such loader
   EXPECT_THROW(make_batches(numbered(4), path, torch::Device("cpu")), std::invalid_argument);
 }
 

@@ -2,6 +2,7 @@
 // pairing and the README's key table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/cell.hpp"
@@ -61,7 +62,7 @@ TEST(Keys, APairOfDevicesIgnoresTheKeysThatMeanNothingOnTheCpu) {
   Cell cuda = cpu;
   cuda.device = "cuda";
   cuda.gpus = 2;
-  cuda.data_placement = "host";
+  cuda.data_placement = Placement::kHost;
   EXPECT_EQ(pairing_key(cpu, "device"), pairing_key(cuda, "device"));
   EXPECT_FALSE(pairing_key(cpu, "device").contains("gpus"));
   // Along another axis the device and its GPUs are part of what is held fixed.
@@ -167,6 +168,66 @@ TEST(Keys, TheReadmeKeyTableIsTheRegistrys) {
       << table;
   for (const auto& name : settable_key_names())
     EXPECT_NE(table.find("| `" + name + "` |"), std::string::npos) << name;
+}
+
+TEST(Keys, AModeIsATypeWhoseWordsAreTheKeysChoices) {
+  // The words of each mode key are its enum's, and a word goes through JSON and back.
+  EXPECT_EQ(find_grid_key("parallel")->choices, word_list<Parallel>());
+  EXPECT_EQ(find_grid_key("precision")->choices,
+            (std::vector<std::string>{"fp32", "tf32", "bf16"}));
+  Cell cell;
+  find_grid_key("execution")->set(cell, "graph");
+  EXPECT_EQ(cell.execution, Execution::kGraph);
+  EXPECT_EQ(find_grid_key("execution")->get(cell), "graph");
+  // A results file with a word the key does not take is refused, naming the words it takes.
+  try {
+    find_grid_key("loader")->set(cell, "pandas");
+    FAIL() << "an unknown loader was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected one of \"tensor\", \"dataloader\""),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(device_kind("cuda:3"), DeviceKind::kCuda);
+  EXPECT_EQ(device_kind("cpu"), DeviceKind::kCpu);
+}
+
+TEST(Keys, EachKeysRulesOverACellComeFromItsDeclaration) {
+  // Normalisation: a graph cell's optimiser is fused; a dataloader's batches are on the host;
+  // a ddp cell on CUDA has one GPU per rank; output_device means something for dp alone.
+  Cell cell;
+  cell.device = "cuda";
+  cell.execution = Execution::kGraph;
+  cell.loader = Loader::kDataLoader;
+  cell.parallel = Parallel::kDdp;
+  cell.nproc = 4;
+  cell.output_device = 2;
+  cell.timeout_seconds = 5;
+  normalise_cell(cell);
+  EXPECT_EQ(cell.optimizer_impl, OptimizerImpl::kFused);
+  EXPECT_EQ(cell.data_placement, Placement::kHost);
+  EXPECT_EQ(cell.gpus, 4);
+  EXPECT_EQ(cell.output_device, 0);
+  EXPECT_TRUE(cell.isolate);
+  // Grid problems and skip reasons are the keys' own, first in declaration order.
+  Cell cpu;
+  cpu.nproc = 2;
+  EXPECT_EQ(cell_problem(cpu), "nproc 2 needs parallel \"ddp\"");
+  cpu.nproc = 1;
+  EXPECT_EQ(cell_problem(cpu), "");
+  cpu.execution = Execution::kGraph;
+  EXPECT_NE(key_skip_reason(cpu).find("execution \"graph\""), std::string::npos);
+  cpu.execution = Execution::kEager;
+  EXPECT_EQ(key_skip_reason(cpu), "");
+  // The analysis's axes and knobs are declared, not listed by name elsewhere.
+  for (const std::string& axis : numeric_axis_names()) {
+    const GridKey* key = find_grid_key(axis);
+    EXPECT_TRUE(key->kind == KeyKind::kInteger || key->kind == KeyKind::kSizeOrFull) << axis;
+    EXPECT_EQ(key->role, KeyRole::kIdentity) << axis;
+  }
+  const auto knobs = knob_names();
+  EXPECT_NE(std::find(knobs.begin(), knobs.end(), "precision"), knobs.end());
+  EXPECT_EQ(std::find(knobs.begin(), knobs.end(), "device"), knobs.end());
 }
 
 }  // namespace

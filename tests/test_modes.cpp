@@ -61,7 +61,7 @@ struct ReplayingCapture {
 TEST(GraphExecution, ReplayedStepsReachTheEagerParametersAndLosses) {
   const Cell eager_cell = iris();
   Cell graph_cell = eager_cell;
-  graph_cell.execution = "graph";
+  graph_cell.execution = Execution::kGraph;
   auto eager = make_workload(eager_cell, torch::Device("cpu"), kNoData);
   EXPECT_THROW(make_workload(graph_cell, torch::Device("cpu"), kNoData), std::invalid_argument);
   ReplayingCapture fake;
@@ -87,7 +87,7 @@ TEST(GraphExecution, ReplayedStepsReachTheEagerParametersAndLosses) {
 
 TEST(GraphExecution, AResetCapturesAgainForTheNewModel) {
   Cell c = iris();
-  c.execution = "graph";
+  c.execution = Execution::kGraph;
   c.batch_size = 25;  // 100 rows: no shorter last batch
   ReplayingCapture fake;
   auto graph = make_workload(c, torch::Device("cpu"), kNoData, nullptr, {}, fake.capture());
@@ -199,7 +199,7 @@ TEST(Precision, Tf32IsSetForTheScopeAndRestored) {
 
 TEST(Precision, Bf16TrainsOnTheCpuAndLeavesFp32Behind) {
   Cell c = iris();
-  c.precision = "bf16";
+  c.precision = Precision::kBf16;
   auto bf16 = make_workload(c, torch::Device("cpu"), kNoData);
   bf16->reset(2);
   const double first = bf16->train_epoch().item<double>();
@@ -216,9 +216,9 @@ TEST(Precision, Bf16TrainsOnTheCpuAndLeavesFp32Behind) {
 TEST(GraphExecution, CapturedStepsReachTheEagerParameters_CUDA) {
   if (probe_devices().cuda_devices == 0) GTEST_SKIP() << "no CUDA device";
   Cell c = iris("cuda");
-  c.optimizer_impl = "fused";
+  c.optimizer_impl = OptimizerImpl::kFused;
   auto eager = make_workload(c, torch::Device("cuda"), kNoData);
-  c.execution = "graph";
+  c.execution = Execution::kGraph;
   GraphCapture capture;
   capture.capture = [](const std::function<void()>& step) {
     return cuda_seam::capture_graph(0, step, 3);
@@ -243,7 +243,7 @@ TEST(FusedOptimizer, MatchesLibTorchsOptimisers_CUDA) {
     c.optimizer = name;
     c.momentum = 0.9;
     auto loop = make_workload(c, torch::Device("cuda"), kNoData);
-    c.optimizer_impl = "fused";
+    c.optimizer_impl = OptimizerImpl::kFused;
     auto fused = make_workload(c, torch::Device("cuda"), kNoData);
     loop->reset(7);
     for (int epoch = 0; epoch < 5; ++epoch) loop->train_epoch();

@@ -33,7 +33,7 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   std::vector<Result> results = {made(0, "cpu", 100, 1.0), made(1, "cuda", 100, 2.0),
                                  made(2, "cpu", 10000, 1.0), made(3, "cuda", 10000, 0.5)};
   Result phased = made(5, "cpu", 500, 1.0);  // unpaired: timing differs from every other cell
-  phased.cell.timing = "phases";
+  phased.cell.timing = Timing::kPhases;
   phased.phase_forward_seconds = 0.1;
   phased.phase_backward_seconds = 0.2;
   results.push_back(phased);

@@ -103,7 +103,7 @@ TEST(Comparison, EveryDevicePairOfTheAnalysisIsOnOneRowHostDataIncluded) {
   std::vector<Result> results =
       indexed({made("cpu", 1000, 0.010, 0.001), made("cuda", 1000, 0.002, 0.0002),
                made("cuda", 1000, 0.004, 0.0002)});
-  results[2].cell.data_placement = "host";
+  results[2].cell.data_placement = Placement::kHost;
   EXPECT_EQ(pair_results(results, parse_compare("device=cpu:cuda")).size(), 2u);
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
@@ -290,7 +290,7 @@ TEST(Results, ResultsWrittenBeforeTheNewerKeysStillRead) {
         "allreduce_seconds", "rank_epoch_seconds", "parameter_digests"})
     old.erase(key);
   const Result r = result_from_json(old);
-  EXPECT_EQ(r.cell.parallel, "none");
+  EXPECT_EQ(r.cell.parallel, Parallel::kNone);
   EXPECT_EQ(r.cell.nproc, 1);
   EXPECT_TRUE(r.step_seconds_samples.empty());
   old.erase("status");  // an original key stays required

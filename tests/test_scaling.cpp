@@ -10,7 +10,7 @@ namespace crossover {
 namespace {
 
 Result ddp_cell(std::size_t index, int nproc, double samples_per_second,
-                const std::string& parallel = "ddp") {
+                Parallel parallel = Parallel::kDdp) {
   Result r;
   r.cell.index = index;
   r.cell.workload = "mnist_mlp";
@@ -28,7 +28,7 @@ Result ddp_cell(std::size_t index, int nproc, double samples_per_second,
 }
 
 TEST(Scaling, EfficiencyIsAgainstTheSameCellWithOneReplica) {
-  std::vector<Result> results = {ddp_cell(0, 1, 0, "none"), ddp_cell(1, 1, 100.0),
+  std::vector<Result> results = {ddp_cell(0, 1, 0, Parallel::kNone), ddp_cell(1, 1, 100.0),
                                  ddp_cell(2, 2, 150.0), ddp_cell(3, 4, 100.0)};
   results[0].cell.nproc = 1;
   results[3].cell.batch_size = 64;  // no one-replica cell with this batch
@@ -43,7 +43,7 @@ TEST(Scaling, EfficiencyIsAgainstTheSameCellWithOneReplica) {
   EXPECT_NE(md.find("## Scaling"), std::string::npos);
   EXPECT_NE(md.find("| #2 | ddp | 2 | full | 150 | 10 ms | 2 ms | 75 % |"), std::string::npos)
       << md;
-  EXPECT_EQ(render_scaling_markdown({ddp_cell(0, 1, 10.0, "none")}), "");
+  EXPECT_EQ(render_scaling_markdown({ddp_cell(0, 1, 10.0, Parallel::kNone)}), "");
   const auto j = scaling_json(results);
   ASSERT_EQ(j.size(), 3u);
   EXPECT_TRUE(j[2]["efficiency"].is_null());

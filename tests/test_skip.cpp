@@ -48,7 +48,7 @@ TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
   const auto loader = skip_reason(workers, DeviceInventory{});
   ASSERT_TRUE(loader);
   EXPECT_NE(loader->find("needs loader \"dataloader\""), std::string::npos);
-  workers.loader = "dataloader";
+  workers.loader = Loader::kDataLoader;
   EXPECT_FALSE(skip_reason(workers, DeviceInventory{}));
 }
 
@@ -60,16 +60,16 @@ namespace {
 
 TEST(Skip, DataParallelNeedsCudaAndSaysWhatToUseInstead) {
   Cell dp = cell_on("cpu");
-  dp.parallel = "dp";
+  dp.parallel = Parallel::kDp;
   const auto cpu = skip_reason(dp, DeviceInventory{true, 4, {}});
   ASSERT_TRUE(cpu);
   EXPECT_NE(cpu->find("on the CPU use parallel \"ddp\""), std::string::npos);
   Cell ddp = cell_on("cpu");
-  ddp.parallel = "ddp";
+  ddp.parallel = Parallel::kDdp;
   ddp.nproc = 2;
   EXPECT_FALSE(skip_reason(ddp, DeviceInventory{false, 0, {}}));  // Gloo on the CPU runs anywhere
   Cell gpus = cell_on("cuda", 3);
-  gpus.parallel = "ddp";
+  gpus.parallel = Parallel::kDdp;
   gpus.nproc = 3;
   EXPECT_TRUE(skip_reason(gpus, DeviceInventory{true, 2, {}}));  // more devices than present
 }
@@ -87,32 +87,32 @@ TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   };
   const DeviceInventory gpu{true, 1, {"adam/cuda"}};
   Cell graph = cell_on("cpu");
-  graph.execution = "graph";
-  graph.optimizer_impl = "fused";
+  graph.execution = Execution::kGraph;
+  graph.optimizer_impl = OptimizerImpl::kFused;
   EXPECT_NE(reason(graph, {}).find("CUDA graph"), std::string::npos);
   graph.device = "cuda";
   EXPECT_EQ(reason(graph, gpu), "");
-  graph.timing = "phases";
+  graph.timing = Timing::kPhases;
   EXPECT_NE(reason(graph, gpu).find("timing \"phases\""), std::string::npos);
-  graph.timing = "end_to_end";
-  graph.parallel = "ddp";
+  graph.timing = Timing::kEndToEnd;
+  graph.parallel = Parallel::kDdp;
   EXPECT_NE(reason(graph, gpu).find("parallel \"ddp\""), std::string::npos);
 
   Cell tf32 = cell_on("cpu");
-  tf32.precision = "tf32";
+  tf32.precision = Precision::kTf32;
   EXPECT_NE(reason(tf32, {}).find("tf32"), std::string::npos);
   tf32.device = "cuda";
   EXPECT_EQ(reason(tf32, gpu), "");
   Cell bf16 = cell_on("cpu");
-  bf16.precision = "bf16";
+  bf16.precision = Precision::kBf16;
   EXPECT_EQ(reason(bf16, {}), "");
   bf16.device = "cuda";
   bf16.gpus = 1;
-  bf16.parallel = "dp";
+  bf16.parallel = Parallel::kDp;
   EXPECT_NE(reason(bf16, gpu).find("DataParallel"), std::string::npos);
 
   Cell fused = cell_on("cpu");
-  fused.optimizer_impl = "fused";
+  fused.optimizer_impl = OptimizerImpl::kFused;
   EXPECT_NE(reason(fused, {}).find("aten::_fused_adam_ for the CPU"), std::string::npos);
   EXPECT_EQ(reason(fused, DeviceInventory{false, 0, {"adam/cpu"}}), "");
   fused.device = "cuda";

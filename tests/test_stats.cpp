@@ -75,5 +75,36 @@ TEST(StoppingRule, NoisySamplesRunToMaxRepeatsOrTheBudget) {
             "ci_target");  // a loose target
 }
 
+TEST(AdaptiveRepeats, StopsWhenTheRuleSaysAndFollowsADecisionFromOutside) {
+  AdaptiveRepeats steady(StoppingRule{3, 10, 60.0, 0.02}, 100);
+  int repeats = 0;
+  while (!steady.finished()) {
+    for (int e = 0; e < 4; ++e) steady.add(0.5);
+    steady.end_repeat(0.1 * ++repeats);
+  }
+  EXPECT_EQ(steady.repeats(), 3);
+  EXPECT_EQ(steady.reason(), "ci_target");
+  EXPECT_EQ(steady.samples().size(), 12u);
+
+  AdaptiveRepeats noisy(StoppingRule{2, 4, 60.0, 0.02});
+  while (!noisy.finished()) {
+    noisy.add(1.0);
+    noisy.add(2.0);
+    noisy.end_repeat(1.0);
+  }
+  EXPECT_EQ(noisy.repeats(), 4);
+  EXPECT_EQ(noisy.reason(), "max_repeats");
+
+  // A replica follows rank 0: going on although its own samples would stop, and stopping when told.
+  AdaptiveRepeats replica(StoppingRule{1, 10, 60.0, 0.5});
+  replica.add(1.0);
+  replica.end_repeat(1.0);
+  ASSERT_TRUE(replica.finished());
+  replica.decide("");
+  EXPECT_FALSE(replica.finished());
+  replica.decide("time_budget");
+  EXPECT_EQ(replica.reason(), "time_budget");
+}
+
 }  // namespace
 }  // namespace crossover

@@ -53,7 +53,7 @@ class TensorBatches : public BatchSourceBase {
     // Normalised once, before any clock runs: this is the fast path.
     x_ = to_features(data.x_train, data.mean, data.stdev);
     y_ = data.y_train;
-    if (path.placement == "device") {
+    if (path.placement == Placement::kDevice) {
       x_ = x_.to(device_);
       y_ = y_.to(device_);
     } else if (pin_) {
@@ -171,9 +171,9 @@ class LoaderBatches : public BatchSourceBase {
 
 std::unique_ptr<BatchSource> make_batches(const TensorData& data, const DataPath& path,
                                           const torch::Device& device) {
-  if (path.loader == "tensor") return std::make_unique<TensorBatches>(data, path, device);
-  if (path.loader == "dataloader") return std::make_unique<LoaderBatches>(data, path, device);
-  throw std::invalid_argument("unknown loader \"" + path.loader +
+  if (path.loader == Loader::kTensor) return std::make_unique<TensorBatches>(data, path, device);
+  if (path.loader == Loader::kDataLoader) return std::make_unique<LoaderBatches>(data, path, device);
+  throw std::invalid_argument("unknown loader \"" + text_of(path.loader) +
                               "\"; expected \"tensor\" or \"dataloader\"");
 }
 

@@ -14,15 +14,15 @@
 #include <memory>
 #include <string>
 
+#include "core/modes.hpp"
 #include "workloads/data.hpp"
 
 namespace crossover {
 
 /// How batches are made and moved.
 struct DataPath {
-  std::string loader = "tensor";  ///< "tensor" or "dataloader"
-  std::string placement =
-      "device";         ///< tensor loader: where the data set lives, "device" or "host"
+  Loader loader = Loader::kTensor;
+  Placement placement = Placement::kDevice;  ///< tensor loader: where the data set lives
   int num_workers = 0;  ///< dataloader worker threads
   bool pin_memory = false;
   std::int64_t batch_size = -1;  ///< kFull: the whole training split

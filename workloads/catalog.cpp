@@ -60,7 +60,7 @@ std::vector<WorkloadInfo> build_catalog() {
            "sgd", 0.005, 0.0, 128, 30,
            "MNIST normalised with (0.1307, 0.3081); SGD lr 0.005, batch 128, as in seed 000 "
            "(which trains on 50,000 of the 60,000 images: dataset_size 50000)."));
-  c.back().loader = "dataloader";
+  c.back().loader = Loader::kDataLoader;
   c.back().mean = {0.1307};
   c.back().stdev = {0.3081};
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 10}));
@@ -69,7 +69,7 @@ std::vector<WorkloadInfo> build_catalog() {
       "mnist_mlp", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
       "classification", "adam", 0.001, 0.0, 100, 15,
       "MNIST, pixels scaled to [0, 1] only (ToTensor), Adam lr 0.001, batch 100, as in seed 001."));
-  c.back().loader = "dataloader";
+  c.back().loader = Loader::kDataLoader;
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
 
   c.push_back(
@@ -84,7 +84,7 @@ std::vector<WorkloadInfo> build_catalog() {
       {"fashion_mnist", "mnist"}, "classification", "adam", 0.01, 0.0, 1000, 1,
       "deeplizard's network, pixels scaled to [0, 1] only, Adam lr 0.01; seed 003 sweeps batch "
       "1,000 / 10,000 / 20,000 and num_workers 0 / 1."));
-  c.back().loader = "dataloader";
+  c.back().loader = Loader::kDataLoader;
   c.back().flops_per_sample = training_flops(seed003_cnn_forward_macs());
 
   c.push_back(info(
@@ -93,7 +93,7 @@ std::vector<WorkloadInfo> build_catalog() {
       "CIFAR-10 normalised per channel, SGD lr 0.001 momentum 0.9, batch 256. Seed 002 starts "
       "from ImageNet weights; nothing can be downloaded here, so crossover trains from scratch "
       "and its accuracy is not the post's."));
-  c.back().loader = "dataloader";
+  c.back().loader = Loader::kDataLoader;
   c.back().mean = {0.4914, 0.4822, 0.4465};
   c.back().stdev = {0.2023, 0.1994, 0.2010};
   c.back().flops_per_sample = training_flops(resnet18_forward_macs(32, 32));

@@ -25,7 +25,7 @@ struct WorkloadInfo {
   std::int64_t batch_size = kFull;
   int epochs = 1;
   std::string notes;
-  std::string loader = "tensor";  ///< default data path: "tensor" or "dataloader"
+  Loader loader = Loader::kTensor;  ///< the default data path
   std::vector<double> mean;       ///< per-channel normalisation after scaling pixels to [0, 1]
   std::vector<double> stdev;      ///< (empty: none, as for tabular data)
   double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample (3x forward)

@@ -38,17 +38,17 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   spec.optimizer = cell.optimizer;
   spec.lr = cell.lr;
   spec.momentum = cell.momentum;
-  if (cell.parallel == "dp") {
+  if (cell.parallel == Parallel::kDp) {
     if (!data_parallel.forward)
       throw std::invalid_argument("a dp cell needs a replicated forward pass (runner/ gives it)");
     spec.data_parallel = std::move(data_parallel);
   }
   spec.optimizer_impl = cell.optimizer_impl;
   spec.precision = cell.precision;
-  if (cell.execution == "graph") {
+  if (cell.execution == Execution::kGraph) {
     if (!graph.capture)
       throw std::invalid_argument("a graph cell needs a way to capture its step (runner/ gives it)");
-    if (replicas != nullptr || cell.parallel != "none")
+    if (replicas != nullptr || cell.parallel != Parallel::kNone)
       throw std::invalid_argument("a graph cell runs on one device, in one process");
     spec.graph = std::move(graph);
   }

@@ -60,7 +60,7 @@ SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model,
   const std::int64_t rows = facts_.train_rows;
   batch_rows_ = path.batch_size <= 0 ? rows : std::min(path.batch_size, rows);
   last_rows_ = rows % batch_rows_;
-  channels_last_ = spec_.precision == "bf16" && x_test_.dim() == 4;
+  channels_last_ = spec_.precision == Precision::kBf16 && x_test_.dim() == 4;
 }
 
 void SupervisedWorkload::reset(std::int64_t seed) {
@@ -90,7 +90,7 @@ void SupervisedWorkload::reset(std::int64_t seed) {
   graphs_.clear();  // they replay the previous model's kernels
   optimizer_.reset();
   fused_.reset();
-  if (spec_.optimizer_impl == "fused") {
+  if (spec_.optimizer_impl == OptimizerImpl::kFused) {
     fused_ = std::make_unique<FusedOptimizer>(spec_.optimizer, model_.ptr()->parameters(), spec_.lr,
                                               spec_.momentum);
   } else {
@@ -101,7 +101,7 @@ void SupervisedWorkload::reset(std::int64_t seed) {
 }
 
 void SupervisedWorkload::capture_steps() {
-  const Tf32Scope tf32(spec_.precision == "tf32");
+  const Tf32Scope tf32(spec_.precision == Precision::kTf32);
   model_.ptr()->train();  // the graph replays training-mode kernels (batch norm, dropout)
   // Warming up and capturing run real steps, on zeros: keep what they change to put it back.
   std::vector<torch::Tensor> state = model_.ptr()->parameters();
@@ -134,7 +134,7 @@ void SupervisedWorkload::capture_steps() {
 }
 
 torch::Tensor SupervisedWorkload::forward_loss(const torch::Tensor& x, const torch::Tensor& y) {
-  const AutocastScope autocast(spec_.precision == "bf16", device_.type());
+  const AutocastScope autocast(spec_.precision == Precision::kBf16, device_.type());
   const torch::Tensor input = channels_last_ ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
   if (!spec_.data_parallel.forward) return loss(model_.forward(input), y);
   return loss(spec_.data_parallel.forward(data_parallel_, input), y.to(spec_.data_parallel.output));
@@ -165,7 +165,7 @@ torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
 torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
   const auto end = [observer](Phase phase) { end_phase(observer, phase); };
   TORCH_CHECK(optimizer_ != nullptr || fused_ != nullptr, "train_epoch() before reset()");
-  const Tf32Scope tf32(spec_.precision == "tf32");
+  const Tf32Scope tf32(spec_.precision == Precision::kTf32);
   model_.ptr()->train();
   if (spec_.graph.capture) return train_epoch_graph(observer);
   torch::Tensor total = torch::zeros({}, torch::TensorOptions().device(device_));
@@ -283,8 +283,8 @@ std::string SupervisedWorkload::parameters_digest() const {
 
 double SupervisedWorkload::evaluate() {
   torch::NoGradGuard no_grad;
-  const Tf32Scope tf32(spec_.precision == "tf32");
-  const AutocastScope autocast(spec_.precision == "bf16", device_.type());
+  const Tf32Scope tf32(spec_.precision == Precision::kTf32);
+  const AutocastScope autocast(spec_.precision == Precision::kBf16, device_.type());
   model_.ptr()->eval();
   const std::int64_t rows = x_test_.size(0);
   double squared_error = 0.0;

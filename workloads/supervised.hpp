@@ -16,8 +16,8 @@ struct TrainingSpec {
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
-  std::string optimizer_impl = "loop";  ///< or "fused" (FusedOptimizer)
-  std::string precision = "fp32";       ///< or "tf32", "bf16"
+  OptimizerImpl optimizer_impl = OptimizerImpl::kLoop;
+  Precision precision = Precision::kFp32;
   /// Graph execution: every step is a replay of one captured step (empty: eager).
   GraphCapture graph;
   /// dp: the replicated forward pass (empty: no DataParallel). The model itself lives on the

@@ -26,7 +26,7 @@ int list_command(const std::string& data_dir) {
   for (const auto& w : workload_catalog()) {
     workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), w.optimizer,
                               format_number(w.lr), size_text(w.batch_size),
-                              std::to_string(w.epochs), w.loader,
+                              std::to_string(w.epochs), text_of(w.loader),
                               format_number(w.flops_per_sample / 1e6)});
   }
   std::cout

@@ -74,15 +74,13 @@ int report_command(const ReportArgs& args) {
                    e.what());
     }
   }
-  std::string statements;
   try {
     fs::create_directories(out_dir);
-    statements = write_reports(out_dir, context, results, *specs, record);
+    write_reports(out_dir, context, results, *specs, record);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << render_comparison_text(results) << statements;
   std::cout << "Reports: " << out_dir
             << "/report.md, report.html, results.csv, summary.json, gbench.json\n";
   return kExitOk;

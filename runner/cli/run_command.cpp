@@ -54,14 +54,12 @@ int run_command(const RunArgs& args) {
   context.description = grid.description;
   context.environment = environment_summary(sweep->record());
   context.warnings = sweep->warnings();
-  std::string statements;
   try {
-    statements = write_reports(sweep->out_dir(), context, results, *specs, sweep->record());
+    write_reports(sweep->out_dir(), context, results, *specs, sweep->record());
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;
   }
-  std::cout << render_comparison_text(results) << statements;
   std::cout << "Reports: " << sweep->out_dir()
             << "/report.md, report.html, summary.json, results.jsonl, results.csv, gbench.json, "
                "env.json\n";

@@ -16,11 +16,12 @@ namespace crossover {
 /// nothing (logged) when one is malformed.
 std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts);
 
-/// Writes the reports of `results` into `out_dir`, with one analysis per comparison (the first one
-/// is also the top level of summary.json); returns the crossover statements, for the terminal.
+/// Writes the reports of `results` into `out_dir` (reports/reporter.hpp's report_files), with one
+/// analysis per comparison (the first one is also the top level of summary.json), after printing
+/// the terminal's summary (the device tables and the crossover statements) on standard output.
 /// Throws std::runtime_error when a file cannot be written.
-std::string write_reports(const std::string& out_dir, ReportContext context,
-                          const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                          const nlohmann::json& environment);
+void write_reports(const std::string& out_dir, const ReportContext& context,
+                   const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
+                   const nlohmann::json& environment);
 
 }  // namespace crossover

@@ -1,0 +1,447 @@
+// Every grid key's declaration: name, JSON type and values, default, role, description, and the
+// key's own rules over a whole cell (normalisation, grid problems, skip reasons). The registry
+// functions that read them are in core/keys.cpp.
+#include <string>
+#include <utility>
+
+#include "core/cell.hpp"
+#include "core/keys.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Builds one declaration: the key, its field in Cell, and what the key table says of it.
+class Declare {
+ public:
+  template <typename T>
+  Declare(std::string name, KeyKind kind, T Cell::*field) {
+    key_.name = std::move(name);
+    key_.kind = kind;
+    key_.get = [field](const Cell& cell) { return Json(cell.*field); };
+    key_.set = [field](Cell& cell, const nlohmann::json& value) {
+      cell.*field = json_as<T>(value);
+    };
+  }
+  /// A key that takes one of an enum's words (core/modes.hpp): its choices.
+  template <typename E, typename = std::enable_if_t<kHasWords<E>>>
+  Declare(std::string name, E Cell::*field) : Declare(std::move(name), KeyKind::kText, field) {
+    key_.choices = word_list<E>();
+  }
+  /// A size: a positive integer or "full" (kFull).
+  Declare(std::string name, std::int64_t Cell::*field) {
+    key_.name = std::move(name);
+    key_.kind = KeyKind::kSizeOrFull;
+    key_.get = [field](const Cell& cell) {
+      return cell.*field == kFull ? Json("full") : Json(cell.*field);
+    };
+    key_.set = [field](Cell& cell, const nlohmann::json& value) {
+      cell.*field = value.is_string() ? kFull : json_as<std::int64_t>(value);
+    };
+  }
+  /// A key without a field of its own (`repeats`).
+  Declare(std::string name, KeyKind kind, std::function<void(Cell&, const nlohmann::json&)> set) {
+    key_.name = std::move(name);
+    key_.kind = kind;
+    key_.set = std::move(set);
+  }
+
+  Declare& role(KeyRole role) {
+    key_.role = role;
+    return *this;
+  }
+  Declare& range(double min, double max) {
+    key_.min = min;
+    key_.max = max;
+    return *this;
+  }
+  Declare& choices(std::vector<std::string> choices) {
+    key_.choices = std::move(choices);
+    return *this;
+  }
+  Declare& expects(std::string expected) {
+    key_.expected = std::move(expected);
+    return *this;
+  }
+  Declare& means(std::string description) {
+    key_.description = std::move(description);
+    return *this;
+  }
+  Declare& defaults_to(std::string text) {
+    key_.default_text = std::move(text);
+    return *this;
+  }
+  Declare& on_cuda(nlohmann::json value) {
+    key_.cuda_default = std::move(value);
+    return *this;
+  }
+  Declare& on_cpu(nlohmann::json value) {
+    key_.cpu_value = std::move(value);
+    return *this;
+  }
+  Declare& pattern(std::string regex) {
+    key_.pattern = std::move(regex);
+    return *this;
+  }
+  Declare& values_from_workload() {
+    key_.workload_choices = true;
+    return *this;
+  }
+  Declare& numeric_axis() {
+    key_.numeric_axis = true;
+    return *this;
+  }
+  Declare& knob() {
+    key_.knob = true;
+    return *this;
+  }
+  Declare& normalise(std::function<void(Cell&)> rule) {
+    key_.normalise = std::move(rule);
+    return *this;
+  }
+  Declare& problem(std::function<std::string(const Cell&)> rule) {
+    key_.problem = std::move(rule);
+    return *this;
+  }
+  Declare& skip_when(std::function<std::string(const Cell&)> rule) {
+    key_.skip = std::move(rule);
+    return *this;
+  }
+  Declare& cuda_only() {
+    key_.cuda_only = true;
+    return *this;
+  }
+  Declare& not_settable() {
+    key_.settable = false;
+    return *this;
+  }
+  Declare& added_later() {
+    key_.added_later = true;
+    return *this;
+  }
+  operator GridKey() const { return key_; }  // NOLINT: a builder turns into its key
+
+ private:
+  GridKey key_;
+};
+
+constexpr auto kInteger = KeyKind::kInteger;
+constexpr auto kNumber = KeyKind::kNumber;
+constexpr auto kBoolean = KeyKind::kBoolean;
+constexpr auto kText = KeyKind::kText;
+
+using Keys = std::vector<GridKey>;
+
+// What is measured: the model, the data and the data path.
+void declare_data_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
+  add(Declare("workload", kText, &Cell::workload)
+          .not_settable()
+          .expects("a workload (see `crossover list`)")
+          .means("the model and its training recipe; set by each experiment's \"workload\""));
+  add(Declare("dataset", kText, &Cell::dataset)
+          .values_from_workload()
+          .expects("a data set the workload accepts")
+          .means("a data set the workload accepts (see `crossover list`)")
+          .defaults_to("the workload's"));
+  add(Declare("device", kText, &Cell::device)
+          .choices({"cpu", "cuda", "cuda:0"})
+          .pattern("cpu|cuda(:[0-9]{1,3})?")
+          .expects("\"cpu\", \"cuda\" or \"cuda:N\"")
+          .means("`\"cpu\"`, `\"cuda\"`, `\"cuda:N\"`"));
+  add(Declare("batch_size", &Cell::batch_size)
+          .numeric_axis()
+          .problem([](const Cell& c) {
+            const int n = replicas(c);
+            return c.batch_size != kFull && c.batch_size < n
+                       ? "batch_size " + std::to_string(c.batch_size) + " is smaller than the " +
+                             std::to_string(n) + " replicas: some would get no data"
+                       : "";
+          })
+          .range(1, 1e9)
+          .expects("a positive integer or \"full\"")
+          .means("a positive integer or `\"full\"` (the whole training split per step)")
+          .defaults_to("the workload's"));
+  add(Declare("dataset_size", &Cell::dataset_size)
+          .numeric_axis()
+          .range(1, 1e9)
+          .expects("a positive integer or \"full\"")
+          .means("training rows: a positive integer or `\"full\"`; fewer rows are a seeded "
+                 "subsample, more rows are drawn with replacement from the training split; the "
+                 "test split never changes"));
+  add(Declare("loader", &Cell::loader)
+          .knob()
+          .expects("\"tensor\" or \"dataloader\"")
+          .means("`\"tensor\"` or `\"dataloader\"` (see *The data path*)")
+          .defaults_to("the workload's"));
+  add(Declare("data_placement", &Cell::data_placement)
+          .knob()
+          .normalise([](Cell& c) {  // a dataloader's batches are made on the host
+            if (c.loader == Loader::kDataLoader) c.data_placement = Placement::kHost;
+          })
+          .on_cpu("device")
+          .expects("\"device\" or \"host\"")
+          .means("`\"device\"` or `\"host\"`: where the tensor loader keeps the data set "
+                 "(`dataloader` batches are always made on the host; on the CPU it is "
+                 "`\"device\"`)"));
+  add(Declare("num_workers", kInteger, &Cell::num_workers)
+          .numeric_axis()
+          .knob()
+          .skip_when([](const Cell& c) -> std::string {
+            if (c.num_workers > 0 && c.loader != Loader::kDataLoader)
+              return "num_workers > 0 needs loader \"dataloader\"; the tensor loader cuts batches "
+                     "from one tensor and has no workers";
+            return "";
+          })
+          .range(0, 256)
+          .expects("an integer from 0 to 256")
+          .means("0 to 256: DataLoader worker threads"));
+  add(Declare("pin_memory", kBoolean, &Cell::pin_memory)
+          .knob()
+          .skip_when([](const Cell& c) -> std::string {
+            if (!c.pin_memory) return "";
+            if (!is_cuda_device(c.device))
+              return "pin_memory needs CUDA: pinned host memory only speeds up copies to a CUDA "
+                     "device";
+            if (c.loader == Loader::kTensor && c.data_placement == Placement::kDevice)
+              return "pin_memory stages host batches, but with loader \"tensor\" on the device "
+                     "there are none (use data_placement \"host\" or loader \"dataloader\")";
+            return "";
+          })
+          .expects("true or false")
+          .means("`true` / `false`: page-locked host memory for copies to a CUDA device"));
+}
+
+// What is measured: replicas, threads and epochs.
+void declare_replica_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
+  add(Declare("gpus", kInteger, &Cell::gpus)
+          .numeric_axis()
+          .normalise([](Cell& c) {  // one GPU per ddp rank
+            if (c.parallel == Parallel::kDdp && is_cuda_device(c.device)) c.gpus = c.nproc;
+          })
+          .problem([](const Cell& c) -> std::string {
+            if (c.parallel == Parallel::kNone && is_cuda_device(c.device) && c.gpus > 1)
+              return "gpus " + std::to_string(c.gpus) +
+                     " needs parallel \"dp\" or \"ddp\" to use more than one GPU";
+            return "";
+          })
+          .range(1, 1024)
+          .on_cpu(0)
+          .expects("an integer from 1 to 1024")
+          .means("1 to 1024: GPUs used by a CUDA cell (ignored on the CPU, recorded as 0; more "
+                 "than 1 needs `parallel`)"));
+  add(Declare("parallel", &Cell::parallel)
+          .skip_when([](const Cell& c) -> std::string {
+            if (c.parallel == Parallel::kDp && !is_cuda_device(c.device))
+              return "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" "
+                     "(Gloo)";
+            return "";
+          })
+          .added_later()
+          .expects("\"none\", \"dp\" or \"ddp\"")
+          .means("`\"none\"`, `\"dp\"` (LibTorch's DataParallel over `gpus` CUDA devices from "
+                 "`device`, loss on `output_device`; CUDA builds only) or `\"ddp\"` (one process "
+                 "per replica, c10d; see *Several processes and machines*)"));
+  add(Declare("nproc", kInteger, &Cell::nproc)
+          .problem([](const Cell& c) -> std::string {
+            if (c.parallel != Parallel::kDdp && c.nproc != 1)
+              return "nproc " + std::to_string(c.nproc) + " needs parallel \"ddp\"";
+            return "";
+          })
+          .range(1, 1024)
+          .added_later()
+          .expects("an integer from 1 to 1024 (ddp processes per node)")
+          .means("ddp: processes (ranks) on this machine; on CUDA each rank uses one GPU (`gpus` "
+                 "= `nproc`)"));
+  add(Declare("output_device", kInteger, &Cell::output_device)
+          .normalise([](Cell& c) {
+            if (c.parallel != Parallel::kDp) c.output_device = 0;
+          })
+          .problem([](const Cell& c) -> std::string {
+            if (c.parallel == Parallel::kDp && is_cuda_device(c.device) &&
+                c.output_device >= c.gpus)
+              return "output_device " + std::to_string(c.output_device) +
+                     " is not among the GPUs used (0 to " + std::to_string(c.gpus - 1) + ")";
+            return "";
+          })
+          .range(0, 1023)
+          .added_later()
+          .expects("an integer from 0 (dp: index among the GPUs)")
+          .means("dp: the GPU, by index among those used, that gathers the outputs and computes "
+                 "the loss"));
+  add(Declare("threads", kInteger, &Cell::threads)
+          .numeric_axis()
+          .knob()
+          .range(0, 4096)
+          .expects("an integer from 0 (library default) to 4096")
+          .means("0 (library defaults) or a thread count that bounds **every** pool: LibTorch "
+                 "intra-op, OpenMP and the BLAS library's own threads"));
+  add(Declare("epochs", kInteger, &Cell::epochs)
+          .numeric_axis()
+          .range(1, 1e8)
+          .expects("an integer from 1 to 100000000")
+          .means("timed epochs per repeat")
+          .defaults_to("the workload's"));
+  add(Declare("warmup_epochs", kInteger, &Cell::warmup_epochs)
+          .range(0, 1e6)
+          .expects("an integer from 0 to 1000000")
+          .means("untimed epochs before each repeat"));
+}
+
+// How long and how often it is measured; then what is measured, again: timing and seeds.
+void declare_policy_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
+  add(Declare("min_repeats", kInteger, &Cell::min_repeats)
+          .role(KeyRole::kPolicy)
+          .range(1, 10000)
+          .expects("an integer from 1 to 10000")
+          .means("the fewest repetitions of adaptive repetition"));
+  add(Declare("max_repeats", kInteger, &Cell::max_repeats)
+          .role(KeyRole::kPolicy)
+          .range(1, 10000)
+          .expects("an integer from 1 to 10000")
+          .means("the most repetitions of adaptive repetition"));
+  add(Declare("repeats", kInteger,
+              [](Cell& cell, const nlohmann::json& value) {
+                cell.min_repeats = cell.max_repeats = json_as<int>(value);
+              })
+          .role(KeyRole::kPolicy)
+          .range(1, 10000)
+          .expects("an integer from 1 to 10000 (a fixed count)")
+          .means("a fixed number of repetitions, each from a freshly initialised model (sets "
+                 "both `min_repeats` and `max_repeats`; not a results column)")
+          .defaults_to("—"));
+  add(Declare("time_budget_seconds", kNumber, &Cell::time_budget_seconds)
+          .role(KeyRole::kPolicy)
+          .range(0, 1e7)
+          .expects("a number of seconds from 0")
+          .means("per cell: no new repeat starts after this (the minimum always runs)"));
+  add(Declare("ci_target", kNumber, &Cell::ci_target)
+          .role(KeyRole::kPolicy)
+          .range(1e-6, 1)
+          .expects("a relative width above 0 and at most 1 (0.02 = 2 %)")
+          .means("stop when the median's 95 % CI is this narrow, relative to the median"));
+  // What is measured, again.
+  add(Declare("timing", &Cell::timing)
+          .expects("\"end_to_end\" or \"phases\"")
+          .means("`\"end_to_end\"` or `\"phases\"` (synchronised per-phase times; adds syncs)"));
+  add(Declare("deterministic", kBoolean, &Cell::deterministic)
+          .expects("true or false")
+          .means("`true`: deterministic algorithms, cuDNN deterministic, benchmark off"));
+  add(Declare("seed", kInteger, &Cell::seed)
+          .range(0, 9.0e15)
+          .expects("a non-negative integer")
+          .means("seeds the split, the resampling and the weights"));
+}
+
+// How the cell is guarded; then what is measured: the optimiser.
+void declare_guard_and_optimizer_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
+  add(Declare("isolate", kBoolean, &Cell::isolate)
+          .normalise([](Cell& c) {  // a timeout needs a process to end
+            if (c.timeout_seconds > 0.0) c.isolate = true;
+          })
+          .role(KeyRole::kProtection)
+          .on_cuda(true)
+          .added_later()
+          .expects("true or false")
+          .means("`true`: run the cell in a child process (`crossover worker`), so that an abort, "
+                 "a segfault, an out-of-memory kill or a hang costs only this cell — it becomes "
+                 "`failed` with the signal and the last lines the child wrote (about 0.5 s more "
+                 "per cell, to start LibTorch)")
+          .defaults_to("`true` for CUDA cells, `false` for CPU cells"));
+  add(Declare("timeout_seconds", kNumber, &Cell::timeout_seconds)
+          .role(KeyRole::kProtection)
+          .range(0, 1e7)
+          .added_later()
+          .expects("a number of seconds from 0 (0: no limit)")
+          .means("end the cell as `failed` (\"timed out after N s\") after this long; isolates "
+                 "the cell; 0 = no limit"));
+  // What is measured: the optimiser.
+  add(Declare("optimizer", kText, &Cell::optimizer)
+          .choices({"sgd", "adam"})
+          .expects("\"sgd\" or \"adam\"")
+          .means("`\"sgd\"` or `\"adam\"`")
+          .defaults_to("the workload's"));
+  add(Declare("lr", kNumber, &Cell::lr)
+          .range(1e-12, 100)
+          .expects("a number greater than 0 and at most 100")
+          .means("learning rate")
+          .defaults_to("the workload's"));
+  add(Declare("momentum", kNumber, &Cell::momentum)
+          .range(0, 0.999999)
+          .expects("a number from 0 to below 1")
+          .means("SGD momentum")
+          .defaults_to("the workload's"));
+}
+
+// What is measured: how the step is executed.
+void declare_execution_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
+  add(Declare("execution", &Cell::execution)
+          .knob()
+          .skip_when([](const Cell& c) -> std::string {
+            if (c.execution != Execution::kGraph) return "";
+            if (!is_cuda_device(c.device))
+              return "execution \"graph\" captures the step in a CUDA graph; the CPU has none "
+                     "(use \"eager\")";
+            if (c.parallel != Parallel::kNone)
+              return "execution \"graph\" captures one process's step on one GPU; parallel \"" +
+                     text_of(c.parallel) + "\" cells run \"eager\"";
+            if (c.timing == Timing::kPhases)
+              return "timing \"phases\" synchronises between the phases of a step, and a replayed "
+                     "graph has none; use \"end_to_end\"";
+            return "";
+          })
+          .cuda_only()
+          .added_later()
+          .expects("\"eager\" or \"graph\"")
+          .means("`\"eager\"` (one kernel launch at a time, as the seeds ran) or `\"graph\"`: "
+                 "the whole training step captured once in a CUDA graph and replayed (CUDA "
+                 "cells; a graph cell's optimiser is always `\"fused\"`, so it is recorded so)"));
+  add(Declare("optimizer_impl", &Cell::optimizer_impl)
+          .knob()
+          // A captured step replays its kernels' addresses: LibTorch's loop optimisers keep step
+          // counts on the host and cannot be captured, so a graph cell always uses the fused one.
+          .normalise([](Cell& c) {
+            if (c.execution == Execution::kGraph) c.optimizer_impl = OptimizerImpl::kFused;
+          })
+          .added_later()
+          .expects("\"loop\" or \"fused\"")
+          .means("`\"loop\"` (LibTorch's `torch::optim`, one parameter at a time) or "
+                 "`\"fused\"` (ATen's multi-tensor kernels `_fused_adam_` / `_fused_sgd_`, "
+                 "step counts on the device; skipped where the LibTorch lacks the kernel)"));
+  add(Declare("precision", &Cell::precision)
+          .knob()
+          .skip_when([](const Cell& c) -> std::string {
+            if (c.precision == Precision::kTf32 && !is_cuda_device(c.device))
+              return "precision \"tf32\" is a CUDA tensor-core format; on the CPU use \"fp32\" or "
+                     "\"bf16\"";
+            if (c.precision == Precision::kBf16 && c.parallel == Parallel::kDp)
+              return "precision \"bf16\" autocasts one thread, and LibTorch's C++ DataParallel "
+                     "runs "
+                     "its replicas on threads of its own; use parallel \"ddp\"";
+            return "";
+          })
+          .added_later()
+          .expects("\"fp32\", \"tf32\" or \"bf16\"")
+          .means("`\"fp32\"` (LibTorch's defaults), `\"tf32\"` (TF32 matrix products and "
+                 "convolutions; CUDA cells) or `\"bf16\"` (forward and loss autocast to "
+                 "bfloat16, images channels-last; CPU and CUDA)"));
+}
+
+}  // namespace
+
+std::vector<GridKey> declare_grid_keys() {
+  Keys keys;
+  declare_data_keys(keys);
+  declare_replica_keys(keys);
+  declare_policy_keys(keys);
+  declare_guard_and_optimizer_keys(keys);
+  declare_execution_keys(keys);
+  return keys;
+}
+
+}  // namespace crossover

@@ -1,0 +1,213 @@
+#pragma once
+// The settings that take one of a few words (loader, parallel, execution, precision, ...), as
+// types: code compares values, and the words appear only where grids, results and reports are read
+// or written. Each enum's words are declared once, in its `words` table, in the order the key
+// table lists them; text_of(), parse_word(), JSON and streams all read that table.
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace crossover {
+
+/// How batches reach the step.
+enum class Loader {
+  kTensor,      ///< batches cut from one tensor per epoch (no workers)
+  kDataLoader,  ///< torch::data's DataLoader: per-sample gets, collation, optional workers
+};
+/// Where the tensor loader keeps the data set.
+enum class Placement { kDevice, kHost };
+/// How replicas share the work.
+enum class Parallel {
+  kNone,
+  kDp,   ///< LibTorch's DataParallel over several GPUs (CUDA builds only)
+  kDdp,  ///< one process per replica, gradients all-reduced through c10d
+};
+/// How the step is executed.
+enum class Execution {
+  kEager,  ///< one kernel launch at a time
+  kGraph,  ///< the whole step captured once in a CUDA graph and replayed
+};
+/// Which optimiser implementation updates the parameters.
+enum class OptimizerImpl {
+  kLoop,   ///< torch::optim: one parameter at a time
+  kFused,  ///< ATen's multi-tensor fused kernels
+};
+/// The arithmetic of the forward and backward passes.
+enum class Precision { kFp32, kTf32, kBf16 };
+/// What the timed epochs measure.
+enum class Timing {
+  kEndToEnd,  ///< the epoch, with one synchronisation at its end
+  kPhases,    ///< synchronised per-phase times (data, forward, backward, step)
+};
+/// The kind of device a cell runs on ("cpu"; "cuda" or "cuda:N").
+enum class DeviceKind { kCpu, kCuda };
+
+// The words of each enum, found by argument-dependent lookup: words(Parallel{}).
+inline constexpr auto words(Loader) {
+  return std::array{std::pair{Loader::kTensor, std::string_view("tensor")},
+                    std::pair{Loader::kDataLoader, std::string_view("dataloader")}};
+}
+inline constexpr auto words(Placement) {
+  return std::array{std::pair{Placement::kDevice, std::string_view("device")},
+                    std::pair{Placement::kHost, std::string_view("host")}};
+}
+inline constexpr auto words(Parallel) {
+  return std::array{std::pair{Parallel::kNone, std::string_view("none")},
+                    std::pair{Parallel::kDp, std::string_view("dp")},
+                    std::pair{Parallel::kDdp, std::string_view("ddp")}};
+}
+inline constexpr auto words(Execution) {
+  return std::array{std::pair{Execution::kEager, std::string_view("eager")},
+                    std::pair{Execution::kGraph, std::string_view("graph")}};
+}
+inline constexpr auto words(OptimizerImpl) {
+  return std::array{std::pair{OptimizerImpl::kLoop, std::string_view("loop")},
+                    std::pair{OptimizerImpl::kFused, std::string_view("fused")}};
+}
+inline constexpr auto words(Precision) {
+  return std::array{std::pair{Precision::kFp32, std::string_view("fp32")},
+                    std::pair{Precision::kTf32, std::string_view("tf32")},
+                    std::pair{Precision::kBf16, std::string_view("bf16")}};
+}
+inline constexpr auto words(Timing) {
+  return std::array{std::pair{Timing::kEndToEnd, std::string_view("end_to_end")},
+                    std::pair{Timing::kPhases, std::string_view("phases")}};
+}
+inline constexpr auto words(DeviceKind) {
+  return std::array{std::pair{DeviceKind::kCpu, std::string_view("cpu")},
+                    std::pair{DeviceKind::kCuda, std::string_view("cuda")}};
+}
+
+/// True for the enums above (those with a words table).
+template <typename E, typename = void>
+inline constexpr bool kHasWords = false;
+template <typename E>
+inline constexpr bool kHasWords<E, std::void_t<decltype(words(E{}))>> = std::is_enum_v<E>;
+
+/// The word of a value: "dp", "graph", "bf16".
+template <typename E, typename = std::enable_if_t<kHasWords<E>>>
+std::string text_of(E value) {
+  for (const auto& [v, word] : words(E{})) {
+    if (v == value) return std::string(word);
+  }
+  return "unknown";
+}
+
+/// Every word of an enum, in declaration order (a key's choices).
+template <typename E>
+std::vector<std::string> word_list() {
+  std::vector<std::string> out;
+  for (const auto& entry : words(E{})) out.emplace_back(entry.second);
+  return out;
+}
+
+/// The value a word names; nothing for any other text.
+template <typename E>
+std::optional<E> parse_word(std::string_view word) {
+  for (const auto& [v, w] : words(E{})) {
+    if (w == word) return v;
+  }
+  return std::nullopt;
+}
+
+/// "cpu" for the CPU; "cuda" for "cuda" and "cuda:N".
+inline DeviceKind device_kind(std::string_view device) {
+  return device.substr(0, 4) == "cuda" ? DeviceKind::kCuda : DeviceKind::kCpu;
+}
+
+/// The value a JSON word names; throws std::runtime_error naming the words it takes otherwise.
+template <typename E, typename BasicJson>
+E word_from_json(const BasicJson& json) {
+  const auto found =
+      json.is_string() ? parse_word<E>(json.template get<std::string>()) : std::optional<E>();
+  if (!found) {
+    std::string expected;
+    for (const auto& word : word_list<E>())
+      expected += (expected.empty() ? "\"" : ", \"") + word + "\"";
+    throw std::runtime_error("unknown value " + json.dump() + "; expected one of " + expected);
+  }
+  return *found;
+}
+
+// JSON: the word (nlohmann finds these by argument-dependent lookup; one pair per enum, as
+// nlohmann's own enum conversion, to the number, would match a template as well).
+template <typename J>
+void to_json(J& j, Loader v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, Placement v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, Parallel v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, Execution v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, OptimizerImpl v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, Precision v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, Timing v) {
+  j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, DeviceKind v) {
+  j = text_of(v);
+}
+template <typename J>
+void from_json(const J& j, Loader& v) {
+  v = word_from_json<Loader>(j);
+}
+template <typename J>
+void from_json(const J& j, Placement& v) {
+  v = word_from_json<Placement>(j);
+}
+template <typename J>
+void from_json(const J& j, Parallel& v) {
+  v = word_from_json<Parallel>(j);
+}
+template <typename J>
+void from_json(const J& j, Execution& v) {
+  v = word_from_json<Execution>(j);
+}
+template <typename J>
+void from_json(const J& j, OptimizerImpl& v) {
+  v = word_from_json<OptimizerImpl>(j);
+}
+template <typename J>
+void from_json(const J& j, Precision& v) {
+  v = word_from_json<Precision>(j);
+}
+template <typename J>
+void from_json(const J& j, Timing& v) {
+  v = word_from_json<Timing>(j);
+}
+template <typename J>
+void from_json(const J& j, DeviceKind& v) {
+  v = word_from_json<DeviceKind>(j);
+}
+
+/// The word, for logs and test messages.
+template <typename E, typename = std::enable_if_t<kHasWords<E>>>
+std::ostream& operator<<(std::ostream& out, E value) {
+  return out << text_of(value);
+}
+
+}  // namespace crossover

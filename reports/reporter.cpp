@@ -1,0 +1,133 @@
+#include "reports/reporter.hpp"
+
+#include <utility>
+
+#include "core/file_writer.hpp"
+#include "core/results_csv.hpp"
+#include "reports/report_gbench.hpp"
+#include "reports/report_html.hpp"
+#include "reports/scaling.hpp"
+
+namespace crossover {
+namespace {
+
+// A report written at the end as one file: `render` makes its text from what the reporter kept.
+class FileReporter : public Reporter {
+ public:
+  using Render =
+      std::function<std::string(const ReportContext&, const std::vector<Result>&, const Analysis&)>;
+  FileReporter(std::string name, TextSink sink, Render render)
+      : name_(std::move(name)), sink_(std::move(sink)), render_(std::move(render)) {}
+  void begin(const ReportContext& context) override { context_ = context; }
+  void finish(const std::vector<Result>& results, const Analysis& analysis) override {
+    sink_(name_, render_(context_, results, analysis));
+  }
+
+ private:
+  std::string name_;
+  TextSink sink_;
+  Render render_;
+  ReportContext context_;
+};
+
+// The crossover statements of one comparison as terminal lines.
+std::string crossover_text(const ComparisonFindings& f) {
+  const CompareSpec& spec = f.spec;
+  std::string out =
+      "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
+  for (const auto& c : f.crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
+  if (f.pairs.empty()) {
+    out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
+           " vs " + spec.contender + ")\n";
+  }
+  return out;
+}
+
+class TerminalReporter : public Reporter {
+ public:
+  explicit TerminalReporter(std::function<void(const std::string&)> print)
+      : print_(std::move(print)) {}
+  void finish(const std::vector<Result>& results, const Analysis& analysis) override {
+    std::string out = render_comparison_text(results);
+    for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
+    print_(out);
+  }
+
+ private:
+  std::function<void(const std::string&)> print_;
+};
+
+}  // namespace
+
+nlohmann::ordered_json render_summary_json(const ReportContext& context,
+                                           const std::vector<Result>& results,
+                                           const Analysis& analysis) {
+  nlohmann::ordered_json summary;
+  nlohmann::ordered_json comparisons = nlohmann::ordered_json::array();
+  for (const ComparisonFindings& f : analysis.comparisons) {
+    comparisons.push_back(analysis_json(f.spec, f.pairs, f.crossovers, f.recommendations));
+    if (comparisons.size() == 1) summary = comparisons.back();
+  }
+  summary["comparisons"] = comparisons;
+  summary["title"] = context.title;
+  summary["warnings"] = context.warnings;
+  summary["environment"] = context.environment;
+  nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
+  std::size_t ok = 0;
+  for (const auto& r : results) {
+    if (r.status == CellStatus::kOk) {
+      ++ok;
+    } else {
+      not_run.push_back({{"cell", r.cell.index},
+                         {"workload", r.cell.workload},
+                         {"device", r.cell.device},
+                         {"status", r.status},
+                         {"reason", r.reason}});
+    }
+  }
+  summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
+  summary["scaling"] = scaling_json(results);
+  return summary;
+}
+
+std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, nlohmann::json environment) {
+  std::vector<std::unique_ptr<Reporter>> out;
+  const auto add = [&](std::string name, FileReporter::Render render) {
+    out.push_back(std::make_unique<FileReporter>(std::move(name), sink, std::move(render)));
+  };
+  add("report.html",
+      [](const ReportContext& context, const std::vector<Result>& results,
+         const Analysis& analysis) { return render_html(context, results, analysis); });
+  add("report.md",
+      [](const ReportContext& context, const std::vector<Result>& results,
+         const Analysis& analysis) { return render_markdown(context, results, analysis); });
+  add("results.csv", [](const ReportContext&, const std::vector<Result>& results, const Analysis&) {
+    return render_csv(results);
+  });
+  add("summary.json", [](const ReportContext& context, const std::vector<Result>& results,
+                         const Analysis& analysis) {
+    return json_text(render_summary_json(context, results, analysis), 2) + "\n";
+  });
+  add("gbench.json",
+      [environment = std::move(environment)](const ReportContext&,
+                                             const std::vector<Result>& results, const Analysis&) {
+        return json_text(render_gbench_json(results, environment), 2) + "\n";
+      });
+  return out;
+}
+
+std::unique_ptr<Reporter> terminal_report(std::function<void(const std::string&)> print) {
+  return std::make_unique<TerminalReporter>(std::move(print));
+}
+
+void report(const std::vector<std::unique_ptr<Reporter>>& reporters, const ReportContext& context,
+            const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
+  const Analysis analysis = analyse(results, specs);
+  for (const auto& reporter : reporters) reporter->begin(context);
+  for (const Result& r : results) {
+    for (const auto& reporter : reporters) reporter->cell(r);
+  }
+  for (const auto& reporter : reporters) reporter->finish(results, analysis);
+}
+
+}  // namespace crossover

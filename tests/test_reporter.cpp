@@ -1,0 +1,89 @@
+// Every output of a run is a Reporter: told what the run is, handed each result, then the results
+// and one analysis. The report files go through a sink, with the text their renderers make.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/results_csv.hpp"
+#include "reports/report_html.hpp"
+#include "reports/reporter.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+Result timed(std::size_t index, const std::string& device, double seconds) {
+  Result r;
+  r.cell.index = index;
+  r.cell.workload = "iris_mlp";
+  r.cell.dataset = "iris";
+  r.cell.device = device;
+  r.cell.dataset_size = 1000;
+  r.status = CellStatus::kOk;
+  r.data_source = "real";
+  r.train_rows = 1000;
+  r.epoch_seconds = seconds;
+  r.epoch_seconds_samples = {seconds * 0.99, seconds, seconds * 1.01, seconds, seconds};
+  r.epoch_samples = 5;
+  return r;
+}
+
+// Writes down what it was handed, in order.
+class Recorder : public Reporter {
+ public:
+  std::vector<std::string> calls;
+  std::size_t pairs = 0;
+  void begin(const ReportContext& context) override { calls.push_back("begin " + context.title); }
+  void cell(const Result& r) override { calls.push_back("cell " + std::to_string(r.cell.index)); }
+  void finish(const std::vector<Result>& results, const Analysis& analysis) override {
+    calls.push_back("finish " + std::to_string(results.size()) + " " +
+                    std::to_string(analysis.comparisons.size()));
+    pairs = analysis.comparisons.front().pairs.size();
+  }
+};
+
+TEST(Reporter, EachReporterIsToldTheRunThenEachCellThenTheResultsWithOneAnalysis) {
+  const std::vector<Result> results = {timed(0, "cpu", 0.2), timed(1, "cuda", 0.1)};
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(std::make_unique<Recorder>());
+  reporters.push_back(std::make_unique<Recorder>());
+  ReportContext context;
+  context.title = "g";
+  report(reporters, context, results, {CompareSpec{}, CompareSpec{"threads", "1", "0"}});
+  for (const auto& reporter : reporters) {
+    const auto& recorder = static_cast<const Recorder&>(*reporter);
+    EXPECT_EQ(recorder.calls,
+              (std::vector<std::string>{"begin g", "cell 0", "cell 1", "finish 2 2"}));
+    EXPECT_EQ(recorder.pairs, 1u);  // the cpu/cuda pair
+  }
+}
+
+TEST(Reporter, TheReportFilesAreTheRenderersTextsThroughTheSink) {
+  const std::vector<Result> results = {timed(0, "cpu", 0.2), timed(1, "cuda", 0.1)};
+  std::map<std::string, std::string> files;
+  const auto reporters = report_files(
+      [&files](const std::string& name, const std::string& text) {
+        EXPECT_TRUE(files.emplace(name, text).second) << name << " written twice";
+      },
+      nlohmann::json::object());
+  ReportContext context;
+  context.title = "g";
+  report(reporters, context, results, {CompareSpec{}});
+  EXPECT_EQ(files.size(), 5u);
+  const Analysis analysis = analyse(results, {CompareSpec{}});
+  EXPECT_EQ(files["results.csv"], render_csv(results));
+  EXPECT_EQ(files["report.md"], render_markdown(context, results, analysis));
+  EXPECT_EQ(files["report.html"], render_html(context, results, analysis));
+  // The terminal, report.md and summary.json state the same crossover from the same analysis.
+  std::string terminal;
+  terminal_report([&terminal](const std::string& text) {
+    terminal = text;
+  })->finish(results, analysis);
+  ASSERT_EQ(analysis.comparisons.front().pairs.size(), 1u);
+  const auto summary = nlohmann::json::parse(files["summary.json"]);
+  EXPECT_EQ(summary["pairs"][0]["winner"], "cuda");
+  EXPECT_NE(terminal.find("Crossovers (device=cpu vs cuda)"), std::string::npos) << terminal;
+}
+
+}  // namespace
+}  // namespace crossover
