@@ -137,24 +137,103 @@ std::optional<double> axis_value(const Result& r, const std::string& axis) {
   return std::nullopt;
 }
 
+namespace {
+
+using Series = std::vector<const Pair*>;
+
+// Groups of pairs equal in everything but `axis`, each with its series key.
+std::vector<std::pair<Json, Series>> series_along(const std::vector<Pair>& pairs,
+                                                  const CompareSpec& spec,
+                                                  const std::string& axis) {
+  std::vector<std::pair<Json, Series>> groups;
+  for (const Pair& p : pairs) {
+    if (!axis_value(*p.baseline, axis)) continue;
+    const Json key = series_key(p, spec, axis);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) {
+      groups.push_back({key, {}});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(&p);
+  }
+  return groups;
+}
+
+// Where along one series (sorted by the axis) the contender starts winning, in words.
+void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spec) {
+  const std::string& axis = c.axis;
+  std::vector<double> speedup, low, high;
+  for (const Pair* p : members) {
+    c.values.push_back(*axis_value(*p->baseline, axis));
+    speedup.push_back(p->speedup);
+    low.push_back(p->ci.low);
+    high.push_back(p->ci.high);
+    c.cells.push_back(p->baseline->cell.index);
+    c.cells.push_back(p->contender->cell.index);
+  }
+  // The first index from which the contender wins at every larger value.
+  std::size_t from = members.size();
+  while (from > 0 && members[from - 1]->winner == "contender") --from;
+  const std::string range =
+      format_axis_value(c.values.front()) + " to " + format_axis_value(c.values.back());
+  const std::string who = spec.axis + "=" + spec.contender;
+  const std::string other = spec.axis + "=" + spec.baseline;
+  if (from == members.size()) {
+    bool baseline_everywhere = true;
+    for (const Pair* p : members) baseline_everywhere &= p->winner == "baseline";
+    c.statement = baseline_everywhere
+                      ? other + " wins everywhere up to " + axis + " " +
+                            format_axis_value(c.values.back()) +
+                            ": no crossover in the measured range (" + range + ")"
+                      : "no crossover in the measured range of " + axis + " (" + range +
+                            "): " + who + " does not win at the largest value (" +
+                            (members.back()->winner == "baseline" ? other + " wins" : "a tie") +
+                            ", " + speedup_text(*members.back()) + ")";
+  } else if (from == 0) {
+    c.from = c.values.front();
+    c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +
+                  speedup_text(*members.front()) + " to " + speedup_text(*members.back());
+  } else {
+    c.from = c.values[from];
+    c.crossing = crossing_before(c.values, speedup, from);
+    c.crossing_low = crossing_before(c.values, high, from);  // the upper bound crosses first
+    c.crossing_high = crossing_before(c.values, low, from);
+    if (*c.crossing_low > *c.crossing_high) std::swap(*c.crossing_low, *c.crossing_high);
+    c.statement = who + " wins from " + axis + " " + format_axis_value(c.values[from]) +
+                  " on (speedup " + speedup_text(*members[from]) + "); the crossing lies near " +
+                  axis + " " + format_axis_value(std::round(*c.crossing)) + " (" +
+                  format_axis_value(std::round(*c.crossing_low)) + "-" +
+                  format_axis_value(std::round(*c.crossing_high)) + ")";
+    bool earlier_win = false;
+    for (std::size_t i = 0; i + 1 < from; ++i) earlier_win |= members[i]->winner == "contender";
+    if (earlier_win) c.statement += "; it also won at some smaller values, but not at every one";
+  }
+}
+
+// The other keys of the crossover's workload that vary, so the statement says where it holds.
+std::string fixed_keys(const Json& key, const Crossover& c, const std::vector<Pair>& pairs,
+                       const CompareSpec& spec) {
+  std::vector<std::string> fixed;
+  for (const auto& [k, v] : key.items()) {
+    bool varies = false;
+    for (const Pair& p : pairs) {
+      if (p.baseline->cell.workload != c.workload) continue;
+      const Json other_key = series_key(p, spec, c.axis);
+      if (other_key.contains(k) && other_key[k] != v) varies = true;
+    }
+    if (varies) fixed.push_back(k + "=" + value_text(v));
+  }
+  return join(fixed, ", ");
+}
+
+}  // namespace
+
 std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec) {
   std::vector<Crossover> out;
   for (const std::string& axis : numeric_axis_names()) {
     if (axis == spec.axis) continue;
-    // Groups of pairs equal in everything but this axis.
-    std::vector<std::pair<Json, std::vector<const Pair*>>> groups;
-    for (const Pair& p : pairs) {
-      if (!axis_value(*p.baseline, axis)) continue;
-      const Json key = series_key(p, spec, axis);
-      auto it =
-          std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-      if (it == groups.end()) {
-        groups.push_back({key, {}});
-        it = groups.end() - 1;
-      }
-      it->second.push_back(&p);
-    }
-    for (auto& [key, members] : groups) {
+    for (auto& [key, members] : series_along(pairs, spec, axis)) {
       std::sort(members.begin(), members.end(), [&](const Pair* a, const Pair* b) {
         return *axis_value(*a->baseline, axis) < *axis_value(*b->baseline, axis);
       });
@@ -166,66 +245,8 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       Crossover c;
       c.workload = members.front()->baseline->cell.workload;
       c.axis = axis;
-      std::vector<double> speedup, low, high;
-      for (const Pair* p : members) {
-        c.values.push_back(*axis_value(*p->baseline, axis));
-        speedup.push_back(p->speedup);
-        low.push_back(p->ci.low);
-        high.push_back(p->ci.high);
-        c.cells.push_back(p->baseline->cell.index);
-        c.cells.push_back(p->contender->cell.index);
-      }
-      // The first index from which the contender wins at every larger value.
-      std::size_t from = members.size();
-      while (from > 0 && members[from - 1]->winner == "contender") --from;
-      const std::string range =
-          format_axis_value(c.values.front()) + " to " + format_axis_value(c.values.back());
-      const std::string who = spec.axis + "=" + spec.contender;
-      const std::string other = spec.axis + "=" + spec.baseline;
-      if (from == members.size()) {
-        bool baseline_everywhere = true;
-        for (const Pair* p : members) baseline_everywhere &= p->winner == "baseline";
-        c.statement = baseline_everywhere
-                          ? other + " wins everywhere up to " + axis + " " +
-                                format_axis_value(c.values.back()) +
-                                ": no crossover in the measured range (" + range + ")"
-                          : "no crossover in the measured range of " + axis + " (" + range +
-                                "): " + who + " does not win at the largest value (" +
-                                (members.back()->winner == "baseline" ? other + " wins" : "a tie") +
-                                ", " + speedup_text(*members.back()) + ")";
-      } else if (from == 0) {
-        c.from = c.values.front();
-        c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +
-                      speedup_text(*members.front()) + " to " + speedup_text(*members.back());
-      } else {
-        c.from = c.values[from];
-        c.crossing = crossing_before(c.values, speedup, from);
-        c.crossing_low = crossing_before(c.values, high, from);  // the upper bound crosses first
-        c.crossing_high = crossing_before(c.values, low, from);
-        if (*c.crossing_low > *c.crossing_high) std::swap(*c.crossing_low, *c.crossing_high);
-        c.statement = who + " wins from " + axis + " " + format_axis_value(c.values[from]) +
-                      " on (speedup " + speedup_text(*members[from]) +
-                      "); the crossing lies near " + axis + " " +
-                      format_axis_value(std::round(*c.crossing)) + " (" +
-                      format_axis_value(std::round(*c.crossing_low)) + "-" +
-                      format_axis_value(std::round(*c.crossing_high)) + ")";
-        bool earlier_win = false;
-        for (std::size_t i = 0; i + 1 < from; ++i) earlier_win |= members[i]->winner == "contender";
-        if (earlier_win)
-          c.statement += "; it also won at some smaller values, but not at every one";
-      }
-      // Name the other keys of this workload that vary, so the statement says where it holds.
-      std::vector<std::string> fixed;
-      for (const auto& [k, v] : key.items()) {
-        bool varies = false;
-        for (const Pair& p : pairs) {
-          if (p.baseline->cell.workload != c.workload) continue;
-          const Json other_key = series_key(p, spec, axis);
-          if (other_key.contains(k) && other_key[k] != v) varies = true;
-        }
-        if (varies) fixed.push_back(k + "=" + value_text(v));
-      }
-      c.fixed = join(fixed, ", ");
+      locate_crossing(c, members, spec);
+      c.fixed = fixed_keys(key, c, pairs, spec);
       if (!c.fixed.empty()) c.statement += " (at " + c.fixed + ")";
       out.push_back(c);
     }

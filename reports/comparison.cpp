@@ -54,6 +54,98 @@ std::string device_column(const Cell& cell) {
   return column;
 }
 
+namespace {
+
+// The cells after the device columns of one row: per device its speedup over the CPU and break
+// even, then the winner, by the one rule of every report (compare_pair): the fastest device wins
+// when its speedup interval against the CPU lies above 1; the CPU wins when every other device's
+// lies below 1; anything else is a tie.
+void speedup_cells(const Row& row, const std::vector<std::string>& devices,
+                   std::vector<std::string>& cells) {
+  const auto cpu = row.by_device.find("cpu");
+  const Result* baseline =
+      cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second : nullptr;
+  const Result* fastest = baseline;
+  std::optional<Pair> fastest_pair;
+  bool cpu_beats_all = baseline != nullptr;
+  std::size_t contenders = 0;
+  for (std::size_t i = 1; i < devices.size(); ++i) {
+    const auto it = row.by_device.find(devices[i]);
+    const Result* other =
+        it != row.by_device.end() && comparable(it->second) ? it->second : nullptr;
+    if (baseline == nullptr || other == nullptr) {
+      cells.push_back("-");
+      cells.push_back("-");
+      continue;
+    }
+    ++contenders;
+    const Pair pair = compare_pair(*baseline, *other);
+    cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
+                    format_number(pair.ci.high) + "]");
+    const auto epochs = break_even_epochs(*baseline, *other);
+    cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
+                           : "never");
+    if (pair.winner != "baseline") cpu_beats_all = false;
+    if (other->epoch_seconds < fastest->epoch_seconds) {
+      fastest = other;
+      fastest_pair = pair;
+    }
+  }
+  if (devices.size() <= 1) return;
+  std::string winner = "-";
+  if (contenders > 0) {
+    if (fastest_pair && fastest_pair->winner == "contender") {
+      winner = device_column(fastest->cell);
+    } else if (cpu_beats_all) {
+      winner = "cpu";
+    } else {
+      winner = "tie (interval contains 1)";
+    }
+  }
+  cells.push_back(winner);
+}
+
+// One workload's rows (cells equal in every setting but the device) and its device columns, the
+// CPU first: it is the baseline of every speedup.
+std::vector<Row> device_rows(const std::vector<Result>& results, const std::string& workload,
+                             std::vector<std::string>& devices) {
+  std::vector<Row> rows;
+  for (const auto& r : results) {
+    if (r.cell.workload != workload) continue;
+    const std::string column = device_column(r.cell);
+    if (std::find(devices.begin(), devices.end(), column) == devices.end())
+      devices.push_back(column);
+    const Json key = setting_key(r.cell);
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
+    if (row == rows.end()) {
+      rows.push_back({key, {}});
+      row = rows.end() - 1;
+    }
+    row->by_device[column] = &r;
+  }
+  std::stable_sort(devices.begin(), devices.end(), [](const std::string& a, const std::string& b) {
+    return a == "cpu" && b != "cpu";
+  });
+  return rows;
+}
+
+// The keys that vary within a workload's rows; the rest are the same everywhere.
+std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
+  std::vector<std::string> varying;
+  for (const auto& [key, value] : rows.front().key.items()) {
+    for (const auto& row : rows) {
+      if (row.key[key] != value) {
+        varying.push_back(key);
+        break;
+      }
+    }
+  }
+  if (varying.empty()) varying = {"batch_size", "dataset_size"};
+  return varying;
+}
+
+}  // namespace
+
 std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
   std::vector<std::string> workloads;
   for (const auto& r : results) {
@@ -63,38 +155,9 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
   }
   std::vector<Comparison> out;
   for (const auto& workload : workloads) {
-    std::vector<Row> rows;
     std::vector<std::string> devices;
-    for (const auto& r : results) {
-      if (r.cell.workload != workload) continue;
-      const std::string column = device_column(r.cell);
-      if (std::find(devices.begin(), devices.end(), column) == devices.end())
-        devices.push_back(column);
-      const Json key = setting_key(r.cell);
-      auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
-      if (row == rows.end()) {
-        rows.push_back({key, {}});
-        row = rows.end() - 1;
-      }
-      row->by_device[column] = &r;
-    }
-    // The CPU first: it is the baseline of every speedup.
-    std::stable_sort(
-        devices.begin(), devices.end(),
-        [](const std::string& a, const std::string& b) { return a == "cpu" && b != "cpu"; });
-
-    // Label rows by the keys that vary within this workload; the rest are the same everywhere.
-    std::vector<std::string> varying;
-    for (const auto& [key, value] : rows.front().key.items()) {
-      for (const auto& row : rows) {
-        if (row.key[key] != value) {
-          varying.push_back(key);
-          break;
-        }
-      }
-    }
-    if (varying.empty()) varying = {"batch_size", "dataset_size"};
-
+    const std::vector<Row> rows = device_rows(results, workload, devices);
+    const std::vector<std::string> varying = varying_keys(rows);
     Comparison comparison;
     comparison.workload = workload;
     TextTable& table = comparison.table;
@@ -107,7 +170,6 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
     }
     if (has_baseline && devices.size() > 1) table.header.push_back("winner");
     table.right_aligned.assign(table.header.size(), true);
-
     for (const auto& row : rows) {
       std::vector<std::string> cells;
       for (const auto& key : varying) {
@@ -118,55 +180,7 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
         const auto it = row.by_device.find(d);
         cells.push_back(it == row.by_device.end() ? "" : time_text(*it->second));
       }
-      if (!has_baseline) {
-        table.rows.push_back(cells);
-        continue;
-      }
-      const auto cpu = row.by_device.find("cpu");
-      const Result* baseline =
-          cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second : nullptr;
-      // The winner, by the one rule of every report (compare_pair): the fastest device wins when
-      // its speedup interval against the CPU lies above 1; the CPU wins when every other device's
-      // lies below 1; anything else is a tie.
-      const Result* fastest = baseline;
-      std::optional<Pair> fastest_pair;
-      bool cpu_beats_all = baseline != nullptr;
-      std::size_t contenders = 0;
-      for (std::size_t i = 1; i < devices.size(); ++i) {
-        const auto it = row.by_device.find(devices[i]);
-        const Result* other =
-            it != row.by_device.end() && comparable(it->second) ? it->second : nullptr;
-        if (baseline == nullptr || other == nullptr) {
-          cells.push_back("-");
-          cells.push_back("-");
-          continue;
-        }
-        ++contenders;
-        const Pair pair = compare_pair(*baseline, *other);
-        cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
-                        format_number(pair.ci.high) + "]");
-        const auto epochs = break_even_epochs(*baseline, *other);
-        cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
-                               : "never");
-        if (pair.winner != "baseline") cpu_beats_all = false;
-        if (other->epoch_seconds < fastest->epoch_seconds) {
-          fastest = other;
-          fastest_pair = pair;
-        }
-      }
-      if (devices.size() > 1) {
-        std::string winner = "-";
-        if (contenders > 0) {
-          if (fastest_pair && fastest_pair->winner == "contender") {
-            winner = device_column(fastest->cell);
-          } else if (cpu_beats_all) {
-            winner = "cpu";
-          } else {
-            winner = "tie (interval contains 1)";
-          }
-        }
-        cells.push_back(winner);
-      }
+      if (has_baseline) speedup_cells(row, devices, cells);
       table.rows.push_back(cells);
     }
     out.push_back(std::move(comparison));

@@ -31,16 +31,16 @@ const std::vector<std::string>& mode_keys() {
 }
 
 std::string mode_text(const Cell& cell) {
-  return text_of(cell.execution) + ", " + text_of(cell.optimizer_impl) + ", " + text_of(cell.precision);
+  return text_of(cell.execution) + ", " + text_of(cell.optimizer_impl) + ", " +
+         text_of(cell.precision);
 }
 
-std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
-                                          const CompareSpec& spec,
-                                          const std::vector<Crossover>& crossovers) {
-  std::vector<Recommendation> out;
-  if (results.empty()) return out;
-  const std::string& workload = results.front().cell.workload;
-  // The fastest mode on each device.
+namespace {
+
+// The fastest mode on each device: each mode against the device's first, over cells equal in
+// everything else.
+void fastest_modes(const std::vector<Result>& results, const std::string& workload,
+                   std::vector<Recommendation>& out) {
   std::vector<std::string> devices;
   for (const Result& r : results) add_once(devices, r.cell.device);
   for (const std::string& device : devices) {
@@ -98,7 +98,12 @@ std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
                              best.mode + evidence,
                    best.cells});
   }
-  // Whether the crossover moves with the mode: crossovers along one axis, equal but in mode.
+}
+
+// Whether the crossover moves with the mode: crossovers along one axis, equal but in mode.
+void crossovers_by_mode(const std::vector<Result>& results, const std::string& workload,
+                        const CompareSpec& spec, const std::vector<Crossover>& crossovers,
+                        std::vector<Recommendation>& out) {
   std::map<std::string, std::vector<const Crossover*>> groups;
   std::vector<std::string> order;
   // A crossover's cells alternate baseline and contender; the contender's mode names it (a CPU
@@ -132,6 +137,18 @@ std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
                        spec.axis + "=" + spec.contender + " wins " + join(parts, "; ") + ")",
                    cells});
   }
+}
+
+}  // namespace
+
+std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
+                                          const CompareSpec& spec,
+                                          const std::vector<Crossover>& crossovers) {
+  std::vector<Recommendation> out;
+  if (results.empty()) return out;
+  const std::string& workload = results.front().cell.workload;
+  fastest_modes(results, workload, out);
+  crossovers_by_mode(results, workload, spec, crossovers, out);
   return out;
 }
 

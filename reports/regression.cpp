@@ -342,6 +342,53 @@ bool RegressionReport::fails() const {
   return bad > 0;
 }
 
+namespace {
+
+// What the comparison as a whole rests on (report.evidence), and the notes that go with it.
+void describe_evidence(RegressionReport& report, const RunLevelContext& context) {
+  std::size_t most_runs = 0;
+  for (const auto& v : report.cells)
+    most_runs = std::max({most_runs, v.baseline_runs, v.candidate_runs});
+  report.drift = context.drift();
+  if (context.calibration != nullptr) report.calibration = context.calibration->source;
+  const std::string machine =
+      report.drift ? drift_text(*report.drift) : "machine drift unknown (no reference)";
+  if (most_runs > 1) {
+    report.evidence =
+        "several runs per side: each cell's runs are compared by their medians "
+        "(the run-level test)";
+  } else if (context.calibration != nullptr) {
+    report.evidence =
+        "one run per side; a regression must stand out from this runner's "
+        "run-to-run spread, calibrated in " +
+        context.calibration->source + "; " + machine;
+  } else {
+    report.evidence =
+        "one run per side and no calibration: the within-run test, and the "
+        "reference for the machine's drift; " +
+        machine;
+    report.notes.push_back(
+        "one run (process) per side without a calibration: the samples show the noise within a "
+        "run, not the larger differences between processes (memory layout, neighbours on a "
+        "shared machine); measure this runner once with crossover calibrate and pass "
+        "--calibration calibrate.json, or use compare --rerun with 3 or more rounds");
+  }
+  if (context.calibration != nullptr) {
+    std::size_t missing = 0;
+    for (const auto& v : report.cells)
+      missing += v.tested && v.test == "mann-whitney" && v.decided_by != "run-level test" &&
+                         context.calibration->find(v.config) == nullptr
+                     ? 1
+                     : 0;
+    if (missing > 0)
+      report.notes.push_back(std::to_string(missing) + " cell(s) are not in " +
+                             context.calibration->source +
+                             ": they were judged by the within-run test alone");
+  }
+}
+
+}  // namespace
+
 RegressionReport compare_runs(const std::vector<Result>& baseline,
                               const std::vector<Result>& candidate,
                               const RegressionOptions& options, const RunLevelContext& context) {
@@ -386,45 +433,7 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
   for (std::size_t i = 0; i < cand_groups.size(); ++i) {
     if (!matched[i]) report.only_in_candidate.push_back(names[base_groups.size() + i]);
   }
-  std::size_t most_runs = 0;
-  for (const auto& v : report.cells)
-    most_runs = std::max({most_runs, v.baseline_runs, v.candidate_runs});
-  report.drift = context.drift();
-  if (context.calibration != nullptr) report.calibration = context.calibration->source;
-  const std::string machine =
-      report.drift ? drift_text(*report.drift) : "machine drift unknown (no reference)";
-  if (most_runs > 1) {
-    report.evidence =
-        "several runs per side: each cell's runs are compared by their medians "
-        "(the run-level test)";
-  } else if (context.calibration != nullptr) {
-    report.evidence =
-        "one run per side; a regression must stand out from this runner's "
-        "run-to-run spread, calibrated in " +
-        context.calibration->source + "; " + machine;
-  } else {
-    report.evidence =
-        "one run per side and no calibration: the within-run test, and the "
-        "reference for the machine's drift; " +
-        machine;
-    report.notes.push_back(
-        "one run (process) per side without a calibration: the samples show the noise within a "
-        "run, not the larger differences between processes (memory layout, neighbours on a "
-        "shared machine); measure this runner once with crossover calibrate and pass "
-        "--calibration calibrate.json, or use compare --rerun with 3 or more rounds");
-  }
-  if (context.calibration != nullptr) {
-    std::size_t missing = 0;
-    for (const auto& v : report.cells)
-      missing += v.tested && v.test == "mann-whitney" && v.decided_by != "run-level test" &&
-                         context.calibration->find(v.config) == nullptr
-                     ? 1
-                     : 0;
-    if (missing > 0)
-      report.notes.push_back(std::to_string(missing) + " cell(s) are not in " +
-                             context.calibration->source +
-                             ": they were judged by the within-run test alone");
-  }
+  describe_evidence(report, context);
   std::stable_sort(report.cells.begin(), report.cells.end(),
                    [](const CellVerdict& a, const CellVerdict& b) {
                      return severity(a.verdict) < severity(b.verdict);

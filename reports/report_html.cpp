@@ -58,59 +58,53 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   return render_html(context, results, Analysis{{{spec, pairs, crossovers, recommendations}}});
 }
 
-std::string render_html(const ReportContext& context, const std::vector<Result>& results,
-                        const Analysis& analysis) {
-  const std::vector<ComparisonFindings>& comparisons = analysis.comparisons;
-  std::string s = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>crossover: " +
-                  html_escape(context.title) + "</title><style>" + kStyle + "</style></head><body>";
-  s += "<h1>crossover: " + html_escape(context.title) + "</h1>";
-  if (!context.description.empty()) s += "<p>" + html_escape(context.description) + "</p>";
-  for (const auto& w : context.warnings)
-    s += "<p class='warning'><b>Warning:</b> " + html_escape(w) + "</p>";
-  for (const ComparisonFindings& f : comparisons) {
-    const CompareSpec& spec = f.spec;
-    const auto& pairs = f.pairs;
-    const auto& crossovers = f.crossovers;
-    const auto& recommendations = f.recommendations;
-    s += "<h2>Crossovers: " +
-         html_escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
-         "</h2><ul>";
-    if (pairs.empty()) {
-      s += "<li>No pair of cells that ran differs only in " + html_escape(spec.axis) + ".</li>";
-    }
-    for (const Crossover& c : crossovers)
-      s += "<li><b>" + html_escape(c.workload) + "</b>: " + html_escape(c.statement) + "</li>";
-    s += "</ul>";
-    const std::string versus = spec.axis + "=" + spec.baseline + " vs " + spec.contender;
-    for (const Crossover& c : crossovers) {
-      const std::string chart = time_chart(c, pairs, spec);
-      if (chart.empty()) continue;
-      s += "<h3>" +
-           html_escape(chart_subject(c) + ": time per epoch against " + c.axis + " (" + versus +
-                       ")") +
-           "</h3>" + chart;
-    }
-    for (const Crossover& c : crossovers) {
-      const std::string chart = speedup_chart(c, pairs, spec);
-      if (chart.empty()) continue;
-      s += "<h3>" +
-           html_escape(chart_subject(c) + ": speedup of " + spec.axis + "=" + spec.contender +
-                       " over " + spec.baseline + " against " + c.axis) +
-           "</h3>" + chart;
-    }
-    if (!recommendations.empty()) {
-      s += "<h2>Recommendations" +
-           (comparisons.size() > 1 ? " (" + html_escape(versus) + ")" : std::string()) +
-           "</h2><ul>";
-      for (const auto& r : recommendations)
-        s += "<li><b>" + html_escape(r.workload) + "</b>: " + html_escape(r.statement) + "</li>";
-      s += "</ul>";
-    }
-  }
-  s += "<h2>Environment</h2><ul>";
-  for (const auto& line : context.environment) s += "<li>" + html_escape(line) + "</li>";
-  s += "</ul>";
+namespace {
 
+// One comparison: its crossover statements, its charts, its recommendations.
+std::string comparison_html(const ComparisonFindings& f, bool several) {
+  const CompareSpec& spec = f.spec;
+  const auto& pairs = f.pairs;
+  const auto& crossovers = f.crossovers;
+  std::string s =
+      "<h2>Crossovers: " +
+      html_escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
+      "</h2><ul>";
+  if (pairs.empty()) {
+    s += "<li>No pair of cells that ran differs only in " + html_escape(spec.axis) + ".</li>";
+  }
+  for (const Crossover& c : crossovers)
+    s += "<li><b>" + html_escape(c.workload) + "</b>: " + html_escape(c.statement) + "</li>";
+  s += "</ul>";
+  const std::string versus = spec.axis + "=" + spec.baseline + " vs " + spec.contender;
+  for (const Crossover& c : crossovers) {
+    const std::string chart = time_chart(c, pairs, spec);
+    if (chart.empty()) continue;
+    s +=
+        "<h3>" +
+        html_escape(chart_subject(c) + ": time per epoch against " + c.axis + " (" + versus + ")") +
+        "</h3>" + chart;
+  }
+  for (const Crossover& c : crossovers) {
+    const std::string chart = speedup_chart(c, pairs, spec);
+    if (chart.empty()) continue;
+    s += "<h3>" +
+         html_escape(chart_subject(c) + ": speedup of " + spec.axis + "=" + spec.contender +
+                     " over " + spec.baseline + " against " + c.axis) +
+         "</h3>" + chart;
+  }
+  if (!f.recommendations.empty()) {
+    s += "<h2>Recommendations" + (several ? " (" + html_escape(versus) + ")" : std::string()) +
+         "</h2><ul>";
+    for (const auto& r : f.recommendations)
+      s += "<li><b>" + html_escape(r.workload) + "</b>: " + html_escape(r.statement) + "</li>";
+    s += "</ul>";
+  }
+  return s;
+}
+
+// The charts over every cell: epoch time per workload, phases, scaling.
+std::string cell_charts_html(const std::vector<Result>& results) {
+  std::string s;
   std::vector<std::string> workloads;
   for (const Result& r : results) {
     if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end())
@@ -133,7 +127,12 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
             ? std::string(
                   "<p>No workload ran with more than one replica count (parallel dp or ddp).</p>")
             : scaling);
+  return s;
+}
 
+// The sortable tables: every cell, then every pair.
+std::string tables_html(const std::vector<Result>& results,
+                        const std::vector<ComparisonFindings>& comparisons) {
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
     const bool ok = r.status == CellStatus::kOk;
@@ -148,10 +147,11 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
          ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",
          ok ? r.metric + " " + format_number(r.metric_value) : "", r.reason});
   }
-  s += "<h2>Every cell</h2><p>Click a column to sort.</p>" +
-       table_html({"#", "workload", "device", "batch", "rows", "data path", "threads", "status",
-                   "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "reason"},
-                  rows);
+  std::string s =
+      "<h2>Every cell</h2><p>Click a column to sort.</p>" +
+      table_html({"#", "workload", "device", "batch", "rows", "data path", "threads", "status",
+                  "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "reason"},
+                 rows);
   std::vector<std::vector<std::string>> pair_rows;
   for (const ComparisonFindings& f : comparisons) {
     const CompareSpec& spec = f.spec;
@@ -170,6 +170,26 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
     s += "<h2>Pairs</h2>" +
          table_html({"workload", "cells", "speedup", "CI low", "CI high", "winner"}, pair_rows);
   }
+  return s;
+}
+
+}  // namespace
+
+std::string render_html(const ReportContext& context, const std::vector<Result>& results,
+                        const Analysis& analysis) {
+  const std::vector<ComparisonFindings>& comparisons = analysis.comparisons;
+  std::string s = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>crossover: " +
+                  html_escape(context.title) + "</title><style>" + kStyle + "</style></head><body>";
+  s += "<h1>crossover: " + html_escape(context.title) + "</h1>";
+  if (!context.description.empty()) s += "<p>" + html_escape(context.description) + "</p>";
+  for (const auto& w : context.warnings)
+    s += "<p class='warning'><b>Warning:</b> " + html_escape(w) + "</p>";
+  for (const ComparisonFindings& f : comparisons) s += comparison_html(f, comparisons.size() > 1);
+  s += "<h2>Environment</h2><ul>";
+  for (const auto& line : context.environment) s += "<li>" + html_escape(line) + "</li>";
+  s += "</ul>";
+  s += cell_charts_html(results);
+  s += tables_html(results, comparisons);
   return s + "<script>" + kScript + "</script></body></html>\n";
 }
 

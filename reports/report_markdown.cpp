@@ -136,8 +136,10 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   return out;
 }
 
-std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
-                            const Analysis& analysis) {
+namespace {
+
+// The title, the warnings, the cell counts and the synthetic-data note.
+std::string markdown_head(const ReportContext& context, const std::vector<Result>& results) {
   std::string out = "# crossover: " + context.title + "\n\n";
   if (!context.description.empty()) out += context.description + "\n\n";
   for (const auto& w : context.warnings) out += "> **Warning:** " + w + "\n\n";
@@ -160,14 +162,12 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
            " ran on a synthetic data set of the real one's shape (`data_source: synthetic`); "
            "run `scripts/fetch-data.sh` for the real data.\n\n";
   }
+  return out;
+}
 
-  out += "## Environment\n\n";
-  for (const auto& line : context.environment) out += "- " + line + "\n";
-  out += "\n";
-  for (const ComparisonFindings& f : analysis.comparisons)
-    out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
-
-  out +=
+// The device comparison of each workload, with every cell folded beneath it.
+std::string markdown_devices(const std::vector<Result>& results) {
+  std::string out =
       "## Device comparison\n\n"
       "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
       "range; warm-up epochs are not timed. Repeats go on until the median's 95 % confidence "
@@ -188,20 +188,12 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
     out += "<details><summary>Every cell</summary>\n\n" +
            render_markdown_table(cell_table(results, c.workload)) + "\n</details>\n\n";
   }
+  return out;
+}
 
-  const TextTable phases = phase_table(results);
-  if (!phases.rows.empty()) {
-    out +=
-        "## Phases\n\n"
-        "Mean time per step of each phase, for the cells run with `timing: \"phases\"`. Phase mode "
-        "synchronises the device at every phase boundary, so these steps are slower than "
-        "`end_to_end` ones; use the breakdown for proportions, the end-to-end times for "
-        "speed.\n\n" +
-        render_markdown_table(phases) + "\n";
-  }
-
-  out += render_scaling_markdown(results);
-
+// The noise note and the cells that did not run, with their reasons.
+std::string markdown_caveats(const std::vector<Result>& results) {
+  std::string out;
   std::vector<std::string> noisy;
   for (const auto& r : results) {
     if (r.status == CellStatus::kOk && r.noisy) noisy.push_back("#" + std::to_string(r.cell.index));
@@ -211,7 +203,6 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
            " have an interquartile range above 10 % of their median; their figures are less "
            "certain (a busy machine, frequency scaling, or too few repeats).\n\n";
   }
-
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};
   for (const auto& r : results) {
@@ -222,6 +213,32 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   if (!not_run.rows.empty()) {
     out += "## Cells that did not run\n\n" + render_markdown_table(not_run) + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
+                            const Analysis& analysis) {
+  std::string out = markdown_head(context, results);
+  out += "## Environment\n\n";
+  for (const auto& line : context.environment) out += "- " + line + "\n";
+  out += "\n";
+  for (const ComparisonFindings& f : analysis.comparisons)
+    out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
+  out += markdown_devices(results);
+  const TextTable phases = phase_table(results);
+  if (!phases.rows.empty()) {
+    out +=
+        "## Phases\n\n"
+        "Mean time per step of each phase, for the cells run with `timing: \"phases\"`. Phase mode "
+        "synchronises the device at every phase boundary, so these steps are slower than "
+        "`end_to_end` ones; use the breakdown for proportions, the end-to-end times for "
+        "speed.\n\n" +
+        render_markdown_table(phases) + "\n";
+  }
+  out += render_scaling_markdown(results);
+  out += markdown_caveats(results);
   return out;
 }
 

@@ -269,6 +269,69 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
   return s + "</svg>";
 }
 
+// The groups of an epoch chart: the identity keys but the device, in first-seen order, each
+// named as lines, one per varying key ("batch_size=1000", "num_workers=0"); and its devices, the
+// CPU first, as in the device table, so that a device keeps its colour in every chart.
+struct BarGroups {
+  std::vector<nlohmann::ordered_json> keys;
+  std::vector<std::size_t> group_of;  // per bar
+  std::vector<std::string> devices;
+  std::vector<std::vector<std::string>> names;
+  std::size_t lines = 1;  // the most lines a name takes
+};
+
+BarGroups bar_groups(const std::vector<const Result*>& ok) {
+  BarGroups g;
+  for (const Result* r : ok) {
+    nlohmann::ordered_json key = cell_identity_json(r->cell);
+    key.erase("device");
+    key.erase("gpus");
+    const auto found = std::find(g.keys.begin(), g.keys.end(), key);
+    g.group_of.push_back(static_cast<std::size_t>(found - g.keys.begin()));
+    if (found == g.keys.end()) g.keys.push_back(key);
+    const std::string device = device_column(r->cell);
+    if (std::find(g.devices.begin(), g.devices.end(), device) == g.devices.end())
+      g.devices.push_back(device);
+  }
+  std::stable_sort(
+      g.devices.begin(), g.devices.end(),
+      [](const std::string& x, const std::string& y) { return x == "cpu" && y != "cpu"; });
+  for (const auto& name : distinguishing_names(g.keys, "=", "\n")) {
+    std::vector<std::string> parts;
+    for (std::size_t at = name.find('\n'); at != std::string::npos;) {
+      const std::size_t next = name.find('\n', at + 1);
+      parts.push_back(name.substr(at + 1, next == std::string::npos ? next : next - at - 1));
+      at = next;
+    }
+    if (parts.empty()) parts.push_back("all cells");
+    g.lines = std::max(g.lines, parts.size());
+    g.names.push_back(parts);
+  }
+  return g;
+}
+
+// The group names under the x axis, shrunk with the room each group has (about 6 px a character
+// at 11 px).
+std::string group_names_svg(const BarGroups& g, double group_width) {
+  std::size_t longest = 1;
+  for (const auto& parts : g.names) {
+    for (const auto& part : parts) longest = std::max(longest, part.size());
+  }
+  const double font = std::clamp(group_width / (0.62 * static_cast<double>(longest)), 6.0, 11.0);
+  std::string s;
+  for (std::size_t k = 0; k < g.keys.size(); ++k) {
+    const double x = Plot::kLeft + k * group_width + group_width / 2;
+    s += "<text class='group' x='" + num(x) + "' y='" + num(Plot::kTop + Plot::kHeight + 14) +
+         "' text-anchor='middle' font-size='" + num(font) + "'>";
+    for (std::size_t line = 0; line < g.names[k].size(); ++line) {
+      s += "<tspan x='" + num(x) + "' dy='" + (line == 0 ? std::string("0") : num(font + 2)) +
+           "'>" + html_escape(g.names[k][line]) + "</tspan>";
+    }
+    s += "</text>";
+  }
+  return s;
+}
+
 // Median epoch time of every cell of a workload that ran, one bar each: bars grouped by their
 // configuration (named by the keys that vary, as the device table's rows are), the devices side by
 // side within a group, coloured by device.
@@ -278,47 +341,15 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
     if (r.status == CellStatus::kOk && r.cell.workload == workload) ok.push_back(&r);
   }
   if (ok.empty()) return "";
-  // Groups: the identity keys but the device, in first-seen order, named by those that vary.
-  std::vector<nlohmann::ordered_json> keys;
-  std::vector<std::size_t> group_of;
-  std::vector<std::string> devices;
-  for (const Result* r : ok) {
-    nlohmann::ordered_json key = cell_identity_json(r->cell);
-    key.erase("device");
-    key.erase("gpus");
-    const auto found = std::find(keys.begin(), keys.end(), key);
-    group_of.push_back(static_cast<std::size_t>(found - keys.begin()));
-    if (found == keys.end()) keys.push_back(key);
-    const std::string device = device_column(r->cell);
-    if (std::find(devices.begin(), devices.end(), device) == devices.end())
-      devices.push_back(device);
-  }
-  // The CPU first, as in the device table, so that a device keeps its colour in every chart.
-  std::stable_sort(devices.begin(), devices.end(), [](const std::string& x, const std::string& y) {
-    return x == "cpu" && y != "cpu";
-  });
-  // Each group's name as lines, one per varying key ("batch_size=1000", "num_workers=0").
-  std::vector<std::vector<std::string>> names;
-  std::size_t lines = 1;
-  for (const auto& name : distinguishing_names(keys, "=", "\n")) {
-    std::vector<std::string> parts;
-    for (std::size_t at = name.find('\n'); at != std::string::npos;) {
-      const std::size_t next = name.find('\n', at + 1);
-      parts.push_back(name.substr(at + 1, next == std::string::npos ? next : next - at - 1));
-      at = next;
-    }
-    if (parts.empty()) parts.push_back("all cells");
-    lines = std::max(lines, parts.size());
-    names.push_back(parts);
-  }
+  const BarGroups g = bar_groups(ok);
   double y_min = ok.front()->epoch_seconds, y_max = y_min;
   for (const Result* r : ok) {
     y_min = std::min(y_min, r->epoch_seconds);
     y_max = std::max(y_max, r->epoch_seconds);
   }
-  const Plot plot{0, static_cast<double>(keys.size()), y_min / 2, y_max * 1.5, false, true};
+  const Plot plot{0, static_cast<double>(g.keys.size()), y_min / 2, y_max * 1.5, false, true};
   // Room below the plot for the group names, a line per key.
-  const double height = Plot::kTop + Plot::kHeight + 16 + 13.0 * static_cast<double>(lines);
+  const double height = Plot::kTop + Plot::kHeight + 16 + 13.0 * static_cast<double>(g.lines);
   std::string s = "<svg class='chart' role='img' aria-label='" +
                   html_escape("median epoch time per configuration of " + workload) +
                   "' viewBox='0 0 640 " + num(height) + "' width='640' height='" + num(height) +
@@ -336,41 +367,27 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   }
   s += "<text transform='translate(14," + num(Plot::kTop + Plot::kHeight / 2) +
        ") rotate(-90)' text-anchor='middle'>median epoch seconds (log scale)</text>";
-  const double group_width = Plot::kWidth / static_cast<double>(keys.size());
-  const double bar_width = std::max(1.0, (group_width - 6) / static_cast<double>(devices.size()));
-  // Names shrink with the room each group has (about 6 px a character at 11 px).
-  std::size_t longest = 1;
-  for (const auto& parts : names) {
-    for (const auto& part : parts) longest = std::max(longest, part.size());
-  }
-  const double font = std::clamp(group_width / (0.62 * static_cast<double>(longest)), 6.0, 11.0);
-  for (std::size_t g = 0; g < keys.size(); ++g) {
-    const double x = Plot::kLeft + g * group_width + group_width / 2;
-    s += "<text class='group' x='" + num(x) + "' y='" + num(Plot::kTop + Plot::kHeight + 14) +
-         "' text-anchor='middle' font-size='" + num(font) + "'>";
-    for (std::size_t k = 0; k < names[g].size(); ++k) {
-      s += "<tspan x='" + num(x) + "' dy='" + (k == 0 ? std::string("0") : num(font + 2)) + "'>" +
-           html_escape(names[g][k]) + "</tspan>";
-    }
-    s += "</text>";
-  }
+  const double group_width = Plot::kWidth / static_cast<double>(g.keys.size());
+  const double bar_width = std::max(1.0, (group_width - 6) / static_cast<double>(g.devices.size()));
+  s += group_names_svg(g, group_width);
   for (std::size_t i = 0; i < ok.size(); ++i) {
     const std::string device = device_column(ok[i]->cell);
-    const auto d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), device) -
-                                            devices.begin());
+    const auto d = static_cast<std::size_t>(std::find(g.devices.begin(), g.devices.end(), device) -
+                                            g.devices.begin());
     const double top = plot.sy(ok[i]->epoch_seconds);
-    const double x = Plot::kLeft + group_of[i] * group_width + 3 + d * bar_width;
+    const double x = Plot::kLeft + g.group_of[i] * group_width + 3 + d * bar_width;
     s += "<rect class='bar' x='" + num(x) + "' y='" + num(top) + "' width='" +
          num(std::max(1.0, bar_width - 1)) + "' height='" + num(Plot::kTop + Plot::kHeight - top) +
-         "' fill='" + kColors[d % 6] + "'><title>" + html_escape(join(names[group_of[i]], " ")) +
-         ", " + html_escape(device) + ": " + html_escape(format_seconds(ok[i]->epoch_seconds)) +
-         " (cell " + std::to_string(ok[i]->cell.index) + ")</title></rect>";
+         "' fill='" + kColors[d % 6] + "'><title>" +
+         html_escape(join(g.names[g.group_of[i]], " ")) + ", " + html_escape(device) + ": " +
+         html_escape(format_seconds(ok[i]->epoch_seconds)) + " (cell " +
+         std::to_string(ok[i]->cell.index) + ")</title></rect>";
   }
-  for (std::size_t d = 0; d < devices.size(); ++d) {
+  for (std::size_t d = 0; d < g.devices.size(); ++d) {
     const double y = Plot::kTop + 4 + 16 * d;
     s += "<rect x='" + num(Plot::kLeft + 8) + "' y='" + num(y) + "' width='10' height='10' fill='" +
          kColors[d % 6] + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
-         html_escape(devices[d]) + "</text>";
+         html_escape(g.devices[d]) + "</text>";
   }
   return s + "</svg>";
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -122,12 +123,14 @@ int run_isolated(const Cell& cell, const WorkerArgs& args) {
 
 }  // namespace
 
-int worker_command(const WorkerArgs& args) {
+namespace {
+
+// The cell a worker runs: from --cell FILE, or cell N of --grid FILE; logs why not.
+std::optional<Cell> worker_cell(const WorkerArgs& args) {
   if (args.grid.empty() == args.cell_file.empty()) {
     log_error("crossover worker needs --cell FILE or --grid FILE --cell-index N");
-    return 2;
+    return std::nullopt;
   }
-  Cell cell;
   try {
     if (!args.grid.empty()) {
       const auto cells = expand_grid(load_grid(args.grid)).cells;
@@ -135,15 +138,91 @@ int worker_command(const WorkerArgs& args) {
         throw std::invalid_argument("--cell-index " + std::to_string(args.cell_index) +
                                     " is not a cell of the grid (0 to " +
                                     std::to_string(cells.size() - 1) + ")");
-      cell = cells[static_cast<std::size_t>(args.cell_index)];
-    } else {
-      cell = cell_from_json(
-          nlohmann::json::parse(read_json_text(args.cell_file, kMaxGridBytes, "a cell file")));
+      return cells[static_cast<std::size_t>(args.cell_index)];
     }
+    return cell_from_json(
+        nlohmann::json::parse(read_json_text(args.cell_file, kMaxGridBytes, "a cell file")));
   } catch (const std::exception& e) {
     log_error((args.grid.empty() ? args.cell_file : args.grid) + ": not a cell (" + e.what() + ")");
-    return 2;
+    return std::nullopt;
   }
+}
+
+// A rank's place in the process group: the store the ranks meet at and the replicas' group.
+struct Membership {
+  c10::intrusive_ptr<c10d::Store> store;
+  std::unique_ptr<Replicas> group;
+};
+
+// Joins the group. `run` starts local ranks with a file store in its private folder, so that
+// nothing listens beyond loopback; under torchrun (across machines) rank 0 serves a TCP store at
+// MASTER_ADDR. NCCL for CUDA cells where the build has it (the CUDA seam), Gloo otherwise.
+// Throws what c10d throws.
+Membership join_group(const Cell& cell, int rank, int world, const std::string& host, int port,
+                      std::chrono::milliseconds timeout) {
+  const char* store_file = std::getenv("CROSSOVER_STORE_FILE");
+  Membership m;
+  if (store_file != nullptr) {
+    m.store = c10::make_intrusive<c10d::FileStore>(store_file, world);
+    m.store->setTimeout(timeout);
+  } else {
+    c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<std::uint16_t>(port);
+    store_options.isServer = rank == 0;
+    store_options.numWorkers = world;
+    store_options.timeout = timeout;
+    m.store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+  }
+  if (is_cuda_device(cell.device) && cuda_seam::nccl_available()) {
+    m.group =
+        cuda_seam::nccl_replicas(m.store, rank, world, torch::Device(cell.device).index(), timeout);
+  } else {
+    const bool local = store_file != nullptr || host == "127.0.0.1" || host == "localhost";
+    m.group = std::make_unique<GlooReplicas>(m.store, local, rank, world, timeout);
+  }
+  return m;
+}
+
+// Every rank hands its part to rank 0 through the store; rank 0 writes the cell's result. Throws
+// when the store fails.
+void gather_results(c10d::Store& store, Result& result, const Cell& cell, int rank, int world,
+                    const std::string& out_file) {
+  nlohmann::json part = {
+      {"status", result.status},
+      {"reason", result.reason},
+      {"epoch_seconds", result.epoch_seconds},
+      {"train_loss", result.train_loss},
+      {"digest",
+       result.parameter_digests.empty() ? std::string() : result.parameter_digests.front()}};
+  store.set("crossover/rank/" + std::to_string(rank), bytes(part.dump()));
+  if (rank != 0) return;
+  result.rank_epoch_seconds.clear();
+  result.parameter_digests.clear();
+  double loss = 0.0;
+  for (int r = 0; r < world; ++r) {
+    const auto raw = store.get("crossover/rank/" + std::to_string(r));
+    const auto other = nlohmann::json::parse(std::string(raw.begin(), raw.end()));
+    if (other.at("status").get<CellStatus>() != CellStatus::kOk &&
+        result.status == CellStatus::kOk) {
+      result.status = CellStatus::kFailed;
+      result.reason = "rank " + std::to_string(r) + ": " + other["reason"].get<std::string>();
+    }
+    result.rank_epoch_seconds.push_back(other["epoch_seconds"].get<double>());
+    result.parameter_digests.push_back(other["digest"].get<std::string>());
+    loss += other["train_loss"].get<double>();
+  }
+  // Each rank's loss is the mean over its slices; with equal slices their mean is the global one.
+  result.train_loss = loss / world;
+  result.cell = cell;
+  write_text_file(out_file, json_text(result_to_json(result)) + "\n");
+}
+
+}  // namespace
+
+int worker_command(const WorkerArgs& args) {
+  std::optional<Cell> read = worker_cell(args);
+  if (!read) return 2;
+  Cell cell = *read;
   if (cell.parallel != Parallel::kDdp) return run_isolated(cell, args);
   const int rank = env_int("RANK", -1), world = env_int("WORLD_SIZE", -1);
   if (rank < 0 || world < 1 || rank >= world) {
@@ -157,35 +236,13 @@ int worker_command(const WorkerArgs& args) {
   const int port = env_int("MASTER_PORT", 29500);
   cell.nproc = world;  // the ranks of every node together
   if (is_cuda_device(cell.device)) cell.device = "cuda:" + std::to_string(env_int("LOCAL_RANK", 0));
-
   const auto timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_seconds * 1000));
   const std::string host = address != nullptr ? address : "127.0.0.1";
-  // `run` starts local ranks with a file store in its private folder, so that nothing listens
-  // beyond loopback; under torchrun (across machines) rank 0 serves a TCP store at MASTER_ADDR.
-  const char* store_file = std::getenv("CROSSOVER_STORE_FILE");
-  c10::intrusive_ptr<c10d::Store> store;
-  std::unique_ptr<Replicas> group;
+  Membership member;
   try {
-    if (store_file != nullptr) {
-      store = c10::make_intrusive<c10d::FileStore>(store_file, world);
-      store->setTimeout(timeout);
-    } else {
-      c10d::TCPStoreOptions store_options;
-      store_options.port = static_cast<std::uint16_t>(port);
-      store_options.isServer = rank == 0;
-      store_options.numWorkers = world;
-      store_options.timeout = timeout;
-      store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
-    }
-    // NCCL for CUDA cells where the build has it (the CUDA seam), Gloo otherwise.
-    if (is_cuda_device(cell.device) && cuda_seam::nccl_available()) {
-      group =
-          cuda_seam::nccl_replicas(store, rank, world, torch::Device(cell.device).index(), timeout);
-    } else {
-      const bool local = store_file != nullptr || host == "127.0.0.1" || host == "localhost";
-      group = std::make_unique<GlooReplicas>(store, local, rank, world, timeout);
-    }
+    member = join_group(cell, rank, world, host, port, timeout);
   } catch (const std::exception& e) {
+    const char* store_file = std::getenv("CROSSOVER_STORE_FILE");
     const std::string at =
         store_file != nullptr ? std::string(store_file) : host + ":" + std::to_string(port);
     log_error("rank " + std::to_string(rank) + ": cannot join the process group at " + at + ": " +
@@ -194,42 +251,13 @@ int worker_command(const WorkerArgs& args) {
   }
   RunOptions options;
   options.data_dir = args.data_dir;
-  options.replicas = group.get();
+  options.replicas = member.group.get();
   Result result = run_cell(cell, options);
-  result.allreduce_seconds = group->seconds_per_all_reduce();
+  result.allreduce_seconds = member.group->seconds_per_all_reduce();
   if (result.status != CellStatus::kOk)
     log_error("rank " + std::to_string(rank) + ": " + result.reason);
-
-  // Every rank hands its part to rank 0 through the store; rank 0 writes the cell's result.
-  nlohmann::json part = {
-      {"status", result.status},
-      {"reason", result.reason},
-      {"epoch_seconds", result.epoch_seconds},
-      {"train_loss", result.train_loss},
-      {"digest",
-       result.parameter_digests.empty() ? std::string() : result.parameter_digests.front()}};
   try {
-    store->set("crossover/rank/" + std::to_string(rank), bytes(part.dump()));
-    if (rank != 0) return result.status == CellStatus::kOk ? 0 : 1;
-    result.rank_epoch_seconds.clear();
-    result.parameter_digests.clear();
-    double loss = 0.0;
-    for (int r = 0; r < world; ++r) {
-      const auto raw = store->get("crossover/rank/" + std::to_string(r));
-      const auto other = nlohmann::json::parse(std::string(raw.begin(), raw.end()));
-      if (other.at("status").get<CellStatus>() != CellStatus::kOk &&
-          result.status == CellStatus::kOk) {
-        result.status = CellStatus::kFailed;
-        result.reason = "rank " + std::to_string(r) + ": " + other["reason"].get<std::string>();
-      }
-      result.rank_epoch_seconds.push_back(other["epoch_seconds"].get<double>());
-      result.parameter_digests.push_back(other["digest"].get<std::string>());
-      loss += other["train_loss"].get<double>();
-    }
-    // Each rank's loss is the mean over its slices; with equal slices their mean is the global one.
-    result.train_loss = loss / world;
-    result.cell = cell;
-    write_text_file(args.out_file, json_text(result_to_json(result)) + "\n");
+    gather_results(*member.store, result, cell, rank, world, args.out_file);
   } catch (const std::exception& e) {
     log_error("rank " + std::to_string(rank) + ": gathering the results failed: " + e.what());
     return 1;

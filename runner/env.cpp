@@ -83,13 +83,10 @@ double matmul_gflops(int n, const std::string& device = "cpu") {
 
 }  // namespace
 
-Json environment_record(bool measure_peak) {
-  Json record;
-  record["crossover_version"] = CROSSOVER_VERSION;
-  record["crossover_revision"] = build_revision();
-  record["compiler"] = __VERSION__;
-  record["recorded_at"] = utc_now();
+namespace {
 
+// The machine: its name, kernel and operating system.
+Json host_json() {
   Json host;
   char hostname[256] = {};
   gethostname(hostname, sizeof hostname - 1);
@@ -104,16 +101,21 @@ Json environment_record(bool measure_peak) {
   }
   if (os.size() >= 2 && os.front() == '"') os = os.substr(1, os.size() - 2);
   host["os"] = os;
-  record["host"] = host;
+  return host;
+}
 
+Json cpu_json() {
   Json cpu;
   cpu["model"] = first_line_with("/proc/cpuinfo", "model name");
   cpu["logical_cores"] = std::thread::hardware_concurrency();
   cpu["governor"] = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) cpu["load_average"] = {load[0], load[1], load[2]};
-  record["cpu"] = cpu;
+  return cpu;
+}
 
+// How this LibTorch was built: version, BLAS, CUDA, OpenMP, the fused kernels it has.
+Json libtorch_json() {
   const std::string config = at::show_config();
   Json torch_json;
   torch_json["version"] = TORCH_VERSION;
@@ -131,35 +133,43 @@ Json environment_record(bool measure_peak) {
       backend == std::string::npos
           ? ""
           : parallel.substr(backend + 23, parallel.find('\n', backend) - backend - 23);
-  record["libtorch"] = torch_json;
+  return torch_json;
+}
 
+Json threads_json() {
   const ThreadCounts threads = current_threads();
-  Json threads_json;
-  threads_json["intra_op"] = threads.intra_op;
-  threads_json["inter_op"] = threads.inter_op;
-  threads_json["blas"] = threads.blas;
+  Json out;
+  out["intra_op"] = threads.intra_op;
+  out["inter_op"] = threads.inter_op;
+  out["blas"] = threads.blas;
   const char* omp = std::getenv("OMP_NUM_THREADS");
-  threads_json["OMP_NUM_THREADS"] = omp != nullptr ? omp : "";
-  record["threads"] = threads_json;
+  out["OMP_NUM_THREADS"] = omp != nullptr ? omp : "";
+  return out;
+}
 
-  const BlasInfo blas = detect_blas(torch_json["blas_info"].get<std::string>());
-  Json blas_json;
-  blas_json["kind"] = blas.kind;
-  blas_json["library"] = blas.library;
-  blas_json["version"] = blas.version;
-  blas_json["reference"] = blas.is_reference();
-  if (measure_peak) blas_json["matmul_1024_gflops"] = matmul_gflops(1024);
-  record["blas"] = blas_json;
+// The BLAS library LibTorch calls, and whether it is the reference one (40x too slow).
+Json blas_json(const std::string& blas_info, bool measure_peak) {
+  const BlasInfo blas = detect_blas(blas_info);
+  Json out;
+  out["kind"] = blas.kind;
+  out["library"] = blas.library;
+  out["version"] = blas.version;
+  out["reference"] = blas.is_reference();
+  if (measure_peak) out["matmul_1024_gflops"] = matmul_gflops(1024);
+  return out;
+}
 
+Json cuda_json() {
   Json cuda;
   cuda["compiled"] = cuda_seam::compiled();
   cuda["available"] = cuda_seam::compiled() && torch::cuda::is_available();
   cuda["device_count"] = cuda_seam::compiled() ? static_cast<int>(torch::cuda::device_count()) : 0;
   cuda["runtime_version"] = cuda_seam::compiled() ? cuda_seam::runtime_version() : "";
   cuda["cudnn_version"] = cuda_seam::compiled() ? cuda_seam::cudnn_version() : "";
-  record["cuda"] = cuda;
+  return cuda;
+}
 
-  const NvmlReport nvml = query_nvml();
+Json gpus_json(const NvmlReport& nvml) {
   Json gpus = Json::array();
   for (const auto& g : nvml.gpus) {
     gpus.push_back({{"index", g.index},
@@ -170,20 +180,37 @@ Json environment_record(bool measure_peak) {
                     {"temperature_c", g.temperature_c},
                     {"throttle_reasons", g.throttle_reasons}});
   }
+  return gpus;
+}
+
+}  // namespace
+
+Json environment_record(bool measure_peak) {
+  Json record;
+  record["crossover_version"] = CROSSOVER_VERSION;
+  record["crossover_revision"] = build_revision();
+  record["compiler"] = __VERSION__;
+  record["recorded_at"] = utc_now();
+  record["host"] = host_json();
+  record["cpu"] = cpu_json();
+  record["libtorch"] = libtorch_json();
+  record["threads"] = threads_json();
+  record["blas"] = blas_json(record["libtorch"]["blas_info"].get<std::string>(), measure_peak);
+  record["cuda"] = cuda_json();
+  const NvmlReport nvml = query_nvml();
   // The peak each device's efficiency is measured against: a large float32 matrix product.
   if (measure_peak) {
     Json peaks;
     peaks["cpu"] = matmul_gflops(2048);
-    for (int i = 0; i < cuda["device_count"].get<int>(); ++i) {
+    for (int i = 0; i < record["cuda"]["device_count"].get<int>(); ++i) {
       peaks["cuda:" + std::to_string(i)] = matmul_gflops(8192, "cuda:" + std::to_string(i));
     }
     record["peak_gflops"] = peaks;
   }
-
   record["nvml"] = {{"available", nvml.available},
                     {"error", nvml.error},
                     {"driver_version", nvml.driver_version}};
-  record["gpus"] = gpus;
+  record["gpus"] = gpus_json(nvml);
   return record;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -208,17 +209,10 @@ GridError::GridError(std::string file, std::vector<GridIssue> issues)
       file_(std::move(file)),
       issues_(std::move(issues)) {}
 
-Grid parse_grid(const std::string& text, const std::string& file) {
-  const Json root = parse_json(text, file);
-  Validator v;
-  Grid grid;
-  grid.file = file;
-  if (!root.is_object()) {
-    throw GridError(file, {{"(document)",
-                            "a grid is a JSON object with \"name\" and "
-                            "\"experiments\"; got " +
-                                shown(root)}});
-  }
+namespace {
+
+// The grid's own keys: the top level's names, `name` and `description`.
+void parse_head(Validator& v, const Json& root, Grid& grid) {
   const std::vector<std::string> top_keys = {"name", "description", "defaults", "experiments"};
   for (const auto& [key, value] : root.items()) {
     if (std::find(top_keys.begin(), top_keys.end(), key) == top_keys.end()) {
@@ -246,6 +240,158 @@ Grid parse_grid(const std::string& text, const std::string& file) {
     else
       v.add("description", "wrong type: got " + shown(root["description"]) + ", expected a string");
   }
+}
+
+// An experiment's workload: its name into `experiment`, its catalog entry (null when unknown).
+const WorkloadInfo* parse_workload(Validator& v, const Json& e, const std::string& path,
+                                   Experiment& experiment) {
+  const WorkloadInfo* workload = nullptr;
+  if (!e.contains("workload")) {
+    v.add(key_path(path, "workload"), "missing: name one of " + join(workload_names()));
+  } else if (!e["workload"].is_string()) {
+    v.add(key_path(path, "workload"), "wrong type: got " + shown(e["workload"]) +
+                                          ", expected one of " + join(workload_names()));
+  } else {
+    experiment.workload = e["workload"].get<std::string>();
+    workload = find_workload(experiment.workload);
+    if (workload == nullptr) {
+      std::string message = "unknown workload \"" + experiment.workload + "\"";
+      const std::string guess = did_you_mean(experiment.workload, workload_names());
+      if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
+      v.add(key_path(path, "workload"), message + "; known workloads: " + join(workload_names()));
+    }
+  }
+  return workload;
+}
+
+// An experiment's axes (`grid`), each value checked, none twice.
+void parse_axes(Validator& v, const Json& e, const std::string& path, const WorkloadInfo* workload,
+                Experiment& experiment) {
+  if (e.contains("grid")) {
+    const std::string grid_path = key_path(path, "grid");
+    if (!e["grid"].is_object()) {
+      v.add(grid_path, "wrong type: got " + shown(e["grid"]) + ", expected an object of axes");
+    } else {
+      for (const auto& [key, values] : e["grid"].items()) {
+        const std::string axis_path = key_path(grid_path, key);
+        const GridKey* spec = find_setting(key);
+        if (spec == nullptr) {
+          v.unknown_key(grid_path, key, settable_key_names());
+          continue;
+        }
+        if (!values.is_array() || values.empty()) {
+          v.add(axis_path, "got " + shown(values) + ", expected a non-empty list of " +
+                               spec->expected + " (a single value belongs in \"settings\")");
+          continue;
+        }
+        if (e.contains("settings") && e["settings"].is_object() && e["settings"].contains(key)) {
+          v.add(axis_path, "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
+        }
+        std::vector<Json> accepted;
+        std::unordered_set<std::string> seen;  // linear in the axis's length, however long
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          if (!v.check_value(index_path(axis_path, k), *spec, values[k], workload)) continue;
+          if (!seen.insert(values[k].dump()).second) {
+            v.add(index_path(axis_path, k),
+                  "duplicate value " + shown(values[k]) + " in this axis");
+            continue;
+          }
+          accepted.push_back(values[k]);
+        }
+        experiment.axes.emplace_back(key, accepted);
+      }
+    }
+  }
+}
+
+// An experiment's exclude rules.
+void parse_excludes(Validator& v, const Json& e, const std::string& path,
+                    const WorkloadInfo* workload, Experiment& experiment) {
+  if (e.contains("exclude")) {
+    const std::string exclude_path = key_path(path, "exclude");
+    if (!e["exclude"].is_array()) {
+      v.add(exclude_path, "wrong type: got " + shown(e["exclude"]) +
+                              ", expected a list of objects such as {\"device\": \"cpu\", "
+                              "\"pin_memory\": true}");
+    } else {
+      for (std::size_t k = 0; k < e["exclude"].size(); ++k) {
+        const std::string rule_path = index_path(exclude_path, k);
+        const Json& rule = e["exclude"][k];
+        if (!rule.is_object() || rule.empty()) {
+          v.add(rule_path, "got " + shown(rule) + ", expected a non-empty object of key: value");
+          continue;
+        }
+        bool ok = true;
+        for (const auto& [key, value] : rule.items()) {
+          const GridKey* spec = find_setting(key);
+          if (spec == nullptr) {
+            v.unknown_key(rule_path, key, settable_key_names());
+            ok = false;
+            continue;
+          }
+          if (value.is_array()) {
+            for (std::size_t m = 0; m < value.size(); ++m) {
+              ok &=
+                  v.check_value(index_path(key_path(rule_path, key), m), *spec, value[m], workload);
+            }
+          } else {
+            ok &= v.check_value(key_path(rule_path, key), *spec, value, workload);
+          }
+        }
+        if (ok) experiment.excludes.push_back(rule);
+      }
+    }
+  }
+}
+
+// One experiment, or nothing when it is not an object (the problem is in `v`).
+std::optional<Experiment> parse_experiment(Validator& v, const Json& e, const std::string& path,
+                                           const Json& defaults) {
+  if (!e.is_object()) {
+    v.add(path,
+          "wrong type: got " + shown(e) + ", expected an object with \"workload\" and \"grid\"");
+    return std::nullopt;
+  }
+  static const std::vector<std::string> experiment_keys = {"workload", "name", "description",
+                                                           "settings", "grid", "exclude"};
+  for (const auto& [key, value] : e.items()) {
+    if (std::find(experiment_keys.begin(), experiment_keys.end(), key) == experiment_keys.end()) {
+      v.unknown_key(path, key, experiment_keys);
+    }
+  }
+  Experiment experiment;
+  const WorkloadInfo* workload = parse_workload(v, e, path, experiment);
+  experiment.label = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>()
+                                                                 : experiment.workload;
+  for (const auto& key : grid_keys()) {  // defaults checked again against this workload
+    if (key.workload_choices && workload != nullptr && defaults.contains(key.name))
+      v.check_value("defaults." + key.name, key, defaults[key.name], workload);
+  }
+  experiment.settings = defaults;
+  if (e.contains("settings")) {
+    const Json own = check_settings(v, key_path(path, "settings"), e["settings"], workload);
+    for (const auto& [key, value] : own.items()) experiment.settings[key] = value;
+  }
+
+  parse_axes(v, e, path, workload, experiment);
+  parse_excludes(v, e, path, workload, experiment);
+  return experiment;
+}
+
+}  // namespace
+
+Grid parse_grid(const std::string& text, const std::string& file) {
+  const Json root = parse_json(text, file);
+  Validator v;
+  Grid grid;
+  grid.file = file;
+  if (!root.is_object()) {
+    throw GridError(file, {{"(document)",
+                            "a grid is a JSON object with \"name\" and "
+                            "\"experiments\"; got " +
+                                shown(root)}});
+  }
+  parse_head(v, root, grid);
 
   // Defaults are checked once without a workload; `dataset` there is checked per experiment.
   Json defaults = Json::object();
@@ -258,128 +404,10 @@ Grid parse_grid(const std::string& text, const std::string& file) {
     v.add("experiments",
           "got " + shown(root["experiments"]) + ", expected a non-empty list of experiments");
   } else {
-    const std::vector<std::string> experiment_keys = {"workload", "name", "description",
-                                                      "settings", "grid", "exclude"};
     const Json& experiments = root["experiments"];
     for (std::size_t i = 0; i < experiments.size(); ++i) {
-      const std::string path = index_path("experiments", i);
-      const Json& e = experiments[i];
-      if (!e.is_object()) {
-        v.add(path, "wrong type: got " + shown(e) +
-                        ", expected an object with \"workload\" and \"grid\"");
-        continue;
-      }
-      for (const auto& [key, value] : e.items()) {
-        if (std::find(experiment_keys.begin(), experiment_keys.end(), key) ==
-            experiment_keys.end()) {
-          v.unknown_key(path, key, experiment_keys);
-        }
-      }
-      Experiment experiment;
-      const WorkloadInfo* workload = nullptr;
-      if (!e.contains("workload")) {
-        v.add(key_path(path, "workload"), "missing: name one of " + join(workload_names()));
-      } else if (!e["workload"].is_string()) {
-        v.add(key_path(path, "workload"), "wrong type: got " + shown(e["workload"]) +
-                                              ", expected one of " + join(workload_names()));
-      } else {
-        experiment.workload = e["workload"].get<std::string>();
-        workload = find_workload(experiment.workload);
-        if (workload == nullptr) {
-          std::string message = "unknown workload \"" + experiment.workload + "\"";
-          const std::string guess = did_you_mean(experiment.workload, workload_names());
-          if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
-          v.add(key_path(path, "workload"),
-                message + "; known workloads: " + join(workload_names()));
-        }
-      }
-      experiment.label = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>()
-                                                                     : experiment.workload;
-      for (const auto& key : grid_keys()) {  // defaults checked again against this workload
-        if (key.workload_choices && workload != nullptr && defaults.contains(key.name))
-          v.check_value("defaults." + key.name, key, defaults[key.name], workload);
-      }
-      experiment.settings = defaults;
-      if (e.contains("settings")) {
-        const Json own = check_settings(v, key_path(path, "settings"), e["settings"], workload);
-        for (const auto& [key, value] : own.items()) experiment.settings[key] = value;
-      }
-
-      if (e.contains("grid")) {
-        const std::string grid_path = key_path(path, "grid");
-        if (!e["grid"].is_object()) {
-          v.add(grid_path, "wrong type: got " + shown(e["grid"]) + ", expected an object of axes");
-        } else {
-          for (const auto& [key, values] : e["grid"].items()) {
-            const std::string axis_path = key_path(grid_path, key);
-            const GridKey* spec = find_setting(key);
-            if (spec == nullptr) {
-              v.unknown_key(grid_path, key, settable_key_names());
-              continue;
-            }
-            if (!values.is_array() || values.empty()) {
-              v.add(axis_path, "got " + shown(values) + ", expected a non-empty list of " +
-                                   spec->expected + " (a single value belongs in \"settings\")");
-              continue;
-            }
-            if (e.contains("settings") && e["settings"].is_object() &&
-                e["settings"].contains(key)) {
-              v.add(axis_path,
-                    "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
-            }
-            std::vector<Json> accepted;
-            std::unordered_set<std::string> seen;  // linear in the axis's length, however long
-            for (std::size_t k = 0; k < values.size(); ++k) {
-              if (!v.check_value(index_path(axis_path, k), *spec, values[k], workload)) continue;
-              if (!seen.insert(values[k].dump()).second) {
-                v.add(index_path(axis_path, k),
-                      "duplicate value " + shown(values[k]) + " in this axis");
-                continue;
-              }
-              accepted.push_back(values[k]);
-            }
-            experiment.axes.emplace_back(key, accepted);
-          }
-        }
-      }
-
-      if (e.contains("exclude")) {
-        const std::string exclude_path = key_path(path, "exclude");
-        if (!e["exclude"].is_array()) {
-          v.add(exclude_path, "wrong type: got " + shown(e["exclude"]) +
-                                  ", expected a list of objects such as {\"device\": \"cpu\", "
-                                  "\"pin_memory\": true}");
-        } else {
-          for (std::size_t k = 0; k < e["exclude"].size(); ++k) {
-            const std::string rule_path = index_path(exclude_path, k);
-            const Json& rule = e["exclude"][k];
-            if (!rule.is_object() || rule.empty()) {
-              v.add(rule_path,
-                    "got " + shown(rule) + ", expected a non-empty object of key: value");
-              continue;
-            }
-            bool ok = true;
-            for (const auto& [key, value] : rule.items()) {
-              const GridKey* spec = find_setting(key);
-              if (spec == nullptr) {
-                v.unknown_key(rule_path, key, settable_key_names());
-                ok = false;
-                continue;
-              }
-              if (value.is_array()) {
-                for (std::size_t m = 0; m < value.size(); ++m) {
-                  ok &= v.check_value(index_path(key_path(rule_path, key), m), *spec, value[m],
-                                      workload);
-                }
-              } else {
-                ok &= v.check_value(key_path(rule_path, key), *spec, value, workload);
-              }
-            }
-            if (ok) experiment.excludes.push_back(rule);
-          }
-        }
-      }
-      grid.experiments.push_back(std::move(experiment));
+      auto experiment = parse_experiment(v, experiments[i], index_path("experiments", i), defaults);
+      if (experiment) grid.experiments.push_back(std::move(*experiment));
     }
   }
 

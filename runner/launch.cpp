@@ -56,6 +56,79 @@ Result failed(const Cell& cell, const std::string& reason) {
   return r;
 }
 
+// In the forked child: rank `rank` of the cell, its diagnostics into its log; never returns.
+[[noreturn]] void exec_rank(const Cell& cell, const LaunchOptions& options,
+                            const std::string& binary, const std::string& work, int rank) {
+  const bool ddp = cell.parallel == Parallel::kDdp;
+  const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
+  // Ctrl-C is for `run`, which lets the running cell finish; the ranks die with it.
+  signal(SIGINT, SIG_IGN);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Its diagnostics go to a log, whose last lines explain a failure.
+  const std::string log = work + "/rank-" + std::to_string(rank) + ".log";
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+  if (fd >= 0) {
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+  }
+  if (ddp) {
+    // The ranks meet through a file in this private folder, not a TCP store: nothing they
+    // start listens beyond loopback (Gloo's pairs bind to MASTER_ADDR's loopback address).
+    setenv("CROSSOVER_STORE_FILE", (work + "/store").c_str(), 1);
+    setenv("MASTER_ADDR", "127.0.0.1", 1);
+    setenv("WORLD_SIZE", std::to_string(cell.nproc).c_str(), 1);
+    setenv("RANK", std::to_string(rank).c_str(), 1);
+    setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+  }
+  std::vector<std::string> args = {binary,   "worker", "--cell",     work + "/cell.json",
+                                   "--out",  out,      "--data-dir", options.data_dir,
+                                   "--quiet"};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+
+// Waits for every rank; the first that fails, or the timeout, stops the others. Returns why the
+// cell failed, or "" when every rank exited 0.
+std::string wait_for_ranks(std::vector<pid_t>& ranks, const std::string& work, bool ddp,
+                           Clock::time_point start, double timeout) {
+  std::string reason;
+  std::size_t running = ranks.size();
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      const auto it = std::find(ranks.begin(), ranks.end(), pid);
+      if (it == ranks.end()) continue;
+      --running;
+      const auto rank = static_cast<std::size_t>(it - ranks.begin());
+      *it = -1;
+      if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && reason.empty()) {
+        reason = (ddp ? "rank " + std::to_string(rank) : std::string("the cell's process")) + " " +
+                 status_text(status) + last_lines(work + "/rank-" + std::to_string(rank) + ".log");
+        for (pid_t p : ranks) {
+          if (p > 0) kill(p, SIGKILL);
+        }
+      }
+      continue;
+    }
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (elapsed > timeout && reason.empty()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "timed out after %g s; %s stopped", timeout,
+                    ddp ? "the ranks were" : "its process was");
+      reason = text;
+      for (pid_t p : ranks) {
+        if (p > 0) kill(p, SIGKILL);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return reason;
+}
+
 }  // namespace
 
 Result run_ranks(const Cell& cell, const LaunchOptions& options) {
@@ -73,84 +146,19 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
     Result request;
     request.cell = cell;
     write_text_file(work + "/cell.json", json_text(result_to_json(request)) + "\n");
-    const std::string world = std::to_string(cell.nproc);
-
     const bool ddp = cell.parallel == Parallel::kDdp;
     const int processes = ddp ? cell.nproc : 1;
     std::vector<pid_t> ranks;
     for (int rank = 0; rank < processes; ++rank) {
-      const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
       const pid_t pid = fork();
-      if (pid == 0) {
-        // Ctrl-C is for `run`, which lets the running cell finish; the ranks die with it.
-        signal(SIGINT, SIG_IGN);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        // Its diagnostics go to a log, whose last lines explain a failure.
-        const std::string log = work + "/rank-" + std::to_string(rank) + ".log";
-        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-        if (fd >= 0) {
-          dup2(fd, STDERR_FILENO);
-          close(fd);
-        }
-        if (ddp) {
-          // The ranks meet through a file in this private folder, not a TCP store: nothing they
-          // start listens beyond loopback (Gloo's pairs bind to MASTER_ADDR's loopback address).
-          setenv("CROSSOVER_STORE_FILE", (work + "/store").c_str(), 1);
-          setenv("MASTER_ADDR", "127.0.0.1", 1);
-          setenv("WORLD_SIZE", world.c_str(), 1);
-          setenv("RANK", std::to_string(rank).c_str(), 1);
-          setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
-        }
-        std::vector<std::string> args = {binary,   "worker", "--cell",     work + "/cell.json",
-                                         "--out",  out,      "--data-dir", options.data_dir,
-                                         "--quiet"};
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv(argv[0], argv.data());
-        _exit(127);
-      }
+      if (pid == 0) exec_rank(cell, options, binary, work, rank);
       if (pid < 0) {
         for (pid_t p : ranks) kill(p, SIGKILL);
         throw std::runtime_error("cannot start rank " + std::to_string(rank));
       }
       ranks.push_back(pid);
     }
-
-    // Wait for every rank; the first that fails, or the timeout, stops the others.
-    std::string reason;
-    std::size_t running = ranks.size();
-    while (running > 0) {
-      int status = 0;
-      const pid_t pid = waitpid(-1, &status, WNOHANG);
-      if (pid > 0) {
-        const auto it = std::find(ranks.begin(), ranks.end(), pid);
-        if (it == ranks.end()) continue;
-        --running;
-        const auto rank = static_cast<std::size_t>(it - ranks.begin());
-        *it = -1;
-        if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && reason.empty()) {
-          reason = (ddp ? "rank " + std::to_string(rank) : std::string("the cell's process")) +
-                   " " + status_text(status) +
-                   last_lines(work + "/rank-" + std::to_string(rank) + ".log");
-          for (pid_t p : ranks) {
-            if (p > 0) kill(p, SIGKILL);
-          }
-        }
-        continue;
-      }
-      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-      if (elapsed > timeout && reason.empty()) {
-        char text[96];
-        std::snprintf(text, sizeof text, "timed out after %g s; %s stopped", timeout,
-                      ddp ? "the ranks were" : "its process was");
-        reason = text;
-        for (pid_t p : ranks) {
-          if (p > 0) kill(p, SIGKILL);
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    const std::string reason = wait_for_ranks(ranks, work, ddp, start, timeout);
     if (!reason.empty()) {
       result = failed(cell, reason);
     } else {

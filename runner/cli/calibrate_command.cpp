@@ -31,6 +31,55 @@ struct CalibrateArgs {
   std::string metric = "epoch";
 };
 
+// One run of the grid into `dir`, with `load` busy processes during its cells.
+RunRecord run_once(const CalibrateArgs& args, const std::string& self, const std::string& dir,
+                   int load) {
+  fs::create_directories(dir);
+  std::vector<std::string> environment;
+  if (load > 0) environment.push_back(std::string(kPlantLoadVariable) + "=" + std::to_string(load));
+  const int status =
+      run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
+                  dir + "/stdout.txt", environment);
+  if (status == kExitBadInput)
+    throw std::invalid_argument("crossover run " + args.grid + " into " + dir +
+                                " rejected its input (exit 2); run it alone to see why");
+  if (status != kExitOk && status != kExitRunFailed)
+    throw std::runtime_error("crossover run " + args.grid + " into " + dir + " ended with status " +
+                             std::to_string(status));
+  return load_run(dir);
+}
+
+// The A/A pairs and the planted pairs, until --pairs or an interrupt; throws what run_once throws.
+void run_pairs(const CalibrateArgs& args, const std::string& self, const std::string& out_dir,
+               RunPairs& aa, RunPairs& planted) {
+  const auto run_one = [&](const std::string& dir, int load) {
+    return run_once(args, self, dir, load);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 1; i <= args.pairs && interrupted.load() == 0; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "%02d", i);
+    const std::string a = out_dir + "/aa-" + name, p = out_dir + "/planted-" + name;
+    RunRecord first = run_one(a + "/first", 0);
+    RunRecord second = run_one(a + "/second", 0);
+    aa.emplace_back(std::move(first), std::move(second));
+    // The planted run goes first in every other pair, so that a drift weighs on both orders.
+    RunRecord quiet, loaded_run;
+    if (i % 2 == 1) {
+      quiet = run_one(p + "/quiet", 0);
+      loaded_run = run_one(p + "/loaded", args.load);
+    } else {
+      loaded_run = run_one(p + "/loaded", args.load);
+      quiet = run_one(p + "/quiet", 0);
+    }
+    planted.emplace_back(std::move(quiet), std::move(loaded_run));
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spdlog::info("pair {}/{} done | elapsed {} ETA {}", i, args.pairs, clock_text(elapsed),
+                 clock_text(elapsed / i * (args.pairs - i)));
+  }
+}
+
 int calibrate_command(const CalibrateArgs& args) {
   const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric);
   if (!checked) return kExitBadInput;
@@ -56,52 +105,12 @@ int calibrate_command(const CalibrateArgs& args) {
     return kExitBadInput;
   }
 
-  // One run of the grid into `dir`, with `load` busy processes during its cells.
-  const auto run_one = [&](const std::string& dir, int load) {
-    fs::create_directories(dir);
-    std::vector<std::string> environment;
-    if (load > 0)
-      environment.push_back(std::string(kPlantLoadVariable) + "=" + std::to_string(load));
-    const int status =
-        run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
-                    dir + "/stdout.txt", environment);
-    if (status == kExitBadInput)
-      throw std::invalid_argument("crossover run " + args.grid + " into " + dir +
-                                  " rejected its input (exit 2); run it alone to see why");
-    if (status != kExitOk && status != kExitRunFailed)
-      throw std::runtime_error("crossover run " + args.grid + " into " + dir +
-                               " ended with status " + std::to_string(status));
-    return load_run(dir);
-  };
-
   catch_interrupts();
   RunPairs aa, planted;
-  const auto start = std::chrono::steady_clock::now();
   spdlog::info("calibrating the gate on {}: {} A/A pairs and {} planted pairs into {}", args.grid,
                args.pairs, args.pairs, out_dir);
   try {
-    for (int i = 1; i <= args.pairs && interrupted.load() == 0; ++i) {
-      char name[16];
-      std::snprintf(name, sizeof name, "%02d", i);
-      const std::string a = out_dir + "/aa-" + name, p = out_dir + "/planted-" + name;
-      RunRecord first = run_one(a + "/first", 0);
-      RunRecord second = run_one(a + "/second", 0);
-      aa.emplace_back(std::move(first), std::move(second));
-      // The planted run goes first in every other pair, so that a drift weighs on both orders.
-      RunRecord quiet, loaded_run;
-      if (i % 2 == 1) {
-        quiet = run_one(p + "/quiet", 0);
-        loaded_run = run_one(p + "/loaded", args.load);
-      } else {
-        loaded_run = run_one(p + "/loaded", args.load);
-        quiet = run_one(p + "/quiet", 0);
-      }
-      planted.emplace_back(std::move(quiet), std::move(loaded_run));
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      spdlog::info("pair {}/{} done | elapsed {} ETA {}", i, args.pairs, clock_text(elapsed),
-                   clock_text(elapsed / i * (args.pairs - i)));
-    }
+    run_pairs(args, self, out_dir, aa, planted);
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
