@@ -7,7 +7,8 @@
 #                                            AddressSanitizer and
 #                                            UndefinedBehaviorSanitizer (build-asan/), then every
 #                                            fuzz target for FUZZ_SECONDS (default 60; scripts/fuzz.sh,
-#                                            build-fuzz/). What CI runs (.ci/run, with
+#                                            build-fuzz/), and the function-size check
+#                                            (scripts/function-sizes.sh). What CI runs (.ci/run, with
 #                                            FUZZ_SECONDS=50): 24 minutes from a clean clone on
 #                                            2 cores, packages installed.
 #   CROSSOVER_SANITIZERS=0 / FUZZ_SECONDS=0 skip a part of --full.
@@ -45,6 +46,9 @@ if [[ ${CROSSOVER_SANITIZERS:-1} != 0 ]]; then
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j 2
 fi
+
+echo "== no function outside the tests over 80 lines (clang-tidy)"
+scripts/function-sizes.sh
 
 if [[ ${FUZZ_SECONDS:-60} != 0 ]]; then
   echo "== fuzzing every reader of user files (build-fuzz/)"
