@@ -425,6 +425,8 @@ Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSp
     f.recommendations = recommend(results, spec, f.crossovers);
     analysis.comparisons.push_back(std::move(f));
   }
+  analysis.devices = compare_devices(results);
+  analysis.scaling = scaling_rows(results);
   return analysis;
 }
 

@@ -11,6 +11,8 @@
 #include "core/bootstrap.hpp"
 #include "core/results.hpp"
 #include "core/stats.hpp"
+#include "reports/comparison.hpp"
+#include "reports/scaling.hpp"
 
 namespace crossover {
 
@@ -91,9 +93,12 @@ struct ComparisonFindings {
 /// (the terminal, report.md, report.html, summary.json), so that they all say the same thing.
 struct Analysis {
   std::vector<ComparisonFindings> comparisons;
+  std::vector<Comparison> devices;  ///< the device table of each workload
+  std::vector<ScalingRow> scaling;  ///< every ok dp or ddp cell, against its one-replica cell
 };
 
-/// The analysis of `results`, one comparison per spec, in order. Its pairs point into `results`.
+/// The analysis of `results`: one comparison per spec, in order, the device tables and the scaling
+/// rows. Its pairs and rows point into `results`.
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs);
 
 /// Everything the analysis found, machine-readable (summary.json).

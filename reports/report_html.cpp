@@ -55,7 +55,9 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
                         const CompareSpec& spec, const std::vector<Pair>& pairs,
                         const std::vector<Crossover>& crossovers,
                         const std::vector<Recommendation>& recommendations) {
-  return render_html(context, results, Analysis{{{spec, pairs, crossovers, recommendations}}});
+  Analysis analysis = analyse(results, {});
+  analysis.comparisons = {{spec, pairs, crossovers, recommendations}};
+  return render_html(context, results, analysis);
 }
 
 namespace {
@@ -103,7 +105,8 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
 }
 
 // The charts over every cell: epoch time per workload, phases, scaling.
-std::string cell_charts_html(const std::vector<Result>& results) {
+std::string cell_charts_html(const std::vector<Result>& results,
+                             const std::vector<ScalingRow>& scaling_rows) {
   std::string s;
   std::vector<std::string> workloads;
   for (const Result& r : results) {
@@ -121,7 +124,7 @@ std::string cell_charts_html(const std::vector<Result>& results) {
          "are slower than end-to-end ones.</p>" +
          phases;
   }
-  const std::string scaling = scaling_chart(results);
+  const std::string scaling = scaling_chart(scaling_rows);
   s += "<h2>Scaling with replicas</h2>" +
        (scaling.empty()
             ? std::string(
@@ -188,7 +191,7 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   s += "<h2>Environment</h2><ul>";
   for (const auto& line : context.environment) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";
-  s += cell_charts_html(results);
+  s += cell_charts_html(results, analysis.scaling);
   s += tables_html(results, comparisons);
   return s + "<script>" + kScript + "</script></body></html>\n";
 }

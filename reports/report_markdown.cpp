@@ -107,8 +107,13 @@ TextTable phase_table(const std::vector<Result>& results) {
 }  // namespace
 
 std::string render_comparison_text(const std::vector<Result>& results) {
+  return render_comparison_text(results, compare_devices(results));
+}
+
+std::string render_comparison_text(const std::vector<Result>& results,
+                                   const std::vector<Comparison>& devices) {
   std::string out;
-  for (const auto& c : compare_devices(results)) {
+  for (const auto& c : devices) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
   out +=
@@ -166,7 +171,8 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
 }
 
 // The device comparison of each workload, with every cell folded beneath it.
-std::string markdown_devices(const std::vector<Result>& results) {
+std::string markdown_devices(const std::vector<Result>& results,
+                             const std::vector<Comparison>& devices) {
   std::string out =
       "## Device comparison\n\n"
       "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
@@ -178,7 +184,7 @@ std::string markdown_devices(const std::vector<Result>& results) {
       "1 (the rule of the crossover statements above); otherwise the row is a tie. Settings that "
       "only guard a cell (`isolate`, `timeout_seconds`) or bound its measuring (`min_repeats`, "
       "`max_repeats`, `time_budget_seconds`, `ci_target`) never split a row.\n\n";
-  for (const auto& c : compare_devices(results)) {
+  for (const auto& c : devices) {
     out += "### " + c.workload + "\n\n";
     if (const WorkloadInfo* info = find_workload(c.workload)) {
       out += info->model + "; " + info->optimizer + " lr " + format_number(info->lr) + "; " +
@@ -218,6 +224,10 @@ std::string markdown_caveats(const std::vector<Result>& results) {
 
 }  // namespace
 
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results) {
+  return render_markdown(context, results, analyse(results, {}));
+}
+
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
@@ -226,7 +236,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   out += "\n";
   for (const ComparisonFindings& f : analysis.comparisons)
     out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
-  out += markdown_devices(results);
+  out += markdown_devices(results, analysis.devices);
   const TextTable phases = phase_table(results);
   if (!phases.rows.empty()) {
     out +=
@@ -237,7 +247,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
         "speed.\n\n" +
         render_markdown_table(phases) + "\n";
   }
-  out += render_scaling_markdown(results);
+  out += render_scaling_markdown(analysis.scaling);
   out += markdown_caveats(results);
   return out;
 }

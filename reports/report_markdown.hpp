@@ -20,9 +20,14 @@ struct ReportContext {
 
 /// The whole report.md text: the analysis's crossover sections right after the environment.
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
-                            const Analysis& analysis = {});
+                            const Analysis& analysis);
+/// The same without a crossover section (the analysis of no comparison).
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results);
 
 /// The device comparison tables alone, for the terminal after a run.
+std::string render_comparison_text(const std::vector<Result>& results,
+                                   const std::vector<Comparison>& devices);
+/// The same with the device tables made from `results`.
 std::string render_comparison_text(const std::vector<Result>& results);
 
 }  // namespace crossover

@@ -48,7 +48,7 @@ class TerminalReporter : public Reporter {
   explicit TerminalReporter(std::function<void(const std::string&)> print)
       : print_(std::move(print)) {}
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
-    std::string out = render_comparison_text(results);
+    std::string out = render_comparison_text(results, analysis.devices);
     for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
     print_(out);
   }
@@ -86,7 +86,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
     }
   }
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
-  summary["scaling"] = scaling_json(results);
+  summary["scaling"] = scaling_json(analysis.scaling);
   return summary;
 }
 

@@ -38,7 +38,10 @@ std::vector<ScalingRow> scaling_rows(const std::vector<Result>& results) {
 }
 
 std::string render_scaling_markdown(const std::vector<Result>& results) {
-  const auto rows = scaling_rows(results);
+  return render_scaling_markdown(scaling_rows(results));
+}
+
+std::string render_scaling_markdown(const std::vector<ScalingRow>& rows) {
   if (rows.empty()) return "";
   std::string out =
       "## Scaling\n\nEfficiency = throughput(N) / (N x throughput(1)), against the same cell with "
@@ -71,8 +74,12 @@ std::string render_scaling_markdown(const std::vector<Result>& results) {
 }
 
 nlohmann::ordered_json scaling_json(const std::vector<Result>& results) {
+  return scaling_json(scaling_rows(results));
+}
+
+nlohmann::ordered_json scaling_json(const std::vector<ScalingRow>& rows) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& row : scaling_rows(results)) {
+  for (const auto& row : rows) {
     const Result& r = *row.result;
     out.push_back({{"cell", r.cell.index},
                    {"workload", r.cell.workload},

@@ -23,9 +23,11 @@ struct ScalingRow {
 std::vector<ScalingRow> scaling_rows(const std::vector<Result>& results);
 
 /// "## Scaling" with one table per workload; "" without parallel cells.
+std::string render_scaling_markdown(const std::vector<ScalingRow>& rows);
 std::string render_scaling_markdown(const std::vector<Result>& results);
 
 /// The rows as JSON (summary.json).
+nlohmann::ordered_json scaling_json(const std::vector<ScalingRow>& rows);
 nlohmann::ordered_json scaling_json(const std::vector<Result>& results);
 
 }  // namespace crossover

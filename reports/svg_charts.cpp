@@ -437,9 +437,9 @@ std::string phase_chart(const std::vector<Result>& results) {
 
 // Samples per second against the number of replicas (GPUs under dp, processes under ddp), one
 // line per workload, parallel mode and device; the one-replica cell starts each line.
-std::string scaling_chart(const std::vector<Result>& results) {
+std::string scaling_chart(const std::vector<ScalingRow>& rows) {
   std::map<std::string, std::map<int, double>> lines;
-  for (const auto& row : scaling_rows(results)) {
+  for (const auto& row : rows) {
     const Cell& c = row.result->cell;
     double& best = lines[c.workload + " " + text_of(c.parallel) + " " + c.device][row.replicas];
     best = std::max(best, row.result->samples_per_second);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/analysis.hpp"
+#include "reports/scaling.hpp"
 
 namespace crossover {
 
@@ -30,6 +31,6 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
 std::string phase_chart(const std::vector<Result>& results);
 
 /// Throughput against GPU count; "" when no workload ran on several counts.
-std::string scaling_chart(const std::vector<Result>& results);
+std::string scaling_chart(const std::vector<ScalingRow>& rows);
 
 }  // namespace crossover
