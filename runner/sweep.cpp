@@ -120,31 +120,18 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
 }
 
 std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
-  std::vector<std::string> files;
-  const bool tabular = dataset == "iris" || dataset == "boston";
-  if (tabular) {
-    const std::string file = data_dir + "/" + tabular_file(dataset);
-    if (access(file.c_str(), F_OK) == 0) files.push_back(file);
-  } else {
-    std::error_code error;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(data_dir) / image_directory(dataset), error)) {
-      std::error_code is_folder;
-      if (!entry.is_directory(is_folder)) files.push_back(entry.path().string());
-    }
-    std::sort(files.begin(), files.end());
-  }
+  const DatasetFiles found = dataset_files(dataset, data_dir);
+  const std::vector<std::string>& files = found.paths;
   if (files.empty()) return "synthetic";
   uLong crc = crc32(0L, Z_NULL, 0);
   std::uint64_t bytes = 0;
   try {
     for (const auto& file : files) {
-      read_user_file_chunks(file, tabular ? kMaxCsvBytes : kMaxImageFileBytes, "a data file",
-                            [&](const char* data, std::size_t size) {
-                              crc = crc32(crc, reinterpret_cast<const Bytef*>(data),
-                                          static_cast<uInt>(size));
-                              bytes += size;
-                            });
+      read_user_file_chunks(
+          file, found.max_bytes, "a data file", [&](const char* data, std::size_t size) {
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(size));
+            bytes += size;
+          });
     }
   } catch (const UserFileError& e) {
     spdlog::warn("data set {}: {}; its cells will fail with this reason", dataset, e.what());

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/results.hpp"
+#include "workloads/catalog.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -21,6 +22,34 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace testing;  // crossover::testing: the binary, scratch directories, tiny grids
+
+TEST(Cli, TheStandInWorkloadTrainsWithoutDataFilesAndExistsOnlyForTests) {
+  ScratchDir dir;
+  const std::string grid = dir.write("standin.json", R"({
+    "name": "standin", "defaults": {"repeats": 2},
+    "experiments": [{"workload": "standin_mlp", "grid": {"dataset_size": [32, 64]}}]})");
+  // Without the variable it is not a workload: a user's grid cannot name it.
+  const Outcome hidden = crossover(dir, "validate " + grid);
+  EXPECT_EQ(hidden.code, 2);
+  EXPECT_NE(hidden.err.find("unknown workload \"standin_mlp\""), std::string::npos) << hidden.err;
+  const std::string out = dir.file("out");
+  const std::string env = std::string(kTestWorkloadsVariable) + "=1";
+  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " +
+                                       dir.file("no-data") + " --quiet", env);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto results = read_results(out + "/results.jsonl");
+  ASSERT_EQ(results.size(), 2u);
+  for (const Result& r : results) {
+    ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
+    EXPECT_EQ(r.data_source, "synthetic");
+    EXPECT_EQ(r.epoch_samples, 6u);  // 3 epochs, 2 repeats
+    EXPECT_LT(r.train_loss, std::log(3.0));  // below chance: it learns
+  }
+  EXPECT_EQ(results[1].train_rows, 64);
+  // Its data set has no files: the fingerprint says synthetic, so --resume keeps its cells.
+  const auto env_json = nlohmann::json::parse(slurp(out + "/env.json"));
+  EXPECT_EQ(env_json["datasets"]["standin"], "synthetic");
+}
 
 TEST(Cli, DdpWithGlooTrainsLikeOneProcessOnTheGlobalBatch) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";

@@ -1,6 +1,13 @@
 #include "workloads/catalog.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
+
+#include "core/user_files.hpp"
 
 namespace crossover {
 namespace {
@@ -97,6 +104,12 @@ std::vector<WorkloadInfo> build_catalog() {
   c.back().mean = {0.4914, 0.4822, 0.4465};
   c.back().stdev = {0.2023, 0.1994, 0.2010};
   c.back().flops_per_sample = training_flops(resnet18_forward_macs(32, 32));
+  if (std::getenv(kTestWorkloadsVariable) != nullptr) {
+    c.push_back(info("standin_mlp", "-", "MLP 4-16-3, ReLU", {"standin"}, "classification", "adam",
+                     0.05, 0.0, kFull, 3,
+                     "A stand-in for tests: 64 synthetic rows made in memory, no data files."));
+    c.back().flops_per_sample = training_flops(mlp_forward_macs({4, 16, 3}));
+  }
   return c;
 }
 
@@ -156,9 +169,41 @@ std::vector<std::string> workload_names() {
   return names;
 }
 
+bool is_tabular_dataset(const std::string& dataset) {
+  return dataset == "iris" || dataset == "boston" || dataset == "standin";
+}
+
+TabularShape tabular_shape(const std::string& dataset) {
+  if (dataset == "boston") return {13, false};
+  if (dataset == "iris" || dataset == "standin") return {4, true};
+  throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
+}
+
+DatasetFiles dataset_files(const std::string& dataset, const std::string& data_dir) {
+  DatasetFiles out;
+  if (is_tabular_dataset(dataset)) {
+    out.max_bytes = kMaxCsvBytes;
+    const std::string name = tabular_file(dataset);
+    const std::string file = data_dir + "/" + name;
+    // access(), not open(): a FIFO there must not block (its reader refuses it with the reason).
+    if (!name.empty() && access(file.c_str(), F_OK) == 0) out.paths.push_back(file);
+    return out;
+  }
+  out.max_bytes = kMaxImageFileBytes;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(data_dir) / image_directory(dataset), error)) {
+    std::error_code is_folder;
+    if (!entry.is_directory(is_folder)) out.paths.push_back(entry.path().string());
+  }
+  std::sort(out.paths.begin(), out.paths.end());
+  return out;
+}
+
 std::string tabular_file(const std::string& dataset) {
   if (dataset == "iris") return "iris.csv";
   if (dataset == "boston") return "boston_house_prices.csv";
+  if (dataset == "standin") return "";
   throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
 }
 

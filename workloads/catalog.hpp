@@ -26,9 +26,9 @@ struct WorkloadInfo {
   int epochs = 1;
   std::string notes;
   Loader loader = Loader::kTensor;  ///< the default data path
-  std::vector<double> mean;       ///< per-channel normalisation after scaling pixels to [0, 1]
-  std::vector<double> stdev;      ///< (empty: none, as for tabular data)
-  double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample (3x forward)
+  std::vector<double> mean;         ///< per-channel normalisation after scaling pixels to [0, 1]
+  std::vector<double> stdev;        ///< (empty: none, as for tabular data)
+  double flops_per_sample = 0.0;    ///< analytical training FLOPs per sample (3x forward)
 };
 
 /// Multiply-accumulates of one forward pass through an MLP with these layer widths.
@@ -50,7 +50,31 @@ const WorkloadInfo* find_workload(const std::string& name);
 /// The names of every workload.
 std::vector<std::string> workload_names();
 
-/// The file a tabular data set ("iris", "boston") is read from, under the data directory.
+/// The environment variable that adds the test-only workloads to the catalog (set to anything):
+/// `standin_mlp`, a 4-16-3 MLP on `standin`, 64 synthetic rows made in memory — no data files and
+/// about a millisecond an epoch, for tests of the sweep, the reports and the command line.
+inline constexpr const char* kTestWorkloadsVariable = "CROSSOVER_TEST_WORKLOADS";
+
+/// True for the data sets of rows and columns ("iris", "boston", "standin"), false for images.
+bool is_tabular_dataset(const std::string& dataset);
+
+/// A tabular data set's shape: its feature count, and whether its label is a class.
+struct TabularShape {
+  std::size_t features = 0;
+  bool classification = true;
+};
+TabularShape tabular_shape(const std::string& dataset);
+
+/// The files of `dataset` present under `data_dir`, sorted (none: the workload uses synthetic
+/// data), and the most bytes one of them may have. What --resume's data fingerprints read.
+struct DatasetFiles {
+  std::vector<std::string> paths;
+  std::uint64_t max_bytes = 0;
+};
+DatasetFiles dataset_files(const std::string& dataset, const std::string& data_dir);
+
+/// The file a tabular data set ("iris", "boston") is read from, under the data directory; ""
+/// for one that has no file (`standin`).
 std::string tabular_file(const std::string& dataset);
 
 /// The directory under the data directory that holds an image data set ("mnist",

@@ -23,6 +23,7 @@ SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
     return mlp({784, 400, 200, 100, 10});
   if (workload == "mnist_cnn") return [] { return torch::nn::AnyModule(Seed003Cnn()); };
   if (workload == "cifar_resnet18") return [] { return torch::nn::AnyModule(ResNet18(10)); };
+  if (workload == "standin_mlp") return mlp({4, 16, 3});
   throw std::invalid_argument("workload \"" + workload + "\" has no model");
 }
 
@@ -47,7 +48,8 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   spec.precision = cell.precision;
   if (cell.execution == Execution::kGraph) {
     if (!graph.capture)
-      throw std::invalid_argument("a graph cell needs a way to capture its step (runner/ gives it)");
+      throw std::invalid_argument(
+          "a graph cell needs a way to capture its step (runner/ gives it)");
     if (replicas != nullptr || cell.parallel != Parallel::kNone)
       throw std::invalid_argument("a graph cell runs on one device, in one process");
     spec.graph = std::move(graph);
@@ -59,7 +61,7 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   path.pin_memory = cell.pin_memory;
   path.batch_size = cell.batch_size;
 
-  const bool tabular = cell.dataset == "iris" || cell.dataset == "boston";
+  const bool tabular = is_tabular_dataset(cell.dataset);
   TensorData data = tabular ? load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed)
                             : load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed,
                                           info->mean, info->stdev);

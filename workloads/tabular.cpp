@@ -1,7 +1,5 @@
 #include "workloads/tabular.hpp"
 
-#include <unistd.h>
-
 #include <array>
 #include <cmath>
 #include <numeric>
@@ -65,9 +63,20 @@ CsvTable synthetic_boston(std::mt19937_64& rng) {
   return t;
 }
 
-// Whether anything is at `path`, without opening it: a FIFO there must not block (the CSV reader
-// then refuses it with its reason).
-bool file_exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+// The test-only stand-in: 64 rows of three well-separated classes, four features.
+CsvTable synthetic_standin(std::mt19937_64& rng) {
+  CsvTable t;
+  t.rows = 64;
+  t.features = 4;
+  t.class_names = {"a", "b", "c"};
+  std::normal_distribution<float> normal(0.0f, 0.5f);
+  for (std::size_t r = 0; r < t.rows; ++r) {
+    const std::size_t k = r % 3;
+    for (std::size_t f = 0; f < 4; ++f) t.x.push_back((f == k ? 3.0f : 0.0f) + normal(rng));
+    t.y.push_back(static_cast<float>(k));
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -75,6 +84,7 @@ CsvTable synthetic_table(const std::string& dataset, std::int64_t seed) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(seed) ^ 0x5eedda7aULL);
   if (dataset == "iris") return synthetic_iris(rng);
   if (dataset == "boston") return synthetic_boston(rng);
+  if (dataset == "standin") return synthetic_standin(rng);
   throw std::invalid_argument("no synthetic data set called \"" + dataset + "\"");
 }
 
@@ -106,11 +116,12 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
 
 TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
                         std::int64_t dataset_size, std::int64_t seed) {
-  const std::string path = data_dir + "/" + tabular_file(dataset);
-  const bool real = file_exists(path);
-  const std::size_t features = dataset == "iris" ? 4 : 13;
-  const CsvTable table = real ? read_sklearn_csv(path, features) : synthetic_table(dataset, seed);
-  TensorData data = split_table(table, dataset == "iris", dataset_size, seed);
+  const DatasetFiles files = dataset_files(dataset, data_dir);
+  const bool real = !files.paths.empty();
+  const TabularShape shape = tabular_shape(dataset);
+  const CsvTable table =
+      real ? read_sklearn_csv(files.paths.front(), shape.features) : synthetic_table(dataset, seed);
+  TensorData data = split_table(table, shape.classification, dataset_size, seed);
   data.data_source = real ? "real" : "synthetic";
   return data;
 }
