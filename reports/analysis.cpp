@@ -95,7 +95,9 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
   p.speedup = baseline.epoch_seconds / contender.epoch_seconds;
   p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
                            seed + 1000003 * baseline.cell.index + contender.cell.index);
-  p.winner = p.ci.low > 1.0 ? "contender" : p.ci.high < 1.0 ? "baseline" : "tie";
+  p.winner = p.ci.low > 1.0    ? Winner::kContender
+             : p.ci.high < 1.0 ? Winner::kBaseline
+                               : Winner::kTie;
   return p;
 }
 
@@ -174,22 +176,22 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
   }
   // The first index from which the contender wins at every larger value.
   std::size_t from = members.size();
-  while (from > 0 && members[from - 1]->winner == "contender") --from;
+  while (from > 0 && members[from - 1]->winner == Winner::kContender) --from;
   const std::string range =
       format_axis_value(c.values.front()) + " to " + format_axis_value(c.values.back());
   const std::string who = spec.axis + "=" + spec.contender;
   const std::string other = spec.axis + "=" + spec.baseline;
   if (from == members.size()) {
     bool baseline_everywhere = true;
-    for (const Pair* p : members) baseline_everywhere &= p->winner == "baseline";
-    c.statement = baseline_everywhere
-                      ? other + " wins everywhere up to " + axis + " " +
-                            format_axis_value(c.values.back()) +
-                            ": no crossover in the measured range (" + range + ")"
-                      : "no crossover in the measured range of " + axis + " (" + range +
-                            "): " + who + " does not win at the largest value (" +
-                            (members.back()->winner == "baseline" ? other + " wins" : "a tie") +
-                            ", " + speedup_text(*members.back()) + ")";
+    for (const Pair* p : members) baseline_everywhere &= p->winner == Winner::kBaseline;
+    c.statement =
+        baseline_everywhere
+            ? other + " wins everywhere up to " + axis + " " + format_axis_value(c.values.back()) +
+                  ": no crossover in the measured range (" + range + ")"
+            : "no crossover in the measured range of " + axis + " (" + range + "): " + who +
+                  " does not win at the largest value (" +
+                  (members.back()->winner == Winner::kBaseline ? other + " wins" : "a tie") + ", " +
+                  speedup_text(*members.back()) + ")";
   } else if (from == 0) {
     c.from = c.values.front();
     c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +
@@ -206,7 +208,8 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
                   format_axis_value(std::round(*c.crossing_low)) + "-" +
                   format_axis_value(std::round(*c.crossing_high)) + ")";
     bool earlier_win = false;
-    for (std::size_t i = 0; i + 1 < from; ++i) earlier_win |= members[i]->winner == "contender";
+    for (std::size_t i = 0; i + 1 < from; ++i)
+      earlier_win |= members[i]->winner == Winner::kContender;
     if (earlier_win) c.statement += "; it also won at some smaller values, but not at every one";
   }
 }
@@ -282,7 +285,7 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     }
     // The crossover in epochs: after how many epochs the contender's start-up is paid back.
     for (const Pair& p : pair_results(mine, spec)) {
-      if (p.winner != "contender") continue;
+      if (p.winner != Winner::kContender) continue;
       const auto epochs = break_even_epochs(*p.baseline, *p.contender);
       if (!epochs) continue;
       out.push_back({workload,
@@ -361,9 +364,9 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
                           {"speedup", p.speedup},
                           {"speedup_ci_low", p.ci.low},
                           {"speedup_ci_high", p.ci.high},
-                          {"winner", p.winner == "contender"  ? spec.contender
-                                     : p.winner == "baseline" ? spec.baseline
-                                                              : "tie"}});
+                          {"winner", p.winner == Winner::kContender  ? spec.contender
+                                     : p.winner == Winner::kBaseline ? spec.baseline
+                                                                     : "tie"}});
   }
   return j;
 }
@@ -410,9 +413,9 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
                       format_seconds(p.baseline->epoch_seconds),
                       format_seconds(p.contender->epoch_seconds), format_number(p.speedup) + "x",
                       format_number(p.ci.low) + " - " + format_number(p.ci.high),
-                      p.winner == "contender"  ? cont
-                      : p.winner == "baseline" ? base
-                                               : "tie"});
+                      p.winner == Winner::kContender  ? cont
+                      : p.winner == Winner::kBaseline ? base
+                                                      : "tie"});
   }
   return out + render_markdown_table(t) + "\n" + recommendations_section;
 }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,23 @@ struct CompareSpec {
 /// Parses "AXIS=BASELINE:CONTENDER"; throws std::invalid_argument naming what is wrong.
 CompareSpec parse_compare(const std::string& text);
 
+/// Who wins a pair: the contender when the speedup's interval lies above 1, the baseline when it
+/// lies below 1, otherwise neither.
+enum class Winner { kBaseline, kContender, kTie };
+
+/// "baseline", "contender", "tie": for logs and test messages.
+inline const char* winner_text(Winner w) {
+  return w == Winner::kBaseline ? "baseline" : w == Winner::kContender ? "contender" : "tie";
+}
+inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << winner_text(w); }
+
 /// Two cells equal in every key but the compared axis, and what the comparison says.
 struct Pair {
   const Result* baseline = nullptr;
   const Result* contender = nullptr;
   double speedup = 0.0;  ///< baseline median epoch time / contender's
   Interval ci;           ///< bootstrap 95 % interval of the speedup
-  std::string winner;    ///< "baseline", "contender" or "tie" (the interval contains 1)
+  Winner winner = Winner::kTie;
 };
 
 /// The one winner rule of every report: the bootstrap interval of baseline/contender. The contender

@@ -85,7 +85,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices,
     const auto epochs = break_even_epochs(*baseline, *other);
     cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
                            : "never");
-    if (pair.winner != "baseline") cpu_beats_all = false;
+    if (pair.winner != Winner::kBaseline) cpu_beats_all = false;
     if (other->epoch_seconds < fastest->epoch_seconds) {
       fastest = other;
       fastest_pair = pair;
@@ -94,7 +94,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices,
   if (devices.size() <= 1) return;
   std::string winner = "-";
   if (contenders > 0) {
-    if (fastest_pair && fastest_pair->winner == "contender") {
+    if (fastest_pair && fastest_pair->winner == Winner::kContender) {
       winner = device_column(fastest->cell);
     } else if (cpu_beats_all) {
       winner = "cpu";

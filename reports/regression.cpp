@@ -148,7 +148,7 @@ Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double
   v.p_value = t.p_value;
   v.run_level_p = t.p_value;
   v.net_change = v.change;
-  v.decided_by = "run-level test";
+  v.decided_by = DecidedBy::kRunLevel;
   v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
                std::to_string(c_runs.size()) + " run medians, p = " + p_text(v.p_value);
   return {v.change, v.change_ci, v.p_value < o.alpha, false};
@@ -173,7 +173,7 @@ Evidence calibrated_evidence(CellVerdict& v, const CellSpread& spread,
           : (x == 0.0 ? 1.0 : 0.0);
   v.net_change = std::expm1(x);
   // Without within-run significance nothing more is asked; with it, the run level decides.
-  v.decided_by = within ? "run-level test" : "within-run test";
+  v.decided_by = within ? DecidedBy::kRunLevel : DecidedBy::kWithinRun;
   v.evidence = "run-level p = " + p_text(v.run_level_p) + ": " + format_percent(v.change) +
                (beta > 0.0 ? " (" + format_percent(v.net_change) + " net of the machine)" : "") +
                " against this runner's run-to-run spread of " + format_percent(sigma, false) +
@@ -196,7 +196,7 @@ Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>
   const bool worse_net = time_metric ? v.net_change > 0.0 : v.net_change < 0.0;
   const bool drift_explains = drift && within && std::abs(v.change) >= o.threshold &&
                               (worse_now != worse_net || std::abs(v.net_change) < o.threshold);
-  v.decided_by = drift_explains ? "reference drift" : "within-run test";
+  v.decided_by = drift_explains ? DecidedBy::kReferenceDrift : DecidedBy::kWithinRun;
   v.evidence = (drift_explains ? "reference drift: " + machine_text + ", as much as the change (" +
                                      format_percent(v.change) + "); " + within_text
                                : "within-run test only (" + within_text +
@@ -242,7 +242,7 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
   const bool worse = is_time_metric(o.metric) ? e.effective > 0.0 : e.effective < 0.0;
   // The p-value of the test that decided: with a calibration, the larger of the two.
   const double decisive_p =
-      v.decided_by == "run-level test" ? std::max(v.p_value, v.run_level_p) : v.p_value;
+      v.decided_by == DecidedBy::kRunLevel ? std::max(v.p_value, v.run_level_p) : v.p_value;
   const std::string bounds = "±" + format_percent(o.threshold, false);
   if (e.drift_explains) {
     v.verdict = Verdict::kInconclusive;
@@ -376,7 +376,7 @@ void describe_evidence(RegressionReport& report, const RunLevelContext& context)
   if (context.calibration != nullptr) {
     std::size_t missing = 0;
     for (const auto& v : report.cells)
-      missing += v.tested && v.test == "mann-whitney" && v.decided_by != "run-level test" &&
+      missing += v.tested && v.test == "mann-whitney" && v.decided_by != DecidedBy::kRunLevel &&
                          context.calibration->find(v.config) == nullptr
                      ? 1
                      : 0;

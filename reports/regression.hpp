@@ -69,6 +69,32 @@ struct RegressionOptions {
 /// Throws std::invalid_argument naming the option that is out of range.
 void check_options(const RegressionOptions& options);
 
+/// Which evidence decided a verdict.
+enum class DecidedBy {
+  kNone,            ///< no test ran (not compared, too few samples)
+  kRunLevel,        ///< the run-level test: Welch's t on runs, or a calibration's spread
+  kWithinRun,       ///< the within-run test alone
+  kReferenceDrift,  ///< the machine's drift, as large as the change
+};
+
+/// "", "run-level test", "within-run test", "reference drift": the words of compare's reports.
+inline const char* decided_by_text(DecidedBy d) {
+  switch (d) {
+    case DecidedBy::kRunLevel:
+      return "run-level test";
+    case DecidedBy::kWithinRun:
+      return "within-run test";
+    case DecidedBy::kReferenceDrift:
+      return "reference drift";
+    case DecidedBy::kNone:
+      break;
+  }
+  return "";
+}
+inline std::ostream& operator<<(std::ostream& out, DecidedBy d) {
+  return out << decided_by_text(d);
+}
+
 /// One cell of the grid in both runs.
 struct CellVerdict {
   std::string name;               ///< workload and the keys that tell the cells apart
@@ -93,9 +119,9 @@ struct CellVerdict {
   double run_level_p = 1.0;
   double net_change = 0.0;
   std::optional<double> machine;  ///< the machine's drift around this cell (reference ratio)
-  /// Which evidence decided the verdict: "within-run test", "run-level test" or "reference
-  /// drift" (empty when nothing was tested), and all of it in one line for a reviewer.
-  std::string decided_by;
+  /// Which evidence decided the verdict (kNone when nothing was tested), and all of it in one
+  /// line for a reviewer.
+  DecidedBy decided_by = DecidedBy::kNone;
   std::string evidence;
 };
 

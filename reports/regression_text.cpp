@@ -64,7 +64,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
     row.push_back(measured ? format_percent(v->change) : "-");
     row.push_back(measured ? interval_text(v->change_ci) : "-");
     row.push_back(measured ? p_text(v->p_value) : "-");
-    row.push_back(v->decided_by.empty() ? "-" : v->decided_by);
+    row.push_back(v->decided_by == DecidedBy::kNone ? "-" : decided_by_text(v->decided_by));
     row.push_back(v->reason);
     table.rows.push_back(row);
   }
@@ -223,7 +223,7 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                      {"run_level_p", v.run_level_p},
                      {"net_change", v.net_change},
                      {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},
-                     {"decided_by", v.decided_by},
+                     {"decided_by", decided_by_text(v.decided_by)},
                      {"evidence", v.evidence},
                      {"config", v.config}});
   }

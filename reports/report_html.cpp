@@ -164,9 +164,10 @@ std::string tables_html(const std::vector<Result>& results,
            "#" + std::to_string(p.baseline->cell.index) + " / #" +
                std::to_string(p.contender->cell.index),
            format_number(p.speedup), format_number(p.ci.low), format_number(p.ci.high),
-           p.winner == "tie"
+           p.winner == Winner::kTie
                ? "tie"
-               : spec.axis + "=" + (p.winner == "contender" ? spec.contender : spec.baseline)});
+               : spec.axis + "=" +
+                     (p.winner == Winner::kContender ? spec.contender : spec.baseline)});
     }
   }
   if (!pair_rows.empty()) {

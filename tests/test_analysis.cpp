@@ -54,7 +54,7 @@ TEST(Analysis, BootstrapIntervalSurroundsTheSpeedup) {
   EXPECT_LT(pairs[0].ci.low, 2.0);
   EXPECT_GT(pairs[0].ci.high, 2.0);
   EXPECT_GT(pairs[0].ci.low, 1.8);
-  EXPECT_EQ(pairs[0].winner, "contender");
+  EXPECT_EQ(pairs[0].winner, Winner::kContender);
 }
 
 TEST(Analysis, OnlyCellsDifferingInTheAxisArePaired) {
@@ -128,7 +128,7 @@ TEST(Analysis, ATieBandIsNotAWin) {
   const auto results = sweep({100, 1000}, {0.5, 1.005}, 0.05);
   const auto pairs = pair_results(results, kDevice);
   ASSERT_EQ(pairs.size(), 2u);
-  EXPECT_EQ(pairs[1].winner, "tie");
+  EXPECT_EQ(pairs[1].winner, Winner::kTie);
   const auto crossovers = find_crossovers(pairs, kDevice);
   EXPECT_FALSE(crossovers[0].from);
   EXPECT_NE(crossovers[0].statement.find("does not win at the largest value (a tie"),

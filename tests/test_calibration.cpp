@@ -156,20 +156,20 @@ TEST(Calibration, ACalibratedSpreadDecidesWhetherAOneRunChangeIsARegression) {
   auto report = compare_records(base, slower, options);
   ASSERT_EQ(report.cells.size(), 1u);
   EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);
-  EXPECT_EQ(report.cells[0].decided_by, "within-run test");
+  EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kWithinRun);
   EXPECT_NE(report.cells[0].evidence.find("without a calibration"), std::string::npos);
   // Runs of this cell drift by 15 % from one to the next here: +20 % is within that.
   const Calibration loose = calibration_of(0.15);
   report = compare_records(base, slower, options, &loose);
   EXPECT_NE(report.cells[0].verdict, Verdict::kRegression);
-  EXPECT_EQ(report.cells[0].decided_by, "run-level test");
+  EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kRunLevel);
   EXPECT_GT(report.cells[0].run_level_p, 0.05);
   EXPECT_FALSE(report.fails());
   // They drift by 3 %: +20 % stands out.
   const Calibration tight = calibration_of(0.03);
   report = compare_records(base, slower, options, &tight);
   EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);
-  EXPECT_EQ(report.cells[0].decided_by, "run-level test");
+  EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kRunLevel);
   EXPECT_LT(report.cells[0].run_level_p, 0.01);
   EXPECT_NE(report.cells[0].evidence.find("calibrated on 10 A/A pairs"), std::string::npos)
       << report.cells[0].evidence;
@@ -178,11 +178,11 @@ TEST(Calibration, ACalibratedSpreadDecidesWhetherAOneRunChangeIsARegression) {
   // unchanged median cannot promise "within 5 %" (inconclusive); with 1 %, it can.
   report = compare_records(base, base, options, &tight);
   EXPECT_EQ(report.cells[0].verdict, Verdict::kInconclusive);
-  EXPECT_EQ(report.cells[0].decided_by, "within-run test");
+  EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kWithinRun);
   const Calibration quiet = calibration_of(0.01);
   report = compare_records(base, base, options, &quiet);
   EXPECT_EQ(report.cells[0].verdict, Verdict::kNoChange);
-  EXPECT_EQ(report.cells[0].decided_by, "within-run test");
+  EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kWithinRun);
 }
 
 TEST(Calibration, AMachineThatSlowedDownAsMuchAsTheChangeIsNotBlamedOnTheCode) {
@@ -193,7 +193,7 @@ TEST(Calibration, AMachineThatSlowedDownAsMuchAsTheChangeIsNotBlamedOnTheCode) {
   auto report = compare_records(base, busy, options);
   ASSERT_EQ(report.cells.size(), 1u);
   EXPECT_EQ(report.cells[0].verdict, Verdict::kInconclusive);
-  EXPECT_EQ(report.cells[0].decided_by, "reference drift");
+  EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kReferenceDrift);
   EXPECT_NEAR(report.cells[0].net_change, 0.0, 0.02);
   EXPECT_NE(report.cells[0].reason.find("machine's own change of speed"), std::string::npos);
   EXPECT_FALSE(report.fails());

@@ -86,9 +86,9 @@ TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
   ASSERT_EQ(comparisons.size(), 1u);
   const TextTable& table = comparisons[0].table;
   ASSERT_EQ(table.rows.size(), 2u);
-  EXPECT_EQ(pairs[0].winner, "contender");
+  EXPECT_EQ(pairs[0].winner, Winner::kContender);
   EXPECT_EQ(table.rows[0][5], "cuda");
-  EXPECT_EQ(pairs[1].winner, "tie");
+  EXPECT_EQ(pairs[1].winner, Winner::kTie);
   EXPECT_EQ(table.rows[1][5], "tie (interval contains 1)");
   for (std::size_t i = 0; i < 2; ++i) {  // the same interval, to the digit, in both places
     EXPECT_EQ(table.rows[i][3], format_number(pairs[i].speedup) + "x [" +
