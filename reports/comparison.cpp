@@ -124,7 +124,7 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
     row->by_device[column] = &r;
   }
   std::stable_sort(devices.begin(), devices.end(), [](const std::string& a, const std::string& b) {
-    return a == "cpu" && b != "cpu";
+    return device_kind(a) == DeviceKind::kCpu && device_kind(b) != DeviceKind::kCpu;
   });
   return rows;
 }
@@ -163,7 +163,7 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
     TextTable& table = comparison.table;
     table.header = varying;
     for (const auto& d : devices) table.header.push_back(d + " epoch");
-    const bool has_baseline = !devices.empty() && devices.front() == "cpu";
+    const bool has_baseline = !devices.empty() && device_kind(devices.front()) == DeviceKind::kCpu;
     for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
       table.header.push_back("speedup " + devices[i]);
       table.header.push_back(devices[i] + " wins after");

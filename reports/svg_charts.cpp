@@ -294,8 +294,9 @@ BarGroups bar_groups(const std::vector<const Result*>& ok) {
       g.devices.push_back(device);
   }
   std::stable_sort(
-      g.devices.begin(), g.devices.end(),
-      [](const std::string& x, const std::string& y) { return x == "cpu" && y != "cpu"; });
+      g.devices.begin(), g.devices.end(), [](const std::string& x, const std::string& y) {
+        return device_kind(x) == DeviceKind::kCpu && device_kind(y) != DeviceKind::kCpu;
+      });
   for (const auto& name : distinguishing_names(g.keys, "=", "\n")) {
     std::vector<std::string> parts;
     for (std::size_t at = name.find('\n'); at != std::string::npos;) {
