@@ -84,6 +84,14 @@ class Declare {
     key_.pattern = std::move(regex);
     return *this;
   }
+  Declare& also_called(std::vector<std::string> names) {
+    key_.also_called = std::move(names);
+    return *this;
+  }
+  Declare& value_synonyms(std::vector<std::pair<std::string, std::string>> words) {
+    key_.value_synonyms = std::move(words);
+    return *this;
+  }
   Declare& values_from_workload() {
     key_.workload_choices = true;
     return *this;
@@ -146,11 +154,13 @@ void declare_data_keys(Keys& keys) {
           .means("a data set the workload accepts (see `crossover list`)")
           .defaults_to("the workload's"));
   add(Declare("device", kText, &Cell::device)
+          .value_synonyms({{"gpu", "cuda"}, {"cuda0", "cuda:0"}, {"cuda:", "cuda"}})
           .choices({"cpu", "cuda", "cuda:0"})
           .pattern("cpu|cuda(:[0-9]{1,3})?")
           .expects("\"cpu\", \"cuda\" or \"cuda:N\"")
           .means("`\"cpu\"`, `\"cuda\"`, `\"cuda:N\"`"));
   add(Declare("batch_size", &Cell::batch_size)
+          .also_called({"batch", "bs", "batchsize", "batch-size"})
           .numeric_axis()
           .problem([](const Cell& c) {
             const int n = replicas(c);
@@ -164,6 +174,7 @@ void declare_data_keys(Keys& keys) {
           .means("a positive integer or `\"full\"` (the whole training split per step)")
           .defaults_to("the workload's"));
   add(Declare("dataset_size", &Cell::dataset_size)
+          .also_called({"size", "rows", "n_samples", "samples"})
           .numeric_axis()
           .range(1, 1e9)
           .expects("a positive integer or \"full\"")
@@ -186,6 +197,7 @@ void declare_data_keys(Keys& keys) {
                  "(`dataloader` batches are always made on the host; on the CPU it is "
                  "`\"device\"`)"));
   add(Declare("num_workers", kInteger, &Cell::num_workers)
+          .also_called({"workers", "n_workers"})
           .numeric_axis()
           .knob()
           .skip_when([](const Cell& c) -> std::string {
@@ -198,6 +210,7 @@ void declare_data_keys(Keys& keys) {
           .expects("an integer from 0 to 256")
           .means("0 to 256: DataLoader worker threads"));
   add(Declare("pin_memory", kBoolean, &Cell::pin_memory)
+          .also_called({"pin", "pinned"})
           .knob()
           .skip_when([](const Cell& c) -> std::string {
             if (!c.pin_memory) return "";
@@ -233,6 +246,7 @@ void declare_replica_keys(Keys& keys) {
           .means("1 to 1024: GPUs used by a CUDA cell (ignored on the CPU, recorded as 0; more "
                  "than 1 needs `parallel`)"));
   add(Declare("parallel", &Cell::parallel)
+          .value_synonyms({{"DataParallel", "dp"}, {"DistributedDataParallel", "ddp"}})
           .skip_when([](const Cell& c) -> std::string {
             if (c.parallel == Parallel::kDp && !is_cuda_device(c.device))
               return "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" "
@@ -272,6 +286,7 @@ void declare_replica_keys(Keys& keys) {
           .means("dp: the GPU, by index among those used, that gathers the outputs and computes "
                  "the loss"));
   add(Declare("threads", kInteger, &Cell::threads)
+          .also_called({"num_threads", "n_threads", "omp_threads"})
           .numeric_axis()
           .knob()
           .range(0, 4096)
@@ -331,6 +346,7 @@ void declare_policy_keys(Keys& keys) {
           .expects("true or false")
           .means("`true`: deterministic algorithms, cuDNN deterministic, benchmark off"));
   add(Declare("seed", kInteger, &Cell::seed)
+          .also_called({"random_seed", "rng_seed"})
           .range(0, 9.0e15)
           .expects("a non-negative integer")
           .means("seeds the split, the resampling and the weights"));
@@ -366,6 +382,7 @@ void declare_guard_and_optimizer_keys(Keys& keys) {
           .means("`\"sgd\"` or `\"adam\"`")
           .defaults_to("the workload's"));
   add(Declare("lr", kNumber, &Cell::lr)
+          .also_called({"learning_rate", "learning-rate"})
           .range(1e-12, 100)
           .expects("a number greater than 0 and at most 100")
           .means("learning rate")
@@ -381,6 +398,8 @@ void declare_guard_and_optimizer_keys(Keys& keys) {
 void declare_execution_keys(Keys& keys) {
   const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("execution", &Cell::execution)
+          .value_synonyms(
+              {{"cuda_graph", "graph"}, {"cudagraph", "graph"}, {"cuda graph", "graph"}})
           .knob()
           .skip_when([](const Cell& c) -> std::string {
             if (c.execution != Execution::kGraph) return "";
@@ -414,6 +433,8 @@ void declare_execution_keys(Keys& keys) {
                  "`\"fused\"` (ATen's multi-tensor kernels `_fused_adam_` / `_fused_sgd_`, "
                  "step counts on the device; skipped where the LibTorch lacks the kernel)"));
   add(Declare("precision", &Cell::precision)
+          .also_called({"dtype", "amp"})
+          .value_synonyms({{"bfloat16", "bf16"}, {"float32", "fp32"}, {"float", "fp32"}})
           .knob()
           .skip_when([](const Cell& c) -> std::string {
             if (c.precision == Precision::kTf32 && !is_cuda_device(c.device))

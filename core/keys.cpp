@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/cell.hpp"
+#include "core/text.hpp"
 
 namespace crossover {
 
@@ -47,6 +48,16 @@ std::vector<std::string> knob_names() {
     if (key.knob) names.push_back(key.name);
   }
   return names;
+}
+
+std::string suggest_key(const std::string& name) {
+  for (const auto& key : grid_keys()) {
+    if (!key.settable) continue;
+    for (const auto& other : key.also_called) {
+      if (other == name) return key.name;
+    }
+  }
+  return did_you_mean(name, settable_key_names());
 }
 
 const GridKey* find_grid_key(const std::string& name) {

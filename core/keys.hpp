@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace crossover {
@@ -40,6 +41,10 @@ struct GridKey {
   std::string pattern;
   /// The workload declares the values (`dataset`): the grid checks them against its list.
   bool workload_choices = false;
+  /// Other names people give the key ("batch" for batch_size), for an unknown key's suggestion.
+  std::vector<std::string> also_called;
+  /// Other words people give a value, and the key's word for it ("gpu" -> "cuda").
+  std::vector<std::pair<std::string, std::string>> value_synonyms;
   std::string expected;     ///< in error messages: "a positive integer or \"full\""
   std::string description;  ///< one line: what the key does (the key table)
   /// The default as the key table shows it; empty: the value of a default Cell.
@@ -95,6 +100,10 @@ std::vector<std::string> numeric_axis_names();
 
 /// The names of the knobs (settings the recommendations weigh), in declaration order.
 std::vector<std::string> knob_names();
+
+/// The key an unknown key name most likely means: a key it is another name of ("batch" ->
+/// batch_size), else the closest settable name; "" when none is close.
+std::string suggest_key(const std::string& name);
 
 /// The key called `name`, or null.
 const GridKey* find_grid_key(const std::string& name);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -51,7 +52,11 @@ class Validator {
   void unknown_key(const std::string& path, const std::string& key,
                    const std::vector<std::string>& known) {
     std::string message = "unknown key \"" + key + "\"";
-    const std::string guess = did_you_mean(key, known);
+    std::string guess = did_you_mean(key, known);
+    // A cell key's other names ("batch") and the closest settable key's.
+    if (const std::string cell_key = suggest_key(key);
+        !cell_key.empty() && std::find(known.begin(), known.end(), cell_key) != known.end())
+      guess = cell_key;
     if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
     message += "; known keys: " + join(known);
     add(key_path(path, key), message);
@@ -112,7 +117,10 @@ class Validator {
       if (text == choice) return true;
     }
     std::string message = "unknown " + name + " \"" + text + "\"";
-    const std::string guess = did_you_mean(text, choices);
+    std::string guess = did_you_mean(text, choices);
+    for (const auto& [word, meant] : spec.value_synonyms) {
+      if (word == text) guess = meant;
+    }
     if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
     if (spec.workload_choices && workload != nullptr) {
       message += "; " + workload->name + " accepts " + join(workload->datasets);
@@ -150,6 +158,24 @@ Json check_settings(Validator& v, const std::string& path, const Json& object,
   return accepted;
 }
 
+// What the usual mistakes look like at the byte where the parser stopped: a trailing comma, single
+// quotes, a comment. "" when it is none of them.
+std::string json_mistake_hint(const std::string& text, std::size_t at) {
+  if (at >= text.size()) return "";
+  const char c = text[at];
+  if (c == '\'') return " (JSON strings take double quotes: \"name\", not 'name')";
+  if (c == '/' && at + 1 < text.size() && (text[at + 1] == '/' || text[at + 1] == '*'))
+    return " (JSON has no comments: remove it; a grid's or experiment's \"description\" holds "
+           "notes)";
+  if (c == '}' || c == ']') {
+    std::size_t before = at;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
+    if (before > 0 && text[before - 1] == ',')
+      return " (a trailing comma: JSON allows none after the last item of a list or object)";
+  }
+  return "";
+}
+
 Json parse_json(const std::string& text, const std::string& file) {
   // Nesting and duplicate keys first: the parser would keep one of two equal keys silently.
   if (const auto problem = check_json_shape(text)) {
@@ -170,12 +196,13 @@ Json parse_json(const std::string& text, const std::string& file) {
         ++column;
       }
     }
+    // nlohmann's text repeats the position ("parse error at line 1, column 76: syntax error ...").
     std::string detail = e.what();
-    const auto colon = detail.find("parse error");
-    if (colon != std::string::npos) detail = detail.substr(colon);
-    throw GridError(file,
-                    {{"(document)", "malformed JSON at line " + std::to_string(line) + ", column " +
-                                        std::to_string(column) + ": " + detail}});
+    const auto syntax = detail.find(": ", detail.find("parse error"));
+    if (syntax != std::string::npos) detail = detail.substr(syntax + 2);
+    throw GridError(file, {{"(document)", "malformed JSON at line " + std::to_string(line) +
+                                              ", column " + std::to_string(column) + ": " + detail +
+                                              json_mistake_hint(text, end)}});
   } catch (const nlohmann::json::exception& e) {
     // A number too large for a double (1e400) is an out_of_range error without a position.
     std::string detail = e.what();
@@ -256,8 +283,21 @@ const WorkloadInfo* parse_workload(Validator& v, const Json& e, const std::strin
     workload = find_workload(experiment.workload);
     if (workload == nullptr) {
       std::string message = "unknown workload \"" + experiment.workload + "\"";
+      // A data set's name ("iris", "mnist") names the workloads that train on it.
+      std::vector<std::string> on_it;
+      for (const auto& info : workload_catalog()) {
+        if (std::find(info.datasets.begin(), info.datasets.end(), experiment.workload) !=
+            info.datasets.end())
+          on_it.push_back("\"" + info.name + "\"");
+      }
       const std::string guess = did_you_mean(experiment.workload, workload_names());
-      if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
+      if (on_it.size() == 1) {
+        message += " (did you mean " + on_it.front() + "?)";
+      } else if (!on_it.empty()) {
+        message += " (a data set: the workloads on it are " + join(on_it) + ")";
+      } else if (!guess.empty()) {
+        message += " (did you mean \"" + guess + "\"?)";
+      }
       v.add(key_path(path, "workload"), message + "; known workloads: " + join(workload_names()));
     }
   }
