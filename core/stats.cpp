@@ -66,6 +66,8 @@ Interval median_ci(std::vector<double> samples, double confidence) {
 std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
                         const std::vector<double>& samples) {
   if (repeats < rule.min_repeats) return "";
+  // A fixed count (`repeats: N`) stops at its count, whatever the interval says.
+  if (rule.min_repeats >= rule.max_repeats) return "max_repeats";
   if (!samples.empty()) {
     const double median = quantile(samples, 0.5);
     const Interval ci = median_ci(samples);

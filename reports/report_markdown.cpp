@@ -116,9 +116,13 @@ std::string render_comparison_text(const std::vector<Result>& results,
   for (const auto& c : devices) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
-  out +=
-      "epoch: median ± interquartile range over every timed epoch; speedup: CPU time / device "
-      "time\n";
+  // The speedup legend only where a table has a speedup column (not on a CPU-only run).
+  const bool speedups = std::any_of(devices.begin(), devices.end(), [](const Comparison& c) {
+    return std::any_of(c.table.header.begin(), c.table.header.end(),
+                       [](const std::string& h) { return h.rfind("speedup", 0) == 0; });
+  });
+  out += "epoch: median ± interquartile range over every timed epoch" +
+         std::string(speedups ? "; speedup: CPU time / device time" : "") + "\n";
   // A threads column that holds 0 next to other counts: 0 is not "no threads".
   const auto default_threads = [](const Result& r) { return r.cell.threads == 0; };
   if (std::any_of(results.begin(), results.end(), default_threads) &&

@@ -18,6 +18,7 @@ Result cell(std::size_t index, const std::string& device, std::int64_t batch, do
   r.cell.batch_size = batch;
   r.train_rows = 60000;
   r.epoch_seconds = median;
+  r.samples_per_second = static_cast<double>(r.train_rows) / median;
   for (int i = 0; i < 21; ++i)
     r.epoch_seconds_samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
   return r;
@@ -178,7 +179,8 @@ TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
   }
   const auto advice = recommend(r, kDevice, {});
   ASSERT_EQ(advice.size(), 3u);
-  EXPECT_NE(advice[0].statement.find("fastest measured: mnist_mlp cpu batch=100 size=full tensor"),
+  EXPECT_NE(advice[0].statement.find(
+                "highest throughput measured: mnist_mlp cpu batch=100 size=full tensor"),
             std::string::npos)
       << advice[0].statement;
   EXPECT_EQ(advice[0].cells, (std::vector<std::size_t>{2}));
@@ -189,7 +191,8 @@ TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
   EXPECT_NE(advice[2].statement.find("threads 1 -> 2 did not matter: 1x"), std::string::npos)
       << advice[2].statement;
   const std::string md = render_analysis_markdown(kDevice, {}, {}, advice);
-  EXPECT_NE(md.find("## Recommendations\n\n- **mnist_mlp**: fastest measured"), std::string::npos)
+  EXPECT_NE(md.find("## Recommendations\n\n- **mnist_mlp**: highest throughput measured"),
+            std::string::npos)
       << md;
 }
 

@@ -61,6 +61,8 @@ TEST(StoppingRule, IdenticalSamplesStopAtTheMinimum) {
   EXPECT_EQ(stop_reason(rule, 1, 0.1, same), "");  // never before min_repeats
   EXPECT_EQ(stop_reason(rule, 2, 0.1, same), "");
   EXPECT_EQ(stop_reason(rule, 3, 0.1, same), "ci_target");
+  // A fixed count (repeats: 1) stops because the count is reached, not because of the interval.
+  EXPECT_EQ(stop_reason(StoppingRule{1, 1, 60.0, 0.02}, 1, 0.1, same), "max_repeats");
 }
 
 TEST(StoppingRule, NoisySamplesRunToMaxRepeatsOrTheBudget) {
