@@ -181,6 +181,11 @@ void declare_data_keys(Keys& keys) {
           .means("training rows: a positive integer or `\"full\"`; fewer rows are a seeded "
                  "subsample, more rows are drawn with replacement from the training split; the "
                  "test split never changes"));
+}
+
+// What is measured: the data path.
+void declare_data_path_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("loader", &Cell::loader)
           .knob()
           .expects("\"tensor\" or \"dataloader\"")
@@ -458,6 +463,7 @@ void declare_execution_keys(Keys& keys) {
 std::vector<GridKey> declare_grid_keys() {
   Keys keys;
   declare_data_keys(keys);
+  declare_data_path_keys(keys);
   declare_replica_keys(keys);
   declare_policy_keys(keys);
   declare_guard_and_optimizer_keys(keys);
