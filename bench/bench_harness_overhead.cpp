@@ -2,7 +2,7 @@
 // one tensor) through the suite's workload code, which the runner times, and through a minimal
 // hand-written LibTorch loop, side by side.
 // Why it matters: a harness that adds its own cost to every step reports its own speed. The
-// ratio of the two is the suite's overhead; the README states it.
+// ratio of the two is the suite's overhead; docs/results.md states it.
 #include <benchmark/benchmark.h>
 
 #include "workloads/mlp.hpp"

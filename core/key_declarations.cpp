@@ -189,7 +189,7 @@ void declare_data_path_keys(Keys& keys) {
   add(Declare("loader", &Cell::loader)
           .knob()
           .expects("\"tensor\" or \"dataloader\"")
-          .means("`\"tensor\"` or `\"dataloader\"` (see *The data path*)")
+          .means("`\"tensor\"` or `\"dataloader\"` (docs/grids.md#the-data-path)")
           .defaults_to("the workload's"));
   add(Declare("data_placement", &Cell::data_placement)
           .knob()
@@ -255,14 +255,14 @@ void declare_replica_keys(Keys& keys) {
           .skip_when([](const Cell& c) -> std::string {
             if (c.parallel == Parallel::kDp && !is_cuda_device(c.device))
               return "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" "
-                     "(Gloo)";
+                     "(Gloo; docs/distributed.md)";
             return "";
           })
           .added_later()
           .expects("\"none\", \"dp\" or \"ddp\"")
           .means("`\"none\"`, `\"dp\"` (LibTorch's DataParallel over `gpus` CUDA devices from "
                  "`device`, loss on `output_device`; CUDA builds only) or `\"ddp\"` (one process "
-                 "per replica, c10d; see *Several processes and machines*)"));
+                 "per replica, c10d; docs/distributed.md)"));
   add(Declare("nproc", kInteger, &Cell::nproc)
           .problem([](const Cell& c) -> std::string {
             if (c.parallel != Parallel::kDdp && c.nproc != 1)
@@ -271,9 +271,10 @@ void declare_replica_keys(Keys& keys) {
           })
           .range(1, 1024)
           .added_later()
-          .expects("an integer from 1 to 1024 (ddp processes per node)")
-          .means("ddp: processes (ranks) on this machine; on CUDA each rank uses one GPU (`gpus` "
-                 "= `nproc`)"));
+          .expects("an integer from 1 to 1024 (ddp ranks in all)")
+          .means(
+              "ddp: ranks in all, one process each (the world size; `run` starts them on this "
+              "machine, torchrun on several); on CUDA each rank uses one GPU (`gpus` = `nproc`)"));
   add(Declare("output_device", kInteger, &Cell::output_device)
           .normalise([](Cell& c) {
             if (c.parallel != Parallel::kDp) c.output_device = 0;

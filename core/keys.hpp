@@ -3,8 +3,8 @@
 // values, default (and the CUDA default where it differs), role, description, and the key's rules
 // over a whole cell — how it is normalised, which grid problems and skip reasons it makes, whether
 // crossovers are sought along it. Grid validation, expansion, skipping, a cell's JSON form
-// (results columns), pairing, the analysis, `crossover keys` and the README's key table all read
-// this list; adding a key is its declaration, its field in Cell, and the code that gives it
+// (results columns), pairing, the analysis, `crossover keys` and the key table of docs/grids.md all
+// read this list; adding a key is its declaration, its field in Cell, and the code that gives it
 // meaning.
 
 #include <functional>
@@ -120,7 +120,7 @@ std::string role_name(KeyRole role);
 /// The default a key table shows: default_text, else the default Cell's value as JSON.
 std::string default_text(const GridKey& key);
 
-/// The key table of the README (Markdown): key, role, values and meaning, default.
+/// The key table of docs/grids.md (Markdown): key, role, values and meaning, default.
 std::string key_table_markdown();
 
 }  // namespace crossover

@@ -184,14 +184,16 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
   if (from == members.size()) {
     bool baseline_everywhere = true;
     for (const Pair* p : members) baseline_everywhere &= p->winner == Winner::kBaseline;
-    c.statement =
-        baseline_everywhere
-            ? other + " wins everywhere up to " + axis + " " + format_axis_value(c.values.back()) +
-                  ": no crossover in the measured range (" + range + ")"
-            : "no crossover in the measured range of " + axis + " (" + range + "): " + who +
-                  " does not win at the largest value (" +
-                  (members.back()->winner == Winner::kBaseline ? other + " wins" : "a tie") + ", " +
-                  speedup_text(*members.back()) + ")";
+    c.statement = baseline_everywhere
+                      ? other + " wins everywhere up to " + axis + " " +
+                            format_axis_value(c.values.back()) +
+                            ": no crossover in the measured range (" + range + ")"
+                      : "no crossover in the measured range of " + axis + " (" + range + "): " +
+                            (members.back()->winner == Winner::kBaseline
+                                 ? other + " wins at the largest, "
+                                 : other + " and " + who + " tie at the largest, ") +
+                            format_axis_value(c.values.back()) + " (" + who + "'s speedup " +
+                            speedup_text(*members.back()) + ")";
   } else if (from == 0) {
     c.from = c.values.front();
     c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +
@@ -202,11 +204,15 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
     c.crossing_low = crossing_before(c.values, high, from);  // the upper bound crosses first
     c.crossing_high = crossing_before(c.values, low, from);
     if (*c.crossing_low > *c.crossing_high) std::swap(*c.crossing_low, *c.crossing_high);
+    // Between two neighbouring integers (num_workers 0 and 1) a rounded crossing says nothing.
+    const bool neighbours = c.values[from] - c.values[from - 1] <= 1.0;
     c.statement = who + " wins from " + axis + " " + format_axis_value(c.values[from]) +
-                  " on (speedup " + speedup_text(*members[from]) + "); the crossing lies near " +
-                  axis + " " + format_axis_value(std::round(*c.crossing)) + " (" +
-                  format_axis_value(std::round(*c.crossing_low)) + "-" +
-                  format_axis_value(std::round(*c.crossing_high)) + ")";
+                  " on (speedup " + speedup_text(*members[from]) + "); the crossing lies " +
+                  (neighbours ? "between " + axis + " " + format_axis_value(c.values[from - 1]) +
+                                    " and " + format_axis_value(c.values[from])
+                              : "near " + axis + " " + format_axis_value(std::round(*c.crossing)) +
+                                    " (" + format_axis_value(std::round(*c.crossing_low)) + "-" +
+                                    format_axis_value(std::round(*c.crossing_high)) + ")");
     bool earlier_win = false;
     for (std::size_t i = 0; i + 1 < from; ++i)
       earlier_win |= members[i]->winner == Winner::kContender;

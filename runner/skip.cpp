@@ -8,7 +8,7 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
   if (is_cuda_device(cell.device)) {
     if (!inventory.cuda_compiled) {
       return "no CUDA: this crossover was built against a LibTorch without CUDA (rebuild against "
-             "a CUDA LibTorch, see README)";
+             "a CUDA LibTorch: docs/gpu.md#building-against-cuda-libtorch)";
     }
     if (inventory.cuda_devices == 0) return "no CUDA device found on this machine";
     const auto colon = cell.device.find(':');
@@ -30,7 +30,8 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
     if (std::find(kernels.begin(), kernels.end(), cell.optimizer + "/" + where) == kernels.end()) {
       return "optimizer_impl \"fused\" needs aten::_fused_" + cell.optimizer + "_ for " +
              (where == "cuda" ? "CUDA" : "the CPU") +
-             ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"loop\")";
+             ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"loop\"; "
+             "docs/grids.md#execution-modes)";
     }
   }
   return std::nullopt;

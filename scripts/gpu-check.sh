@@ -69,7 +69,7 @@ ctest --test-dir "$build" --output-on-failure -j "$test_jobs" "${selection[@]}" 
   >"$logs/ctest.log" 2>&1 || problems+=("tests failed")
 # The summary, and the names of failed tests where there are any.
 sed -n '/% tests passed/,$p' "$logs/ctest.log" | grep -v '^$' | head -40
-# Where the link order failed (see the README's "Building against CUDA LibTorch"): which standard
+# Where the link order failed (see docs/development.md, "LibTorch 2.x, fmt and libstdc++"): which standard
 # library symbols went elsewhere, and the probe's link command and NEEDED list, say why.
 if grep -q 'symbol_capture.*\*\*\*' "$logs/ctest.log"; then
   grep -A12 'standard library symbols bound outside' "$logs/ctest.log" | head -40 || true

@@ -9,8 +9,8 @@
 #                                            fuzz target for FUZZ_SECONDS (default 60; scripts/fuzz.sh,
 #                                            build-fuzz/), and the function-size check
 #                                            (scripts/function-sizes.sh). What CI runs (.ci/run, with
-#                                            FUZZ_SECONDS=50): 24 minutes from a clean clone on
-#                                            2 cores, packages installed.
+#                                            FUZZ_SECONDS=50); how long each takes:
+#                                            docs/results.md, "Build and test times".
 #   CROSSOVER_SANITIZERS=0 / FUZZ_SECONDS=0 skip a part of --full.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -132,7 +132,32 @@ TEST(Analysis, ATieBandIsNotAWin) {
   EXPECT_EQ(pairs[1].winner, Winner::kTie);
   const auto crossovers = find_crossovers(pairs, kDevice);
   EXPECT_FALSE(crossovers[0].from);
-  EXPECT_NE(crossovers[0].statement.find("does not win at the largest value (a tie"),
+  EXPECT_NE(crossovers[0].statement.find("device=cpu and device=cuda tie at the largest, 1,000 "
+                                         "(device=cuda's speedup 1."),
+            std::string::npos)
+      << crossovers[0].statement;
+}
+
+TEST(Analysis, ACrossingBetweenNeighbouringIntegersIsGivenAsThem) {
+  // Batch 1 and 2 (as num_workers 0 and 1): the crossing lies between them, and a rounded "near
+  // 1 (1-1)" would say nothing.
+  const auto results = sweep({1, 2, 4}, {0.9, 2.0, 2.4}, 0.01);
+  const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
+  ASSERT_EQ(crossovers.size(), 1u);
+  EXPECT_NE(crossovers[0].statement.find("the crossing lies between batch_size 1 and 2"),
+            std::string::npos)
+      << crossovers[0].statement;
+}
+
+TEST(Analysis, NoCrossoverNamesWhoWinsAtTheLargestValue) {
+  // The contender wins at the smaller batch and loses at the larger: no crossover, and the
+  // statement says the baseline wins at the largest value measured, with the speedup there.
+  const auto results = sweep({100, 1000}, {1.5, 0.5}, 0.01);
+  const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
+  ASSERT_EQ(crossovers.size(), 1u);
+  EXPECT_FALSE(crossovers[0].from);
+  EXPECT_NE(crossovers[0].statement.find("device=cpu wins at the largest, 1,000 (device=cuda's "
+                                         "speedup 0.5"),
             std::string::npos)
       << crossovers[0].statement;
 }

@@ -87,9 +87,15 @@ TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
                grid + " --rounds 2 --out " + out + " --data-dir " + testing::data_dir());
   EXPECT_NE(o.code, 2) << o.err;
   for (const char* side : {"baseline", "candidate"}) {
-    for (const char* round : {"round-1", "round-2"})
+    for (const char* round : {"round-1", "round-2"}) {
       EXPECT_TRUE(fs::exists(out + "/" + side + "/" + round + "/results.jsonl")) << side << round;
+      // The rounds' own tables are kept beside their results, not mixed into the verdict.
+      EXPECT_NE(slurp(out + "/" + side + "/" + round + "/stdout.txt").find("iris_mlp"),
+                std::string::npos);
+    }
   }
+  EXPECT_EQ(o.out.find("Reports:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("crossover compare:"), std::string::npos) << o.out;
   // Rounds alternate which side goes first: AB, then BA.
   const auto started = [&](const std::string& side, const std::string& round) {
     return fs::last_write_time(out + "/" + side + "/" + round + "/grid.json");
@@ -152,11 +158,11 @@ std::vector<std::string> words(const std::string& line) {
   return out;
 }
 
-TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
+TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
-  // The README's sample: the first fenced block after "What the demo prints".
-  const std::string readme = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
-  const auto intro = readme.find("What the demo prints");
+  // docs/outputs.md's sample: the first fenced block after "## What the demo prints".
+  const std::string readme = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/docs/outputs.md");
+  const auto intro = readme.find("## What the demo prints");
   ASSERT_NE(intro, std::string::npos);
   const auto open = readme.find("```\n", intro) + 4;
   const std::string sample = readme.substr(open, readme.find("```", open) - open);
@@ -188,7 +194,7 @@ TEST(Cli, TheReadmesDemoSampleHasTheColumnsAndSectionsTheDemoPrints) {
   std::getline(printed, header);
   EXPECT_EQ(readme_workload, workload);
   EXPECT_EQ(words(readme_header), words(header))
-      << "README: " << readme_header << "\nnow:    " << header;
+      << "outputs.md: " << readme_header << "\nnow:    " << header;
   // Every comparison section the demo prints is in the sample too.
   for (std::size_t at = o.out.find("Crossovers ("); at != std::string::npos;
        at = o.out.find("Crossovers (", at + 1)) {

@@ -1,5 +1,5 @@
 // The grid key registry: one declaration per key drives validation, a cell's JSON form, roles,
-// pairing and the README's key table.
+// pairing and the key table of docs/grids.md.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,11 +159,11 @@ TEST(Keys, ACudaDefaultAppliesOnlyWhereTheGridLeavesTheKeyUnset) {
   EXPECT_FALSE(set[1].isolate);
 }
 
-TEST(Keys, TheReadmeKeyTableIsTheRegistrys) {
-  const std::string readme = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+TEST(Keys, TheKeyTableOfGridsMdIsTheRegistrys) {
+  const std::string page = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/docs/grids.md");
   const std::string table = key_table_markdown();
-  EXPECT_NE(readme.find(table), std::string::npos)
-      << "README.md's key table differs from the registry; replace it with the output of "
+  EXPECT_NE(page.find(table), std::string::npos)
+      << "docs/grids.md's key table differs from the registry; replace it with the output of "
          "`crossover keys --markdown`:\n"
       << table;
   for (const auto& name : settable_key_names())

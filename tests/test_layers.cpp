@@ -127,8 +127,9 @@ TEST(Layers, NoSourceFileOverAbout500Lines) {
   }
 }
 
-TEST(Layers, TheReadmeNamesEveryLayersFolder) {
-  const std::string readme = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+TEST(Layers, DevelopmentMdNamesEveryLayersFolder) {
+  const std::string readme =
+      testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/docs/development.md");
   const auto section = readme.find("## How the code is laid out");
   ASSERT_NE(section, std::string::npos);
   const std::string text = readme.substr(section, readme.find("\n## ", section + 1) - section);

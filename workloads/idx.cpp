@@ -112,7 +112,8 @@ std::string find_idx_file(const std::string& directory, const std::string& stem)
 
 CifarBatch read_cifar_batch(const std::string& path) {
   if (!exists(path))
-    throw error(path, "missing file (run scripts/fetch-data.sh --download, or see README)");
+    throw error(path,
+                "missing file (run scripts/fetch-data.sh --download; docs/grids.md#data-sets)");
   check_regular_file(path, kMaxImageFileBytes, "a CIFAR-10 batch");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw error(path, "cannot open");

@@ -68,8 +68,10 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
       fs::create_directories(dir);
       spdlog::info("round {}/{}: {} ({}) into {}", round, args.rounds, sides[side], binaries[side],
                    dir);
-      const int status = run_program({binaries[side], "run", args.rerun, "--out", dir, "--data-dir",
-                                      args.data_dir, "--quiet"});
+      // Each round's terminal summary goes beside its results: compare's stdout is its verdict.
+      const int status = run_program(
+          {binaries[side], "run", args.rerun, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
+          dir + "/stdout.txt");
       if (status == kExitBadInput)
         throw std::invalid_argument(binaries[side] + " rejected " + args.rerun +
                                     " (exit 2); run it alone to see why");
@@ -179,7 +181,9 @@ Command add_compare_command(CLI::App& app) {
   CLI::App* compare = app.add_subcommand(
       "compare",
       "Compare two runs of a grid cell by cell and decide, with statistics, whether the candidate "
-      "regressed (exit 0: no regression, 1: regression, 2: bad input)");
+      "regressed (exit 0: no regression, 1: a regression or a cell that failed in the candidate, "
+      "2: "
+      "bad input)");
   compare
       ->add_option("baseline", args->baseline,
                    "Baseline results (results.jsonl or its directory); with --rerun, the baseline "
@@ -194,8 +198,11 @@ Command add_compare_command(CLI::App& app) {
           "--threshold", args->threshold_percent,
           "Smallest change of the median, in percent, that can be a regression (default 5)")
       ->check(CLI::Range(0.0, 1000.0));
-  compare->add_option("--alpha", args->alpha,
-                      "Significance level of the two-sided Mann-Whitney U test (default 0.05)");
+  compare->add_option(
+      "--alpha", args->alpha,
+      "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on the "
+      "epochs with one run per side, Welch's t on the run medians with several "
+      "(--rerun)");
   compare
       ->add_option("--metric", args->metric,
                    "epoch (time per epoch, default), step (time per step) or throughput "
@@ -211,7 +218,8 @@ Command add_compare_command(CLI::App& app) {
   compare->add_option("--json", args->json, "Write the verdict as JSON to this file");
   compare->add_option("--rerun", args->rerun,
                       "Run BASELINE and CANDIDATE (two crossover binaries) on this grid, "
-                      "alternately, --rounds times, then compare the pooled samples");
+                      "alternately, --rounds times, then compare with the run as the unit (Welch's "
+                      "t-test on the logarithms of the run medians)");
   compare->add_option("--rounds", args->rounds, "Rounds for --rerun (default 3)")
       ->check(CLI::Range(1, 100));
   compare->add_option("--out", args->out_dir,

@@ -39,7 +39,7 @@ Command add_keys_command(CLI::App& app) {
   CLI::App* keys = app.add_subcommand(
       "keys",
       "List every grid key with its role (identity, protection, policy), values and default");
-  keys->add_flag("--markdown", *markdown, "Print the README's key table (Markdown)");
+  keys->add_flag("--markdown", *markdown, "Print the key table of docs/grids.md (Markdown)");
   return {keys, [markdown] { return keys_command(*markdown); }};
 }
 

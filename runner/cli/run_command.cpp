@@ -92,8 +92,9 @@ Command add_run_command(CLI::App& app) {
       ->take_all();
   run->add_option("--resume", args->sweep.resume,
                   "Continue an interrupted run in its directory: keep the cells already ok there "
-                  "(same configuration, same environment), run the rest; refused when the grid "
-                  "lacks cells the run measured (DIR/grid.json is the grid as run)");
+                  "(matched by their identity keys, see crossover keys; refused when the "
+                  "environment changed), run the rest; refused when the grid lacks cells the run "
+                  "measured (DIR/grid.json is the grid as run)");
   run->add_flag("--overwrite", args->sweep.overwrite,
                 "When --out already holds a run's results, move its files into "
                 "OUT/previous-<time>/ and run; without it such a directory is refused")

@@ -1,0 +1,145 @@
+// The documentation against the program: each command's options against its section of
+// docs/commands.md, every link into docs/ against the page and heading it names, every results
+// column against docs/outputs.md, and the README against its length and its links.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/cell.hpp"
+#include "core/results.hpp"
+#include "tests/cli_support.hpp"
+
+namespace crossover {
+namespace {
+
+using testing::slurp;
+
+std::string source(const std::string& relative) {
+  return std::string(CROSSOVER_SOURCE_DIR) + "/" + relative;
+}
+
+std::set<std::string> matches(const std::string& text, const std::regex& pattern, int group = 0) {
+  std::set<std::string> found;
+  for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it)
+    found.insert((*it)[group].str());
+  return found;
+}
+
+// The long options `crossover COMMAND --help` lists: the lines that begin with two spaces and an
+// option (descriptions, which may name other options, are indented further).
+std::set<std::string> declared_options(const std::string& command) {
+  testing::ScratchDir dir;
+  const testing::Outcome o = testing::crossover(dir, command + " --help");
+  EXPECT_EQ(o.code, 0) << command << ": " << o.err;
+  std::set<std::string> options =
+      matches(o.out, std::regex("(^|\n)  (-[a-zA-Z],)?(--[a-z][a-z0-9-]*)"), 3);
+  options.erase("--help");
+  return options;
+}
+
+// The options the synopsis of "## crossover COMMAND" in docs/commands.md names: its first fenced
+// block.
+std::set<std::string> documented_options(const std::string& command) {
+  const std::string page = slurp(source("docs/commands.md"));
+  const std::string heading = "\n## crossover" + (command.empty() ? "" : " " + command) + "\n";
+  const auto at = page.find(heading);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "docs/commands.md has no section \"" << heading.substr(1, heading.size() - 2)
+                  << "\"";
+    return {};
+  }
+  const auto open = page.find("```\n", at);
+  const auto close = page.find("```", open + 4);
+  return matches(page.substr(open, close - open), std::regex("--[a-z][a-z0-9-]*"));
+}
+
+TEST(Docs, EachCommandsOptionsAreTheOnesItsSectionOfCommandsMdLists) {
+  for (const std::string command : {"", "run", "report", "compare", "calibrate", "validate", "keys",
+                                    "list", "env", "bench", "worker"}) {
+    const auto declared = declared_options(command);
+    EXPECT_FALSE(declared.empty() && command != "validate") << command;
+    EXPECT_EQ(declared, documented_options(command))
+        << "crossover " << command << " --help and docs/commands.md disagree";
+  }
+}
+
+// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+std::string anchor_of(const std::string& heading) {
+  std::string anchor;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+      anchor += static_cast<char>(std::tolower(c));
+    else if (c == ' ')
+      anchor += '-';
+  }
+  return anchor;
+}
+
+std::set<std::string> anchors_of(const std::string& page) {
+  std::set<std::string> anchors;
+  for (const auto& heading : matches(slurp(page), std::regex("(^|\n)#+ ([^\n]+)"), 2))
+    anchors.insert(anchor_of(heading));
+  return anchors;
+}
+
+// Every "docs/PAGE.md#ANCHOR" (or, inside docs/, "](PAGE.md#ANCHOR)") in `text` names a page
+// that exists and a heading it has.
+void expect_links_hold(const std::string& where, const std::string& text, bool inside_docs) {
+  const std::regex link(inside_docs ? "\\]\\(([a-z-]+\\.md)(#([a-z0-9_-]+))?\\)"
+                                    : "docs/([a-z-]+\\.md)(#([a-z0-9_-]+))?");
+  for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
+    const std::string page = source("docs/" + (*it)[1].str());
+    ASSERT_TRUE(std::filesystem::exists(page)) << where << " links to " << (*it)[0];
+    if ((*it)[3].matched)
+      EXPECT_EQ(anchors_of(page).count((*it)[3].str()), 1u)
+          << where << " links to " << (*it)[0] << ", a heading the page does not have";
+  }
+}
+
+TEST(Docs, EveryLinkIntoDocsNamesAPageAndAHeadingThatExist) {
+  namespace fs = std::filesystem;
+  expect_links_hold("README.md", slurp(source("README.md")), false);
+  for (const auto& entry : fs::directory_iterator(source("docs")))
+    if (entry.path().extension() == ".md")
+      expect_links_hold(entry.path().filename().string(), slurp(entry.path().string()), true);
+  // Messages that send the user to a page: skip reasons, errors, --help.
+  for (const std::string folder : {"core", "workloads", "reports", "runner", "runner/cli"})
+    for (const auto& entry : fs::directory_iterator(source(folder)))
+      if (entry.path().extension() == ".cpp" || entry.path().extension() == ".hpp")
+        expect_links_hold(entry.path().string(), slurp(entry.path().string()), false);
+}
+
+TEST(Docs, EveryDocsPageIsLinkedFromTheReadme) {
+  const std::string readme = slurp(source("README.md"));
+  for (const auto& entry : std::filesystem::directory_iterator(source("docs")))
+    if (entry.path().extension() == ".md")
+      EXPECT_NE(readme.find("(docs/" + entry.path().filename().string() + ")"), std::string::npos)
+          << entry.path().filename() << " is not linked from the README";
+}
+
+TEST(Docs, TheReadmeIsShort) {
+  EXPECT_LE(testing::lines_in(slurp(source("README.md"))), 250u)
+      << "the README is for a newcomer; move the details into docs/";
+}
+
+TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {
+  const std::string page = slurp(source("docs/outputs.md"));
+  const auto table = matches(page, std::regex("\n\\| `([a-z_0-9]+)` \\|"), 1);
+  // The measurements: every column after the cell's configuration (its grid keys).
+  const auto config = cell_config_json(Cell{});
+  std::set<std::string> measured;
+  const auto columns = result_to_json(Result{});  // items() refers to it: keep it alive
+  for (const auto& item : columns.items())
+    if (!config.contains(item.key()) || item.key() == "cell") measured.insert(item.key());
+  EXPECT_EQ(measured, table) << "docs/outputs.md's column table differs from results.jsonl's "
+                                "columns (every grid key is a column too, described in "
+                                "docs/grids.md)";
+}
+
+}  // namespace
+}  // namespace crossover
