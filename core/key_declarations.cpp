@@ -428,16 +428,18 @@ void declare_execution_keys(Keys& keys) {
                  "cells; a graph cell's optimiser is always `\"fused\"`, so it is recorded so)"));
   add(Declare("optimizer_impl", &Cell::optimizer_impl)
           .knob()
-          // A captured step replays its kernels' addresses: LibTorch's loop optimisers keep step
-          // counts on the host and cannot be captured, so a graph cell always uses the fused one.
+          // A captured step replays its kernels' addresses: the loop and foreach optimisers keep
+          // step counts on the host and cannot be captured, so a graph cell always uses fused.
           .normalise([](Cell& c) {
             if (c.execution == Execution::kGraph) c.optimizer_impl = OptimizerImpl::kFused;
           })
           .added_later()
-          .expects("\"loop\" or \"fused\"")
-          .means("`\"loop\"` (LibTorch's `torch::optim`, one parameter at a time) or "
-                 "`\"fused\"` (ATen's multi-tensor kernels `_fused_adam_` / `_fused_sgd_`, "
-                 "step counts on the device; skipped where the LibTorch lacks the kernel)"));
+          .expects("\"loop\", \"foreach\" or \"fused\"")
+          .means("`\"loop\"` (LibTorch's `torch::optim`, one parameter at a time), "
+                 "`\"foreach\"` (ATen's `_foreach_*` operators over all parameters together: "
+                 "PyTorch 2.x's default on CUDA) or `\"fused\"` (ATen's kernels "
+                 "`_fused_adam_` / `_fused_sgd_`, step counts on the device; skipped where the "
+                 "LibTorch lacks the kernel)"));
   add(Declare("precision", &Cell::precision)
           .also_called({"dtype", "amp"})
           .value_synonyms({{"bfloat16", "bf16"}, {"float32", "fp32"}, {"float", "fp32"}})

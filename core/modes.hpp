@@ -37,8 +37,9 @@ enum class Execution {
 };
 /// Which optimiser implementation updates the parameters.
 enum class OptimizerImpl {
-  kLoop,   ///< torch::optim: one parameter at a time
-  kFused,  ///< ATen's multi-tensor fused kernels
+  kLoop,     ///< torch::optim: one parameter at a time
+  kForeach,  ///< ATen's _foreach_* operators: a few calls for all parameters together
+  kFused,    ///< ATen's multi-tensor fused kernels
 };
 /// The arithmetic of the forward and backward passes.
 enum class Precision { kFp32, kTf32, kBf16 };
@@ -70,6 +71,7 @@ inline constexpr auto words(Execution) {
 }
 inline constexpr auto words(OptimizerImpl) {
   return std::array{std::pair{OptimizerImpl::kLoop, std::string_view("loop")},
+                    std::pair{OptimizerImpl::kForeach, std::string_view("foreach")},
                     std::pair{OptimizerImpl::kFused, std::string_view("fused")}};
 }
 inline constexpr auto words(Precision) {

@@ -30,7 +30,8 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
     if (std::find(kernels.begin(), kernels.end(), cell.optimizer + "/" + where) == kernels.end()) {
       return "optimizer_impl \"fused\" needs aten::_fused_" + cell.optimizer + "_ for " +
              (where == "cuda" ? "CUDA" : "the CPU") +
-             ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"loop\"; "
+             ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"foreach\" or "
+             "\"loop\"; "
              "docs/grids.md#execution-modes)";
     }
   }

@@ -95,9 +95,10 @@ void expect_links_hold(const std::string& where, const std::string& text, bool i
   for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
     const std::string page = source("docs/" + (*it)[1].str());
     ASSERT_TRUE(std::filesystem::exists(page)) << where << " links to " << (*it)[0];
-    if ((*it)[3].matched)
+    if ((*it)[3].matched) {
       EXPECT_EQ(anchors_of(page).count((*it)[3].str()), 1u)
           << where << " links to " << (*it)[0] << ", a heading the page does not have";
+    }
   }
 }
 
@@ -117,9 +118,10 @@ TEST(Docs, EveryLinkIntoDocsNamesAPageAndAHeadingThatExist) {
 TEST(Docs, EveryDocsPageIsLinkedFromTheReadme) {
   const std::string readme = slurp(source("README.md"));
   for (const auto& entry : std::filesystem::directory_iterator(source("docs")))
-    if (entry.path().extension() == ".md")
+    if (entry.path().extension() == ".md") {
       EXPECT_NE(readme.find("(docs/" + entry.path().filename().string() + ")"), std::string::npos)
           << entry.path().filename() << " is not linked from the README";
+    }
 }
 
 TEST(Docs, TheReadmeIsShort) {

@@ -6,6 +6,7 @@
 #include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
 #include "workloads/fused_optimizer.hpp"
+#include "workloads/optimizers.hpp"
 #include "workloads/precision.hpp"
 #include "workloads/workload.hpp"
 
@@ -234,6 +235,83 @@ TEST(GraphExecution, CapturedStepsReachTheEagerParameters_CUDA) {
   for (int epoch = 0; epoch < 5; ++epoch) graph_loss = graph->train_epoch().item<double>();
   EXPECT_NEAR(graph_loss, eager_loss, 1e-4);
   EXPECT_LT(largest_difference(graph->parameters(), eager->parameters()), 1e-4);
+}
+
+// The foreach optimiser against torch::optim, step by step: two parameters, one of which gets no
+// gradient on every third step (torch::optim then leaves it, and its Adam step count, alone).
+TEST(ForeachOptimizer, MatchesLibTorchsOptimisersStepByStep) {
+  struct Case {
+    std::string name;
+    double momentum;
+  };
+  for (const Case& k : {Case{"adam", 0.0}, Case{"sgd", 0.9}, Case{"sgd", 0.0}}) {
+    torch::manual_seed(0);
+    const std::vector<torch::Tensor> start = {torch::randn({8, 3}), torch::randn({5})};
+    const torch::Tensor target = torch::randn({8, 3});
+    std::vector<torch::Tensor> foreach_p, loop_p;
+    for (const auto& t : start) {
+      foreach_p.push_back(t.clone().requires_grad_());
+      loop_p.push_back(t.clone().requires_grad_());
+    }
+    ForeachOptimizer foreach_opt(k.name, foreach_p, 0.01, k.momentum);
+    auto loop = make_optimizer(k.name, loop_p, 0.01, k.momentum);
+    const auto loss = [&](const std::vector<torch::Tensor>& p, int step) {
+      torch::Tensor l = (p[0] - target).pow(2).sum();
+      if (step % 3 != 2) l = l + p[1].pow(2).sum();  // no gradient for p[1] on every third step
+      return l;
+    };
+    for (int step = 0; step < 7; ++step) {
+      foreach_opt.zero_grad();
+      loss(foreach_p, step).backward();
+      foreach_opt.step();
+      loop->zero_grad();
+      for (auto& p : loop_p) p.mutable_grad() = torch::Tensor();
+      loss(loop_p, step).backward();
+      loop->step();
+    }
+    EXPECT_LT(largest_difference(foreach_p, loop_p), 1e-6) << k.name << " " << k.momentum;
+    EXPECT_GT(largest_difference(foreach_p, start), 1e-3) << k.name << " " << k.momentum;
+    // A reset optimiser starts afresh: its next steps are a fresh torch::optim's.
+    foreach_opt.reset_state();
+    auto fresh = make_optimizer(k.name, loop_p, 0.01, k.momentum);
+    for (int step = 0; step < 3; ++step) {
+      foreach_opt.zero_grad();
+      loss(foreach_p, step).backward();
+      foreach_opt.step();
+      for (auto& p : loop_p) p.mutable_grad() = torch::Tensor();
+      loss(loop_p, step).backward();
+      fresh->step();
+    }
+    EXPECT_LT(largest_difference(foreach_p, loop_p), 1e-6) << k.name << " after reset";
+  }
+  EXPECT_THROW(ForeachOptimizer("adamw", {torch::ones({2}, torch::requires_grad())}, 0.1, 0.0),
+               std::invalid_argument);
+}
+
+// A workload trained with optimizer_impl "foreach" reaches the loop optimiser's parameters.
+void expect_foreach_matches_loop(const std::string& device) {
+  for (const std::string name : {"adam", "sgd"}) {
+    Cell c = iris(device);
+    c.optimizer = name;
+    c.momentum = 0.9;
+    auto loop = make_workload(c, torch::Device(device), kNoData);
+    c.optimizer_impl = OptimizerImpl::kForeach;
+    auto foreach_workload = make_workload(c, torch::Device(device), kNoData);
+    loop->reset(7);
+    for (int epoch = 0; epoch < 5; ++epoch) loop->train_epoch();
+    foreach_workload->reset(7);
+    for (int epoch = 0; epoch < 5; ++epoch) foreach_workload->train_epoch();
+    EXPECT_LT(largest_difference(foreach_workload->parameters(), loop->parameters()), 1e-4) << name;
+  }
+}
+
+TEST(ForeachOptimizer, TrainsAWorkloadAsTheLoopOptimiserDoes) {
+  expect_foreach_matches_loop("cpu");
+}
+
+TEST(ForeachOptimizer, TrainsAWorkloadAsTheLoopOptimiserDoes_CUDA) {
+  if (probe_devices().cuda_devices == 0) GTEST_SKIP() << "no CUDA device";
+  expect_foreach_matches_loop("cuda");
 }
 
 TEST(FusedOptimizer, MatchesLibTorchsOptimisers_CUDA) {

@@ -53,9 +53,7 @@ FusedOptimizer::FusedOptimizer(std::string optimizer, std::vector<torch::Tensor>
       parameters_(std::move(parameters)),
       lr_(lr),
       momentum_(momentum) {
-  if (optimizer_ != "adam" && optimizer_ != "sgd")
-    throw std::invalid_argument("unknown optimizer \"" + optimizer_ +
-                                "\"; expected \"sgd\" or \"adam\"");
+  check_optimizer_name(optimizer_);
   if (!parameters_.empty()) {
     const torch::DeviceType device = parameters_.front().device().type();
     if (!fused_kernel_available(optimizer_, device))

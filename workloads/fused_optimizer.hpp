@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/optimizers.hpp"
+
 namespace crossover {
 
 /// Calls ATen operator `name` (overload "") through the dispatcher with `arguments` by name; an
@@ -26,19 +28,19 @@ bool fused_kernel_available(const std::string& optimizer, torch::DeviceType devi
 /// Adam (LibTorch's defaults: betas 0.9 and 0.999, eps 1e-8, no weight decay) or SGD (with
 /// `momentum`, no dampening) over `parameters`, one fused kernel per step. The same updates as
 /// torch::optim::Adam and torch::optim::SGD, within float rounding.
-class FusedOptimizer {
+class FusedOptimizer : public StepOptimizer {
  public:
   /// Throws std::runtime_error naming the kernel where this LibTorch lacks it for the
   /// parameters' device, std::invalid_argument for an unknown optimizer.
   FusedOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters, double lr,
                  double momentum);
   /// Sets every gradient to none: the next backward writes fresh ones (as a captured step must).
-  void zero_grad();
+  void zero_grad() override;
   /// One update of every parameter that has a gradient.
-  void step();
+  void step() override;
   /// Sets the state (moments, step counts, momentum buffers) back to that of a fresh optimiser,
   /// in place: a captured step keeps pointing at it.
-  void reset_state();
+  void reset_state() override;
 
  private:
   std::string optimizer_;

@@ -26,20 +26,6 @@ torch::Tensor zero_rows(const torch::Tensor& like, std::int64_t rows) {
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
-                                                        std::vector<torch::Tensor> parameters,
-                                                        double lr, double momentum) {
-  if (name == "adam") {
-    return std::make_unique<torch::optim::Adam>(std::move(parameters),
-                                                torch::optim::AdamOptions(lr));
-  }
-  if (name == "sgd") {
-    return std::make_unique<torch::optim::SGD>(std::move(parameters),
-                                               torch::optim::SGDOptions(lr).momentum(momentum));
-  }
-  throw std::invalid_argument("unknown optimizer \"" + name + "\"; expected \"sgd\" or \"adam\"");
-}
-
 SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model, TrainingSpec spec,
                                        DataPath path, torch::Device device, double flops_per_sample,
                                        Replicas* replicas)
@@ -89,14 +75,8 @@ void SupervisedWorkload::reset(std::int64_t seed) {
   }
   graphs_.clear();  // they replay the previous model's kernels
   optimizer_.reset();
-  fused_.reset();
-  if (spec_.optimizer_impl == OptimizerImpl::kFused) {
-    fused_ = std::make_unique<FusedOptimizer>(spec_.optimizer, model_.ptr()->parameters(), spec_.lr,
-                                              spec_.momentum);
-  } else {
-    optimizer_ =
-        make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
-  }
+  optimizer_ = make_step_optimizer(spec_.optimizer_impl, spec_.optimizer,
+                                   model_.ptr()->parameters(), spec_.lr, spec_.momentum);
   if (spec_.graph.capture) capture_steps();
 }
 
@@ -125,12 +105,7 @@ void SupervisedWorkload::capture_steps() {
   }
   torch::NoGradGuard no_grad;
   for (std::size_t i = 0; i < state.size(); ++i) state[i].copy_(fresh[i]);
-  if (fused_) {
-    fused_->reset_state();  // in place: the graphs point at it
-  } else {
-    optimizer_ =
-        make_optimizer(spec_.optimizer, model_.ptr()->parameters(), spec_.lr, spec_.momentum);
-  }
+  optimizer_->reset_state();  // in place: the graphs point at it
 }
 
 torch::Tensor SupervisedWorkload::forward_loss(const torch::Tensor& x, const torch::Tensor& y) {
@@ -140,21 +115,9 @@ torch::Tensor SupervisedWorkload::forward_loss(const torch::Tensor& x, const tor
   return loss(spec_.data_parallel.forward(data_parallel_, input), y.to(spec_.data_parallel.output));
 }
 
-void SupervisedWorkload::zero_grads() {
-  if (fused_) {
-    fused_->zero_grad();
-  } else {
-    optimizer_->zero_grad();
-  }
-}
+void SupervisedWorkload::zero_grads() { optimizer_->zero_grad(); }
 
-void SupervisedWorkload::optimizer_step() {
-  if (fused_) {
-    fused_->step();
-  } else {
-    optimizer_->step();
-  }
-}
+void SupervisedWorkload::optimizer_step() { optimizer_->step(); }
 
 torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
                                        const torch::Tensor& target) const {
@@ -164,7 +127,7 @@ torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
 
 torch::Tensor SupervisedWorkload::train_epoch(StepObserver* observer) {
   const auto end = [observer](Phase phase) { end_phase(observer, phase); };
-  TORCH_CHECK(optimizer_ != nullptr || fused_ != nullptr, "train_epoch() before reset()");
+  TORCH_CHECK(optimizer_ != nullptr, "train_epoch() before reset()");
   const Tf32Scope tf32(spec_.precision == Precision::kTf32);
   model_.ptr()->train();
   if (spec_.graph.capture) return train_epoch_graph(observer);

@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "workloads/batches.hpp"
-#include "workloads/fused_optimizer.hpp"
+#include "workloads/optimizers.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
@@ -65,9 +65,8 @@ class SupervisedWorkload : public Workload {
   Replicas* replicas_ = nullptr;
   std::vector<torch::Tensor> gradient_bucket_;  ///< ddp: every gradient, flat, for one all-reduce
   torch::nn::AnyModule model_;
-  torch::nn::Sequential data_parallel_{nullptr};        ///< dp: model_ wrapped for replication
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;  ///< optimizer_impl "loop"
-  std::unique_ptr<FusedOptimizer> fused_;               ///< optimizer_impl "fused"
+  torch::nn::Sequential data_parallel_{nullptr};  ///< dp: model_ wrapped for replication
+  std::unique_ptr<StepOptimizer> optimizer_;      ///< as optimizer_impl says
   bool channels_last_ = false;  ///< bf16 with images: inputs and 4-D weights channels-last
   std::int64_t batch_rows_ = 0, last_rows_ = 0;  ///< an epoch's full batch and its remainder
   // A captured step reads its batch from static tensors, which each step's batch is copied into.
@@ -78,10 +77,5 @@ class SupervisedWorkload : public Workload {
   std::vector<CapturedStep> graphs_;  ///< graph execution: one per batch size
   torch::Tensor graph_total_;         ///< graph execution: the epoch's loss sum, on the device
 };
-
-/// An optimiser by name ("sgd" or "adam") over `parameters`.
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
-                                                        std::vector<torch::Tensor> parameters,
-                                                        double lr, double momentum);
 
 }  // namespace crossover
