@@ -83,6 +83,7 @@ struct Evidence {
   Interval interval;
   bool significant = false;
   bool drift_explains = false;  // the reference's drift, not the code, explains the change
+  bool net = false;             // `effective` is the change net of the machine's drift
 };
 
 // Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
@@ -151,7 +152,7 @@ Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double
   v.decided_by = DecidedBy::kRunLevel;
   v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
                std::to_string(c_runs.size()) + " run medians, p = " + p_text(v.p_value);
-  return {v.change, v.change_ci, v.p_value < o.alpha, false};
+  return {v.change, v.change_ci, v.p_value < o.alpha, false, false};
 }
 
 // One run per side with a calibration: the change, net of the machine's drift, against this
@@ -181,8 +182,7 @@ Evidence calibrated_evidence(CellVerdict& v, const CellSpread& spread,
                "; " + machine_text;
   return {v.net_change,
           {std::expm1(x - q * sigma), std::expm1(x + q * sigma)},
-          within && v.run_level_p < o.alpha,
-          false};
+          within && v.run_level_p<o.alpha, false, beta> 0.0};
 }
 
 // One run per side without a calibration: the within-run test alone, and whether the reference's
@@ -203,7 +203,7 @@ Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>
                                      "): without a calibration the drift between runs is "
                                      "unknown; " +
                                      machine_text);
-  return {v.change, v.change_ci, within, drift_explains};
+  return {v.change, v.change_ci, within, drift_explains, false};
 }
 
 // One run per side: the within-run test (Mann-Whitney U and a block bootstrap), then the
@@ -279,6 +279,9 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   const Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, o)
                                     : one_run_evidence(v, *base, *cand, bs, cs, o, context);
   decide(v, evidence, o, by_runs);
+  v.decided_change = evidence.effective;
+  v.decided_ci = evidence.interval;
+  v.decided_net = evidence.net;
   v.reason += by_runs ? " (Welch t on " + std::to_string(b_runs.size()) + " and " +
                             std::to_string(c_runs.size()) + " run medians)"
                       : " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +

@@ -119,6 +119,12 @@ struct CellVerdict {
   double run_level_p = 1.0;
   double net_change = 0.0;
   std::optional<double> machine;  ///< the machine's drift around this cell (reference ratio)
+  /// The change and interval the verdict was decided on, which the tables print: the measured
+  /// change and its interval, or, with a calibration, the change net of the machine and its
+  /// interval against this runner's run-to-run spread.
+  double decided_change = 0.0;
+  Interval decided_ci;
+  bool decided_net = false;  ///< decided_change is net of the machine's drift
   /// Which evidence decided the verdict (kNone when nothing was tested), and all of it in one
   /// line for a reviewer.
   DecidedBy decided_by = DecidedBy::kNone;

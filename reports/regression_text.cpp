@@ -61,8 +61,10 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
     row.push_back(v->name);
     row.push_back(cell_value(v->baseline_median, v->baseline_samples, v->baseline_runs, metric));
     row.push_back(cell_value(v->candidate_median, v->candidate_samples, v->candidate_runs, metric));
-    row.push_back(measured ? format_percent(v->change) : "-");
-    row.push_back(measured ? interval_text(v->change_ci) : "-");
+    // The change and interval the verdict was decided on, so that its words match them.
+    row.push_back(measured ? format_percent(v->decided_change) + (v->decided_net ? " net" : "")
+                           : "-");
+    row.push_back(measured ? interval_text(v->decided_ci) : "-");
     row.push_back(measured ? p_text(v->p_value) : "-");
     row.push_back(v->decided_by == DecidedBy::kNone ? "-" : decided_by_text(v->decided_by));
     row.push_back(v->reason);
@@ -218,6 +220,8 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                      {"candidate_runs", v.candidate_runs},
                      {"change", v.change},
                      {"change_ci", {v.change_ci.low, v.change_ci.high}},
+                     {"decided_change", v.decided_change},
+                     {"decided_ci", {v.decided_ci.low, v.decided_ci.high}},
                      {"p_value", v.p_value},
                      {"test", v.test},
                      {"run_level_p", v.run_level_p},

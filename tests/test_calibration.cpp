@@ -185,6 +185,34 @@ TEST(Calibration, ACalibratedSpreadDecidesWhetherAOneRunChangeIsARegression) {
   EXPECT_EQ(report.cells[0].decided_by, DecidedBy::kWithinRun);
 }
 
+TEST(Calibration, TheTablesPrintTheIntervalThatDecided) {
+  // +2 % within the run, with a tight within-run interval; the runner's runs drift by 10 %, so
+  // the run-level interval reaches past 5 %: "inconclusive ... the interval reaches past ±5 %"
+  // must stand beside that interval, not beside the narrow within-run one.
+  RegressionOptions options;
+  const Json env = env_with_reference(1e-3, 5e-5);
+  const Calibration loose = calibration_of(0.10);
+  const auto report = compare_records(one_cell_run(around(0.100), env),
+                                      one_cell_run(around(0.102), env), options, &loose);
+  ASSERT_EQ(report.cells.size(), 1u);
+  const CellVerdict& v = report.cells[0];
+  EXPECT_EQ(v.verdict, Verdict::kInconclusive);
+  EXPECT_NE(v.reason.find("interval reaches past"), std::string::npos) << v.reason;
+  EXPECT_TRUE(v.change_ci.low > -0.05 && v.change_ci.high < 0.05);  // within the run: narrow
+  EXPECT_TRUE(v.decided_ci.low < -0.05 || v.decided_ci.high > 0.05);
+  const std::string markdown = render_regression_markdown(report);
+  EXPECT_NE(markdown.find(interval_text(v.decided_ci)), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find(interval_text(v.change_ci)), std::string::npos) << markdown;
+  const Json json = regression_json(report);
+  EXPECT_NEAR(json["cells"][0]["decided_ci"][1].get<double>(), v.decided_ci.high, 1e-12);
+  // Without a calibration the within-run interval decides, and it is the one printed.
+  const auto plain =
+      compare_records(one_cell_run(around(0.100), env), one_cell_run(around(0.102), env), options);
+  EXPECT_EQ(plain.cells[0].decided_ci.low, plain.cells[0].change_ci.low);
+  EXPECT_NE(render_regression_markdown(plain).find(interval_text(plain.cells[0].change_ci)),
+            std::string::npos);
+}
+
 TEST(Calibration, AMachineThatSlowedDownAsMuchAsTheChangeIsNotBlamedOnTheCode) {
   RegressionOptions options;
   const auto base = one_cell_run(around(0.100), env_with_reference(1e-3, 5e-5));
