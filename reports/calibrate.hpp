@@ -26,13 +26,16 @@ struct GateRate {
 /// One cell's part of the calibration.
 struct CellGate {
   std::string name;
-  CellSpread spread;         ///< from every A/A pair, for the gate's metric
-  double run_to_run = 0.0;   ///< one run's variation: sigma / sqrt(2), net of the machine's drift
-  double run_to_run_raw = 0.0;  ///< the same without the reference
+  CellSpread spread;        ///< from every A/A pair, for the gate's metric
+  double run_to_run = 0.0;  ///< one run's variation: sigma / sqrt(2), net of the machine's drift
+  double run_to_run_raw = 0.0;       ///< the same without the reference
   double smallest_detectable = 0.0;  ///< the slowdown caught 9 times in 10 (at least the threshold)
-  double planted_change = 0.0;       ///< median change over the planted pairs
-  std::size_t false_alarms = 0;      ///< A/A pairs in which this cell was called a regression
-  std::size_t detections = 0;        ///< planted pairs in which it was
+  /// The same for compare without a calibration: the change must pass the assumed spread while
+  /// this runner's runs vary by run_to_run_raw.
+  double uncalibrated_detectable = 0.0;
+  double planted_change = 0.0;   ///< median change over the planted pairs
+  std::size_t false_alarms = 0;  ///< A/A pairs in which this cell was called a regression
+  std::size_t detections = 0;    ///< planted pairs in which it was
 };
 
 /// What `crossover calibrate` found.
@@ -46,6 +49,7 @@ struct GateCalibration {
   GateRate uncalibrated_false_alarms;  ///< compare without --calibration, for contrast
   GateRate uncalibrated_detections;
   double smallest_detectable = 0.0;  ///< the largest over the cells
+  double uncalibrated_detectable = 0.0;
   std::vector<CellGate> cells;
   nlohmann::ordered_json pairs = nlohmann::ordered_json::array();  ///< each pair's verdicts
 };

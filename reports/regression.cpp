@@ -1,7 +1,6 @@
 #include "reports/regression.hpp"
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -10,6 +9,7 @@
 #include "core/text.hpp"
 #include "reports/analysis.hpp"
 #include "reports/cell_names.hpp"
+#include "reports/one_run_evidence.hpp"
 #include "reports/table.hpp"
 
 namespace crossover {
@@ -75,16 +75,6 @@ std::vector<Group> group(const std::vector<Result>& results) {
   }
   return groups;
 }
-
-// What one kind of evidence says about a change: its size (net of the machine where known), the
-// interval that says "no change", and whether it is significant.
-struct Evidence {
-  double effective = 0.0;
-  Interval interval;
-  bool significant = false;
-  bool drift_explains = false;  // the reference's drift, not the code, explains the change
-  bool net = false;             // `effective` is the change net of the machine's drift
-};
 
 // Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
 // the sample counts either way.
@@ -155,94 +145,14 @@ Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double
   return {v.change, v.change_ci, v.p_value < o.alpha, false, false};
 }
 
-// One run per side with a calibration: the change, net of the machine's drift, against this
-// runner's run-to-run spread (Student's t); significant only when the within-run test is too.
-Evidence calibrated_evidence(CellVerdict& v, const CellSpread& spread,
-                             const std::optional<ReferenceDrift>& drift, double machine_log,
-                             bool within, const std::string& within_text,
-                             const std::string& machine_text, const RegressionOptions& o) {
-  const double beta = drift ? spread.beta : 0.0;
-  const double sigma = drift ? spread.sigma : spread.sigma_raw;
-  const double df = drift ? spread.degrees_of_freedom
-                          : static_cast<double>(std::max<std::size_t>(spread.pairs, 1));
-  const double x = std::log1p(v.change) - beta * machine_log;
-  const boost::math::students_t t(df);
-  const double q = boost::math::quantile(boost::math::complement(t, 0.025));
-  v.run_level_p =
-      sigma > 0.0
-          ? std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(t, std::abs(x) / sigma)))
-          : (x == 0.0 ? 1.0 : 0.0);
-  v.net_change = std::expm1(x);
-  // Without within-run significance nothing more is asked; with it, the run level decides.
-  v.decided_by = within ? DecidedBy::kRunLevel : DecidedBy::kWithinRun;
-  v.evidence = "run-level p = " + p_text(v.run_level_p) + ": " + format_percent(v.change) +
-               (beta > 0.0 ? " (" + format_percent(v.net_change) + " net of the machine)" : "") +
-               " against this runner's run-to-run spread of " + format_percent(sigma, false) +
-               " (calibrated on " + std::to_string(spread.pairs) + " A/A pairs); " + within_text +
-               "; " + machine_text;
-  return {v.net_change,
-          {std::expm1(x - q * sigma), std::expm1(x + q * sigma)},
-          within && v.run_level_p<o.alpha, false, beta> 0.0};
-}
-
-// One run per side without a calibration: the within-run test alone, and whether the reference's
-// drift is as large as the change.
-Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>& drift,
-                             double machine_log, bool within, const std::string& within_text,
-                             const std::string& machine_text, const RegressionOptions& o) {
-  const bool time_metric = is_time_metric(o.metric);
-  v.net_change = drift ? std::expm1(std::log1p(v.change) - machine_log) : v.change;
-  const bool worse_now = time_metric ? v.change > 0.0 : v.change < 0.0;
-  const bool worse_net = time_metric ? v.net_change > 0.0 : v.net_change < 0.0;
-  const bool drift_explains = drift && within && std::abs(v.change) >= o.threshold &&
-                              (worse_now != worse_net || std::abs(v.net_change) < o.threshold);
-  v.decided_by = drift_explains ? DecidedBy::kReferenceDrift : DecidedBy::kWithinRun;
-  v.evidence = (drift_explains ? "reference drift: " + machine_text + ", as much as the change (" +
-                                     format_percent(v.change) + "); " + within_text
-                               : "within-run test only (" + within_text +
-                                     "): without a calibration the drift between runs is "
-                                     "unknown; " +
-                                     machine_text);
-  return {v.change, v.change_ci, within, drift_explains, false};
-}
-
-// One run per side: the within-run test (Mann-Whitney U and a block bootstrap), then the
-// calibrated run-level test where the runner was calibrated.
-Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand,
-                          const std::vector<double>& bs, const std::vector<double>& cs,
-                          const RegressionOptions& o, const RunLevelContext& context) {
-  v.test = "mann-whitney";
-  const auto drift = context.drift(base.cell.index, cand.cell.index);
-  if (drift) v.machine = drift->machine;
-  v.change = v.candidate_median / v.baseline_median - 1.0;
-  // Consecutive epochs drift together, so the interval resamples blocks of them.
-  const Interval ratio =
-      bootstrap_speedup(cs, bs, o.seed, 2000, bootstrap_block(std::min(bs.size(), cs.size())));
-  v.change_ci = {ratio.low - 1.0, ratio.high - 1.0};
-  v.p_value = mann_whitney_p(bs, cs);
-  const bool within = v.p_value < o.alpha && (v.change_ci.low > 0.0 || v.change_ci.high < 0.0);
-  const std::string within_text = "within run p = " + p_text(v.p_value);
-  const std::string machine_text =
-      drift ? drift_text(*drift) : "machine drift unknown (no reference)";
-  // The machine's drift in the metric's direction: a slower machine raises times and lowers
-  // throughput.
-  const double machine_log =
-      drift ? (is_time_metric(o.metric) ? 1.0 : -1.0) * std::log(drift->machine) : 0.0;
-  const CellCalibration* calibrated =
-      context.calibration != nullptr ? context.calibration->find(v.config) : nullptr;
-  if (calibrated != nullptr) {
-    return calibrated_evidence(v, calibrated->spread(o.metric), drift, machine_log, within,
-                               within_text, machine_text, o);
-  }
-  return within_run_evidence(v, drift, machine_log, within, within_text, machine_text, o);
-}
-
 // The rule that combines the evidence into a verdict and its reason.
 void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool by_runs) {
   const bool worse = is_time_metric(o.metric) ? e.effective > 0.0 : e.effective < 0.0;
   // The p-value of the test that decided: with a calibration, the larger of the two.
   const double decisive_p =
-      v.decided_by == DecidedBy::kRunLevel ? std::max(v.p_value, v.run_level_p) : v.p_value;
+      v.decided_by == DecidedBy::kRunLevel || v.decided_by == DecidedBy::kAssumedSpread
+          ? std::max(v.p_value, v.run_level_p)
+          : v.p_value;
   const std::string bounds = "±" + format_percent(o.threshold, false);
   if (e.drift_explains) {
     v.verdict = Verdict::kInconclusive;
@@ -257,6 +167,14 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
   } else if (e.interval.low > -o.threshold && e.interval.high < o.threshold) {
     v.verdict = Verdict::kNoChange;
     v.reason = "not significant (p = " + p_text(decisive_p) + "), interval within " + bounds;
+  } else if (e.assumed) {
+    v.verdict = Verdict::kInconclusive;
+    v.reason =
+        "one run per side cannot tell this change from the difference between two "
+        "processes (an assumed " +
+        format_percent(o.assumed_spread, false) +
+        " per run): calibrate this runner (crossover calibrate) or compare several runs "
+        "per side (--rerun)";
   } else {
     v.verdict = Verdict::kInconclusive;
     v.reason = "too noisy: not significant, and the interval reaches past " + bounds +
@@ -301,6 +219,9 @@ void check_options(const RegressionOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold < 10.0))
     throw std::invalid_argument("--threshold must be a percentage from 0 to 1000, got " +
                                 format_number(100.0 * o.threshold));
+  if (!(o.assumed_spread >= 0.0 && o.assumed_spread < 10.0))
+    throw std::invalid_argument("--assumed-spread must be a percentage from 0 to 1000, got " +
+                                format_number(100.0 * o.assumed_spread));
   if (!(o.alpha > 0.0 && o.alpha < 1.0))
     throw std::invalid_argument("--alpha must lie between 0 and 1, got " + format_number(o.alpha));
   if (o.metric != "epoch" && o.metric != "step" && o.metric != "throughput")
@@ -367,14 +288,24 @@ void describe_evidence(RegressionReport& report, const RunLevelContext& context)
         context.calibration->source + "; " + machine;
   } else {
     report.evidence =
-        "one run per side and no calibration: the within-run test, and the "
-        "reference for the machine's drift; " +
-        machine;
+        report.options.assumed_spread > 0.0
+            ? "one run per side and no calibration: a change must stand out from the within-run "
+              "noise and from an assumed run-to-run variation of " +
+                  format_percent(report.options.assumed_spread, false) +
+                  " per run (--assumed-spread); " + machine
+            : "one run per side and no calibration: the within-run test, and the reference for "
+              "the machine's drift; " +
+                  machine;
     report.notes.push_back(
-        "one run (process) per side without a calibration: the samples show the noise within a "
-        "run, not the larger differences between processes (memory layout, neighbours on a "
-        "shared machine); measure this runner once with crossover calibrate and pass "
-        "--calibration calibrate.json, or use compare --rerun with 3 or more rounds");
+        std::string("one run (process) per side without a calibration: the samples show the noise "
+                    "within a run, not the larger differences between processes (memory layout, "
+                    "neighbours on a shared machine)") +
+        (report.options.assumed_spread > 0.0
+             ? ", so a change must also stand out from an assumed " +
+                   format_percent(report.options.assumed_spread, false) + " per run"
+             : "") +
+        "; measure this runner once with crossover calibrate and pass --calibration "
+        "calibrate.json, or use compare --rerun with 3 or more rounds");
   }
   if (context.calibration != nullptr) {
     std::size_t missing = 0;

@@ -57,6 +57,9 @@ std::string metric_text(const std::string& metric);
 std::string value_in_unit(double value, const std::string& metric);
 
 /// How `compare` decides.
+/// compare's default assumed run-to-run variation of one run (see RegressionOptions).
+inline constexpr double kAssumedRunSpread = 0.04;
+
 struct RegressionOptions {
   double threshold = 0.05;  ///< a relative change smaller than this is never a regression
   double alpha = 0.05;      ///< significance level of the two-sided U test
@@ -64,6 +67,10 @@ struct RegressionOptions {
       "epoch";  ///< "epoch" (seconds), "step" (seconds) or "throughput" (samples/s)
   std::string fail_on = "regression";  ///< "regression", "any-change" or "none"
   std::uint64_t seed = 0;              ///< of the bootstrap
+  /// One run per side without a calibration: how much one run's median is assumed to vary from
+  /// one process to the next (a stated prior until `crossover calibrate` measures it); a change
+  /// must stand out from it as from a calibrated spread. 0: the within-run test alone.
+  double assumed_spread = kAssumedRunSpread;
 };
 
 /// Throws std::invalid_argument naming the option that is out of range.
@@ -75,6 +82,7 @@ enum class DecidedBy {
   kRunLevel,        ///< the run-level test: Welch's t on runs, or a calibration's spread
   kWithinRun,       ///< the within-run test alone
   kReferenceDrift,  ///< the machine's drift, as large as the change
+  kAssumedSpread,   ///< one run per side, no calibration: the change against an assumed spread
 };
 
 /// "", "run-level test", "within-run test", "reference drift": the words of compare's reports.
@@ -86,6 +94,8 @@ inline const char* decided_by_text(DecidedBy d) {
       return "within-run test";
     case DecidedBy::kReferenceDrift:
       return "reference drift";
+    case DecidedBy::kAssumedSpread:
+      return "assumed spread";
     case DecidedBy::kNone:
       break;
   }

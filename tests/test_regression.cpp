@@ -50,11 +50,13 @@ TEST(Regression, TheSmallestReachablePValueSaysHowManySamplesAreNeeded) {
 }
 
 TEST(Regression, FlagsATenPercentSlowdownAndRarelyFlagsNoise) {
-  // The requirement: 30 samples, 2 % noise, default alpha and threshold.
+  // The within-run test alone (no assumed spread between runs): 30 samples, 2 % noise, default
+  // alpha and threshold.
   std::mt19937_64 rng(42);
   int detected = 0, false_alarms = 0;
   for (int trial = 0; trial < 100; ++trial) {
     RegressionOptions options;
+    options.assumed_spread = 0.0;
     options.seed = static_cast<std::uint64_t>(trial);
     const auto base = noisy(rng, 30, 1.0, 0.02);
     const auto slow = noisy(rng, 30, 1.10, 0.02);
@@ -70,12 +72,57 @@ TEST(Regression, FlagsATenPercentSlowdownAndRarelyFlagsNoise) {
   EXPECT_LE(false_alarms, 5);
 }
 
+// One run per side without a calibration: runs whose level drifts by 4 % from one process to
+// the next (1 % noise within each). The within-run test alone calls that drift a regression
+// often; against the default assumed spread the gate rarely does, and still catches +30 %.
+TEST(Regression, TheAssumedSpreadKeepsAnUncalibratedOneRunGateFromCryingWolf) {
+  std::mt19937_64 rng(2027);
+  std::normal_distribution<double> z(0.0, 1.0);
+  const auto run = [&](double level) {
+    return noisy(rng, 20, level * std::exp(0.04 * z(rng)), 0.01);
+  };
+  RegressionOptions within_only;
+  within_only.assumed_spread = 0.0;
+  const RegressionOptions assumed;  // the default
+  int wolf_within = 0, wolf_assumed = 0, caught = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto a = run(1.0), b = run(1.0), slow = run(1.3);
+    const auto verdict = [&](const std::vector<double>& x, const std::vector<double>& y,
+                             const RegressionOptions& o) {
+      return only(compare_runs({cell(0, "mnist_mlp", x)}, {cell(0, "mnist_mlp", y)}, o));
+    };
+    wolf_within += verdict(a, b, within_only).verdict == Verdict::kRegression;
+    const CellVerdict v = verdict(a, b, assumed);
+    wolf_assumed += v.verdict == Verdict::kRegression;
+    caught += verdict(a, slow, assumed).verdict == Verdict::kRegression;
+    if (trial == 0 && v.verdict == Verdict::kInconclusive) {
+      EXPECT_NE(v.reason.find("cannot tell this change from the difference between two "
+                              "processes (an assumed 4.0 % per run)"),
+                std::string::npos)
+          << v.reason;
+    }
+  }
+  EXPECT_GT(wolf_within, 20);   // the drift is seen as change: one pair in ten or more
+  EXPECT_LE(wolf_assumed, 10);  // at most 5 %
+  EXPECT_GE(caught, 180);       // +30 %: 9 times in 10
+  // The verdict says what decided it.
+  const CellVerdict big = only(
+      compare_runs({cell(0, "mnist_mlp", run(1.0))}, {cell(0, "mnist_mlp", run(1.6))}, assumed));
+  EXPECT_EQ(big.verdict, Verdict::kRegression);
+  EXPECT_EQ(big.decided_by, DecidedBy::kAssumedSpread);
+  EXPECT_NE(big.evidence.find("against an assumed run-to-run variation of 4.0 %"),
+            std::string::npos)
+      << big.evidence;
+}
+
 TEST(Regression, ASignificantChangeBelowTheThresholdIsNoChange) {
   std::mt19937_64 rng(7);
   const auto base = noisy(rng, 200, 1.0, 0.005);
   const auto cand = noisy(rng, 200, 1.02, 0.005);
+  RegressionOptions within_only;  // the within-run test alone
+  within_only.assumed_spread = 0.0;
   const auto& v =
-      only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", cand)}, {}));
+      only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", cand)}, within_only));
   EXPECT_LT(v.p_value, 0.05);
   EXPECT_EQ(v.verdict, Verdict::kNoChange);
   EXPECT_NE(v.reason.find("within"), std::string::npos);
@@ -89,8 +136,11 @@ TEST(Regression, FewOrNoisySamplesAreInconclusiveAndSayWhy) {
   EXPECT_NE(few.reason.find("at least 4"), std::string::npos);
 
   std::mt19937_64 rng(3);
-  const auto& noise = only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))},
-                                        {cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))}, {}));
+  RegressionOptions within_only;
+  within_only.assumed_spread = 0.0;
+  const auto& noise =
+      only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))},
+                        {cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))}, within_only));
   EXPECT_EQ(noise.verdict, Verdict::kInconclusive);
   EXPECT_NE(noise.reason.find("too noisy"), std::string::npos);
 }
@@ -255,7 +305,9 @@ TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
                               cell(1, "mnist_mlp", noisy(rng, 30, 1.0, 0.01))};
   std::vector<Result> cand = {cell(0, "iris_mlp", noisy(rng, 30, 1.0, 0.01)),
                               cell(1, "mnist_mlp", noisy(rng, 30, 1.5, 0.01))};
-  RegressionReport report = compare_runs(base, cand, {});
+  RegressionOptions within_only;  // so that the unchanged cell can be "no change"
+  within_only.assumed_spread = 0.0;
+  RegressionReport report = compare_runs(base, cand, within_only);
   report.baseline_label = "main";
   report.candidate_label = "pr";
   report.environment = {{"BLAS", "openblas", "reference", true}};

@@ -29,6 +29,7 @@ struct CalibrateArgs {
   double threshold_percent = 5.0;  ///< the gate's settings, as compare's
   double alpha = 0.05;
   std::string metric = "epoch";
+  double assumed_spread_percent = 100.0 * kAssumedRunSpread;
 };
 
 // One run of the grid into `dir`, with `load` busy processes during its cells.
@@ -81,7 +82,8 @@ void run_pairs(const CalibrateArgs& args, const std::string& self, const std::st
 }
 
 int calibrate_command(const CalibrateArgs& args) {
-  const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric);
+  const auto checked =
+      gate_options(args.threshold_percent, args.alpha, args.metric, args.assumed_spread_percent);
   if (!checked) return kExitBadInput;
   const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
@@ -179,6 +181,11 @@ Command add_calibrate_command(CLI::App& app) {
   calibrate->add_option("--alpha", args->alpha, "The gate's alpha (default 0.05)");
   calibrate->add_option("--metric", args->metric, "epoch (default), step or throughput")
       ->check(CLI::IsMember({"epoch", "step", "throughput"}));
+  calibrate
+      ->add_option("--assumed-spread", args->assumed_spread_percent,
+                   "The uncalibrated gate's assumed run-to-run variation per run, as compare's "
+                   "(default 4)")
+      ->check(CLI::Range(0.0, 1000.0));
 
   return {calibrate, [args] { return calibrate_command(*args); }};
 }

@@ -102,9 +102,11 @@ RunRecord load_run(const std::string& path) {
 
 std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
                                               const std::string& metric,
+                                              double assumed_spread_percent,
                                               const std::string& fail_on) {
   RegressionOptions options;
   options.threshold = threshold_percent / 100.0;
+  options.assumed_spread = assumed_spread_percent / 100.0;
   options.alpha = alpha;
   options.metric = metric;
   options.fail_on = fail_on;

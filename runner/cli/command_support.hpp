@@ -32,6 +32,7 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
 /// of range.
 std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
                                               const std::string& metric,
+                                              double assumed_spread_percent,
                                               const std::string& fail_on = "regression");
 
 /// Runs argv[0] with these arguments and waits: its exit status, 128 + the signal that ended

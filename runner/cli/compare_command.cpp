@@ -26,6 +26,7 @@ struct CompareArgs {
   std::string candidate;  ///< the same for the candidate
   double threshold_percent = 5.0;
   double alpha = 0.05;
+  double assumed_spread_percent = 100.0 * kAssumedRunSpread;
   std::string metric = "epoch";
   std::string fail_on = "regression";
   std::string markdown;  ///< write the Markdown summary here ("" = not)
@@ -97,7 +98,8 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 int compare_command(const CompareArgs& args) {
-  const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric, args.fail_on);
+  const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric,
+                                    args.assumed_spread_percent, args.fail_on);
   if (!checked) return kExitBadInput;
   const RegressionOptions& options = *checked;
   RunRecord baseline, candidate;
@@ -203,6 +205,12 @@ Command add_compare_command(CLI::App& app) {
       "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on the "
       "epochs with one run per side, Welch's t on the run medians with several "
       "(--rerun)");
+  compare
+      ->add_option("--assumed-spread", args->assumed_spread_percent,
+                   "One run per side without --calibration: how much one run's median is "
+                   "assumed to vary between processes, in percent (default 4); a change must "
+                   "stand out from it. 0: the within-run test alone")
+      ->check(CLI::Range(0.0, 1000.0));
   compare
       ->add_option("--metric", args->metric,
                    "epoch (time per epoch, default), step (time per step) or throughput "
