@@ -129,6 +129,24 @@ TEST(Docs, TheReadmeIsShort) {
       << "the README is for a newcomer; move the details into docs/";
 }
 
+TEST(Docs, TheGridsTheReadmeAndGridsMdShowAreValid) {
+  for (const std::string page : {"README.md", "docs/grids.md"}) {
+    const std::string text = slurp(source(page));
+    std::size_t grids = 0;
+    for (std::size_t at = text.find("```json\n"); at != std::string::npos;
+         at = text.find("```json\n", at + 1)) {
+      const std::size_t open = at + 8;
+      const std::string block = text.substr(open, text.find("```", open) - open);
+      if (block.find("\"experiments\"") == std::string::npos) continue;
+      testing::ScratchDir dir;
+      const testing::Outcome o = testing::crossover(dir, "validate " + dir.write("g.json", block));
+      EXPECT_EQ(o.code, 0) << page << ": a grid it shows is not valid:\n" << block << o.err;
+      ++grids;
+    }
+    EXPECT_GT(grids, 0u) << page;
+  }
+}
+
 TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {
   const std::string page = slurp(source("docs/outputs.md"));
   const auto table = matches(page, std::regex("\n\\| `([a-z_0-9]+)` \\|"), 1);
