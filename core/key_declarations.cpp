@@ -428,16 +428,18 @@ void declare_execution_keys(Keys& keys) {
                  "cells; a graph cell's optimiser is always `\"fused\"`, so it is recorded so)"));
   add(Declare("optimizer_impl", &Cell::optimizer_impl)
           .knob()
-          // A captured step replays its kernels' addresses: the loop and foreach optimisers keep
+          // A captured step replays its kernels' addresses: the loop, foreach and flat ones keep
           // step counts on the host and cannot be captured, so a graph cell always uses fused.
           .normalise([](Cell& c) {
             if (c.execution == Execution::kGraph) c.optimizer_impl = OptimizerImpl::kFused;
           })
           .added_later()
-          .expects("\"loop\", \"foreach\" or \"fused\"")
+          .expects("\"loop\", \"foreach\", \"flat\" or \"fused\"")
           .means("`\"loop\"` (LibTorch's `torch::optim`, one parameter at a time), "
                  "`\"foreach\"` (ATen's `_foreach_*` operators over all parameters together: "
-                 "PyTorch 2.x's default on CUDA) or `\"fused\"` (ATen's kernels "
+                 "PyTorch 2.x's default on CUDA), `\"flat\"` (parameters, gradients and moments "
+                 "as views of one buffer each: a few operator calls per step in all) or "
+                 "`\"fused\"` (ATen's kernels "
                  "`_fused_adam_` / `_fused_sgd_`, step counts on the device; skipped where the "
                  "LibTorch lacks the kernel)"));
   add(Declare("precision", &Cell::precision)

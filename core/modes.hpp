@@ -39,6 +39,7 @@ enum class Execution {
 enum class OptimizerImpl {
   kLoop,     ///< torch::optim: one parameter at a time
   kForeach,  ///< ATen's _foreach_* operators: a few calls for all parameters together
+  kFlat,     ///< parameters and gradients as views of one buffer each: a few calls in all
   kFused,    ///< ATen's multi-tensor fused kernels
 };
 /// The arithmetic of the forward and backward passes.
@@ -72,6 +73,7 @@ inline constexpr auto words(Execution) {
 inline constexpr auto words(OptimizerImpl) {
   return std::array{std::pair{OptimizerImpl::kLoop, std::string_view("loop")},
                     std::pair{OptimizerImpl::kForeach, std::string_view("foreach")},
+                    std::pair{OptimizerImpl::kFlat, std::string_view("flat")},
                     std::pair{OptimizerImpl::kFused, std::string_view("fused")}};
 }
 inline constexpr auto words(Precision) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # crossover against the seeds' own Python loops on the same LibTorch build, side by side in one
 # run: configs/optimizers-cpu.json (Iris full batch; Linear(784, 10) at batch 128 with the
-# DataLoader and with the tensor loader; loop and foreach optimisers) and bench/python_baseline.py
+# DataLoader and with the tensor loader; loop, foreach and flat optimisers) and bench/python_baseline.py
 # (the seeds' loops in PyTorch, Debian's python3-torch, installed when missing). Prints each case's
 # median epoch and crossover's as a fraction of the seed's (for Linear(784, 10): its DataLoader loop).
 #   scripts/python-baseline.sh [OUT]      (default reports/python-baseline-<timestamp>)
@@ -20,7 +20,7 @@ scripts/fetch-data.sh >/dev/null
 mkdir -p "$out"
 "$python" bench/python_baseline.py data >"$out/python.jsonl"
 ./build/crossover run configs/optimizers-cpu.json --out "$out/crossover" --data-dir data -q \
-  --compare optimizer_impl=loop:foreach >/dev/null
+  --compare optimizer_impl=loop:flat >/dev/null
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -37,15 +37,15 @@ torch_version = next(iter(python.values()))["torch"]
 reference = {"iris_mlp": "iris_mlp", "mnist_linear dataloader": "mnist_linear dataloader",
              "mnist_linear tensor": "mnist_linear dataloader"}
 print(f"median epoch, one thread; Python: PyTorch {torch_version} with its default optimiser")
-print(f"{'crossover case':26} {'the seed':>10} {'loop':>10} {'foreach':>10} {'loop/seed':>9} "
-      f"{'foreach/seed':>12}")
+impls = ["loop", "foreach", "flat"]
+print(f"{'crossover case':26} {'the seed':>10} " + " ".join(f"{i:>10}" for i in impls) + " " +
+      " ".join(f"{i + '/seed':>12}" for i in impls))
 for case, seed_case in reference.items():
     p = python[seed_case]["epoch_seconds"]
-    loop, foreach = ours.get((case, "loop")), ours.get((case, "foreach"))
+    times = [ours.get((case, i)) for i in impls]
     cells = [f"{p * 1e3:8.3f}ms"]
-    cells += [f"{t * 1e3:8.3f}ms" if t else f"{'-':>10}" for t in (loop, foreach)]
-    cells.append(f"{loop / p:9.3f}" if loop else f"{'-':>9}")
-    cells.append(f"{foreach / p:12.3f}" if foreach else f"{'-':>12}")
+    cells += [f"{t * 1e3:8.3f}ms" if t else f"{'-':>10}" for t in times]
+    cells += [f"{t / p:12.3f}" if t else f"{'-':>12}" for t in times]
     print(f"{case:26} " + " ".join(cells))
 same = python["mnist_linear tensor"]["epoch_seconds"]
 print(f"(the seed's loop for Linear(784, 10) is its DataLoader one; the same loop over one tensor "

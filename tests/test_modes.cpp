@@ -1,6 +1,6 @@
 // How a step runs: graph execution's bookkeeping (static batches, one capture per batch size,
-// warm-up undone), fused optimisers against LibTorch's, and the precision scopes. What needs a
-// GPU is in the *_CUDA tests.
+// warm-up undone), the foreach, flat and fused optimisers against LibTorch's, and the precision
+// scopes. What needs a GPU is in the *_CUDA tests.
 #include <gtest/gtest.h>
 
 #include "runner/cuda_seam.hpp"
@@ -288,30 +288,100 @@ TEST(ForeachOptimizer, MatchesLibTorchsOptimisersStepByStep) {
                std::invalid_argument);
 }
 
-// A workload trained with optimizer_impl "foreach" reaches the loop optimiser's parameters.
-void expect_foreach_matches_loop(const std::string& device) {
+// The flat optimiser against torch::optim, step by step, with a channels-last 4-D parameter and
+// one that gets no gradient on every third step: flat steps it with a zero gradient (its gradient
+// is zeroed, not dropped), so torch::optim is given zeros there too.
+TEST(FlatOptimizer, MatchesLibTorchsOptimisersStepByStep) {
+  struct Case {
+    std::string name;
+    double momentum;
+  };
+  for (const Case& k : {Case{"adam", 0.0}, Case{"sgd", 0.9}, Case{"sgd", 0.0}}) {
+    torch::manual_seed(0);
+    const std::vector<torch::Tensor> start = {
+        torch::randn({2, 3, 2, 2}).contiguous(torch::MemoryFormat::ChannelsLast),
+        torch::randn({5})};
+    const torch::Tensor target = torch::randn({2, 3, 2, 2});
+    std::vector<torch::Tensor> flat_p, loop_p;
+    for (const auto& t : start) {
+      flat_p.push_back(t.clone().requires_grad_());
+      loop_p.push_back(t.clone().requires_grad_());
+    }
+    FlatOptimizer flat(k.name, flat_p, 0.01, k.momentum);
+    // The parameters now live in the buffer, in their own layout and with their own values.
+    const auto* buffer = flat.parameter_buffer().data_ptr<float>();
+    EXPECT_EQ(flat_p[0].data_ptr<float>(), buffer);
+    EXPECT_EQ(flat_p[1].data_ptr<float>(), buffer + 24);
+    EXPECT_EQ(flat_p[0].strides(), start[0].strides());
+    EXPECT_EQ(largest_difference(flat_p, start), 0.0);
+    auto loop = make_optimizer(k.name, loop_p, 0.01, k.momentum);
+    const auto loss = [&](const std::vector<torch::Tensor>& p, int step) {
+      torch::Tensor l = (p[0] - target).pow(2).sum();
+      if (step % 3 != 2) l = l + p[1].pow(2).sum();
+      return l;
+    };
+    const auto train = [&](torch::optim::Optimizer& reference, int steps) {
+      for (int step = 0; step < steps; ++step) {
+        flat.zero_grad();
+        loss(flat_p, step).backward();
+        // backward accumulated into the gradient buffer, in place
+        EXPECT_EQ(flat_p[1].grad().data_ptr<float>(),
+                  flat.gradient_buffer().data_ptr<float>() + 24);
+        flat.step();
+        for (auto& p : loop_p) p.mutable_grad() = torch::Tensor();
+        loss(loop_p, step).backward();
+        for (auto& p : loop_p)
+          if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+        reference.step();
+      }
+    };
+    train(*loop, 7);
+    EXPECT_LT(largest_difference(flat_p, loop_p), 1e-6) << k.name << " " << k.momentum;
+    EXPECT_GT(largest_difference(flat_p, start), 1e-3) << k.name << " " << k.momentum;
+    flat.reset_state();
+    train(*make_optimizer(k.name, loop_p, 0.01, k.momentum), 3);
+    EXPECT_LT(largest_difference(flat_p, loop_p), 1e-6) << k.name << " after reset";
+  }
+  EXPECT_THROW(FlatOptimizer("adam",
+                             {torch::ones({2}, torch::requires_grad()),
+                              torch::ones({2}, torch::dtype(torch::kDouble).requires_grad(true))},
+                             0.1, 0.0),
+               std::runtime_error);
+}
+
+// A workload trained with the foreach or flat optimiser reaches the loop optimiser's parameters.
+void expect_same_as_loop(OptimizerImpl impl, const std::string& device) {
   for (const std::string name : {"adam", "sgd"}) {
     Cell c = iris(device);
     c.optimizer = name;
     c.momentum = 0.9;
     auto loop = make_workload(c, torch::Device(device), kNoData);
-    c.optimizer_impl = OptimizerImpl::kForeach;
-    auto foreach_workload = make_workload(c, torch::Device(device), kNoData);
+    c.optimizer_impl = impl;
+    auto other = make_workload(c, torch::Device(device), kNoData);
     loop->reset(7);
     for (int epoch = 0; epoch < 5; ++epoch) loop->train_epoch();
-    foreach_workload->reset(7);
-    for (int epoch = 0; epoch < 5; ++epoch) foreach_workload->train_epoch();
-    EXPECT_LT(largest_difference(foreach_workload->parameters(), loop->parameters()), 1e-4) << name;
+    other->reset(7);
+    for (int epoch = 0; epoch < 5; ++epoch) other->train_epoch();
+    EXPECT_LT(largest_difference(other->parameters(), loop->parameters()), 1e-4) << name;
   }
 }
 
 TEST(ForeachOptimizer, TrainsAWorkloadAsTheLoopOptimiserDoes) {
-  expect_foreach_matches_loop("cpu");
+  expect_same_as_loop(OptimizerImpl::kForeach, "cpu");
 }
 
 TEST(ForeachOptimizer, TrainsAWorkloadAsTheLoopOptimiserDoes_CUDA) {
   if (probe_devices().cuda_devices == 0) GTEST_SKIP() << "no CUDA device";
-  expect_foreach_matches_loop("cuda");
+  expect_same_as_loop(OptimizerImpl::kForeach, "cuda");
+}
+
+TEST(FlatOptimizer, TrainsAWorkloadAsTheLoopOptimiserDoes) {
+  expect_same_as_loop(OptimizerImpl::kFlat, "cpu");
+}
+
+TEST(FlatOptimizer, TrainsAWorkloadAsTheLoopOptimiserDoes_CUDA) {
+  if (probe_devices().cuda_devices == 0) GTEST_SKIP() << "no CUDA device";
+  expect_same_as_loop(OptimizerImpl::kFlat, "cuda");
 }
 
 TEST(FusedOptimizer, MatchesLibTorchsOptimisers_CUDA) {

@@ -151,12 +151,88 @@ void ForeachOptimizer::sgd_step(const std::vector<std::size_t>& moving) {
   torch::_foreach_add_(params, pick(momentum_buffers_, moving), -lr_);
 }
 
+FlatOptimizer::FlatOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters,
+                             double lr, double momentum)
+    : optimizer_(std::move(optimizer)), lr_(lr), momentum_(momentum) {
+  check_optimizer_name(optimizer_);
+  if (parameters.empty()) throw std::runtime_error("optimizer_impl \"flat\": no parameters");
+  std::int64_t numel = 0;
+  const auto options = parameters.front().options();
+  for (const auto& p : parameters) {
+    if (p.dtype() != options.dtype() || p.device() != options.device() ||
+        !p.is_non_overlapping_and_dense()) {
+      throw std::runtime_error(
+          "optimizer_impl \"flat\" needs every parameter dense, in one dtype on one device; "
+          "use \"foreach\"");
+    }
+    numel += p.numel();
+  }
+  torch::NoGradGuard no_grad;
+  params_ = torch::empty({numel}, options);
+  grads_ = torch::zeros({numel}, options);
+  std::int64_t offset = 0;
+  for (auto& p : parameters) {
+    // The same strides as before (channels-last weights stay channels last): a dense tensor's
+    // strides cover exactly numel elements from its slice's start.
+    const auto view_of = [&](const torch::Tensor& buffer) {
+      return buffer.slice(0, offset, offset + p.numel()).as_strided(p.sizes(), p.strides());
+    };
+    torch::Tensor data = view_of(params_);
+    data.copy_(p.detach());
+    p.set_data(data);
+    p.mutable_grad() = view_of(grads_);
+    offset += p.numel();
+  }
+  if (optimizer_ == "adam") {
+    exp_avg_ = torch::zeros_like(params_);
+    exp_avg_sq_ = torch::zeros_like(params_);
+  }
+}
+
+void FlatOptimizer::zero_grad() { grads_.zero_(); }
+
+void FlatOptimizer::reset_state() {
+  torch::NoGradGuard no_grad;
+  if (exp_avg_.defined()) {
+    exp_avg_.zero_();
+    exp_avg_sq_.zero_();
+  }
+  momentum_buffer_ = torch::Tensor();
+  steps_ = 0;
+}
+
+void FlatOptimizer::step() {
+  torch::NoGradGuard no_grad;
+  if (optimizer_ == "adam") {
+    ++steps_;
+    exp_avg_.mul_(kBeta1).add_(grads_, 1 - kBeta1);
+    exp_avg_sq_.mul_(kBeta2).addcmul_(grads_, grads_, 1 - kBeta2);
+    const double bias_correction1 = 1 - std::pow(kBeta1, static_cast<double>(steps_));
+    const double bias_correction2 = 1 - std::pow(kBeta2, static_cast<double>(steps_));
+    const torch::Tensor denom = (exp_avg_sq_.sqrt() / std::sqrt(bias_correction2)).add_(kEps);
+    params_.addcdiv_(exp_avg_, denom, -lr_ / bias_correction1);
+    return;
+  }
+  if (momentum_ == 0.0) {
+    params_.add_(grads_, -lr_);
+    return;
+  }
+  if (momentum_buffer_.defined()) {
+    momentum_buffer_.mul_(momentum_).add_(grads_);
+  } else {
+    momentum_buffer_ = grads_.clone();
+  }
+  params_.add_(momentum_buffer_, -lr_);
+}
+
 std::unique_ptr<StepOptimizer> make_step_optimizer(OptimizerImpl impl, const std::string& name,
                                                    std::vector<torch::Tensor> parameters, double lr,
                                                    double momentum) {
   switch (impl) {
     case OptimizerImpl::kForeach:
       return std::make_unique<ForeachOptimizer>(name, std::move(parameters), lr, momentum);
+    case OptimizerImpl::kFlat:
+      return std::make_unique<FlatOptimizer>(name, std::move(parameters), lr, momentum);
     case OptimizerImpl::kFused:
       return std::make_unique<FusedOptimizer>(name, std::move(parameters), lr, momentum);
     case OptimizerImpl::kLoop:
