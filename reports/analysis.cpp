@@ -54,12 +54,12 @@ double crossing_before(const std::vector<double>& x, const std::vector<double>& 
   return log_crossing(x[k - 1], y[k - 1], x[k], y[k]);
 }
 
+}  // namespace
+
 std::string speedup_text(const Pair& p) {
   return format_number(p.speedup) + "x [" + format_number(p.ci.low) + ", " +
          format_number(p.ci.high) + "]";
 }
-
-}  // namespace
 
 CompareSpec parse_compare(const std::string& text) {
   const auto equals = text.find('=');

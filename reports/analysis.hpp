@@ -52,6 +52,9 @@ struct Pair {
 /// wherever it is shown. Both results need epoch samples.
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0);
 
+/// A pair's speedup and interval: "1.59x [1.58, 1.6]".
+std::string speedup_text(const Pair& p);
+
 /// Every pair of `ok` cells whose identity keys (cell_identity_json) differ only in `spec.axis`
 /// (for `device`, also in the keys that only mean something on one device: gpus and
 /// data_placement); protection and policy keys never split a pair. The pairs point into

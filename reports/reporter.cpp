@@ -1,5 +1,6 @@
 #include "reports/reporter.hpp"
 
+#include <set>
 #include <utility>
 
 #include "core/file_writer.hpp"
@@ -36,6 +37,17 @@ std::string crossover_text(const ComparisonFindings& f) {
   std::string out =
       "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
   for (const auto& c : f.crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
+  // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
+  std::set<std::string> crossed;
+  for (const auto& c : f.crossovers) crossed.insert(c.workload);
+  for (const Pair& p : f.pairs) {
+    if (crossed.count(p.baseline->cell.workload) != 0) continue;
+    const std::string verdict = p.winner == Winner::kTie         ? "a tie"
+                                : p.winner == Winner::kContender ? spec.contender + " faster"
+                                                                 : spec.baseline + " faster";
+    out += "  " + cell_label(p.contender->cell) + ": " + speedup_text(p) + " against " +
+           spec.baseline + ", " + verdict + "\n";
+  }
   if (f.pairs.empty()) {
     out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
            " vs " + spec.contender + ")\n";

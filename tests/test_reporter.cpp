@@ -85,5 +85,29 @@ TEST(Reporter, TheReportFilesAreTheRenderersTextsThroughTheSink) {
   EXPECT_NE(terminal.find("Crossovers (device=cpu vs cuda)"), std::string::npos) << terminal;
 }
 
+// With no numeric axis to cross along, the terminal still says who won each pair, and by how much.
+TEST(Reporter, WithoutANumericAxisTheTerminalGivesEachPairsVerdict) {
+  std::vector<Result> results = {timed(0, "cpu", 0.2), timed(1, "cpu", 0.1), timed(2, "cpu", 0.2),
+                                 timed(3, "cpu", 0.2)};
+  results[1].cell.optimizer_impl = OptimizerImpl::kFlat;
+  results[2].cell.workload = results[3].cell.workload = "boston_mlp";
+  results[3].cell.optimizer_impl = OptimizerImpl::kFlat;
+  const CompareSpec spec{"optimizer_impl", "loop", "flat"};
+  const Analysis analysis = analyse(results, {spec});
+  ASSERT_EQ(analysis.comparisons.front().pairs.size(), 2u);
+  EXPECT_TRUE(analysis.comparisons.front().crossovers.empty());
+  std::string terminal;
+  terminal_report([&terminal](const std::string& text) {
+    terminal = text;
+  })->finish(results, analysis);
+  const Pair& faster = analysis.comparisons.front().pairs.front();
+  EXPECT_NE(terminal.find("  " + cell_label(results[1].cell) + ": " + speedup_text(faster) +
+                          " against loop, flat faster\n"),
+            std::string::npos)
+      << terminal;
+  EXPECT_NE(terminal.find("  " + cell_label(results[3].cell) + ": "), std::string::npos);
+  EXPECT_NE(terminal.find(" against loop, a tie\n"), std::string::npos) << terminal;
+}
+
 }  // namespace
 }  // namespace crossover
