@@ -146,6 +146,38 @@ TEST(DataPath, EveryLoaderDeliversEverySampleOncePerEpoch) {
   }
 }
 
+// The per-sample DataLoader path normalises each image as the tensor loader normalises them all:
+// the same features, within float rounding, for every sample (uint8 CIFAR-like images, three
+// channels).
+TEST(DataPath, BothLoadersDeliverTheSameFeatures) {
+  torch::manual_seed(0);
+  TensorData d;
+  d.x_train = torch::randint(0, 256, {12, 3, 2, 2}, torch::kByte);
+  d.y_train = torch::arange(12, torch::kLong);
+  d.x_test = d.x_train.slice(0, 0, 2);
+  d.y_test = d.y_train.slice(0, 0, 2);
+  d.mean = {0.4914, 0.4822, 0.4465};
+  d.stdev = {0.2023, 0.1994, 0.2010};
+  const torch::Tensor expected = to_features(d.x_train, d.mean, d.stdev);
+  EXPECT_NEAR(expected[5][2][1][0].item<float>(),
+              (d.x_train[5][2][1][0].item<float>() / 255.0 - 0.4465) / 0.2010, 1e-5);
+  for (const Loader loader : {Loader::kTensor, Loader::kDataLoader}) {
+    DataPath path;
+    path.loader = loader;
+    path.batch_size = 5;
+    auto source = make_batches(d, path, torch::Device("cpu"));
+    source->start_epoch();
+    torch::Tensor x, y;
+    std::int64_t seen = 0;
+    while (source->next(x, y)) {
+      ASSERT_EQ(x.scalar_type(), torch::kFloat);
+      EXPECT_LT((x - expected.index_select(0, y)).abs().max().item<float>(), 1e-6) << loader;
+      seen += y.size(0);
+    }
+    EXPECT_EQ(seen, 12) << loader;
+  }
+}
+
 TEST(DataPath, EpochsAreShuffledDifferently) {
   torch::manual_seed(0);
   DataPath path;

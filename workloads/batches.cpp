@@ -101,13 +101,13 @@ class TensorBatches : public BatchSourceBase {
 // One sample at a time, normalised as it is fetched, like a torchvision transform.
 class SampleDataset : public torch::data::datasets::Dataset<SampleDataset> {
  public:
-  SampleDataset(torch::Tensor x, torch::Tensor y, std::vector<double> mean,
-                std::vector<double> stdev)
-      : x_(std::move(x)), y_(std::move(y)), mean_(std::move(mean)), stdev_(std::move(stdev)) {}
+  SampleDataset(torch::Tensor x, torch::Tensor y, const std::vector<double>& mean,
+                const std::vector<double>& stdev)
+      : x_(std::move(x)), y_(std::move(y)), features_(mean, stdev) {}
 
   torch::data::Example<> get(std::size_t index) override {
     const auto i = static_cast<std::int64_t>(index);
-    return {to_features(x_[i], mean_, stdev_), y_[i]};
+    return {features_(x_[i]), y_[i]};
   }
 
   torch::optional<std::size_t> size() const override {
@@ -116,7 +116,7 @@ class SampleDataset : public torch::data::datasets::Dataset<SampleDataset> {
 
  private:
   torch::Tensor x_, y_;
-  std::vector<double> mean_, stdev_;
+  FeatureScaler features_;
 };
 
 class LoaderBatches : public BatchSourceBase {
@@ -172,7 +172,8 @@ class LoaderBatches : public BatchSourceBase {
 std::unique_ptr<BatchSource> make_batches(const TensorData& data, const DataPath& path,
                                           const torch::Device& device) {
   if (path.loader == Loader::kTensor) return std::make_unique<TensorBatches>(data, path, device);
-  if (path.loader == Loader::kDataLoader) return std::make_unique<LoaderBatches>(data, path, device);
+  if (path.loader == Loader::kDataLoader)
+    return std::make_unique<LoaderBatches>(data, path, device);
   throw std::invalid_argument("unknown loader \"" + text_of(path.loader) +
                               "\"; expected \"tensor\" or \"dataloader\"");
 }

@@ -39,21 +39,36 @@ void resample_training(TensorData& data, std::int64_t rows, std::int64_t seed) {
   data.y_train = data.y_train.index_select(0, picked);
 }
 
+FeatureScaler::FeatureScaler(const std::vector<double>& mean, const std::vector<double>& stdev) {
+  if (mean.empty()) return;
+  // (x / 255 - mean) / stdev as one multiply-add: x * scale + shift.
+  std::vector<float> scale, shift;
+  for (std::size_t c = 0; c < mean.size(); ++c) {
+    scale.push_back(static_cast<float>(1.0 / (255.0 * stdev[c])));
+    shift.push_back(static_cast<float>(-mean[c] / stdev[c]));
+  }
+  for (std::size_t dims = 1; dims <= kMostDims; ++dims) {
+    // Channels are dimension 1 of a batch [N, C, H, W], dimension 0 of one image [C, H, W].
+    std::vector<std::int64_t> shape(dims, 1);
+    shape[dims == 4 ? 1 : 0] = static_cast<std::int64_t>(mean.size());
+    scale_[dims] = torch::tensor(scale).view(shape);
+    shift_[dims] = torch::tensor(shift).view(shape);
+  }
+}
+
+torch::Tensor FeatureScaler::operator()(const torch::Tensor& x) const {
+  if (x.scalar_type() != torch::kByte) return x;
+  const auto dims = static_cast<std::size_t>(x.dim());
+  TORCH_CHECK(dims <= kMostDims, "images of at most ", kMostDims, " dimensions, not ", dims);
+  if (dims == 0 || !scale_[dims].defined()) return x.to(torch::kFloat).div_(255.0);
+  // One operator call: the uint8 pixels promote to float inside it.
+  if (x.device() == scale_[dims].device()) return torch::addcmul(shift_[dims], x, scale_[dims]);
+  return torch::addcmul(shift_[dims].to(x.device()), x, scale_[dims].to(x.device()));
+}
+
 torch::Tensor to_features(const torch::Tensor& x, const std::vector<double>& mean,
                           const std::vector<double>& stdev) {
-  if (x.scalar_type() != torch::kByte) return x;
-  torch::Tensor out = x.to(torch::kFloat).div_(255.0);
-  if (mean.empty()) return out;
-  // Channels are dimension 1 of a batch [N, C, H, W], dimension 0 of one image [C, H, W].
-  const std::int64_t channel_dim = x.dim() == 4 ? 1 : 0;
-  std::vector<std::int64_t> shape(static_cast<std::size_t>(x.dim()), 1);
-  shape[static_cast<std::size_t>(channel_dim)] = static_cast<std::int64_t>(mean.size());
-  const auto options = torch::TensorOptions().dtype(torch::kFloat).device(x.device());
-  const torch::Tensor m =
-      torch::tensor(std::vector<float>(mean.begin(), mean.end()), options).view(shape);
-  const torch::Tensor s =
-      torch::tensor(std::vector<float>(stdev.begin(), stdev.end()), options).view(shape);
-  return out.sub_(m).div_(s);
+  return FeatureScaler(mean, stdev)(x);
 }
 
 }  // namespace crossover

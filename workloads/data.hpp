@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,7 +28,25 @@ std::vector<std::int64_t> seeded_permutation(std::int64_t n, std::uint64_t seed)
 /// more rows keep every row and add rows drawn with replacement. The test split is untouched.
 void resample_training(TensorData& data, std::int64_t rows, std::int64_t seed);
 
-/// Float features: uint8 images scaled to [0, 1] and normalised per channel; float passes through.
+/// Float features: uint8 images scaled to [0, 1] and normalised per channel (torchvision's
+/// ToTensor and Normalize, as one multiply-add: equal to theirs within float rounding); float
+/// features pass through. The per-channel tensors are made once,
+/// for a batch [N, C, H, W] and for one image [C, H, W] or [C, L], so that a DataLoader calling it
+/// per sample, from several threads, pays for the arithmetic alone.
+class FeatureScaler {
+ public:
+  /// No normalisation when `mean` is empty.
+  FeatureScaler(const std::vector<double>& mean, const std::vector<double>& stdev);
+  torch::Tensor operator()(const torch::Tensor& x) const;
+
+ private:
+  static constexpr std::size_t kMostDims = 4;
+  // For x of d dimensions: 1 / (255 stdev) and -mean / stdev shaped to broadcast along its
+  // channel dimension.
+  std::array<torch::Tensor, kMostDims + 1> scale_, shift_;
+};
+
+/// FeatureScaler(mean, stdev)(x).
 torch::Tensor to_features(const torch::Tensor& x, const std::vector<double>& mean,
                           const std::vector<double>& stdev);
 
