@@ -77,8 +77,13 @@ std::string data_path_text(const Cell& cell) {
 }
 
 std::string cell_label(const Cell& cell) {
-  std::string label = cell.workload + " " + cell.device + " batch=" + size_text(cell.batch_size) +
-                      " size=" + size_text(cell.dataset_size);
+  std::string label = cell.workload;
+  if (cell.workload == "mlp") {  // its model: features-width x depth-classes
+    label += " " + std::to_string(cell.features) + "-" + std::to_string(cell.width) + "x" +
+             std::to_string(cell.depth) + "-" + std::to_string(cell.classes);
+  }
+  label += " " + cell.device + " batch=" + size_text(cell.batch_size) +
+           " size=" + size_text(cell.dataset_size);
   label += " " + data_path_text(cell);
   if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
   if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);

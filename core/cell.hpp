@@ -32,11 +32,11 @@ struct Cell {
   Placement data_placement = Placement::kDevice;  ///< where the tensor loader keeps the data
   int num_workers = 0;
   bool pin_memory = false;
-  int gpus = 1;                   ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
+  int gpus = 1;  ///< GPUs used; recorded as 0 on the CPU, where it has no meaning
   Parallel parallel = Parallel::kNone;
-  int nproc = 1;                  ///< ddp: processes (ranks) on this node; 1 otherwise
-  int output_device = 0;          ///< dp: the GPU (index among those used) that gathers outputs
-  int threads = 0;                ///< 0 = the libraries' defaults
+  int nproc = 1;          ///< ddp: processes (ranks) on this node; 1 otherwise
+  int output_device = 0;  ///< dp: the GPU (index among those used) that gathers outputs
+  int threads = 0;        ///< 0 = the libraries' defaults
   int epochs = 1;
   int warmup_epochs = 1;
   int min_repeats = 3;  ///< `repeats: N` in a grid sets both bounds to N
@@ -56,6 +56,11 @@ struct Cell {
   Execution execution = Execution::kEager;
   OptimizerImpl optimizer_impl = OptimizerImpl::kLoop;
   Precision precision = Precision::kFp32;  ///< tf32 on CUDA alone; bf16 autocasts
+  // The generic `mlp` workload's model (0 for every other workload, whose model is fixed).
+  int features = 0;  ///< input features
+  int classes = 0;   ///< output classes
+  int width = 0;     ///< units per hidden layer
+  int depth = 0;     ///< hidden layers
 };
 
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full"), in
@@ -105,7 +110,8 @@ T json_as(const nlohmann::json& value) {
   }
 }
 
-/// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1".
+/// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1"; the generic
+/// mlp names its model: "mlp 32-256x2-10 cpu batch=256 size=full".
 std::string cell_label(const Cell& cell);
 
 /// The data path in a few words: "tensor", "tensor@host pinned", "dataloader w2".

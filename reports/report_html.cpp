@@ -94,6 +94,8 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
                      " over " + spec.baseline + " against " + c.axis) +
          "</h3>" + chart;
   }
+  for (const SurfaceChart& chart : surface_charts(pairs, crossovers, spec))
+    s += "<h3>" + html_escape(chart.title) + "</h3>" + chart.svg;
   if (!f.recommendations.empty()) {
     s += "<h2>Recommendations" + (several ? " (" + html_escape(versus) + ")" : std::string()) +
          "</h2><ul>";

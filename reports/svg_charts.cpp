@@ -11,13 +11,16 @@
 #include "reports/scaling.hpp"
 
 namespace crossover {
-namespace {
 
-std::string num(double value) {
+std::string svg_number(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f", value);
   return buffer;
 }
+
+namespace {
+
+constexpr auto num = svg_number;
 
 // An axis value as the crossover statements write it: "19,098" (rounded from 1,000 up), "0.5".
 std::string axis_text(double value) {

@@ -11,6 +11,9 @@
 
 namespace crossover {
 
+/// A coordinate as the charts write it: one decimal, "12.5".
+std::string svg_number(double value);
+
 /// Text made safe inside HTML and SVG.
 std::string html_escape(const std::string& text);
 
@@ -23,6 +26,20 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs, const
 /// The speedup along the crossover's axis with its band, the line y = 1 and the crossing.
 std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
                           const CompareSpec& spec);
+
+/// A heat map of the speedup where two numeric axes vary together, and its title.
+struct SurfaceChart {
+  std::string title;
+  std::string svg;
+};
+
+/// Per workload whose pairs vary along two numeric axes or more: the two with the most values
+/// (x: the most), one heat map for each setting of the rest, each pair's speedup in its square
+/// (blue: the contender wins, red: the baseline, grey: a tie) and each row's crossing along x
+/// marked (svg_surface.cpp).
+std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
+                                         const std::vector<Crossover>& crossovers,
+                                         const CompareSpec& spec);
 
 /// Median epoch time per configuration of a workload, the devices side by side.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload);

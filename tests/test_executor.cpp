@@ -2,6 +2,7 @@
 // skips and failures become results.
 #include <gtest/gtest.h>
 
+#include "core/keys.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/threads.hpp"
@@ -145,6 +146,7 @@ TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
     c.optimizer = info.optimizer;
     c.lr = info.lr;
     c.momentum = info.momentum;
+    normalise_cell(c);  // as every grid's cell is: the generic mlp's model keys get defaults
     const Result r = run_cell(c, options);
     EXPECT_EQ(r.status, CellStatus::kOk) << info.name << ": " << r.reason;
     EXPECT_EQ(r.train_rows, 256) << info.name;

@@ -292,6 +292,31 @@ TEST(GridErrors, DataParallelPitfallsAreErrorsBeforeAnythingRuns) {
                    .empty());
 }
 
+// The model keys size the generic mlp alone: defaults there, a problem on a seed's workload.
+TEST(GridErrors, ModelKeysBelongToTheGenericMlp) {
+  const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [
+      {"workload": "mlp", "grid": {"width": [16, 1024]}}, {"workload": "iris_mlp"}]})",
+                                             "g.json"));
+  ASSERT_EQ(e.cells.size(), 3u);
+  EXPECT_EQ(e.cells[0].width, 16);
+  EXPECT_EQ(e.cells[1].width, 1024);
+  EXPECT_EQ(e.cells[1].depth, 2);
+  EXPECT_EQ(e.cells[1].features, 32);
+  EXPECT_EQ(e.cells[1].classes, 10);
+  EXPECT_EQ(e.cells[1].dataset, "synthetic");
+  EXPECT_EQ(e.cells[2].width, 0);  // iris_mlp's model is its seed's
+  const auto p = cell_problems(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
+      "settings": {"width": 64}}]})");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("width sizes the generic workload \"mlp\" alone; iris_mlp's model is its "
+                      "seed's"),
+            std::string::npos)
+      << p[0];
+  EXPECT_FALSE(issues_of(R"({"name": "x", "experiments": [{"workload": "mlp",
+      "settings": {"classes": 1}}]})")
+                   .empty());
+}
+
 TEST(Grid, DdpOnCudaUsesOneGpuPerProcess) {
   const Expansion e = expand_grid(parse_grid(R"({"name": "x", "experiments": [{
       "workload": "mnist_mlp", "settings": {"parallel": "ddp"},
@@ -338,8 +363,10 @@ TEST(Grid, AGraphCellAlwaysUsesTheFusedOptimiserSoGraphLoopIsNotRunTwice) {
   ASSERT_EQ(e.cells.size(), 3u);
   EXPECT_EQ(e.duplicates, 1u);
   EXPECT_EQ(text_of(e.cells[0].execution) + "/" + text_of(e.cells[0].optimizer_impl), "eager/loop");
-  EXPECT_EQ(text_of(e.cells[1].execution) + "/" + text_of(e.cells[1].optimizer_impl), "eager/fused");
-  EXPECT_EQ(text_of(e.cells[2].execution) + "/" + text_of(e.cells[2].optimizer_impl), "graph/fused");
+  EXPECT_EQ(text_of(e.cells[1].execution) + "/" + text_of(e.cells[1].optimizer_impl),
+            "eager/fused");
+  EXPECT_EQ(text_of(e.cells[2].execution) + "/" + text_of(e.cells[2].optimizer_impl),
+            "graph/fused");
   EXPECT_EQ(e.cells[0].precision, Precision::kFp32);
   EXPECT_NE(cell_label(e.cells[2]).find(" graph fused"), std::string::npos);
   EXPECT_THROW(parse_grid(R"({"name": "x", "experiments": [{"workload": "iris_mlp",

@@ -6,6 +6,8 @@
 #include "workloads/mlp.hpp"
 #include "workloads/resnet.hpp"
 #include "workloads/supervised.hpp"
+#include "workloads/tabular.hpp"
+#include "workloads/workload.hpp"
 
 namespace crossover {
 namespace {
@@ -102,6 +104,43 @@ TEST_F(Models, AnalyticalFlopsMatchHandCounts) {
   // Stem 2,408,448; layer1 4 x 2,359,296; layers 2-4 8,388,608 each; head 5,120 (counted by hand).
   EXPECT_DOUBLE_EQ(resnet18_forward_macs(32, 32), 2408448.0 + 9437184.0 + 3 * 8388608.0 + 5120.0);
   EXPECT_DOUBLE_EQ(find_workload("mnist_mlp")->flops_per_sample, 6.0 * 414600.0);
+}
+
+// The generic mlp: its layers, its FLOPs and its data follow the cell's model keys, and it learns.
+TEST_F(Models, TheGenericMlpIsSizedByItsCell) {
+  Cell c;
+  c.workload = "mlp";
+  c.dataset = "synthetic";
+  c.features = 5;
+  c.classes = 4;
+  c.width = 24;
+  c.depth = 3;
+  c.batch_size = 64;
+  c.dataset_size = 512;
+  c.lr = 0.01;
+  EXPECT_EQ(generic_mlp_sizes(c), (std::vector<std::int64_t>{5, 24, 24, 24, 4}));
+  EXPECT_DOUBLE_EQ(flops_per_sample(c), 6.0 * (5 * 24 + 24 * 24 * 2 + 24 * 4));
+  Cell unsized = c;
+  unsized.classes = 0;  // a cell no grid normalised
+  EXPECT_THROW(make_workload(unsized, torch::Device("cpu"), "/nonexistent"), std::invalid_argument);
+  auto w = make_workload(c, torch::Device("cpu"), "/nonexistent");
+  EXPECT_EQ(w->facts().train_rows, 512);
+  EXPECT_DOUBLE_EQ(w->facts().flops_per_sample, flops_per_sample(c));
+  w->reset(0);
+  std::int64_t parameters = 0;
+  for (const auto& p : w->parameters()) parameters += p.numel();
+  EXPECT_EQ(parameters, 5 * 24 + 24 + 2 * (24 * 24 + 24) + 24 * 4 + 4);
+  const double first = w->train_epoch().item<double>();
+  double last = first;
+  for (int e = 0; e < 10; ++e) last = w->train_epoch().item<double>();
+  EXPECT_LT(last, first * 0.5);
+  EXPECT_GT(w->evaluate(), 0.8);  // four classes: chance is 0.25
+  // The data: `features` columns, labels among `classes`, the same rows for the same seed.
+  const TensorData d = synthetic_classes(5, 4, 512, 3);
+  EXPECT_EQ(d.x_train.sizes(), (std::vector<std::int64_t>{512, 5}));
+  EXPECT_EQ(d.y_train.max().item<std::int64_t>(), 3);
+  EXPECT_TRUE(torch::equal(d.x_train, synthetic_classes(5, 4, 512, 3).x_train));
+  EXPECT_FALSE(torch::equal(d.x_train, synthetic_classes(5, 4, 512, 4).x_train));
 }
 
 TEST_F(Models, SgdAndAdamAndNothingElse) {

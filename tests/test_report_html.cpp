@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "reports/report_html.hpp"
+#include "reports/svg_charts.hpp"
 #include "tests/hostile_report.hpp"
 #include "tests/html_markup.hpp"
 
@@ -84,6 +85,55 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_EQ(html.find("no <CUDA>"), std::string::npos);
   EXPECT_NE(html.find("table class='sortable'"), std::string::npos);
   EXPECT_NE(html.find("<script>"), std::string::npos);
+}
+
+// Two numeric axes varying together (width and batch size): one heat map of every pair's speedup,
+// each row's crossing along the axis with more values marked.
+TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {
+  std::vector<Result> results;
+  for (const std::int64_t batch : {32, 256}) {
+    for (const int width : {16, 256, 4096}) {
+      for (const int threads : {1, 0}) {
+        // Two threads lose on the narrowest model and win from 256 units on.
+        const double seconds = threads == 1 ? 1.0 : (width == 16 ? 2.0 : 0.5);
+        Result r = made(results.size(), "cpu", batch, seconds);
+        r.cell.workload = "mlp";
+        r.cell.gpus = 0;
+        r.cell.width = width;
+        r.cell.depth = 2;
+        r.cell.features = 32;
+        r.cell.classes = 10;
+        r.cell.threads = threads;
+        results.push_back(r);
+      }
+    }
+  }
+  const CompareSpec spec = parse_compare("threads=1:0");
+  const auto pairs = pair_results(results, spec);
+  ASSERT_EQ(pairs.size(), 6u);
+  const auto crossovers = find_crossovers(pairs, spec);
+  const auto charts = surface_charts(pairs, crossovers, spec);
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_EQ(charts[0].title, "mlp: speedup of threads=0 over 1 by width and batch_size");
+  const std::string& svg = charts[0].svg;
+  EXPECT_EQ(count(svg, "class='surface-cell'"), 6u);
+  EXPECT_EQ(count(svg, "data-winner='contender'"), 4u);
+  EXPECT_EQ(count(svg, "data-winner='baseline'"), 2u);
+  EXPECT_EQ(count(svg, "class='surface-crossing'"), 2u);  // one per batch size
+  EXPECT_NE(svg.find(">4,096</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">256</text>"), std::string::npos);
+  ReportContext context;
+  const std::string html =
+      render_html(context, results, spec, pairs, crossovers, recommend(results, spec, crossovers));
+  EXPECT_EQ(count(html, "class='surface'"), 1u);
+  const testing::Markup page = testing::read_markup(html);
+  EXPECT_EQ(
+      testing::foreign_markup(page, testing::renderer_markup(CROSSOVER_SOURCE_DIR), page.scripts),
+      "");
+  // One numeric axis alone makes no surface.
+  std::vector<Result> one_batch(results.begin(), results.begin() + 6);
+  const auto fewer = pair_results(one_batch, spec);
+  EXPECT_TRUE(surface_charts(fewer, find_crossovers(fewer, spec), spec).empty());
 }
 
 // Strings that end an attribute, open a tag, close the title or the style, or hide in a comment.

@@ -104,6 +104,13 @@ std::vector<WorkloadInfo> build_catalog() {
   c.back().mean = {0.4914, 0.4822, 0.4465};
   c.back().stdev = {0.2023, 0.1994, 0.2010};
   c.back().flops_per_sample = training_flops(resnet18_forward_macs(32, 32));
+  c.push_back(info(
+      "mlp", "-", "MLP features-width x depth-classes, ReLU (the model keys)", {"synthetic"},
+      "classification", "adam", 0.001, 0.0, 256, 1,
+      "Not a seed's: a generic MLP whose size is the grid's (features, classes, width, depth; "
+      "defaults 32, 10, 256, 2) on synthetic rows of `features` Gaussian features around one "
+      "centre per class (4,096 training rows unless dataset_size says, 1,366 test rows), to find "
+      "from which model size on the GPU wins. FLOPs per sample from the cell's model."));
   if (std::getenv(kTestWorkloadsVariable) != nullptr) {
     c.push_back(info("standin_mlp", "-", "MLP 4-16-3, ReLU", {"standin"}, "classification", "adam",
                      0.05, 0.0, kFull, 3,
@@ -151,6 +158,19 @@ double resnet18_forward_macs(std::int64_t height, std::int64_t width) {
   return macs + static_cast<double>(512 * 10);
 }
 
+std::vector<std::int64_t> generic_mlp_sizes(const Cell& cell) {
+  std::vector<std::int64_t> sizes = {cell.features};
+  for (int layer = 0; layer < cell.depth; ++layer) sizes.push_back(cell.width);
+  sizes.push_back(cell.classes);
+  return sizes;
+}
+
+double flops_per_sample(const Cell& cell) {
+  if (cell.workload == "mlp") return training_flops(mlp_forward_macs(generic_mlp_sizes(cell)));
+  const WorkloadInfo* info = find_workload(cell.workload);
+  return info == nullptr ? 0.0 : info->flops_per_sample;
+}
+
 const std::vector<WorkloadInfo>& workload_catalog() {
   static const std::vector<WorkloadInfo> catalog = build_catalog();
   return catalog;
@@ -170,7 +190,7 @@ std::vector<std::string> workload_names() {
 }
 
 bool is_tabular_dataset(const std::string& dataset) {
-  return dataset == "iris" || dataset == "boston" || dataset == "standin";
+  return dataset == "iris" || dataset == "boston" || dataset == "synthetic" || dataset == "standin";
 }
 
 TabularShape tabular_shape(const std::string& dataset) {
@@ -203,7 +223,7 @@ DatasetFiles dataset_files(const std::string& dataset, const std::string& data_d
 std::string tabular_file(const std::string& dataset) {
   if (dataset == "iris") return "iris.csv";
   if (dataset == "boston") return "boston_house_prices.csv";
-  if (dataset == "standin") return "";
+  if (dataset == "standin" || dataset == "synthetic") return "";
   throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
 }
 

@@ -41,6 +41,14 @@ double seed003_cnn_forward_macs();
 /// on a 3 x height x width image.
 double resnet18_forward_macs(std::int64_t height, std::int64_t width);
 
+/// The generic `mlp` workload's layer widths for a cell: features, `depth` hidden layers of
+/// `width` units, classes.
+std::vector<std::int64_t> generic_mlp_sizes(const Cell& cell);
+
+/// A cell's analytical training FLOPs per sample: the catalog's for a seed's workload, computed
+/// from the cell's model keys for `mlp`.
+double flops_per_sample(const Cell& cell);
+
 /// Every workload, in the order `crossover list` shows them.
 const std::vector<WorkloadInfo>& workload_catalog();
 
@@ -55,7 +63,8 @@ std::vector<std::string> workload_names();
 /// about a millisecond an epoch, for tests of the sweep, the reports and the command line.
 inline constexpr const char* kTestWorkloadsVariable = "CROSSOVER_TEST_WORKLOADS";
 
-/// True for the data sets of rows and columns ("iris", "boston", "standin"), false for images.
+/// True for the data sets of rows and columns ("iris", "boston", "synthetic", "standin"), false
+/// for images.
 bool is_tabular_dataset(const std::string& dataset);
 
 /// A tabular data set's shape: its feature count, and whether its label is a class.

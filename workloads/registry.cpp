@@ -12,10 +12,12 @@
 namespace crossover {
 namespace {
 
-SupervisedWorkload::ModelFactory model_for(const std::string& workload) {
+SupervisedWorkload::ModelFactory model_for(const Cell& cell) {
   const auto mlp = [](std::vector<std::int64_t> sizes) {
     return [sizes] { return torch::nn::AnyModule(Mlp(sizes)); };
   };
+  const std::string& workload = cell.workload;
+  if (workload == "mlp") return mlp(generic_mlp_sizes(cell));
   if (workload == "iris_mlp") return mlp({4, 64, 32, 16, 3});
   if (workload == "boston_mlp") return mlp({13, 16, 32, 16, 1});
   if (workload == "mnist_linear") return mlp({784, 10});
@@ -61,12 +63,22 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   path.pin_memory = cell.pin_memory;
   path.batch_size = cell.batch_size;
 
-  const bool tabular = is_tabular_dataset(cell.dataset);
-  TensorData data = tabular ? load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed)
-                            : load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed,
-                                          info->mean, info->stdev);
-  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell.workload), spec, path,
-                                              device, info->flops_per_sample, replicas);
+  TensorData data;
+  if (cell.workload == "mlp") {
+    if (cell.features < 1 || cell.classes < 2 || cell.depth < 0 ||
+        (cell.depth > 0 && cell.width < 1))
+      throw std::invalid_argument(
+          "workload \"mlp\" needs features >= 1, classes >= 2, depth >= 0 "
+          "and width >= 1 (a grid's defaults: 32, 10, 2, 256)");
+    data = synthetic_classes(cell.features, cell.classes, cell.dataset_size, cell.seed);
+  } else if (is_tabular_dataset(cell.dataset)) {
+    data = load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed);
+  } else {
+    data =
+        load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed, info->mean, info->stdev);
+  }
+  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell), spec, path, device,
+                                              flops_per_sample(cell), replicas);
 }
 
 }  // namespace crossover

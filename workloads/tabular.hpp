@@ -16,6 +16,12 @@ namespace crossover {
 /// targets follow its features, so a model can learn it.
 CsvTable synthetic_table(const std::string& dataset, std::int64_t seed);
 
+/// The generic `mlp` workload's data: rows of `features` Gaussian features around one random
+/// centre per class (`classes` of them, equally likely), 5,462 rows before the 75/25 split (4,096
+/// training rows, then resized to `dataset_size` as every table is); seeded.
+TensorData synthetic_classes(int features, int classes, std::int64_t dataset_size,
+                             std::int64_t seed);
+
 /// Splits a table 75/25 (test rows = ceil(25 %), as scikit-learn does) with a seeded shuffle,
 /// then grows or shrinks the training split to `dataset_size` rows (kFull keeps it): fewer rows
 /// are a seeded subsample, more rows repeat the split's rows drawn with replacement.

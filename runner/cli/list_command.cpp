@@ -27,7 +27,8 @@ int list_command(const std::string& data_dir) {
     workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), w.optimizer,
                               format_number(w.lr), size_text(w.batch_size),
                               std::to_string(w.epochs), text_of(w.loader),
-                              format_number(w.flops_per_sample / 1e6)});
+                              w.flops_per_sample > 0 ? format_number(w.flops_per_sample / 1e6)
+                                                     : std::string("per cell")});
   }
   std::cout
       << "Workloads (defaults as in their seed; MFLOP/sample: analytical, one training step)\n"
