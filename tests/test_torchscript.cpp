@@ -1,0 +1,128 @@
+// A user's TorchScript model: scripted modules these tests write with LibTorch's own compiler
+// (torch::jit::Module::define), saved, loaded back, trained and counted.
+#include <gtest/gtest.h>
+
+#include "tests/test_support.hpp"
+#include "workloads/supervised.hpp"
+#include "workloads/torchscript.hpp"
+
+namespace crossover {
+namespace {
+
+// A 4-8-3 MLP written in TorchScript: two matrix products, ReLU between.
+torch::jit::Module scripted_mlp() {
+  torch::manual_seed(0);
+  torch::jit::Module m("UserMlp");
+  m.register_attribute("training", c10::BoolType::get(), true);  // as every nn.Module has
+  // As nn.Parameter: trainable.
+  m.register_parameter("w1", (torch::randn({8, 4}) * 0.5).requires_grad_(), false);
+  m.register_parameter("b1", torch::zeros({8}, torch::requires_grad()), false);
+  m.register_parameter("w2", (torch::randn({3, 8}) * 0.5).requires_grad_(), false);
+  m.register_parameter("b2", torch::zeros({3}, torch::requires_grad()), false);
+  m.define(R"(
+    def forward(self, x):
+        h = torch.relu(torch.addmm(self.b1, x, self.w1.t()))
+        return torch.addmm(self.b2, h, self.w2.t())
+  )");
+  return m;
+}
+
+// One 3x3 convolution, 1 -> 2 channels, padding 1, then a linear head over the 2x5x5 map.
+torch::jit::Module scripted_cnn() {
+  torch::jit::Module m("UserCnn");
+  m.register_attribute("training", c10::BoolType::get(), true);
+  m.register_parameter("conv", torch::randn({2, 1, 3, 3}), false);
+  m.register_parameter("head", torch::randn({3, 50}), false);
+  m.define(R"(
+    def forward(self, x):
+        y = torch.conv2d(x, self.conv, None, [1, 1], [1, 1], [1, 1], 1)
+        return torch.matmul(torch.flatten(y, 1), self.head.t())
+  )");
+  return m;
+}
+
+TEST(TorchScript, AUserModelTrainsThroughItsOwnParameters) {
+  const testing::ScratchDir dir;
+  scripted_mlp().save(dir.file("mlp.pt"));
+  torch::jit::Module loaded = load_scripted_model(dir.file("mlp.pt"));
+  ScriptedModel model(loaded);
+  EXPECT_EQ(model->parameters().size(), 4u);
+  // Separable rows: class = which of the first three features is largest.
+  TensorData d;
+  d.x_train = torch::randn({256, 4});
+  d.y_train = d.x_train.slice(1, 0, 3).argmax(1);
+  d.x_test = torch::randn({64, 4});
+  d.y_test = d.x_test.slice(1, 0, 3).argmax(1);
+  d.data_source = "synthetic";
+  DataPath path;
+  path.batch_size = 32;
+  TrainingSpec spec;
+  spec.lr = 0.01;
+  SupervisedWorkload w(
+      d,
+      [path_ = dir.file("mlp.pt")] {
+        return torch::nn::AnyModule(ScriptedModel(load_scripted_model(path_)));
+      },
+      spec, path, torch::Device("cpu"), 0.0);
+  w.reset(0);
+  const double first = w.train_epoch().item<double>();
+  double last = first;
+  for (int e = 0; e < 30; ++e) last = w.train_epoch().item<double>();
+  EXPECT_LT(last, first * 0.5);
+  EXPECT_GT(w.evaluate(), 0.8);
+  // What the optimiser moved is what the script runs: the wrapper and the script agree.
+  const torch::Tensor x = torch::randn({5, 4});
+  const torch::Tensor direct = loaded.forward({x}).toTensor();
+  EXPECT_TRUE(torch::allclose(model->forward(x), direct));
+  {
+    torch::NoGradGuard no_grad;
+    model->parameters()[0].add_(1.0);
+  }
+  EXPECT_TRUE(torch::allclose(model->forward(x), loaded.forward({x}).toTensor()));
+  EXPECT_FALSE(torch::allclose(loaded.forward({x}).toTensor(), direct));
+  // train() and eval() reach the script.
+  model->eval();
+  EXPECT_FALSE(loaded.is_training());
+  model->train();
+  EXPECT_TRUE(loaded.is_training());
+}
+
+TEST(TorchScript, FlopsAreCountedFromTheOperatorsOneSampleRuns) {
+  torch::jit::Module mlp = scripted_mlp();
+  // Forward: 4 x 8 + 8 x 3 multiply-adds; training: three times that, two FLOPs each.
+  EXPECT_DOUBLE_EQ(estimate_training_flops(mlp, {4}), 3.0 * 2.0 * (4 * 8 + 8 * 3));
+  torch::jit::Module cnn = scripted_cnn();
+  // 25 output positions x 2 x 1 x 9, then 50 x 3.
+  EXPECT_DOUBLE_EQ(estimate_training_flops(cnn, {1, 5, 5}), 3.0 * 2.0 * (25 * 18 + 50 * 3));
+  EXPECT_TRUE(mlp.is_training());  // counted in eval mode, given back as it was
+}
+
+TEST(TorchScript, FilesThatAreNoScriptedModelSayWhatToDo) {
+  const testing::ScratchDir dir;
+  const auto message = [](const std::string& path) {
+    try {
+      load_scripted_model(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_NE(message(dir.file("absent.pt")).find("does not exist"), std::string::npos);
+  EXPECT_NE(message(dir.write("text.pt", "not a model")).find("not a zip file"), std::string::npos);
+  // A state_dict as torch.save writes it: a zip archive of pickled tensors, no code.
+  c10::Dict<std::string, torch::Tensor> state;
+  state.insert("w1", torch::randn({8, 4}));
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(state));
+  const std::string saved = dir.write("state.pt", std::string(bytes.begin(), bytes.end()));
+  const std::string said = message(saved);
+  EXPECT_NE(said.find("saved with torch.save"), std::string::npos) << said;
+  EXPECT_NE(said.find("torch.jit.script(model).save(path)"), std::string::npos) << said;
+  torch::jit::Module frozen = scripted_mlp();
+  for (auto p : frozen.parameters()) p.requires_grad_(false);
+  EXPECT_THROW(ScriptedModel{frozen}, std::runtime_error);
+  scripted_mlp().save(dir.file("good.pt"));
+  EXPECT_EQ(message(dir.file("good.pt")), "loaded");
+}
+
+}  // namespace
+}  // namespace crossover

@@ -1,0 +1,222 @@
+#include "workloads/torchscript.hpp"
+
+#include <ATen/record_function.h>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+namespace crossover {
+namespace {
+
+// "layer1.0.conv1.weight" -> "layer1_0_conv1_weight": the C++ frontend forbids dots in names.
+std::string flat_name(std::string name) {
+  for (char& c : name)
+    if (c == '.') c = '_';
+  return name;
+}
+
+// The names of a zip archive's entries, read from the central directory records in its last
+// 4 MiB (where the directory is, for any model's handful of entries); empty when `path` is no zip
+// archive. Enough to tell a scripted module from a state_dict without loading either.
+std::vector<std::string> zip_entries(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  std::string head(4, '\0');
+  in.seekg(0);
+  if (size < 4 || !in.read(head.data(), 4) || head != std::string("PK\x03\x04", 4)) return {};
+  const std::streamoff tail = std::min<std::streamoff>(size, 4 << 20);
+  std::string bytes(static_cast<std::size_t>(tail), '\0');
+  in.seekg(size - tail);
+  in.read(bytes.data(), tail);
+  std::vector<std::string> names;
+  const std::string central("PK\x01\x02", 4);
+  for (auto at = bytes.find(central); at != std::string::npos && at + 46 <= bytes.size();
+       at = bytes.find(central, at + 4)) {
+    const auto u16 = [&](std::size_t offset) {
+      return static_cast<std::size_t>(static_cast<unsigned char>(bytes[at + offset])) |
+             static_cast<std::size_t>(static_cast<unsigned char>(bytes[at + offset + 1])) << 8;
+    };
+    const std::size_t length = u16(28);
+    if (at + 46 + length > bytes.size()) break;
+    names.push_back(bytes.substr(at + 46, length));
+  }
+  return names;
+}
+
+bool has_entry(const std::vector<std::string>& names, const std::string& part) {
+  for (const auto& name : names)
+    if (name.find(part) != std::string::npos) return true;
+  return false;
+}
+
+// What one forward pass runs, counted by an operator callback: only the outermost counted
+// operator of a nest (linear calls addmm or matmul, convolution calls _convolution).
+thread_local double counted_flops = 0.0;
+thread_local int counting_depth = 0;
+
+bool counted(const char* name) {
+  const std::string op = name;
+  return op == "aten::mm" || op == "aten::addmm" || op == "aten::bmm" || op == "aten::matmul" ||
+         op == "aten::linear" || op == "aten::convolution" || op == "aten::_convolution" ||
+         op == "aten::conv1d" || op == "aten::conv2d" || op == "aten::conv3d";
+}
+
+double matmul_flops(const at::Tensor& a, const at::Tensor& b) {
+  // [..., m, k] x [..., k, n]: 2 m k n per batch; a vector b has n = 1.
+  const double n = b.dim() >= 2 ? static_cast<double>(b.size(-1)) : 1.0;
+  return 2.0 * static_cast<double>(a.numel()) * n;
+}
+
+// Inputs 0-5 of conv1d/2d/3d, convolution and _convolution alike: input, weight, bias, stride,
+// padding, dilation; convolution and _convolution have `transposed` at 6.
+double convolution_flops(c10::ArrayRef<const c10::IValue> inputs) {
+  const at::Tensor input = inputs[0].toTensor(), weight = inputs[1].toTensor();
+  const auto list = [&](std::size_t which, std::size_t i, std::int64_t fallback) {
+    if (!inputs[which].isIntList()) return fallback;
+    const auto values = inputs[which].toIntVector();
+    return values.empty() ? fallback : values[std::min(i, values.size() - 1)];
+  };
+  const bool transposed = inputs.size() > 6 && inputs[6].isBool() && inputs[6].toBool();
+  // Each output position (each input position, transposed) meets the whole kernel of every
+  // output channel: weight.numel() = out x in/groups x kernel multiply-adds.
+  double positions = static_cast<double>(input.size(0));
+  for (std::int64_t d = 2; d < input.dim(); ++d) {
+    const auto i = static_cast<std::size_t>(d - 2);
+    const std::int64_t k = weight.size(d), s = list(3, i, 1), p = list(4, i, 0),
+                       dil = list(5, i, 1);
+    positions *= static_cast<double>(
+        transposed ? input.size(d) : (input.size(d) + 2 * p - dil * (k - 1) - 1) / s + 1);
+  }
+  return 2.0 * positions * static_cast<double>(weight.numel());
+}
+
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+  if (!counted(fn.name())) return nullptr;
+  if (counting_depth++ > 0) return nullptr;
+  const auto inputs = fn.inputs();
+  const auto tensor = [&](std::size_t i) {
+    return i < inputs.size() && inputs[i].isTensor() ? inputs[i].toTensor() : at::Tensor();
+  };
+  const std::string op = fn.name();
+  if (op == "aten::addmm") {
+    if (tensor(1).defined() && tensor(2).defined())
+      counted_flops += matmul_flops(tensor(1), tensor(2));
+  } else if (op == "aten::linear") {
+    // weight [n, k]: input [..., k] x weight^T
+    if (tensor(0).defined() && tensor(1).defined())
+      counted_flops += 2.0 * static_cast<double>(tensor(0).numel()) * tensor(1).size(0);
+  } else if (op.find("conv") != std::string::npos) {
+    if (tensor(0).defined() && tensor(1).defined() && inputs.size() >= 6)
+      counted_flops += convolution_flops(inputs);
+  } else if (tensor(0).defined() && tensor(1).defined()) {
+    counted_flops += matmul_flops(tensor(0), tensor(1));
+  }
+  return nullptr;
+}
+
+void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
+  if (counted(fn.name())) --counting_depth;
+}
+
+}  // namespace
+
+ScriptedModelImpl::ScriptedModelImpl(torch::jit::Module module) : module_(std::move(module)) {
+  bool trainable = false;
+  for (const auto& p : module_.named_parameters(/*recurse=*/true)) {
+    register_parameter(flat_name(p.name), p.value, p.value.requires_grad());
+    trainable = trainable || p.value.requires_grad();
+  }
+  if (!trainable) {
+    throw std::runtime_error(
+        "the model has no trainable parameters (none with requires_grad): nothing to train; "
+        "was it saved after torch.jit.freeze, or with its parameters frozen?");
+  }
+  for (const auto& b : module_.named_buffers(/*recurse=*/true))
+    register_buffer(flat_name(b.name), b.value);
+}
+
+torch::Tensor ScriptedModelImpl::forward(torch::Tensor x) {
+  const c10::IValue out = module_.forward({std::move(x)});
+  TORCH_CHECK(out.isTensor(), "the model's forward returned ", out.tagKind(),
+              ", not one tensor: crossover trains models whose forward returns the logits or "
+              "predictions");
+  return out.toTensor();
+}
+
+void ScriptedModelImpl::train(bool on) {
+  torch::nn::Module::train(on);
+  // Every nn.Module's script has `training`; a module made in C++ may not.
+  if (module_.hasattr("training")) module_.train(on);
+}
+
+// The script moves its own tensors in place (set_data), so the registered ones, the same
+// tensors, move with them.
+void ScriptedModelImpl::to(torch::Device device, torch::Dtype dtype, bool non_blocking) {
+  module_.to(device, dtype, non_blocking);
+}
+void ScriptedModelImpl::to(torch::Dtype dtype, bool non_blocking) {
+  module_.to(dtype, non_blocking);
+}
+void ScriptedModelImpl::to(torch::Device device, bool non_blocking) {
+  module_.to(device, non_blocking);
+}
+
+torch::jit::Module load_scripted_model(const std::string& path) {
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) throw std::runtime_error("model file " + path + " does not exist or cannot be read");
+  probe.close();
+  const std::vector<std::string> entries = zip_entries(path);
+  if (entries.empty()) {
+    throw std::runtime_error("model file " + path +
+                             " is not a TorchScript archive (not a zip file); save the model "
+                             "with torch.jit.script(model).save(path)");
+  }
+  if (!has_entry(entries, "/code/") && !has_entry(entries, "/constants.pkl")) {
+    throw std::runtime_error(
+        "model file " + path +
+        " holds tensors saved with torch.save (a state_dict or a pickled module), not a "
+        "TorchScript module; in Python, build the model, load the weights, then "
+        "torch.jit.script(model).save(path) (or torch.jit.trace(model.train(), example).save)");
+  }
+  try {
+    return torch::jit::load(path, torch::kCPU);
+  } catch (const c10::Error& e) {
+    const std::string what = e.what_without_backtrace();
+    if (what.find("version") != std::string::npos) {
+      throw std::runtime_error("model file " + path +
+                               " was written by a newer PyTorch than this LibTorch (" +
+                               TORCH_VERSION +
+                               ") reads: save it with a PyTorch of the same "
+                               "release, or build crossover against a newer LibTorch (" +
+                               what.substr(0, what.find('\n')) + ")");
+    }
+    throw std::runtime_error("model file " + path +
+                             " could not be loaded: " + what.substr(0, what.find('\n')));
+  }
+}
+
+double estimate_training_flops(torch::jit::Module& module,
+                               const std::vector<std::int64_t>& input_shape) {
+  std::vector<std::int64_t> shape = {1};
+  shape.insert(shape.end(), input_shape.begin(), input_shape.end());
+  const bool was_training = module.is_training();
+  module.eval();
+  counted_flops = 0.0;
+  counting_depth = 0;
+  const at::CallbackHandle handle =
+      at::addThreadLocalCallback(at::RecordFunctionCallback(on_start, on_end).needsInputs(true));
+  try {
+    torch::NoGradGuard no_grad;
+    module.forward({torch::zeros(shape)});
+  } catch (...) {
+    at::removeCallback(handle);
+    module.train(was_training);
+    throw;
+  }
+  at::removeCallback(handle);
+  module.train(was_training);
+  return 3.0 * counted_flops;
+}
+
+}  // namespace crossover
