@@ -78,7 +78,9 @@ std::string data_path_text(const Cell& cell) {
 
 std::string cell_label(const Cell& cell) {
   std::string label = cell.workload;
-  if (cell.workload == "mlp") {  // its model: features-width x depth-classes
+  if (cell.workload == "torchscript") {  // its file's name
+    label += " " + cell.model.substr(cell.model.find_last_of('/') + 1);
+  } else if (cell.workload == "mlp") {  // its model: features-width x depth-classes
     label += " " + std::to_string(cell.features) + "-" + std::to_string(cell.width) + "x" +
              std::to_string(cell.depth) + "-" + std::to_string(cell.classes);
   }

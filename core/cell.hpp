@@ -61,6 +61,10 @@ struct Cell {
   int classes = 0;   ///< output classes
   int width = 0;     ///< units per hidden layer
   int depth = 0;     ///< hidden layers
+  // The `torchscript` workload's model ("" and empty for every other workload).
+  std::string model;                      ///< a torch.jit.save file: absolute once expanded
+  std::vector<std::int64_t> input_shape;  ///< one sample's shape
+  int outputs = 0;                        ///< regression targets (0: classes says the task)
 };
 
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full"), in
@@ -111,7 +115,8 @@ T json_as(const nlohmann::json& value) {
 }
 
 /// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1"; the generic
-/// mlp names its model: "mlp 32-256x2-10 cpu batch=256 size=full".
+/// mlp names its model ("mlp 32-256x2-10 cpu ..."), torchscript its file ("torchscript mynet.pt
+/// cpu ...").
 std::string cell_label(const Cell& cell);
 
 /// The data path in a few words: "tensor", "tensor@host pinned", "dataloader w2".

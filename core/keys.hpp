@@ -26,14 +26,21 @@ enum class KeyRole {
 };
 
 /// The JSON a key takes.
-enum class KeyKind { kInteger, kNumber, kBoolean, kText, kSizeOrFull };
+enum class KeyKind {
+  kInteger,
+  kNumber,
+  kBoolean,
+  kText,
+  kSizeOrFull,
+  kShape,  ///< a list of positive integers (`input_shape`); min and max bound each
+};
 
 /// One grid key.
 struct GridKey {
   std::string name;
   KeyRole role = KeyRole::kIdentity;
   KeyKind kind = KeyKind::kText;
-  double min = 0.0;  ///< numbers: the inclusive range
+  double min = 0.0;  ///< numbers (and each number of a shape): the inclusive range
   double max = 0.0;
   /// Text keys: the values it takes (with `pattern`: examples for a did-you-mean).
   std::vector<std::string> choices;

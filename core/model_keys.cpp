@@ -1,48 +1,142 @@
-// The generic `mlp` workload's model keys: its input features, classes, hidden width and depth,
-// so that a grid can sweep how much work one step does. Every other workload's model is fixed
-// by its seed: the keys are 0 there, and setting one is a grid problem.
+// The model keys: the generic `mlp` workload's input features, classes, hidden width and depth,
+// so that a grid can sweep how much work one step does; and the `torchscript` workload's model
+// file, one sample's shape and its task (classes or outputs). Every other workload's model is
+// fixed by its seed: the keys are 0 or empty there, and setting one is a grid problem.
 #include <string>
+#include <vector>
 
 #include "core/key_builder.hpp"
 
 namespace crossover::key_builder {
+namespace {
 
-void declare_model_keys(Keys& keys) {
-  struct ModelKey {
+bool uses(const Cell& c, const std::vector<std::string>& workloads) {
+  for (const auto& w : workloads)
+    if (c.workload == w) return true;
+  return false;
+}
+
+std::string names(const std::vector<std::string>& workloads) {
+  std::string text;
+  for (const auto& w : workloads) text += (text.empty() ? "\"" : " and \"") + w + "\"";
+  return text;
+}
+
+// "width sizes the workload "mlp" alone; iris_mlp's model is its seed's (crossover list)"
+std::string not_here(const std::string& key, const Cell& c,
+                     const std::vector<std::string>& workloads) {
+  return key + " sizes the workload" + (workloads.size() > 1 ? "s " : " ") + names(workloads) +
+         " alone; " + c.workload + "'s model is its seed's (crossover list)";
+}
+
+// The generic mlp's sizes: integer keys with a default for mlp and 0 elsewhere.
+void declare_mlp_sizes(Keys& keys) {
+  struct SizeKey {
     const char* name;
     int Cell::*field;
     int fallback;  ///< the mlp workload's default
     double min;
     bool numeric_axis;
+    std::vector<std::string> workloads;
     const char* means;
   };
-  const ModelKey model_keys[] = {
-      {"features", &Cell::features, 32, 1, true, "input features of the synthetic rows"},
-      {"classes", &Cell::classes, 10, 2, false, "classes of the synthetic rows (the output width)"},
-      {"width", &Cell::width, 256, 1, true, "units in each hidden layer"},
-      {"depth", &Cell::depth, 2, 0, true, "hidden layers (0: a linear model)"},
+  const SizeKey size_keys[] = {
+      {"features", &Cell::features, 32, 1, true, {"mlp"}, "input features of the synthetic rows"},
+      {"classes",
+       &Cell::classes,
+       10,
+       2,
+       false,
+       {"mlp", "torchscript"},
+       "classes of the synthetic samples (the output width; cross entropy, accuracy)"},
+      {"width", &Cell::width, 256, 1, true, {"mlp"}, "units in each hidden layer"},
+      {"depth", &Cell::depth, 2, 0, true, {"mlp"}, "hidden layers (0: a linear model)"},
   };
-  for (const ModelKey& k : model_keys) {
+  for (const SizeKey& k : size_keys) {
     const std::string name = k.name;
     const auto field = k.field;
     const int fallback = k.fallback;
+    const std::vector<std::string> workloads = k.workloads;
     Declare key(name, kInteger, field);
     key.normalise([field, fallback](Cell& c) {
          if (c.workload == "mlp" && c.*field == 0) c.*field = fallback;
        })
-        .problem([name, field](const Cell& c) -> std::string {
-          if (c.workload == "mlp" || c.*field == 0) return "";
-          return name + " sizes the generic workload \"mlp\" alone; " + c.workload +
-                 "'s model is its seed's (crossover list)";
+        .problem([name, field, workloads](const Cell& c) -> std::string {
+          return uses(c, workloads) || c.*field == 0 ? "" : not_here(name, c, workloads);
         })
         .range(k.min, 1e6)
         .added_later()
         .expects(k.min == 0 ? "a whole number from 0" : "a positive whole number")
-        .means(std::string("workload `mlp`: ") + k.means + "; 0 for every other workload")
+        .means("workload" + std::string(workloads.size() > 1 ? "s " : " ") + "`" +
+               workloads.front() + (workloads.size() > 1 ? "` and `" + workloads.back() : "") +
+               "`: " + k.means + "; 0 for every other workload")
         .defaults_to("`" + std::to_string(fallback) + "` for `mlp`");
     if (k.numeric_axis) key.numeric_axis();
     keys.push_back(key);
   }
+}
+
+// The torchscript workload: its file, one sample's shape, and regression outputs.
+void declare_torchscript_keys(Keys& keys) {
+  const std::vector<std::string> only = {"torchscript"};
+  keys.push_back(
+      Declare("model", kText, &Cell::model)
+          .pattern(".+")
+          .problem([only](const Cell& c) -> std::string {
+            if (c.workload != "torchscript")
+              return c.model.empty() ? "" : not_here("model", c, only);
+            if (c.model.empty())
+              return "workload \"torchscript\" needs \"model\": the file torch.jit.save wrote "
+                     "(relative to the grid's folder)";
+            if (c.input_shape.empty())
+              return "workload \"torchscript\" needs \"input_shape\": one sample's shape, such as "
+                     "[3, 224, 224] or [20]";
+            if ((c.classes == 0) == (c.outputs == 0))
+              return "workload \"torchscript\" needs one of \"classes\" (integer labels, cross "
+                     "entropy, accuracy) and \"outputs\" (regression targets, MSE, RMSE)";
+            return "";
+          })
+          .skip_when([](const Cell& c) -> std::string {
+            if (c.workload == "torchscript" && c.parallel == Parallel::kDp)
+              return "parallel \"dp\" clones a C++ module onto each GPU, and a TorchScript model "
+                     "is none; use parallel \"ddp\"";
+            return "";
+          })
+          .added_later()
+          .expects("the path of a TorchScript file")
+          .means("workload `torchscript`: the file `torch.jit.save` wrote, relative to the grid's "
+                 "folder (results record it absolute)")
+          .defaults_to("`\"\"`"));
+  keys.push_back(Declare("input_shape", KeyKind::kShape, &Cell::input_shape)
+                     .problem([only](const Cell& c) -> std::string {
+                       return c.workload == "torchscript" || c.input_shape.empty()
+                                  ? ""
+                                  : not_here("input_shape", c, only);
+                     })
+                     .range(1, 1e6)
+                     .added_later()
+                     .expects("a list of positive whole numbers, such as [3, 224, 224]")
+                     .means("workload `torchscript`: one sample's shape, without the batch")
+                     .defaults_to("`[]`"));
+  keys.push_back(Declare("outputs", kInteger, &Cell::outputs)
+                     .problem([only](const Cell& c) -> std::string {
+                       return c.workload == "torchscript" || c.outputs == 0
+                                  ? ""
+                                  : not_here("outputs", c, only);
+                     })
+                     .range(1, 1e6)
+                     .added_later()
+                     .expects("a positive whole number")
+                     .means("workload `torchscript`: regression targets per sample (MSE, RMSE), "
+                            "instead of `classes`")
+                     .defaults_to("`0`"));
+}
+
+}  // namespace
+
+void declare_model_keys(Keys& keys) {
+  declare_mlp_sizes(keys);
+  declare_torchscript_keys(keys);
 }
 
 }  // namespace crossover::key_builder

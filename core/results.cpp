@@ -33,7 +33,8 @@ Result result_from_json(const nlohmann::json& j) {
   // Fields added after the first results format are optional, so older results stay readable
   // (a baseline stored by an earlier version, for `compare`); every other field is required.
   static const std::set<std::string> added_later = {"step_seconds_samples", "allreduce_seconds",
-                                                    "rank_epoch_seconds", "parameter_digests"};
+                                                    "rank_epoch_seconds", "parameter_digests",
+                                                    "flops_source"};
 #define CROSSOVER_READ_FIELD(type, name) \
   if (j.contains(#name) || added_later.count(#name) == 0) r.name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)

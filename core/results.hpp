@@ -58,7 +58,8 @@ namespace crossover {
   X(double, train_loss)           /* mean training loss of the last epoch */                      \
   X(std::string, metric)          /* "accuracy" or "rmse" */                                      \
   X(double, metric_value)         /* on the held-out test split */                                \
-  X(double, flops_per_sample)     /* analytical training FLOPs per sample */                      \
+  X(double, flops_per_sample)     /* training FLOPs per sample */                                 \
+  X(std::string, flops_source)    /* "analytical", "estimated" (a user's model) or "" */          \
   X(double, achieved_gflops)      /* flops_per_sample * samples_per_second */                     \
   X(double, peak_gflops)          /* the device's measured float32 matmul peak */                 \
   X(double, peak_fraction)        /* achieved / peak */                                           \

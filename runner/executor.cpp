@@ -162,6 +162,7 @@ std::unique_ptr<Workload> set_up(const Cell& cell, const RunOptions& options, Re
   result.steps_per_epoch = facts.steps_per_epoch;
   result.metric = facts.metric;
   result.flops_per_sample = facts.flops_per_sample;
+  result.flops_source = facts.flops_source;
   return workload;
 }
 

@@ -19,6 +19,9 @@
 namespace crossover {
 namespace {
 
+// The most dimensions a sample's shape (`input_shape`) may have.
+constexpr std::size_t kMostShapeDims = 8;
+
 using Json = nlohmann::ordered_json;
 
 // A key a grid may set (`workload` is an experiment's own), or null.
@@ -93,6 +96,16 @@ class Validator {
         if (x < spec.min || x > spec.max) return wrong("out of range: ");
         return true;
       }
+      case KeyKind::kShape: {
+        if (!value.is_array() || value.empty() || value.size() > kMostShapeDims)
+          return wrong("wrong type: ");
+        for (const Json& size : value) {
+          if (!size.is_number_integer() || size.get<double>() < spec.min ||
+              size.get<double>() > spec.max)
+            return wrong("not a shape: ");
+        }
+        return true;
+      }
       case KeyKind::kNumber: {
         if (!value.is_number()) return wrong("wrong type: ");
         const double x = value.get<double>();
@@ -148,7 +161,7 @@ Json check_settings(Validator& v, const std::string& path, const Json& object,
       v.unknown_key(path, key, settable_key_names());
       continue;
     }
-    if (value.is_array()) {
+    if (value.is_array() && spec->kind != KeyKind::kShape) {
       v.add(key_path(path, key),
             "a list belongs in \"grid\"; settings take one value, " + spec->expected);
       continue;
@@ -369,7 +382,10 @@ void parse_excludes(Validator& v, const Json& e, const std::string& path,
             ok = false;
             continue;
           }
-          if (value.is_array()) {
+          // A list is "any of these", except a shape's own list of sizes.
+          const bool one_shape = spec->kind == KeyKind::kShape && !value.empty() &&
+                                 value.is_array() && !value.front().is_array();
+          if (value.is_array() && !one_shape) {
             for (std::size_t m = 0; m < value.size(); ++m) {
               ok &=
                   v.check_value(index_path(key_path(rule_path, key), m), *spec, value[m], workload);

@@ -1,6 +1,7 @@
 // A validated grid into its flat list of cells: the Cartesian product of each experiment's axes,
 // the keys that mean nothing for a cell set to one value, exclude rules and duplicates dropped.
 #include <algorithm>
+#include <filesystem>
 #include <unordered_set>
 
 #include "runner/grid.hpp"
@@ -21,9 +22,10 @@ bool excluded(const Json& config, const std::vector<Json>& rules) {
     bool all = true;
     for (const auto& [key, wanted] : rule.items()) {
       const Json& actual = config.at(key);
-      const bool hit = wanted.is_array()
-                           ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end()
-                           : wanted == actual;
+      // A list is "any of these" (a shape is itself a list: equal to it is a hit too).
+      const bool hit =
+          wanted == actual ||
+          (wanted.is_array() && std::find(wanted.begin(), wanted.end(), actual) != wanted.end());
       if (!hit) {
         all = false;
         break;
@@ -120,9 +122,19 @@ Expansion expand_grid(const Grid& grid) {
           key.set(cell, *key.cuda_default);
       }
       normalise_cell(cell);  // each key's own rule (core/keys.cpp)
+      if (cell.workload == "torchscript") {
+        // A user's model is code from outside: in a child process unless the grid says, so that
+        // a crash in it costs its cell alone; its file relative to the grid's folder.
+        if (!sets(experiment, "isolate")) cell.isolate = true;
+        if (!cell.model.empty() && std::filesystem::path(cell.model).is_relative()) {
+          cell.model = (std::filesystem::absolute(grid.file).parent_path() / cell.model)
+                           .lexically_normal()
+                           .string();
+        }
+      }
       if (const std::string problem = cell_problem(cell); !problem.empty()) {
-        issues.push_back(
-            {"experiments[" + std::to_string(e) + "]", problem + " (cell: " + cell_label(cell) + ")"});
+        issues.push_back({"experiments[" + std::to_string(e) + "]",
+                          problem + " (cell: " + cell_label(cell) + ")"});
         continue;
       }
       if (!seen.insert(cell_config_json(cell).dump()).second) {

@@ -139,6 +139,45 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }
 
+// Your own model: crossover writes one (example-model), a grid names it relative to its folder,
+// and run trains it in isolated cells with its FLOPs estimated.
+TEST(Cli, ATorchscriptGridTrainsTheModelItNames) {
+  ScratchDir dir;
+  fs::create_directories(dir.file("grids/models"));
+  Outcome o = crossover(dir, "example-model " + dir.file("grids/models/mine.pt"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("input_shape [20], classes 4"), std::string::npos) << o.out;
+  const std::string grid = dir.write("grids/mine.json", R"({"name": "mine",
+    "defaults": {"epochs": 2, "repeats": 1, "dataset_size": 256},
+    "experiments": [{"workload": "torchscript",
+      "settings": {"model": "models/mine.pt", "input_shape": [20], "classes": 4},
+      "grid": {"batch_size": [32, 256]}}]})");
+  o = crossover(dir, "validate " + grid);
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = crossover(dir, "run " + grid + " --out " + dir.file("out"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("torchscript mine.pt cpu batch=32"), std::string::npos) << o.err;
+  const auto results = read_results(dir.file("out/results.jsonl"));
+  ASSERT_EQ(results.size(), 2u);
+  for (const Result& r : results) {
+    EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
+    EXPECT_EQ(r.cell.model, fs::canonical(dir.file("grids/models/mine.pt")).string());
+    EXPECT_TRUE(r.cell.isolate);  // a user's model runs in a child process by default
+    EXPECT_EQ(r.flops_source, "estimated");
+    EXPECT_GT(r.flops_per_sample, 0.0);
+  }
+  // The same grid with a wrong shape is refused before anything runs, naming the file.
+  const std::string wrong =
+      dir.write("grids/wrong.json",
+                R"({"name": "wrong", "experiments": [{"workload": "torchscript",
+      "settings": {"model": "models/mine.pt", "input_shape": [3, 8, 8], "classes": 4}}]})");
+  o = crossover(dir, "run " + wrong + " --out " + dir.file("out2"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("mine.pt: its forward rejects input_shape [3, 8, 8]"), std::string::npos)
+      << o.err;
+  EXPECT_FALSE(fs::exists(dir.file("out2/results.jsonl")));
+}
+
 TEST(Cli, MissingDataMeansSyntheticDataSaidEverywhere) {
   ScratchDir dir;
   const std::string grid =

@@ -8,6 +8,7 @@
 #include "runner/threads.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/catalog.hpp"
+#include "workloads/user_model.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
@@ -132,6 +133,8 @@ TEST(Executor, SkipsAndFailuresBecomeResultsAndTheSweepGoesOn) {
 TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
   RunOptions options;
   options.data_dir = testing::data_dir();
+  const testing::ScratchDir dir;
+  write_example_model(dir.file("example.pt"));  // the torchscript workload's model
   for (const WorkloadInfo& info : workload_catalog()) {
     Cell c;
     c.workload = info.name;
@@ -146,6 +149,11 @@ TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {
     c.optimizer = info.optimizer;
     c.lr = info.lr;
     c.momentum = info.momentum;
+    if (info.name == "torchscript") {
+      c.model = dir.file("example.pt");
+      c.input_shape = {20};
+      c.classes = 4;
+    }
     normalise_cell(c);  // as every grid's cell is: the generic mlp's model keys get defaults
     const Result r = run_cell(c, options);
     EXPECT_EQ(r.status, CellStatus::kOk) << info.name << ": " << r.reason;

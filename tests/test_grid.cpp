@@ -308,13 +308,30 @@ TEST(GridErrors, ModelKeysBelongToTheGenericMlp) {
   const auto p = cell_problems(R"({"name": "x", "experiments": [{"workload": "iris_mlp",
       "settings": {"width": 64}}]})");
   ASSERT_EQ(p.size(), 1u);
-  EXPECT_NE(p[0].find("width sizes the generic workload \"mlp\" alone; iris_mlp's model is its "
-                      "seed's"),
+  EXPECT_NE(p[0].find("width sizes the workload \"mlp\" alone; iris_mlp's model is its seed's"),
             std::string::npos)
       << p[0];
   EXPECT_FALSE(issues_of(R"({"name": "x", "experiments": [{"workload": "mlp",
       "settings": {"classes": 1}}]})")
                    .empty());
+  // A torchscript experiment: its shape is a list in settings, its file relative to the grid.
+  const Expansion t = expand_grid(parse_grid(R"({"name": "x", "experiments": [
+      {"workload": "torchscript", "settings": {"model": "m/net.pt", "input_shape": [3, 8, 8],
+       "outputs": 2}, "grid": {"parallel": ["none", "dp"]}}]})",
+                                             "/grids/g.json"));
+  ASSERT_EQ(t.cells.size(), 2u);
+  EXPECT_EQ(t.cells[0].model, "/grids/m/net.pt");
+  EXPECT_EQ(t.cells[0].input_shape, (std::vector<std::int64_t>{3, 8, 8}));
+  EXPECT_TRUE(t.cells[0].isolate);
+  EXPECT_EQ(key_skip_reason(t.cells[0]), "");
+  EXPECT_NE(key_skip_reason(t.cells[1]).find("use parallel \"ddp\""), std::string::npos);
+  EXPECT_FALSE(issues_of(R"({"name": "x", "experiments": [{"workload": "torchscript",
+      "settings": {"model": "m.pt", "input_shape": [3, 0], "classes": 2}}]})")
+                   .empty());
+  const auto both = cell_problems(R"({"name": "x", "experiments": [{"workload": "torchscript",
+      "settings": {"model": "m.pt", "input_shape": [4], "classes": 2, "outputs": 1}}]})");
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_NE(both[0].find("needs one of \"classes\""), std::string::npos) << both[0];
 }
 
 TEST(Grid, DdpOnCudaUsesOneGpuPerProcess) {

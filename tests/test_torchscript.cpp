@@ -2,9 +2,11 @@
 // (torch::jit::Module::define), saved, loaded back, trained and counted.
 #include <gtest/gtest.h>
 
+#include "runner/executor.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/supervised.hpp"
 #include "workloads/torchscript.hpp"
+#include "workloads/user_model.hpp"
 
 namespace crossover {
 namespace {
@@ -122,6 +124,84 @@ TEST(TorchScript, FilesThatAreNoScriptedModelSayWhatToDo) {
   EXPECT_THROW(ScriptedModel{frozen}, std::runtime_error);
   scripted_mlp().save(dir.file("good.pt"));
   EXPECT_EQ(message(dir.file("good.pt")), "loaded");
+}
+
+Cell example_cell(const std::string& model) {
+  Cell c;
+  c.workload = "torchscript";
+  c.dataset = "synthetic";
+  c.model = model;
+  c.input_shape = {20};
+  c.classes = 4;
+  c.dataset_size = 512;
+  c.batch_size = 64;
+  c.lr = 0.01;
+  c.epochs = 10;
+  c.warmup_epochs = 0;
+  c.min_repeats = c.max_repeats = 2;
+  return c;
+}
+
+// Each way a model can disagree with its cell is said with the file's name and what to fix.
+TEST(TorchScript, AModelThatDisagreesWithItsCellIsNamedWithWhatToFix) {
+  const testing::ScratchDir dir;
+  write_example_model(dir.file("example.pt"));
+  Cell c = example_cell(dir.file("example.pt"));
+  EXPECT_EQ(user_model_problem(c), "");
+  c.input_shape = {21};
+  std::string p = user_model_problem(c);
+  EXPECT_NE(p.find("model " + dir.file("example.pt") +
+                   ": its forward rejects input_shape [21] "
+                   "(a batch [2, 21]): RuntimeError: mat1 and mat2 shapes cannot be multiplied"),
+            std::string::npos)
+      << p;
+  c.input_shape = {20};
+  c.classes = 5;
+  p = user_model_problem(c);
+  EXPECT_NE(p.find("gives an output of [2, 4], where classes 5 expects [2, 5]"), std::string::npos)
+      << p;
+  c.classes = 0;
+  c.outputs = 4;  // four regression targets: the same output width
+  EXPECT_EQ(user_model_problem(c), "");
+  torch::jit::Module frozen = torch::jit::load(dir.file("example.pt"));
+  for (auto t : frozen.parameters()) t.requires_grad_(false);
+  frozen.save(dir.file("frozen.pt"));
+  c.model = dir.file("frozen.pt");
+  EXPECT_NE(user_model_problem(c).find("no trainable parameters"), std::string::npos);
+  c.model = dir.file("absent.pt");
+  EXPECT_NE(user_model_problem(c).find("does not exist"), std::string::npos);
+}
+
+// A torchscript cell through the executor: trained, its metric recorded, its FLOPs estimated.
+TEST(TorchScript, ACellTrainsItThroughTheExecutor) {
+  const testing::ScratchDir dir;
+  write_example_model(dir.file("example.pt"));
+  for (const int outputs : {0, 4}) {
+    Cell c = example_cell(dir.file("example.pt"));
+    if (outputs > 0) {
+      c.classes = 0;
+      c.outputs = outputs;
+    }
+    const Result r = run_cell(c, RunOptions{});
+    ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
+    EXPECT_EQ(r.flops_source, "estimated");
+    EXPECT_DOUBLE_EQ(r.flops_per_sample, 3.0 * 2.0 * (20 * 64 + 64 * 64 + 64 * 4));
+    EXPECT_EQ(r.train_rows, 512);
+    EXPECT_EQ(r.test_rows, 256);
+    if (outputs > 0) {
+      EXPECT_EQ(r.metric, "rmse");
+      EXPECT_LT(r.metric_value, 1.0);  // the targets have unit variance
+    } else {
+      EXPECT_EQ(r.metric, "accuracy");
+      EXPECT_GT(r.metric_value, 0.5);  // four classes: chance is 0.25
+    }
+  }
+  // The samples: their shape, their labels, the same for the same seed.
+  const TensorData d = synthetic_samples({3, 4, 4}, 5, 0, 100, 1);
+  EXPECT_EQ(d.x_train.sizes(), (std::vector<std::int64_t>{100, 3, 4, 4}));
+  EXPECT_EQ(d.x_test.size(0), 256);
+  EXPECT_LE(d.y_train.max().item<std::int64_t>(), 4);
+  EXPECT_TRUE(torch::equal(d.x_train, synthetic_samples({3, 4, 4}, 5, 0, 100, 1).x_train));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ namespace crossover {
 struct DataPath {
   Loader loader = Loader::kTensor;
   Placement placement = Placement::kDevice;  ///< tensor loader: where the data set lives
-  int num_workers = 0;  ///< dataloader worker threads
+  int num_workers = 0;                       ///< dataloader worker threads
   bool pin_memory = false;
   std::int64_t batch_size = -1;  ///< kFull: the whole training split
 };

@@ -111,6 +111,14 @@ std::vector<WorkloadInfo> build_catalog() {
       "defaults 32, 10, 256, 2) on synthetic rows of `features` Gaussian features around one "
       "centre per class (4,096 training rows unless dataset_size says, 1,366 test rows), to find "
       "from which model size on the GPU wins. FLOPs per sample from the cell's model."));
+  c.push_back(info(
+      "torchscript", "-", "your model: a TorchScript file (the model key)", {"synthetic"},
+      "classification", "adam", 0.001, 0.0, 64, 1,
+      "Not a seed's: the model torch.jit.save wrote (model, relative to the grid's folder), "
+      "trained on synthetic samples of input_shape (1,024 training rows unless dataset_size says, "
+      "256 test rows) with classes (cross entropy, accuracy) or outputs (MSE, RMSE); FLOPs per "
+      "sample estimated from the matrix products and convolutions one sample runs. Cells run "
+      "isolated unless the grid says."));
   if (std::getenv(kTestWorkloadsVariable) != nullptr) {
     c.push_back(info("standin_mlp", "-", "MLP 4-16-3, ReLU", {"standin"}, "classification", "adam",
                      0.05, 0.0, kFull, 3,

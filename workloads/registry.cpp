@@ -8,6 +8,7 @@
 #include "workloads/resnet.hpp"
 #include "workloads/supervised.hpp"
 #include "workloads/tabular.hpp"
+#include "workloads/torchscript.hpp"
 
 namespace crossover {
 namespace {
@@ -18,6 +19,12 @@ SupervisedWorkload::ModelFactory model_for(const Cell& cell) {
   };
   const std::string& workload = cell.workload;
   if (workload == "mlp") return mlp(generic_mlp_sizes(cell));
+  if (workload == "torchscript") {
+    // Loaded afresh for every reset: the file's weights are the start of every repeat.
+    return [path = cell.model] {
+      return torch::nn::AnyModule(ScriptedModel(load_scripted_model(path)));
+    };
+  }
   if (workload == "iris_mlp") return mlp({4, 64, 32, 16, 3});
   if (workload == "boston_mlp") return mlp({13, 16, 32, 16, 1});
   if (workload == "mnist_linear") return mlp({784, 10});
@@ -64,7 +71,15 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   path.batch_size = cell.batch_size;
 
   TensorData data;
-  if (cell.workload == "mlp") {
+  double flops = flops_per_sample(cell);
+  if (cell.workload == "torchscript") {
+    torch::jit::Module module = load_checked_model(cell);
+    flops = estimate_training_flops(module, cell.input_shape);
+    spec.loss = cell.outputs > 0 ? "mse" : "cross_entropy";
+    spec.flops_estimated = true;
+    data = synthetic_samples(cell.input_shape, cell.classes, cell.outputs, cell.dataset_size,
+                             cell.seed);
+  } else if (cell.workload == "mlp") {
     if (cell.features < 1 || cell.classes < 2 || cell.depth < 0 ||
         (cell.depth > 0 && cell.width < 1))
       throw std::invalid_argument(
@@ -78,7 +93,7 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
         load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed, info->mean, info->stdev);
   }
   return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell), spec, path, device,
-                                              flops_per_sample(cell), replicas);
+                                              flops, replicas);
 }
 
 }  // namespace crossover

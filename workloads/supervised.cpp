@@ -43,6 +43,8 @@ SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model,
   facts_.steps_per_epoch = batches_->steps_per_epoch();
   facts_.metric = spec_.loss == "mse" ? "rmse" : "accuracy";
   facts_.flops_per_sample = flops_per_sample;
+  if (flops_per_sample > 0)
+    facts_.flops_source = spec_.flops_estimated ? "estimated" : "analytical";
   const std::int64_t rows = facts_.train_rows;
   batch_rows_ = path.batch_size <= 0 ? rows : std::min(path.batch_size, rows);
   last_rows_ = rows % batch_rows_;

@@ -18,6 +18,9 @@ struct TrainingSpec {
   double momentum = 0.0;
   OptimizerImpl optimizer_impl = OptimizerImpl::kLoop;
   Precision precision = Precision::kFp32;
+  /// The FLOPs per sample are estimated from the operators run (a user's model), not counted
+  /// from the architecture.
+  bool flops_estimated = false;
   /// Graph execution: every step is a replay of one captured step (empty: eager).
   GraphCapture graph;
   /// dp: the replicated forward pass (empty: no DataParallel). The model itself lives on the

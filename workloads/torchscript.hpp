@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/cell.hpp"
+#include "workloads/data.hpp"
+
 namespace crossover {
 
 /// A loaded TorchScript module behind the C++ frontend's Module interface: its parameters and
@@ -43,5 +46,17 @@ torch::jit::Module load_scripted_model(const std::string& path);
 /// module runs none of them.
 double estimate_training_flops(torch::jit::Module& module,
                                const std::vector<std::int64_t>& input_shape);
+
+/// The cell's model (`model`), loaded and checked against the cell (workloads/user_model.cpp):
+/// trainable parameters, a forward that takes a batch of `input_shape`, an output of [N, classes]
+/// or [N, outputs]. Throws std::runtime_error naming the file and what to fix.
+torch::jit::Module load_checked_model(const Cell& cell);
+
+/// Synthetic samples for a user's model: `dataset_size` training rows (kFull: 1,024) and 256
+/// test rows of `input_shape`; with `classes`, Gaussian samples around one random centre per class;
+/// with `outputs`, targets a fixed random linear function of the sample plus noise. Seeded, the
+/// same on every run.
+TensorData synthetic_samples(const std::vector<std::int64_t>& input_shape, int classes, int outputs,
+                             std::int64_t dataset_size, std::int64_t seed);
 
 }  // namespace crossover

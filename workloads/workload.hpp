@@ -21,7 +21,8 @@ struct WorkloadFacts {
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;
   std::string metric;             ///< "accuracy" or "rmse"
-  double flops_per_sample = 0.0;  ///< analytical training FLOPs per sample
+  double flops_per_sample = 0.0;  ///< training FLOPs per sample
+  std::string flops_source;       ///< "analytical", "estimated" (a user's model) or "" (none)
 };
 
 /// The phases of a training step, in order.

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/user_files.hpp"
+#include "runner/model_check.hpp"
 
 extern char** environ;
 
@@ -37,6 +38,9 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
   try {
     Grid grid = load_grid(path);
     Expansion expansion = expand_grid(grid);
+    // The grid's own models, each loaded in a child process (runner/model_check.hpp).
+    if (auto problems = check_user_models(expansion.cells); !problems.empty())
+      throw GridError(grid.file, std::move(problems));
     if (expansion.cells.empty()) {
       spdlog::error("{}: every cell is excluded; nothing to run", path);
       return std::nullopt;

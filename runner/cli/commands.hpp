@@ -25,5 +25,6 @@ Command add_keys_command(CLI::App& app);
 Command add_list_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_env_command(CLI::App& app);
+Command add_example_model_command(CLI::App& app);
 
 }  // namespace crossover

@@ -1,0 +1,39 @@
+// crossover example-model: writes a small TorchScript model, so that the torchscript workload can
+// be tried without Python (configs/torchscript-example.json trains it).
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "workloads/user_model.hpp"
+
+namespace crossover {
+namespace {
+
+int example_model_command(const std::string& path) {
+  try {
+    write_example_model(path);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  std::cout << path << ": " << kExampleModelText << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_example_model_command(CLI::App& app) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand(
+      "example-model",
+      "Write a small TorchScript model (an MLP, input_shape [20], classes 4) to try the "
+      "torchscript workload without Python: configs/torchscript-example.json trains it");
+  command->add_option("path", *path, "Where to write it (a .pt file)")->required();
+  return {command, [path] { return example_model_command(*path); }};
+}
+
+}  // namespace crossover

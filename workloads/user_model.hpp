@@ -1,0 +1,25 @@
+#pragma once
+// What is wrong with a `torchscript` cell's model, asked without LibTorch's headers: `validate` and
+// `run` ask it in a child process (runner/model_check.cpp), so a file that crashes LibTorch's
+// loader costs no more than its message.
+
+#include <string>
+
+#include "core/cell.hpp"
+
+namespace crossover {
+
+/// "" when the cell's model loads, has trainable parameters, takes a batch of its `input_shape`
+/// and returns [N, classes] or [N, outputs]; otherwise what is wrong, naming the file and what to
+/// do. Loads the model in this process.
+std::string user_model_problem(const Cell& cell);
+
+/// What write_example_model writes, in words.
+inline constexpr const char* kExampleModelText =
+    "a scripted MLP 20-64-64-4 (ReLU), input_shape [20], classes 4";
+
+/// Writes a small TorchScript model to `path` (kExampleModelText), as torch.jit.script(model)
+/// .save(path) would. Throws std::runtime_error when it cannot be written.
+void write_example_model(const std::string& path);
+
+}  // namespace crossover
