@@ -14,7 +14,7 @@ namespace crossover {
 namespace {
 
 // user_model_problem(cell) in a child process; what the child said, or how it died.
-std::string problem_in_child(const Cell& cell) {
+std::string problem_in_child(const Cell& cell, const ModelCheck& check) {
   int pipe_ends[2];
   if (pipe(pipe_ends) != 0) return "cannot check model " + cell.model + ": no pipe";
   const pid_t child = fork();
@@ -25,7 +25,7 @@ std::string problem_in_child(const Cell& cell) {
   }
   if (child == 0) {
     close(pipe_ends[0]);
-    const std::string problem = user_model_problem(cell);
+    const std::string problem = check ? check(cell) : user_model_problem(cell);
     std::size_t written = 0;
     while (written < problem.size()) {
       const ssize_t n = write(pipe_ends[1], problem.data() + written, problem.size() - written);
@@ -53,7 +53,7 @@ std::string problem_in_child(const Cell& cell) {
 
 }  // namespace
 
-std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells) {
+std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells, const ModelCheck& check) {
   std::vector<GridIssue> issues;
   std::set<std::string> checked;
   for (const Cell& cell : cells) {
@@ -62,7 +62,7 @@ std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells) {
         cell.model + "|" + std::to_string(cell.classes) + "|" + std::to_string(cell.outputs);
     for (const std::int64_t size : cell.input_shape) key += "|" + std::to_string(size);
     if (!checked.insert(key).second) continue;
-    if (std::string problem = problem_in_child(cell); !problem.empty())
+    if (std::string problem = problem_in_child(cell, check); !problem.empty())
       issues.push_back({"experiments[" + std::to_string(cell.experiment) + "]", problem});
   }
   return issues;

@@ -2,7 +2,10 @@
 // (torch::jit::Module::define), saved, loaded back, trained and counted.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "runner/executor.hpp"
+#include "runner/model_check.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/supervised.hpp"
 #include "workloads/torchscript.hpp"
@@ -202,6 +205,30 @@ TEST(TorchScript, ACellTrainsItThroughTheExecutor) {
   EXPECT_EQ(d.x_test.size(0), 256);
   EXPECT_LE(d.y_train.max().item<std::int64_t>(), 4);
   EXPECT_TRUE(torch::equal(d.x_train, synthetic_samples({3, 4, 4}, 5, 0, 100, 1).x_train));
+}
+
+// Each distinct model is checked once, in a child process: one whose check crashes is an issue
+// that says so, and the process that asked lives on.
+TEST(TorchScript, AModelWhoseCheckCrashesIsAnIssueNotACrash) {
+  const testing::ScratchDir dir;
+  write_example_model(dir.file("example.pt"));
+  std::vector<Cell> cells(3, example_cell(dir.file("example.pt")));
+  cells[1].batch_size = 8;  // the same model setting: checked once
+  cells[2].model = "/no/such.pt";
+  cells[2].experiment = 1;
+  std::vector<GridIssue> issues = check_user_models(cells);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "experiments[1]");
+  EXPECT_NE(issues[0].message.find("/no/such.pt does not exist"), std::string::npos);
+  issues = check_user_models(cells, [](const Cell& c) -> std::string {
+    if (c.model == "/no/such.pt") std::raise(SIGABRT);  // (a SIGSEGV is ASan's to report)
+    return "";
+  });
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("model /no/such.pt crashed LibTorch while loading or running "
+                                   "one batch (Aborted)"),
+            std::string::npos)
+      << issues[0].message;
 }
 
 }  // namespace
