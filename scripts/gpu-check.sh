@@ -90,6 +90,8 @@ skipped_cuda=$(grep -E '_CUDA .*Skipped' "$logs/ctest.log" | sed 's/.*: //' || t
 
 echo "== configs/gpu-smoke.json, default settings, cell seed 777 runs out of GPU memory on purpose"
 rm -rf "$logs/smoke"
+# Its torchscript cells train the example model, where the grid names it (configs/../build/).
+mkdir -p "$top/build" && "$build/crossover" example-model "$top/build/example-model.pt"
 CROSSOVER_INJECT_FAULT=oom@777 "$build/crossover" run configs/gpu-smoke.json --out "$logs/smoke" \
   --data-dir "$top/data" 2>&1 | tee "$logs/smoke.log" | grep -E '^\[|error|cells'
 status=${PIPESTATUS[0]}
