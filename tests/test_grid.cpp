@@ -321,6 +321,11 @@ TEST(GridErrors, ModelKeysBelongToTheGenericMlp) {
                                              "/grids/g.json"));
   ASSERT_EQ(t.cells.size(), 2u);
   EXPECT_EQ(t.cells[0].model, "/grids/m/net.pt");
+  EXPECT_EQ(cell_label(t.cells[0]).rfind("torchscript net.pt cpu", 0), 0u)
+      << cell_label(t.cells[0]);
+  Cell hostile = t.cells[0];
+  hostile.model = "/m/<img src=x>|a.pt";  // a label is plain text wherever it lands
+  EXPECT_EQ(cell_label(hostile).rfind("torchscript ?img?src?x??a.pt cpu", 0), 0u);
   EXPECT_EQ(t.cells[0].input_shape, (std::vector<std::int64_t>{3, 8, 8}));
   EXPECT_TRUE(t.cells[0].isolate);
   EXPECT_EQ(key_skip_reason(t.cells[0]), "");

@@ -1,8 +1,10 @@
 // A user's TorchScript model: scripted modules these tests write with LibTorch's own compiler
 // (torch::jit::Module::define), saved, loaded back, trained and counted.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <csignal>
+#include <filesystem>
 
 #include "runner/executor.hpp"
 #include "runner/model_check.hpp"
@@ -125,8 +127,16 @@ TEST(TorchScript, FilesThatAreNoScriptedModelSayWhatToDo) {
   torch::jit::Module frozen = scripted_mlp();
   for (auto p : frozen.parameters()) p.requires_grad_(false);
   EXPECT_THROW(ScriptedModel{frozen}, std::runtime_error);
+  // A FIFO given as the model is refused without opening it (which would block).
+  ASSERT_EQ(mkfifo(dir.file("fifo.pt").c_str(), 0600), 0);
+  EXPECT_NE(message(dir.file("fifo.pt")).find("FIFO"), std::string::npos)
+      << message(dir.file("fifo.pt"));
   scripted_mlp().save(dir.file("good.pt"));
   EXPECT_EQ(message(dir.file("good.pt")), "loaded");
+  // The example model goes through the project's writer: a link in its place is not followed.
+  std::filesystem::create_symlink(dir.file("target.pt"), dir.file("link.pt"));
+  EXPECT_THROW(write_example_model(dir.file("link.pt")), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("target.pt")));
 }
 
 Cell example_cell(const std::string& model) {

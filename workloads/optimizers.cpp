@@ -209,7 +209,8 @@ void FlatOptimizer::step() {
     exp_avg_sq_.mul_(kBeta2).addcmul_(grads_, grads_, 1 - kBeta2);
     const double bias_correction1 = 1 - std::pow(kBeta1, static_cast<double>(steps_));
     const double bias_correction2 = 1 - std::pow(kBeta2, static_cast<double>(steps_));
-    const torch::Tensor denom = (exp_avg_sq_.sqrt() / std::sqrt(bias_correction2)).add_(kEps);
+    torch::Tensor denom = exp_avg_sq_.sqrt();  // the step's one allocation
+    denom.div_(std::sqrt(bias_correction2)).add_(kEps);
     params_.addcdiv_(exp_avg_, denom, -lr_ / bias_correction1);
     return;
   }

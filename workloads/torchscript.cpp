@@ -1,13 +1,18 @@
 #include "workloads/torchscript.hpp"
 
 #include <ATen/record_function.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
+#include "core/user_files.hpp"
+
 namespace crossover {
 namespace {
+
+constexpr std::uint64_t kMaxModelBytes = 64ULL << 30;  // a model file larger is no model to time
 
 // "layer1.0.conv1.weight" -> "layer1_0_conv1_weight": the C++ frontend forbids dots in names.
 std::string flat_name(std::string name) {
@@ -163,9 +168,14 @@ void ScriptedModelImpl::to(torch::Device device, bool non_blocking) {
 }
 
 torch::jit::Module load_scripted_model(const std::string& path) {
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe) throw std::runtime_error("model file " + path + " does not exist or cannot be read");
-  probe.close();
+  if (access(path.c_str(), R_OK) != 0)
+    throw std::runtime_error("model file " + path + " does not exist or cannot be read");
+  try {
+    // A regular file: a FIFO or a device given as the model must not block or stream forever.
+    check_regular_file(path, kMaxModelBytes, "the model file");
+  } catch (const UserFileError& e) {
+    throw std::runtime_error(e.what());
+  }
   const std::vector<std::string> entries = zip_entries(path);
   if (entries.empty()) {
     throw std::runtime_error("model file " + path +

@@ -4,8 +4,10 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
+#include "core/file_writer.hpp"
 #include "workloads/torchscript.hpp"
 
 namespace crossover {
@@ -98,12 +100,10 @@ void write_example_model(const std::string& path) {
         x = torch.relu(torch.matmul(x, self.fc2_weight.t()) + self.fc2_bias)
         return torch.matmul(x, self.out_weight.t()) + self.out_bias
   )");
-  try {
-    m.save(path);
-  } catch (const c10::Error& e) {
-    throw std::runtime_error("cannot write " + path + ": " +
-                             first_line(e.what_without_backtrace()));
-  }
+  // Through the project's one writer: a temporary file renamed into place, no link followed.
+  std::ostringstream bytes;
+  m.save(bytes);
+  write_text_file(path, bytes.str());
 }
 
 TensorData synthetic_samples(const std::vector<std::int64_t>& input_shape, int classes, int outputs,
