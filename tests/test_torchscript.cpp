@@ -1,5 +1,6 @@
 // A user's TorchScript model: scripted modules these tests write with LibTorch's own compiler
 // (torch::jit::Module::define), saved, loaded back, trained and counted.
+#include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -9,6 +10,7 @@
 #include "runner/executor.hpp"
 #include "runner/model_check.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/precision.hpp"
 #include "workloads/supervised.hpp"
 #include "workloads/torchscript.hpp"
 #include "workloads/user_model.hpp"
@@ -133,10 +135,39 @@ TEST(TorchScript, FilesThatAreNoScriptedModelSayWhatToDo) {
       << message(dir.file("fifo.pt"));
   scripted_mlp().save(dir.file("good.pt"));
   EXPECT_EQ(message(dir.file("good.pt")), "loaded");
+  // The same archive stamped with a format version from a future PyTorch.
+  {
+    caffe2::serialize::PyTorchStreamReader reader(dir.file("good.pt"));
+    caffe2::serialize::PyTorchStreamWriter writer(dir.file("future.pt"));
+    writer.setMinVersion(99);
+    for (const std::string& name : reader.getAllRecords()) {
+      if (name == "version" || name == ".data/version") continue;
+      const auto [data, size] = reader.getRecord(name);
+      writer.writeRecord(name, data.get(), size);
+    }
+    writer.writeEndOfFile();
+  }
+  const std::string future = message(dir.file("future.pt"));
+  EXPECT_NE(future.find("written by a newer PyTorch"), std::string::npos) << future;
+  EXPECT_NE(future.find("future.pt"), std::string::npos) << future;
   // The example model goes through the project's writer: a link in its place is not followed.
   std::filesystem::create_symlink(dir.file("target.pt"), dir.file("link.pt"));
   EXPECT_THROW(write_example_model(dir.file("link.pt")), std::runtime_error);
   EXPECT_FALSE(std::filesystem::exists(dir.file("target.pt")));
+}
+
+// precision "bf16" autocasts the scripted graph as it does a C++ module: LibTorch's interpreter
+// calls each operator through the dispatcher, where autocast sits. Checked on every run of the
+// graph, since the profiling executor rewrites it after its first runs.
+TEST(TorchScript, Bf16AutocastReachesTheScriptedGraph) {
+  torch::jit::Module mlp = scripted_mlp();
+  for (int run = 0; run < 4; ++run) {
+    const AutocastScope autocast(true, torch::kCPU);
+    const torch::Tensor out = mlp.forward({torch::randn({5, 4})}).toTensor();
+    EXPECT_EQ(out.scalar_type(), torch::kBFloat16) << "run " << run;
+  }
+  const torch::Tensor plain = mlp.forward({torch::randn({5, 4})}).toTensor();
+  EXPECT_EQ(plain.scalar_type(), torch::kFloat);
 }
 
 Cell example_cell(const std::string& model) {
