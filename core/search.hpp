@@ -1,0 +1,93 @@
+#pragma once
+// A crossover found rather than gridded: a search along one numeric axis for the value where the
+// contender starts to beat the baseline, as a root-finding problem on log(speedup). The search
+// decides where to probe next from the probes so far; measuring a probe (a pair of cells) is the
+// caller's. No LibTorch, no I/O.
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace crossover {
+
+/// An axis given as `{"search": {...}}` in a grid.
+struct SearchSpec {
+  std::string key;  ///< the numeric identity key searched ("dataset_size", "width", ...)
+  double from = 0.0, to = 0.0;
+  double precision = 0.1;  ///< stop when the bracket's high end is within this of its low end
+  int max_probes = 8;      ///< probes (pairs of cells) at most, the two ends included
+  bool log_scale = true;   ///< bisect and interpolate on log(value)
+  bool integer = true;     ///< probe integer values only (the key takes integers)
+  std::string compare = "device=cpu:cuda";  ///< the contenders, as `--compare` takes them
+};
+
+/// Who won a probe: the contender when the speedup's interval lies above 1, the baseline when it
+/// lies below, otherwise neither (the reports' one rule).
+enum class ProbeWinner { kBaseline, kContender, kTie };
+
+/// One probe measured: the speedup (baseline time / contender time) and its interval.
+struct Probe {
+  double value = 0.0;
+  double speedup = 1.0, low = 1.0, high = 1.0;
+  ProbeWinner winner = ProbeWinner::kTie;
+  std::vector<std::size_t> cells;  ///< the cells measured (baseline, contender)
+};
+
+/// How a search ended.
+enum class SearchOutcome {
+  kRunning,
+  kCrossing,     ///< bracketed within precision (or between adjacent integers)
+  kBudgetSpent,  ///< bracketed, but wider than precision when max_probes ran out
+  kNoCrossover,  ///< one side wins at both ends
+  kTieRegion,    ///< a probe tied: the crossing lies in a region the runs cannot resolve
+  kStopped,      ///< a probe could not be measured
+};
+
+/// "crossing", "budget-spent", "no-crossover", "tie-region", "stopped", "running".
+const char* outcome_name(SearchOutcome outcome);
+
+/// The search's state: the probes so far, where to probe next, and what it found.
+class CrossoverSearch {
+ public:
+  /// `baseline` and `contender` name the sides in statements ("cpu", "cuda").
+  CrossoverSearch(SearchSpec spec, std::string baseline, std::string contender);
+
+  /// The value to measure next; none when the search has ended.
+  std::optional<double> next() const;
+  /// Adds the measured probe at the value next() gave.
+  void record(Probe probe);
+  /// Ends the search: a probe could not be measured (`why` names the cell and its reason).
+  void stop(const std::string& why);
+
+  SearchOutcome outcome() const { return outcome_; }
+  const SearchSpec& spec() const { return spec_; }
+  const std::vector<Probe>& probes() const { return probes_; }  ///< in the order measured
+  /// The bracket [low, high] around the crossing (or the tie region); none without one.
+  std::optional<std::pair<double, double>> bracket() const;
+  /// What the search found, in plain words.
+  std::string statement() const;
+  /// The spec, the probes in order, the bracket after each probe, the outcome and statement.
+  nlohmann::ordered_json to_json() const;
+
+ private:
+  void settle();
+  double position(double value) const;  ///< log(value) or value
+  double at(double position) const;     ///< the inverse, rounded to an integer where asked
+  /// The next value, and whether it aims beside a guess; none when no value is left.
+  std::optional<std::pair<double, bool>> plan() const;
+  double width_ratio(double low, double high) const;
+
+  SearchSpec spec_;
+  std::string baseline_, contender_;
+  std::vector<Probe> probes_;
+  std::vector<std::pair<double, double>> trace_;  ///< the bracket after each probe (0,0: none)
+  SearchOutcome outcome_ = SearchOutcome::kRunning;
+  std::string stop_reason_;
+  int same_side_ = 0;   ///< probes in a row that replaced the same end (Illinois' damping)
+  int last_side_ = 0;   ///< -1 low end replaced, +1 high end
+  bool aimed_ = false;  ///< the last probe aimed just below a guess of the crossing
+};
+
+}  // namespace crossover

@@ -1,0 +1,191 @@
+// The crossover search against speedup curves known exactly: where it probes, what bracket it
+// ends with, and what it says, for a crossing, a tie region, no crossover and a spent budget.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "core/search.hpp"
+
+namespace crossover {
+namespace {
+
+using Curve = std::function<double(double)>;
+
+// Runs a search to its end, each probe's speedup from `curve` with an interval of +-`spread`
+// (relative), the winner by the reports' rule.
+CrossoverSearch run_search(const Curve& curve, SearchSpec spec, double spread = 0.001) {
+  CrossoverSearch search(std::move(spec), "cpu", "cuda");
+  for (int guard = 0; guard < 100; ++guard) {
+    const auto value = search.next();
+    if (!value) break;
+    Probe p;
+    p.value = *value;
+    p.speedup = curve(*value);
+    p.low = p.speedup * (1 - spread);
+    p.high = p.speedup * (1 + spread);
+    p.winner = p.low > 1    ? ProbeWinner::kContender
+               : p.high < 1 ? ProbeWinner::kBaseline
+                            : ProbeWinner::kTie;
+    search.record(p);
+  }
+  return search;
+}
+
+SearchSpec iris_range(double precision = 0.1) {
+  SearchSpec spec;
+  spec.key = "dataset_size";
+  spec.from = 112;
+  spec.to = 1000000;
+  spec.precision = precision;
+  return spec;
+}
+
+// Every probe lies in the range, and none is measured twice.
+void expect_distinct_probes_in_range(const CrossoverSearch& search) {
+  for (std::size_t i = 0; i < search.probes().size(); ++i) {
+    const double v = search.probes()[i].value;
+    EXPECT_GE(v, search.spec().from);
+    EXPECT_LE(v, search.spec().to);
+    EXPECT_EQ(v, std::round(v));  // dataset_size takes integers
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(v, search.probes()[j].value);
+  }
+}
+
+TEST(Search, BracketsCrossingsOfSeveralShapesWithinTenPercentInEightProbes) {
+  struct Shape {
+    const char* name;
+    Curve curve;
+    double crossing;
+  };
+  const std::vector<Shape> shapes = {
+      {"power law", [](double x) { return x / 5785.0; }, 5785.0},
+      {"saturating", [](double x) { return 40 * x / (x + 200000); }, 200000.0 / 39},
+      {"steep", [](double x) { return std::pow(x / 1000, 2) / 30; }, 1000 * std::sqrt(30.0)},
+      {"near the top", [](double x) { return x / 700000.0; }, 700000.0},
+      {"near the bottom", [](double x) { return x / 130.0; }, 130.0},
+  };
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE(shape.name);
+    const CrossoverSearch search = run_search(shape.curve, iris_range());
+    EXPECT_EQ(search.outcome(), SearchOutcome::kCrossing) << search.statement();
+    EXPECT_LE(search.probes().size(), 8U) << search.statement();
+    const auto [low, high] = *search.bracket();
+    EXPECT_LE(low, shape.crossing);
+    EXPECT_GE(high, shape.crossing);
+    EXPECT_LE((high - low) / low, 0.1);
+    expect_distinct_probes_in_range(search);
+    EXPECT_NE(search.statement().find("cuda wins from between"), std::string::npos)
+        << search.statement();
+  }
+}
+
+TEST(Search, AFallingSpeedupNamesTheBaselineAsTheWinnerAbove) {
+  const CrossoverSearch search = run_search([](double x) { return 3000.0 / x; }, iris_range());
+  ASSERT_EQ(search.outcome(), SearchOutcome::kCrossing) << search.statement();
+  EXPECT_NE(search.statement().find("cpu wins from between"), std::string::npos)
+      << search.statement();
+  EXPECT_NE(search.statement().find("(cuda below)"), std::string::npos) << search.statement();
+}
+
+TEST(Search, NoSignChangeAtTheEndsIsNoCrossoverWithTheSpeedupRange) {
+  const CrossoverSearch search = run_search(
+      [](double x) { return 0.2 + 0.4 * std::log(x / 112) / std::log(1e6 / 112); }, iris_range());
+  EXPECT_EQ(search.outcome(), SearchOutcome::kNoCrossover);
+  EXPECT_EQ(search.probes().size(), 2U);  // the two ends
+  EXPECT_FALSE(search.bracket());
+  EXPECT_EQ(search.statement(),
+            "no crossover between 112 and 1,000,000 dataset_size: cpu wins throughout "
+            "(0.2x-0.6x, 2 probes)");
+}
+
+TEST(Search, AProbeWhoseIntervalHoldsOneEndsInATieRegionAroundTheCrossing) {
+  // Intervals of +-30 %: near the crossing neither side wins.
+  const CrossoverSearch search = run_search([](double x) { return x / 5785.0; }, iris_range(), 0.3);
+  ASSERT_EQ(search.outcome(), SearchOutcome::kTieRegion) << search.statement();
+  const auto [low, high] = *search.bracket();
+  EXPECT_LT(low, 5785.0);
+  EXPECT_GT(high, 5785.0);
+  const double tie = search.probes().back().value;
+  EXPECT_GT(tie, low);
+  EXPECT_LT(tie, high);
+  EXPECT_EQ(search.statement().rfind("tie region from ", 0), 0U) << search.statement();
+  // A tie at an end: the region starts there.
+  SearchSpec narrow = iris_range();
+  narrow.from = 5700;
+  const CrossoverSearch at_end = run_search([](double x) { return x / 5785.0; }, narrow, 0.05);
+  ASSERT_EQ(at_end.outcome(), SearchOutcome::kTieRegion);
+  EXPECT_EQ(at_end.bracket()->first, 5700);
+  EXPECT_EQ(at_end.probes().size(), 1U);
+}
+
+TEST(Search, ABudgetSpentStillGivesTheBracketItReached) {
+  SearchSpec spec = iris_range(0.001);
+  spec.max_probes = 5;
+  const double crossing = 200000.0 / 39;
+  const CrossoverSearch search =
+      run_search([](double x) { return 40 * x / (x + 200000); }, spec, 1e-6);
+  EXPECT_EQ(search.outcome(), SearchOutcome::kBudgetSpent) << search.statement();
+  EXPECT_EQ(search.probes().size(), 5U);
+  const auto [low, high] = *search.bracket();
+  EXPECT_LE(low, crossing);
+  EXPECT_GE(high, crossing);
+  EXPECT_NE(search.statement().find("budget (max_probes 5) spent"), std::string::npos)
+      << search.statement();
+}
+
+TEST(Search, IntegersStopAtAdjacentValues) {
+  SearchSpec spec;
+  spec.key = "batch_size";
+  spec.from = 1;
+  spec.to = 64;
+  spec.precision = 0.001;
+  const CrossoverSearch search = run_search([](double x) { return x / 7.5; }, spec);
+  EXPECT_EQ(search.outcome(), SearchOutcome::kCrossing) << search.statement();
+  EXPECT_EQ(*search.bracket(), std::make_pair(7.0, 8.0));
+  expect_distinct_probes_in_range(search);
+}
+
+TEST(Search, LinearScaleAndRealValuesWhenAsked) {
+  SearchSpec spec;
+  spec.key = "lr";
+  spec.from = 0.0;
+  spec.to = 1.0;
+  spec.log_scale = false;
+  spec.integer = false;
+  spec.precision = 0.05;
+  const CrossoverSearch search = run_search([](double x) { return 0.4 + x; }, spec);
+  ASSERT_EQ(search.outcome(), SearchOutcome::kCrossing) << search.statement();
+  const auto [low, high] = *search.bracket();
+  EXPECT_LE(low, 0.6);
+  EXPECT_GE(high, 0.6);
+  EXPECT_LE((high - low) / low, 0.05);
+}
+
+TEST(Search, ATraceOfEveryProbeAndAStopThatSaysWhy) {
+  CrossoverSearch search(iris_range(), "cpu", "cuda");
+  Probe first;
+  first.value = *search.next();
+  first.speedup = first.low = first.high = 0.5;
+  first.winner = ProbeWinner::kBaseline;
+  first.cells = {0, 1};
+  search.record(first);
+  EXPECT_EQ(*search.next(), 1000000);
+  search.stop("cell 3 (cuda) skipped: no CUDA device");
+  EXPECT_FALSE(search.next());
+  const auto j = search.to_json();
+  EXPECT_EQ(j["outcome"], "stopped");
+  EXPECT_EQ(j["probes"].size(), 1U);
+  EXPECT_EQ(j["probes"][0]["cells"], nlohmann::ordered_json({0, 1}));
+  EXPECT_NE(search.statement().find("no CUDA device"), std::string::npos);
+  // Probes in order with the bracket after each, once there is one.
+  const CrossoverSearch done = run_search([](double x) { return x / 5785.0; }, iris_range());
+  const auto trace = done.to_json()["probes"];
+  EXPECT_FALSE(trace[0].contains("bracket_after"));
+  ASSERT_TRUE(trace[1].contains("bracket_after"));
+  EXPECT_EQ(trace[1]["bracket_after"], nlohmann::ordered_json({112.0, 1000000.0}));
+  EXPECT_EQ(trace.back()["bracket_after"][0], done.bracket()->first);
+}
+
+}  // namespace
+}  // namespace crossover
