@@ -9,9 +9,6 @@
 namespace crossover {
 namespace {
 
-// While the bracket spans more than this factor, probes halve it; inside, they interpolate.
-constexpr double kTightRatio = 10.0;
-
 std::string speedup_text(const Probe& p) {
   return format_number(p.speedup) + "x [" + format_number(p.low) + ", " + format_number(p.high) +
          "]";
@@ -23,23 +20,15 @@ const char* winner_name(ProbeWinner w) {
                                         : "tie";
 }
 
-// The probes in ascending order of value.
-std::vector<const Probe*> sorted(const std::vector<Probe>& probes) {
-  std::vector<const Probe*> out;
-  for (const Probe& p : probes) out.push_back(&p);
-  std::sort(out.begin(), out.end(),
-            [](const Probe* a, const Probe* b) { return a->value < b->value; });
-  return out;
-}
-
-// The adjacent probes (in value) whose winners differ; with no tie among them, there is one.
-std::optional<std::pair<const Probe*, const Probe*>> decisive_bracket(
-    const std::vector<Probe>& probes) {
-  const auto order = sorted(probes);
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    if (order[i - 1]->winner != order[i]->winner) return std::make_pair(order[i - 1], order[i]);
-  }
-  return std::nullopt;
+// Where the winner changes between `a` and `b`, as a number whose sign differs at the two: the
+// speedup's logarithm between the two sides; between a side and a tie, the logarithm of the
+// interval's bound that crosses 1 there (its top below the baseline's region, its bottom below
+// the contender's).
+double edge_measure(const Probe& p, ProbeWinner a, ProbeWinner b) {
+  const bool tie = a == ProbeWinner::kTie || b == ProbeWinner::kTie;
+  if (!tie) return std::log(p.speedup);
+  const bool baseline = a == ProbeWinner::kBaseline || b == ProbeWinner::kBaseline;
+  return std::log(baseline ? p.high : p.low);
 }
 
 }  // namespace
@@ -50,12 +39,12 @@ const char* outcome_name(SearchOutcome outcome) {
       return "running";
     case SearchOutcome::kCrossing:
       return "crossing";
+    case SearchOutcome::kTieRegion:
+      return "tie-region";
     case SearchOutcome::kBudgetSpent:
       return "budget-spent";
     case SearchOutcome::kNoCrossover:
       return "no-crossover";
-    case SearchOutcome::kTieRegion:
-      return "tie-region";
     case SearchOutcome::kStopped:
       return "stopped";
   }
@@ -78,6 +67,36 @@ double CrossoverSearch::width_ratio(double low, double high) const {
   return low > 0 ? (high - low) / low : (high > 0 ? 1.0 : 0.0);
 }
 
+std::vector<CrossoverSearch::Boundary> CrossoverSearch::boundaries() const {
+  std::vector<const Probe*> order;
+  for (const Probe& p : probes_) order.push_back(&p);
+  std::sort(order.begin(), order.end(),
+            [](const Probe* a, const Probe* b) { return a->value < b->value; });
+  std::vector<Boundary> out;
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (order[i - 1]->winner != order[i]->winner) out.push_back({order[i - 1], order[i]});
+  return out;
+}
+
+bool CrossoverSearch::resolved(const Boundary& b) const {
+  if (spec_.integer && b.high->value - b.low->value <= 1) return true;
+  return width_ratio(b.low->value, b.high->value) <= spec_.precision;
+}
+
+// The boundary the next probe narrows: the widest (in position) not yet within precision.
+std::optional<CrossoverSearch::Boundary> CrossoverSearch::widest_open() const {
+  std::optional<Boundary> widest;
+  double most = -1.0;
+  for (const Boundary& b : boundaries()) {
+    const double width = position(b.high->value) - position(b.low->value);
+    if (!resolved(b) && width > most) {
+      most = width;
+      widest = b;
+    }
+  }
+  return widest;
+}
+
 std::optional<double> CrossoverSearch::next() const {
   if (outcome_ != SearchOutcome::kRunning) return std::nullopt;
   if (probes_.empty()) return spec_.from;
@@ -87,36 +106,40 @@ std::optional<double> CrossoverSearch::next() const {
   return planned->first;
 }
 
-// Where to probe next, and whether it aims beside a guess of the crossing. The guess: where
-// log(speedup), straight between the bracket's ends (on log(value) by default), crosses zero; the
-// midpoint when the two ends' speedups do not straddle 1 or two probes in a row replaced the same
-// end (a curved speedup that the line keeps missing on one side). A probe right at the crossing
-// ties and says nothing, so the probe aims 0.45 x precision below the guess, and when the
-// crossing lies above it, the next one 0.9 x precision above it: a good guess is bracketed by
-// the two. While the bracket spans more than kTightRatio, each probe stays in its middle half,
-// cutting at least a quarter whatever the curve; inside, at least 0.9 x precision from its ends.
+// Where to probe next, and whether it aims beside a guess. The guess: where the edge measure
+// (log(speedup) between the two sides), straight between the widest open bracket's ends (on
+// log(value) by default), crosses zero — regula falsi, with the Illinois rule: when probes keep
+// taking the same end's place, the other end's measure is halved each time, so the line stops
+// missing on one side of a curved measure. A probe right at a crossing says little (it ties), so
+// the probe aims 0.45 x precision below the guess; when it lands below the crossing and the
+// guess is still close, the next one goes 0.9 x precision above it, bracketing a good guess with
+// two probes. Every probe stays at least 0.9 x precision inside the bracket, and when two probes
+// have not halved it, the next one halves it: the bracket shrinks however the speedups fall.
 std::optional<std::pair<double, bool>> CrossoverSearch::plan() const {
-  const auto bracket = decisive_bracket(probes_);
-  if (!bracket) return std::nullopt;
-  const Probe& low = *bracket->first;
-  const Probe& high = *bracket->second;
+  const auto open = widest_open();
+  if (!open) return std::nullopt;
+  const Probe& low = *open->low;
+  const Probe& high = *open->high;
   const double u_low = position(low.value), u_high = position(high.value);
   const double width = u_high - u_low;
   const double step = spec_.log_scale ? 0.9 * std::log1p(spec_.precision)
                                       : 0.9 * spec_.precision * std::max(low.value, 0.0);
-  const double f_low = std::log(low.speedup), f_high = std::log(high.speedup);
-  const bool guessable = (f_low < 0) != (f_high < 0) && f_low != f_high && same_side_ < 2;
+  double f_low = edge_measure(low, low.winner, high.winner);
+  double f_high = edge_measure(high, low.winner, high.winner);
+  if (same_side_ >= 2) (last_side_ < 0 ? f_high : f_low) *= std::pow(0.5, same_side_ - 1);
+  const bool guessable = (f_low < 0) != (f_high < 0) && f_low != f_high;
+  const double guess = u_low + f_low / (f_low - f_high) * width;
+  const bool stalled = widths_.size() >= 3 && width > 0.5 * widths_[widths_.size() - 3];
+  const double margin = std::min(step, width / 2);
   double u = 0.0;
   bool aimed = false;
-  if (aimed_ && last_side_ == -1) {
+  if (!guessable || stalled) {
+    u = u_low + width / 2;
+  } else if (aimed_ && &probes_.back() == &low && guess - u_low < 1.5 * step) {
     u = std::min(u_low + step, u_low + width / 2);  // the guess's other side
   } else {
-    const double margin =
-        high.value > kTightRatio * low.value ? width / 4 : std::min(step, width / 2);
-    const double target =
-        guessable ? u_low + f_low / (f_low - f_high) * width - step / 2 : u_low + width / 2;
-    u = std::clamp(target, u_low + margin, u_high - margin);
-    aimed = guessable && u == target;
+    u = std::clamp(guess - step / 2, u_low + margin, u_high - margin);
+    aimed = true;
   }
   double value = at(u);
   if (spec_.integer) value = std::clamp(value, low.value + 1, high.value - 1);
@@ -128,13 +151,18 @@ void CrossoverSearch::record(Probe probe) {
   if (outcome_ != SearchOutcome::kRunning) return;
   const auto planned = plan();
   aimed_ = planned && planned->first == probe.value && planned->second;
-  const auto before = decisive_bracket(probes_);
-  if (before) {
-    const int side = probe.winner == before->first->winner ? -1 : +1;
-    same_side_ = side == last_side_ ? same_side_ + 1 : 1;
+  if (const auto open = widest_open(); open && probes_.size() >= 2) {
+    const int side = probe.winner == open->low->winner    ? -1
+                     : probe.winner == open->high->winner ? +1
+                                                          : 0;
+    same_side_ = side != 0 && side == last_side_ ? same_side_ + 1 : 1;
     last_side_ = side;
   }
   probes_.push_back(std::move(probe));
+  if (const auto open = widest_open())
+    widths_.push_back(position(open->high->value) - position(open->low->value));
+  else
+    widths_.clear();
   settle();
   const auto now = bracket();
   trace_.push_back(now ? *now : std::make_pair(0.0, 0.0));
@@ -148,49 +176,80 @@ void CrossoverSearch::stop(const std::string& why) {
 
 // Whether the newest probe ended the search, and how.
 void CrossoverSearch::settle() {
-  if (probes_.back().winner == ProbeWinner::kTie) {
-    outcome_ = SearchOutcome::kTieRegion;
-    return;
-  }
   if (probes_.size() < 2) return;
-  const auto b = decisive_bracket(probes_);
-  if (!b) {
+  const auto all = boundaries();
+  if (all.empty()) {
     outcome_ = SearchOutcome::kNoCrossover;
     return;
   }
-  const bool adjacent = spec_.integer && b->second->value - b->first->value <= 1;
-  if (adjacent || width_ratio(b->first->value, b->second->value) <= spec_.precision) {
-    outcome_ = SearchOutcome::kCrossing;
-  } else if (static_cast<int>(probes_.size()) >= spec_.max_probes) {
+  if (widest_open() && static_cast<int>(probes_.size()) >= spec_.max_probes) {
     outcome_ = SearchOutcome::kBudgetSpent;
-  } else if (!plan()) {
-    outcome_ = SearchOutcome::kCrossing;  // no value left between the ends
+    return;
   }
+  if (plan()) return;
+  const bool tie = std::any_of(probes_.begin(), probes_.end(),
+                               [](const Probe& p) { return p.winner == ProbeWinner::kTie; });
+  outcome_ = tie ? SearchOutcome::kTieRegion : SearchOutcome::kCrossing;
 }
 
 std::optional<std::pair<double, double>> CrossoverSearch::bracket() const {
-  if (outcome_ == SearchOutcome::kTieRegion) {
-    // From the nearest probe below the tie that one side won to the nearest above.
-    const double tie = probes_.back().value;
-    double low = tie, high = tie;
-    for (const Probe& p : probes_) {
-      if (p.winner == ProbeWinner::kTie) continue;
-      if (p.value < tie && (low == tie || p.value > low)) low = p.value;
-      if (p.value > tie && (high == tie || p.value < high)) high = p.value;
-    }
-    return std::make_pair(low, high);
+  const auto all = boundaries();
+  if (all.empty()) return std::nullopt;
+  return std::make_pair(all.front().low->value, all.back().high->value);
+}
+
+// Each change of winner in value order, with the speedups either side: "cpu wins up to between
+// 1,000 and 1,100 dataset_size (0.9x [0.88, 0.91] at 1,000); from there the two tie ...".
+std::string CrossoverSearch::found() const {
+  const auto name = [&](ProbeWinner w) {
+    return w == ProbeWinner::kBaseline    ? baseline_
+           : w == ProbeWinner::kContender ? contender_
+                                          : "neither";
+  };
+  const auto all = boundaries();
+  if (all.size() == 1 && all.front().low->winner != ProbeWinner::kTie &&
+      all.front().high->winner != ProbeWinner::kTie) {
+    const Probe& low = *all.front().low;
+    const Probe& high = *all.front().high;
+    return name(high.winner) + " wins from between " + format_axis_value(low.value) + " and " +
+           format_axis_value(high.value) + " " + spec_.key + " on (" + name(low.winner) +
+           " below): " + speedup_text(low) + " at " + format_axis_value(low.value) + ", " +
+           speedup_text(high) + " at " + format_axis_value(high.value);
   }
-  const auto b = decisive_bracket(probes_);
-  if (!b) return std::nullopt;
-  return std::make_pair(b->first->value, b->second->value);
+  std::vector<const Probe*> ties;
+  for (const Probe& p : probes_)
+    if (p.winner == ProbeWinner::kTie) ties.push_back(&p);
+  std::string text;
+  if (!ties.empty()) {
+    // The tie region, from the lowest probe where they tie to the highest, and the nearest
+    // probes either side where one wins.
+    const auto [first, last] =
+        std::minmax_element(ties.begin(), ties.end(),
+                            [](const Probe* a, const Probe* b) { return a->value < b->value; });
+    text = "tie region from " + format_axis_value((*first)->value) + " to " +
+           format_axis_value((*last)->value) + " " + spec_.key +
+           " (neither wins within the intervals; the crossing lies in it)";
+    std::string sides;
+    for (const Boundary& b : all) {
+      const Probe* side = b.low->winner == ProbeWinner::kTie ? b.high : b.low;
+      if (side->winner == ProbeWinner::kTie) continue;
+      sides += (sides.empty() ? "" : ", ") + name(side->winner) + " wins at " +
+               format_axis_value(side->value) + " (" + speedup_text(*side) + ")";
+    }
+    return sides.empty() ? text : text + ": " + sides;
+  }
+  for (const Boundary& b : all) {
+    text += (text.empty() ? "" : "; ") + name(b.high->winner) + " wins from between " +
+            format_axis_value(b.low->value) + " and " + format_axis_value(b.high->value) + " " +
+            spec_.key + " (" + speedup_text(*b.high) + "; " + name(b.low->winner) + " below, " +
+            speedup_text(*b.low) + ")";
+  }
+  return text;
 }
 
 std::string CrossoverSearch::statement() const {
   const std::string n =
       std::to_string(probes_.size()) + " probe" + (probes_.size() == 1 ? "" : "s");
-  const auto side = [&](ProbeWinner w) {
-    return w == ProbeWinner::kBaseline ? baseline_ : contender_;
-  };
   switch (outcome_) {
     case SearchOutcome::kRunning:
       return "searching " + spec_.key + " (" + n + " so far)";
@@ -202,36 +261,23 @@ std::string CrossoverSearch::statement() const {
         lo = std::min(lo, p.speedup);
         hi = std::max(hi, p.speedup);
       }
+      const ProbeWinner w = probes_.front().winner;
       return "no crossover between " + format_axis_value(spec_.from) + " and " +
-             format_axis_value(spec_.to) + " " + spec_.key + ": " + side(probes_.front().winner) +
-             " wins throughout (" + format_number(lo) + "x-" + format_number(hi) + "x, " + n + ")";
+             format_axis_value(spec_.to) + " " + spec_.key + ": " +
+             (w == ProbeWinner::kTie
+                  ? std::string("the two tie at both ends")
+                  : (w == ProbeWinner::kBaseline ? baseline_ : contender_) + " wins throughout") +
+             " (" + format_number(lo) + "x-" + format_number(hi) + "x, " + n + ")";
     }
-    case SearchOutcome::kTieRegion: {
-      const auto [lo, hi] = *bracket();
-      const Probe& tie = probes_.back();
-      return "tie region from " + format_axis_value(lo) + " to " + format_axis_value(hi) + " " +
-             spec_.key + ": at " + format_axis_value(tie.value) +
-             " the two tie within their intervals (" + speedup_text(tie) + "), after " + n;
-    }
-    case SearchOutcome::kCrossing:
     case SearchOutcome::kBudgetSpent:
+      return found() + "; " + n + ", the budget (max_probes " + std::to_string(spec_.max_probes) +
+             ") spent before every bracket was within " + format_percent(spec_.precision, false);
+    case SearchOutcome::kCrossing:
+    case SearchOutcome::kTieRegion:
       break;
   }
-  const auto b = decisive_bracket(probes_);
-  const Probe& low = *b->first;
-  const Probe& high = *b->second;
-  std::string text = side(high.winner) + " wins from between " + format_axis_value(low.value) +
-                     " and " + format_axis_value(high.value) + " " + spec_.key + " on (" +
-                     side(low.winner) + " below): " + speedup_text(low) + " at " +
-                     format_axis_value(low.value) + ", " + speedup_text(high) + " at " +
-                     format_axis_value(high.value) + "; " + n;
-  if (outcome_ == SearchOutcome::kBudgetSpent) {
-    text += ", the budget (max_probes " + std::to_string(spec_.max_probes) +
-            ") spent before the bracket was within " + format_percent(spec_.precision, false);
-  } else {
-    text += ", bracket within " + format_percent(width_ratio(low.value, high.value), false);
-  }
-  return text;
+  return found() + "; " + n + ", each bracket within " + format_percent(spec_.precision, false) +
+         (spec_.integer ? " or between adjacent integers" : "");
 }
 
 nlohmann::ordered_json CrossoverSearch::to_json() const {

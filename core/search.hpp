@@ -38,10 +38,11 @@ struct Probe {
 /// How a search ended.
 enum class SearchOutcome {
   kRunning,
-  kCrossing,     ///< bracketed within precision (or between adjacent integers)
-  kBudgetSpent,  ///< bracketed, but wider than precision when max_probes ran out
-  kNoCrossover,  ///< one side wins at both ends
-  kTieRegion,    ///< a probe tied: the crossing lies in a region the runs cannot resolve
+  kCrossing,     ///< the winner changes once, bracketed within precision (or adjacent integers)
+  kTieRegion,    ///< between the two sides' regions lies one where neither wins; its edges
+                 ///< bracketed within precision
+  kBudgetSpent,  ///< max_probes measured before every bracket was within precision
+  kNoCrossover,  ///< the same outcome at both ends
   kStopped,      ///< a probe could not be measured
 };
 
@@ -64,7 +65,8 @@ class CrossoverSearch {
   SearchOutcome outcome() const { return outcome_; }
   const SearchSpec& spec() const { return spec_; }
   const std::vector<Probe>& probes() const { return probes_; }  ///< in the order measured
-  /// The bracket [low, high] around the crossing (or the tie region); none without one.
+  /// From the lowest to the highest value where the winner changes: around the crossing, or
+  /// around the tie region with its edges; none when it does not change.
   std::optional<std::pair<double, double>> bracket() const;
   /// What the search found, in plain words.
   std::string statement() const;
@@ -72,12 +74,21 @@ class CrossoverSearch {
   nlohmann::ordered_json to_json() const;
 
  private:
+  /// Two probes adjacent in value whose winners differ: where the winner changes.
+  struct Boundary {
+    const Probe* low = nullptr;
+    const Probe* high = nullptr;
+  };
+  std::vector<Boundary> boundaries() const;
+  bool resolved(const Boundary& b) const;  ///< within precision, or adjacent integers
+  std::optional<Boundary> widest_open() const;
   void settle();
   double position(double value) const;  ///< log(value) or value
   double at(double position) const;     ///< the inverse, rounded to an integer where asked
   /// The next value, and whether it aims beside a guess; none when no value is left.
   std::optional<std::pair<double, bool>> plan() const;
   double width_ratio(double low, double high) const;
+  std::string found() const;  ///< the crossing or tie region as far as the probes tell
 
   SearchSpec spec_;
   std::string baseline_, contender_;
@@ -85,9 +96,10 @@ class CrossoverSearch {
   std::vector<std::pair<double, double>> trace_;  ///< the bracket after each probe (0,0: none)
   SearchOutcome outcome_ = SearchOutcome::kRunning;
   std::string stop_reason_;
-  int same_side_ = 0;   ///< probes in a row that replaced the same end (Illinois' damping)
-  int last_side_ = 0;   ///< -1 low end replaced, +1 high end
+  int same_side_ = 0;   ///< probes in a row that took the same end's place (Illinois' rule)
+  int last_side_ = 0;   ///< -1: the low end's, +1: the high end's, 0: neither (a tie between)
   bool aimed_ = false;  ///< the last probe aimed just below a guess of the crossing
+  std::vector<double> widths_;  ///< the widest open bracket's width after each probe
 };
 
 }  // namespace crossover
