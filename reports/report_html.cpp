@@ -190,6 +190,13 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   if (!context.description.empty()) s += "<p>" + html_escape(context.description) + "</p>";
   for (const auto& w : context.warnings)
     s += "<p class='warning'><b>Warning:</b> " + html_escape(w) + "</p>";
+  for (const auto& search : context.searches) {
+    s += "<h2>Search: " +
+         html_escape(search.value("workload", "") + ", " + search.value("compare", "") + " along " +
+                     search.value("key", "")) +
+         "</h2><p><b>" + html_escape(search.value("statement", "")) + "</b></p>" +
+         search_chart(search);
+  }
   for (const ComparisonFindings& f : comparisons) s += comparison_html(f, comparisons.size() > 1);
   s += "<h2>Environment</h2><ul>";
   for (const auto& line : context.environment) s += "<li>" + html_escape(line) + "</li>";

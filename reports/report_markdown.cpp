@@ -238,6 +238,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   out += "## Environment\n\n";
   for (const auto& line : context.environment) out += "- " + line + "\n";
   out += "\n";
+  out += render_searches_markdown(context.searches);
   for (const ComparisonFindings& f : analysis.comparisons)
     out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
   out += markdown_devices(results, analysis.devices);

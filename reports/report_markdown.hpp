@@ -16,7 +16,15 @@ struct ReportContext {
   std::string description;               ///< the grid's description, may be empty
   std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
   std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
+  /// The run's searches (searches.json): per line its probes, bracket and statement.
+  nlohmann::ordered_json searches = nlohmann::ordered_json::array();
 };
+
+/// What makes a searches.json unfit for the reports (a missing or mistyped field); "" if none.
+std::string searches_problem(const nlohmann::ordered_json& searches);
+
+/// The searches of a run as Markdown: each line's statement and its probes in order; "" if none.
+std::string render_searches_markdown(const nlohmann::ordered_json& searches);
 
 /// The whole report.md text: the analysis's crossover sections right after the environment.
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,

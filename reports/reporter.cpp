@@ -59,14 +59,22 @@ class TerminalReporter : public Reporter {
  public:
   explicit TerminalReporter(std::function<void(const std::string&)> print)
       : print_(std::move(print)) {}
+  void begin(const ReportContext& context) override { searches_ = context.searches; }
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
     std::string out = render_comparison_text(results, analysis.devices);
     for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
+    if (!searches_.empty()) out += "\nSearches:\n";
+    for (const auto& search : searches_) {
+      const std::string fixed = search.value("fixed", "");
+      out += "  " + search.value("workload", "") + (fixed.empty() ? "" : " (" + fixed + ")") +
+             ", " + search.value("compare", "") + ": " + search.value("statement", "") + "\n";
+    }
     print_(out);
   }
 
  private:
   std::function<void(const std::string&)> print_;
+  nlohmann::ordered_json searches_;
 };
 
 }  // namespace
@@ -99,6 +107,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   }
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
   summary["scaling"] = scaling_json(analysis.scaling);
+  summary["searches"] = context.searches;
   return summary;
 }
 

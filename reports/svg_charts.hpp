@@ -3,6 +3,7 @@
 // interval bands and the crossing marked, epoch time per configuration and device, the phase
 // breakdown, throughput against GPU count. Text only: no I/O.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct SurfaceChart {
 std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
                                          const std::vector<Crossover>& crossovers,
                                          const CompareSpec& spec);
+
+/// A search's probes (searches.json's entry): the speedup at each with its interval, numbered in
+/// the order measured, coloured by winner, the final bracket shaded; "" with fewer than two.
+std::string search_chart(const nlohmann::ordered_json& search);
 
 /// Median epoch time per configuration of a workload, the devices side by side.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload);

@@ -14,6 +14,7 @@
 
 #include "core/text.hpp"
 #include "core/user_files.hpp"
+#include "runner/grid_search.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {
@@ -332,13 +333,27 @@ void parse_axes(Validator& v, const Json& e, const std::string& path, const Work
           v.unknown_key(grid_path, key, settable_key_names());
           continue;
         }
-        if (!values.is_array() || values.empty()) {
-          v.add(axis_path, "got " + shown(values) + ", expected a non-empty list of " +
-                               spec->expected + " (a single value belongs in \"settings\")");
+        if (e.contains("settings") && e["settings"].is_object() && e["settings"].contains(key))
+          v.add(axis_path, "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
+        if (values.is_object()) {  // a search: runner/grid_search.cpp
+          std::vector<GridIssue> found;
+          auto search = parse_search(axis_path, *spec, values, found);
+          for (auto& issue : found) v.add(std::move(issue.path), std::move(issue.message));
+          if (search && experiment.search)
+            v.add(axis_path, "a second search in one experiment; search one axis per experiment");
+          const Contenders c = search ? search_contenders(*search) : Contenders{};
+          const std::string at = axis_path + ".search.compare";
+          if (search && !experiment.search && v.check_value(at, *c.key, c.baseline, workload) &&
+              v.check_value(at, *c.key, c.contender, workload))
+            experiment.search = std::move(search);
           continue;
         }
-        if (e.contains("settings") && e["settings"].is_object() && e["settings"].contains(key)) {
-          v.add(axis_path, "\"" + key + "\" is set in both \"settings\" and \"grid\"; keep one");
+        if (!values.is_array() || values.empty()) {
+          v.add(axis_path, "got " + shown(values) + ", expected a non-empty list of " +
+                               spec->expected +
+                               " (a single value belongs in \"settings\"; a search is "
+                               "{\"search\": {\"from\": ..., \"to\": ...}})");
+          continue;
         }
         std::vector<Json> accepted;
         std::unordered_set<std::string> seen;  // linear in the axis's length, however long
@@ -430,6 +445,9 @@ std::optional<Experiment> parse_experiment(Validator& v, const Json& e, const st
   }
 
   parse_axes(v, e, path, workload, experiment);
+  std::vector<GridIssue> fit;
+  fit_search_axes(path, experiment, fit);
+  for (auto& issue : fit) v.add(std::move(issue.path), std::move(issue.message));
   parse_excludes(v, e, path, workload, experiment);
   return experiment;
 }

@@ -3,12 +3,14 @@
 // is found here, before anything runs, and reported all at once.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/cell.hpp"
+#include "core/search.hpp"
 
 namespace crossover {
 
@@ -37,6 +39,8 @@ struct Experiment {
   nlohmann::ordered_json settings;  ///< scalar settings, defaults overridden by its own
   std::vector<std::pair<std::string, std::vector<nlohmann::ordered_json>>> axes;
   std::vector<nlohmann::ordered_json> excludes;  ///< each maps keys to a value or a list of values
+  /// An axis given as {"search": {...}}: found by probing, not listed (at most one).
+  std::optional<SearchSpec> search;
 };
 
 /// A validated grid.
@@ -55,10 +59,20 @@ inline constexpr std::size_t kMaxCells = 100000;
 /// The longest grid name: reports/<name>-<time>[-N] must fit a file system's 255 characters.
 inline constexpr std::size_t kMaxGridNameLength = 200;
 
+/// One line of a search: the two contenders' cells, every key fixed but the one searched.
+struct SearchLine {
+  std::size_t experiment = 0;
+  SearchSpec spec;
+  std::string baseline_name, contender_name;  ///< the compared values as text ("cpu", "cuda")
+  Cell baseline, contender;                   ///< the probes' templates (at spec.from)
+  std::string fixed;  ///< the experiment's other axes in this line ("execution=graph"), or ""
+};
+
 /// The cells of a grid, in order, and what expansion dropped.
 struct Expansion {
   std::vector<Cell> cells;
-  std::size_t excluded = 0;  ///< cells removed by `exclude` rules
+  std::vector<SearchLine> searches;  ///< the lines of every search, whose cells come as probed
+  std::size_t excluded = 0;          ///< cells removed by `exclude` rules
   std::size_t duplicates =
       0;  ///< cells identical to an earlier one (for example `gpus` on the CPU)
 };
@@ -73,5 +87,12 @@ Grid load_grid(const std::string& path);
 /// Throws GridError for cells that cannot work as a whole (batch smaller than the replicas, an
 /// output device outside the GPUs used, several GPUs without a parallel mode).
 Expansion expand_grid(const Grid& grid);
+
+/// A probe of a search line: `cell` (a line's template) with the searched key at `value`,
+/// normalised; its index is the caller's.
+Cell probe_cell(const Cell& cell, const std::string& key, double value);
+
+/// The most probe pairs a grid's searches may take in all (each max_probes), for --dry-run.
+std::size_t most_probes(const std::vector<SearchLine>& searches);
 
 }  // namespace crossover

@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/regression.hpp"
+#include "runner/search_run.hpp"
 
 namespace crossover {
 namespace {
@@ -52,7 +53,8 @@ bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
   for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
   std::vector<std::string> dropped;
   for (const Result& r : before) {
-    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0)
+    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0 &&
+        !belongs_to_search(r.cell, expansion.searches))
       dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
                         status_text(r.status) + ")");
   }
@@ -130,7 +132,22 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
     kept.cell.index = cell.index;
     kept.cell.experiment = cell.experiment;
   }
-  spdlog::info("resuming {}: {} cell(s) already ok, {} to run", request.resume, plan.kept.size(),
+  // A search's probes measured before: kept with their numbers, for the search to reuse.
+  std::set<std::string> in_grid;
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  std::size_t probes = 0;
+  for (const auto& [identity, r] : done) {
+    if (in_grid.count(identity) != 0 || changed_data.count(r->cell.dataset) != 0 ||
+        !belongs_to_search(r->cell, expansion.searches))
+      continue;
+    plan.kept.push_back(*r);
+    ++probes;
+    const std::string index = std::to_string(r->cell.index);
+    if (references.is_object() && references.contains(index))
+      record["reference"]["cells"][index] = references[index];
+  }
+  spdlog::info("resuming {}: {} cell(s) already ok{}, {} to run", request.resume, plan.kept.size(),
+               probes > 0 ? " (" + std::to_string(probes) + " of them searches' probes)" : "",
                plan.to_run.size());
   return plan;
 }

@@ -18,6 +18,7 @@
 #include "runner/env.hpp"
 #include "runner/executor.hpp"
 #include "runner/reference.hpp"
+#include "runner/search_run.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {
@@ -47,8 +48,13 @@ class ResultAppender : public Reporter {
 class ProgressLine : public Reporter {
  public:
   ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
-      : start_(std::chrono::steady_clock::now()) {
-    for (const Cell& cell : cells) will_run_.push_back(!skip_reason(cell, inventory));
+      : start_(std::chrono::steady_clock::now()), inventory_(inventory) {
+    add(cells);
+  }
+
+  /// More cells to come: a search's probe.
+  void add(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) will_run_.push_back(!skip_reason(cell, inventory_));
   }
 
   void cell(const Result& r) override {
@@ -77,6 +83,7 @@ class ProgressLine : public Reporter {
   }
 
   std::chrono::steady_clock::time_point start_;
+  const DeviceInventory& inventory_;
   std::vector<bool> will_run_;
   std::size_t done_ = 0;
 };
@@ -109,14 +116,37 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
     table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
                           repeats(cell), reason ? "skip: " + *reason : "run"});
   }
-  std::string text = render_text_table(table) + std::to_string(expansion.cells.size()) +
+  std::string text = (expansion.cells.empty() ? "" : render_text_table(table)) +
+                     std::to_string(expansion.cells.size()) +
                      " cells: " + std::to_string(runnable) + " would run, " +
                      std::to_string(expansion.cells.size() - runnable) + " would be skipped";
   if (expansion.excluded > 0)
     text += "; " + std::to_string(expansion.excluded) + " excluded by rules";
   if (expansion.duplicates > 0)
     text += "; " + std::to_string(expansion.duplicates) + " duplicates dropped";
-  return text + "\n";
+  text += "\n";
+  for (const SearchLine& line : expansion.searches) {
+    text += "search experiments[" + std::to_string(line.experiment) + "]" +
+            (line.fixed.empty() ? "" : " (" + line.fixed + ")") + ": " + line.spec.compare +
+            " along " + line.spec.key + " from " + format_axis_value(line.spec.from) + " to " +
+            format_axis_value(line.spec.to) + ", precision " +
+            format_percent(line.spec.precision, false) + ": at most " +
+            std::to_string(line.spec.max_probes) + " probes (" +
+            std::to_string(2 * line.spec.max_probes) + " cells)";
+    for (const Cell* cell : {&line.baseline, &line.contender}) {
+      if (const auto reason = skip_reason(*cell, inventory)) {
+        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + *reason;
+        break;
+      }
+    }
+    text += "\n";
+  }
+  if (!expansion.searches.empty()) {
+    text += std::to_string(expansion.searches.size()) + " search(es): at most " +
+            std::to_string(2 * most_probes(expansion.searches)) +
+            " cells more, fewer when probes share cells or a search ends early\n";
+  }
+  return text;
 }
 
 std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
@@ -145,7 +175,11 @@ std::string dataset_fingerprint(const std::string& dataset, const std::string& d
 
 Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
              DeviceInventory inventory)
-    : options_(std::move(options)), inventory_(std::move(inventory)), grid_name_(grid.name) {
+    : options_(std::move(options)),
+      inventory_(std::move(inventory)),
+      grid_name_(grid.name),
+      searches_(expansion.searches),
+      grid_cells_(expansion.cells.size()) {
   if (!options_.resume.empty() && !options_.out_dir.empty() &&
       fs::weakly_canonical(options_.out_dir) != fs::weakly_canonical(options_.resume)) {
     spdlog::error("--resume {} writes into that directory; drop --out {}", options_.resume,
@@ -273,31 +307,37 @@ SweepOutcome Sweep::run() {
   // The per-cell outputs, in order: the result files, then the progress line.
   std::vector<std::unique_ptr<Reporter>> outputs;
   outputs.push_back(std::make_unique<ResultAppender>(*files_));
-  outputs.push_back(std::make_unique<ProgressLine>(plan_.to_run, inventory_));
+  auto progress_line = std::make_unique<ProgressLine>(plan_.to_run, inventory_);
+  ProgressLine* progress = progress_line.get();
+  outputs.push_back(std::move(progress_line));
   bool announced = false;
-  outcome.results =
-      run_cells(plan_.to_run, inventory_, options, [&](const Result& r, std::size_t, std::size_t) {
-        time_reference_after(r);
-        for (const auto& output : outputs) {
-          try {
-            output->cell(r);
-          } catch (const std::exception& e) {
-            // The results before this one are on disk; the next cells would be measured for
-            // nothing, so the sweep stops here (a signal that came first keeps its meaning).
-            spdlog::error("{}; the sweep stops after this cell", e.what());
-            outcome.write_failed = true;
-            int none = 0;
-            if (options_.interrupted != nullptr)
-              options_.interrupted->compare_exchange_strong(none, kStopWriteFailed);
-          }
-        }
-        if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
-          announced = true;
-          spdlog::warn(
-              "interrupted: the cells after this one are not run; the reports are "
-              "written for what finished (interrupt again to stop at once)");
-        }
-      });
+  const ResultCallback on_result = [&](const Result& r, std::size_t, std::size_t) {
+    time_reference_after(r);
+    for (const auto& output : outputs) {
+      try {
+        output->cell(r);
+      } catch (const std::exception& e) {
+        // The results before this one are on disk; the next cells would be measured for
+        // nothing, so the sweep stops here (a signal that came first keeps its meaning).
+        spdlog::error("{}; the sweep stops after this cell", e.what());
+        outcome.write_failed = true;
+        int none = 0;
+        if (options_.interrupted != nullptr)
+          options_.interrupted->compare_exchange_strong(none, kStopWriteFailed);
+      }
+    }
+    if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
+      announced = true;
+      spdlog::warn(
+          "interrupted: the cells after this one are not run; the reports are "
+          "written for what finished (interrupt again to stop at once)");
+    }
+  };
+  outcome.results = run_cells(plan_.to_run, inventory_, options, on_result);
+  if (!searches_.empty()) {
+    run_searches(
+        options, on_result, [&](const std::vector<Cell>& cells) { progress->add(cells); }, outcome);
+  }
   load.stop();
   // How fast the machine was after the last cell: with the first, how much it moved in the run.
   record_["reference"]["after"] = last_reference;
@@ -312,6 +352,34 @@ SweepOutcome Sweep::run() {
   std::stable_sort(outcome.results.begin(), outcome.results.end(),
                    [](const Result& a, const Result& b) { return a.cell.index < b.cell.index; });
   return outcome;
+}
+
+// The searches after the listed cells: each probe's new cells run as any cell (`expect` tells the
+// progress line they come), the searches' state rewritten after every probe (an interrupted run
+// keeps its trace).
+void Sweep::run_searches(const RunOptions& options, const ResultCallback& on_result,
+                         const std::function<void(const std::vector<Cell>&)>& expect,
+                         SweepOutcome& outcome) {
+  std::vector<Result> known = plan_.kept;
+  known.insert(known.end(), outcome.results.begin(), outcome.results.end());
+  SearchRunner searches(searches_, known, grid_cells_);
+  searches.run(
+      [&](const std::vector<Cell>& cells) {
+        expect(cells);
+        return run_cells(cells, inventory_, options, on_result);
+      },
+      [&](const nlohmann::ordered_json& state) {
+        outcome.searches = state;
+        try {
+          write_text_file(out_dir_ + "/searches.json", json_text(state, 2) + "\n");
+        } catch (const std::exception& e) {
+          spdlog::error("{}", e.what());
+          outcome.write_failed = true;
+        }
+      },
+      options_.interrupted);
+  outcome.results.insert(outcome.results.end(), searches.measured().begin(),
+                         searches.measured().end());
 }
 
 }  // namespace crossover

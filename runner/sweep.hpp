@@ -7,6 +7,7 @@
 // spdlog; no LibTorch in this header.
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,6 +17,7 @@
 
 #include "core/results.hpp"
 #include "runner/devices.hpp"
+#include "runner/executor.hpp"
 #include "runner/grid.hpp"
 #include "runner/output_dir.hpp"
 #include "runner/resume.hpp"
@@ -42,7 +44,9 @@ class SweepRefused : public std::runtime_error {
 /// What a sweep leaves.
 struct SweepOutcome {
   std::vector<Result> results;  ///< the kept cells and the new ones, in grid order
-  bool write_failed = false;    ///< a result, env.json or the like could not be written
+  /// The searches' state (searches.json): per line its probes, bracket and statement.
+  nlohmann::ordered_json searches = nlohmann::ordered_json::array();
+  bool write_failed = false;  ///< a result, env.json or the like could not be written
 };
 
 /// A planned sweep, holding its folder's lock until it is destroyed.
@@ -68,10 +72,15 @@ class Sweep {
   void open_output(const std::string& grid_name);
   void record_environment(const Expansion& expansion);
   void write_first_files(const Grid& grid, std::size_t cells);
+  void run_searches(const RunOptions& options, const ResultCallback& on_result,
+                    const std::function<void(const std::vector<Cell>&)>& expect,
+                    SweepOutcome& outcome);
 
   SweepOptions options_;
   DeviceInventory inventory_;
   std::string grid_name_;
+  std::vector<SearchLine> searches_;
+  std::size_t grid_cells_ = 0;  ///< the grid's listed cells; probes are numbered after them
   std::string out_dir_;
   std::optional<DirectoryLock> lock_;
   int planted_load_ = 0;

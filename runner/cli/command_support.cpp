@@ -39,9 +39,11 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     Grid grid = load_grid(path);
     Expansion expansion = expand_grid(grid);
     // The grid's own models, each loaded in a child process (runner/model_check.hpp).
-    if (auto problems = check_user_models(expansion.cells); !problems.empty())
+    std::vector<Cell> models = expansion.cells;
+    for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
+    if (auto problems = check_user_models(models); !problems.empty())
       throw GridError(grid.file, std::move(problems));
-    if (expansion.cells.empty()) {
+    if (expansion.cells.empty() && expansion.searches.empty()) {
       spdlog::error("{}: every cell is excluded; nothing to run", path);
       return std::nullopt;
     }

@@ -74,6 +74,18 @@ int report_command(const ReportArgs& args) {
                    e.what());
     }
   }
+  if (fs::exists(directory + "/searches.json")) {
+    try {
+      context.searches = nlohmann::ordered_json::parse(
+          read_json_text(directory + "/searches.json", kMaxRecordBytes, "a searches.json"));
+      if (const std::string problem = searches_problem(context.searches); !problem.empty())
+        throw std::runtime_error(problem);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}/searches.json: unreadable ({}); the report has no searches section",
+                   directory, e.what());
+      context.searches = nlohmann::ordered_json::array();
+    }
+  }
   try {
     fs::create_directories(out_dir);
     write_reports(out_dir, context, results, *specs, record);

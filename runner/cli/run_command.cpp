@@ -54,6 +54,7 @@ int run_command(const RunArgs& args) {
   context.description = grid.description;
   context.environment = environment_summary(sweep->record());
   context.warnings = sweep->warnings();
+  context.searches = outcome.searches;
   try {
     write_reports(sweep->out_dir(), context, results, *specs, sweep->record());
   } catch (const std::exception& e) {
@@ -103,7 +104,8 @@ Command add_run_command(CLI::App& app) {
                 "Run every cell in a child process, so that a crash or a hang costs only that "
                 "cell (the default for CUDA cells and cells with timeout_seconds)");
   run->add_flag("--dry-run", args->dry_run,
-                "List the cells that would run or be skipped, and run nothing");
+                "List the cells that would run or be skipped, and the most probes each search "
+                "may take; run nothing");
 
   return {run, [args] { return run_command(*args); }};
 }

@@ -19,6 +19,11 @@ int validate_command(const std::string& grid_path) {
             << " experiment(s), " << expansion.cells.size() << " cells";
   if (expansion.excluded > 0) std::cout << " (" << expansion.excluded << " excluded)";
   if (expansion.duplicates > 0) std::cout << " (" << expansion.duplicates << " duplicates dropped)";
+  if (!expansion.searches.empty()) {
+    std::cout << ", " << expansion.searches.size() << " search(es) of at most "
+              << most_probes(expansion.searches) << " probes ("
+              << 2 * most_probes(expansion.searches) << " cells) in all";
+  }
   std::cout << "\n";
   return kExitOk;
 }

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/file_writer.hpp"
@@ -26,13 +27,26 @@ void write_reports(const std::string& out_dir, const ReportContext& context,
                    const nlohmann::json& environment) {
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(terminal_report([](const std::string& text) { std::cout << text; }));
+  // Each search's own comparison is analysed too, so its probes pair in the tables.
+  std::vector<CompareSpec> all = specs;
+  for (const auto& search : context.searches) {
+    try {
+      const CompareSpec spec = parse_compare(search.value("compare", "device=cpu:cuda"));
+      const bool known = std::any_of(all.begin(), all.end(), [&](const CompareSpec& s) {
+        return s.axis == spec.axis && s.baseline == spec.baseline && s.contender == spec.contender;
+      });
+      if (!known) all.push_back(spec);
+    } catch (const std::invalid_argument& e) {
+      spdlog::warn("a search's comparison: {}", e.what());
+    }
+  }
   for (auto& file : report_files(
            [&out_dir](const std::string&name, const std::string&text) {
              write_text_file(out_dir + "/" + name, text);
            },
            environment))
     reporters.push_back(std::move(file));
-  report(reporters, context, results, specs);
+  report(reporters, context, results, all);
 }
 
 }  // namespace crossover

@@ -17,7 +17,8 @@ namespace crossover {
 std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts);
 
 /// Writes the reports of `results` into `out_dir` (reports/reporter.hpp's report_files), with one
-/// analysis per comparison (the first one is also the top level of summary.json), after printing
+/// analysis per comparison (the first one is also the top level of summary.json; each search's
+/// comparison is added when --compare did not name it), after printing
 /// the terminal's summary (the device tables and the crossover statements) on standard output.
 /// Throws std::runtime_error when a file cannot be written.
 void write_reports(const std::string& out_dir, const ReportContext& context,
