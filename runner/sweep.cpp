@@ -179,7 +179,8 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
       inventory_(std::move(inventory)),
       grid_name_(grid.name),
       searches_(expansion.searches),
-      grid_cells_(expansion.cells.size()) {
+      grid_cells_(options_.first_probe_index > 0 ? options_.first_probe_index
+                                                 : expansion.cells.size()) {
   if (!options_.resume.empty() && !options_.out_dir.empty() &&
       fs::weakly_canonical(options_.out_dir) != fs::weakly_canonical(options_.resume)) {
     spdlog::error("--resume {} writes into that directory; drop --out {}", options_.resume,
@@ -245,6 +246,11 @@ void Sweep::record_environment(const Expansion& expansion) {
   record_ = environment_record(true);
   record_["reference"]["before"] = measure_reference();
   if (planted_load_ > 0) record_["planted_load"] = planted_load_;
+  if (options_.shard) {
+    record_["shard"] = {{"index", options_.shard->index},
+                        {"count", options_.shard->count},
+                        {"source", options_.shard->source}};
+  }
   for (const Cell& cell : expansion.cells) {
     if (!record_["datasets"].contains(cell.dataset))
       record_["datasets"][cell.dataset] = dataset_fingerprint(cell.dataset, options_.data_dir);

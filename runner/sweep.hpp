@@ -21,6 +21,7 @@
 #include "runner/grid.hpp"
 #include "runner/output_dir.hpp"
 #include "runner/resume.hpp"
+#include "runner/shard.hpp"
 
 namespace crossover {
 
@@ -33,6 +34,11 @@ struct SweepOptions {
   bool isolate = false;    ///< every cell in a child process
   /// Set by a signal handler: the sweep stops after the running cell.
   std::atomic<int>* interrupted = nullptr;
+  /// `--shard`: this run is part K of N of its grid (env.json records it, `merge` reads it).
+  std::optional<Shard> shard;
+  /// The number of a search's first new cell (0: after the grid's listed cells); a shard's
+  /// probes are numbered apart from every other shard's.
+  std::size_t first_probe_index = 0;
 };
 
 /// Why a sweep cannot start (bad input, exit 2); the reasons are already logged.

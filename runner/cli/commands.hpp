@@ -26,5 +26,6 @@ Command add_list_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_env_command(CLI::App& app);
 Command add_example_model_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
 
 }  // namespace crossover

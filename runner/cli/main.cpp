@@ -111,12 +111,12 @@ int main(int argc, char** argv) {
 
   // In the order of --help.
   const std::vector<crossover::Command> commands = {
-      crossover::add_run_command(app),          crossover::add_report_command(app),
-      crossover::add_compare_command(app),      crossover::add_calibrate_command(app),
-      crossover::add_worker_command(app),       crossover::add_validate_command(app),
-      crossover::add_keys_command(app),         crossover::add_list_command(app),
-      crossover::add_bench_command(app),        crossover::add_env_command(app),
-      crossover::add_example_model_command(app)};
+      crossover::add_run_command(app),           crossover::add_report_command(app),
+      crossover::add_compare_command(app),       crossover::add_calibrate_command(app),
+      crossover::add_worker_command(app),        crossover::add_validate_command(app),
+      crossover::add_keys_command(app),          crossover::add_list_command(app),
+      crossover::add_bench_command(app),         crossover::add_env_command(app),
+      crossover::add_example_model_command(app), crossover::add_merge_command(app)};
 
   refuse_empty_paths(app);
   if (const std::string name = unknown_command(argc, argv, app); !name.empty())

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "runner/cli/write_reports.hpp"
 #include "runner/devices.hpp"
 #include "runner/env.hpp"
+#include "runner/shard.hpp"
 #include "runner/sweep.hpp"
 
 namespace crossover {
@@ -20,6 +22,8 @@ struct RunArgs {
   std::string grid;
   SweepOptions sweep;  ///< --out, --data-dir, --resume, --overwrite, --isolate
   bool dry_run = false;
+  std::string shard;  ///< "K/N", "auto" or "" (the whole grid)
+  int shards = 0;     ///< --shards N: the parts of a Kubernetes Indexed Job (--shard auto)
   /// AXIS=BASELINE:CONTENDER comparisons for the crossover analysis, each reported in turn
   std::vector<std::string> compare = {"device=cpu:cuda"};
 };
@@ -27,7 +31,29 @@ struct RunArgs {
 int run_command(const RunArgs& args) {
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
-  const auto& [grid, expansion] = *loaded;
+  const auto& [grid, whole] = *loaded;
+  SweepOptions options = args.sweep;
+  Expansion expansion = whole;
+  if (!args.shard.empty()) {
+    try {
+      options.shard =
+          args.shard == "auto"
+              ? shard_from_environment([](const char* n) { return std::getenv(n); }, args.shards)
+              : parse_shard(args.shard);
+    } catch (const std::invalid_argument& e) {
+      spdlog::error("{}", e.what());
+      return kExitBadInput;
+    }
+    expansion = shard_of(whole, *options.shard);
+    // A shard's probes are numbered after every listed cell and apart from the other shards'.
+    options.first_probe_index =
+        whole.cells.size() +
+        static_cast<std::size_t>(options.shard->index - 1) * 2 * most_probes(whole.searches);
+    spdlog::info("shard {} of {} (from {}): {} of the grid's {} cells, {} of its {} searches",
+                 options.shard->index, options.shard->count, options.shard->source,
+                 expansion.cells.size(), whole.cells.size(), expansion.searches.size(),
+                 whole.searches.size());
+  }
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) {
     std::cout << dry_run_text(expansion, inventory);
@@ -39,7 +65,6 @@ int run_command(const RunArgs& args) {
   // Everything that can be known to fail is checked before the first cell runs.
   std::optional<Sweep> sweep;
   try {
-    SweepOptions options = args.sweep;
     options.interrupted = &interrupted;
     sweep.emplace(options, grid, expansion, inventory);
   } catch (const SweepRefused&) {
@@ -103,6 +128,14 @@ Command add_run_command(CLI::App& app) {
   run->add_flag("--isolate", args->sweep.isolate,
                 "Run every cell in a child process, so that a crash or a hang costs only that "
                 "cell (the default for CUDA cells and cells with timeout_seconds)");
+  run->add_option("--shard", args->shard,
+                  "K/N: run the K-th of N disjoint parts of the grid (balanced by each cell's "
+                  "estimated cost, the same parts on every machine); auto: K and N from a Slurm "
+                  "job array or a Kubernetes Indexed Job (with --shards N). `crossover merge` "
+                  "joins the parts");
+  run->add_option("--shards", args->shards,
+                  "With --shard auto in a Kubernetes Indexed Job: the number of parts")
+      ->check(CLI::Range(1, 100000));
   run->add_flag("--dry-run", args->dry_run,
                 "List the cells that would run or be skipped, and the most probes each search "
                 "may take; run nothing");
