@@ -65,6 +65,9 @@ struct Cell {
   std::string model;                      ///< a torch.jit.save file: absolute once expanded
   std::vector<std::int64_t> input_shape;  ///< one sample's shape
   int outputs = 0;                        ///< regression targets (0: classes says the task)
+  /// The machine's label (`run --label`, by default the host name): a dimension when `report`
+  /// reads the runs of several machines, never a reason for `compare` to unpair cells.
+  std::string host;
 };
 
 /// The configuration keys of a cell, as they appear in results (sizes of kFull as "full"), in

@@ -344,6 +344,14 @@ std::vector<GridKey> declare_grid_keys() {
   declare_guard_and_optimizer_keys(keys);
   declare_execution_keys(keys);
   declare_model_keys(keys);  // last: results files keep their older columns' order
+  keys.push_back(Declare("host", kText, &Cell::host)
+                     .not_settable()
+                     .added_later()
+                     .expects("a label")
+                     .means("the machine's label: `run --label`, by default its host name; "
+                            "`report` of several runs pairs cells across it (`--compare "
+                            "host=a:b`)")
+                     .defaults_to("the host name"));
   return keys;
 }
 

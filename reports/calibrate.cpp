@@ -75,7 +75,9 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
     g.smallest_detectable = std::max(g.smallest_detectable, c.smallest_detectable);
     c.uncalibrated_detectable = uncalibrated_detectable(c.spread, options);
     g.uncalibrated_detectable = std::max(g.uncalibrated_detectable, c.uncalibrated_detectable);
-    where[cell.config.dump()] = g.cells.size();
+    nlohmann::ordered_json key = cell.config;
+    key.erase("host");  // as compare matches cells: the machine's label is no part of them
+    where[key.dump()] = g.cells.size();
     g.cells.push_back(c);
   }
   std::vector<std::vector<double>> planted_changes(g.cells.size());

@@ -153,10 +153,14 @@ const CellSpread& CellCalibration::spread(const std::string& metric) const {
 }
 
 const CellCalibration* Calibration::find(const nlohmann::ordered_json& identity) const {
-  // As plain json: a file read back has its keys in another order.
-  const nlohmann::json wanted = identity;
+  // As plain json: a file read back has its keys in another order. The machine's label is no
+  // part of a cell here: a calibration is of a runner, whatever it was called.
+  nlohmann::json wanted = identity;
+  wanted.erase("host");
   for (const auto& cell : cells) {
-    if (nlohmann::json(cell.config) == wanted) return &cell;
+    nlohmann::json config = cell.config;
+    config.erase("host");
+    if (config == wanted) return &cell;
   }
   return nullptr;
 }

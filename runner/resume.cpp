@@ -83,6 +83,12 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
                   request.resume, e.what());
     return std::nullopt;
   }
+  // Results written before cells carried the machine's label are this machine's.
+  const std::string label = !expansion.cells.empty()      ? expansion.cells.front().host
+                            : !expansion.searches.empty() ? expansion.searches.front().baseline.host
+                                                          : std::string();
+  for (Result& r : before)
+    if (r.cell.host.empty()) r.cell.host = label;
   if (!same_environment(request, before_env, record) || !grid_covers(request, expansion, before))
     return std::nullopt;
   // Matched on identity keys: what is measured. A cell measured with other policy or

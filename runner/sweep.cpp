@@ -246,6 +246,7 @@ void Sweep::record_environment(const Expansion& expansion) {
   record_ = environment_record(true);
   record_["reference"]["before"] = measure_reference();
   if (planted_load_ > 0) record_["planted_load"] = planted_load_;
+  if (!options_.label.empty()) record_["label"] = options_.label;
   if (options_.shard) {
     record_["shard"] = {{"index", options_.shard->index},
                         {"count", options_.shard->count},

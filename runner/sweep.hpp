@@ -34,6 +34,8 @@ struct SweepOptions {
   bool isolate = false;    ///< every cell in a child process
   /// Set by a signal handler: the sweep stops after the running cell.
   std::atomic<int>* interrupted = nullptr;
+  /// `--label`: the machine's name in the results and env.json (run_command: the host name).
+  std::string label;
   /// `--shard`: this run is part K of N of its grid (env.json records it, `merge` reads it).
   std::optional<Shard> shard;
   /// The number of a search's first new cell (0: after the grid's listed cells); a shard's

@@ -189,5 +189,52 @@ TEST(Cli, ThreeShardsMergedAreTheCellsOfOneRunAndBadMergesAreRefused) {
   EXPECT_NE(outside.err.find("neither a Slurm job array"), std::string::npos) << outside.err;
 }
 
+TEST(Cli, LabelledRunsOfTwoMachinesMakeOneReportPairedAcrossThem) {
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"repeats": 3, "epochs": 2, "warmup_epochs": 1},
+    "experiments": [{"workload": "standin_mlp", "grid": {"dataset_size": [16, 64]}}]})");
+  const std::string env = std::string(kTestWorkloadsVariable) + "=1";
+  // Two "machines": one limited to one core, one not.
+  ASSERT_EQ(crossover(dir, "run " + grid + " --label small --out " + dir.file("a"),
+                      env + " OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1")
+                .code,
+            0);
+  ASSERT_EQ(crossover(dir, "run " + grid + " --label big --out " + dir.file("b"), env).code, 0);
+  for (const Result& r : read_results(dir.file("a") + "/results.jsonl")) EXPECT_EQ(r.cell.host, "small");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("b") + "/env.json"))["label"], "big");
+  const std::string runs = dir.file("a") + " " + dir.file("b");
+  const Outcome no_out = crossover(dir, "report " + runs);
+  EXPECT_EQ(no_out.code, 2);
+  EXPECT_NE(no_out.err.find("give --out"), std::string::npos) << no_out.err;
+  const Outcome joint =
+      crossover(dir, "report " + runs + " --out " + dir.file("joint") + " --compare host=small:big");
+  ASSERT_EQ(joint.code, 0) << joint.err;
+  EXPECT_NE(joint.out.find("Crossovers (host=small vs big)"), std::string::npos) << joint.out;
+  EXPECT_EQ(joint.out.find("no pair of cells that ran differs only in host"), std::string::npos)
+      << joint.out;
+  const auto summary = nlohmann::json::parse(slurp(dir.file("joint") + "/summary.json"));
+  EXPECT_EQ(summary["pairs"].size(), 2u);  // each size, small against big
+  const std::string report = slurp(dir.file("joint") + "/report.md");
+  EXPECT_NE(report.find("- small: "), std::string::npos);  // each machine's environment
+  EXPECT_NE(report.find("- big: "), std::string::npos);
+  // compare still pairs the two machines' cells, naming how the machines differ first.
+  const Outcome compared = crossover(dir, "compare " + runs);
+  EXPECT_NE(compared.out.find("environment differs"), std::string::npos) << compared.out;
+  EXPECT_EQ(compared.out.find("no cell"), std::string::npos) << compared.out;
+  // One label, two machines: refused.
+  auto env_b = nlohmann::json::parse(slurp(dir.file("b") + "/env.json"));
+  env_b["host"]["hostname"] = "elsewhere";
+  std::filesystem::copy(dir.file("a"), dir.file("c"), std::filesystem::copy_options::recursive);
+  std::ofstream(dir.file("c") + "/env.json") << env_b.dump();
+  const Outcome clash = crossover(dir, "report " + dir.file("a") + " " + dir.file("c") +
+                                           " --out " + dir.file("clash"));
+  EXPECT_EQ(clash.code, 2);
+  EXPECT_NE(clash.err.find("are both labelled \"small\" but ran on different machines"),
+            std::string::npos)
+      << clash.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("clash")));
+}
+
 }  // namespace
 }  // namespace crossover

@@ -3,7 +3,9 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "core/user_files.hpp"
 #include "reports/table.hpp"
@@ -19,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ReportArgs {
-  std::string results;  ///< a results.jsonl file or the directory holding it
-  std::string out_dir;  ///< "" = the results' directory
+  std::vector<std::string> results;  ///< results.jsonl files or the directories holding them
+  std::string out_dir;               ///< "" = the results' directory
   std::vector<std::string> compare = {"device=cpu:cuda"};  ///< AXIS=BASELINE:CONTENDER
 };
 
@@ -37,58 +39,142 @@ std::string out_problem(const std::string& out_dir, const std::string& run_dir) 
   return "";
 }
 
+// One run as `report` reads it: its results, env.json and searches.json (each optional).
+struct RunRead {
+  std::string directory;
+  std::vector<Result> results;
+  nlohmann::ordered_json record;
+  nlohmann::ordered_json searches = nlohmann::ordered_json::array();
+  std::string label;  ///< its cells' host, or env.json's label, or its folder's name
+};
+
+std::optional<RunRead> read_run(const std::string& path) {
+  if (!fs::exists(path)) {
+    spdlog::error("{} does not exist: give a run's directory or its results.jsonl", path);
+    return std::nullopt;
+  }
+  RunRead run;
+  const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+  const fs::path parent = fs::path(file).parent_path();
+  run.directory = parent.empty() ? "." : parent.string();
+  try {
+    run.results = read_results(file);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return std::nullopt;
+  }
+  const auto optional_json = [&](const std::string& name, nlohmann::ordered_json& into,
+                                 const std::string& section) {
+    if (!fs::exists(run.directory + "/" + name)) return;
+    try {
+      into = nlohmann::ordered_json::parse(
+          read_json_text(run.directory + "/" + name, kMaxRecordBytes, "a " + name));
+      if (name == "searches.json") {
+        if (const std::string problem = searches_problem(into); !problem.empty())
+          throw std::runtime_error(problem);
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("{}/{}: unreadable ({}); the report has no {} section", run.directory, name,
+                   e.what(), section);
+      into = name == "searches.json" ? nlohmann::ordered_json::array() : nlohmann::ordered_json();
+    }
+  };
+  optional_json("env.json", run.record, "environment");
+  optional_json("searches.json", run.searches, "searches");
+  for (const Result& r : run.results)
+    if (run.label.empty()) run.label = r.cell.host;
+  if (run.label.empty() && run.record.is_object()) run.label = run.record.value("label", "");
+  if (run.label.empty())
+    run.label = fs::absolute(run.directory).lexically_normal().filename().string();
+  return run;
+}
+
+// The machine a run's env.json names, or "".
+std::string hostname_of(const RunRead& run) {
+  if (!run.record.is_object() || !run.record.contains("host") || !run.record["host"].is_object())
+    return "";
+  return run.record["host"].value("hostname", "");
+}
+
+// Several runs as one: each one's cells labelled with its machine and numbered after the runs
+// before it (their searches' cells too), its environment lines under its label. Refuses (false,
+// logged) two runs with one label from different machines.
+bool combine(std::vector<RunRead>& runs, ReportContext& context, std::vector<Result>& results) {
+  std::map<std::string, const RunRead*> labels;
+  std::size_t offset = 0;
+  for (RunRead& run : runs) {
+    const auto [it, fresh] = labels.emplace(run.label, &run);
+    if (!fresh && hostname_of(*it->second) != hostname_of(run)) {
+      spdlog::error(
+          "{} and {} are both labelled \"{}\" but ran on different machines ({}, {}); "
+          "run them with --label apart. Nothing was written",
+          it->second->directory, run.directory, run.label, hostname_of(*it->second),
+          hostname_of(run));
+      return false;
+    }
+    std::size_t next = offset;
+    for (Result& r : run.results) {
+      if (r.cell.host.empty()) r.cell.host = run.label;
+      r.cell.index += offset;
+      next = std::max(next, r.cell.index + 1);
+      results.push_back(r);
+    }
+    for (auto search : run.searches) {
+      for (auto& probe : search["probes"])
+        for (auto& cell : probe["cells"]) cell = cell.get<std::size_t>() + offset;
+      search["fixed"] = "host=" + run.label +
+                        (search.value("fixed", "").empty() ? "" : ", " + search.value("fixed", ""));
+      context.searches.push_back(search);
+    }
+    offset = next;
+    for (const auto& line : environment_summary(run.record))
+      context.environment.push_back(run.label + ": " + line);
+    for (const auto& w : environment_warnings(run.record))
+      context.warnings.push_back(run.label + ": " + w);
+  }
+  return true;
+}
+
 int report_command(const ReportArgs& args) {
   const auto specs = compare_specs(args.compare);
   if (!specs) return kExitBadInput;
-  if (!fs::exists(args.results)) {
-    spdlog::error("{} does not exist: give a run's directory or its results.jsonl", args.results);
+  std::vector<RunRead> runs;
+  for (const std::string& path : args.results) {
+    auto run = read_run(path);
+    if (!run) return kExitBadInput;
+    runs.push_back(std::move(*run));
+  }
+  if (runs.size() > 1 && args.out_dir.empty()) {
+    spdlog::error(
+        "{} runs: give --out, a folder for their joint reports (each run's own stay "
+        "as they are)",
+        runs.size());
     return kExitBadInput;
   }
-  const std::string file =
-      fs::is_directory(args.results) ? args.results + "/results.jsonl" : args.results;
-  const fs::path parent = fs::path(file).parent_path();
-  const std::string directory = parent.empty() ? "." : parent.string();
-  std::vector<Result> results;
-  try {
-    results = read_results(file);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
-  const std::string out_dir = args.out_dir.empty() ? directory : args.out_dir;
-  if (const std::string problem = out_problem(out_dir, directory); !problem.empty()) {
-    spdlog::error("--out {}: {}; nothing was written", out_dir, problem);
-    return kExitBadInput;
+  const std::string out_dir = args.out_dir.empty() ? runs.front().directory : args.out_dir;
+  for (const RunRead& run : runs) {
+    if (const std::string problem = out_problem(out_dir, run.directory); !problem.empty()) {
+      spdlog::error("--out {}: {}; nothing was written", out_dir, problem);
+      return kExitBadInput;
+    }
   }
   ReportContext context;
-  context.title = fs::absolute(directory).lexically_normal().filename().string();
-  nlohmann::ordered_json record;
-  if (fs::exists(directory + "/env.json")) {
-    try {
-      record = nlohmann::ordered_json::parse(
-          read_json_text(directory + "/env.json", kMaxRecordBytes, "an env.json"));
-      context.environment = environment_summary(record);
-      context.warnings = environment_warnings(record);
-    } catch (const std::exception& e) {
-      spdlog::warn("{}/env.json: unreadable ({}); the report has no environment section", directory,
-                   e.what());
-    }
-  }
-  if (fs::exists(directory + "/searches.json")) {
-    try {
-      context.searches = nlohmann::ordered_json::parse(
-          read_json_text(directory + "/searches.json", kMaxRecordBytes, "a searches.json"));
-      if (const std::string problem = searches_problem(context.searches); !problem.empty())
-        throw std::runtime_error(problem);
-    } catch (const std::exception& e) {
-      spdlog::warn("{}/searches.json: unreadable ({}); the report has no searches section",
-                   directory, e.what());
-      context.searches = nlohmann::ordered_json::array();
-    }
+  std::vector<Result> results;
+  if (runs.size() == 1) {
+    RunRead& run = runs.front();
+    context.title = fs::absolute(run.directory).lexically_normal().filename().string();
+    context.environment = environment_summary(run.record);
+    context.warnings = environment_warnings(run.record);
+    context.searches = run.searches;
+    results = std::move(run.results);
+  } else {
+    if (!combine(runs, context, results)) return kExitBadInput;
+    for (const RunRead& run : runs)
+      context.title += (context.title.empty() ? "" : " + ") + run.label;
   }
   try {
     fs::create_directories(out_dir);
-    write_reports(out_dir, context, results, *specs, record);
+    write_reports(out_dir, context, results, *specs, runs.front().record);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
@@ -106,7 +192,11 @@ Command add_report_command(CLI::App& app) {
                                         "Regenerate report.md, report.html, results.csv, "
                                         "summary.json and gbench.json from a results file, "
                                         "comparing any axis");
-  report->add_option("results", args->results, "results.jsonl, or the directory holding it")
+  report
+      ->add_option("results", args->results,
+                   "results.jsonl, or the directory holding it; several runs (of one grid on "
+                   "several machines, each labelled by run --label) make one report with --out, "
+                   "their cells paired across machines by --compare host=A:B")
       ->required();
   report->add_option("--out", args->out_dir, "Output directory (default: the results' directory)");
   report

@@ -1,5 +1,6 @@
 // crossover run: every cell of a grid, one at a time, into a results directory, then the reports.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -54,6 +55,15 @@ int run_command(const RunArgs& args) {
                  expansion.cells.size(), whole.cells.size(), expansion.searches.size(),
                  whole.searches.size());
   }
+  // Every cell carries the machine's label: `report` of several machines' runs pairs on it.
+  if (options.label.empty()) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    options.label = name[0] != '\0' ? name : "this machine";
+  }
+  for (Cell& cell : expansion.cells) cell.host = options.label;
+  for (SearchLine& line : expansion.searches)
+    line.baseline.host = line.contender.host = options.label;
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) {
     std::cout << dry_run_text(expansion, inventory);
@@ -128,6 +138,9 @@ Command add_run_command(CLI::App& app) {
   run->add_flag("--isolate", args->sweep.isolate,
                 "Run every cell in a child process, so that a crash or a hang costs only that "
                 "cell (the default for CUDA cells and cells with timeout_seconds)");
+  run->add_option("--label", args->sweep.label,
+                  "This machine's name in the results (default: its host name), so that `report` "
+                  "of several machines' runs tells them apart (--compare host=A:B)");
   run->add_option("--shard", args->shard,
                   "K/N: run the K-th of N disjoint parts of the grid (balanced by each cell's "
                   "estimated cost, the same parts on every machine); auto: K and N from a Slurm "
