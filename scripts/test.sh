@@ -8,7 +8,9 @@
 #                                            UndefinedBehaviorSanitizer (build-asan/), then every
 #                                            fuzz target for FUZZ_SECONDS (default 60; scripts/fuzz.sh,
 #                                            build-fuzz/), and the function-size check
-#                                            (scripts/function-sizes.sh). What CI runs (.ci/run, with
+#                                            (scripts/function-sizes.sh); a one-node Slurm cluster
+#                                            (scripts/slurm/local-cluster.sh) runs the sharded-sweep
+#                                            test first. What CI runs (.ci/run, with
 #                                            FUZZ_SECONDS=50); how long each takes:
 #                                            docs/results.md, "Build and test times".
 #   CROSSOVER_SANITIZERS=0 / FUZZ_SECONDS=0 skip a part of --full.
@@ -31,6 +33,16 @@ fi
 scripts/fetch-data.sh
 export CROSSOVER_DATA_DIR=$top/data
 export CROSSOVER_REQUIRE_REAL_DATA=1
+if ((full)); then
+  # A one-node Slurm cluster for the sharded-sweep test (Slurm.*); without one that test skips
+  # with its reason, and the rest still run.
+  if slurm=$(scripts/slurm/local-cluster.sh up); then
+    export "${slurm?}"
+    trap 'scripts/slurm/local-cluster.sh down' EXIT
+  else
+    echo "== no one-node Slurm cluster on this machine (above: why); Slurm.* will skip" >&2
+  fi
+fi
 ctest --test-dir "${BUILD_DIR:-$top/build}" --output-on-failure -j 2 "$@"
 ((full)) || exit 0
 

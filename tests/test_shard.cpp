@@ -3,8 +3,11 @@
 // bad merge is refused with nothing written.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "runner/grid.hpp"
 #include "runner/output_dir.hpp"
@@ -201,14 +204,15 @@ TEST(Cli, LabelledRunsOfTwoMachinesMakeOneReportPairedAcrossThem) {
                 .code,
             0);
   ASSERT_EQ(crossover(dir, "run " + grid + " --label big --out " + dir.file("b"), env).code, 0);
-  for (const Result& r : read_results(dir.file("a") + "/results.jsonl")) EXPECT_EQ(r.cell.host, "small");
+  for (const Result& r : read_results(dir.file("a") + "/results.jsonl"))
+    EXPECT_EQ(r.cell.host, "small");
   EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("b") + "/env.json"))["label"], "big");
   const std::string runs = dir.file("a") + " " + dir.file("b");
   const Outcome no_out = crossover(dir, "report " + runs);
   EXPECT_EQ(no_out.code, 2);
   EXPECT_NE(no_out.err.find("give --out"), std::string::npos) << no_out.err;
-  const Outcome joint =
-      crossover(dir, "report " + runs + " --out " + dir.file("joint") + " --compare host=small:big");
+  const Outcome joint = crossover(
+      dir, "report " + runs + " --out " + dir.file("joint") + " --compare host=small:big");
   ASSERT_EQ(joint.code, 0) << joint.err;
   EXPECT_NE(joint.out.find("Crossovers (host=small vs big)"), std::string::npos) << joint.out;
   EXPECT_EQ(joint.out.find("no pair of cells that ran differs only in host"), std::string::npos)
@@ -227,13 +231,66 @@ TEST(Cli, LabelledRunsOfTwoMachinesMakeOneReportPairedAcrossThem) {
   env_b["host"]["hostname"] = "elsewhere";
   std::filesystem::copy(dir.file("a"), dir.file("c"), std::filesystem::copy_options::recursive);
   std::ofstream(dir.file("c") + "/env.json") << env_b.dump();
-  const Outcome clash = crossover(dir, "report " + dir.file("a") + " " + dir.file("c") +
-                                           " --out " + dir.file("clash"));
+  const Outcome clash = crossover(
+      dir, "report " + dir.file("a") + " " + dir.file("c") + " --out " + dir.file("clash"));
   EXPECT_EQ(clash.code, 2);
   EXPECT_NE(clash.err.find("are both labelled \"small\" but ran on different machines"),
             std::string::npos)
       << clash.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("clash")));
+}
+
+// A real Slurm: a 4-task job array of a small grid and the merge job after it
+// (scripts/slurm/submit.sh), against one unsharded run. Needs a cluster: scripts/test.sh --full
+// brings up a one-node one on this machine (scripts/slurm/local-cluster.sh) and sets SLURM_CONF.
+TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
+  if (std::getenv("SLURM_CONF") == nullptr || std::system("sinfo -h >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no Slurm cluster (scripts/test.sh --full starts a one-node one: "
+                    "scripts/slurm/local-cluster.sh up)";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"repeats": 2, "epochs": 2, "warmup_epochs": 1},
+    "experiments": [{"workload": "standin_mlp",
+      "grid": {"dataset_size": [16, 32, 64, 128], "threads": [1, 0]}}]})");
+  const std::string runs = dir.file("runs");
+  const std::string env = std::string(kTestWorkloadsVariable) + "=1 CROSSOVER=" + CROSSOVER_BINARY;
+  const std::string submit = env + " " + std::string(CROSSOVER_SOURCE_DIR) +
+                             "/scripts/slurm/submit.sh " + grid + " 4 " + runs +
+                             " --chdir=" + dir.file("") + " --output=" + dir.file("%x-%A_%a.out") +
+                             " >" + dir.file("submitted") + " 2>&1";
+  ASSERT_EQ(std::system(submit.c_str()), 0) << slurp(dir.file("submitted"));
+  // Both jobs leave the queue within a few minutes on any machine.
+  const auto start = std::chrono::steady_clock::now();
+  while (std::system(("test -n \"$(squeue -h -n crossover-shard,crossover-merge)\"")) == 0) {
+    ASSERT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5))
+        << "the jobs are still queued";
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  ASSERT_TRUE(std::filesystem::exists(runs + "/merged/results.jsonl"))
+      << slurp(dir.file("submitted")) << "merge job output: missing";
+  for (int k = 0; k < 4; ++k) {
+    const auto part =
+        nlohmann::json::parse(slurp(runs + "/shard-" + std::to_string(k) + "/env.json"));
+    EXPECT_EQ(part["shard"]["index"], k + 1);
+    EXPECT_EQ(part["shard"]["count"], 4);
+    EXPECT_EQ(part["shard"]["source"], "a Slurm job array");
+  }
+  ASSERT_EQ(crossover(dir, "run " + grid + " --out " + dir.file("whole"),
+                      std::string(kTestWorkloadsVariable) + "=1")
+                .code,
+            0);
+  const auto identities = [](const std::string& run) {
+    std::vector<std::string> out;
+    for (const Result& r : read_results(run + "/results.jsonl")) {
+      EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
+      Cell c = r.cell;
+      c.host.clear();  // each shard labelled by its node, the whole run by this machine
+      out.push_back(std::to_string(c.index) + " " + cell_identity_json(c).dump());
+    }
+    return out;
+  };
+  EXPECT_EQ(identities(runs + "/merged"), identities(dir.file("whole")));
+  EXPECT_TRUE(std::filesystem::exists(runs + "/merged/report.md"));
 }
 
 }  // namespace
