@@ -62,7 +62,7 @@ namespace {
 // lies below 1; anything else is a tie.
 void speedup_cells(const Row& row, const std::vector<std::string>& devices,
                    std::vector<std::string>& cells) {
-  const auto cpu = row.by_device.find("cpu");
+  const auto cpu = row.by_device.find(devices.front());
   const Result* baseline =
       cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second : nullptr;
   const Result* fastest = baseline;
@@ -94,10 +94,15 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices,
   if (devices.size() <= 1) return;
   std::string winner = "-";
   if (contenders > 0) {
+    const auto column_of = [&](const Result* r) {
+      for (const auto& [column, result] : row.by_device)
+        if (result == r) return column;
+      return device_column(r->cell);
+    };
     if (fastest_pair && fastest_pair->winner == Winner::kContender) {
-      winner = device_column(fastest->cell);
+      winner = column_of(fastest);
     } else if (cpu_beats_all) {
-      winner = "cpu";
+      winner = devices.front();
     } else {
       winner = "tie (interval contains 1)";
     }
@@ -106,16 +111,26 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices,
 }
 
 // One workload's rows (cells equal in every setting but the device) and its device columns, the
-// CPU first: it is the baseline of every speedup.
+// CPU first: it is the baseline of every speedup. Results of several machines (`report` of
+// several labelled runs) get a column per machine and device ("cuda on h100-node"), the first
+// machine's CPU the baseline: the H100 node's GPU against the CPU node's CPU.
 std::vector<Row> device_rows(const std::vector<Result>& results, const std::string& workload,
                              std::vector<std::string>& devices) {
   std::vector<Row> rows;
+  std::vector<std::string> hosts;
+  for (const auto& r : results) {
+    if (r.cell.workload == workload &&
+        std::find(hosts.begin(), hosts.end(), r.cell.host) == hosts.end())
+      hosts.push_back(r.cell.host);
+  }
+  const bool machines = hosts.size() > 1;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
-    const std::string column = device_column(r.cell);
+    const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "");
     if (std::find(devices.begin(), devices.end(), column) == devices.end())
       devices.push_back(column);
-    const Json key = setting_key(r.cell);
+    Json key = setting_key(r.cell);
+    if (machines) key.erase("host");
     auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
     if (row == rows.end()) {
       rows.push_back({key, {}});

@@ -20,6 +20,8 @@ struct Comparison {
 /// Groups results by workload (first-seen order); a row holds the cells of one pairing_key(cell,
 /// "device"), the pairs of pair_results for device comparisons. The CPU is the baseline; each other
 /// device gets a speedup column (CPU time / its time, with the bootstrap interval of compare_pair).
+/// Results of several machines (`host`) get a column per machine and device, "cuda on gpu-node",
+/// the first machine's CPU the baseline.
 /// The winner follows compare_pair's rule: the fastest device when its interval lies above 1, the
 /// CPU when every other device's lies below 1, else a tie.
 std::vector<Comparison> compare_devices(const std::vector<Result>& results);

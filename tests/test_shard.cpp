@@ -222,6 +222,9 @@ TEST(Cli, LabelledRunsOfTwoMachinesMakeOneReportPairedAcrossThem) {
   const std::string report = slurp(dir.file("joint") + "/report.md");
   EXPECT_NE(report.find("- small: "), std::string::npos);  // each machine's environment
   EXPECT_NE(report.find("- big: "), std::string::npos);
+  // The device table: a column per machine and device, the first machine's CPU the baseline.
+  EXPECT_NE(joint.out.find("cpu on small epoch"), std::string::npos) << joint.out;
+  EXPECT_NE(joint.out.find("speedup cpu on big"), std::string::npos) << joint.out;
   // compare still pairs the two machines' cells, naming how the machines differ first.
   const Outcome compared = crossover(dir, "compare " + runs);
   EXPECT_NE(compared.out.find("environment differs"), std::string::npos) << compared.out;
