@@ -147,7 +147,16 @@ TEST(TorchScript, FilesThatAreNoScriptedModelSayWhatToDo) {
     }
     writer.writeEndOfFile();
   }
-  const std::string future = message(dir.file("future.pt"));
+  // Checked as validate checks it, in a child process: LibTorch 1.13's reader leaks its zip state
+  // when it refuses a version (LeakSanitizer sees it in a test's own process).
+  Cell future_cell;
+  future_cell.workload = "torchscript";
+  future_cell.model = dir.file("future.pt");
+  future_cell.input_shape = {4};
+  future_cell.classes = 3;
+  const auto issues = check_user_models({future_cell});
+  ASSERT_EQ(issues.size(), 1u);
+  const std::string future = issues.front().message;
   EXPECT_NE(future.find("written by a newer PyTorch"), std::string::npos) << future;
   EXPECT_NE(future.find("future.pt"), std::string::npos) << future;
   // The example model goes through the project's writer: a link in its place is not followed.
