@@ -68,6 +68,29 @@ bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
   return false;
 }
 
+// A search's probes measured before (ok results no listed cell has, of a search line's cells,
+// on a data set that did not change): kept with their numbers, for the search to reuse, with
+// their reference timings. Returns how many.
+std::size_t keep_probes(const Expansion& expansion,
+                        const std::map<std::string, const Result*>& done,
+                        const std::set<std::string>& changed_data, const nlohmann::json& references,
+                        ResumePlan& plan, nlohmann::ordered_json& record) {
+  std::set<std::string> in_grid;
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  std::size_t probes = 0;
+  for (const auto& [identity, r] : done) {
+    if (in_grid.count(identity) != 0 || changed_data.count(r->cell.dataset) != 0 ||
+        !belongs_to_search(r->cell, expansion.searches))
+      continue;
+    plan.kept.push_back(*r);
+    ++probes;
+    const std::string index = std::to_string(r->cell.index);
+    if (references.is_object() && references.contains(index))
+      record["reference"]["cells"][index] = references[index];
+  }
+  return probes;
+}
+
 }  // namespace
 
 std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expansion& expansion,
@@ -138,20 +161,7 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
     kept.cell.index = cell.index;
     kept.cell.experiment = cell.experiment;
   }
-  // A search's probes measured before: kept with their numbers, for the search to reuse.
-  std::set<std::string> in_grid;
-  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
-  std::size_t probes = 0;
-  for (const auto& [identity, r] : done) {
-    if (in_grid.count(identity) != 0 || changed_data.count(r->cell.dataset) != 0 ||
-        !belongs_to_search(r->cell, expansion.searches))
-      continue;
-    plan.kept.push_back(*r);
-    ++probes;
-    const std::string index = std::to_string(r->cell.index);
-    if (references.is_object() && references.contains(index))
-      record["reference"]["cells"][index] = references[index];
-  }
+  const std::size_t probes = keep_probes(expansion, done, changed_data, references, plan, record);
   spdlog::info("resuming {}: {} cell(s) already ok{}, {} to run", request.resume, plan.kept.size(),
                probes > 0 ? " (" + std::to_string(probes) + " of them searches' probes)" : "",
                plan.to_run.size());
