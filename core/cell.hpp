@@ -41,6 +41,10 @@ struct Cell {
   int warmup_epochs = 1;
   int min_repeats = 3;  ///< `repeats: N` in a grid sets both bounds to N
   int max_repeats = 10;
+  /// Child processes the repeats are spread over, one after another (1: the sweep's own process
+  /// or one child); with more, each process's median is a sample of the variation between
+  /// processes, which `compare` tests the change against.
+  int processes = 1;
   double time_budget_seconds = 60.0;  ///< per cell: no new repeat starts after this
   double ci_target = 0.02;            ///< stop when the median's 95 % CI is this narrow, relative
   Timing timing = Timing::kEndToEnd;

@@ -204,6 +204,15 @@ void declare_policy_keys(Keys& keys) {
           .means("a fixed number of repetitions, each from a freshly initialised model (sets "
                  "both `min_repeats` and `max_repeats`; not a results column)")
           .defaults_to("—"));
+  add(Declare("processes", kInteger, &Cell::processes)
+          .role(KeyRole::kPolicy)
+          .range(1, 100)
+          .added_later()
+          .expects("an integer from 1 to 100")
+          .means("spread the repeats (and the time budget) over this many child processes, one "
+                 "after another, each with its own warm-up: the results keep each process's "
+                 "median (`process_epoch_seconds`), and `compare` tests a change against the "
+                 "variation between processes, which one process cannot show (docs/ci.md)"));
   add(Declare("time_budget_seconds", kNumber, &Cell::time_budget_seconds)
           .role(KeyRole::kPolicy)
           .range(0, 1e7)

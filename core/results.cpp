@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/results_csv.hpp"
+#include "core/stats.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 
@@ -27,14 +28,34 @@ nlohmann::ordered_json result_to_json(const Result& r) {
   return j;
 }
 
+void set_epoch_statistics(Result& r, const std::vector<double>& samples) {
+  const Summary s = summarize(samples);
+  const Interval ci = median_ci(samples);
+  r.epoch_samples = s.count;
+  r.epoch_seconds = s.median;
+  r.epoch_seconds_p25 = s.p25;
+  r.epoch_seconds_p75 = s.p75;
+  r.epoch_seconds_mean = s.mean;
+  r.epoch_seconds_stdev = s.stdev;
+  r.epoch_seconds_min = s.min;
+  r.epoch_seconds_max = s.max;
+  r.epoch_seconds_ci_low = ci.low;
+  r.epoch_seconds_ci_high = ci.high;
+  r.noisy = s.median > 0.0 && s.iqr() / s.median > kNoisyIqrRatio;
+}
+
 Result result_from_json(const nlohmann::json& j) {
   Result r;
   r.cell = cell_from_json(j);
   // Fields added after the first results format are optional, so older results stay readable
   // (a baseline stored by an earlier version, for `compare`); every other field is required.
-  static const std::set<std::string> added_later = {"step_seconds_samples", "allreduce_seconds",
-                                                    "rank_epoch_seconds", "parameter_digests",
-                                                    "flops_source"};
+  static const std::set<std::string> added_later = {
+      "step_seconds_samples", "allreduce_seconds", "rank_epoch_seconds", "parameter_digests",
+      "flops_source", "process_epoch_seconds", "process_step_seconds",
+      // energy, clocks and prices
+      "energy_source", "energy_note", "joules_per_epoch", "mean_watts", "throttled",
+      "throttle_reasons", "sm_clock_min_mhz", "sm_clock_max_mhz", "cpu_mhz_start", "cpu_mhz_end",
+      "price_per_hour", "cost_per_epoch", "cost_per_million_samples"};
 #define CROSSOVER_READ_FIELD(type, name) \
   if (j.contains(#name) || added_later.count(#name) == 0) r.name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)

@@ -15,63 +15,78 @@ namespace crossover {
 
 /// The fields of a result after its cell's configuration, in results.jsonl order:
 /// X(type, name). One list drives the struct, the JSON writer and the JSON reader.
-#define CROSSOVER_RESULT_FIELDS(X)                                                                \
-  X(CellStatus, status)       /* ok, skipped, failed or not run */                                \
-  X(std::string, reason)      /* why skipped or failed; empty when ok */                          \
-  X(std::string, data_source) /* "real" or "synthetic"; empty when the cell did not run */        \
-  X(std::int64_t, train_rows)                                                                     \
-  X(std::int64_t, test_rows)                                                                      \
-  X(std::int64_t, steps_per_epoch)                                                                \
-  X(int, repeats)               /* repeats run: fresh model, warm-up, `epochs` timed epochs */    \
-  X(std::string, stop_reason)   /* "ci_target", "max_repeats" or "time_budget" */                 \
-  X(std::size_t, epoch_samples) /* timed epochs behind the statistics */                          \
-  X(double, epoch_seconds)      /* median */                                                      \
-  X(double, epoch_seconds_p25)                                                                    \
-  X(double, epoch_seconds_p75)                                                                    \
-  X(double, epoch_seconds_mean)                                                                   \
-  X(double, epoch_seconds_stdev)                                                                  \
-  X(double, epoch_seconds_min)                                                                    \
-  X(double, epoch_seconds_max)                                                                    \
-  X(double, epoch_seconds_ci_low) /* 95 % confidence interval of the median */                    \
-  X(double, epoch_seconds_ci_high)                                                                \
-  X(bool, noisy)                                /* IQR / median above 10 % */                     \
-  X(std::vector<double>, epoch_seconds_samples) /* every timed epoch, in order */                 \
-  X(double, train_seconds) /* median over repeats of the time for `epochs` epochs */              \
-  X(std::vector<double>, train_seconds_samples) /* one per repeat */                              \
-  X(std::size_t, step_samples)                  /* steps timed one by one, in a separate epoch */ \
-  X(double, step_seconds)                       /* median steady-state step */                    \
-  X(double, step_seconds_p25)                                                                     \
-  X(double, step_seconds_p75)                                                                     \
-  X(std::vector<double>, step_seconds_samples) /* the timed steps, in order (thinned to 2,000) */ \
-  X(double, device_init_seconds) /* first touch of the device in this process (CUDA context) */   \
-  X(double, setup_seconds)       /* data set loaded and moved, workload built */                  \
-  X(double, first_step_seconds)  /* fresh model to the end of its first step */                   \
-  X(double, startup_seconds)     /* device_init + setup + first_step */                           \
-  X(double, first_epoch_seconds) /* the first epoch of a fresh model, median over repeats */      \
-  X(double, phase_data_seconds)  /* timing "phases": mean per step; 0 otherwise */                \
-  X(double, phase_copy_seconds)                                                                   \
-  X(double, phase_forward_seconds)                                                                \
-  X(double, phase_backward_seconds)                                                               \
-  X(double, phase_optimizer_seconds)                                                              \
-  X(double, steps_per_second)                                                                     \
-  X(double, samples_per_second)                                                                   \
-  X(double, train_loss)           /* mean training loss of the last epoch */                      \
-  X(std::string, metric)          /* "accuracy" or "rmse" */                                      \
-  X(double, metric_value)         /* on the held-out test split */                                \
-  X(double, flops_per_sample)     /* training FLOPs per sample */                                 \
-  X(std::string, flops_source)    /* "analytical", "estimated" (a user's model) or "" */          \
-  X(double, achieved_gflops)      /* flops_per_sample * samples_per_second */                     \
-  X(double, peak_gflops)          /* the device's measured float32 matmul peak */                 \
-  X(double, peak_fraction)        /* achieved / peak */                                           \
-  X(std::int64_t, peak_rss_bytes) /* the process's peak resident memory during the cell */        \
-  X(std::int64_t, cuda_peak_allocated_bytes)                                                      \
-  X(std::int64_t, cuda_peak_reserved_bytes)                                                       \
-  X(int, intra_op_threads)     /* LibTorch's intra-op threads while the cell ran */               \
-  X(int, blas_threads)         /* the BLAS library's threads (0 = unknown) */                     \
-  X(double, allreduce_seconds) /* ddp: gradient all-reduce per step (rank 0), 0 otherwise */      \
-  X(std::vector<double>, rank_epoch_seconds)     /* ddp: each rank's median epoch, by rank */     \
-  X(std::vector<std::string>, parameter_digests) /* ddp: each rank's final parameters, hashed */  \
-  X(double, wall_seconds)                        /* the whole cell */
+#define CROSSOVER_RESULT_FIELDS(X)                                                                 \
+  X(CellStatus, status)       /* ok, skipped, failed or not run */                                 \
+  X(std::string, reason)      /* why skipped or failed; empty when ok */                           \
+  X(std::string, data_source) /* "real" or "synthetic"; empty when the cell did not run */         \
+  X(std::int64_t, train_rows)                                                                      \
+  X(std::int64_t, test_rows)                                                                       \
+  X(std::int64_t, steps_per_epoch)                                                                 \
+  X(int, repeats)               /* repeats run: fresh model, warm-up, `epochs` timed epochs */     \
+  X(std::string, stop_reason)   /* "ci_target", "max_repeats" or "time_budget" */                  \
+  X(std::size_t, epoch_samples) /* timed epochs behind the statistics */                           \
+  X(double, epoch_seconds)      /* median */                                                       \
+  X(double, epoch_seconds_p25)                                                                     \
+  X(double, epoch_seconds_p75)                                                                     \
+  X(double, epoch_seconds_mean)                                                                    \
+  X(double, epoch_seconds_stdev)                                                                   \
+  X(double, epoch_seconds_min)                                                                     \
+  X(double, epoch_seconds_max)                                                                     \
+  X(double, epoch_seconds_ci_low) /* 95 % confidence interval of the median */                     \
+  X(double, epoch_seconds_ci_high)                                                                 \
+  X(bool, noisy)                                /* IQR / median above 10 % */                      \
+  X(std::vector<double>, epoch_seconds_samples) /* every timed epoch, in order */                  \
+  X(double, train_seconds) /* median over repeats of the time for `epochs` epochs */               \
+  X(std::vector<double>, train_seconds_samples) /* one per repeat */                               \
+  X(std::size_t, step_samples)                  /* steps timed one by one, in a separate epoch */  \
+  X(double, step_seconds)                       /* median steady-state step */                     \
+  X(double, step_seconds_p25)                                                                      \
+  X(double, step_seconds_p75)                                                                      \
+  X(std::vector<double>, step_seconds_samples) /* the timed steps, in order (thinned to 2,000) */  \
+  X(double, device_init_seconds) /* first touch of the device in this process (CUDA context) */    \
+  X(double, setup_seconds)       /* data set loaded and moved, workload built */                   \
+  X(double, first_step_seconds)  /* fresh model to the end of its first step */                    \
+  X(double, startup_seconds)     /* device_init + setup + first_step */                            \
+  X(double, first_epoch_seconds) /* the first epoch of a fresh model, median over repeats */       \
+  X(double, phase_data_seconds)  /* timing "phases": mean per step; 0 otherwise */                 \
+  X(double, phase_copy_seconds)                                                                    \
+  X(double, phase_forward_seconds)                                                                 \
+  X(double, phase_backward_seconds)                                                                \
+  X(double, phase_optimizer_seconds)                                                               \
+  X(double, steps_per_second)                                                                      \
+  X(double, samples_per_second)                                                                    \
+  X(double, train_loss)           /* mean training loss of the last epoch */                       \
+  X(std::string, metric)          /* "accuracy" or "rmse" */                                       \
+  X(double, metric_value)         /* on the held-out test split */                                 \
+  X(double, flops_per_sample)     /* training FLOPs per sample */                                  \
+  X(std::string, flops_source)    /* "analytical", "estimated" (a user's model) or "" */           \
+  X(double, achieved_gflops)      /* flops_per_sample * samples_per_second */                      \
+  X(double, peak_gflops)          /* the device's measured float32 matmul peak */                  \
+  X(double, peak_fraction)        /* achieved / peak */                                            \
+  X(std::int64_t, peak_rss_bytes) /* the process's peak resident memory during the cell */         \
+  X(std::int64_t, cuda_peak_allocated_bytes)                                                       \
+  X(std::int64_t, cuda_peak_reserved_bytes)                                                        \
+  X(int, intra_op_threads)     /* LibTorch's intra-op threads while the cell ran */                \
+  X(int, blas_threads)         /* the BLAS library's threads (0 = unknown) */                      \
+  X(double, allreduce_seconds) /* ddp: gradient all-reduce per step (rank 0), 0 otherwise */       \
+  X(std::vector<double>, rank_epoch_seconds)     /* ddp: each rank's median epoch, by rank */      \
+  X(std::vector<std::string>, parameter_digests) /* ddp: each rank's final parameters, hashed */   \
+  X(std::string, energy_source)    /* "rapl", "nvml", "nvml-power" or "unavailable" */             \
+  X(std::string, energy_note)      /* why unavailable, or what else the counter covers */          \
+  X(double, joules_per_epoch)      /* mean_watts * epoch_seconds; 0 when unavailable */            \
+  X(double, mean_watts)            /* energy / time over the timed epochs */                       \
+  X(bool, throttled)               /* the SM clock fell below 75 % of its maximum, or throttled */ \
+  X(std::string, throttle_reasons) /* NVML's thermal and power reasons seen, "" when none */       \
+  X(double, sm_clock_min_mhz)      /* GPU: the lowest SM clock sampled in the timed epochs */      \
+  X(double, sm_clock_max_mhz)      /* GPU: its maximum */                                          \
+  X(double, cpu_mhz_start) /* the CPU's frequency before and after the cell (0: unknown) */        \
+  X(double, cpu_mhz_end)                                                                           \
+  X(double, price_per_hour) /* the device's price (run --price, grid "prices"), 0: none */         \
+  X(double, cost_per_epoch) /* price_per_hour / 3600 * epoch_seconds (* GPUs) */                   \
+  X(double, cost_per_million_samples)           /* cost_per_epoch / train_rows * 1e6 */            \
+  X(std::vector<double>, process_epoch_seconds) /* `processes` > 1: each process's median */       \
+  X(std::vector<double>, process_step_seconds)  /* epoch and step, by process */                   \
+  X(double, wall_seconds)                       /* the whole cell */
 
 /// What happened to one cell. Times are seconds.
 struct Result {
@@ -84,6 +99,11 @@ struct Result {
 
 /// IQR / median above this makes a result `noisy`.
 inline constexpr double kNoisyIqrRatio = 0.10;
+
+/// The epoch statistics of `samples` (every timed epoch, not empty) into `result`: the median,
+/// quartiles, mean, spread, extremes, the median's 95 % interval and `noisy`. The one place the
+/// executor and the merge of a cell's processes compute them.
+void set_epoch_statistics(Result& result, const std::vector<double>& samples);
 
 /// The flat JSON object of results.jsonl: the cell's configuration, then its measurements.
 nlohmann::ordered_json result_to_json(const Result& result);

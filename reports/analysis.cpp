@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
+#include "reports/measures.hpp"
 #include "reports/modes.hpp"
 #include "reports/table.hpp"
 
@@ -428,12 +429,52 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   return out + render_markdown_table(t) + "\n" + recommendations_section;
 }
 
+std::vector<std::string> measure_statements(const ComparisonFindings& f) {
+  std::vector<std::string> out;
+  for (const auto& [measure, crossovers] : f.by_measure) {
+    for (const Crossover& c : crossovers) {
+      // The ratio is of joules or money here, not of time.
+      std::string statement = c.statement;
+      for (std::size_t at = statement.find("speedup "); at != std::string::npos;
+           at = statement.find("speedup ", at))
+        statement.replace(at, 8, "ratio ");
+      out.push_back(c.workload + ": " + measure_words(measure) + ", " + statement);
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json measures_json(const ComparisonFindings& f) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [measure, crossovers] : f.by_measure) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Crossover& c : crossovers) {
+      list.push_back({{"workload", c.workload},
+                      {"axis", c.axis},
+                      {"from", c.from ? nlohmann::ordered_json(*c.from) : nullptr},
+                      {"crossing", c.crossing ? nlohmann::ordered_json(*c.crossing) : nullptr},
+                      {"statement", c.statement},
+                      {"cells", c.cells}});
+    }
+    out[measure] = list;
+  }
+  return out;
+}
+
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
   Analysis analysis;
   for (const CompareSpec& spec : specs) {
-    ComparisonFindings f{spec, pair_results(results, spec), {}, {}};
+    ComparisonFindings f{spec, pair_results(results, spec), {}, {}, {}};
     f.crossovers = find_crossovers(f.pairs, spec);
     f.recommendations = recommend(results, spec, f.crossovers);
+    for (const std::string& measure : other_measures()) {
+      const bool measured = std::any_of(results.begin(), results.end(),
+                                        [&](const Result& r) { return has_measure(r, measure); });
+      if (!measured) continue;
+      const std::vector<Result> seen = in_measure(results, measure);
+      auto crossovers = find_crossovers(pair_results(seen, spec), spec);
+      if (!crossovers.empty()) f.by_measure.emplace_back(measure, std::move(crossovers));
+    }
     analysis.comparisons.push_back(std::move(f));
   }
   analysis.devices = compare_devices(results);

@@ -101,6 +101,9 @@ struct ComparisonFindings {
   std::vector<Pair> pairs;
   std::vector<Crossover> crossovers;
   std::vector<Recommendation> recommendations;
+  /// The crossovers on energy and on cost ("energy", its crossovers), where the pairs' cells
+  /// measured them (reports/measures.hpp); empty where none did.
+  std::vector<std::pair<std::string, std::vector<Crossover>>> by_measure;
 };
 
 /// What a run's results say: every comparison's findings, made once and read by every output
@@ -114,6 +117,13 @@ struct Analysis {
 /// The analysis of `results`: one comparison per spec, in order, the device tables and the scaling
 /// rows. Its pairs and rows point into `results`.
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs);
+
+/// The crossovers on energy and on cost in words, one per line: "iris_mlp: on energy (joules per
+/// epoch), cuda wins from dataset_size 5,785 on ..." — what every report adds to its crossovers.
+std::vector<std::string> measure_statements(const ComparisonFindings& findings);
+
+/// by_measure, machine-readable: {"energy": [{workload, axis, from, crossing, statement, cells}]}.
+nlohmann::ordered_json measures_json(const ComparisonFindings& findings);
 
 /// Everything the analysis found, machine-readable (summary.json).
 nlohmann::ordered_json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
+#include "core/cell.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "reports/table.hpp"
@@ -42,6 +44,56 @@ double uncalibrated_detectable(const CellSpread& s, const RegressionOptions& o) 
   return std::max(o.threshold, std::expm1(reach));
 }
 
+// The uncalibrated gate on cells measured in k processes per side: Welch's t at alpha on the
+// processes' medians, whose spread it estimates from the processes (process_spread), while the
+// runs' medians really differ by the spread measured without the reference.
+double processes_detectable(const CellGate& c, const CellSpread& s, const RegressionOptions& o) {
+  const double k = static_cast<double>(c.processes);
+  const boost::math::students_t t(2.0 * (k - 1.0));
+  const boost::math::normal z;
+  const double reach = boost::math::quantile(boost::math::complement(t, o.alpha / 2.0)) *
+                           c.process_spread * std::sqrt(2.0 / k) +
+                       boost::math::quantile(z, 0.90) * s.sigma_raw;
+  return std::max(o.threshold, std::expm1(reach));
+}
+
+// Each cell's processes in the A/A runs (by its match key): the fewest per run and the pooled
+// spread of their logarithms within a run.
+std::map<std::string, std::pair<std::size_t, double>> process_spreads(const RunPairs& aa,
+                                                                      const std::string& metric) {
+  std::map<std::string, std::pair<std::size_t, double>> fewest_and_sum;
+  std::map<std::string, double> df;
+  for (const auto& pair : aa) {
+    for (const RunRecord* run : {&pair.first, &pair.second}) {
+      for (const Result& r : run->results) {
+        const auto medians = process_medians(r, metric);
+        if (r.status != CellStatus::kOk || medians.size() < 2) continue;
+        nlohmann::ordered_json key = cell_identity_json(r.cell);
+        key.erase("host");
+        double mean = 0.0;
+        for (double m : medians) mean += std::log(m) / static_cast<double>(medians.size());
+        auto& [fewest, sum] = fewest_and_sum[key.dump()];
+        fewest = fewest == 0 ? medians.size() : std::min(fewest, medians.size());
+        for (double m : medians) sum += (std::log(m) - mean) * (std::log(m) - mean);
+        df[key.dump()] += static_cast<double>(medians.size() - 1);
+      }
+    }
+  }
+  for (auto& [key, value] : fewest_and_sum) value.second = std::sqrt(value.second / df[key]);
+  return fewest_and_sum;
+}
+
+// How the gate without a calibration decided: "Welch's t on 5 processes per side" when the
+// cells were measured in several processes, "an assumed 4 % per run" otherwise.
+std::string uncalibrated_words(const GateCalibration& g) {
+  std::size_t fewest = 0;
+  for (const auto& c : g.cells) {
+    if (c.processes >= 2) fewest = fewest == 0 ? c.processes : std::min(fewest, c.processes);
+  }
+  if (fewest >= 2) return "Welch's t on " + std::to_string(fewest) + " processes per side";
+  return "an assumed " + format_percent(g.options.assumed_spread, false) + " per run";
+}
+
 // The regressions of one comparison, by cell name.
 Json verdicts(const RegressionReport& r) {
   Json out = Json::object();
@@ -65,6 +117,7 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
   g.options = options;
   g.calibration = calibrate_pairs(aa);
   std::map<std::string, std::size_t> where;
+  const auto processes = process_spreads(aa, options.metric);
   for (const auto& cell : g.calibration.cells) {
     CellGate c;
     c.name = cell.name;
@@ -73,10 +126,13 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
     c.run_to_run_raw = c.spread.sigma_raw / std::sqrt(2.0);
     c.smallest_detectable = detectable(c.spread, options);
     g.smallest_detectable = std::max(g.smallest_detectable, c.smallest_detectable);
-    c.uncalibrated_detectable = uncalibrated_detectable(c.spread, options);
-    g.uncalibrated_detectable = std::max(g.uncalibrated_detectable, c.uncalibrated_detectable);
     nlohmann::ordered_json key = cell.config;
     key.erase("host");  // as compare matches cells: the machine's label is no part of them
+    const auto measured = processes.find(key.dump());
+    if (measured != processes.end()) std::tie(c.processes, c.process_spread) = measured->second;
+    c.uncalibrated_detectable = c.processes >= 2 ? processes_detectable(c, c.spread, options)
+                                                 : uncalibrated_detectable(c.spread, options);
+    g.uncalibrated_detectable = std::max(g.uncalibrated_detectable, c.uncalibrated_detectable);
     where[key.dump()] = g.cells.size();
     g.cells.push_back(c);
   }
@@ -140,6 +196,7 @@ nlohmann::ordered_json gate_calibration_json(const GateCalibration& g) {
   j["detection_rate"] = g.detections.rate();
   j["smallest_detectable_slowdown"] = g.smallest_detectable;
   j["uncalibrated"] = {{"assumed_spread", g.options.assumed_spread},
+                       {"decided_by", uncalibrated_words(g)},
                        {"false_alarm_rate", g.uncalibrated_false_alarms.rate()},
                        {"detection_rate", g.uncalibrated_detections.rate()},
                        {"smallest_detectable_slowdown", g.uncalibrated_detectable}};
@@ -156,6 +213,8 @@ nlohmann::ordered_json gate_calibration_json(const GateCalibration& g) {
     cell["run_to_run_variation_raw"] = c.run_to_run_raw;
     cell["smallest_detectable_slowdown"] = c.smallest_detectable;
     cell["uncalibrated_smallest_detectable_slowdown"] = c.uncalibrated_detectable;
+    cell["processes"] = c.processes;
+    cell["process_spread"] = c.process_spread;
     cell["planted_change"] = c.planted_change;
     cell["false_alarms"] = c.false_alarms;
     cell["detections"] = c.detections;
@@ -189,8 +248,8 @@ std::string render_gate_calibration_text(const GateCalibration& g) {
   out += "  false alarms " + rate_text(g.false_alarms) + ", detections " + rate_text(g.detections) +
          "; it catches slowdowns from +" + format_percent(g.smallest_detectable, false) +
          " in every cell, 9 times in 10\n";
-  out += "Without the calibration (an assumed " + format_percent(g.options.assumed_spread, false) +
-         " per run): false alarms " + rate_text(g.uncalibrated_false_alarms) + ", detections " +
+  out += "Without the calibration (" + uncalibrated_words(g) + "): false alarms " +
+         rate_text(g.uncalibrated_false_alarms) + ", detections " +
          rate_text(g.uncalibrated_detections) + "; it catches slowdowns from +" +
          format_percent(g.uncalibrated_detectable, false) + " in every cell, 9 times in 10\n";
   return out;
@@ -227,9 +286,9 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          "the other pairs.\n\n" +
          render_markdown_table(gate) + "\nThe gate catches slowdowns from +" +
          format_percent(g.smallest_detectable, false) +
-         " in every cell, 9 times in 10; without the calibration (an assumed " +
-         format_percent(g.options.assumed_spread, false) + " per run), from +" +
-         format_percent(g.uncalibrated_detectable, false) + ".\n\n" + render_markdown_table(table);
+         " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
+         "), from +" + format_percent(g.uncalibrated_detectable, false) + ".\n\n" +
+         render_markdown_table(table);
 }
 
 }  // namespace crossover

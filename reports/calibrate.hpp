@@ -33,6 +33,11 @@ struct CellGate {
   /// The same for compare without a calibration: the change must pass the assumed spread while
   /// this runner's runs vary by run_to_run_raw.
   double uncalibrated_detectable = 0.0;
+  /// Cells measured in several processes (`processes`): the fewest processes per run, and the
+  /// spread of the logarithm of one process's median within a run (pooled over the A/A runs),
+  /// which the uncalibrated gate's Welch test on processes measures the change against.
+  std::size_t processes = 0;
+  double process_spread = 0.0;
   double planted_change = 0.0;   ///< median change over the planted pairs
   std::size_t false_alarms = 0;  ///< A/A pairs in which this cell was called a regression
   std::size_t detections = 0;    ///< planted pairs in which it was

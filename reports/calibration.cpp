@@ -66,6 +66,7 @@ struct CellMedians {
   std::size_t index = 0;
   double epoch = 0.0;
   double step = 0.0;
+  bool all_cores = false;  // uses_all_cores
 };
 
 std::map<std::string, CellMedians> cell_medians(const RunRecord& run) {
@@ -76,7 +77,7 @@ std::map<std::string, CellMedians> cell_medians(const RunRecord& run) {
     if (out.count(key) != 0) continue;
     const double step =
         r.step_seconds_samples.empty() ? 0.0 : quantile(r.step_seconds_samples, 0.5);
-    out[key] = {r.cell.index, quantile(r.epoch_seconds_samples, 0.5), step};
+    out[key] = {r.cell.index, quantile(r.epoch_seconds_samples, 0.5), step, uses_all_cores(r.cell)};
   }
   return out;
 }
@@ -112,13 +113,18 @@ CellSpread spread_from_json(const nlohmann::json& j, const std::string& where) {
 std::optional<ReferenceDrift> reference_drift(const nlohmann::json& baseline_env,
                                               const nlohmann::json& candidate_env,
                                               std::optional<std::size_t> baseline_cell,
-                                              std::optional<std::size_t> candidate_cell) {
+                                              std::optional<std::size_t> candidate_cell,
+                                              bool all_cores) {
   const nlohmann::json* b = reference_around(baseline_env, baseline_cell);
   const nlohmann::json* c = reference_around(candidate_env, candidate_cell);
-  const double bm = reference_seconds(b, "matmul_seconds");
-  const double bs = reference_seconds(b, "step_seconds");
-  const double cm = reference_seconds(c, "matmul_seconds");
-  const double cs = reference_seconds(c, "step_seconds");
+  const bool all = all_cores && reference_seconds(b, "step_all_seconds") > 0.0 &&
+                   reference_seconds(c, "step_all_seconds") > 0.0;
+  const char* matmul = all ? "matmul_all_seconds" : "matmul_seconds";
+  const char* step = all ? "step_all_seconds" : "step_seconds";
+  const double bm = reference_seconds(b, matmul);
+  const double bs = reference_seconds(b, step);
+  const double cm = reference_seconds(c, matmul);
+  const double cs = reference_seconds(c, step);
   if (bm <= 0.0 || bs <= 0.0 || cm <= 0.0 || cs <= 0.0) return std::nullopt;
   ReferenceDrift d;
   d.matmul = cm / bm;
@@ -195,7 +201,7 @@ Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& 
       const auto other = b.find(key);
       if (other == b.end()) continue;
       const auto drift = reference_drift(first.environment, second.environment, medians.index,
-                                         other->second.index);
+                                         other->second.index, medians.all_cores);
       every_pair_has_reference &= drift.has_value();
       auto [it, inserted] = series.try_emplace(key);
       if (inserted) {

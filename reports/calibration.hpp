@@ -31,10 +31,18 @@ struct ReferenceDrift {
 /// For the whole runs, or around one cell of each (the references timed just before and just
 /// after it: `reference.cells.<index>`, falling back to the run's). Nothing when either record
 /// lacks a reference (runs of an older crossover).
+/// With `all_cores`, the references timed on every core (`matmul_all_seconds`,
+/// `step_all_seconds`), which see a machine whose other cores are taken — a neighbour, steal time
+/// on a virtual machine — that the one-thread references cannot; the one-thread ones where a run
+/// lacks them.
 std::optional<ReferenceDrift> reference_drift(
     const nlohmann::json& baseline_env, const nlohmann::json& candidate_env,
     std::optional<std::size_t> baseline_cell = std::nullopt,
-    std::optional<std::size_t> candidate_cell = std::nullopt);
+    std::optional<std::size_t> candidate_cell = std::nullopt, bool all_cores = false);
+
+/// Whether a cell's time depends on every core (a CPU cell with threads other than 1), so that
+/// its machine drift is read from the references timed on every core.
+inline bool uses_all_cores(const Cell& cell) { return cell.device == "cpu" && cell.threads != 1; }
 
 /// The reference drift in a few words ("machine steady (reference +1.2 %)", "machine 18.0 %
 /// slower (matmul +3.1 %, step +35.0 %)").

@@ -18,7 +18,8 @@ Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 std::string time_text(const Result& r) {
   if (r.status != CellStatus::kOk) return status_text(r.status);
   return format_seconds(r.epoch_seconds) + " ± " +
-         format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25);
+         format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25) +
+         (r.throttled ? " (throttled)" : "");
 }
 
 bool comparable(const Result* r) {

@@ -46,12 +46,8 @@ Evidence calibrated_evidence(CellVerdict& v, const CellSpread& spread,
 Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>& drift,
                              double machine_log, bool within, const std::string& within_text,
                              const std::string& machine_text, const RegressionOptions& o) {
-  const bool time_metric = is_time_metric(o.metric);
   v.net_change = drift ? std::expm1(std::log1p(v.change) - machine_log) : v.change;
-  const bool worse_now = time_metric ? v.change > 0.0 : v.change < 0.0;
-  const bool worse_net = time_metric ? v.net_change > 0.0 : v.net_change < 0.0;
-  const bool drift_explains = drift && within && std::abs(v.change) >= o.threshold &&
-                              (worse_now != worse_net || std::abs(v.net_change) < o.threshold);
+  const bool drift_explains = drift && within && drift_explains_change(v.change, v.net_change, o);
   if (drift_explains || o.assumed_spread <= 0.0) {
     v.decided_by = drift_explains ? DecidedBy::kReferenceDrift : DecidedBy::kWithinRun;
     v.evidence =
@@ -86,7 +82,37 @@ Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>
           true};
 }
 
+// The machine's drift in the metric's direction: a slower machine raises times and lowers
+// throughput.
+double machine_log_of(const ReferenceDrift& drift, const RegressionOptions& o) {
+  return (is_time_metric(o.metric) ? 1.0 : -1.0) * std::log(drift.machine);
+}
+
 }  // namespace
+
+bool drift_explains_change(double change, double net_change, const RegressionOptions& o) {
+  const bool time_metric = is_time_metric(o.metric);
+  const bool worse_now = time_metric ? change > 0.0 : change < 0.0;
+  const bool worse_net = time_metric ? net_change > 0.0 : net_change < 0.0;
+  return std::abs(change) >= o.threshold &&
+         (worse_now != worse_net || std::abs(net_change) < o.threshold);
+}
+
+void check_machine_drift(CellVerdict& v, Evidence& e, const Result& base, const Result& cand,
+                         const RegressionOptions& o, const RunLevelContext& context) {
+  const auto drift = context.drift(base.cell.index, cand.cell.index, uses_all_cores(base.cell));
+  if (!drift) {
+    v.evidence += "; machine drift unknown (no reference)";
+    return;
+  }
+  v.machine = drift->machine;
+  v.net_change = std::expm1(std::log1p(v.change) - machine_log_of(*drift, o));
+  v.evidence += "; " + drift_text(*drift);
+  if (e.significant && drift_explains_change(v.change, v.net_change, o)) {
+    e.drift_explains = true;
+    v.decided_by = DecidedBy::kReferenceDrift;
+  }
+}
 
 // One run per side: the within-run test (Mann-Whitney U and a block bootstrap), then the
 // calibrated run-level test where the runner was calibrated.
@@ -94,7 +120,7 @@ Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand
                           const std::vector<double>& bs, const std::vector<double>& cs,
                           const RegressionOptions& o, const RunLevelContext& context) {
   v.test = "mann-whitney";
-  const auto drift = context.drift(base.cell.index, cand.cell.index);
+  const auto drift = context.drift(base.cell.index, cand.cell.index, uses_all_cores(base.cell));
   if (drift) v.machine = drift->machine;
   v.change = v.candidate_median / v.baseline_median - 1.0;
   // Consecutive epochs drift together, so the interval resamples blocks of them.
@@ -106,10 +132,7 @@ Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand
   const std::string within_text = "within run p = " + p_text(v.p_value);
   const std::string machine_text =
       drift ? drift_text(*drift) : "machine drift unknown (no reference)";
-  // The machine's drift in the metric's direction: a slower machine raises times and lowers
-  // throughput.
-  const double machine_log =
-      drift ? (is_time_metric(o.metric) ? 1.0 : -1.0) * std::log(drift->machine) : 0.0;
+  const double machine_log = drift ? machine_log_of(*drift, o) : 0.0;
   const CellCalibration* calibrated =
       context.calibration != nullptr ? context.calibration->find(v.config) : nullptr;
   if (calibrated != nullptr) {

@@ -23,6 +23,16 @@ struct Evidence {
   bool assumed = false;         // judged against the spread assumed without a calibration
 };
 
+/// Whether the machine's drift explains a change: beyond the threshold as measured, but net of
+/// the machine within it, or of the other sign.
+bool drift_explains_change(double change, double net_change, const RegressionOptions& o);
+
+/// One run per side measured in several processes (Welch's t on them, already in `v` and `e`):
+/// the processes of a run share the machine's state while it ran, which the references timed
+/// around the cell see; a significant change the drift explains is not blamed on the code.
+void check_machine_drift(CellVerdict& v, Evidence& e, const Result& base, const Result& cand,
+                         const RegressionOptions& o, const RunLevelContext& context);
+
 /// One run per side: the within-run test (Mann-Whitney U and a block bootstrap), then the
 /// calibrated run-level test where the runner was calibrated, the assumed spread where not.
 /// Fills `v`'s test, change, interval, p-values, decided_by and evidence.

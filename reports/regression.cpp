@@ -33,6 +33,12 @@ Json match_config(const Cell& cell) {
 std::vector<double> metric_samples(const Result& r, const std::string& metric) {
   if (metric == "step") return r.step_seconds_samples;
   if (metric == "epoch") return r.epoch_seconds_samples;
+  if (metric == "energy") {  // each epoch's joules at the cell's mean power; none unmeasured
+    if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
+    std::vector<double> joules = r.epoch_seconds_samples;
+    for (double& j : joules) j *= r.mean_watts;
+    return joules;
+  }
   std::vector<double> throughput;
   for (double seconds : r.epoch_seconds_samples) {
     if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
@@ -51,23 +57,39 @@ struct Group {
     }
     return nullptr;
   }
-  // The samples of each run in which the cell was ok (empty runs left out).
+  // The samples of each run in which the cell was ok (empty runs left out); a run measured in
+  // several processes (`processes`) gives one run per process, its median alone.
   std::vector<std::vector<double>> runs(const std::string& metric) const {
     std::vector<std::vector<double>> out;
     for (const Result* r : results) {
       if (r->status != CellStatus::kOk) continue;
+      if (r->process_epoch_seconds.size() >= 2) {
+        for (double m : process_medians(*r, metric)) out.push_back({m});
+        continue;
+      }
       auto s = metric_samples(*r, metric);
       if (!s.empty()) out.push_back(std::move(s));
     }
     return out;
   }
+  // Every sample of every run in which the cell was ok.
+  std::vector<double> samples(const std::string& metric) const {
+    std::vector<double> out;
+    for (const Result* r : results) {
+      if (r->status != CellStatus::kOk) continue;
+      const auto s = metric_samples(*r, metric);
+      out.insert(out.end(), s.begin(), s.end());
+    }
+    return out;
+  }
+  // "process" when its runs were measured in several processes each, "run" otherwise.
+  std::string unit() const {
+    const bool processes = std::any_of(results.begin(), results.end(), [](const Result* r) {
+      return r->status == CellStatus::kOk && r->process_epoch_seconds.size() >= 2;
+    });
+    return processes ? "process" : "run";
+  }
 };
-
-std::vector<double> pooled(const std::vector<std::vector<double>>& runs) {
-  std::vector<double> out;
-  for (const auto& run : runs) out.insert(out.end(), run.begin(), run.end());
-  return out;
-}
 
 // Groups in the order their configurations first occur.
 std::vector<Group> group(const std::vector<Result>& results) {
@@ -105,8 +127,8 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   v.candidate_cell = cand->cell.index;
   const auto b_runs = b.runs(o.metric);
   const auto c_runs = c.runs(o.metric);
-  const auto bs = pooled(b_runs);
-  const auto cs = pooled(c_runs);
+  const auto bs = b.samples(o.metric);
+  const auto cs = c.samples(o.metric);
   v.baseline_runs = b_runs.size();
   v.candidate_runs = c_runs.size();
   v.baseline_samples = bs.size();
@@ -118,6 +140,13 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
     v.reason = "the data differ: baseline " + base->data_source + " " +
                std::to_string(base->train_rows) + " rows, candidate " + cand->data_source + " " +
                std::to_string(cand->train_rows) + " rows";
+    return false;
+  }
+  if (o.metric == "energy" && (bs.empty() || cs.empty())) {
+    const Result& without = bs.empty() ? *base : *cand;
+    v.verdict = Verdict::kNotCompared;
+    v.reason = std::string(bs.empty() ? "baseline" : "candidate") + ": no energy measured (" +
+               (without.energy_note.empty() ? "an older result" : without.energy_note) + ")";
     return false;
   }
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
@@ -137,7 +166,7 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
 // runs' medians).
 Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double>>& b_runs,
                             const std::vector<std::vector<double>>& c_runs,
-                            const RegressionOptions& o) {
+                            const RegressionOptions& o, const std::string& unit) {
   const RunLevelTest t = run_level_test(b_runs, c_runs);
   v.test = "welch-runs";
   v.change = t.change;
@@ -147,7 +176,7 @@ Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double
   v.net_change = v.change;
   v.decided_by = DecidedBy::kRunLevel;
   v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
-               std::to_string(c_runs.size()) + " run medians, p = " + p_text(v.p_value);
+               std::to_string(c_runs.size()) + " " + unit + " medians, p = " + p_text(v.p_value);
   return {v.change, v.change_ci, v.p_value < o.alpha, false, false};
 }
 
@@ -183,9 +212,10 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
         "per side (--rerun)";
   } else {
     v.verdict = Verdict::kInconclusive;
-    v.reason = "too noisy: not significant, and the interval reaches past " + bounds +
-               (by_runs ? "; the runs differ: more rounds or a quieter machine"
-                        : "; more repeats or a quieter machine");
+    v.reason =
+        "too noisy: not significant, and the interval reaches past " + bounds +
+        (by_runs ? "; the runs (processes) differ: more processes, more rounds or a quieter machine"
+                 : "; more repeats or a quieter machine");
   }
 }
 
@@ -196,18 +226,26 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   const Result* cand = c.first_ok();
   const auto b_runs = b.runs(o.metric);
   const auto c_runs = c.runs(o.metric);
-  const auto bs = pooled(b_runs);
-  const auto cs = pooled(c_runs);
-  const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
+  const auto bs = b.samples(o.metric);
+  const auto cs = c.samples(o.metric);
+  // One run per side measured in several processes: a calibration of this runner, when it has
+  // the cell, is the better evidence (its spread is measured over many runs, not guessed from
+  // a few processes); several runs per side are always compared run by run.
+  const bool one_run_each = b.results.size() == 1 && c.results.size() == 1;
+  const bool calibrated =
+      context.calibration != nullptr && context.calibration->find(v.config) != nullptr;
+  const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2 && !(one_run_each && calibrated);
   v.tested = true;
-  const Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, o)
-                                    : one_run_evidence(v, *base, *cand, bs, cs, o, context);
+  const std::string unit = b.unit() == "process" || c.unit() == "process" ? "process" : "run";
+  Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, o, unit)
+                              : one_run_evidence(v, *base, *cand, bs, cs, o, context);
+  if (by_runs && one_run_each) check_machine_drift(v, evidence, *base, *cand, o, context);
   decide(v, evidence, o, by_runs);
   v.decided_change = evidence.effective;
   v.decided_ci = evidence.interval;
   v.decided_net = evidence.net;
   v.reason += by_runs ? " (Welch t on " + std::to_string(b_runs.size()) + " and " +
-                            std::to_string(c_runs.size()) + " run medians)"
+                            std::to_string(c_runs.size()) + " " + unit + " medians)"
                       : " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
                             std::to_string(cs.size()) + " samples)";
   if (base->noisy || cand->noisy) {
@@ -221,6 +259,24 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
 
 }  // namespace
 
+std::vector<double> process_medians(const Result& r, const std::string& metric) {
+  if (r.process_epoch_seconds.size() < 2) return {};
+  if (metric == "step" && r.process_step_seconds.size() == r.process_epoch_seconds.size())
+    return r.process_step_seconds;
+  if (metric == "energy") {
+    if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
+    std::vector<double> joules = r.process_epoch_seconds;
+    for (double& j : joules) j *= r.mean_watts;
+    return joules;
+  }
+  if (metric != "throughput") return r.process_epoch_seconds;
+  std::vector<double> throughput;
+  for (double seconds : r.process_epoch_seconds) {
+    if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
+  }
+  return throughput;
+}
+
 void check_options(const RegressionOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold < 10.0))
     throw std::invalid_argument("--threshold must be a percentage from 0 to 1000, got " +
@@ -230,8 +286,9 @@ void check_options(const RegressionOptions& o) {
                                 format_number(100.0 * o.assumed_spread));
   if (!(o.alpha > 0.0 && o.alpha < 1.0))
     throw std::invalid_argument("--alpha must lie between 0 and 1, got " + format_number(o.alpha));
-  if (o.metric != "epoch" && o.metric != "step" && o.metric != "throughput")
-    throw std::invalid_argument("--metric must be epoch, step or throughput, got " + o.metric);
+  if (o.metric != "epoch" && o.metric != "step" && o.metric != "throughput" && o.metric != "energy")
+    throw std::invalid_argument("--metric must be epoch, step, throughput or energy, got " +
+                                o.metric);
   if (o.fail_on != "regression" && o.fail_on != "any-change" && o.fail_on != "none")
     throw std::invalid_argument("--fail-on must be regression, any-change or none, got " +
                                 o.fail_on);
@@ -276,17 +333,18 @@ namespace {
 
 // What the comparison as a whole rests on (report.evidence), and the notes that go with it.
 void describe_evidence(RegressionReport& report, const RunLevelContext& context) {
-  std::size_t most_runs = 0;
-  for (const auto& v : report.cells)
-    most_runs = std::max({most_runs, v.baseline_runs, v.candidate_runs});
+  const bool by_runs = std::any_of(report.cells.begin(), report.cells.end(),
+                                   [](const CellVerdict& v) { return v.test == "welch-runs"; });
   report.drift = context.drift();
   if (context.calibration != nullptr) report.calibration = context.calibration->source;
   const std::string machine =
       report.drift ? drift_text(*report.drift) : "machine drift unknown (no reference)";
-  if (most_runs > 1) {
+  if (by_runs) {
     report.evidence =
-        "several runs per side: each cell's runs are compared by their medians "
-        "(the run-level test)";
+        "several processes per side (the grid's `processes`, or several runs): each cell's "
+        "processes are compared by their medians (the run-level test, Welch's t), so the change "
+        "must stand out from the variation between processes; " +
+        machine;
   } else if (context.calibration != nullptr) {
     report.evidence =
         "one run per side; a regression must stand out from this runner's "
@@ -310,7 +368,8 @@ void describe_evidence(RegressionReport& report, const RunLevelContext& context)
              ? ", so a change must also stand out from an assumed " +
                    format_percent(report.options.assumed_spread, false) + " per run"
              : "") +
-        "; measure this runner once with crossover calibrate and pass --calibration "
+        "; measure each cell in several processes (`\"processes\": 5` in the grid), "
+        "measure this runner once with crossover calibrate and pass --calibration "
         "calibrate.json, or use compare --rerun with 3 or more rounds");
   }
   if (context.calibration != nullptr) {
@@ -381,10 +440,11 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
   return report;
 }
 
-std::optional<ReferenceDrift> RunLevelContext::drift(
-    std::optional<std::size_t> baseline_cell, std::optional<std::size_t> candidate_cell) const {
+std::optional<ReferenceDrift> RunLevelContext::drift(std::optional<std::size_t> baseline_cell,
+                                                     std::optional<std::size_t> candidate_cell,
+                                                     bool all_cores) const {
   if (baseline_env == nullptr || candidate_env == nullptr) return std::nullopt;
-  return reference_drift(*baseline_env, *candidate_env, baseline_cell, candidate_cell);
+  return reference_drift(*baseline_env, *candidate_env, baseline_cell, candidate_cell, all_cores);
 }
 
 RegressionReport compare_records(const RunRecord& baseline, const RunRecord& candidate,

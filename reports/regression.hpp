@@ -73,6 +73,10 @@ struct RegressionOptions {
   double assumed_spread = kAssumedRunSpread;
 };
 
+/// Each process's median of the metric ("epoch", "step" or "throughput") for a result measured
+/// in several processes; empty for one.
+std::vector<double> process_medians(const Result& result, const std::string& metric);
+
 /// Throws std::invalid_argument naming the option that is out of range.
 void check_options(const RegressionOptions& options);
 
@@ -177,9 +181,9 @@ struct RunLevelContext {
   const nlohmann::json* candidate_env = nullptr;
   const Calibration* calibration = nullptr;
   /// The machine's drift between the runs, or around one cell of each.
-  std::optional<ReferenceDrift> drift(
-      std::optional<std::size_t> baseline_cell = std::nullopt,
-      std::optional<std::size_t> candidate_cell = std::nullopt) const;
+  std::optional<ReferenceDrift> drift(std::optional<std::size_t> baseline_cell = std::nullopt,
+                                      std::optional<std::size_t> candidate_cell = std::nullopt,
+                                      bool all_cores = false) const;
 };
 
 /// Matches the cells of two runs by their identity keys (cell_identity_json) and judges each.

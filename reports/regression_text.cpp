@@ -24,11 +24,13 @@ bool is_time_metric(const std::string& metric) { return metric != "throughput"; 
 
 std::string metric_text(const std::string& metric) {
   if (metric == "step") return "time per step";
+  if (metric == "energy") return "energy per epoch (J)";
   if (metric == "throughput") return "throughput (samples/s)";
   return "time per epoch";
 }
 
 std::string value_in_unit(double value, const std::string& metric) {
+  if (metric == "energy") return format_number(value) + " J";
   return is_time_metric(metric) ? format_seconds(value) : format_number(value) + "/s";
 }
 

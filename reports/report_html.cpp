@@ -76,6 +76,7 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
   }
   for (const Crossover& c : crossovers)
     s += "<li><b>" + html_escape(c.workload) + "</b>: " + html_escape(c.statement) + "</li>";
+  for (const std::string& line : measure_statements(f)) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";
   const std::string versus = spec.axis + "=" + spec.baseline + " vs " + spec.contender;
   for (const Crossover& c : crossovers) {

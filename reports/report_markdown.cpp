@@ -1,6 +1,7 @@
 #include "reports/report_markdown.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
@@ -66,7 +67,8 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
         data_path_text(r.cell) + (r.cell.timing == Timing::kPhases ? " (phases)" : "")};
     for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
     for (auto& text : std::vector<std::string>{
-             status_text(r.status) + std::string(ok && r.noisy ? " (noisy)" : ""),
+             status_text(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
+                 std::string(ok && r.throttled ? " (throttled)" : ""),
              r.data_source.empty() ? "-" : r.data_source, when_ok(format_seconds(r.epoch_seconds)),
              when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
              when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
@@ -213,6 +215,26 @@ std::string markdown_caveats(const std::vector<Result>& results) {
            " have an interquartile range above 10 % of their median; their figures are less "
            "certain (a busy machine, frequency scaling, or too few repeats).\n\n";
   }
+  std::vector<std::string> throttled;
+  for (const auto& r : results) {
+    if (r.status != CellStatus::kOk || !r.throttled) continue;
+    // A results file is the user's: only the reason names crossover writes reach the prose.
+    std::string reasons = r.throttle_reasons;
+    reasons.erase(std::remove_if(reasons.begin(), reasons.end(),
+                                 [](char c) {
+                                   return !(std::islower(static_cast<unsigned char>(c)) ||
+                                            c == '_' || c == ',');
+                                 }),
+                  reasons.end());
+    throttled.push_back("#" + std::to_string(r.cell.index) +
+                        (reasons.empty() ? "" : " (" + reasons + ")"));
+  }
+  if (!throttled.empty()) {
+    out += "> **Throttled:** cells " + join(throttled) +
+           " ran with the GPU's SM clock below 75 % of its maximum, or under a thermal or power "
+           "throttle: their times are slower than the device is, and speedups against them "
+           "are wrong.\n\n";
+  }
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};
   for (const auto& r : results) {
@@ -239,8 +261,13 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   for (const auto& line : context.environment) out += "- " + line + "\n";
   out += "\n";
   out += render_searches_markdown(context.searches);
-  for (const ComparisonFindings& f : analysis.comparisons)
+  for (const ComparisonFindings& f : analysis.comparisons) {
     out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
+    const auto measures = measure_statements(f);
+    if (!measures.empty()) out += "On energy and on cost (" + f.spec.axis + "):\n\n";
+    for (const auto& line : measures) out += "- " + line + "\n";
+    if (!measures.empty()) out += "\n";
+  }
   out += markdown_devices(results, analysis.devices);
   const TextTable phases = phase_table(results);
   if (!phases.rows.empty()) {

@@ -37,6 +37,7 @@ std::string crossover_text(const ComparisonFindings& f) {
   std::string out =
       "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
   for (const auto& c : f.crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
+  for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
   // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
   std::set<std::string> crossed;
   for (const auto& c : f.crossovers) crossed.insert(c.workload);
@@ -86,6 +87,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   nlohmann::ordered_json comparisons = nlohmann::ordered_json::array();
   for (const ComparisonFindings& f : analysis.comparisons) {
     comparisons.push_back(analysis_json(f.spec, f.pairs, f.crossovers, f.recommendations));
+    comparisons.back()["by_measure"] = measures_json(f);
     if (comparisons.size() == 1) summary = comparisons.back();
   }
   summary["comparisons"] = comparisons;

@@ -1,3 +1,4 @@
+#include "runner/energy.hpp"
 #include "runner/env.hpp"
 
 #include <ATen/Parallel.h>
@@ -211,6 +212,10 @@ Json environment_record(bool measure_peak) {
                     {"error", nvml.error},
                     {"driver_version", nvml.driver_version}};
   record["gpus"] = gpus_json(nvml);
+  // What can be read of energy and clocks here, and why not.
+  record["energy"] = {{"cpu", energy_availability("cpu")},
+                      {"cuda", energy_availability("cuda")},
+                      {"cpu_mhz", cpu_mhz()}};
   return record;
 }
 
@@ -320,6 +325,12 @@ std::vector<std::string> environment_warnings(const Json& r) {
         "LibTorch is calling the reference BLAS (" + text(r, "/blas/library") +
         "), about 40x slower than OpenBLAS for matrix products: every CPU time here is too slow. "
         "Install libopenblas0-pthread (scripts/setup.sh does) and run again.");
+  }
+  const std::string governor = text(r, "/cpu/governor");
+  if (!governor.empty() && governor != "performance") {
+    warnings.push_back("The CPU frequency governor is '" + governor +
+                       "', not 'performance': the clock may change during a cell and CPU times "
+                       "with it (cpu_mhz_start and cpu_mhz_end in the results show it).");
   }
   if (flag(r, "/cuda/compiled") && !flag(r, "/cuda/available")) {
     warnings.push_back(

@@ -8,10 +8,13 @@
 #include <cstring>
 #include <limits>
 
+#include "core/prices.hpp"
+#include "core/processes.hpp"
 #include "core/stats.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
+#include "runner/energy.hpp"
 #include "runner/launch.hpp"
 #include "runner/memory.hpp"
 #include "runner/threads.hpp"
@@ -177,7 +180,7 @@ struct Repeats {
 // from the model's creation: first-call costs), the warm-up, then the timed epochs into `stop`.
 // Returns the repeat's timed seconds.
 double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, AdaptiveRepeats& stop,
-                  Repeats& out, Result& result) {
+                  Repeats& out, Result& result, EnergyMeter& energy) {
   synchronize_device(cell.device);
   const Clock::time_point reset_start = Clock::now();
   workload.reset(cell.seed);
@@ -199,6 +202,7 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
   }
   StepObserver* observer = cell.timing == Timing::kPhases ? &phases : nullptr;
   synchronize_device(cell.device);
+  energy.start();  // the energy's span holds the timed epochs' and little more
   Clock::time_point epoch_start = Clock::now();
   for (int e = 0; e < timed; ++e) {
     if (observer != nullptr) phases.start();
@@ -209,12 +213,13 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
     repeat_seconds += seconds_between(epoch_start, now);
     epoch_start = now;
   }
+  energy.stop();
   return repeat_seconds;
 }
 
 // Repeats under the cell's stopping rule until it says stop (replicas follow rank 0).
 Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Workload& workload,
-                             PhaseClock& phases, Result& result) {
+                             PhaseClock& phases, Result& result, EnergyMeter& energy) {
   AdaptiveRepeats stop(
       StoppingRule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds, cell.ci_target},
       std::min<std::size_t>(
@@ -223,7 +228,8 @@ Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Worklo
   Repeats out;
   const Clock::time_point repeats_start = Clock::now();
   while (!stop.finished()) {
-    result.train_seconds_samples.push_back(one_repeat(cell, workload, phases, stop, out, result));
+    result.train_seconds_samples.push_back(
+        one_repeat(cell, workload, phases, stop, out, result, energy));
     stop.end_repeat(seconds_since(repeats_start));
     if (options.replicas != nullptr) stop.decide(rank_zero_says(*options.replicas, stop.reason()));
   }
@@ -237,19 +243,7 @@ Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Worklo
 void record_statistics(const Repeats& repeats, const std::vector<double>& step_samples,
                        const PhaseClock& phases, const WorkloadFacts& facts, Result& result) {
   const std::vector<double>& epoch_samples = repeats.epoch_samples;
-  const Summary s = summarize(epoch_samples);
-  const Interval ci = median_ci(epoch_samples);
-  result.epoch_samples = s.count;
-  result.epoch_seconds = s.median;
-  result.epoch_seconds_p25 = s.p25;
-  result.epoch_seconds_p75 = s.p75;
-  result.epoch_seconds_mean = s.mean;
-  result.epoch_seconds_stdev = s.stdev;
-  result.epoch_seconds_min = s.min;
-  result.epoch_seconds_max = s.max;
-  result.epoch_seconds_ci_low = ci.low;
-  result.epoch_seconds_ci_high = ci.high;
-  result.noisy = s.median > 0.0 && s.iqr() / s.median > kNoisyIqrRatio;
+  set_epoch_statistics(result, epoch_samples);
   result.epoch_seconds_samples = thinned(epoch_samples, kStoredEpochSamples);
   result.train_seconds = summarize(result.train_seconds_samples).median;
   const Summary steps = summarize(step_samples);
@@ -266,9 +260,23 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
   result.phase_forward_seconds = phases.mean(Phase::kForward);
   result.phase_backward_seconds = phases.mean(Phase::kBackward);
   result.phase_optimizer_seconds = phases.mean(Phase::kOptimizer);
-  result.steps_per_second = static_cast<double>(facts.steps_per_epoch) / s.median;
-  result.samples_per_second = static_cast<double>(facts.train_rows) / s.median;
+  result.steps_per_second = static_cast<double>(facts.steps_per_epoch) / result.epoch_seconds;
+  result.samples_per_second = static_cast<double>(facts.train_rows) / result.epoch_seconds;
   result.achieved_gflops = facts.flops_per_sample * result.samples_per_second / 1e9;
+}
+
+// What the energy meter saw over the timed epochs, into the result's fields.
+void record_energy(const EnergyTotals& energy, Result& result) {
+  result.energy_source = energy.source;
+  result.energy_note = energy.note;
+  if (energy.source != "unavailable" && energy.seconds > 0.0) {
+    result.mean_watts = energy.joules / energy.seconds;
+    result.joules_per_epoch = result.mean_watts * result.epoch_seconds;
+  }
+  result.sm_clock_min_mhz = energy.sm_clock_min_mhz;
+  result.sm_clock_max_mhz = energy.sm_clock_max_mhz;
+  result.throttle_reasons = throttle_reason_names(energy.throttle_reasons);
+  result.throttled = throttled(energy);
 }
 
 // Measures one cell in phases: set-up, repeats under the stopping rule, the steady-state step
@@ -283,7 +291,11 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   const std::unique_ptr<Workload> workload = set_up(cell, options, result);
   const WorkloadFacts& facts = workload->facts();
   PhaseClock phases(cell.device);
-  Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result);
+  const int cuda = cuda_index(cell.device);
+  const auto energy = energy_meter(cell.device, std::max(cuda, 0), cell.gpus);
+  result.cpu_mhz_start = cpu_mhz();
+  Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result, *energy);
+  result.cpu_mhz_end = cpu_mhz();
 
   // The steady-state step distribution: one more epoch, timed step by step. With one step per
   // epoch the epoch samples already are the step samples.
@@ -297,8 +309,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   result.train_loss = repeats.last_loss.item<double>();
   result.metric_value = workload->evaluate();
   record_statistics(repeats, step_samples, phases, facts, result);
+  record_energy(energy->totals(), result);
 
-  const int cuda = cuda_index(cell.device);
   const auto peak = options.peak_gflops.find(cuda >= 0 ? "cuda:" + std::to_string(cuda) : "cpu");
   if (peak != options.peak_gflops.end() && peak->second > 0.0) {
     result.peak_gflops = peak->second;
@@ -334,6 +346,32 @@ std::string failure_reason(const std::exception& error) {
   return message.substr(0, message.find('\n'));
 }
 
+namespace {
+
+LaunchOptions launch_options(const RunOptions& options) {
+  LaunchOptions launch;
+  launch.binary = options.binary;
+  launch.data_dir = options.data_dir;
+  return launch;
+}
+
+// A cell with `processes` > 1: its share of the repeats in each of that many child processes,
+// one after another, merged; the first process that does not end ok ends the cell.
+Result run_in_processes(const Cell& cell, const RunOptions& options) {
+  const Clock::time_point start = Clock::now();
+  const Cell share = process_share(cell);
+  std::vector<Result> parts;
+  for (int k = 0; k < cell.processes; ++k) {
+    parts.push_back(run_ranks(share, launch_options(options)));
+    if (parts.back().status != CellStatus::kOk) break;
+  }
+  Result result = merge_processes(cell, parts);
+  result.wall_seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace
+
 std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
                               const RunOptions& options, const ResultCallback& on_result) {
   std::vector<Result> results;
@@ -351,14 +389,14 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
       result.cell = cell;
       result.status = CellStatus::kSkipped;
       result.reason = *reason;
+    } else if (cell.processes > 1) {
+      result = run_in_processes(cell, options);
     } else if (cell.parallel == Parallel::kDdp || cell.isolate || options.isolate) {
-      LaunchOptions launch;
-      launch.binary = options.binary;
-      launch.data_dir = options.data_dir;
-      result = run_ranks(cell, launch);
+      result = run_ranks(cell, launch_options(options));
     } else {
       result = run_cell(cell, options);
     }
+    apply_price(result, options.prices);
     results.push_back(result);
     if (on_result) on_result(results.back(), results.size(), cells.size());
   }

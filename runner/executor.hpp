@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/prices.hpp"
 #include "core/results.hpp"
 #include "runner/skip.hpp"
 
@@ -34,6 +35,8 @@ struct RunOptions {
   const std::atomic<int>* interrupted = nullptr;
   /// Run every cell in a child process (`run --isolate`), not only those with `isolate`.
   bool isolate = false;
+  /// Prices per hour by device kind (the grid's "prices" and `run --price`): each result's cost.
+  Prices prices;
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".

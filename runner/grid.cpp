@@ -22,7 +22,6 @@ namespace {
 
 // The most dimensions a sample's shape (`input_shape`) may have.
 constexpr std::size_t kMostShapeDims = 8;
-
 using Json = nlohmann::ordered_json;
 
 // A key a grid may set (`workload` is an experiment's own), or null.
@@ -36,11 +35,9 @@ std::string shown(const Json& value) {
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }
-
 std::string index_path(const std::string& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
-
 std::string key_path(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
@@ -254,7 +251,8 @@ namespace {
 
 // The grid's own keys: the top level's names, `name` and `description`.
 void parse_head(Validator& v, const Json& root, Grid& grid) {
-  const std::vector<std::string> top_keys = {"name", "description", "defaults", "experiments"};
+  const std::vector<std::string> top_keys = {"name", "description", "prices", "defaults",
+                                             "experiments"};
   for (const auto& [key, value] : root.items()) {
     if (std::find(top_keys.begin(), top_keys.end(), key) == top_keys.end()) {
       v.unknown_key("", key, top_keys);
@@ -275,11 +273,14 @@ void parse_head(Validator& v, const Json& root, Grid& grid) {
   } else {
     grid.name = root["name"].get<std::string>();
   }
-  if (root.contains("description")) {
-    if (root["description"].is_string())
-      grid.description = root["description"].get<std::string>();
-    else
-      v.add("description", "wrong type: got " + shown(root["description"]) + ", expected a string");
+  if (root.contains("description") && root["description"].is_string())
+    grid.description = root["description"].get<std::string>();
+  else if (root.contains("description"))
+    v.add("description", "wrong type: got " + shown(root["description"]) + ", expected a string");
+  try {
+    if (root.contains("prices")) grid.prices = prices_from_json(root["prices"]);
+  } catch (const std::invalid_argument& e) {
+    v.add("prices", e.what());
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cell.hpp"
+#include "core/prices.hpp"
 #include "core/search.hpp"
 
 namespace crossover {
@@ -49,6 +50,7 @@ struct Grid {
   std::string text;  ///< the file's text as read (a run saves it as grid.json)
   std::string name;
   std::string description;
+  Prices prices;  ///< "prices": per hour by device kind (core/prices.hpp)
   std::vector<Experiment> experiments;
 };
 

@@ -194,6 +194,8 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
   }
+  prices_ = grid.prices;
+  for (const auto& [kind, price] : options_.prices) prices_[kind] = price;
   record_environment(expansion);
   // --resume: the cells already ok in the folder are kept, if the environment is the same.
   plan_.to_run = expansion.cells;
@@ -247,6 +249,7 @@ void Sweep::record_environment(const Expansion& expansion) {
   record_["reference"]["before"] = measure_reference();
   if (planted_load_ > 0) record_["planted_load"] = planted_load_;
   if (!options_.label.empty()) record_["label"] = options_.label;
+  if (!prices_.empty()) record_["prices"] = prices_;
   if (options_.shard) {
     record_["shard"] = {{"index", options_.shard->index},
                         {"count", options_.shard->count},
@@ -290,6 +293,7 @@ SweepOutcome Sweep::run() {
   options.data_dir = options_.data_dir;
   options.interrupted = options_.interrupted;
   options.isolate = options_.isolate;
+  options.prices = prices_;
   if (record_.contains("peak_gflops")) {
     for (const auto& [device, gflops] : record_["peak_gflops"].items())
       options.peak_gflops[device] = gflops;

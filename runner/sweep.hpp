@@ -41,6 +41,8 @@ struct SweepOptions {
   /// The number of a search's first new cell (0: after the grid's listed cells); a shard's
   /// probes are numbered apart from every other shard's.
   std::size_t first_probe_index = 0;
+  /// `--price`: prices per hour by device kind, over the grid's "prices".
+  Prices prices;
 };
 
 /// Why a sweep cannot start (bad input, exit 2); the reasons are already logged.
@@ -92,6 +94,7 @@ class Sweep {
   std::string out_dir_;
   std::optional<DirectoryLock> lock_;
   int planted_load_ = 0;
+  Prices prices_;  // the grid's, with --price over them
   nlohmann::ordered_json record_;
   std::vector<std::string> warnings_;
   ResumePlan plan_;

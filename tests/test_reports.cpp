@@ -161,11 +161,11 @@ TEST(Cell, KeyRolesSeparateWhatIsMeasuredFromHowItIsRun) {
   const nlohmann::ordered_json identity = cell_identity_json(Cell{});
   EXPECT_TRUE(identity.contains("workload"));
   EXPECT_TRUE(identity.contains("warmup_epochs"));
-  for (const char* key : {"isolate", "timeout_seconds", "min_repeats", "max_repeats",
+  for (const char* key : {"isolate", "timeout_seconds", "min_repeats", "max_repeats", "processes",
                           "time_budget_seconds", "ci_target"}) {
     EXPECT_FALSE(identity.contains(key)) << key;
   }
-  EXPECT_EQ(identity.size() + 6, cell_config_json(Cell{}).size());
+  EXPECT_EQ(identity.size() + 7, cell_config_json(Cell{}).size());
 }
 
 TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {

@@ -213,9 +213,9 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1000.0));
   compare
       ->add_option("--metric", args->metric,
-                   "epoch (time per epoch, default), step (time per step) or throughput "
-                   "(samples/s)")
-      ->check(CLI::IsMember({"epoch", "step", "throughput"}));
+                   "epoch (time per epoch, default), step (time per step), throughput "
+                   "(samples/s) or energy (joules per epoch, where both runs measured it)")
+      ->check(CLI::IsMember({"epoch", "step", "throughput", "energy"}));
   compare
       ->add_option("--fail-on", args->fail_on,
                    "Exit 1 on: regression (default; a regression or a cell that failed in the "

@@ -27,13 +27,26 @@ struct RunArgs {
   int shards = 0;     ///< --shards N: the parts of a Kubernetes Indexed Job (--shard auto)
   /// AXIS=BASELINE:CONTENDER comparisons for the crossover analysis, each reported in turn
   std::vector<std::string> compare = {"device=cpu:cuda"};
+  std::vector<std::string> prices;  ///< --price KIND=PRICE
 };
+
+// --price arguments into `prices`; false (logged) when one is wrong.
+bool parse_prices(const std::vector<std::string>& texts, Prices& prices) {
+  try {
+    for (const auto& text : texts) add_price(prices, text);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return false;
+  }
+  return true;
+}
 
 int run_command(const RunArgs& args) {
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
   const auto& [grid, whole] = *loaded;
   SweepOptions options = args.sweep;
+  if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
   Expansion expansion = whole;
   if (!args.shard.empty()) {
     try {
@@ -141,6 +154,12 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--label", args->sweep.label,
                   "This machine's name in the results (default: its host name), so that `report` "
                   "of several machines' runs tells them apart (--compare host=A:B)");
+  run->add_option("--price", args->prices,
+                  "KIND=PRICE: the price per hour of a device kind (cpu, cuda; cuda@LABEL for one "
+                  "machine), over the grid's \"prices\"; each result gets its cost per epoch and "
+                  "per million samples. Give it again for each kind")
+      ->allow_extra_args(false)
+      ->take_all();
   run->add_option("--shard", args->shard,
                   "K/N: run the K-th of N disjoint parts of the grid (balanced by each cell's "
                   "estimated cost, the same parts on every machine); auto: K and N from a Slurm "
