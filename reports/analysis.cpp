@@ -258,11 +258,33 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       locate_crossing(c, members, spec);
       c.fixed = fixed_keys(key, c, pairs, spec);
       if (!c.fixed.empty()) c.statement += " (at " + c.fixed + ")";
+      c.statement = statement_in(c.statement, spec.measure);
       out.push_back(c);
     }
   }
   return out;
 }
+
+namespace {
+
+// The configuration with the highest throughput: by throughput, not epoch time (the smallest
+// data set's epoch is trivially the shortest); in energy or cost, the most samples per joule or
+// per unit of money (in_measure).
+Recommendation best_throughput(const std::vector<Result>& mine, const CompareSpec& spec) {
+  const Result& best = *std::max_element(
+      mine.begin(), mine.end(),
+      [](const Result& a, const Result& b) { return a.samples_per_second < b.samples_per_second; });
+  const std::string what = spec.measure == "time"     ? "highest throughput"
+                           : spec.measure == "energy" ? "most samples per joule"
+                                                      : "most samples per unit of money";
+  return {best.cell.workload,
+          what + " measured: " + cell_label(best.cell) + ", " +
+              throughput_text(best.samples_per_second, spec.measure) + " (" +
+              format_measure(best.epoch_seconds, spec.measure) + " per epoch)",
+          {best.cell.index}};
+}
+
+}  // namespace
 
 std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
                                       const std::vector<Crossover>& crossovers) {
@@ -279,22 +301,14 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     for (const Result& r : results) {
       if (r.status == CellStatus::kOk && r.cell.workload == workload) mine.push_back(r);
     }
-    // By throughput, not epoch time: the smallest data set's epoch is trivially the shortest.
-    const Result& fastest =
-        *std::max_element(mine.begin(), mine.end(), [](const Result& a, const Result& b) {
-          return a.samples_per_second < b.samples_per_second;
-        });
-    out.push_back({workload,
-                   "highest throughput measured: " + cell_label(fastest.cell) + ", " +
-                       format_number(fastest.samples_per_second) + " samples/s (" +
-                       format_seconds(fastest.epoch_seconds) + " per epoch)",
-                   {fastest.cell.index}});
+    out.push_back(best_throughput(mine, spec));
     for (const Crossover& c : crossovers) {
       if (c.workload == workload && c.from) out.push_back({workload, c.statement, c.cells});
     }
-    // The crossover in epochs: after how many epochs the contender's start-up is paid back.
+    // The crossover in epochs: after how many epochs the contender's start-up is paid back (a
+    // matter of time: start-up is measured in seconds only).
     for (const Pair& p : pair_results(mine, spec)) {
-      if (p.winner != Winner::kContender) continue;
+      if (p.winner != Winner::kContender || spec.measure != "time") continue;
       const auto epochs = break_even_epochs(*p.baseline, *p.contender);
       if (!epochs) continue;
       out.push_back({workload,
@@ -330,9 +344,12 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
         const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
         const std::string change = knob + " " + values[0] + " -> " + values[j];
         const std::string count = std::to_string(pairs.size()) + " pair(s)";
+        const bool time = spec.measure == "time";
+        const std::string direction =
+            effect > 1 ? (time ? "faster" : "less") : (time ? "slower" : "more");
         out.push_back({workload,
-                       matters ? change + " changes the epoch time by " + format_number(effect) +
-                                     "x (" + (effect > 1 ? "faster" : "slower") +
+                       matters ? change + " changes the " + measure_noun(spec.measure) + " by " +
+                                     format_number(effect) + "x (" + direction +
                                      "; geometric mean of " + count + ")"
                                : change + " did not matter: " + format_number(effect) +
                                      "x, every interval within 5 % of 1 (" + count + ")",
@@ -348,6 +365,7 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
                    const std::vector<Recommendation>& recommendations) {
   Json j;
   j["compare"] = {{"axis", spec.axis}, {"baseline", spec.baseline}, {"contender", spec.contender}};
+  j["measure"] = spec.measure;
   j["crossovers"] = Json::array();
   for (const Crossover& c : crossovers) {
     Json x = {{"workload", c.workload}, {"axis", c.axis},           {"fixed", c.fixed},
@@ -385,7 +403,9 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
                                      const std::vector<Recommendation>& recommendations) {
   const std::string title =
       spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender;
-  std::string out = "## Crossovers: " + title + "\n\n";
+  std::string out = "## Crossovers" +
+                    (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + ": " +
+                    title + "\n\n";
   std::string advice;
   for (const Recommendation& r : recommendations) {
     std::vector<std::string> cells;
@@ -407,20 +427,29 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   }
   const std::string base = spec.axis + "=" + spec.baseline;
   const std::string cont = spec.axis + "=" + spec.contender;
-  out +=
-      "\nSpeedup = the " + base + " cell's median epoch time / the " + cont +
-      " cell's, with a bootstrap 95 % interval from the raw epoch samples. A winner is named only "
-      "when the interval excludes 1.\n\n";
+  const bool time = spec.measure == "time";
+  const std::string ratio = time ? "speedup" : "ratio";
+  out += "\n" + std::string(time ? "Speedup" : "Ratio") + " = the " + base + " cell's median " +
+         measure_noun(spec.measure) + " / the " + cont +
+         " cell's, with a bootstrap 95 % interval from the raw epoch samples" +
+         (time ? "" : " (each epoch's time times the cell's mean power or price)") +
+         ". A winner is named only when the interval excludes 1.\n\n";
   TextTable t;
-  t.header = {"workload", "cells",   base + " epoch", cont + " epoch",
-              "speedup",  "95 % CI", "winner"};
+  t.header = {"workload",
+              "cells",
+              base + (time ? " epoch" : " " + spec.measure),
+              cont + (time ? " epoch" : " " + spec.measure),
+              ratio,
+              "95 % CI",
+              "winner"};
   t.right_aligned = {false, false, true, true, true, true, false};
   for (const Pair& p : pairs) {
     t.rows.push_back({p.baseline->cell.workload,
                       "#" + std::to_string(p.baseline->cell.index) + " / #" +
                           std::to_string(p.contender->cell.index),
-                      format_seconds(p.baseline->epoch_seconds),
-                      format_seconds(p.contender->epoch_seconds), format_number(p.speedup) + "x",
+                      format_measure(p.baseline->epoch_seconds, spec.measure),
+                      format_measure(p.contender->epoch_seconds, spec.measure),
+                      format_number(p.speedup) + "x",
                       format_number(p.ci.low) + " - " + format_number(p.ci.high),
                       p.winner == Winner::kContender  ? cont
                       : p.winner == Winner::kBaseline ? base
@@ -429,55 +458,27 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   return out + render_markdown_table(t) + "\n" + recommendations_section;
 }
 
-std::vector<std::string> measure_statements(const ComparisonFindings& f) {
-  std::vector<std::string> out;
-  for (const auto& [measure, crossovers] : f.by_measure) {
-    for (const Crossover& c : crossovers) {
-      // The ratio is of joules or money here, not of time.
-      std::string statement = c.statement;
-      for (std::size_t at = statement.find("speedup "); at != std::string::npos;
-           at = statement.find("speedup ", at))
-        statement.replace(at, 8, "ratio ");
-      out.push_back(c.workload + ": " + measure_words(measure) + ", " + statement);
-    }
-  }
-  return out;
+const std::vector<Result>& compared_results(const Analysis& analysis,
+                                            const std::vector<Result>& results) {
+  return analysis.measured ? *analysis.measured : results;
 }
 
-nlohmann::ordered_json measures_json(const ComparisonFindings& f) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [measure, crossovers] : f.by_measure) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const Crossover& c : crossovers) {
-      list.push_back({{"workload", c.workload},
-                      {"axis", c.axis},
-                      {"from", c.from ? nlohmann::ordered_json(*c.from) : nullptr},
-                      {"crossing", c.crossing ? nlohmann::ordered_json(*c.crossing) : nullptr},
-                      {"statement", c.statement},
-                      {"cells", c.cells}});
-    }
-    out[measure] = list;
-  }
-  return out;
-}
-
-Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
+Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
+                 const std::string& measure) {
   Analysis analysis;
-  for (const CompareSpec& spec : specs) {
-    ComparisonFindings f{spec, pair_results(results, spec), {}, {}, {}};
+  analysis.measure = measure;
+  if (measure != "time")
+    analysis.measured = std::make_shared<const std::vector<Result>>(in_measure(results, measure));
+  const std::vector<Result>& seen = compared_results(analysis, results);
+  for (CompareSpec spec : specs) {
+    spec.measure = measure;
+    ComparisonFindings f{spec, pair_results(seen, spec), {}, {}, {}};
     f.crossovers = find_crossovers(f.pairs, spec);
-    f.recommendations = recommend(results, spec, f.crossovers);
-    for (const std::string& measure : other_measures()) {
-      const bool measured = std::any_of(results.begin(), results.end(),
-                                        [&](const Result& r) { return has_measure(r, measure); });
-      if (!measured) continue;
-      const std::vector<Result> seen = in_measure(results, measure);
-      auto crossovers = find_crossovers(pair_results(seen, spec), spec);
-      if (!crossovers.empty()) f.by_measure.emplace_back(measure, std::move(crossovers));
-    }
+    f.recommendations = recommend(seen, spec, f.crossovers);
+    f.by_measure = crossovers_by_measure(results, spec);
     analysis.comparisons.push_back(std::move(f));
   }
-  analysis.devices = compare_devices(results);
+  analysis.devices = compare_devices(seen, measure);
   analysis.scaling = scaling_rows(results);
   return analysis;
 }

@@ -3,6 +3,7 @@
 // value over the other with a bootstrap confidence interval, and where along a numeric axis the
 // contender starts winning and keeps winning (the crossover), in plain words.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -18,10 +19,13 @@
 namespace crossover {
 
 /// What to compare: an axis and its two values, as in "device=cpu:cuda" or "threads=1:0".
+/// `measure` is what the epochs are compared in: "time", or "energy" or "cost" in the analysis of
+/// `report --measure` (the results then made by in_measure, reports/measures.hpp).
 struct CompareSpec {
   std::string axis = "device";
   std::string baseline = "cpu";
   std::string contender = "cuda";
+  std::string measure = "time";
 };
 
 /// Parses "AXIS=BASELINE:CONTENDER"; throws std::invalid_argument naming what is wrong.
@@ -101,29 +105,32 @@ struct ComparisonFindings {
   std::vector<Pair> pairs;
   std::vector<Crossover> crossovers;
   std::vector<Recommendation> recommendations;
-  /// The crossovers on energy and on cost ("energy", its crossovers), where the pairs' cells
-  /// measured them (reports/measures.hpp); empty where none did.
+  /// The crossovers in the other measures ("energy", its crossovers): time, energy and cost but
+  /// the analysis's own, where the pairs' cells measured them (reports/measures.hpp).
   std::vector<std::pair<std::string, std::vector<Crossover>>> by_measure;
 };
 
 /// What a run's results say: every comparison's findings, made once and read by every output
 /// (the terminal, report.md, report.html, summary.json), so that they all say the same thing.
 struct Analysis {
+  std::string measure = "time";  ///< what the pairs, tables and crossovers compare
   std::vector<ComparisonFindings> comparisons;
   std::vector<Comparison> devices;  ///< the device table of each workload
   std::vector<ScalingRow> scaling;  ///< every ok dp or ddp cell, against its one-replica cell
+  /// In another measure than time: the results in it (in_measure), which the pairs point into.
+  std::shared_ptr<const std::vector<Result>> measured;
 };
 
-/// The analysis of `results`: one comparison per spec, in order, the device tables and the scaling
-/// rows. Its pairs and rows point into `results`.
-Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs);
+/// The analysis of `results` in `measure` (time, energy or cost): one comparison per spec, in
+/// order, the device tables and the scaling rows (always of time), and each comparison's
+/// crossovers in the other measures that were measured (by_measure). Its pairs and rows point into
+/// `results`, or in another measure into the analysis's own `measured`.
+Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
+                 const std::string& measure = "time");
 
-/// The crossovers on energy and on cost in words, one per line: "iris_mlp: on energy (joules per
-/// epoch), cuda wins from dataset_size 5,785 on ..." — what every report adds to its crossovers.
-std::vector<std::string> measure_statements(const ComparisonFindings& findings);
-
-/// by_measure, machine-readable: {"energy": [{workload, axis, from, crossing, statement, cells}]}.
-nlohmann::ordered_json measures_json(const ComparisonFindings& findings);
+/// The results the analysis compared: `results` itself, or in another measure its `measured`.
+const std::vector<Result>& compared_results(const Analysis& analysis,
+                                            const std::vector<Result>& results);
 
 /// Everything the analysis found, machine-readable (summary.json).
 nlohmann::ordered_json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,

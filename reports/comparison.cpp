@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "reports/analysis.hpp"
+#include "reports/measures.hpp"
 
 namespace crossover {
 namespace {
@@ -15,10 +16,11 @@ using Json = nlohmann::ordered_json;
 // A row holds the cells that pair across devices (pairing_key: the rule of every report).
 Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 
-std::string time_text(const Result& r) {
+// A cell's epoch in the table's measure, ± its interquartile range.
+std::string epoch_text(const Result& r, const std::string& measure) {
   if (r.status != CellStatus::kOk) return status_text(r.status);
-  return format_seconds(r.epoch_seconds) + " ± " +
-         format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25) +
+  return format_measure(r.epoch_seconds, measure) + " ± " +
+         format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
          (r.throttled ? " (throttled)" : "");
 }
 
@@ -61,7 +63,7 @@ namespace {
 // even, then the winner, by the one rule of every report (compare_pair): the fastest device wins
 // when its speedup interval against the CPU lies above 1; the CPU wins when every other device's
 // lies below 1; anything else is a tie.
-void speedup_cells(const Row& row, const std::vector<std::string>& devices,
+void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool break_even,
                    std::vector<std::string>& cells) {
   const auto cpu = row.by_device.find(devices.front());
   const Result* baseline =
@@ -76,7 +78,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices,
         it != row.by_device.end() && comparable(it->second) ? it->second : nullptr;
     if (baseline == nullptr || other == nullptr) {
       cells.push_back("-");
-      cells.push_back("-");
+      if (break_even) cells.push_back("-");
       continue;
     }
     ++contenders;
@@ -84,8 +86,10 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices,
     cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
                     format_number(pair.ci.high) + "]");
     const auto epochs = break_even_epochs(*baseline, *other);
-    cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
-                           : "never");
+    if (break_even) {
+      cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
+                             : "never");
+    }
     if (pair.winner != Winner::kBaseline) cpu_beats_all = false;
     if (other->epoch_seconds < fastest->epoch_seconds) {
       fastest = other;
@@ -162,7 +166,8 @@ std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
 
 }  // namespace
 
-std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
+std::vector<Comparison> compare_devices(const std::vector<Result>& results,
+                                        const std::string& measure) {
   std::vector<std::string> workloads;
   for (const auto& r : results) {
     if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
@@ -178,11 +183,14 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
     comparison.workload = workload;
     TextTable& table = comparison.table;
     table.header = varying;
-    for (const auto& d : devices) table.header.push_back(d + " epoch");
+    // Time: the epoch and the speedup; energy or cost: the epoch's joules or money and their
+    // ratio, without the break even (start-up is measured in time only).
+    const bool time = measure == "time";
+    for (const auto& d : devices) table.header.push_back(d + (time ? " epoch" : " " + measure));
     const bool has_baseline = !devices.empty() && device_kind(devices.front()) == DeviceKind::kCpu;
     for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
-      table.header.push_back("speedup " + devices[i]);
-      table.header.push_back(devices[i] + " wins after");
+      table.header.push_back((time ? "speedup " : "ratio ") + devices[i]);
+      if (time) table.header.push_back(devices[i] + " wins after");
     }
     if (has_baseline && devices.size() > 1) table.header.push_back("winner");
     table.right_aligned.assign(table.header.size(), true);
@@ -194,9 +202,9 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results) {
       }
       for (const auto& d : devices) {
         const auto it = row.by_device.find(d);
-        cells.push_back(it == row.by_device.end() ? "" : time_text(*it->second));
+        cells.push_back(it == row.by_device.end() ? "" : epoch_text(*it->second, measure));
       }
-      if (has_baseline) speedup_cells(row, devices, cells);
+      if (has_baseline) speedup_cells(row, devices, time, cells);
       table.rows.push_back(cells);
     }
     out.push_back(std::move(comparison));

@@ -23,8 +23,11 @@ struct Comparison {
 /// Results of several machines (`host`) get a column per machine and device, "cuda on gpu-node",
 /// the first machine's CPU the baseline.
 /// The winner follows compare_pair's rule: the fastest device when its interval lies above 1, the
-/// CPU when every other device's lies below 1, else a tie.
-std::vector<Comparison> compare_devices(const std::vector<Result>& results);
+/// CPU when every other device's lies below 1, else a tie. In another `measure` than time
+/// (results made by in_measure) the epochs are joules or money, the speedups their ratios ("ratio
+/// cuda"), and the break even, a matter of start-up time, is left out.
+std::vector<Comparison> compare_devices(const std::vector<Result>& results,
+                                        const std::string& measure = "time");
 
 /// The number of epochs from which `contender`'s total training time — start-up and first
 /// epoch included — stays below `baseline`'s: with start-up S, first epoch F and steady epoch E,

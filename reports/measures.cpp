@@ -1,5 +1,11 @@
 #include "reports/measures.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/text.hpp"
+
 namespace crossover {
 
 bool has_measure(const Result& r, const std::string& measure) {
@@ -21,8 +27,18 @@ std::vector<Result> in_measure(const std::vector<Result>& results, const std::st
     const double per_second = measure == "energy" ? r.mean_watts
                               : measure == "cost" ? r.price_per_hour / 3600.0
                                                   : 1.0;
-    r.epoch_seconds *= per_second;
-    for (double& s : r.epoch_seconds_samples) s *= per_second;
+    for (double* v : {&r.epoch_seconds, &r.epoch_seconds_p25, &r.epoch_seconds_p75,
+                      &r.epoch_seconds_ci_low, &r.epoch_seconds_ci_high})
+      *v *= per_second;
+    bool finite = true;
+    for (double& s : r.epoch_seconds_samples) finite &= std::isfinite(s *= per_second);
+    r.samples_per_second /= per_second;
+    // A power or price so large that its product overflows (an edited results file) is no
+    // measurement to compare.
+    if (!finite || !std::isfinite(r.epoch_seconds_ci_high)) {
+      r.status = CellStatus::kSkipped;
+      r.reason = measure + " out of range";
+    }
   }
   return out;
 }
@@ -31,6 +47,132 @@ std::string measure_words(const std::string& measure) {
   if (measure == "energy") return "on energy (joules per epoch)";
   if (measure == "cost") return "on cost (money per epoch)";
   return "on time";
+}
+
+const std::vector<std::string>& report_measures() {
+  static const std::vector<std::string> measures = {"time", "energy", "cost"};
+  return measures;
+}
+
+std::string format_measure(double value, const std::string& measure) {
+  if (measure == "time") return format_seconds(value);
+  if (measure == "cost") return format_number(value);
+  char buffer[64];
+  if (!std::isfinite(value)) return "-";
+  if (value < 1.0) {
+    std::snprintf(buffer, sizeof buffer, "%.3g mJ", value * 1e3);
+  } else if (value < 1e4) {
+    std::snprintf(buffer, sizeof buffer, "%.3g J", value);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.3g kJ", value * 1e-3);
+  }
+  return buffer;
+}
+
+std::string measure_noun(const std::string& measure) {
+  return measure == "time" ? "epoch time" : measure + " per epoch";
+}
+
+std::string throughput_text(double samples_per_unit, const std::string& measure) {
+  const std::string per = measure == "energy" ? "samples/J"
+                          : measure == "cost" ? "samples per unit of money"
+                                              : "samples/s";
+  return format_number(samples_per_unit) + " " + per;
+}
+
+namespace {
+
+// A note from a results file as prose: printable ASCII without Markdown's or HTML's marks.
+std::string plain(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool printable =
+        c >= ' ' && c <= '~' && std::string("<>|`*_[]&").find(c) == std::string::npos;
+    out += printable ? c : ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string energy_summary(const std::vector<Result>& results) {
+  std::vector<std::pair<std::string, std::size_t>> groups;  // "source (note)", cells
+  std::size_t measured = 0;
+  for (const Result& r : results) {
+    // Results written before crossover measured energy carry no source: nothing to say of them.
+    if (r.status != CellStatus::kOk || r.energy_source.empty()) continue;
+    measured += has_measure(r, "energy");
+    const std::string group =
+        plain(r.energy_source) + (r.energy_note.empty() ? "" : " (" + plain(r.energy_note) + ")");
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == group; });
+    if (it == groups.end())
+      groups.emplace_back(group, 1);
+    else
+      ++it->second;
+  }
+  if (groups.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& [group, cells] : groups) {
+    const bool unavailable = group.rfind("unavailable", 0) == 0;
+    parts.push_back(measured == 0 && unavailable
+                        ? group.substr(std::string("unavailable ").size())
+                        : std::to_string(cells) + (cells == 1 ? " cell " : " cells ") + group);
+  }
+  return "energy: " + (measured == 0 ? "not measured " + join(parts, "; ") +
+                                           "; docs/energy.md says where it can be"
+                                     : join(parts, "; "));
+}
+
+std::string statement_in(const std::string& statement, const std::string& measure) {
+  if (measure == "time") return statement;
+  std::string out = statement;
+  for (std::size_t at = out.find("speedup "); at != std::string::npos;
+       at = out.find("speedup ", at))
+    out.replace(at, 8, "ratio ");
+  return out;
+}
+
+std::vector<std::string> measure_statements(const ComparisonFindings& f) {
+  std::vector<std::string> out;
+  for (const auto& [measure, crossovers] : f.by_measure) {
+    for (const Crossover& c : crossovers)
+      out.push_back(c.workload + ": " + measure_words(measure) + ", " + c.statement);
+  }
+  return out;
+}
+
+nlohmann::ordered_json measures_json(const ComparisonFindings& f) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [measure, crossovers] : f.by_measure) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Crossover& c : crossovers) {
+      list.push_back({{"workload", c.workload},
+                      {"axis", c.axis},
+                      {"from", c.from ? nlohmann::ordered_json(*c.from) : nullptr},
+                      {"crossing", c.crossing ? nlohmann::ordered_json(*c.crossing) : nullptr},
+                      {"statement", c.statement},
+                      {"cells", c.cells}});
+    }
+    out[measure] = list;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<Crossover>>> crossovers_by_measure(
+    const std::vector<Result>& results, CompareSpec spec) {
+  std::vector<std::pair<std::string, std::vector<Crossover>>> out;
+  const std::string own = spec.measure;
+  for (const std::string& measure : report_measures()) {
+    const bool measured = std::any_of(results.begin(), results.end(),
+                                      [&](const Result& r) { return has_measure(r, measure); });
+    if (measure == own || !measured) continue;
+    spec.measure = measure;
+    const std::vector<Result> seen = in_measure(results, measure);
+    auto crossovers = find_crossovers(pair_results(seen, spec), spec);
+    if (!crossovers.empty()) out.emplace_back(measure, std::move(crossovers));
+  }
+  return out;
 }
 
 }  // namespace crossover

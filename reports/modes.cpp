@@ -147,7 +147,7 @@ std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
   std::vector<Recommendation> out;
   if (results.empty()) return out;
   const std::string& workload = results.front().cell.workload;
-  fastest_modes(results, workload, out);
+  if (spec.measure == "time") fastest_modes(results, workload, out);  // a matter of speed
   crossovers_by_mode(results, workload, spec, crossovers, out);
   return out;
 }

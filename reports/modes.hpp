@@ -17,8 +17,8 @@ std::string mode_text(const Cell& cell);
 
 /// For one workload's `ok` results and the crossovers found among them: on each device that ran
 /// several modes, the fastest (the geometric mean of its epoch-time ratios to the device's first
-/// mode, over cells equal in everything else); along each axis whose crossover was measured in
-/// several modes, where each mode's crossover lies.
+/// mode, over cells equal in everything else; in time only); along each axis whose crossover was
+/// measured in several modes, where each mode's crossover lies.
 std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
                                           const CompareSpec& spec,
                                           const std::vector<Crossover>& crossovers);

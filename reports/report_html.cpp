@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
+#include "reports/measures.hpp"
 #include "reports/scaling.hpp"
 #include "reports/svg_charts.hpp"
 
@@ -56,7 +57,7 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
                         const std::vector<Crossover>& crossovers,
                         const std::vector<Recommendation>& recommendations) {
   Analysis analysis = analyse(results, {});
-  analysis.comparisons = {{spec, pairs, crossovers, recommendations}};
+  analysis.comparisons = {{spec, pairs, crossovers, recommendations, {}}};
   return render_html(context, results, analysis);
 }
 
@@ -68,7 +69,7 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
   const auto& pairs = f.pairs;
   const auto& crossovers = f.crossovers;
   std::string s =
-      "<h2>Crossovers: " +
+      "<h2>Crossovers" + (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + ": " +
       html_escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
       "</h2><ul>";
   if (pairs.empty()) {
@@ -82,17 +83,20 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
   for (const Crossover& c : crossovers) {
     const std::string chart = time_chart(c, pairs, spec);
     if (chart.empty()) continue;
-    s +=
-        "<h3>" +
-        html_escape(chart_subject(c) + ": time per epoch against " + c.axis + " (" + versus + ")") +
-        "</h3>" + chart;
+    s += "<h3>" +
+         html_escape(chart_subject(c) + ": " +
+                     (spec.measure == "time" ? "time per epoch" : measure_noun(spec.measure)) +
+                     " against " + c.axis + " (" + versus + ")") +
+         "</h3>" + chart;
   }
   for (const Crossover& c : crossovers) {
     const std::string chart = speedup_chart(c, pairs, spec);
     if (chart.empty()) continue;
     s += "<h3>" +
-         html_escape(chart_subject(c) + ": speedup of " + spec.axis + "=" + spec.contender +
-                     " over " + spec.baseline + " against " + c.axis) +
+         html_escape(chart_subject(c) + ": " +
+                     (spec.measure == "time" ? "speedup" : spec.measure + " ratio") + " of " +
+                     spec.axis + "=" + spec.contender + " over " + spec.baseline + " against " +
+                     c.axis) +
          "</h3>" + chart;
   }
   for (const SurfaceChart& chart : surface_charts(pairs, crossovers, spec))
@@ -108,8 +112,8 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
 }
 
 // The charts over every cell: epoch time per workload, phases, scaling.
-std::string cell_charts_html(const std::vector<Result>& results,
-                             const std::vector<ScalingRow>& scaling_rows) {
+std::string cell_charts_html(const std::vector<Result>& results, const Analysis& analysis) {
+  const std::vector<Result>& compared = compared_results(analysis, results);
   std::string s;
   std::vector<std::string> workloads;
   for (const Result& r : results) {
@@ -117,8 +121,8 @@ std::string cell_charts_html(const std::vector<Result>& results,
       workloads.push_back(r.cell.workload);
   }
   for (const auto& workload : workloads) {
-    s += "<h2>" + html_escape(workload) + ": median epoch time per configuration and device</h2>" +
-         epoch_chart(results, workload);
+    s += "<h2>" + html_escape(workload) + ": median " + measure_noun(analysis.measure) +
+         " per configuration and device</h2>" + epoch_chart(compared, workload, analysis.measure);
   }
   const std::string phases = phase_chart(results);
   if (!phases.empty()) {
@@ -127,7 +131,7 @@ std::string cell_charts_html(const std::vector<Result>& results,
          "are slower than end-to-end ones.</p>" +
          phases;
   }
-  const std::string scaling = scaling_chart(scaling_rows);
+  const std::string scaling = scaling_chart(analysis.scaling);
   s += "<h2>Scaling with replicas</h2>" +
        (scaling.empty()
             ? std::string(
@@ -202,7 +206,7 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   s += "<h2>Environment</h2><ul>";
   for (const auto& line : context.environment) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";
-  s += cell_charts_html(results, analysis.scaling);
+  s += cell_charts_html(results, analysis);
   s += tables_html(results, comparisons);
   return s + "<script>" + kScript + "</script></body></html>\n";
 }

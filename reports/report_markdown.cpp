@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
+#include "reports/measures.hpp"
 #include "reports/scaling.hpp"
 #include "workloads/catalog.hpp"
 
@@ -113,18 +114,25 @@ std::string render_comparison_text(const std::vector<Result>& results) {
 }
 
 std::string render_comparison_text(const std::vector<Result>& results,
-                                   const std::vector<Comparison>& devices) {
+                                   const std::vector<Comparison>& devices,
+                                   const std::string& measure) {
   std::string out;
   for (const auto& c : devices) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
   // The speedup legend only where a table has a speedup column (not on a CPU-only run).
-  const bool speedups = std::any_of(devices.begin(), devices.end(), [](const Comparison& c) {
-    return std::any_of(c.table.header.begin(), c.table.header.end(),
-                       [](const std::string& h) { return h.rfind("speedup", 0) == 0; });
+  const bool time = measure == "time";
+  const bool speedups = std::any_of(devices.begin(), devices.end(), [&](const Comparison& c) {
+    return std::any_of(c.table.header.begin(), c.table.header.end(), [&](const std::string& h) {
+      return h.rfind(time ? "speedup" : "ratio", 0) == 0;
+    });
   });
-  out += "epoch: median ± interquartile range over every timed epoch" +
-         std::string(speedups ? "; speedup: CPU time / device time" : "") + "\n";
+  out += (time ? "epoch: median" : measure + ": median " + measure_noun(measure)) +
+         " ± interquartile range over every timed epoch" +
+         std::string(!speedups ? ""
+                     : time    ? "; speedup: CPU time / device time"
+                               : "; ratio: the CPU's / the device's") +
+         "\n";
   // A threads column that holds 0 next to other counts: 0 is not "no threads".
   const auto default_threads = [](const Result& r) { return r.cell.threads == 0; };
   if (std::any_of(results.begin(), results.end(), default_threads) &&
@@ -144,7 +152,16 @@ std::string render_comparison_text(const std::vector<Result>& results,
   }
   for (const auto& [reason, count] : reasons)
     out += std::to_string(count) + " cell(s) " + reason + "\n";
-  return out;
+  if (!time) {
+    const auto without = std::count_if(results.begin(), results.end(), [&](const Result& r) {
+      return r.status == CellStatus::kOk && !has_measure(r, measure);
+    });
+    if (without > 0)
+      out += std::to_string(without) + " ok cell(s) without " + measure +
+             ": \"skipped\" in the tables above\n";
+  }
+  const std::string energy = energy_summary(results);
+  return out + (energy.empty() ? "" : energy + "\n");
 }
 
 namespace {
@@ -177,10 +194,19 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
 }
 
 // The device comparison of each workload, with every cell folded beneath it.
-std::string markdown_devices(const std::vector<Result>& results,
-                             const std::vector<Comparison>& devices) {
-  std::string out =
-      "## Device comparison\n\n"
+std::string markdown_devices(const std::vector<Result>& results, const Analysis& analysis) {
+  const std::vector<Comparison>& devices = analysis.devices;
+  std::string out = "## Device comparison\n\n";
+  if (analysis.measure != "time") {
+    out += "The tables compare " + measure_noun(analysis.measure) +
+           (analysis.measure == "energy"
+                ? " in joules: each epoch's time times the cell's mean power over its timed epochs"
+                : " in the units of the prices: each epoch's time times the device's price per "
+                  "second") +
+           "; the ratio is the CPU's divided by the device's, the winner the device that needs "
+           "less. Cells without it are skipped here. Every cell's own table keeps seconds.\n\n";
+  }
+  out +=
       "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
       "range; warm-up epochs are not timed. Repeats go on until the median's 95 % confidence "
       "interval is narrow enough (`ci_target`), up to `max_repeats` or the time budget. Speedup "
@@ -235,6 +261,11 @@ std::string markdown_caveats(const std::vector<Result>& results) {
            "throttle: their times are slower than the device is, and speedups against them "
            "are wrong.\n\n";
   }
+  if (const std::string energy = energy_summary(results); !energy.empty()) {
+    out += "> **Energy:** " + energy.substr(std::string("energy: ").size()) +
+           ". Energy covers the timed epochs only; a CPU package or a GPU counts every process "
+           "on it, not this run's alone.\n\n";
+  }
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};
   for (const auto& r : results) {
@@ -264,11 +295,13 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   for (const ComparisonFindings& f : analysis.comparisons) {
     out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
     const auto measures = measure_statements(f);
-    if (!measures.empty()) out += "On energy and on cost (" + f.spec.axis + "):\n\n";
+    std::vector<std::string> names;
+    for (const auto& by : f.by_measure) names.push_back(by.first);
+    if (!measures.empty()) out += "On " + join(names, " and on ") + " (" + f.spec.axis + "):\n\n";
     for (const auto& line : measures) out += "- " + line + "\n";
     if (!measures.empty()) out += "\n";
   }
-  out += markdown_devices(results, analysis.devices);
+  out += markdown_devices(results, analysis);
   const TextTable phases = phase_table(results);
   if (!phases.rows.empty()) {
     out +=

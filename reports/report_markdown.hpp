@@ -16,6 +16,9 @@ struct ReportContext {
   std::string description;               ///< the grid's description, may be empty
   std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
   std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
+  /// What the tables, crossovers and recommendations compare: "time", "energy" or "cost"
+  /// (`report --measure`).
+  std::string measure = "time";
   /// The run's searches (searches.json): per line its probes, bracket and statement.
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
 };
@@ -32,9 +35,11 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 /// The same without a crossover section (the analysis of no comparison).
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results);
 
-/// The device comparison tables alone, for the terminal after a run.
+/// The device comparison tables alone, for the terminal after a run: their legend in `measure`
+/// (the tables' own), why cells did not run, and where the energy came from (energy_summary).
 std::string render_comparison_text(const std::vector<Result>& results,
-                                   const std::vector<Comparison>& devices);
+                                   const std::vector<Comparison>& devices,
+                                   const std::string& measure = "time");
 /// The same with the device tables made from `results`.
 std::string render_comparison_text(const std::vector<Result>& results);
 

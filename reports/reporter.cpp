@@ -5,6 +5,7 @@
 
 #include "core/file_writer.hpp"
 #include "core/results_csv.hpp"
+#include "reports/measures.hpp"
 #include "reports/report_gbench.hpp"
 #include "reports/report_html.hpp"
 #include "reports/scaling.hpp"
@@ -34,8 +35,9 @@ class FileReporter : public Reporter {
 // The crossover statements of one comparison as terminal lines.
 std::string crossover_text(const ComparisonFindings& f) {
   const CompareSpec& spec = f.spec;
-  std::string out =
-      "\nCrossovers (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
+  std::string out = "\nCrossovers" +
+                    (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + " (" +
+                    spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
   for (const auto& c : f.crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
   for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
   // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
@@ -43,9 +45,10 @@ std::string crossover_text(const ComparisonFindings& f) {
   for (const auto& c : f.crossovers) crossed.insert(c.workload);
   for (const Pair& p : f.pairs) {
     if (crossed.count(p.baseline->cell.workload) != 0) continue;
+    const std::string better = spec.measure == "time" ? " faster" : " needs less " + spec.measure;
     const std::string verdict = p.winner == Winner::kTie         ? "a tie"
-                                : p.winner == Winner::kContender ? spec.contender + " faster"
-                                                                 : spec.baseline + " faster";
+                                : p.winner == Winner::kContender ? spec.contender + better
+                                                                 : spec.baseline + better;
     out += "  " + cell_label(p.contender->cell) + ": " + speedup_text(p) + " against " +
            spec.baseline + ", " + verdict + "\n";
   }
@@ -62,7 +65,7 @@ class TerminalReporter : public Reporter {
       : print_(std::move(print)) {}
   void begin(const ReportContext& context) override { searches_ = context.searches; }
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
-    std::string out = render_comparison_text(results, analysis.devices);
+    std::string out = render_comparison_text(results, analysis.devices, analysis.measure);
     for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
     if (!searches_.empty()) out += "\nSearches:\n";
     for (const auto& search : searches_) {
@@ -145,7 +148,7 @@ std::unique_ptr<Reporter> terminal_report(std::function<void(const std::string&)
 
 void report(const std::vector<std::unique_ptr<Reporter>>& reporters, const ReportContext& context,
             const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
-  const Analysis analysis = analyse(results, specs);
+  const Analysis analysis = analyse(results, specs, context.measure);
   for (const auto& reporter : reporters) reporter->begin(context);
   for (const Result& r : results) {
     for (const auto& reporter : reporters) reporter->cell(r);

@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
+#include "reports/measures.hpp"
 #include "reports/scaling.hpp"
 #include "reports/svg_plot.hpp"
 
@@ -72,6 +73,17 @@ std::string chart_subject(const Crossover& c) {
   return c.fixed.empty() ? c.workload : c.workload + ", " + c.fixed;
 }
 
+namespace {
+
+// The y axis of an epoch's measure on a log scale.
+std::string y_label(const std::string& measure) {
+  return measure == "energy" ? "median joules per epoch (log scale)"
+         : measure == "cost" ? "median cost per epoch (log scale)"
+                             : "median epoch seconds (log scale)";
+}
+
+}  // namespace
+
 // The picture everyone draws for "when does the GPU beat the CPU": median epoch time against the
 // swept axis on log-log scales, one line per side with its 95 % interval band, the crossing
 // marked and labelled (with its interval, from the speedup's bounds, shaded).
@@ -90,9 +102,10 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   if (!(y_min > 0)) return "";
   const bool x_log = c.values.front() > 0;
   const Plot plot{c.values.front(), c.values.back(), y_min / 1.5, y_max * 1.5, x_log, true};
-  std::string s = svg_open("median epoch time of " + spec.baseline + " and " + spec.contender +
-                           " against " + c.axis + ", " + chart_subject(c));
-  s += plot.axes(c.axis + (x_log ? " (log scale)" : ""), "median epoch seconds (log scale)");
+  std::string s =
+      svg_open("median " + measure_noun(spec.measure) + " of " + spec.baseline + " and " +
+               spec.contender + " against " + c.axis + ", " + chart_subject(c));
+  s += plot.axes(c.axis + (x_log ? " (log scale)" : ""), y_label(spec.measure));
   if (c.crossing_low && c.crossing_high) {
     const double x0 = plot.sx(*c.crossing_low), x1 = plot.sx(*c.crossing_high);
     s += "<rect class='crossing-band' x='" + num(std::min(x0, x1)) + "' y='" + num(Plot::kTop) +
@@ -115,8 +128,9 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
       dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" +
               num(plot.sy(r->epoch_seconds)) + "' r='4' fill='" + colour + "'><title>" +
               html_escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " +
-                          format_number(c.values[i]) + ": " + format_seconds(r->epoch_seconds) +
-                          " (cell " + std::to_string(r->cell.index) + ")") +
+                          format_number(c.values[i]) + ": " +
+                          format_measure(r->epoch_seconds, spec.measure) + " (cell " +
+                          std::to_string(r->cell.index) + ")") +
               "</title></circle>";
     }
     for (std::size_t i = points.size(); i-- > 0;) {
@@ -160,10 +174,12 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
   }
   const Plot plot{c.values.front(), c.values.back(),      y_min / 1.2,
                   y_max * 1.2,      c.values.front() > 0, y_min > 0};
-  std::string s = svg_open("speedup of " + spec.contender + " over " + spec.baseline + " against " +
-                           c.axis + ", " + chart_subject(c));
+  // In energy or cost the ratio is of joules or of money.
+  const std::string ratio = spec.measure == "time" ? "speedup" : spec.measure + " ratio";
+  std::string s = svg_open(ratio + " of " + spec.contender + " over " + spec.baseline +
+                           " against " + c.axis + ", " + chart_subject(c));
   s += plot.axes(c.axis + (plot.x_log ? " (log scale)" : ""),
-                 "speedup " + spec.baseline + " / " + spec.contender);
+                 ratio + " " + spec.baseline + " / " + spec.contender);
   std::string upper, lower;
   for (std::size_t i = 0; i < points.size(); ++i) {
     upper += num(plot.sx(c.values[i])) + "," + num(plot.sy(points[i]->ci.high)) + " ";
@@ -265,7 +281,8 @@ std::string group_names_svg(const BarGroups& g, double group_width) {
 // Median epoch time of every cell of a workload that ran, one bar each: bars grouped by their
 // configuration (named by the keys that vary, as the device table's rows are), the devices side by
 // side within a group, coloured by device.
-std::string epoch_chart(const std::vector<Result>& results, const std::string& workload) {
+std::string epoch_chart(const std::vector<Result>& results, const std::string& workload,
+                        const std::string& measure) {
   std::vector<const Result*> ok;
   for (const Result& r : results) {
     if (r.status == CellStatus::kOk && r.cell.workload == workload) ok.push_back(&r);
@@ -280,10 +297,11 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   const Plot plot{0, static_cast<double>(g.keys.size()), y_min / 2, y_max * 1.5, false, true};
   // Room below the plot for the group names, a line per key.
   const double height = Plot::kTop + Plot::kHeight + 16 + 13.0 * static_cast<double>(g.lines);
-  std::string s = "<svg class='chart' role='img' aria-label='" +
-                  html_escape("median epoch time per configuration of " + workload) +
-                  "' viewBox='0 0 640 " + num(height) + "' width='640' height='" + num(height) +
-                  "' xmlns='http://www.w3.org/2000/svg'>";
+  std::string s =
+      "<svg class='chart' role='img' aria-label='" +
+      html_escape("median " + measure_noun(measure) + " per configuration of " + workload) +
+      "' viewBox='0 0 640 " + num(height) + "' width='640' height='" + num(height) +
+      "' xmlns='http://www.w3.org/2000/svg'>";
   // The y axis and its labels; the x axis carries the group names instead of numbers.
   s += "<line x1='" + num(Plot::kLeft) + "' y1='" + num(Plot::kTop + Plot::kHeight) + "' x2='" +
        num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(Plot::kTop + Plot::kHeight) +
@@ -296,7 +314,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
          num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(v)) + "' stroke='#eee'/>";
   }
   s += "<text transform='translate(14," + num(Plot::kTop + Plot::kHeight / 2) +
-       ") rotate(-90)' text-anchor='middle'>median epoch seconds (log scale)</text>";
+       ") rotate(-90)' text-anchor='middle'>" + y_label(measure) + "</text>";
   const double group_width = Plot::kWidth / static_cast<double>(g.keys.size());
   const double bar_width = std::max(1.0, (group_width - 6) / static_cast<double>(g.devices.size()));
   s += group_names_svg(g, group_width);
@@ -310,7 +328,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
          num(std::max(1.0, bar_width - 1)) + "' height='" + num(Plot::kTop + Plot::kHeight - top) +
          "' fill='" + kColors[d % 6] + "'><title>" +
          html_escape(join(g.names[g.group_of[i]], " ")) + ", " + html_escape(device) + ": " +
-         html_escape(format_seconds(ok[i]->epoch_seconds)) + " (cell " +
+         html_escape(format_measure(ok[i]->epoch_seconds, measure)) + " (cell " +
          std::to_string(ok[i]->cell.index) + ")</title></rect>";
   }
   for (std::size_t d = 0; d < g.devices.size(); ++d) {

@@ -21,7 +21,8 @@ std::string html_escape(const std::string& text);
 /// What a crossover is about: "iris_mlp along dataset_size (batch_size=full)".
 std::string chart_subject(const Crossover& c);
 
-/// Median epoch time of both sides along the crossover's axis (log-log), bands and crossing.
+/// Median epoch time (or energy or cost, spec.measure) of both sides along the crossover's axis
+/// (log-log), bands and crossing.
 std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs, const CompareSpec& spec);
 
 /// The speedup along the crossover's axis with its band, the line y = 1 and the crossing.
@@ -46,8 +47,10 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
 /// the order measured, coloured by winner, the final bracket shaded; "" with fewer than two.
 std::string search_chart(const nlohmann::ordered_json& search);
 
-/// Median epoch time per configuration of a workload, the devices side by side.
-std::string epoch_chart(const std::vector<Result>& results, const std::string& workload);
+/// Median epoch time (or energy or cost, in `measure`) per configuration of a workload, the devices
+/// side by side.
+std::string epoch_chart(const std::vector<Result>& results, const std::string& workload,
+                        const std::string& measure = "time");
 
 /// The phase breakdown of the cells timed with `timing: "phases"`, as stacked bars; "" if none.
 std::string phase_chart(const std::vector<Result>& results);

@@ -1,4 +1,3 @@
-#include "runner/energy.hpp"
 #include "runner/env.hpp"
 
 #include <ATen/Parallel.h>
@@ -17,6 +16,7 @@
 #include "runner/blas.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
+#include "runner/energy.hpp"
 #include "runner/nvml.hpp"
 #include "runner/revision.hpp"
 #include "runner/threads.hpp"
@@ -307,6 +307,17 @@ std::vector<std::string> environment_summary(const Json& r) {
     gpu_line += join(names) + "; driver " + text(r, "/nvml/driver_version");
   }
   lines.push_back(gpu_line);
+  // Energy and prices: what the joules and the costs of the results came from (docs/energy.md).
+  if (field(r, "/energy").is_object()) {
+    lines.push_back("Energy: CPU " + text(r, "/energy/cpu") + "; GPU " + text(r, "/energy/cuda"));
+  }
+  if (field(r, "/prices").is_object()) {
+    std::vector<std::string> prices;
+    for (const auto& [kind, price] : field(r, "/prices").items()) {
+      if (price.is_number()) prices.push_back(kind + " " + format_number(price.get<double>()));
+    }
+    lines.push_back("Prices per hour: " + join(prices));
+  }
   return lines;
 }
 

@@ -1,6 +1,7 @@
 // Joules, dollars and clocks: the RAPL meter on a fake powercap tree (a wrap included), the NVML
 // meters on a stand-in NVML library (energy counter, sampled power, clocks, throttle reasons),
-// prices and costs, the crossovers on energy and cost, and a run that records them end to end.
+// prices and costs, and a run that records them end to end and reports them in joules
+// (tests/test_measures.cpp: the analysis on energy and on cost).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,11 +13,6 @@
 #include <thread>
 
 #include "core/prices.hpp"
-#include "core/processes.hpp"
-#include "reports/analysis.hpp"
-#include "reports/measures.hpp"
-#include "reports/regression.hpp"
-#include "reports/report_markdown.hpp"
 #include "runner/energy.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
@@ -218,129 +214,6 @@ TEST(Prices, PricesAreReadStrictlyAndEachCellPaysForItsDevice) {
   EXPECT_DOUBLE_EQ(r.cost_per_epoch, 0.0);
 }
 
-// An Iris cell on `device` at `rows`, its epochs around `seconds`, drawing `watts`, priced.
-Result priced(std::size_t index, const std::string& device, double rows, double seconds,
-              double watts, double price) {
-  std::mt19937_64 rng(index);
-  Result r = testing::sample_result(index, "iris_mlp", testing::noisy(rng, 30, seconds, 0.01));
-  r.cell.device = device;
-  r.cell.gpus = device == "cpu" ? 0 : 1;
-  r.cell.dataset_size = static_cast<std::int64_t>(rows);
-  r.train_rows = static_cast<std::int64_t>(rows);
-  r.epoch_seconds = quantile(r.epoch_seconds_samples, 0.5);
-  r.energy_source = device == "cpu" ? "rapl" : "nvml";
-  r.mean_watts = watts;
-  r.joules_per_epoch = watts * r.epoch_seconds;
-  apply_price(r, {{device, price}});
-  return r;
-}
-
-// Iris on the CPU and on CUDA at 1,000 to 1,000,000 rows: the CPU's epoch grows with the rows
-// (2 ms per 1,000), the GPU's stays at 1 ms; 50 W and 0.10 an hour against 400 W and 4.00.
-std::vector<Result> along_rows() {
-  std::vector<Result> results;
-  std::size_t index = 0;
-  for (double rows : {1e3, 1e4, 1e5, 1e6}) {
-    results.push_back(priced(index++, "cpu", rows, 2e-3 * rows / 1e3, 50.0, 0.10));
-    results.push_back(priced(index++, "cuda", rows, 1e-3, 400.0, 4.00));
-  }
-  return results;
-}
-
-TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
-  // The GPU draws 8x the CPU's power and costs 40x as much per hour, so it wins later on
-  // energy than on time, and later still on cost.
-  const std::vector<Result> results = along_rows();
-  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")});
-  const ComparisonFindings& f = a.comparisons.front();
-  ASSERT_EQ(f.crossovers.size(), 1u);
-  ASSERT_EQ(f.by_measure.size(), 2u);
-  EXPECT_EQ(f.by_measure[0].first, "energy");
-  EXPECT_EQ(f.by_measure[1].first, "cost");
-  const double time_from = *f.crossovers.front().from;
-  const double energy_from = *f.by_measure[0].second.front().from;
-  const double cost_from = *f.by_measure[1].second.front().from;
-  EXPECT_DOUBLE_EQ(time_from, 1e3);    // 2x faster already at 1,000 rows
-  EXPECT_DOUBLE_EQ(energy_from, 1e4);  // 2.5x less energy at 10,000 rows, 0.25x at 1,000
-  EXPECT_DOUBLE_EQ(cost_from, 1e5);    // 5x cheaper at 100,000 rows, 0.5x at 10,000
-  const auto lines = measure_statements(f);
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0].rfind("iris_mlp: on energy (joules per epoch), device=cuda wins from "
-                           "dataset_size 10,000 on (ratio ",
-                           0),
-            0u)
-      << lines[0];
-  EXPECT_NE(lines[1].find("on cost"), std::string::npos);
-  EXPECT_EQ(measures_json(f)["cost"][0]["from"], 1e5);
-  // Cells without energy (a CPU without powercap) pair with nothing on energy: no statement.
-  std::vector<Result> partly = results;
-  for (Result& r : partly) {
-    if (r.cell.device == "cpu") r.energy_source = "unavailable";
-  }
-  const Analysis partial = analyse(partly, {parse_compare("device=cpu:cuda")});
-  ASSERT_EQ(partial.comparisons.front().by_measure.size(), 1u);
-  EXPECT_EQ(partial.comparisons.front().by_measure[0].first, "cost");
-}
-
-TEST(Measures, AThrottledCellIsFlaggedInTheTablesAndTheReport) {
-  std::vector<Result> results = along_rows();
-  const Analysis clean = analyse(results, {parse_compare("device=cpu:cuda")});
-  const std::string before = render_markdown({}, results, clean);
-  EXPECT_EQ(before.find("throttled"), std::string::npos);
-  EXPECT_NE(before.find("On energy and on cost (device):"), std::string::npos) << before;
-  results[1].throttled = true;
-  results[1].throttle_reasons = "hw_thermal_slowdown";
-  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")});
-  const std::string md = render_markdown({}, results, a);
-  EXPECT_NE(md.find("**Throttled:** cells #1 (hw_thermal_slowdown)"), std::string::npos) << md;
-  EXPECT_NE(md.find("ok (throttled)"), std::string::npos);  // the cells table
-  EXPECT_NE(render_comparison_text(results, a.devices).find("(throttled)"), std::string::npos);
-  // A hand-edited results file's reasons do not reach the report's prose as markup.
-  results[1].throttle_reasons = "<img src=x onerror=alert(1)>";
-  const std::string hostile = render_markdown({}, results, analyse(results, {}));
-  EXPECT_EQ(hostile.find("<img"), std::string::npos);
-  EXPECT_NE(hostile.find("**Throttled:** cells #1"), std::string::npos);
-}
-
-TEST(Measures, CompareGatesOnEnergyWhereBothRunsMeasuredIt) {
-  // The same times at 50 W and at 75 W: no change in time, +50 % in energy.
-  const Result base = priced(0, "cpu", 1e3, 2e-3, 50.0, 0.4);
-  Result cand = priced(1, "cpu", 1e3, 2e-3, 75.0, 0.4);
-  cand.cell.index = 0;
-  RegressionOptions time;
-  RegressionOptions energy;
-  energy.metric = "energy";
-  EXPECT_NE(compare_runs({base}, {cand}, time).cells.front().verdict, Verdict::kRegression);
-  const CellVerdict v = compare_runs({base}, {cand}, energy).cells.front();
-  EXPECT_EQ(v.verdict, Verdict::kRegression) << v.reason;
-  EXPECT_NEAR(v.change, 0.5, 0.05);
-  EXPECT_EQ(value_in_unit(v.baseline_median, "energy").find(" J"),
-            value_in_unit(v.baseline_median, "energy").size() - 2);
-  cand.energy_source = "unavailable";
-  cand.energy_note = "no powercap at /sys/class/powercap";
-  const CellVerdict none = compare_runs({base}, {cand}, energy).cells.front();
-  EXPECT_EQ(none.verdict, Verdict::kNotCompared);
-  EXPECT_EQ(none.reason, "candidate: no energy measured (no powercap at /sys/class/powercap)");
-}
-
-TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
-  Cell cell;
-  cell.processes = 2;
-  Result a = testing::sample_result(0, "iris_mlp", {1.0, 1.0});
-  a.epoch_seconds = 1.0;
-  a.train_seconds_samples = {2.0};
-  a.mean_watts = 40.0;
-  Result b = a;
-  b.mean_watts = 60.0;
-  b.throttled = true;
-  b.throttle_reasons = "hw_thermal_slowdown";
-  const Result r = merge_processes(cell, {a, b});
-  EXPECT_DOUBLE_EQ(r.mean_watts, 50.0);
-  EXPECT_DOUBLE_EQ(r.joules_per_epoch, 50.0);
-  EXPECT_TRUE(r.throttled);
-  EXPECT_EQ(r.throttle_reasons, "hw_thermal_slowdown");
-}
-
 // Advances a fake package counter at `watts` until stopped, wrapping as RAPL does.
 class FakePackage {
  public:
@@ -414,6 +287,20 @@ TEST(Energy, ARunRecordsJoulesWattsAndCostsForEveryOkCell) {
   const std::string env = testing::slurp(bare + "/env.json");
   EXPECT_NE(env.find("\"energy\""), std::string::npos);
   EXPECT_NE(env.find("\"prices\""), std::string::npos);
+  // The report in joules of the measured run; the unmeasured one is refused, its reports kept.
+  o = testing::crossover(dir, "report " + out + " --measure energy");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("cpu energy"), std::string::npos) << o.out;
+  EXPECT_NE(testing::slurp(out + "/summary.json").find("\"measure\": \"energy\""),
+            std::string::npos);
+  const std::string kept = testing::slurp(bare + "/report.md");
+  o = testing::crossover(dir, "report " + bare + " --measure energy");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--measure energy: no ok cell measured its energy (no powercap at"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(testing::slurp(bare + "/report.md"), kept);
+  EXPECT_NE(kept.find("> **Energy:** not measured (no powercap at"), std::string::npos);
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // crossover report: the reports of a results file again, comparing any axis.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 
+#include "core/text.hpp"
 #include "core/user_files.hpp"
+#include "reports/measures.hpp"
 #include "reports/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -24,7 +27,27 @@ struct ReportArgs {
   std::vector<std::string> results;  ///< results.jsonl files or the directories holding them
   std::string out_dir;               ///< "" = the results' directory
   std::vector<std::string> compare = {"device=cpu:cuda"};  ///< AXIS=BASELINE:CONTENDER
+  std::string measure = "time";                            ///< time | energy | cost
 };
+
+// Why `results` cannot be reported in `measure`: "" when a cell measured it.
+std::string measure_problem(const std::vector<Result>& results, const std::string& measure) {
+  if (measure == "time" || std::any_of(results.begin(), results.end(),
+                                       [&](const Result& r) { return has_measure(r, measure); }))
+    return "";
+  if (measure == "cost") {
+    return "no ok cell has a price: give the prices when running (\"prices\" in the grid, or "
+           "run --price cpu=0.40 --price cuda=2.50); docs/energy.md";
+  }
+  std::vector<std::string> why;
+  for (const Result& r : results) {
+    if (r.status == CellStatus::kOk && !r.energy_note.empty() &&
+        std::find(why.begin(), why.end(), r.energy_note) == why.end())
+      why.push_back(r.energy_note);
+  }
+  return "no ok cell measured its energy" + (why.empty() ? "" : " (" + join(why, "; ") + ")") +
+         ": run where RAPL or NVML can be read (docs/energy.md)";
+}
 
 // Why the reports of the run in `run_dir` cannot go to `out_dir`: "" when they can. A file is no
 // folder, and another run's folder keeps reports of its own results.
@@ -172,6 +195,11 @@ int report_command(const ReportArgs& args) {
     for (const RunRead& run : runs)
       context.title += (context.title.empty() ? "" : " + ") + run.label;
   }
+  if (const std::string problem = measure_problem(results, args.measure); !problem.empty()) {
+    spdlog::error("--measure {}: {}; nothing was written", args.measure, problem);
+    return kExitBadInput;
+  }
+  context.measure = args.measure;
   try {
     fs::create_directories(out_dir);
     write_reports(out_dir, context, results, *specs, runs.front().record);
@@ -205,6 +233,12 @@ Command add_report_command(CLI::App& app) {
                    "loader=dataloader:tensor; give it again for more comparisons")
       ->allow_extra_args(false)
       ->take_all();
+  report
+      ->add_option("--measure", args->measure,
+                   "What the device tables, crossovers, recommendations and charts compare: time "
+                   "(default), energy (joules per epoch) or cost (money per epoch, from the run's "
+                   "prices); the crossovers in the other measured ones are stated beside them")
+      ->check(CLI::IsMember(report_measures()));
 
   return {report, [args] { return report_command(*args); }};
 }

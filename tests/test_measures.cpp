@@ -1,0 +1,246 @@
+// The crossover on time, on energy and on cost: results with power and prices as the analysis
+// sees them in each measure (`report --measure`), the tables and statements in joules and money,
+// where the energy came from, the throttled flag, compare --metric energy, and the merge of a
+// cell's processes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "core/prices.hpp"
+#include "core/processes.hpp"
+#include "core/stats.hpp"
+#include "reports/analysis.hpp"
+#include "reports/measures.hpp"
+#include "reports/regression.hpp"
+#include "reports/report_html.hpp"
+#include "reports/report_markdown.hpp"
+#include "tests/sample_results.hpp"
+
+namespace crossover {
+namespace {
+
+// An Iris cell on `device` at `rows`, its epochs around `seconds`, drawing `watts`, priced.
+Result priced(std::size_t index, const std::string& device, double rows, double seconds,
+              double watts, double price) {
+  std::mt19937_64 rng(index);
+  Result r = testing::sample_result(index, "iris_mlp", testing::noisy(rng, 30, seconds, 0.01));
+  r.cell.device = device;
+  r.cell.gpus = device == "cpu" ? 0 : 1;
+  r.cell.dataset_size = static_cast<std::int64_t>(rows);
+  r.train_rows = static_cast<std::int64_t>(rows);
+  r.epoch_seconds = quantile(r.epoch_seconds_samples, 0.5);
+  r.energy_source = device == "cpu" ? "rapl" : "nvml";
+  r.mean_watts = watts;
+  r.joules_per_epoch = watts * r.epoch_seconds;
+  apply_price(r, {{device, price}});
+  return r;
+}
+
+// Iris on the CPU and on CUDA at 1,000 to 1,000,000 rows: the CPU's epoch grows with the rows
+// (2 ms per 1,000), the GPU's stays at 1 ms; 50 W and 0.10 an hour against 400 W and 4.00.
+std::vector<Result> along_rows() {
+  std::vector<Result> results;
+  std::size_t index = 0;
+  for (double rows : {1e3, 1e4, 1e5, 1e6}) {
+    results.push_back(priced(index++, "cpu", rows, 2e-3 * rows / 1e3, 50.0, 0.10));
+    results.push_back(priced(index++, "cuda", rows, 1e-3, 400.0, 4.00));
+  }
+  return results;
+}
+
+TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
+  // The GPU draws 8x the CPU's power and costs 40x as much per hour, so it wins later on
+  // energy than on time, and later still on cost.
+  const std::vector<Result> results = along_rows();
+  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")});
+  const ComparisonFindings& f = a.comparisons.front();
+  ASSERT_EQ(f.crossovers.size(), 1u);
+  ASSERT_EQ(f.by_measure.size(), 2u);
+  EXPECT_EQ(f.by_measure[0].first, "energy");
+  EXPECT_EQ(f.by_measure[1].first, "cost");
+  const double time_from = *f.crossovers.front().from;
+  const double energy_from = *f.by_measure[0].second.front().from;
+  const double cost_from = *f.by_measure[1].second.front().from;
+  EXPECT_DOUBLE_EQ(time_from, 1e3);    // 2x faster already at 1,000 rows
+  EXPECT_DOUBLE_EQ(energy_from, 1e4);  // 2.5x less energy at 10,000 rows, 0.25x at 1,000
+  EXPECT_DOUBLE_EQ(cost_from, 1e5);    // 5x cheaper at 100,000 rows, 0.5x at 10,000
+  const auto lines = measure_statements(f);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("iris_mlp: on energy (joules per epoch), device=cuda wins from "
+                           "dataset_size 10,000 on (ratio ",
+                           0),
+            0u)
+      << lines[0];
+  EXPECT_NE(lines[1].find("on cost"), std::string::npos);
+  EXPECT_EQ(measures_json(f)["cost"][0]["from"], 1e5);
+  // Cells without energy (a CPU without powercap) pair with nothing on energy: no statement.
+  std::vector<Result> partly = results;
+  for (Result& r : partly) {
+    if (r.cell.device == "cpu") r.energy_source = "unavailable";
+  }
+  const Analysis partial = analyse(partly, {parse_compare("device=cpu:cuda")});
+  ASSERT_EQ(partial.comparisons.front().by_measure.size(), 1u);
+  EXPECT_EQ(partial.comparisons.front().by_measure[0].first, "cost");
+}
+
+TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
+  const std::vector<Result> results = along_rows();
+  const auto specs = std::vector<CompareSpec>{parse_compare("device=cpu:cuda")};
+  const Analysis energy = analyse(results, specs, "energy");
+  const ComparisonFindings& f = energy.comparisons.front();
+  ASSERT_EQ(f.crossovers.size(), 1u);
+  EXPECT_DOUBLE_EQ(*f.crossovers.front().from, 1e4);  // the energy crossover leads
+  EXPECT_NE(f.crossovers.front().statement.find("(ratio "), std::string::npos);
+  ASSERT_EQ(f.by_measure.size(), 2u);  // and time and cost are stated beside it
+  EXPECT_EQ(f.by_measure[0].first, "time");
+  EXPECT_DOUBLE_EQ(*f.by_measure[0].second.front().from, 1e3);
+  EXPECT_EQ(f.by_measure[1].first, "cost");
+  EXPECT_DOUBLE_EQ(*analyse(results, specs, "cost").comparisons.front().crossovers.front().from,
+                   1e5);
+  // The device table in joules: 2 ms at 50 W is 100 mJ, 1 ms at 400 W is 400 mJ; no break even.
+  const TextTable& table = energy.devices.front().table;
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "cpu energy"), table.header.end());
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "ratio cuda"), table.header.end());
+  EXPECT_EQ(std::find(table.header.begin(), table.header.end(), "cuda wins after"),
+            table.header.end());
+  EXPECT_NEAR(std::stod(table.rows.front()[1]), 100.0, 3.0) << table.rows.front()[1];
+  EXPECT_NEAR(std::stod(table.rows.front()[2]), 400.0, 12.0) << table.rows.front()[2];
+  EXPECT_NE(table.rows.front()[1].find(" mJ ± "), std::string::npos) << table.rows.front()[1];
+  EXPECT_EQ(table.rows.front().back(), "cpu");  // 4x less energy at 1,000 rows
+  ReportContext context;
+  context.measure = "energy";
+  const std::string md = render_markdown(context, results, energy);
+  EXPECT_NE(md.find("## Crossovers on energy (joules per epoch): device=cpu vs device=cuda"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("On time and on cost (device):"), std::string::npos);
+  EXPECT_NE(md.find("most samples per joule measured"), std::string::npos);
+  EXPECT_EQ(md.find("pays back its start-up"), std::string::npos);  // a matter of time
+  EXPECT_NE(render_html(context, results, energy).find("median joules per epoch (log scale)"),
+            std::string::npos);
+  EXPECT_NE(render_comparison_text(results, energy.devices, "energy")
+                .find("ratio: the CPU's / the device's"),
+            std::string::npos);
+  // The analysis's own copy is in joules (and samples per joule); the results stay in seconds.
+  ASSERT_TRUE(energy.measured);
+  const Result& cpu = energy.measured->front();
+  EXPECT_NEAR(cpu.epoch_seconds, 50.0 * results.front().epoch_seconds, 1e-12);
+  EXPECT_NEAR(cpu.epoch_seconds_ci_high, 50.0 * results.front().epoch_seconds_ci_high, 1e-12);
+  EXPECT_NEAR(cpu.samples_per_second, results.front().samples_per_second / 50.0, 1e-9);
+  EXPECT_EQ(&compared_results(analyse(results, specs), results), &results);
+  // Cells without energy are skipped in the tables, and the legend says how many.
+  std::vector<Result> partly = results;
+  for (Result& r : partly) {
+    if (r.cell.device == "cpu") {
+      r.energy_source = "unavailable";
+      r.energy_note = "no powercap at /x";
+    }
+  }
+  const Analysis part = analyse(partly, specs, "energy");
+  EXPECT_TRUE(part.comparisons.front().crossovers.empty());
+  const std::string text = render_comparison_text(partly, part.devices, "energy");
+  EXPECT_NE(text.find("4 ok cell(s) without energy"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy: 4 cells unavailable (no powercap at /x); 4 cells nvml"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Measures, APowerOrPriceThatOverflowsIsLeftOutNotCompared) {
+  std::vector<Result> results = along_rows();
+  // Finite, as a results file may hold them; the products are not.
+  results[0].mean_watts = 1e308;
+  results[0].epoch_seconds_samples.front() = 10.0;
+  results[1].price_per_hour = 1e308;
+  const std::vector<Result> energy = in_measure(results, "energy");
+  EXPECT_EQ(energy[0].status, CellStatus::kSkipped);
+  EXPECT_EQ(energy[0].reason, "energy out of range");
+  EXPECT_EQ(energy[2].status, CellStatus::kOk);
+  EXPECT_EQ(in_measure(results, "cost")[1].status, CellStatus::kOk);  // 1e308 / 3600 * 1 ms
+  results[1].price_per_hour = 1.7e308;
+  results[1].epoch_seconds_samples.front() = 1e5;
+  EXPECT_EQ(in_measure(results, "cost")[1].status, CellStatus::kSkipped);
+  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")}, "energy");
+  for (const Pair& p : a.comparisons.front().pairs) EXPECT_TRUE(std::isfinite(p.speedup));
+}
+
+TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
+  std::vector<Result> results = along_rows();
+  for (Result& r : results) {
+    r.energy_source = "unavailable";
+    r.energy_note = "no powercap at /sys/class/powercap";
+  }
+  EXPECT_EQ(energy_summary(results),
+            "energy: not measured (no powercap at /sys/class/powercap); docs/energy.md says "
+            "where it can be");
+  EXPECT_NE(render_markdown({}, results, analyse(results, {}))
+                .find("> **Energy:** not measured (no powercap at /sys/class/powercap)"),
+            std::string::npos);
+  // A hand-edited note does not reach the prose as markup.
+  results.front().energy_note = "<script>x</script>|`";
+  EXPECT_EQ(energy_summary(results).find_first_of("<>|`"), std::string::npos);
+  EXPECT_EQ(energy_summary({}), "");
+}
+
+TEST(Measures, AThrottledCellIsFlaggedInTheTablesAndTheReport) {
+  std::vector<Result> results = along_rows();
+  const Analysis clean = analyse(results, {parse_compare("device=cpu:cuda")});
+  const std::string before = render_markdown({}, results, clean);
+  EXPECT_EQ(before.find("throttled"), std::string::npos);
+  EXPECT_NE(before.find("On energy and on cost (device):"), std::string::npos) << before;
+  results[1].throttled = true;
+  results[1].throttle_reasons = "hw_thermal_slowdown";
+  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")});
+  const std::string md = render_markdown({}, results, a);
+  EXPECT_NE(md.find("**Throttled:** cells #1 (hw_thermal_slowdown)"), std::string::npos) << md;
+  EXPECT_NE(md.find("ok (throttled)"), std::string::npos);  // the cells table
+  EXPECT_NE(render_comparison_text(results, a.devices).find("(throttled)"), std::string::npos);
+  // A hand-edited results file's reasons do not reach the report's prose as markup.
+  results[1].throttle_reasons = "<img src=x onerror=alert(1)>";
+  const std::string hostile = render_markdown({}, results, analyse(results, {}));
+  EXPECT_EQ(hostile.find("<img"), std::string::npos);
+  EXPECT_NE(hostile.find("**Throttled:** cells #1"), std::string::npos);
+}
+
+TEST(Measures, CompareGatesOnEnergyWhereBothRunsMeasuredIt) {
+  // The same times at 50 W and at 75 W: no change in time, +50 % in energy.
+  const Result base = priced(0, "cpu", 1e3, 2e-3, 50.0, 0.4);
+  Result cand = priced(1, "cpu", 1e3, 2e-3, 75.0, 0.4);
+  cand.cell.index = 0;
+  RegressionOptions time;
+  RegressionOptions energy;
+  energy.metric = "energy";
+  EXPECT_NE(compare_runs({base}, {cand}, time).cells.front().verdict, Verdict::kRegression);
+  const CellVerdict v = compare_runs({base}, {cand}, energy).cells.front();
+  EXPECT_EQ(v.verdict, Verdict::kRegression) << v.reason;
+  EXPECT_NEAR(v.change, 0.5, 0.05);
+  EXPECT_EQ(value_in_unit(v.baseline_median, "energy").find(" J"),
+            value_in_unit(v.baseline_median, "energy").size() - 2);
+  cand.energy_source = "unavailable";
+  cand.energy_note = "no powercap at /sys/class/powercap";
+  const CellVerdict none = compare_runs({base}, {cand}, energy).cells.front();
+  EXPECT_EQ(none.verdict, Verdict::kNotCompared);
+  EXPECT_EQ(none.reason, "candidate: no energy measured (no powercap at /sys/class/powercap)");
+}
+
+TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
+  Cell cell;
+  cell.processes = 2;
+  Result a = testing::sample_result(0, "iris_mlp", {1.0, 1.0});
+  a.epoch_seconds = 1.0;
+  a.train_seconds_samples = {2.0};
+  a.mean_watts = 40.0;
+  Result b = a;
+  b.mean_watts = 60.0;
+  b.throttled = true;
+  b.throttle_reasons = "hw_thermal_slowdown";
+  const Result r = merge_processes(cell, {a, b});
+  EXPECT_DOUBLE_EQ(r.mean_watts, 50.0);
+  EXPECT_DOUBLE_EQ(r.joules_per_epoch, 50.0);
+  EXPECT_TRUE(r.throttled);
+  EXPECT_EQ(r.throttle_reasons, "hw_thermal_slowdown");
+}
+
+}  // namespace
+}  // namespace crossover
