@@ -432,7 +432,9 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   out += "\n" + std::string(time ? "Speedup" : "Ratio") + " = the " + base + " cell's median " +
          measure_noun(spec.measure) + " / the " + cont +
          " cell's, with a bootstrap 95 % interval from the raw epoch samples" +
-         (time ? "" : " (each epoch's time times the cell's mean power or price)") +
+         (time                       ? ""
+          : spec.measure == "energy" ? " (each epoch's time times the cell's mean power)"
+                                     : " (each epoch's time times the device's price per second)") +
          ". A winner is named only when the interval excludes 1.\n\n";
   TextTable t;
   t.header = {"workload",

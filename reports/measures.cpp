@@ -59,7 +59,9 @@ std::string format_measure(double value, const std::string& measure) {
   if (measure == "cost") return format_number(value);
   char buffer[64];
   if (!std::isfinite(value)) return "-";
-  if (value < 1.0) {
+  if (value < 1e-3) {
+    std::snprintf(buffer, sizeof buffer, "%.3g uJ", value * 1e6);
+  } else if (value < 1.0) {
     std::snprintf(buffer, sizeof buffer, "%.3g mJ", value * 1e3);
   } else if (value < 1e4) {
     std::snprintf(buffer, sizeof buffer, "%.3g J", value);

@@ -27,8 +27,8 @@ std::string measure_words(const std::string& measure);
 /// The measures `report --measure` takes: "time", "energy", "cost".
 const std::vector<std::string>& report_measures();
 
-/// An epoch's value in its measure, for tables: "12.3 ms" (time), "4.56 J" or "850 mJ" (energy),
-/// "3.5e-05" (cost, in the units of the prices).
+/// An epoch's value in its measure, for tables: "12.3 ms" (time), "4.56 J", "850 mJ" or "66 uJ"
+/// (energy), "3.5e-05" (cost, in the units of the prices).
 std::string format_measure(double value, const std::string& measure);
 
 /// What a table's epoch column holds: "epoch time", "energy per epoch", "cost per epoch".

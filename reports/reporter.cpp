@@ -35,8 +35,7 @@ class FileReporter : public Reporter {
 // The crossover statements of one comparison as terminal lines.
 std::string crossover_text(const ComparisonFindings& f) {
   const CompareSpec& spec = f.spec;
-  std::string out = "\nCrossovers" +
-                    (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + " (" +
+  std::string out = "\nCrossovers" + (spec.measure == "time" ? "" : " on " + spec.measure) + " (" +
                     spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
   for (const auto& c : f.crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
   for (const auto& line : measure_statements(f)) out += "  " + line + "\n";

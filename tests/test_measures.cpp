@@ -120,6 +120,8 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   EXPECT_EQ(md.find("pays back its start-up"), std::string::npos);  // a matter of time
   EXPECT_NE(render_html(context, results, energy).find("median joules per epoch (log scale)"),
             std::string::npos);
+  EXPECT_EQ(format_measure(6.63e-5, "energy"), "66.3 uJ");
+  EXPECT_EQ(format_measure(2.5e4, "energy"), "25 kJ");
   EXPECT_NE(render_comparison_text(results, energy.devices, "energy")
                 .find("ratio: the CPU's / the device's"),
             std::string::npos);
