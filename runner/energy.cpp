@@ -9,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 #include <regex>
+#include <sstream>
 
 namespace crossover {
 namespace {
@@ -152,6 +153,7 @@ struct Nvml {
   int (*init)() = nullptr;
   int (*shutdown)() = nullptr;
   int (*handle)(unsigned, NvmlDevice*) = nullptr;
+  int (*handle_by_uuid)(const char*, NvmlDevice*) = nullptr;
   int (*energy)(NvmlDevice, unsigned long long*) = nullptr;  // millijoules
   int (*power)(NvmlDevice, unsigned*) = nullptr;             // milliwatts
   int (*clock)(NvmlDevice, int, unsigned*) = nullptr;
@@ -248,6 +250,44 @@ class NvmlMeter : public EnergyMeter {
   std::thread sampler_;
 };
 
+// The GPU NVML knows as CUDA's device `cuda_index`: CUDA numbers only the GPUs that
+// CUDA_VISIBLE_DEVICES lists (a Slurm job's, a container's: "2,3" makes GPU 2 cuda:0), by index
+// or by UUID ("GPU-..."), ignoring the list from its first entry it cannot read; NVML numbers every
+// GPU of the machine. `problem` says why there is none.
+struct NvmlGpu {
+  std::string uuid;    ///< "" = by index
+  unsigned index = 0;  ///< NVML's index
+  std::string problem;
+};
+
+NvmlGpu nvml_gpu(int cuda_index) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  NvmlGpu gpu;
+  gpu.index = static_cast<unsigned>(cuda_index);
+  if (visible == nullptr) return gpu;
+  std::vector<std::string> listed;
+  std::stringstream list(visible);
+  for (std::string entry; std::getline(list, entry, ',');) {
+    entry.erase(0, entry.find_first_not_of(' '));
+    entry.erase(entry.find_last_not_of(' ') + 1);
+    const bool number = !entry.empty() && entry.size() < 10 &&
+                        entry.find_first_not_of("0123456789") == std::string::npos;
+    if (!number && entry.rfind("GPU-", 0) != 0 && entry.rfind("MIG-", 0) != 0) break;
+    listed.push_back(entry);
+  }
+  const std::string named = "CUDA_VISIBLE_DEVICES=" + std::string(visible);
+  if (static_cast<std::size_t>(cuda_index) >= listed.size()) {
+    gpu.problem = named + " leaves no cuda:" + std::to_string(cuda_index);
+  } else if (listed[cuda_index].rfind("MIG-", 0) == 0) {
+    gpu.problem = named + ": a MIG instance, whose energy NVML does not count apart from its GPU's";
+  } else if (listed[cuda_index].rfind("GPU-", 0) == 0) {
+    gpu.uuid = listed[cuda_index];
+  } else {
+    gpu.index = static_cast<unsigned>(std::stoul(listed[cuda_index]));
+  }
+  return gpu;
+}
+
 std::unique_ptr<EnergyMeter> nvml_meter(int first_gpu, int gpus) {
   const std::string path = from_env("CROSSOVER_NVML_LIBRARY", "libnvidia-ml.so.1");
   Nvml nvml;
@@ -257,6 +297,7 @@ std::unique_ptr<EnergyMeter> nvml_meter(int first_gpu, int gpus) {
   nvml.bind(nvml.init, "nvmlInit_v2");
   nvml.bind(nvml.shutdown, "nvmlShutdown");
   nvml.bind(nvml.handle, "nvmlDeviceGetHandleByIndex_v2");
+  nvml.bind(nvml.handle_by_uuid, "nvmlDeviceGetHandleByUUID");
   nvml.bind(nvml.energy, "nvmlDeviceGetTotalEnergyConsumption");
   nvml.bind(nvml.power, "nvmlDeviceGetPowerUsage");
   nvml.bind(nvml.clock, "nvmlDeviceGetClockInfo");
@@ -275,9 +316,17 @@ std::unique_ptr<EnergyMeter> nvml_meter(int first_gpu, int gpus) {
   bool power = nvml.power != nullptr;
   for (int i = first_gpu; i < first_gpu + std::max(1, gpus); ++i) {
     NvmlDevice d = nullptr;
-    if (nvml.handle(static_cast<unsigned>(i), &d) != 0) {
+    const NvmlGpu gpu = nvml_gpu(i);
+    const bool found = gpu.problem.empty() &&
+                       (gpu.uuid.empty() ? nvml.handle(gpu.index, &d) == 0
+                                         : nvml.handle_by_uuid != nullptr &&
+                                               nvml.handle_by_uuid(gpu.uuid.c_str(), &d) == 0);
+    if (!found) {
       nvml.shutdown();
-      return give_up("NVML has no GPU " + std::to_string(i));
+      return give_up(!gpu.problem.empty()
+                         ? gpu.problem
+                         : "NVML has no GPU " +
+                               (gpu.uuid.empty() ? std::to_string(gpu.index) : gpu.uuid));
     }
     unsigned long long mj = 0;
     unsigned mw = 0;

@@ -2,8 +2,10 @@
  * paths of crossover (energy, power, clocks, throttle reasons) run on a machine without a GPU.
  * Its GPUs draw a constant power; what it reports is set by environment variables:
  *   FAKE_NVML_GPUS       GPUs (default 1)
- *   FAKE_NVML_WATTS      each GPU's power (default 100); the energy counter is that power times
+ *   FAKE_NVML_WATTS      GPU 0's power (default 100); the energy counter is that power times
  *                        the time since nvmlInit
+ *   FAKE_NVML_STEP       watts more for each next GPU (default 0), so a test tells them apart
+ * Its GPUs' UUIDs are GPU-fake-0, GPU-fake-1, ...
  *   FAKE_NVML_NO_ENERGY  1: the energy counter is not supported (crossover samples the power)
  *   FAKE_NVML_SM_CLOCK   the current SM clock in MHz (default 1980, the maximum)
  *   FAKE_NVML_THROTTLE   the clocks-event reasons bit mask (default 0) */
@@ -47,6 +49,18 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned index, void** device) {
   return NVML_SUCCESS;
 }
 
+int nvmlDeviceGetHandleByUUID(const char* uuid, void** device) {
+  const char* prefix = "GPU-fake-";
+  if (strncmp(uuid, prefix, strlen(prefix)) != 0) return NVML_ERROR_INVALID_ARGUMENT;
+  return nvmlDeviceGetHandleByIndex_v2((unsigned)atoi(uuid + strlen(prefix)), device);
+}
+
+/* The power of the GPU behind a handle (its index + 1). */
+static double watts(void* device) {
+  return setting("FAKE_NVML_WATTS", 100) +
+         setting("FAKE_NVML_STEP", 0) * (double)((size_t)device - 1);
+}
+
 int nvmlDeviceGetName(void* device, char* name, unsigned length) {
   (void)device;
   strncpy(name, "Stand-in GPU", length);
@@ -59,16 +73,13 @@ int nvmlSystemGetDriverVersion(char* version, unsigned length) {
 }
 
 int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* millijoules) {
-  (void)device;
   if (setting("FAKE_NVML_NO_ENERGY", 0) != 0) return NVML_ERROR_NOT_SUPPORTED;
-  *millijoules =
-      (unsigned long long)(setting("FAKE_NVML_WATTS", 100) * (now_seconds() - started) * 1e3);
+  *millijoules = (unsigned long long)(watts(device) * (now_seconds() - started) * 1e3);
   return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetPowerUsage(void* device, unsigned* milliwatts) {
-  (void)device;
-  *milliwatts = (unsigned)(setting("FAKE_NVML_WATTS", 100) * 1e3);
+  *milliwatts = (unsigned)(watts(device) * 1e3);
   return NVML_SUCCESS;
 }
 

@@ -152,6 +152,46 @@ TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
   EXPECT_EQ(missing.note, "NVML has no GPU 2");
 }
 
+TEST(Energy, NvmlReadsTheGpuThatCudaVisibleDevicesMakesTheCellsDevice) {
+  // Four GPUs drawing 100, 110, 120 and 130 W: the power read names the GPU.
+  ScopedEnv gpus("FAKE_NVML_GPUS", "4");
+  ScopedEnv watts("FAKE_NVML_WATTS", "100");
+  ScopedEnv step("FAKE_NVML_STEP", "10");
+  const auto watts_of = [](int cuda_index) {
+    const EnergyTotals t = nvml_span(cuda_index, 1);
+    return t.source == "unavailable" ? -1.0 : t.joules / t.seconds;
+  };
+  EXPECT_NEAR(watts_of(1), 110.0, 8.0);  // no CUDA_VISIBLE_DEVICES: the same numbering
+  {
+    // A Slurm job given GPUs 2 and 3: its cuda:0 is the machine's GPU 2.
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", "2,3");
+    EXPECT_NEAR(watts_of(0), 120.0, 8.0);
+    EXPECT_NEAR(watts_of(1), 130.0, 8.0);
+    const EnergyTotals past = nvml_span(2, 1);
+    EXPECT_EQ(past.source, "unavailable");
+    EXPECT_EQ(past.note, "CUDA_VISIBLE_DEVICES=2,3 leaves no cuda:2");
+  }
+  {
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", "GPU-fake-3, 0");
+    EXPECT_NEAR(watts_of(0), 130.0, 8.0);
+    EXPECT_NEAR(watts_of(1), 100.0, 8.0);
+  }
+  {
+    // CUDA reads the list up to its first entry it cannot: "x" hides GPU 1 too.
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", "3,x,1");
+    EXPECT_NEAR(watts_of(0), 130.0, 8.0);
+    EXPECT_LT(watts_of(1), 0.0);
+  }
+  {
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", "MIG-4f1c");
+    const EnergyTotals mig = nvml_span(0, 1);
+    EXPECT_EQ(mig.source, "unavailable");
+    EXPECT_NE(mig.note.find("a MIG instance"), std::string::npos) << mig.note;
+  }
+  ScopedEnv visible("CUDA_VISIBLE_DEVICES", "GPU-other");
+  EXPECT_EQ(nvml_span(0, 1).note, "NVML has no GPU GPU-other");
+}
+
 TEST(Energy, ASlowClockOrAThermalOrPowerThrottleFlagsTheCell) {
   {
     ScopedEnv clock("FAKE_NVML_SM_CLOCK", "1400");  // 71 % of 1,980 MHz
