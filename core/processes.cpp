@@ -44,18 +44,25 @@ void recompute_statistics(Result& out) {
   out.peak_fraction = out.peak_gflops > 0.0 ? out.achieved_gflops / out.peak_gflops : 0.0;
 }
 
-// Energy and clocks: the processes' mean power over the epochs' time, the lowest clock, any
-// throttle, the CPU's frequency before the first and after the last.
+// Energy and clocks: the processes' mean power weighted by their timed epochs' time (of those
+// that read it), the lowest clock, any throttle, the CPU's frequency before the first and after
+// the last.
 void merge_energy(const std::vector<Result>& parts, Result& out) {
-  double watts = 0.0;
+  double joules = 0.0, seconds = 0.0;
   for (const Result& r : parts) {
-    watts += r.mean_watts / static_cast<double>(parts.size());
+    if (r.mean_watts > 0.0) {
+      double timed = 0.0;
+      for (double s : r.epoch_seconds_samples) timed += s;
+      joules += r.mean_watts * timed;
+      seconds += timed;
+    }
     out.throttled = out.throttled || r.throttled;
     if (out.throttle_reasons.empty()) out.throttle_reasons = r.throttle_reasons;
     if (r.sm_clock_min_mhz > 0.0 &&
         (out.sm_clock_min_mhz == 0.0 || r.sm_clock_min_mhz < out.sm_clock_min_mhz))
       out.sm_clock_min_mhz = r.sm_clock_min_mhz;
   }
+  const double watts = seconds > 0.0 ? joules / seconds : 0.0;
   out.mean_watts = watts;
   out.joules_per_epoch = watts * out.epoch_seconds;
   out.cpu_mhz_start = parts.front().cpu_mhz_start;

@@ -242,6 +242,15 @@ TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
   EXPECT_DOUBLE_EQ(r.joules_per_epoch, 50.0);
   EXPECT_TRUE(r.throttled);
   EXPECT_EQ(r.throttle_reasons, "hw_thermal_slowdown");
+  // The power of a process that timed three times as long counts three times; one that read
+  // no energy does not pull the mean towards 0 W.
+  Result c = a;
+  c.epoch_seconds_samples = {3.0, 3.0};
+  Result none = a;
+  none.mean_watts = 0.0;
+  cell.processes = 3;
+  const Result weighted = merge_processes(cell, {b, c, none});
+  EXPECT_DOUBLE_EQ(weighted.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
 }
 
 }  // namespace
