@@ -178,8 +178,12 @@ std::string tables_html(const std::vector<Result>& results,
     }
   }
   if (!pair_rows.empty()) {
-    s += "<h2>Pairs</h2>" +
-         table_html({"workload", "cells", "speedup", "CI low", "CI high", "winner"}, pair_rows);
+    s += "<h2>Pairs</h2>" + table_html({"workload", "cells",
+                                        comparisons.front().spec.measure == "time"
+                                            ? "speedup"
+                                            : comparisons.front().spec.measure + " ratio",
+                                        "CI low", "CI high", "winner"},
+                                       pair_rows);
   }
   return s;
 }

@@ -118,8 +118,10 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   EXPECT_NE(md.find("On time and on cost (device):"), std::string::npos);
   EXPECT_NE(md.find("most samples per joule measured"), std::string::npos);
   EXPECT_EQ(md.find("pays back its start-up"), std::string::npos);  // a matter of time
-  EXPECT_NE(render_html(context, results, energy).find("median joules per epoch (log scale)"),
-            std::string::npos);
+  const std::string html = render_html(context, results, energy);
+  EXPECT_NE(html.find("median joules per epoch (log scale)"), std::string::npos);
+  EXPECT_NE(html.find("energy ratio"), std::string::npos);  // the charts and the pairs' table
+  EXPECT_EQ(html.find(">speedup<"), std::string::npos);
   EXPECT_EQ(format_measure(6.63e-5, "energy"), "66.3 uJ");
   EXPECT_EQ(format_measure(2.5e4, "energy"), "25 kJ");
   EXPECT_NE(render_comparison_text(results, energy.devices, "energy")
