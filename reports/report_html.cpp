@@ -210,6 +210,11 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   s += "<h2>Environment</h2><ul>";
   for (const auto& line : context.environment) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";
+  if (const std::string energy = energy_summary(results); !energy.empty()) {
+    s += "<p>" + html_escape(energy) +
+         ". Energy covers the timed epochs only; a CPU package or a GPU counts every process on "
+         "it.</p>";
+  }
   s += cell_charts_html(results, analysis);
   s += tables_html(results, comparisons);
   return s + "<script>" + kScript + "</script></body></html>\n";

@@ -184,6 +184,9 @@ TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
   // A hand-edited note does not reach the prose as markup.
   results.front().energy_note = "<script>x</script>|`";
   EXPECT_EQ(energy_summary(results).find_first_of("<>|`"), std::string::npos);
+  const std::string html = render_html({}, results, analyse(results, {}));
+  EXPECT_EQ(html.find("<script>x"), std::string::npos);
+  EXPECT_NE(html.find("<p>energy: not measured"), std::string::npos);
   EXPECT_EQ(energy_summary({}), "");
 }
 

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -41,9 +42,14 @@ std::string measure_problem(const std::vector<Result>& results, const std::strin
   }
   std::vector<std::string> why;
   for (const Result& r : results) {
-    if (r.status == CellStatus::kOk && !r.energy_note.empty() &&
-        std::find(why.begin(), why.end(), r.energy_note) == why.end())
-      why.push_back(r.energy_note);
+    // The notes come from a results file: no control characters reach the terminal.
+    std::string note = r.energy_note;
+    note.erase(std::remove_if(note.begin(), note.end(),
+                              [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }),
+               note.end());
+    if (r.status == CellStatus::kOk && !note.empty() &&
+        std::find(why.begin(), why.end(), note) == why.end())
+      why.push_back(note);
   }
   return "no ok cell measured its energy" + (why.empty() ? "" : " (" + join(why, "; ") + ")") +
          ": run where RAPL or NVML can be read (docs/energy.md)";
