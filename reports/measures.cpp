@@ -89,7 +89,7 @@ std::string plain(const std::string& text) {
   std::string out;
   for (char c : text) {
     const bool printable =
-        c >= ' ' && c <= '~' && std::string("<>|`*_[]&").find(c) == std::string::npos;
+        c >= ' ' && c <= '~' && std::string("<>|`*[]&").find(c) == std::string::npos;
     out += printable ? c : ' ';
   }
   return out;

@@ -178,6 +178,9 @@ TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
   EXPECT_EQ(energy_summary(results),
             "energy: not measured (no powercap at /sys/class/powercap); docs/energy.md says "
             "where it can be");
+  results.front().energy_note = "no intel_rapl";  // names keep their underscores
+  EXPECT_NE(energy_summary(results).find("(no intel_rapl)"), std::string::npos);
+  results.front().energy_note = "no powercap at /sys/class/powercap";
   EXPECT_NE(render_markdown({}, results, analyse(results, {}))
                 .find("> **Energy:** not measured (no powercap at /sys/class/powercap)"),
             std::string::npos);
