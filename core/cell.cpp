@@ -1,5 +1,6 @@
 #include "core/cell.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -39,6 +40,12 @@ nlohmann::ordered_json cell_identity_json(const Cell& cell) {
   return identity;
 }
 
+nlohmann::ordered_json cell_match_json(const Cell& cell) {
+  nlohmann::ordered_json identity = cell_identity_json(cell);
+  identity.erase("host");
+  return identity;
+}
+
 nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
   nlohmann::ordered_json key;
   for (const auto& k : grid_keys()) {
@@ -47,6 +54,21 @@ nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
     key[k.name] = k.get(cell);
   }
   return key;
+}
+
+nlohmann::ordered_json comparison_unit(const Cell& cell) {
+  nlohmann::ordered_json key;
+  for (const auto& k : grid_keys()) {
+    if (!k.get || k.role != KeyRole::kIdentity || k.name == "device" || k.name == "host" ||
+        k.knob || k.cpu_value || k.cuda_only)
+      continue;
+    key[k.name] = k.get(cell);
+  }
+  return key;
+}
+
+double user_model_timeout_seconds(const Cell& cell) {
+  return std::max(600.0, 3.0 * cell.time_budget_seconds);
 }
 
 std::vector<std::string> key_differences(const Cell& then, const Cell& now, KeyRole role) {

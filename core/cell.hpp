@@ -82,11 +82,22 @@ nlohmann::ordered_json cell_config_json(const Cell& cell);
 /// paired, tabled and matched across runs on these alone.
 nlohmann::ordered_json cell_identity_json(const Cell& cell);
 
+/// The identity keys less the machine's label: what matches a cell across runs of one grid made
+/// on other machines (`compare`, `--resume`, `merge`, a search's probes).
+nlohmann::ordered_json cell_match_json(const Cell& cell);
+
 /// What pairs `cell` with a cell that differs from it in `axis` alone: every identity key but the
 /// axis and, when the axis is the device, but the keys that mean nothing on the CPU (grid_keys'
 /// cpu_value: gpus, data_placement) or only on CUDA (cuda_only: execution). The one pairing rule of
 /// the device table, the crossovers and the recommendations.
 nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
+
+/// What a cell is compared within: its identity keys less the device, every knob (threads,
+/// precision, execution, optimizer_impl, the data path's keys), the keys that mean something on
+/// one device only, and the machine's label. Cells with one comparison unit are what the device
+/// tables, crossovers and --compare pair with each other, so a sharded sweep keeps them in one
+/// part (on one machine).
+nlohmann::ordered_json comparison_unit(const Cell& cell);
 
 /// The keys of `role` whose values differ between two cells, as "min_repeats 3 -> 10" texts
 /// (`compare` and `--resume` name the policy and protection keys that changed).
@@ -134,6 +145,10 @@ std::string size_text(std::int64_t size);
 
 /// How many model replicas a cell trains: GPUs for dp, processes for ddp, otherwise 1.
 int replicas(const Cell& cell);
+
+/// The timeout of a `torchscript` cell whose grid sets none: the larger of 10 minutes and three
+/// times its time budget (per process), so that a user's model that hangs ends as `failed`.
+double user_model_timeout_seconds(const Cell& cell);
 
 /// True when `device` names a CUDA device ("cuda" or "cuda:N").
 bool is_cuda_device(const std::string& device);

@@ -136,9 +136,15 @@ void check_regular_file(const std::string& path, std::uint64_t max_bytes, const 
 
 void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
                            const std::string& what,
-                           const std::function<void(const char*, std::size_t)>& chunk) {
+                           const std::function<void(const char*, std::size_t)>& chunk,
+                           Links links) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int fd = open(
+      path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (links == Links::kRefuse ? O_NOFOLLOW : 0));
+  if (fd < 0 && errno == ELOOP && links == Links::kRefuse) {
+    throw UserFileError(path, "a symbolic link (or a loop of them); " + what +
+                                  " is read only where it is, never through a link");
+  }
   if (fd < 0) throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
   try {
     struct stat info {};
@@ -169,16 +175,17 @@ void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
 }
 
 std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what) {
+                           const std::string& what, Links links) {
   std::string text;
-  read_user_file_chunks(path, max_bytes, what,
-                        [&](const char* data, std::size_t size) { text.append(data, size); });
+  read_user_file_chunks(
+      path, max_bytes, what, [&](const char* data, std::size_t size) { text.append(data, size); },
+      links);
   return text;
 }
 
 std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what) {
-  std::string text = read_user_file(path, max_bytes, what);
+                           const std::string& what, Links links) {
+  std::string text = read_user_file(path, max_bytes, what, links);
   if (const auto problem = check_json_shape(text)) {
     throw UserFileError(path, problem->path + ": " + problem->message);
   }
@@ -190,6 +197,19 @@ std::optional<JsonShapeProblem> check_json_shape(const std::string& text, int ma
   nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json,
                             /*strict=*/false);
   return check.problem();
+}
+
+void check_real_folder(const std::string& path, const std::string& what) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) {
+    throw UserFileError(path, errno == ENOENT
+                                  ? "does not exist; give " + what
+                                  : "cannot read " + what + ": " + std::strerror(errno));
+  }
+  if (S_ISLNK(info.st_mode))
+    throw UserFileError(path, "a symbolic link; give " + what + " itself, not a link to it");
+  if (!S_ISDIR(info.st_mode))
+    throw UserFileError(path, file_kind_text(info.st_mode) + ", not a folder; give " + what);
 }
 
 void remove_tree(const std::string& path) {

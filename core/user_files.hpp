@@ -33,6 +33,11 @@ class UserFileError : public std::runtime_error {
   std::string problem_;
 };
 
+/// Whether a reader opens a file through a symbolic link. A run's own files (results.jsonl,
+/// env.json, grid.json, searches.json) are read where they are when another command takes them
+/// in (`merge`): a link there could pull in any file on the machine.
+enum class Links { kFollow, kRefuse };
+
 /// "1 GiB", "16 MiB", "512 bytes".
 std::string bytes_text(std::uint64_t bytes);
 
@@ -47,12 +52,14 @@ std::string file_kind_text(unsigned mode);
 /// the same checks and errors as read_user_file, without holding the file in memory.
 void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
                            const std::string& what,
-                           const std::function<void(const char*, std::size_t)>& chunk);
+                           const std::function<void(const char*, std::size_t)>& chunk,
+                           Links links = Links::kFollow);
 
 /// The whole of a regular file of at most `max_bytes`. Throws UserFileError for a file that is
-/// missing, unreadable, not a regular file (directory, FIFO, device), or larger than the limit.
+/// missing, unreadable, not a regular file (directory, FIFO, device), larger than the limit, or
+/// (with Links::kRefuse) a symbolic link, a loop of links included.
 std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what);
+                           const std::string& what, Links links = Links::kFollow);
 
 /// A problem in the shape of a JSON text, at a JSON path ("experiments[0].grid").
 struct JsonShapeProblem {
@@ -63,7 +70,11 @@ struct JsonShapeProblem {
 /// read_user_file, then check_json_shape: the text of a JSON file, ready to parse. A shape problem
 /// is a UserFileError "FILE: JSON-PATH: message".
 std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what);
+                           const std::string& what, Links links = Links::kFollow);
+
+/// Throws UserFileError unless `path` is a folder itself — not a symbolic link to one (nor a
+/// dangling link or a loop), not a file; `what` names it ("a shard's folder"). Follows nothing.
+void check_real_folder(const std::string& path, const std::string& what);
 
 /// Checks JSON text before it is parsed: nesting deeper than `max_depth` and any key given twice
 /// in one object. Syntax errors are left to the parser (nothing is reported for them here).

@@ -6,6 +6,7 @@
 #include <torch/cuda.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -251,10 +252,42 @@ std::string load_text(const Json& r) {
   return join(loads, " ");
 }
 
+// A merged run's machines, each with the parts it ran: "node0 (part 1 of 3), node1 (parts 2, 3 of
+// 3)"; "" for a run that is not made of shards.
+std::string machines_text(const Json& r) {
+  const Json& shards = field(r, "/shards");
+  if (!shards.is_array() || shards.empty()) return "";
+  std::vector<std::pair<std::string, std::vector<std::string>>> machines;
+  std::string count;
+  for (const Json& s : shards) {
+    std::string name = text(s, "/env/label");
+    if (name.empty()) name = text(s, "/env/host/hostname");
+    if (name.empty()) name = "unlabelled";
+    const Json& index = field(s, "/env/shard/index");
+    if (field(s, "/env/shard/count").is_number_unsigned())
+      count = field(s, "/env/shard/count").dump();
+    auto it = std::find_if(machines.begin(), machines.end(),
+                           [&](const auto& m) { return m.first == name; });
+    if (it == machines.end()) it = machines.insert(machines.end(), {name, {}});
+    if (index.is_number_unsigned()) it->second.push_back(index.dump());
+  }
+  std::vector<std::string> texts;
+  for (const auto& [name, parts] : machines) {
+    std::string t = name;
+    if (!parts.empty())
+      t += std::string(parts.size() == 1 ? " (part " : " (parts ") + join(parts) +
+           (count.empty() ? "" : " of " + count) + ")";
+    texts.push_back(t);
+  }
+  return join(texts);
+}
+
 }  // namespace
 
 std::vector<std::string> environment_summary(const Json& r) {
   std::vector<std::string> lines;
+  if (const std::string machines = machines_text(r); !machines.empty())
+    lines.push_back("Machines (merged shards): " + machines);
   lines.push_back("CPU: " + text(r, "/cpu/model") + ", " + count_text(r, "/cpu/logical_cores") +
                   " logical cores; " + text(r, "/host/os"));
   const Json& fused = field(r, "/libtorch/fused_kernels");

@@ -13,6 +13,21 @@
 #include <stdexcept>
 
 namespace crossover {
+namespace {
+
+// " (process 1234)": who holds a lock, as its file says; "" when it says no process id.
+std::string holder_text(int fd) {
+  char holder[32] = {};
+  const ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+  std::string who = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
+  while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+  if (who.empty() ||
+      !std::all_of(who.begin(), who.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return "";
+  return " (process " + who + ")";
+}
+
+}  // namespace
 
 const std::vector<std::string>& run_files() {
   static const std::vector<std::string> files = {"results.jsonl", "env.json",    "grid.json",
@@ -50,14 +65,10 @@ DirectoryLock::DirectoryLock(const std::string& directory) {
                              "--out");
   }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    char holder[32] = {};
-    const ssize_t n = pread(fd_, holder, sizeof holder - 1, 0);
+    const std::string who = holder_text(fd_);
     close(fd_);
     fd_ = -1;
-    std::string who = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
-    while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
-    throw std::runtime_error(directory + " is in use by another crossover run" +
-                             (who.empty() ? std::string() : " (process " + who + ")") +
+    throw std::runtime_error(directory + " is in use by another crossover run" + who +
                              "; wait for it to end, or write into another --out");
   }
   const std::string pid = std::to_string(getpid()) + "\n";
@@ -68,6 +79,36 @@ DirectoryLock::DirectoryLock(const std::string& directory) {
 
 DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) close(fd_);  // closing releases the lock
+}
+
+ReadingLock::ReadingLock(const std::string& directory) {
+  const std::string path = directory + "/.crossover.lock";
+  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat info {};
+  if (fd_ < 0 || fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;  // no lock a run could hold
+    return;
+  }
+  if (flock(fd_, LOCK_SH | LOCK_NB) == 0) return;
+  const std::string who = holder_text(fd_);
+  close(fd_);
+  fd_ = -1;
+  throw std::runtime_error(directory + " is still running" + who);
+}
+
+ReadingLock::~ReadingLock() {
+  if (fd_ >= 0) close(fd_);
+}
+
+std::string output_folder_problem(const std::string& path) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) return "";
+  if (S_ISLNK(info.st_mode))
+    return "is a symbolic link; crossover writes a run only into a folder itself, never "
+           "through a link: give the folder it points to, or a new one";
+  if (!S_ISDIR(info.st_mode)) return "is a file, not a folder";
+  return "";
 }
 
 std::string create_unique_directory(const std::string& base) {

@@ -29,6 +29,26 @@ class DirectoryLock {
   int fd_ = -1;
 };
 
+/// A shared lock on a run's folder, for a command that only reads it (`merge`): no run can start
+/// in it while held, and taking it creates and writes nothing there. A folder without a lock
+/// file, or whose lock is not a regular file (a FIFO, a link: never opened through), has no run
+/// in it.
+class ReadingLock {
+ public:
+  /// Throws std::runtime_error "DIR is still running (process N)" when a run holds the folder.
+  explicit ReadingLock(const std::string& directory);
+  ~ReadingLock();
+  ReadingLock(const ReadingLock&) = delete;
+  ReadingLock& operator=(const ReadingLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// Why `path` cannot be a run's output folder: a symbolic link (to a folder, dangling, or a
+/// loop) or something other than a folder. "" when it can (a missing path included).
+std::string output_folder_problem(const std::string& path);
+
 /// Creates a new folder named `base`, or `base-2`, `base-3`, ... when that exists (two runs started
 /// in the same second), its parents as needed; returns its name. Throws std::runtime_error.
 std::string create_unique_directory(const std::string& base);

@@ -45,15 +45,52 @@ bool same_environment(const ResumeRequest& request, const nlohmann::json& before
   return !changed;
 }
 
+// "part 2 of 3 (--shard 2/3)" or "the whole grid".
+std::string part_text(const std::optional<Shard>& shard) {
+  if (!shard) return "the whole grid";
+  const std::string kn = std::to_string(shard->index) + "/" + std::to_string(shard->count);
+  return "part " + std::to_string(shard->index) + " of " + std::to_string(shard->count) +
+         " (--shard " + kn + ")";
+}
+
+// Whether the folder holds the part of the grid resumed now; logs the refusal.
+bool same_part(const ResumeRequest& request, const nlohmann::json& before_env) {
+  std::optional<Shard> then;
+  const auto& record = before_env.contains("shard") ? before_env["shard"] : nlohmann::json();
+  if (!record.is_null()) {
+    if (!record.is_object() || !record.contains("index") || !record.contains("count") ||
+        !record["index"].is_number_unsigned() || !record["count"].is_number_unsigned() ||
+        record["index"].get<std::uint64_t>() < 1 ||
+        record["index"].get<std::uint64_t>() > record["count"].get<std::uint64_t>() ||
+        record["count"].get<std::uint64_t>() > 1000000) {
+      spdlog::error("--resume {}: env.json's shard is not a part K of N ({}); nothing was changed",
+                    request.resume, record.dump());
+      return false;
+    }
+    then = Shard{record["index"].get<int>(), record["count"].get<int>(), ""};
+  }
+  const bool same =
+      then.has_value() == request.shard.has_value() &&
+      (!then || (then->index == request.shard->index && then->count == request.shard->count));
+  if (same) return true;
+  spdlog::error(
+      "--resume {}: the folder holds {}, and this run is {}; resume it with {}. Nothing was "
+      "changed",
+      request.resume, part_text(then), part_text(request.shard),
+      then ? "--shard " + std::to_string(then->index) + "/" + std::to_string(then->count)
+           : "no --shard");
+  return false;
+}
+
 // Whether every result already there has its cell in the grid: resuming rewrites the file, and
 // what the grid does not name would be lost. Logs the cells it would drop.
 bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
                  const std::vector<Result>& before) {
   std::set<std::string> in_grid;
-  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_match_json(cell).dump());
   std::vector<std::string> dropped;
   for (const Result& r : before) {
-    if (in_grid.count(cell_identity_json(r.cell).dump()) == 0 &&
+    if (in_grid.count(cell_match_json(r.cell).dump()) == 0 &&
         !belongs_to_search(r.cell, expansion.searches))
       dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
                         status_text(r.status) + ")");
@@ -76,7 +113,7 @@ std::size_t keep_probes(const Expansion& expansion,
                         const std::set<std::string>& changed_data, const nlohmann::json& references,
                         ResumePlan& plan, nlohmann::ordered_json& record) {
   std::set<std::string> in_grid;
-  for (const Cell& cell : expansion.cells) in_grid.insert(cell_identity_json(cell).dump());
+  for (const Cell& cell : expansion.cells) in_grid.insert(cell_match_json(cell).dump());
   std::size_t probes = 0;
   for (const auto& [identity, r] : done) {
     if (in_grid.count(identity) != 0 || changed_data.count(r->cell.dataset) != 0 ||
@@ -112,13 +149,14 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
                                                           : std::string();
   for (Result& r : before)
     if (r.cell.host.empty()) r.cell.host = label;
-  if (!same_environment(request, before_env, record) || !grid_covers(request, expansion, before))
+  if (!same_part(request, before_env) || !same_environment(request, before_env, record) ||
+      !grid_covers(request, expansion, before))
     return std::nullopt;
   // Matched on identity keys: what is measured. A cell measured with other policy or
   // protection settings is kept as it was measured, and said so.
   std::map<std::string, const Result*> done;
   for (const Result& r : before) {
-    if (r.status == CellStatus::kOk) done[cell_identity_json(r.cell).dump()] = &r;
+    if (r.status == CellStatus::kOk) done[cell_match_json(r.cell).dump()] = &r;
   }
   // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
   std::set<std::string> changed_data;
@@ -138,7 +176,7 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
           : no_reference;
   ResumePlan plan;
   for (const Cell& cell : expansion.cells) {
-    const auto it = done.find(cell_identity_json(cell).dump());
+    const auto it = done.find(cell_match_json(cell).dump());
     if (it == done.end() || changed_data.count(cell.dataset) != 0) {
       plan.to_run.push_back(cell);
       continue;

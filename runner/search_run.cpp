@@ -11,9 +11,10 @@ namespace {
 
 std::string identity(const Cell& cell) { return cell_identity_json(cell).dump(); }
 
-// A cell's identity keys without the searched one.
+// A cell's identity keys without the searched one (nor the machine's label: a merged run's
+// probes were labelled by the node that ran them).
 std::string identity_without(const Cell& cell, const std::string& key) {
-  nlohmann::ordered_json j = cell_identity_json(cell);
+  nlohmann::ordered_json j = cell_match_json(cell);
   j.erase(key);
   return j.dump();
 }

@@ -91,6 +91,11 @@ class ProgressLine : public Reporter {
 // The run's folder, created: --resume's, --out's, or a new reports/<grid name>-<time> (with
 // -2, -3, ... when a run started in the same second took that name). Throws std::runtime_error.
 std::string create_output(const SweepOptions& options, const std::string& grid_name) {
+  for (const std::string& given : {options.resume, options.out_dir}) {
+    if (const std::string problem = output_folder_problem(given);
+        !given.empty() && !problem.empty())
+      throw std::runtime_error(problem);
+  }
   if (!options.resume.empty()) return options.resume;
   if (!options.out_dir.empty()) {
     fs::create_directories(options.out_dir);
@@ -181,8 +186,10 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
       searches_(expansion.searches),
       grid_cells_(options_.first_probe_index > 0 ? options_.first_probe_index
                                                  : expansion.cells.size()) {
+  std::error_code error;
   if (!options_.resume.empty() && !options_.out_dir.empty() &&
-      fs::weakly_canonical(options_.out_dir) != fs::weakly_canonical(options_.resume)) {
+      fs::weakly_canonical(options_.out_dir, error) !=
+          fs::weakly_canonical(options_.resume, error)) {
     spdlog::error("--resume {} writes into that directory; drop --out {}", options_.resume,
                   options_.out_dir);
     throw SweepRefused("--resume with another --out");
@@ -200,7 +207,7 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   // --resume: the cells already ok in the folder are kept, if the environment is the same.
   plan_.to_run = expansion.cells;
   if (!options_.resume.empty()) {
-    auto resumed = plan_resume({options_.resume, grid.file}, expansion, record_);
+    auto resumed = plan_resume({options_.resume, grid.file, options_.shard}, expansion, record_);
     if (!resumed) throw SweepRefused("--resume refused");
     plan_ = std::move(*resumed);
   }
@@ -215,14 +222,13 @@ void Sweep::open_output(const std::string& grid_name) {
   try {
     out_dir_ = create_output(options_, grid_name);
   } catch (const std::exception& e) {
-    spdlog::error(
-        "cannot write results to {}: {}",
-        options_.resume.empty() && options_.out_dir.empty() ? "reports/" : options_.out_dir,
-        e.what());
+    const std::string& given = !options_.resume.empty() ? options_.resume : options_.out_dir;
+    spdlog::error("cannot write results to {}: {}", given.empty() ? "reports/" : given, e.what());
     throw SweepRefused(e.what());
   }
   try {
-    if (fs::is_directory(out_dir_)) lock_.emplace(out_dir_);  // a --resume of nothing fails later
+    std::error_code error;  // a --resume of nothing fails later, saying so
+    if (fs::is_directory(out_dir_, error)) lock_.emplace(out_dir_);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "runner/grid.hpp"
 #include "runner/output_dir.hpp"
@@ -38,7 +39,64 @@ TEST(Shard, KOfNIsParsedAndEveryMistakeNamed) {
   EXPECT_NE(message_of([] { parse_shard("0/4"); }).find("K must be from 1 to N"),
             std::string::npos);
   EXPECT_NE(message_of([] { parse_shard("2of4"); }).find("expected K/N"), std::string::npos);
-  EXPECT_NE(message_of([] { parse_shard("-1/4"); }).find("expected K/N"), std::string::npos);
+  EXPECT_NE(message_of([] { parse_shard("-1/4"); }).find("K is negative"), std::string::npos);
+  EXPECT_NE(message_of([] { parse_shard("1/x"); }).find("N is not a whole number"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { parse_shard("1/"); }).find("N is empty"), std::string::npos);
+  // More digits than an int holds: said, not wrapped around.
+  EXPECT_NE(message_of([] { parse_shard("1/99999999999"); }).find("more digits than"),
+            std::string::npos);
+}
+
+// The README's grid: cpu against cuda along dataset_size, for two workloads.
+constexpr const char* kGpuSeed001 = R"({"name": "gpu-seed001",
+  "defaults": {"epochs": 10, "warmup_epochs": 2, "min_repeats": 3, "max_repeats": 5,
+               "time_budget_seconds": 6, "seed": 0, "isolate": false},
+  "experiments": [
+    {"workload": "iris_mlp",
+     "grid": {"device": ["cpu", "cuda"], "dataset_size": ["full", 10000, 100000, 1000000]}},
+    {"workload": "boston_mlp",
+     "grid": {"device": ["cpu", "cuda"], "dataset_size": ["full", 10000, 100000, 1000000]}}]})";
+
+TEST(Shard, CellsThatAreComparedStayInOnePart) {
+  const Expansion all = expand_grid(parse_grid(kGpuSeed001, "gpu-seed001.json"));
+  ASSERT_EQ(all.cells.size(), 16u);
+  EXPECT_EQ(shard_units(all), 8u);  // each cpu/cuda pair is one unit
+  for (int n : {2, 3, 8}) {
+    std::map<std::string, int> part_of;  // a pair's unit -> its part
+    std::size_t cells = 0;
+    for (int k = 1; k <= n; ++k) {
+      const Expansion part = shard_of(all, {k, n, "--shard"});
+      EXPECT_FALSE(part.cells.empty()) << k << "/" << n;
+      cells += part.cells.size();
+      for (const Cell& c : part.cells) {
+        const auto [it, fresh] = part_of.emplace(comparison_unit(c).dump(), k);
+        EXPECT_EQ(it->second, k) << cell_label(c) << " is apart from its pair in " << n << " parts";
+      }
+    }
+    EXPECT_EQ(cells, all.cells.size());
+  }
+  // Threads and precision pair too: a cell with threads 1 and its default-threads twin together.
+  const Expansion knobs = expand_grid(parse_grid(R"({"name": "k", "experiments": [
+    {"workload": "iris_mlp", "grid": {"dataset_size": [100, 200, 400],
+      "threads": [1, 0], "precision": ["fp32", "bf16"]}}]})",
+                                                 "k.json"));
+  EXPECT_EQ(shard_units(knobs), 3u);
+  for (int k = 1; k <= 3; ++k) EXPECT_EQ(shard_of(knobs, {k, 3, "--shard"}).cells.size(), 4u);
+}
+
+TEST(Shard, MorePartsThanUnitsAreRefusedBeforeAnyWork) {
+  const Expansion all = expand_grid(parse_grid(kGpuSeed001, "gpu-seed001.json"));
+  // Refused at once, naming the units: dealing 999,999,999 parts once took 8 GB.
+  EXPECT_NE(message_of([&] {
+              shard_of(all, {1, 999999999, "--shard"});
+            }).find("the grid has 8 unit(s) to share out"),
+            std::string::npos);
+  EXPECT_NO_THROW(shard_of(all, {8, 8, "--shard"}));
+  EXPECT_NE(message_of([&] {
+              shard_of(all, {1, 9, "--shard"});
+            }).find("at most 8 part(s)"),
+            std::string::npos);
 }
 
 TEST(Shard, AutoReadsASlurmArrayOrAKubernetesIndexedJob) {
@@ -61,11 +119,59 @@ TEST(Shard, AutoReadsASlurmArrayOrAKubernetesIndexedJob) {
   EXPECT_EQ(s.count, 3);
   env = {
       {"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_MAX", "3"}};
-  EXPECT_NE(message_of([&] { shard_from_environment(read, 0); }).find("outside the array"),
+  EXPECT_NE(message_of([&] {
+              shard_from_environment(read, 0);
+            }).find("is not one of the array's tasks (0 to 3 in steps of 1)"),
             std::string::npos);
   env = {{"JOB_COMPLETION_INDEX", "2"}};
   EXPECT_NE(message_of([&] { shard_from_environment(read, 0); }).find("needs --shards N"),
             std::string::npos);
+  // An array with a step: K is the task's position (tasks 1, 3, 5, 7, 9), N their count.
+  env = {{"SLURM_ARRAY_TASK_ID", "5"},
+         {"SLURM_ARRAY_TASK_MIN", "1"},
+         {"SLURM_ARRAY_TASK_MAX", "9"},
+         {"SLURM_ARRAY_TASK_STEP", "2"},
+         {"SLURM_ARRAY_TASK_COUNT", "5"}};
+  s = shard_from_environment(read, 0);
+  EXPECT_EQ(s.index, 3);
+  EXPECT_EQ(s.count, 5);
+  env["SLURM_ARRAY_TASK_ID"] = "9";
+  EXPECT_EQ(shard_from_environment(read, 0).index, 5);
+  env["SLURM_ARRAY_TASK_ID"] = "4";  // not one of the tasks
+  EXPECT_NE(message_of([&] {
+              shard_from_environment(read, 0);
+            }).find("not one of the array's tasks (1 to 9 in steps of 2)"),
+            std::string::npos);
+  // An index list (--array=1,3,7-9): COUNT disagrees with MIN, MAX and STEP, both named.
+  env = {{"SLURM_ARRAY_TASK_ID", "3"},
+         {"SLURM_ARRAY_TASK_MIN", "1"},
+         {"SLURM_ARRAY_TASK_MAX", "9"},
+         {"SLURM_ARRAY_TASK_STEP", "1"},
+         {"SLURM_ARRAY_TASK_COUNT", "5"}};
+  const std::string list = message_of([&] { shard_from_environment(read, 0); });
+  EXPECT_NE(list.find("SLURM_ARRAY_TASK_COUNT is 5"), std::string::npos) << list;
+  EXPECT_NE(list.find("make 9 tasks"), std::string::npos) << list;
+  // Each variable that is not a whole number in range is named with its value.
+  for (const auto& [name, value, said] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"SLURM_ARRAY_TASK_ID", "abc", "SLURM_ARRAY_TASK_ID \"abc\" is not a whole number"},
+           {"SLURM_ARRAY_TASK_ID", "-2", "SLURM_ARRAY_TASK_ID \"-2\" is negative"},
+           {"SLURM_ARRAY_TASK_ID", "", "SLURM_ARRAY_TASK_ID \"\" is empty"},
+           {"SLURM_ARRAY_TASK_MAX", "99999999999999999999",
+            "SLURM_ARRAY_TASK_MAX \"99999999999999999999\" has more digits"},
+           {"SLURM_ARRAY_TASK_STEP", "0", "SLURM_ARRAY_TASK_STEP is 0"}}) {
+    env = {
+        {"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "3"}};
+    env[name] = value;
+    EXPECT_NE(message_of([&] { shard_from_environment(read, 0); }).find(said), std::string::npos)
+        << name << "=" << value << ": " << message_of([&] { shard_from_environment(read, 0); });
+  }
+  env = {{"JOB_COMPLETION_INDEX", "x1"}};
+  EXPECT_NE(message_of([&] {
+              shard_from_environment(read, 4);
+            }).find("JOB_COMPLETION_INDEX \"x1\" is not a whole number"),
+            std::string::npos);
+  env = {{"JOB_COMPLETION_INDEX", "2"}};
   s = shard_from_environment(read, 5);
   EXPECT_EQ(s.index, 3);
   EXPECT_EQ(s.count, 5);
@@ -97,12 +203,17 @@ TEST(Shard, PartsAreDisjointCompleteAndBalancedByCost) {
   EXPECT_EQ(seen.size(), all.cells.size());  // every cell once
   EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), all.cells.size());
   EXPECT_EQ(lines, 1u);  // the search line goes whole to one part
-  // The four 10^6-row cells dominate: no part gets more than two of them.
+  // The four 10^6-row cells are one unit (they differ in device and threads alone) and dominate:
+  // their part gets nothing else, the search another part.
   for (int k = 1; k <= 3; ++k) {
     const Expansion part = shard_of(all, {k, 3, "--shard"});
     int large = 0;
     for (const Cell& c : part.cells) large += c.dataset_size == 1000000;
-    EXPECT_LE(large, 2) << "part " << k;
+    EXPECT_TRUE(large == 0 || large == 4) << "part " << k;
+    if (large == 4) {
+      EXPECT_EQ(part.cells.size(), 4u) << "part " << k;
+      EXPECT_TRUE(part.searches.empty()) << "part " << k;
+    }
   }
 }
 
@@ -167,7 +278,7 @@ TEST(Cli, ThreeShardsMergedAreTheCellsOfOneRunAndBadMergesAreRefused) {
     EXPECT_FALSE(std::filesystem::exists(out)) << args;
   };
   refused(dir.file("part1") + " " + dir.file("part1"), "is given twice");
-  refused(dir.file("part1") + " " + dir.file("nothing"), "is not a folder");
+  refused(dir.file("part1") + " " + dir.file("nothing"), "does not exist");
   std::filesystem::create_directories(dir.file("empty"));
   refused(dir.file("part1") + " " + dir.file("empty"), "is not a run: it has no results.jsonl");
   refused(dir.file("part1") + " " + dir.file("whole"), "shards of different --shard counts");
@@ -251,10 +362,14 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
     GTEST_SKIP() << "no Slurm cluster (scripts/test.sh --full starts a one-node one: "
                     "scripts/slurm/local-cluster.sh up)";
   ScratchDir dir;
+  // Four units: at each size, the cpu cell with threads 1 and 0 and the (skipped) cuda cell.
   const std::string grid = dir.write("g.json", R"({"name": "g",
     "defaults": {"repeats": 2, "epochs": 2, "warmup_epochs": 1},
-    "experiments": [{"workload": "standin_mlp",
-      "grid": {"dataset_size": [16, 32, 64, 128], "threads": [1, 0]}}]})");
+    "experiments": [
+      {"workload": "standin_mlp",
+       "grid": {"device": ["cpu"], "dataset_size": [16, 32, 64, 128], "threads": [1, 0]}},
+      {"workload": "standin_mlp",
+       "grid": {"device": ["cuda"], "dataset_size": [16, 32, 64, 128]}}]})");
   const std::string runs = dir.file("runs");
   const std::string env = std::string(kTestWorkloadsVariable) + "=1 CROSSOVER=" + CROSSOVER_BINARY;
   const std::string submit = env + " " + std::string(CROSSOVER_SOURCE_DIR) +
@@ -285,7 +400,8 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
   const auto identities = [](const std::string& run) {
     std::vector<std::string> out;
     for (const Result& r : read_results(run + "/results.jsonl")) {
-      EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
+      // The cuda cells are skipped on a machine without a GPU, and run on one that has it.
+      if (!is_cuda_device(r.cell.device)) EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
       Cell c = r.cell;
       c.host.clear();  // each shard labelled by its node, the whole run by this machine
       out.push_back(std::to_string(c.index) + " " + cell_identity_json(c).dump());
@@ -293,7 +409,17 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
     return out;
   };
   EXPECT_EQ(identities(runs + "/merged"), identities(dir.file("whole")));
-  EXPECT_TRUE(std::filesystem::exists(runs + "/merged/report.md"));
+  // One report as of one run: a row per size with its cpu and cuda cells, and no warning (every
+  // unit ran whole on one node, and one node is one kind of machine).
+  const std::string report = slurp(runs + "/merged/report.md");
+  EXPECT_NE(report.find("| dataset_size | threads | cpu epoch | cuda epoch |"), std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("Warning"), std::string::npos) << report;
+  for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
+    if (file.path().filename().string().rfind("crossover-merge", 0) == 0)
+      EXPECT_EQ(slurp(file.path().string()).find("warning"), std::string::npos)
+          << slurp(file.path().string());
+  }
 }
 
 }  // namespace

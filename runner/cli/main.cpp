@@ -1,7 +1,6 @@
 // crossover: when does the GPU beat the CPU? main only wires the command line to the commands.
 #include <fcntl.h>
 #include <signal.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -9,12 +8,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <set>
 
 #include "core/text.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 
 namespace {
 
@@ -128,8 +129,8 @@ int main(int argc, char** argv) {
     return check_standard_output(code == 0 ? 0 : 2);
   }
 
-  auto logger = spdlog::stderr_color_mt("crossover");
-  logger->set_pattern("%^%l%$: %v");
+  crossover::keep_standard_output_printable();
+  auto logger = crossover::printable_logger("crossover");
   logger->set_level(verbose ? spdlog::level::debug
                     : quiet ? spdlog::level::warn
                             : spdlog::level::info);
@@ -139,6 +140,11 @@ int main(int argc, char** argv) {
     if (!*command.app) continue;
     try {
       return check_standard_output(command.run());
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A path the command could not examine (a loop of links, a folder it may not read): bad
+      // input, said with the path, never an abort.
+      spdlog::error("{}; nothing more was done (what was written so far is kept)", e.what());
+      return 2;
     } catch (const std::bad_alloc&) {
       // Whatever was measured before is on disk already: results are written cell by cell.
       spdlog::error(

@@ -1,6 +1,11 @@
 // crossover merge: the shards of one grid, run on several machines, become one run and its
-// reports. Everything is checked before anything is written; no input folder is changed.
+// reports. Everything is checked before anything is written; no input folder is changed (each is
+// held with a shared lock, which writes nothing there), and --out is locked before it is checked,
+// so two merges into one folder cannot both write.
+#include <limits.h>
 #include <spdlog/spdlog.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <iostream>
@@ -26,70 +31,130 @@ struct MergeArgs {
   std::vector<std::string> compare = {"device=cpu:cuda"};
 };
 
-// Why the merged run cannot go to `out`: "" when it can.
-std::string out_problem(const MergeArgs& args) {
+// The files merge writes into --out.
+std::vector<std::string> merge_files() {
+  std::vector<std::string> files = run_files();
+  files.push_back("searches.json");
+  return files;
+}
+
+// `path` with every link and `..` resolved as far as it exists, the rest appended: where a folder
+// that may not exist yet would be, without a trailing slash. Never throws.
+std::string resolved(const std::string& path) {
   std::error_code error;
-  for (const std::string& dir : args.dirs) {
-    if (fs::exists(args.out_dir, error) && fs::equivalent(args.out_dir, dir, error))
-      return "is one of the folders merged; give a new folder";
+  fs::path existing = fs::absolute(path, error).lexically_normal();
+  std::vector<std::string> rest;  // the components that do not exist yet, innermost first
+  while (!existing.empty() && existing != existing.root_path()) {
+    char real[PATH_MAX];
+    if (realpath(existing.c_str(), real) != nullptr) {
+      existing = real;
+      break;
+    }
+    if (!existing.filename().empty()) rest.push_back(existing.filename().string());
+    existing = existing.parent_path();
   }
-  if (fs::exists(args.out_dir, error) && !fs::is_directory(args.out_dir, error))
-    return "is a file, not a folder";
-  if (holds_run(args.out_dir)) return "already holds a run; give a new folder";
+  std::string out = existing.string();
+  for (auto it = rest.rbegin(); it != rest.rend(); ++it)
+    out += (out.back() == '/' ? "" : "/") + *it;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// Why the inputs cannot be merged before they are read: a folder given twice. "" when none.
+std::string inputs_problem(const MergeArgs& args) {
+  std::vector<std::pair<dev_t, ino_t>> seen;
+  for (const std::string& dir : args.dirs) {
+    struct stat info {};
+    if (lstat(dir.c_str(), &info) != 0) continue;  // read_part says why
+    const std::pair<dev_t, ino_t> id{info.st_dev, info.st_ino};
+    if (std::find(seen.begin(), seen.end(), id) != seen.end()) return dir + " is given twice";
+    seen.push_back(id);
+  }
   return "";
+}
+
+// Why the merged run cannot go to --out: "" when it can. A link, a file, an input folder or a
+// folder inside one, or a folder that holds any file merge writes.
+std::string out_problem(const MergeArgs& args) {
+  if (std::string problem = output_folder_problem(args.out_dir); !problem.empty()) return problem;
+  const std::string out = resolved(args.out_dir);
+  for (const std::string& dir : args.dirs) {
+    const std::string in = resolved(dir);
+    if (out == in) return "is one of the folders merged; give a new folder";
+    if (out.rfind(in + "/", 0) == 0)
+      return "lies inside " + dir + ", one of the folders merged; give a folder outside them";
+  }
+  std::vector<std::string> there;
+  for (const std::string& name : merge_files()) {
+    struct stat info {};
+    if (lstat((args.out_dir + "/" + name).c_str(), &info) == 0) there.push_back(name);
+  }
+  if (!there.empty())
+    return "already holds " + join(there) + ", which merging would replace; give a new folder";
+  return "";
+}
+
+// The merged run's files and reports, into --out (locked and checked by the caller).
+void write_merged(const MergeArgs& args, const MergedRun& merged,
+                  const std::vector<CompareSpec>& specs) {
+  ResultFiles files(args.out_dir, merged.results);
+  write_text_file(args.out_dir + "/grid.json", merged.grid_text);
+  write_text_file(args.out_dir + "/env.json", json_text(merged.env, 2) + "\n");
+  if (!merged.searches.empty())
+    write_text_file(args.out_dir + "/searches.json", json_text(merged.searches, 2) + "\n");
+  ReportContext context;
+  const auto grid = nlohmann::json::parse(merged.grid_text);
+  context.title = grid.is_object() && grid.contains("name") && grid["name"].is_string()
+                      ? grid["name"].get<std::string>()
+                      : "merged";
+  context.environment = environment_summary(merged.env);
+  context.warnings = environment_warnings(merged.env);
+  context.warnings.insert(context.warnings.end(), merged.warnings.begin(), merged.warnings.end());
+  context.searches = merged.searches;
+  write_reports(args.out_dir, context, merged.results, specs, merged.env);
 }
 
 int merge_command(const MergeArgs& args) {
   const auto specs = compare_specs(args.compare);
   if (!specs) return kExitBadInput;
-  std::error_code error;
-  for (std::size_t i = 0; i < args.dirs.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (fs::equivalent(args.dirs[i], args.dirs[j], error)) {
-        spdlog::error("{} is given twice; nothing was merged", args.dirs[i]);
-        return kExitBadInput;
-      }
-    }
-  }
-  // A shard still running holds its folder's lock: its results are not final.
-  std::vector<std::unique_ptr<DirectoryLock>> locks;
-  for (const std::string& dir : args.dirs) {
-    if (!fs::exists(dir + "/.crossover.lock")) continue;
-    try {
-      locks.push_back(std::make_unique<DirectoryLock>(dir));
-    } catch (const std::exception& e) {
-      spdlog::error("{} is still running ({}); merge once it has finished. Nothing was merged", dir,
-                    e.what());
-      return kExitBadInput;
-    }
-  }
-  MergedRun merged;
-  try {
-    merged = merge_runs(args.dirs);
-  } catch (const MergeRefused& e) {
-    spdlog::error("{}. Nothing was merged", e.what());
+  if (const std::string problem = inputs_problem(args); !problem.empty()) {
+    spdlog::error("{}; nothing was merged", problem);
     return kExitBadInput;
   }
   if (const std::string problem = out_problem(args); !problem.empty()) {
     spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem);
     return kExitBadInput;
   }
-  for (const auto& w : merged.warnings) spdlog::warn("{}", w);
-  ReportContext context;
+  // A shard still running holds its folder's lock: its results are not final.
+  std::vector<std::unique_ptr<ReadingLock>> inputs;
+  MergedRun merged;
+  try {
+    for (const std::string& dir : args.dirs) {
+      struct stat info {};
+      if (lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode))  // read_part refuses the rest
+        inputs.push_back(std::make_unique<ReadingLock>(dir));
+    }
+    merged = merge_runs(args.dirs);
+  } catch (const std::exception& e) {
+    spdlog::error("{}. Nothing was merged", e.what());
+    return kExitBadInput;
+  }
+  std::optional<DirectoryLock> lock;
   try {
     fs::create_directories(args.out_dir);
-    const DirectoryLock lock(args.out_dir);
-    ResultFiles files(args.out_dir, merged.results);
-    write_text_file(args.out_dir + "/grid.json", merged.grid_text);
-    write_text_file(args.out_dir + "/env.json", json_text(merged.env, 2) + "\n");
-    if (!merged.searches.empty())
-      write_text_file(args.out_dir + "/searches.json", json_text(merged.searches, 2) + "\n");
-    context.title = nlohmann::json::parse(merged.grid_text).value("name", "merged");
-    context.environment = environment_summary(merged.env);
-    context.warnings = environment_warnings(merged.env);
-    context.warnings.insert(context.warnings.end(), merged.warnings.begin(), merged.warnings.end());
-    context.searches = merged.searches;
-    write_reports(args.out_dir, context, merged.results, *specs, merged.env);
+    lock.emplace(args.out_dir);
+  } catch (const std::exception& e) {
+    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, e.what());
+    return kExitBadInput;
+  }
+  // Checked again under the lock: another merge may have written there in the meantime.
+  if (const std::string problem = out_problem(args); !problem.empty()) {
+    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem);
+    return kExitBadInput;
+  }
+  for (const auto& w : merged.warnings) spdlog::warn("{}", w);
+  try {
+    write_merged(args, merged, *specs);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
@@ -107,8 +172,9 @@ Command add_merge_command(CLI::App& app) {
   CLI::App* merge = app.add_subcommand(
       "merge",
       "Join the shards of one grid (run --shard K/N) into one run: one results.jsonl, each "
-      "shard's environment kept, every report; refuses shards of different grids or overlapping "
-      "parts, marks cells no shard ran `not run` (--resume of the merged run measures them)");
+      "shard's environment kept, every report; refuses shards of different grids, overlapping "
+      "parts or cells, cells not in the grid, links, and an --out that holds a run's files; "
+      "marks cells no shard ran `not run` (--resume of the merged run measures them)");
   merge->add_option("dirs", args->dirs, "The shards' run folders")->required();
   merge->add_option("--out", args->out_dir, "A new folder for the merged run")->required();
   merge

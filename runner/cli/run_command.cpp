@@ -28,6 +28,7 @@ struct RunArgs {
   /// AXIS=BASELINE:CONTENDER comparisons for the crossover analysis, each reported in turn
   std::vector<std::string> compare = {"device=cpu:cuda"};
   std::vector<std::string> prices;  ///< --price KIND=PRICE
+  double model_check_seconds = kModelCheckSeconds;
 };
 
 // --price arguments into `prices`; false (logged) when one is wrong.
@@ -42,23 +43,30 @@ bool parse_prices(const std::vector<std::string>& texts, Prices& prices) {
 }
 
 int run_command(const RunArgs& args) {
-  const auto loaded = load_and_expand(args.grid);
+  const auto loaded = load_and_expand(args.grid, args.model_check_seconds);
   if (!loaded) return kExitBadInput;
   const auto& [grid, whole] = *loaded;
   SweepOptions options = args.sweep;
   if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
   Expansion expansion = whole;
+  if (args.shards > 0 && args.shard != "auto") {
+    spdlog::error("--shards {} counts the parts of --shard auto in a Kubernetes Indexed Job; {}",
+                  args.shards,
+                  args.shard.empty() ? "add --shard auto, or drop --shards"
+                                     : "with --shard " + args.shard + " drop --shards");
+    return kExitBadInput;
+  }
   if (!args.shard.empty()) {
     try {
       options.shard =
           args.shard == "auto"
               ? shard_from_environment([](const char* n) { return std::getenv(n); }, args.shards)
               : parse_shard(args.shard);
+      expansion = shard_of(whole, *options.shard);
     } catch (const std::invalid_argument& e) {
       spdlog::error("{}", e.what());
       return kExitBadInput;
     }
-    expansion = shard_of(whole, *options.shard);
     // A shard's probes are numbered after every listed cell and apart from the other shards'.
     options.first_probe_index =
         whole.cells.size() +
@@ -69,6 +77,11 @@ int run_command(const RunArgs& args) {
                  whole.searches.size());
   }
   // Every cell carries the machine's label: `report` of several machines' runs pairs on it.
+  if (printable_text(options.label) != options.label ||
+      options.label.find_first_of("\n\t") != std::string::npos) {
+    spdlog::error("--label holds a control character or a line break; give a plain name");
+    return kExitBadInput;
+  }
   if (options.label.empty()) {
     char name[256] = {};
     gethostname(name, sizeof name - 1);
@@ -161,13 +174,16 @@ Command add_run_command(CLI::App& app) {
       ->allow_extra_args(false)
       ->take_all();
   run->add_option("--shard", args->shard,
-                  "K/N: run the K-th of N disjoint parts of the grid (balanced by each cell's "
-                  "estimated cost, the same parts on every machine); auto: K and N from a Slurm "
-                  "job array or a Kubernetes Indexed Job (with --shards N). `crossover merge` "
-                  "joins the parts");
+                  "K/N: run the K-th of N disjoint parts of the grid, the same parts on every "
+                  "machine: cells compared with each other (differing only in the device or a "
+                  "knob such as threads or precision) stay in one part, and the parts are "
+                  "balanced by estimated cost; N may not exceed the grid's units. auto: K and N "
+                  "from a Slurm job array or a Kubernetes Indexed Job (with --shards N). "
+                  "`crossover merge` joins the parts");
   run->add_option("--shards", args->shards,
                   "With --shard auto in a Kubernetes Indexed Job: the number of parts")
       ->check(CLI::Range(1, 100000));
+  add_model_check_option(*run, args->model_check_seconds);
   run->add_flag("--dry-run", args->dry_run,
                 "List the cells that would run or be skipped, and the most probes each search "
                 "may take; run nothing");
