@@ -4,10 +4,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -68,10 +70,15 @@ namespace {
 // The checks of one field of an ok result: times, rates and sizes are finite and not negative,
 // every sample is positive; the loss and the metric may be anything (a diverged model's loss is
 // NaN, and that is a finding).
+// A value as the reason quotes it: null (how JSON writes what is not a number) named as such.
+std::string quoted(double value) {
+  return std::isnan(value) ? "null (not a number)" : format_number(value);
+}
+
 void check_field(const char* name, double value, std::string& problem) {
   static const std::set<std::string> free = {"train_loss", "metric_value"};
   if (problem.empty() && (!std::isfinite(value) || value < 0) && free.count(name) == 0)
-    problem = std::string(name) + " is " + format_number(value) + ", not a time or rate";
+    problem = std::string(name) + " is " + quoted(value) + ", not a time or rate";
 }
 void check_field(const char* name, std::int64_t value, std::string& problem) {
   if (problem.empty() && value < 0)
@@ -80,7 +87,7 @@ void check_field(const char* name, std::int64_t value, std::string& problem) {
 void check_field(const char* name, const std::vector<double>& values, std::string& problem) {
   for (double value : values) {
     if (problem.empty() && (!std::isfinite(value) || value <= 0))
-      problem = std::string(name) + " holds " + format_number(value) + ", not a positive time";
+      problem = std::string(name) + " holds " + quoted(value) + ", not a positive time";
   }
 }
 template <typename Other>
@@ -92,18 +99,38 @@ std::string implausible_values(const Result& r) {
   if (r.status != CellStatus::kOk) return "";
   std::string problem;
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
-    problem = "epoch_seconds is " + format_number(r.epoch_seconds) + ", not a positive time";
+    problem = "epoch_seconds is " + quoted(r.epoch_seconds) + ", not a positive time";
 #define CROSSOVER_CHECK_FIELD(type, name) check_field(#name, r.name, problem);
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
 #undef CROSSOVER_CHECK_FIELD
   return problem;
 }
 
-std::vector<Result> read_results(const std::string& path) {
-  if (access(path.c_str(), R_OK) != 0)
+namespace {
+
+// Why a result line cannot be one crossover wrote, beyond its values: more samples than a run
+// stores (a 2-million-sample line would take minutes to report). "" when none.
+std::string sample_count_problem(const Result& r) {
+  const std::size_t most =
+      kStoredSamplesPerProcess * static_cast<std::size_t>(std::max(r.cell.processes, 1));
+  for (const auto& [name, samples] : {std::pair{"epoch_seconds_samples", &r.epoch_seconds_samples},
+                                      std::pair{"step_seconds_samples", &r.step_seconds_samples}}) {
+    if (samples->size() > most)
+      return std::string(name) + " holds " + std::to_string(samples->size()) +
+             " samples; a run stores at most " + std::to_string(kStoredSamplesPerProcess) +
+             " per process, and this cell ran in " + std::to_string(std::max(r.cell.processes, 1));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<Result> read_results(const std::string& path, Links links) {
+  if (links == Links::kFollow && access(path.c_str(), R_OK) != 0)
     throw std::runtime_error(path + ": cannot open the results file");
-  const std::string text = read_user_file(path, kMaxResultsBytes, "a results file");
+  const std::string text = read_user_file(path, kMaxResultsBytes, "a results file", links);
   std::vector<Result> results;
+  std::map<std::size_t, std::size_t> line_of;  // cell index -> line
   std::size_t number = 0;
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = text.find('\n', start);
@@ -117,6 +144,13 @@ std::vector<Result> read_results(const std::string& path) {
         throw std::runtime_error(problem->path + ": " + problem->message);
       }
       results.push_back(result_from_json(nlohmann::json::parse(line)));
+      if (const std::string problem = sample_count_problem(results.back()); !problem.empty())
+        throw std::runtime_error(problem);
+      const auto [seen, fresh] = line_of.emplace(results.back().cell.index, number);
+      if (!fresh)
+        throw std::runtime_error("cell " + std::to_string(results.back().cell.index) +
+                                 " is on line " + std::to_string(seen->second) +
+                                 " already (a duplicated result line); keep one of them");
       // A result that claims ok with values no measurement gives (an edited or corrupted file)
       // is reported as failed, never ranked or charted.
       if (const std::string problem = implausible_values(results.back()); !problem.empty()) {

@@ -10,6 +10,7 @@
 #include "core/cell.hpp"
 #include "core/file_writer.hpp"
 #include "core/status.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover {
 
@@ -97,6 +98,10 @@ struct Result {
   Result() : status(CellStatus::kOk) {}
 };
 
+/// The epoch and step samples one process stores for a cell (more are thinned, evenly spread):
+/// a line of results.jsonl holds at most this many per process of its cell.
+inline constexpr std::size_t kStoredSamplesPerProcess = 2000;
+
 /// IQR / median above this makes a result `noisy`.
 inline constexpr double kNoisyIqrRatio = 0.10;
 
@@ -118,11 +123,13 @@ Result result_from_json(const nlohmann::json& json);
 /// a result that is not ok.
 std::string implausible_values(const Result& result);
 
-/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line. An
-/// ok result with implausible values is read as failed, with the reason (and a warning). A
-/// last line without its newline that does not parse (cut off mid-write) is ignored with a
-/// warning.
-std::vector<Result> read_results(const std::string& path);
+/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line: a
+/// line that is not a result, a cell given on two lines (a duplicated line), or more epoch or
+/// step samples than a run stores (kStoredSamplesPerProcess per process). An ok result with
+/// implausible values is read as failed, with the reason (and a warning). A last line without
+/// its newline that does not parse (cut off mid-write) is ignored with a warning. With
+/// Links::kRefuse a symbolic link at `path` is refused, not followed.
+std::vector<Result> read_results(const std::string& path, Links links = Links::kFollow);
 
 /// results.jsonl and results.csv in one directory, appended and synced per result.
 class ResultFiles {

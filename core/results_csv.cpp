@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/text.hpp"
+
 namespace crossover {
 namespace {
 
@@ -10,8 +12,14 @@ bool long_column(const std::string& key) {
   return key == "epoch_seconds_samples" || key == "step_seconds_samples";
 }
 
-std::string quote(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+// A text field as spreadsheets need it: control characters dropped; quoted when it holds a comma,
+// a quote or a line break; and a text that begins with =, +, -, @ (which a spreadsheet would run
+// as a formula: a label or a reason is the user's) starts with an apostrophe, quoted.
+std::string quote(const std::string& raw) {
+  std::string text = printable_text(raw);
+  const bool formula = !text.empty() && std::string("=+-@").find(text.front()) != std::string::npos;
+  if (formula) text.insert(0, "'");
+  if (!formula && text.find_first_of(",\"\n\r\t") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out += '"';

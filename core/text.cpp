@@ -56,6 +56,9 @@ std::string format_seconds(double seconds) {
     std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
   } else if (seconds < 120.0) {
     std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
+  } else if (seconds >= kSecondsPerYear) {
+    // Minutes of a duration beyond a year say nothing (and beyond 10^18 s do not fit a long).
+    std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
   } else {
     const auto whole = static_cast<long>(seconds);
     std::snprintf(buffer, sizeof buffer, "%ld min %02ld s", whole / 60, whole % 60);
@@ -71,7 +74,7 @@ std::string format_number(double value) {
 }
 
 std::string format_axis_value(double value) {
-  if (value >= 1000 && value == std::floor(value)) {
+  if (value >= 1000 && value < 1e15 && value == std::floor(value)) {
     std::string digits = std::to_string(static_cast<long long>(value));
     for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
       digits.insert(static_cast<std::size_t>(i), ",");
@@ -94,10 +97,44 @@ std::string timestamp() {
 }
 
 std::string clock_text(double seconds) {
+  if (!(seconds >= 0.0 && seconds < kSecondsPerYear)) return format_seconds(seconds);
   const auto s = static_cast<long>(seconds + 0.5);
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
   return buffer;
+}
+
+std::string replaced(const std::string& text, const std::map<char, std::string>& replacements) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto it = replacements.find(c);
+    if (it == replacements.end())
+      out += c;
+    else
+      out += it->second;
+  }
+  return out;
+}
+
+std::string printable_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\t' || c == '\n') {
+      out += text[i];
+    } else if (c < 0x20 || c == 0x7f) {
+      continue;  // C0 controls (ESC among them) and DEL
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      ++i;  // a C1 control in UTF-8 (U+0080 to U+009F: CSI among them)
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 }  // namespace crossover

@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers shared by the validator, the CLI and the report writers.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,11 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 /// "a, b, c".
 std::string join(const std::vector<std::string>& parts, const std::string& separator = ", ");
 
-/// A duration for people: "850 us", "12.3 ms", "4.56 s", "2 min 05 s".
+/// Seconds in a year (365.25 days): from here on durations print in seconds, scientific.
+inline constexpr double kSecondsPerYear = 31557600.0;
+
+/// A duration for people: "850 us", "12.3 ms", "4.56 s", "2 min 05 s"; from a year on in
+/// seconds ("3.16e+07 s", "1e+308 s"); "-" when not finite.
 std::string format_seconds(double seconds);
 
 /// An axis value as the crossover statements write it: a whole number from 1,000 up with thousands
@@ -31,7 +36,16 @@ std::string format_percent(double fraction, bool sign = true);
 /// Local time as 20261122-193000, for default directory names.
 std::string timestamp();
 
-/// Seconds as h:mm:ss.
+/// Seconds as h:mm:ss (format_seconds' text from a year on, or for a negative or NaN time).
 std::string clock_text(double seconds);
+
+/// `text` with each character that `replacements` names replaced by its text: the one loop of
+/// every escaper (Markdown, HTML).
+std::string replaced(const std::string& text, const std::map<char, std::string>& replacements);
+
+/// `text` without control characters: C0 controls but tab and line feed (escape sequences
+/// begin with ESC), DEL, and C1 controls written in UTF-8. What reaches a terminal or a report
+/// from a file or a user's argument passes through it.
+std::string printable_text(const std::string& text);
 
 }  // namespace crossover

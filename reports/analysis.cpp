@@ -18,21 +18,32 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// pairing_key, less `also_drop` (a knob whose effect is measured across pairs).
-Json pair_key(const Result& r, const std::string& axis, const std::string& also_drop = "") {
-  Json key = pairing_key(r.cell, axis);
+// pairing_key, less `also_drop` (a knob whose effect is measured across pairs) and, unless the
+// machines are kept apart, less the machine's label.
+Json pair_key(const Result& r, const CompareSpec& spec, const std::string& also_drop = "") {
+  Json key = pairing_key(r.cell, spec.axis);
   if (!also_drop.empty()) key.erase(also_drop);
+  if (!spec.machines_apart) key.erase("host");
   return key;
+}
+
+// Keeps the members of `items` that satisfy `preferred`, when any does.
+template <typename T, typename Preferred>
+void keep_preferred(std::vector<T>& items, Preferred preferred) {
+  if (std::none_of(items.begin(), items.end(), preferred)) return;
+  items.erase(std::remove_if(items.begin(), items.end(), [&](const T& x) { return !preferred(x); }),
+              items.end());
 }
 
 // The series a pair belongs to along `axis`: its pairing key less the axis, plus the
 // contender's values of the keys pairing leaves out (a CUDA cell's data_placement or execution),
 // so that a CPU cell paired with several kinds of CUDA cell lies on one series per kind.
 Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis) {
-  Json key = pair_key(*p.baseline, spec.axis, axis);
+  Json key = pair_key(*p.baseline, spec, axis);
   const Json contender = cell_identity_json(p.contender->cell);
   for (const auto& [k, v] : contender.items()) {
-    if (k != axis && k != spec.axis && !key.contains(k)) key[spec.contender + " " + k] = v;
+    if (k != axis && k != spec.axis && !key.contains(k) && (k != "host" || spec.machines_apart))
+      key[spec.contender + " " + k] = v;
   }
   return key;
 }
@@ -109,24 +120,24 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
   for (const Result& r : results) {
     if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
     const std::string value = value_text(cell_config_json(r.cell)[spec.axis]);
-    if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec.axis).dump());
-    if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec.axis).dump());
+    if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec).dump());
+    if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec).dump());
   }
   // Guard and policy keys (isolate, timeout_seconds, max_repeats...) never split a pair, but where
   // a grid sweeps one on both sides (isolate false and true), a cell pairs with its own kind only,
-  // not with every cross combination.
+  // not with every cross combination; and with a cell of its own machine where there is one.
   std::vector<Pair> pairs;
-  std::vector<const Result*> partners, same_run;
+  std::vector<const Result*> partners;
   for (const auto& [b, key] : baselines) {
     partners.clear();
-    same_run.clear();
-    for (const auto& [c, other] : contenders) {
-      if (other != key) continue;
-      partners.push_back(c);
-      if (measuring_differences(b->cell, c->cell).empty()) same_run.push_back(c);
-    }
-    for (const Result* c : same_run.empty() ? partners : same_run)
-      pairs.push_back(compare_pair(*b, *c, seed));
+    for (const auto& [c, other] : contenders)
+      if (other == key) partners.push_back(c);
+    const Result* baseline = b;
+    keep_preferred(partners, [&](const Result* c) {
+      return measuring_differences(baseline->cell, c->cell).empty();
+    });
+    keep_preferred(partners, [&](const Result* c) { return c->cell.host == baseline->cell.host; });
+    for (const Result* c : partners) pairs.push_back(compare_pair(*b, *c, seed));
   }
   return pairs;
 }
@@ -330,7 +341,8 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
         if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
       }
       for (std::size_t j = 1; j < values.size(); ++j) {
-        const std::vector<Pair> pairs = pair_results(mine, CompareSpec{knob, values[0], values[j]});
+        CompareSpec knob_spec{knob, values[0], values[j], spec.measure, spec.machines_apart};
+        const std::vector<Pair> pairs = pair_results(mine, knob_spec);
         if (pairs.empty()) continue;
         double log_sum = 0.0;
         bool matters = false;
@@ -360,113 +372,13 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
   return out;
 }
 
-Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                   const std::vector<Crossover>& crossovers,
-                   const std::vector<Recommendation>& recommendations) {
-  Json j;
-  j["compare"] = {{"axis", spec.axis}, {"baseline", spec.baseline}, {"contender", spec.contender}};
-  j["measure"] = spec.measure;
-  j["crossovers"] = Json::array();
-  for (const Crossover& c : crossovers) {
-    Json x = {{"workload", c.workload}, {"axis", c.axis},           {"fixed", c.fixed},
-              {"values", c.values},     {"statement", c.statement}, {"cells", c.cells}};
-    x["from"] = c.from ? Json(*c.from) : Json();
-    x["crossing"] = c.crossing ? Json(*c.crossing) : Json();
-    x["crossing_low"] = c.crossing_low ? Json(*c.crossing_low) : Json();
-    x["crossing_high"] = c.crossing_high ? Json(*c.crossing_high) : Json();
-    j["crossovers"].push_back(x);
-  }
-  j["recommendations"] = Json::array();
-  for (const Recommendation& r : recommendations) {
-    j["recommendations"].push_back(
-        {{"workload", r.workload}, {"statement", r.statement}, {"cells", r.cells}});
-  }
-  j["pairs"] = Json::array();
-  for (const Pair& p : pairs) {
-    j["pairs"].push_back({{"workload", p.baseline->cell.workload},
-                          {"baseline_cell", p.baseline->cell.index},
-                          {"contender_cell", p.contender->cell.index},
-                          {"baseline_epoch_seconds", p.baseline->epoch_seconds},
-                          {"contender_epoch_seconds", p.contender->epoch_seconds},
-                          {"speedup", p.speedup},
-                          {"speedup_ci_low", p.ci.low},
-                          {"speedup_ci_high", p.ci.high},
-                          {"winner", p.winner == Winner::kContender  ? spec.contender
-                                     : p.winner == Winner::kBaseline ? spec.baseline
-                                                                     : "tie"}});
-  }
-  return j;
-}
-
-std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                                     const std::vector<Crossover>& crossovers,
-                                     const std::vector<Recommendation>& recommendations) {
-  const std::string title =
-      spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender;
-  std::string out = "## Crossovers" +
-                    (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + ": " +
-                    title + "\n\n";
-  std::string advice;
-  for (const Recommendation& r : recommendations) {
-    std::vector<std::string> cells;
-    for (std::size_t i : r.cells) cells.push_back("#" + std::to_string(i));
-    advice += "- **" + r.workload + "**: " + r.statement + " (cells " + join(cells) + ").\n";
-  }
-  const std::string recommendations_section =
-      advice.empty() ? "" : "## Recommendations\n\n" + advice + "\n";
-  if (pairs.empty()) {
-    return out + "No pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
-           " vs " + spec.contender + "), so there is nothing to compare.\n\n" +
-           recommendations_section;
-  }
-  if (crossovers.empty()) out += "No numeric axis takes several values among the pairs.\n\n";
-  for (const Crossover& c : crossovers) {
-    std::vector<std::string> cells;
-    for (std::size_t i : c.cells) cells.push_back("#" + std::to_string(i));
-    out += "- **" + c.workload + "**: " + c.statement + ". Cells " + join(cells) + ".\n";
-  }
-  const std::string base = spec.axis + "=" + spec.baseline;
-  const std::string cont = spec.axis + "=" + spec.contender;
-  const bool time = spec.measure == "time";
-  const std::string ratio = time ? "speedup" : "ratio";
-  out += "\n" + std::string(time ? "Speedup" : "Ratio") + " = the " + base + " cell's median " +
-         measure_noun(spec.measure) + " / the " + cont +
-         " cell's, with a bootstrap 95 % interval from the raw epoch samples" +
-         (time                       ? ""
-          : spec.measure == "energy" ? " (each epoch's time times the cell's mean power)"
-                                     : " (each epoch's time times the device's price per second)") +
-         ". A winner is named only when the interval excludes 1.\n\n";
-  TextTable t;
-  t.header = {"workload",
-              "cells",
-              base + (time ? " epoch" : " " + spec.measure),
-              cont + (time ? " epoch" : " " + spec.measure),
-              ratio,
-              "95 % CI",
-              "winner"};
-  t.right_aligned = {false, false, true, true, true, true, false};
-  for (const Pair& p : pairs) {
-    t.rows.push_back({p.baseline->cell.workload,
-                      "#" + std::to_string(p.baseline->cell.index) + " / #" +
-                          std::to_string(p.contender->cell.index),
-                      format_measure(p.baseline->epoch_seconds, spec.measure),
-                      format_measure(p.contender->epoch_seconds, spec.measure),
-                      format_number(p.speedup) + "x",
-                      format_number(p.ci.low) + " - " + format_number(p.ci.high),
-                      p.winner == Winner::kContender  ? cont
-                      : p.winner == Winner::kBaseline ? base
-                                                      : "tie"});
-  }
-  return out + render_markdown_table(t) + "\n" + recommendations_section;
-}
-
 const std::vector<Result>& compared_results(const Analysis& analysis,
                                             const std::vector<Result>& results) {
   return analysis.measured ? *analysis.measured : results;
 }
 
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                 const std::string& measure) {
+                 const std::string& measure, bool machines_apart) {
   Analysis analysis;
   analysis.measure = measure;
   if (measure != "time")
@@ -474,13 +386,14 @@ Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSp
   const std::vector<Result>& seen = compared_results(analysis, results);
   for (CompareSpec spec : specs) {
     spec.measure = measure;
+    spec.machines_apart = machines_apart || spec.axis == "host";
     ComparisonFindings f{spec, pair_results(seen, spec), {}, {}, {}};
     f.crossovers = find_crossovers(f.pairs, spec);
     f.recommendations = recommend(seen, spec, f.crossovers);
     f.by_measure = crossovers_by_measure(results, spec);
     analysis.comparisons.push_back(std::move(f));
   }
-  analysis.devices = compare_devices(seen, measure);
+  analysis.devices = compare_devices(seen, measure, machines_apart);
   analysis.scaling = scaling_rows(results);
   return analysis;
 }

@@ -26,6 +26,11 @@ struct CompareSpec {
   std::string baseline = "cpu";
   std::string contender = "cuda";
   std::string measure = "time";
+  /// Whether the machines' labels (`host`) keep cells apart: true for `report` of several runs,
+  /// whose machines are compared; false for one run (a merged sharded run included), which reads
+  /// as one machine — its cells pair within a machine first and its series run across machines.
+  /// A comparison along `host` itself always pairs across machines.
+  bool machines_apart = false;
 };
 
 /// Parses "AXIS=BASELINE:CONTENDER"; throws std::invalid_argument naming what is wrong.
@@ -61,7 +66,9 @@ std::string speedup_text(const Pair& p);
 
 /// Every pair of `ok` cells whose identity keys (cell_identity_json) differ only in `spec.axis`
 /// (for `device`, also in the keys that only mean something on one device: gpus and
-/// data_placement); protection and policy keys never split a pair. The pairs point into
+/// data_placement); protection and policy keys never split a pair, nor does the machine's label
+/// unless `spec.machines_apart` — but where a cell has several partners, it pairs with those
+/// measured as it was and, among them, with those of its own machine. The pairs point into
 /// `results`, which must outlive them. Deterministic for a given seed.
 std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
                                std::uint64_t seed = 0);
@@ -123,10 +130,11 @@ struct Analysis {
 
 /// The analysis of `results` in `measure` (time, energy or cost): one comparison per spec, in
 /// order, the device tables and the scaling rows (always of time), and each comparison's
-/// crossovers in the other measures that were measured (by_measure). Its pairs and rows point into
+/// crossovers in the other measures that were measured (by_measure). `machines_apart` as
+/// CompareSpec's, for every comparison and the device tables. Its pairs and rows point into
 /// `results`, or in another measure into the analysis's own `measured`.
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                 const std::string& measure = "time");
+                 const std::string& measure = "time", bool machines_apart = false);
 
 /// The results the analysis compared: `results` itself, or in another measure its `measured`.
 const std::vector<Result>& compared_results(const Analysis& analysis,

@@ -275,8 +275,9 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
       {"compare --calibration calibrate.json", rate_text(g.false_alarms), rate_text(g.detections)});
   gate.rows.push_back({"compare without a calibration", rate_text(g.uncalibrated_false_alarms),
                        rate_text(g.uncalibrated_detections)});
-  return "## crossover calibrate: " + g.grid + "\n\n" + std::to_string(g.false_alarms.pairs) +
-         " A/A pairs (two runs of the same binary) and " + std::to_string(g.detections.pairs) +
+  return "## crossover calibrate: " + markdown_text(g.grid) + "\n\n" +
+         std::to_string(g.false_alarms.pairs) + " A/A pairs (two runs of the same binary) and " +
+         std::to_string(g.detections.pairs) +
          " pairs in which one run (the second in odd pairs, the first in even ones) had " +
          std::to_string(g.load) +
          " busy process(es) competing with its cells. One run per side, metric " +

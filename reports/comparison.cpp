@@ -120,7 +120,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
 // several labelled runs) get a column per machine and device ("cuda on h100-node"), the first
 // machine's CPU the baseline: the H100 node's GPU against the CPU node's CPU.
 std::vector<Row> device_rows(const std::vector<Result>& results, const std::string& workload,
-                             std::vector<std::string>& devices) {
+                             bool machines_apart, std::vector<std::string>& devices) {
   std::vector<Row> rows;
   std::vector<std::string> hosts;
   for (const auto& r : results) {
@@ -128,20 +128,20 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
         std::find(hosts.begin(), hosts.end(), r.cell.host) == hosts.end())
       hosts.push_back(r.cell.host);
   }
-  const bool machines = hosts.size() > 1;
+  const bool machines = machines_apart && hosts.size() > 1;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "");
     if (std::find(devices.begin(), devices.end(), column) == devices.end())
       devices.push_back(column);
     Json key = setting_key(r.cell);
-    if (machines) key.erase("host");
+    key.erase("host");  // a column's name says the machine, where machines are apart
     auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
     if (row == rows.end()) {
       rows.push_back({key, {}});
       row = rows.end() - 1;
     }
-    row->by_device[column] = &r;
+    row->by_device.emplace(column, &r);  // a cell measured twice: the first one
   }
   std::stable_sort(devices.begin(), devices.end(), [](const std::string& a, const std::string& b) {
     return device_kind(a) == DeviceKind::kCpu && device_kind(b) != DeviceKind::kCpu;
@@ -167,7 +167,7 @@ std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
 }  // namespace
 
 std::vector<Comparison> compare_devices(const std::vector<Result>& results,
-                                        const std::string& measure) {
+                                        const std::string& measure, bool machines_apart) {
   std::vector<std::string> workloads;
   for (const auto& r : results) {
     if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
@@ -177,7 +177,7 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results,
   std::vector<Comparison> out;
   for (const auto& workload : workloads) {
     std::vector<std::string> devices;
-    const std::vector<Row> rows = device_rows(results, workload, devices);
+    const std::vector<Row> rows = device_rows(results, workload, machines_apart, devices);
     const std::vector<std::string> varying = varying_keys(rows);
     Comparison comparison;
     comparison.workload = workload;

@@ -62,16 +62,22 @@ std::vector<EnvironmentDifference> environment_differences(const nlohmann::json&
   const auto gpu_names = [](const nlohmann::json& record) {
     std::vector<std::string> names;
     if (record.contains("gpus") && record["gpus"].is_array()) {
-      for (const auto& gpu : record["gpus"]) names.push_back(gpu.value("name", std::string("?")));
+      for (const auto& gpu : record["gpus"])
+        names.push_back(gpu.is_object() && gpu.contains("name") && gpu["name"].is_string()
+                            ? gpu["name"].get<std::string>()
+                            : std::string("?"));
     }
     return names.empty() ? std::string("none") : join(names);
   };
   if (gpu_names(baseline) != gpu_names(candidate))
     out.push_back({"GPUs", gpu_names(baseline), gpu_names(candidate), true});
   // The matmul peak measured at the start of each run: a busy or throttled machine shows here.
-  if (measured && baseline.contains("peak_gflops") && candidate.contains("peak_gflops")) {
+  if (measured && baseline.contains("peak_gflops") && candidate.contains("peak_gflops") &&
+      baseline["peak_gflops"].is_object()) {
     for (const auto& [device, b] : baseline["peak_gflops"].items()) {
-      if (!candidate["peak_gflops"].contains(device) || !b.is_number()) continue;
+      if (!candidate["peak_gflops"].is_object() || !candidate["peak_gflops"].contains(device) ||
+          !b.is_number() || !candidate["peak_gflops"][device].is_number())
+        continue;
       const double bv = b.get<double>(), cv = candidate["peak_gflops"][device].get<double>();
       if (bv > 0.0 && std::abs(cv / bv - 1.0) > kPeakTolerance) {
         out.push_back({device + " matmul peak (GFLOP/s, measured at the start)", format_number(bv),

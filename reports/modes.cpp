@@ -117,7 +117,9 @@ void crossovers_by_mode(const std::vector<Result>& results, const std::string& w
   for (const Crossover& c : crossovers) {
     const Cell* cell = c.workload == workload ? contender(c) : nullptr;
     if (cell == nullptr) continue;
-    const std::string group = c.axis + " " + without_mode(pairing_key(*cell, spec.axis), {c.axis});
+    auto key = pairing_key(*cell, spec.axis);
+    if (!spec.machines_apart) key.erase("host");
+    const std::string group = c.axis + " " + without_mode(key, {c.axis});
     add_once(order, group);
     groups[group].push_back(&c);
   }

@@ -24,11 +24,7 @@ int severity(Verdict verdict) { return static_cast<int>(verdict); }
 // how the cell was guarded (isolation, time-out).
 // What `compare` matches cells on: their identity keys, less the machine's label — comparing
 // two machines is what it is for, and it names their differences first.
-Json match_config(const Cell& cell) {
-  Json j = cell_identity_json(cell);
-  j.erase("host");
-  return j;
-}
+Json match_config(const Cell& cell) { return cell_match_json(cell); }
 
 std::vector<double> metric_samples(const Result& r, const std::string& metric) {
   if (metric == "step") return r.step_seconds_samples;

@@ -123,9 +123,9 @@ std::string render_regression_text(const RegressionReport& r) {
 
 std::string render_regression_markdown(const RegressionReport& r) {
   std::string out = "## crossover compare: " + headline(r) + "\n\n";
-  out += "Baseline `" + r.baseline_label + "`, candidate `" + r.candidate_label + "`. " +
-         settings_text(r.options) + ".\n\n";
-  if (!r.evidence.empty()) out += "**Evidence:** " + r.evidence + ".\n\n";
+  out += "Baseline " + markdown_text(r.baseline_label) + ", candidate " +
+         markdown_text(r.candidate_label) + ". " + settings_text(r.options) + ".\n\n";
+  if (!r.evidence.empty()) out += "**Evidence:** " + markdown_text(r.evidence) + ".\n\n";
   if (r.unfair()) {
     out +=
         "> **Warning:** the two runs' environments differ in ways that change timings by "
@@ -138,7 +138,7 @@ std::string render_regression_markdown(const RegressionReport& r) {
       env.rows.push_back({d.what, d.baseline, d.candidate, d.unfair ? "yes" : "no"});
     out += render_markdown_table(env) + "\n";
   }
-  for (const auto& note : r.notes) out += "- " + note + "\n";
+  for (const auto& note : r.notes) out += "- " + markdown_text(note) + "\n";
   if (!r.notes.empty()) out += "\n";
   const auto section = [&](Verdict verdict, const std::string& title, bool folded) {
     std::vector<const CellVerdict*> cells;
@@ -162,8 +162,10 @@ std::string render_regression_markdown(const RegressionReport& r) {
   section(Verdict::kNotCompared, "Not compared", true);
   if (!r.only_in_baseline.empty() || !r.only_in_candidate.empty()) {
     out += "### Cells in one run only\n\n";
-    for (const auto& name : r.only_in_baseline) out += "- only in the baseline: " + name + "\n";
-    for (const auto& name : r.only_in_candidate) out += "- only in the candidate: " + name + "\n";
+    for (const auto& name : r.only_in_baseline)
+      out += "- only in the baseline: " + markdown_text(name) + "\n";
+    for (const auto& name : r.only_in_candidate)
+      out += "- only in the candidate: " + markdown_text(name) + "\n";
     out += "\n";
   }
   return out;

@@ -168,9 +168,9 @@ namespace {
 
 // The title, the warnings, the cell counts and the synthetic-data note.
 std::string markdown_head(const ReportContext& context, const std::vector<Result>& results) {
-  std::string out = "# crossover: " + context.title + "\n\n";
-  if (!context.description.empty()) out += context.description + "\n\n";
-  for (const auto& w : context.warnings) out += "> **Warning:** " + w + "\n\n";
+  std::string out = "# crossover: " + markdown_text(context.title) + "\n\n";
+  if (!context.description.empty()) out += markdown_text(context.description) + "\n\n";
+  for (const auto& w : context.warnings) out += "> **Warning:** " + markdown_text(w) + "\n\n";
 
   std::size_t ok = 0, skipped = 0, failed = 0;
   std::vector<std::string> synthetic;
@@ -186,7 +186,7 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
   out += std::to_string(results.size()) + " cells: " + std::to_string(ok) + " ok, " +
          std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed.\n\n";
   if (!synthetic.empty()) {
-    out += "> **Synthetic data:** " + join(synthetic) +
+    out += "> **Synthetic data:** " + markdown_text(join(synthetic)) +
            " ran on a synthetic data set of the real one's shape (`data_source: synthetic`); "
            "run `scripts/fetch-data.sh` for the real data.\n\n";
   }
@@ -217,7 +217,7 @@ std::string markdown_devices(const std::vector<Result>& results, const Analysis&
       "only guard a cell (`isolate`, `timeout_seconds`) or bound its measuring (`min_repeats`, "
       "`max_repeats`, `time_budget_seconds`, `ci_target`) never split a row.\n\n";
   for (const auto& c : devices) {
-    out += "### " + c.workload + "\n\n";
+    out += "### " + markdown_text(c.workload) + "\n\n";
     if (const WorkloadInfo* info = find_workload(c.workload)) {
       out += info->model + "; " + info->optimizer + " lr " + format_number(info->lr) + "; " +
              info->notes + "\n\n";
@@ -262,7 +262,7 @@ std::string markdown_caveats(const std::vector<Result>& results) {
            "are wrong.\n\n";
   }
   if (const std::string energy = energy_summary(results); !energy.empty()) {
-    out += "> **Energy:** " + energy.substr(std::string("energy: ").size()) +
+    out += "> **Energy:** " + markdown_text(energy.substr(std::string("energy: ").size())) +
            ". Energy covers the timed epochs only; a CPU package or a GPU counts every process "
            "on it, not this run's alone.\n\n";
   }
@@ -289,7 +289,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
   out += "## Environment\n\n";
-  for (const auto& line : context.environment) out += "- " + line + "\n";
+  for (const auto& line : context.environment) out += "- " + markdown_text(line) + "\n";
   out += "\n";
   out += render_searches_markdown(context.searches);
   for (const ComparisonFindings& f : analysis.comparisons) {
@@ -297,8 +297,9 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
     const auto measures = measure_statements(f);
     std::vector<std::string> names;
     for (const auto& by : f.by_measure) names.push_back(by.first);
-    if (!measures.empty()) out += "On " + join(names, " and on ") + " (" + f.spec.axis + "):\n\n";
-    for (const auto& line : measures) out += "- " + line + "\n";
+    if (!measures.empty())
+      out += "On " + join(names, " and on ") + " (" + markdown_text(f.spec.axis) + "):\n\n";
+    for (const auto& line : measures) out += "- " + markdown_text(line) + "\n";
     if (!measures.empty()) out += "\n";
   }
   out += markdown_devices(results, analysis);

@@ -19,6 +19,9 @@ struct ReportContext {
   /// What the tables, crossovers and recommendations compare: "time", "energy" or "cost"
   /// (`report --measure`).
   std::string measure = "time";
+  /// `report` of several runs: the machines' labels keep cells apart (CompareSpec's
+  /// machines_apart); one run, merged shards included, reads as one machine.
+  bool machines_apart = false;
   /// The run's searches (searches.json): per line its probes, bracket and statement.
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
 };

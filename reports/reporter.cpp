@@ -147,7 +147,7 @@ std::unique_ptr<Reporter> terminal_report(std::function<void(const std::string&)
 
 void report(const std::vector<std::unique_ptr<Reporter>>& reporters, const ReportContext& context,
             const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
-  const Analysis analysis = analyse(results, specs, context.measure);
+  const Analysis analysis = analyse(results, specs, context.measure, context.machines_apart);
   for (const auto& reporter : reporters) reporter->begin(context);
   for (const Result& r : results) {
     for (const auto& reporter : reporters) reporter->cell(r);

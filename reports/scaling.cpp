@@ -68,7 +68,7 @@ std::string render_scaling_markdown(const std::vector<ScalingRow>& rows) {
                             row.efficiency ? format_number(100.0 * *row.efficiency) + " %" : "-",
                             join(ranks)});
     }
-    out += "### " + workload + "\n\n" + render_markdown_table(table) + "\n";
+    out += "### " + markdown_text(workload) + "\n\n" + render_markdown_table(table) + "\n";
   }
   return out;
 }

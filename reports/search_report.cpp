@@ -44,9 +44,13 @@ std::string render_searches_markdown(const nlohmann::ordered_json& searches) {
       "probes are ordinary cells: they appear in the tables below too.\n\n";
   for (const auto& search : searches) {
     const std::string fixed = search.value("fixed", "");
-    out += "### " + search.value("workload", "") + ": " + search.value("compare", "") + " along " +
-           search.value("key", "") + (fixed.empty() ? "" : " (" + fixed + ")") + "\n\n";
-    out += "**" + search.value("statement", "") + "** (" + search.value("outcome", "") + ")\n\n";
+    out += "### " +
+           markdown_text(search.value("workload", "") + ": " + search.value("compare", "") +
+                         " along " + search.value("key", "") +
+                         (fixed.empty() ? "" : " (" + fixed + ")")) +
+           "\n\n";
+    out += "**" + markdown_text(search.value("statement", "")) + "** (" +
+           markdown_text(search.value("outcome", "")) + ")\n\n";
     TextTable table;
     table.header = {"probe",  search.value("key", ""), "speedup [95 % CI]",
                     "winner", "bracket after",         "cells"};

@@ -43,29 +43,10 @@ std::vector<const Pair*> crossover_points(const Crossover& c, const std::vector<
 }  // namespace
 
 std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':  // the renderers quote attributes with single quotes
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  // No control character reaches the page; the renderers quote attributes with single quotes.
+  static const std::map<char, std::string> entities = {
+      {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
+  return replaced(printable_text(text), entities);
 }
 
 // "iris_mlp, threads=1" or "iris_mlp": a chart's subject.

@@ -145,6 +145,7 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
       auto key = pairing_key(p.baseline->cell, spec.axis);
       key.erase(x_axis);
       key.erase(y_axis);
+      if (!spec.machines_apart) key.erase("host");
       std::string fixed;
       for (std::size_t i = 2; i < varying.size(); ++i) {
         const auto v = axis_value(*p.baseline, varying[i].second);

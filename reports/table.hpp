@@ -1,5 +1,6 @@
 #pragma once
-// A table of text cells, rendered as GitHub Markdown or as aligned terminal text.
+// A table of text cells, rendered as GitHub Markdown or as aligned terminal text, and the one
+// writer of data as Markdown text.
 
 #include <string>
 #include <vector>
@@ -13,7 +14,13 @@ struct TextTable {
   std::vector<bool> right_aligned;  ///< per column; numbers read best aligned right
 };
 
-/// GitHub-flavoured Markdown (pipes in cells escaped).
+/// Text from data (a label, a reason, a field of env.json, a grid's name) as Markdown that shows
+/// it as it is: the one Markdown text writer of every report. Control characters are dropped,
+/// line breaks and tabs become spaces, `&`, `<` and `>` become entities (no HTML gets through),
+/// and `|` (a table's column), backticks (code) and backslashes are escaped.
+std::string markdown_text(const std::string& text);
+
+/// GitHub-flavoured Markdown, every header and cell through markdown_text.
 std::string render_markdown_table(const TextTable& table);
 
 /// Space-aligned text for a terminal.

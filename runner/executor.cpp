@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -18,6 +19,7 @@
 #include "runner/launch.hpp"
 #include "runner/memory.hpp"
 #include "runner/threads.hpp"
+#include "workloads/user_model.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
@@ -109,8 +111,6 @@ std::vector<double> thinned(const std::vector<double>& samples, std::size_t limi
   for (std::size_t i = 0; i < limit; ++i) out.push_back(samples[i * samples.size() / limit]);
   return out;
 }
-
-constexpr std::size_t kStoredEpochSamples = 2000;
 
 // Steps a graph cell runs on a side stream before capturing one (torch.cuda.graph's advice).
 constexpr int kGraphWarmupSteps = 3;
@@ -244,14 +244,14 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
                        const PhaseClock& phases, const WorkloadFacts& facts, Result& result) {
   const std::vector<double>& epoch_samples = repeats.epoch_samples;
   set_epoch_statistics(result, epoch_samples);
-  result.epoch_seconds_samples = thinned(epoch_samples, kStoredEpochSamples);
+  result.epoch_seconds_samples = thinned(epoch_samples, kStoredSamplesPerProcess);
   result.train_seconds = summarize(result.train_seconds_samples).median;
   const Summary steps = summarize(step_samples);
   result.step_samples = steps.count;
   result.step_seconds = steps.median;
   result.step_seconds_p25 = steps.p25;
   result.step_seconds_p75 = steps.p75;
-  result.step_seconds_samples = thinned(step_samples, kStoredEpochSamples);
+  result.step_seconds_samples = thinned(step_samples, kStoredSamplesPerProcess);
   result.first_epoch_seconds = summarize(repeats.first_epochs).median;
   result.startup_seconds =
       result.device_init_seconds + result.setup_seconds + result.first_step_seconds;
@@ -307,6 +307,12 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     step_samples = steps.samples();
   }
   result.train_loss = repeats.last_loss.item<double>();
+  // A user's model whose loss is not a number has not trained: a failure with why, not a result.
+  if (cell.workload == "torchscript" && !std::isfinite(result.train_loss))
+    throw std::runtime_error(std::string("the model's training loss is ") +
+                             (std::isnan(result.train_loss) ? "NaN" : "infinite") +
+                             " after its last epoch: its outputs or gradients "
+                             "overflow; lower lr, or check the model's forward");
   result.metric_value = workload->evaluate();
   record_statistics(repeats, step_samples, phases, facts, result);
   record_energy(energy->totals(), result);
@@ -342,7 +348,12 @@ Result run_cell(const Cell& cell, const RunOptions& options) {
 }
 
 std::string failure_reason(const std::exception& error) {
-  const std::string message = error.what();
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
+  const std::string message =
+      c10_error != nullptr ? c10_error->what_without_backtrace() : std::string(error.what());
+  // A user's model that raised: its own message, not the interpreter's first line.
+  if (message.find("TorchScript interpreter") != std::string::npos)
+    return script_error_summary(message);
   return message.substr(0, message.find('\n'));
 }
 

@@ -291,3 +291,41 @@ TEST(Analysis, ModesNameTheFastestPerDeviceAndWhereEachCrossoverLies) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// A merged run of a job array: each size's cpu/cuda pair ran on a node of its own. It reads as
+// one run: one series along the axis (a crossover found across the nodes), plain device columns;
+// with the machines kept apart (report of several runs) every node is its own series and column.
+TEST(Analysis, TheNodesOfAMergedRunReadAsOneMachine) {
+  std::vector<Result> results = sweep({100, 10000, 100000}, {0.5, 2.0, 4.0});
+  for (Result& r : results) r.cell.host = "node" + std::to_string(r.cell.index / 2);
+  const Analysis one = analyse(results, {kDevice});
+  ASSERT_EQ(one.comparisons.front().pairs.size(), 3u);
+  for (const Pair& p : one.comparisons.front().pairs)
+    EXPECT_EQ(p.baseline->cell.host, p.contender->cell.host);  // pairs stay within a node
+  ASSERT_EQ(one.comparisons.front().crossovers.size(), 1u);
+  EXPECT_TRUE(one.comparisons.front().crossovers.front().from.has_value());
+  ASSERT_EQ(one.devices.size(), 1u);
+  EXPECT_EQ(one.devices.front().table.header[1], "cpu epoch");
+  EXPECT_EQ(one.devices.front().table.rows.size(), 3u);
+  const Analysis apart = analyse(results, {kDevice}, "time", true);
+  EXPECT_TRUE(apart.comparisons.front().crossovers.empty());  // three one-point series
+  EXPECT_NE(apart.devices.front().table.header[1].find(" on node"), std::string::npos);
+  // A node's cell pairs with its own node's partner where both nodes measured the setting.
+  std::vector<Result> both = sweep({100}, {2.0});
+  both[0].cell.host = both[1].cell.host = "a";
+  std::vector<Result> other = sweep({100}, {0.5});
+  for (Result& r : other) {
+    r.cell.index += 2;
+    r.cell.host = "b";
+    both.push_back(r);
+  }
+  const auto pairs = pair_results(both, kDevice);
+  ASSERT_EQ(pairs.size(), 2u);
+  for (const Pair& p : pairs) EXPECT_EQ(p.baseline->cell.host, p.contender->cell.host);
+}
+
+}  // namespace
+}  // namespace crossover

@@ -254,7 +254,9 @@ TEST(Results, JsonRoundTripAndJsonlReading) {
   {
     ResultFiles files(dir.path());
     files.append(r);
-    files.append(made("cuda", 1000, 0, 0, CellStatus::kSkipped));
+    Result skipped = made("cuda", 1000, 0, 0, CellStatus::kSkipped);
+    skipped.cell.index = 1;
+    files.append(skipped);
   }
   const auto read = read_results(dir.file("results.jsonl"));
   ASSERT_EQ(read.size(), 2u);
@@ -335,18 +337,22 @@ TEST(Results, ANonFiniteMeasurementIsWrittenAsNullAndReadBackAsNaN) {
 
 TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {
   testing::ScratchDir dir;
-  const std::string line = result_to_json(made("cpu", 1000, 0.002, 0.0004)).dump();
+  const auto line = [](std::size_t index) {
+    Result r = made("cpu", 1000, 0.002, 0.0004);
+    r.cell.index = index;
+    return result_to_json(r).dump();
+  };
   // Power lost while the third line was written: half of it, no newline.
-  dir.write("cut.jsonl", line + "\n" + line + "\n" + line.substr(0, line.size() / 2));
+  dir.write("cut.jsonl", line(0) + "\n" + line(1) + "\n" + line(2).substr(0, line(2).size() / 2));
   EXPECT_EQ(read_results(dir.file("cut.jsonl")).size(), 2u);
   // A complete last line (newline included) that does not parse is damage, not a cut: an error.
-  dir.write("damaged.jsonl", line + "\n" + line.substr(0, line.size() / 2) + "\n");
+  dir.write("damaged.jsonl", line(0) + "\n" + line(1).substr(0, line(1).size() / 2) + "\n");
   EXPECT_THROW(read_results(dir.file("damaged.jsonl")), std::runtime_error);
   // So is a bad line in the middle, even without a final newline.
-  dir.write("middle.jsonl", line + "\n{\"x\": 1}\n" + line);
+  dir.write("middle.jsonl", line(0) + "\n{\"x\": 1}\n" + line(1));
   EXPECT_THROW(read_results(dir.file("middle.jsonl")), std::runtime_error);
   // A complete file without a final newline reads whole.
-  dir.write("whole.jsonl", line + "\n" + line);
+  dir.write("whole.jsonl", line(0) + "\n" + line(1));
   EXPECT_EQ(read_results(dir.file("whole.jsonl")).size(), 2u);
 }
 

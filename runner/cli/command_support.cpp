@@ -34,14 +34,15 @@ void catch_interrupts() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path) {
+std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
+                                                          double model_check_seconds) {
   try {
     Grid grid = load_grid(path);
     Expansion expansion = expand_grid(grid);
     // The grid's own models, each loaded in a child process (runner/model_check.hpp).
     std::vector<Cell> models = expansion.cells;
     for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
-    if (auto problems = check_user_models(models); !problems.empty())
+    if (auto problems = check_user_models(models, {}, model_check_seconds); !problems.empty())
       throw GridError(grid.file, std::move(problems));
     if (expansion.cells.empty() && expansion.searches.empty()) {
       spdlog::error("{}: every cell is excluded; nothing to run", path);
@@ -84,16 +85,20 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
 }
 
 RunRecord load_run(const std::string& path) {
-  if (!fs::exists(path))
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status))
     throw std::runtime_error(path +
-                             " does not exist: give a results.jsonl or the directory "
-                             "holding it");
-  const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+                             (error && error != std::errc::no_such_file_or_directory
+                                  ? " cannot be read (" + error.message() + ")"
+                                  : " does not exist") +
+                             ": give a results.jsonl or the directory holding it");
+  const std::string file = fs::is_directory(status) ? path + "/results.jsonl" : path;
   RunRecord run;
   run.label = path;
   run.results = read_results(file);
   const fs::path env = fs::path(file).parent_path() / "env.json";
-  if (fs::exists(env)) {
+  if (fs::exists(env, error)) {
     try {
       run.environment =
           nlohmann::json::parse(read_json_text(env.string(), kMaxRecordBytes, "an env.json"));

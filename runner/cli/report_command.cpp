@@ -71,6 +71,7 @@ std::string out_problem(const std::string& out_dir, const std::string& run_dir) 
 // One run as `report` reads it: its results, env.json and searches.json (each optional).
 struct RunRead {
   std::string directory;
+  std::string file;  ///< its results.jsonl
   std::vector<Result> results;
   nlohmann::ordered_json record;
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
@@ -78,12 +79,18 @@ struct RunRead {
 };
 
 std::optional<RunRead> read_run(const std::string& path) {
-  if (!fs::exists(path)) {
-    spdlog::error("{} does not exist: give a run's directory or its results.jsonl", path);
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) {
+    spdlog::error("{} {}: give a run's directory or its results.jsonl", path,
+                  error && error != std::errc::no_such_file_or_directory
+                      ? "cannot be read (" + error.message() + ")"
+                      : "does not exist");
     return std::nullopt;
   }
   RunRead run;
-  const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+  const std::string file = fs::is_directory(status) ? path + "/results.jsonl" : path;
+  run.file = file;
   const fs::path parent = fs::path(file).parent_path();
   run.directory = parent.empty() ? "." : parent.string();
   try {
@@ -94,7 +101,7 @@ std::optional<RunRead> read_run(const std::string& path) {
   }
   const auto optional_json = [&](const std::string& name, nlohmann::ordered_json& into,
                                  const std::string& section) {
-    if (!fs::exists(run.directory + "/" + name)) return;
+    if (!fs::exists(run.directory + "/" + name, error)) return;
     try {
       into = nlohmann::ordered_json::parse(
           read_json_text(run.directory + "/" + name, kMaxRecordBytes, "a " + name));
@@ -112,7 +119,9 @@ std::optional<RunRead> read_run(const std::string& path) {
   optional_json("searches.json", run.searches, "searches");
   for (const Result& r : run.results)
     if (run.label.empty()) run.label = r.cell.host;
-  if (run.label.empty() && run.record.is_object()) run.label = run.record.value("label", "");
+  if (run.label.empty() && run.record.is_object() && run.record.contains("label") &&
+      run.record["label"].is_string())
+    run.label = run.record["label"].get<std::string>();
   if (run.label.empty())
     run.label = fs::absolute(run.directory).lexically_normal().filename().string();
   return run;
@@ -122,7 +131,10 @@ std::optional<RunRead> read_run(const std::string& path) {
 std::string hostname_of(const RunRead& run) {
   if (!run.record.is_object() || !run.record.contains("host") || !run.record["host"].is_object())
     return "";
-  return run.record["host"].value("hostname", "");
+  const auto& host = run.record["host"];
+  return host.contains("hostname") && host["hostname"].is_string()
+             ? host["hostname"].get<std::string>()
+             : "";
 }
 
 // Several runs as one: each one's cells labelled with its machine and numbered after the runs
@@ -171,6 +183,16 @@ int report_command(const ReportArgs& args) {
   for (const std::string& path : args.results) {
     auto run = read_run(path);
     if (!run) return kExitBadInput;
+    // One run given twice (by two names, or its folder and its results.jsonl) would count every
+    // cell twice.
+    for (const RunRead& before : runs) {
+      std::error_code error;
+      if (fs::equivalent(before.file, run->file, error)) {
+        spdlog::error("{} and {} are one run, given twice; nothing was written", before.file,
+                      run->file);
+        return kExitBadInput;
+      }
+    }
     runs.push_back(std::move(*run));
   }
   if (runs.size() > 1 && args.out_dir.empty()) {
@@ -198,6 +220,7 @@ int report_command(const ReportArgs& args) {
     results = std::move(run.results);
   } else {
     if (!combine(runs, context, results)) return kExitBadInput;
+    context.machines_apart = true;
     for (const RunRead& run : runs)
       context.title += (context.title.empty() ? "" : " + ") + run.label;
   }

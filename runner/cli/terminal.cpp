@@ -1,0 +1,92 @@
+#include "runner/cli/terminal.hpp"
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <mutex>
+#include <streambuf>
+
+#include "core/text.hpp"
+
+namespace crossover {
+namespace {
+
+// std::cout's buffer behind a filter that drops control characters as they are written: C0 but
+// tab and line feed, DEL, and C1 in UTF-8 (a 0xC2 is held until the byte after it is seen).
+class PrintableBuffer : public std::streambuf {
+ public:
+  explicit PrintableBuffer(std::streambuf* out) : out_(out) {}
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    return put(static_cast<unsigned char>(c)) ? c : traits_type::eof();
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i)
+      if (!put(static_cast<unsigned char>(s[i]))) return i;
+    return n;
+  }
+  int sync() override {
+    if (held_ && out_->sputc(static_cast<char>(0xc2)) == traits_type::eof()) return -1;
+    held_ = false;
+    return out_->pubsync();
+  }
+
+ private:
+  bool put(unsigned char c) {
+    if (held_) {
+      held_ = false;
+      if (c >= 0x80 && c <= 0x9f) return true;  // a C1 control: both bytes dropped
+      if (out_->sputc(static_cast<char>(0xc2)) == traits_type::eof()) return false;
+    }
+    if (c == 0xc2) {
+      held_ = true;
+      return true;
+    }
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) return true;
+    return out_->sputc(static_cast<char>(c)) != traits_type::eof();
+  }
+
+  std::streambuf* out_;
+  bool held_ = false;
+};
+
+// A sink that hands each message, made printable, to the colour sink on standard error.
+class PrintableSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  PrintableSink() : inner_(std::make_shared<spdlog::sinks::stderr_color_sink_mt>()) {
+    inner_->set_pattern("%^%l%$: %v");
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& message) override {
+    const std::string text =
+        printable_text(std::string(message.payload.data(), message.payload.size()));
+    spdlog::details::log_msg copy = message;
+    copy.payload = text;
+    inner_->log(copy);
+  }
+  void flush_() override { inner_->flush(); }
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> inner_;
+};
+
+}  // namespace
+
+void keep_standard_output_printable() {
+  // Never destroyed: std::cout is flushed at exit, after the function-local statics are gone.
+  static auto* const buffer = new PrintableBuffer(std::cout.rdbuf());
+  std::cout.rdbuf(buffer);
+}
+
+std::shared_ptr<spdlog::logger> printable_logger(const std::string& name) {
+  auto logger = std::make_shared<spdlog::logger>(name, std::make_shared<PrintableSink>());
+  spdlog::register_logger(logger);
+  return logger;
+}
+
+}  // namespace crossover

@@ -1,0 +1,20 @@
+#pragma once
+// What reaches the terminal is text, never a command to it: labels, reasons, file names and the
+// fields of a user's files are printed through filters that drop control characters (an escape
+// sequence in a results file must not clear a screen or retitle a window).
+
+#include <spdlog/logger.h>
+
+#include <memory>
+
+namespace crossover {
+
+/// Puts a filter between std::cout and its buffer that drops what printable_text drops, for the
+/// rest of the process. Write errors still reach std::cout's state.
+void keep_standard_output_printable();
+
+/// The command line's logger on standard error ("error: ..." in colour where it is a terminal),
+/// each message passed through printable_text.
+std::shared_ptr<spdlog::logger> printable_logger(const std::string& name);
+
+}  // namespace crossover
