@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/key_builder.hpp"
+#include "core/text.hpp"
 
 namespace crossover::key_builder {
 namespace {
@@ -39,6 +40,7 @@ void declare_mlp_sizes(Keys& keys) {
     bool numeric_axis;
     std::vector<std::string> workloads;
     const char* means;
+    const char* why_min = "";  ///< why the least value is what it is, where it is not plain
   };
   const SizeKey size_keys[] = {
       {"features", &Cell::features, 32, 1, true, {"mlp"}, "input features of the synthetic rows"},
@@ -48,7 +50,9 @@ void declare_mlp_sizes(Keys& keys) {
        2,
        false,
        {"mlp", "torchscript"},
-       "classes of the synthetic samples (the output width; cross entropy, accuracy)"},
+       "classes of the synthetic samples (the output width; cross entropy, accuracy)",
+       " (with one class there is nothing to learn: its cross entropy is always 0; for "
+       "regression give \"outputs\")"},
       {"width", &Cell::width, 256, 1, true, {"mlp"}, "units in each hidden layer"},
       {"depth", &Cell::depth, 2, 0, true, {"mlp"}, "hidden layers (0: a linear model)"},
   };
@@ -66,7 +70,8 @@ void declare_mlp_sizes(Keys& keys) {
         })
         .range(k.min, 1e6)
         .added_later()
-        .expects(k.min == 0 ? "a whole number from 0" : "a positive whole number")
+        .expects("a whole number from " + std::to_string(static_cast<int>(k.min)) + " to 1000000" +
+                 k.why_min)
         .means("workload" + std::string(workloads.size() > 1 ? "s " : " ") + "`" +
                workloads.front() + (workloads.size() > 1 ? "` and `" + workloads.back() : "") +
                "`: " + k.means + "; 0 for every other workload")
@@ -75,6 +80,10 @@ void declare_mlp_sizes(Keys& keys) {
     keys.push_back(key);
   }
 }
+
+// One sample of a user's model: dimensions and values at most.
+constexpr std::size_t kMaxInputDims = 8;
+constexpr double kMaxInputValues = 1e8;
 
 // The torchscript workload: its file, one sample's shape, and regression outputs.
 void declare_torchscript_keys(Keys& keys) {
@@ -88,6 +97,12 @@ void declare_torchscript_keys(Keys& keys) {
             if (c.model.empty())
               return "workload \"torchscript\" needs \"model\": the file torch.jit.save wrote "
                      "(relative to the grid's folder)";
+            for (const char ch : c.model) {
+              if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+                return "model holds a control character (byte " +
+                       std::to_string(static_cast<unsigned char>(ch)) +
+                       "), which no file name the tool opens may: give the file's plain path";
+            }
             if (c.input_shape.empty())
               return "workload \"torchscript\" needs \"input_shape\": one sample's shape, such as "
                      "[3, 224, 224] or [20]";
@@ -109,13 +124,25 @@ void declare_torchscript_keys(Keys& keys) {
           .defaults_to("`\"\"`"));
   keys.push_back(Declare("input_shape", KeyKind::kShape, &Cell::input_shape)
                      .problem([only](const Cell& c) -> std::string {
-                       return c.workload == "torchscript" || c.input_shape.empty()
-                                  ? ""
-                                  : not_here("input_shape", c, only);
+                       if (c.workload != "torchscript" && !c.input_shape.empty())
+                         return not_here("input_shape", c, only);
+                       double values = 1.0;
+                       for (const std::int64_t size : c.input_shape)
+                         values *= static_cast<double>(size);
+                       if (c.input_shape.size() > kMaxInputDims)
+                         return "input_shape has " + std::to_string(c.input_shape.size()) +
+                                " dimensions; at most " + std::to_string(kMaxInputDims) +
+                                " (one sample, without the batch)";
+                       if (values > kMaxInputValues)
+                         return "input_shape holds " + format_number(values) +
+                                " values per sample, over the limit of 100000000 (a batch of "
+                                "them would not fit any memory)";
+                       return "";
                      })
                      .range(1, 1e6)
                      .added_later()
-                     .expects("a list of positive whole numbers, such as [3, 224, 224]")
+                     .expects("a list of whole numbers from 1 to 1000000, such as [3, 224, 224] "
+                              "(at most 8 dimensions and 100000000 values per sample)")
                      .means("workload `torchscript`: one sample's shape, without the batch")
                      .defaults_to("`[]`"));
   keys.push_back(Declare("outputs", kInteger, &Cell::outputs)

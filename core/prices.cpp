@@ -1,6 +1,8 @@
 #include "core/prices.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <regex>
 #include <stdexcept>
 
 #include "core/text.hpp"
@@ -17,10 +19,27 @@ void check_price_key(const std::string& key) {
                                 "machine's label (\"cuda@gpu-node\")");
 }
 
-void check_price_value(const std::string& key, double value) {
-  if (!(std::isfinite(value) && value >= 0.0 && value < 1e9))
-    throw std::invalid_argument("price \"" + key + "\": got " + format_number(value) +
-                                ", expected a price per hour from 0 (e.g. 2.50)");
+// The bounds of a price per hour, in any currency: above nothing, below what overflows a cost.
+constexpr double kLeastPrice = 1e-9;
+constexpr double kMostPrice = 1e9;
+
+// A price per hour from `text` as given ("2.50", "0.4", "3e-2"), or std::invalid_argument
+// quoting the text: only a finite decimal number from kLeastPrice to kMostPrice (no NaN, inf,
+// hexadecimal, sign or spaces).
+double price_from_text(const std::string& key, const std::string& text) {
+  static const std::regex decimal(R"(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+  const std::string quoted = "price \"" + key + "\": \"" + text + "\"";
+  if (!std::regex_match(text, decimal))
+    throw std::invalid_argument(quoted +
+                                " is not a price: give a decimal number above 0, such as 2.50");
+  const double value = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(value) || value > kMostPrice)
+    throw std::invalid_argument(quoted + " is too large: a price per hour is at most 1e+09");
+  if (value < kLeastPrice)
+    throw std::invalid_argument(
+        quoted + (value == 0.0 ? " is 0: a price is above 0 (leave the kind out to price nothing)"
+                               : " is below the least price per hour, 1e-09"));
+  return value;
 }
 
 std::string device_kind(const std::string& device) {
@@ -35,18 +54,11 @@ void add_price(Prices& prices, const std::string& text) {
     throw std::invalid_argument("--price " + text + ": expected KIND=PRICE, e.g. cuda=2.50");
   const std::string key = text.substr(0, equals);
   check_price_key(key);
-  double value = 0.0;
-  std::size_t used = 0;
   try {
-    value = std::stod(text.substr(equals + 1), &used);
-  } catch (const std::exception&) {
-    used = 0;
+    prices[key] = price_from_text(key, text.substr(equals + 1));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--price " + text + ": " + e.what());
   }
-  if (used == 0 || used != text.size() - equals - 1)
-    throw std::invalid_argument("--price " + text + ": \"" + text.substr(equals + 1) +
-                                "\" is not a number (a price per hour, e.g. 2.50)");
-  check_price_value(key, value);
-  prices[key] = value;
 }
 
 Prices prices_from_json(const nlohmann::json& json) {
@@ -59,9 +71,8 @@ Prices prices_from_json(const nlohmann::json& json) {
     check_price_key(key);
     if (!value.is_number())
       throw std::invalid_argument("price \"" + key + "\": got " + value.dump() +
-                                  ", expected a number (a price per hour)");
-    check_price_value(key, value.get<double>());
-    prices[key] = value.get<double>();
+                                  ", expected a decimal number above 0 (a price per hour)");
+    prices[key] = price_from_text(key, value.dump());
   }
   return prices;
 }

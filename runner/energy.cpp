@@ -3,13 +3,18 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <regex>
 #include <sstream>
+
+#include "core/text.hpp"
 
 namespace crossover {
 namespace {
@@ -26,12 +31,33 @@ std::string from_env(const char* name, const char* fallback) {
   return value != nullptr && *value != '\0' ? value : fallback;
 }
 
-// A number from the first line of a sysfs file; false when it cannot be read.
-bool read_number(const std::string& path, double& value) {
+// A number from the first line of a sysfs file, or why it cannot be read ("" when it can): not
+// there, not a regular file (a FIFO would hang the cell), no permission, or not a number.
+std::string number_problem(const std::string& path, double& value) {
   std::error_code error;
-  if (!fs::is_regular_file(path, error)) return false;  // a FIFO would hang the cell
+  const fs::file_status status = fs::status(path, error);
+  if (error) return "cannot read " + path + " (" + error.message() + ")";
+  if (!fs::is_regular_file(status)) return path + " is not a regular file";
   std::ifstream in(path);
-  return static_cast<bool>(in >> value);
+  if (!in) {
+    return errno == EACCES ? "cannot read " + path +
+                                 ": no permission (root only since Linux 5.10: run as root, or "
+                                 "make it readable)"
+                           : "cannot read " + path + " (" + std::strerror(errno) + ")";
+  }
+  std::string line;
+  std::getline(in, line);
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(line.c_str(), &end);
+  if (line.empty() || end == line.c_str() || *end != '\0' || errno == ERANGE ||
+      !std::isfinite(value) || value < 0)
+    return path + " holds \"" + line.substr(0, 40) + "\", not a count of microjoules";
+  return "";
+}
+
+bool read_number(const std::string& path, double& value) {
+  return number_problem(path, value).empty();
 }
 
 std::string first_line(const std::string& path) {
@@ -78,6 +104,11 @@ struct RaplDomain {
   double last_uj = 0.0;
 };
 
+// More than this from one package domain is no reading but a broken or planted counter.
+constexpr double kMostPackageWatts = 5000.0;
+// A counter that has not moved over this much timed time is not counting.
+constexpr double kStillCounterSeconds = 0.05;
+
 class RaplMeter : public EnergyMeter {
  public:
   explicit RaplMeter(std::vector<RaplDomain> domains) : domains_(std::move(domains)) {
@@ -86,26 +117,51 @@ class RaplMeter : public EnergyMeter {
                    " domain(s)): other processes on it count too";
   }
   void start() override {
-    for (auto& d : domains_) read_number(d.counter, d.last_uj);
+    for (auto& d : domains_) {
+      if (const std::string why = number_problem(d.counter, d.last_uj); !why.empty())
+        problem_ = why;
+    }
     started_ = Clock::now();
   }
   void stop() override {
+    const double span = seconds_between(started_, Clock::now());
     for (auto& d : domains_) {
       double now = d.last_uj;
-      if (!read_number(d.counter, now)) continue;
+      if (const std::string why = number_problem(d.counter, now); !why.empty()) {
+        problem_ = why;
+        continue;
+      }
       double delta = now - d.last_uj;
       if (delta < 0.0) delta += d.range_uj;  // the counter wrapped (once, at most, per span)
+      // A wrap is a small step past the range; a counter that went back is not one.
+      if (delta / 1e6 > kMostPackageWatts * std::max(span, 1e-3) && problem_.empty()) {
+        problem_ = d.counter + " went from " + format_number(d.last_uj) + " to " +
+                   format_number(now) + " uJ in " + format_seconds(span) +
+                   ": more than a package draws (" + format_number(kMostPackageWatts) +
+                   " W), a counter that went back rather than one wrap";
+      }
       totals_.joules += delta / 1e6;
       d.last_uj = now;
     }
-    totals_.seconds += seconds_between(started_, Clock::now());
+    totals_.seconds += span;
   }
-  EnergyTotals totals() const override { return totals_; }
+  EnergyTotals totals() const override {
+    std::string why = problem_;
+    if (why.empty() && totals_.joules == 0.0 && totals_.seconds >= kStillCounterSeconds)
+      why = "the RAPL counter did not move over " + format_seconds(totals_.seconds) +
+            " of timed epochs: it is not counting (a virtual machine's stand-in?)";
+    if (why.empty()) return totals_;
+    EnergyTotals unavailable;
+    unavailable.source = "unavailable";
+    unavailable.note = why;
+    return unavailable;
+  }
 
  private:
   std::vector<RaplDomain> domains_;
   EnergyTotals totals_;
   Clock::time_point started_;
+  std::string problem_;  ///< the first reading that makes the totals untrustworthy
 };
 
 // The package domains under the powercap root ("intel-rapl:0", "intel-rapl:1": AMD's RAPL
@@ -124,12 +180,8 @@ std::unique_ptr<EnergyMeter> rapl_meter() {
     if (first_line(dir + "/name").rfind("package", 0) != 0) continue;
     RaplDomain d;
     d.counter = dir + "/energy_uj";
-    if (!read_number(d.counter, d.last_uj)) {
-      return std::make_unique<UnavailableMeter>(
-          "cannot read " + d.counter +
-          ": no permission (root only since Linux 5.10: run as root, or make it readable), "
-          "or not a regular file");
-    }
+    if (const std::string why = number_problem(d.counter, d.last_uj); !why.empty())
+      return std::make_unique<UnavailableMeter>(why);
     if (!read_number(dir + "/max_energy_range_uj", d.range_uj) || d.range_uj <= 0.0)
       return std::make_unique<UnavailableMeter>("cannot read " + dir + "/max_energy_range_uj");
     domains.push_back(d);

@@ -147,6 +147,10 @@ class ExperimentCells {
       // A user's model is code from outside: in a child process unless the grid says, so that
       // a crash in it costs its cell alone; its file relative to the grid's folder.
       if (!sets(experiment_, "isolate")) cell.isolate = true;
+      // And never without an end: a forward that hangs only at the real batch size passes the
+      // model check, then would run forever.
+      if (!sets(experiment_, "timeout_seconds"))
+        cell.timeout_seconds = user_model_timeout_seconds(cell);
       if (!cell.model.empty() && std::filesystem::path(cell.model).is_relative()) {
         cell.model = (std::filesystem::absolute(grid_.file).parent_path() / cell.model)
                          .lexically_normal()

@@ -119,6 +119,40 @@ TEST(Energy, WithoutPowercapTheMeterSaysWhy) {
   EXPECT_NE(t.note.find("no RAPL package domain"), std::string::npos) << t.note;
 }
 
+// A counter that never moves, goes back (other than one wrap) or holds no number: `unavailable`,
+// with the true reason, never 0 W, megawatts, or "no permission" for a root that has it.
+TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
+  testing::ScratchDir dir;
+  FakePowercap powercap(dir);
+  powercap.write("intel-rapl:0/max_energy_range_uj", "262143328850");  // a real package's range
+  ScopedEnv root("CROSSOVER_POWERCAP_ROOT", powercap.root);
+  powercap.set("intel-rapl:0", 5000000);
+  auto meter = energy_meter("cpu", 0, 1);
+  meter->start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  meter->stop();
+  EnergyTotals t = meter->totals();
+  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_NE(t.note.find("did not move over"), std::string::npos) << t.note;
+  EXPECT_EQ(t.joules, 0.0);
+  // Back from 5,000,000 to 4,000,000 uJ: as a wrap that would be 262 kJ in a few milliseconds.
+  meter = energy_meter("cpu", 0, 1);
+  meter->start();
+  powercap.set("intel-rapl:0", 4000000);
+  meter->stop();
+  t = meter->totals();
+  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_NE(t.note.find("went from 5e+06 to 4e+06 uJ"), std::string::npos) << t.note;
+  EXPECT_NE(t.note.find("a counter that went back rather than one wrap"), std::string::npos);
+  EXPECT_EQ(t.joules, 0.0);
+  // A counter whose text is no number: said so, not "no permission".
+  powercap.write("intel-rapl:0/energy_uj", "abc");
+  t = energy_meter("cpu", 0, 1)->totals();
+  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_NE(t.note.find("holds \"abc\", not a count of microjoules"), std::string::npos) << t.note;
+  EXPECT_EQ(t.note.find("permission"), std::string::npos) << t.note;
+}
+
 // The stand-in NVML's GPUs draw FAKE_NVML_WATTS; a span of about 0.1 s.
 EnergyTotals nvml_span(int first_gpu = 0, int gpus = 1) {
   ScopedEnv library("CROSSOVER_NVML_LIBRARY", CROSSOVER_FAKE_NVML);
@@ -226,6 +260,28 @@ TEST(Prices, PricesAreReadStrictlyAndEachCellPaysForItsDevice) {
   for (const char* bad :
        {"cuda", "tpu=1", "cuda=", "cuda=cheap", "cuda=-1", "cuda=2.5x", "cuda@=1"})
     EXPECT_THROW(add_price(prices, bad), std::invalid_argument) << bad;
+  // One parser, whose messages quote the text given: only a finite decimal above 0.
+  const auto said = [&](const std::string& text) {
+    try {
+      add_price(prices, text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  for (const char* text : {"NaN", "nan", "inf", "0x10", " 2", "+2", "1e"})
+    EXPECT_NE(said(std::string("cpu=") + text).find("\"" + std::string(text) + "\" is not a price"),
+              std::string::npos)
+        << text << ": " << said(std::string("cpu=") + text);
+  EXPECT_NE(said("cpu=1e308").find("\"1e308\" is too large"), std::string::npos);
+  EXPECT_NE(said("cpu=1e-320").find("below the least price per hour"), std::string::npos);
+  EXPECT_NE(said("cpu=0").find("\"0\" is 0: a price is above 0"), std::string::npos);
+  EXPECT_EQ(said("cpu=3e-2"), "accepted");
+  EXPECT_DOUBLE_EQ(prices.at("cpu"), 0.03);
+  add_price(prices, "cpu=0.40");
+  EXPECT_THROW(prices_from_json(nlohmann::json::parse(R"({"cuda": 0})")), std::invalid_argument);
+  EXPECT_THROW(prices_from_json(nlohmann::json::parse(R"({"cuda": 1e300})")),
+               std::invalid_argument);
   EXPECT_THROW(prices_from_json(nlohmann::json::parse(R"({"cuda": "2.50"})")),
                std::invalid_argument);
   EXPECT_THROW(prices_from_json(nlohmann::json::parse(R"([2.5])")), std::invalid_argument);

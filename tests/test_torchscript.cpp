@@ -3,7 +3,9 @@
 #include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 
@@ -279,6 +281,91 @@ TEST(TorchScript, AModelWhoseCheckCrashesIsAnIssueNotACrash) {
                                    "one batch (Aborted)"),
             std::string::npos)
       << issues[0].message;
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// A scripted module of one trainable weight whose forward is `body` (x: the batch).
+torch::jit::Module scripted_with(const std::string& body) {
+  torch::jit::Module m("Odd");
+  m.register_attribute("training", c10::BoolType::get(), true);
+  m.register_parameter("w", torch::ones({20, 4}, torch::requires_grad()), false);
+  m.define("def forward(self, x):\n" + body);
+  return m;
+}
+
+// What validate says of models that load but cannot be trained, or that say why themselves.
+TEST(TorchScript, ValidateNamesWhatMakesAModelUntrainable) {
+  const testing::ScratchDir dir;
+  Cell c = example_cell(dir.file("model.pt"));
+  const auto problem_of = [&](const std::string& body) {
+    scripted_with(body).save(dir.file("model.pt"));
+    return user_model_problem(c);
+  };
+  std::string p = problem_of("    return torch.matmul(x, self.w).long()\n");
+  EXPECT_NE(p.find("returns a tensor of Long, which no loss can be trained through"),
+            std::string::npos)
+      << p;
+  p = problem_of("    return torch.matmul(x, self.w) > 0\n");
+  EXPECT_NE(p.find("returns a tensor of Bool"), std::string::npos) << p;
+  p = problem_of("    return torch.matmul(x, self.w) / 0.0 * 0.0\n");
+  EXPECT_NE(p.find("gives NaN or infinite outputs"), std::string::npos) << p;
+  // The model's own exception, not the interpreter's first line.
+  p = problem_of(
+      "    assert x.size(0) == 3, 'the batch must hold 3 samples'\n"
+      "    return torch.matmul(x, self.w)\n");
+  EXPECT_NE(p.find("the batch must hold 3 samples"), std::string::npos) << p;
+  EXPECT_EQ(p.find("The following operation failed"), std::string::npos) << p;
+  EXPECT_EQ(p.find('\n'), std::string::npos) << p;
+  EXPECT_EQ(problem_of("    return torch.matmul(x, self.w)\n"), "");
+  // A zip that is neither TorchScript nor torch.save's is not called a state_dict.
+  {
+    caffe2::serialize::PyTorchStreamWriter writer(dir.file("docs.zip"));
+    const std::string text = "hello";
+    writer.writeRecord("readme.txt", text.data(), text.size());
+    writer.writeEndOfFile();
+  }
+  c.model = dir.file("docs.zip");
+  p = user_model_problem(c);
+  EXPECT_NE(p.find("neither a TorchScript module"), std::string::npos) << p;
+  EXPECT_EQ(p.find("state_dict"), std::string::npos) << p;
+}
+
+// A check that takes too long is stopped and named with its limit; the process that asked goes
+// on at once, not when the check ends.
+TEST(TorchScript, AModelCheckThatHangsIsStoppedAtItsLimit) {
+  Cell c = example_cell("/models/slow.pt");
+  const auto start = std::chrono::steady_clock::now();
+  const auto issues = check_user_models(
+      {c},
+      [](const Cell&) -> std::string {
+        for (;;) pause();  // a forward that never returns
+      },
+      0.5);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("model /models/slow.pt: its check (load it and run one batch of "
+                                   "input_shape) did not finish within 0.5 s"),
+            std::string::npos)
+      << issues[0].message;
+  EXPECT_NE(issues[0].message.find("--model-check-seconds"), std::string::npos);
+}
+
+// A user's model whose loss becomes NaN fails its cell with why, never an ok cell with loss "-".
+TEST(TorchScript, ANanLossFailsTheCell) {
+  const testing::ScratchDir dir;
+  write_example_model(dir.file("example.pt"));
+  Cell c = example_cell(dir.file("example.pt"));
+  c.lr = 1e30;  // diverges within the first steps
+  c.epochs = 3;
+  const Result r = run_cell(c, RunOptions{});
+  EXPECT_EQ(r.status, CellStatus::kFailed);
+  EXPECT_NE(r.reason.find("the model's training loss is "), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("after its last epoch"), std::string::npos) << r.reason;
 }
 
 }  // namespace

@@ -182,6 +182,13 @@ torch::jit::Module load_scripted_model(const std::string& path) {
                              " is not a TorchScript archive (not a zip file); save the model "
                              "with torch.jit.script(model).save(path)");
   }
+  if (!has_entry(entries, "/code/") && !has_entry(entries, "/constants.pkl") &&
+      !has_entry(entries, "/data.pkl")) {
+    throw std::runtime_error("model file " + path +
+                             " is a zip archive, but neither a TorchScript module (no code/) nor "
+                             "anything torch.save writes (no data.pkl); save the model with "
+                             "torch.jit.script(model).save(path)");
+  }
   if (!has_entry(entries, "/code/") && !has_entry(entries, "/constants.pkl")) {
     throw std::runtime_error(
         "model file " + path +

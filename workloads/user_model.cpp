@@ -20,18 +20,29 @@ std::string shape_text(c10::IntArrayRef shape) {
   return text + "]";
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// The line of a TorchScript interpreter's report that says what failed ("RuntimeError: mat1 and
-// mat2 shapes cannot be multiplied (2x21 and 20x64)"), else its first line.
-std::string error_summary(const std::string& text) {
-  const auto at = text.rfind("Error: ");
-  if (at == std::string::npos) return first_line(text);
-  const auto start = text.rfind('\n', at);
-  return first_line(text.substr(start == std::string::npos ? 0 : start + 1));
-}
-
 }  // namespace
+
+std::string script_error_summary(const std::string& text) {
+  const auto ends_with = [](const std::string& word, const std::string& end) {
+    return word.size() >= end.size() &&
+           word.compare(word.size() - end.size(), end.size(), end) == 0;
+  };
+  std::size_t end = text.size();
+  while (end > 0) {
+    const auto start = text.rfind('\n', end - 1);
+    std::string line = text.substr(start == std::string::npos ? 0 : start + 1,
+                                   end - (start == std::string::npos ? 0 : start + 1));
+    line.erase(0, line.find_first_not_of(" \t"));
+    const auto colon = line.find(": ");
+    const std::string name = line.substr(0, colon);
+    if (colon != std::string::npos && name.find(' ') == std::string::npos &&
+        (ends_with(name, "Error") || ends_with(name, "Exception")))
+      return line;
+    if (start == std::string::npos) break;
+    end = start;
+  }
+  return text.substr(0, text.find('\n'));
+}
 
 torch::jit::Module load_checked_model(const Cell& cell) {
   torch::jit::Module module = load_scripted_model(cell.model);
@@ -56,7 +67,13 @@ torch::jit::Module load_checked_model(const Cell& cell) {
                                  : e.what();
     throw std::runtime_error("model " + cell.model + ": its forward rejects input_shape " +
                              shape_text(cell.input_shape) + " (a batch " + shape_text(batch) +
-                             "): " + error_summary(what));
+                             "): " + script_error_summary(what));
+  }
+  if (!out.is_floating_point()) {
+    throw std::runtime_error("model " + cell.model + ": its forward returns a tensor of " +
+                             std::string(c10::toString(out.scalar_type())) +
+                             ", which no loss can be trained through; return floating-point "
+                             "scores (logits) or values");
   }
   const std::int64_t width = cell.outputs > 0 ? cell.outputs : cell.classes;
   if (out.dim() != 2 || out.size(0) != 2 || out.size(1) != width) {
@@ -65,6 +82,11 @@ torch::jit::Module load_checked_model(const Cell& cell) {
                              (cell.outputs > 0 ? "outputs " : "classes ") + std::to_string(width) +
                              " expects [2, " + std::to_string(width) + "]");
   }
+  if (!torch::isfinite(out).all().item<bool>()) {
+    throw std::runtime_error("model " + cell.model + ": a batch " + shape_text(batch) +
+                             " of zeros gives NaN or infinite outputs; a model that does cannot "
+                             "be trained (a division by zero, a log of 0?)");
+  }
   return module;
 }
 
@@ -72,7 +94,7 @@ std::string user_model_problem(const Cell& cell) {
   try {
     load_checked_model(cell);
   } catch (const c10::Error& e) {
-    return "model " + cell.model + ": " + error_summary(e.what_without_backtrace());
+    return "model " + cell.model + ": " + script_error_summary(e.what_without_backtrace());
   } catch (const std::exception& e) {
     return e.what();
   }

@@ -14,6 +14,12 @@ namespace crossover {
 /// do. Loads the model in this process.
 std::string user_model_problem(const Cell& cell);
 
+/// The line of a TorchScript interpreter's report that says what failed, the model's own message
+/// kept ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x21 and 20x64)",
+/// "builtins.ValueError: bad input", "Exception: the batch must be even"): its last line that
+/// names an error or an exception, else its first line.
+std::string script_error_summary(const std::string& text);
+
 /// What write_example_model writes, in words.
 inline constexpr const char* kExampleModelText =
     "a scripted MLP 20-64-64-4 (ReLU), input_shape [20], classes 4";

@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "reports/regression.hpp"
 #include "runner/grid.hpp"
+#include "runner/model_check.hpp"
 
 namespace crossover {
 
@@ -25,8 +26,11 @@ inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report 
 extern std::atomic<int> interrupted;
 void catch_interrupts();
 
-/// Loads and expands a grid, logging every issue; nullopt means bad input.
-std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path);
+/// Loads and expands a grid, logging every issue; nullopt means bad input. Its own models
+/// (workload "torchscript") are each checked in a child process, for at most
+/// `model_check_seconds` (runner/model_check.hpp).
+std::optional<std::pair<Grid, Expansion>> load_and_expand(
+    const std::string& path, double model_check_seconds = kModelCheckSeconds);
 
 /// The settings of compare's gate (compare, calibrate), checked; nothing (logged) when one is out
 /// of range.

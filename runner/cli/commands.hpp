@@ -15,6 +15,9 @@ struct Command {
   std::function<int()> run;  ///< its exit code
 };
 
+/// `--model-check-seconds S` of run and validate: how long one model's check may take.
+void add_model_check_option(CLI::App& command, double& seconds);
+
 Command add_run_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);

@@ -11,8 +11,14 @@
 namespace crossover {
 namespace {
 
-int validate_command(const std::string& grid_path) {
-  const auto loaded = load_and_expand(grid_path);
+struct ValidateArgs {
+  std::string grid;
+  double model_check_seconds = kModelCheckSeconds;
+};
+
+int validate_command(const ValidateArgs& args) {
+  const std::string& grid_path = args.grid;
+  const auto loaded = load_and_expand(grid_path, args.model_check_seconds);
   if (!loaded) return kExitBadInput;
   const auto& [grid, expansion] = *loaded;
   std::cout << grid_path << ": valid grid \"" << grid.name << "\": " << grid.experiments.size()
@@ -30,11 +36,21 @@ int validate_command(const std::string& grid_path) {
 
 }  // namespace
 
+void add_model_check_option(CLI::App& command, double& seconds) {
+  command
+      .add_option("--model-check-seconds", seconds,
+                  "How long the check of each of the grid's own models (load it, run one batch "
+                  "of input_shape, in a child process) may take before it is stopped and the "
+                  "grid refused (default 60)")
+      ->check(CLI::Range(0.1, 86400.0));
+}
+
 Command add_validate_command(CLI::App& app) {
-  auto args = std::make_shared<std::string>();
+  auto args = std::make_shared<ValidateArgs>();
   CLI::App* validate =
       app.add_subcommand("validate", "Check a grid and report every problem; runs nothing");
-  validate->add_option("grid", *args, "Grid file (JSON)")->required();
+  validate->add_option("grid", args->grid, "Grid file (JSON)")->required();
+  add_model_check_option(*validate, args->model_check_seconds);
 
   return {validate, [args] { return validate_command(*args); }};
 }
