@@ -128,38 +128,32 @@ std::string sample_count_problem(const Result& r) {
 std::vector<Result> read_results(const std::string& path, Links links) {
   if (links == Links::kFollow && access(path.c_str(), R_OK) != 0)
     throw std::runtime_error(path + ": cannot open the results file");
-  const std::string text = read_user_file(path, kMaxResultsBytes, "a results file", links);
   std::vector<Result> results;
   std::map<std::size_t, std::size_t> line_of;  // cell index -> line
   std::size_t number = 0;
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = text.find('\n', start);
-    const bool complete = end != std::string::npos;
-    const std::string line = text.substr(start, complete ? end - start : std::string::npos);
-    start = complete ? end + 1 : text.size();
+  // One line at a time as the file streams in: a results file of a gigabyte is never held whole.
+  const auto read_line = [&](const std::string& line, bool complete) {
     ++number;
-    if (line.empty()) continue;
+    if (line.empty()) return;
     try {
-      if (const auto problem = check_json_shape(line)) {
-        throw std::runtime_error(problem->path + ": " + problem->message);
-      }
-      results.push_back(result_from_json(nlohmann::json::parse(line)));
-      if (const std::string problem = sample_count_problem(results.back()); !problem.empty())
+      Result r = result_from_json(parse_checked_json(line));
+      if (const std::string problem = sample_count_problem(r); !problem.empty())
         throw std::runtime_error(problem);
-      const auto [seen, fresh] = line_of.emplace(results.back().cell.index, number);
+      const auto [seen, fresh] = line_of.emplace(r.cell.index, number);
       if (!fresh)
-        throw std::runtime_error("cell " + std::to_string(results.back().cell.index) +
-                                 " is on line " + std::to_string(seen->second) +
+        throw std::runtime_error("cell " + std::to_string(r.cell.index) + " is on line " +
+                                 std::to_string(seen->second) +
                                  " already (a duplicated result line); keep one of them");
       // A result that claims ok with values no measurement gives (an edited or corrupted file)
       // is reported as failed, never ranked or charted.
-      if (const std::string problem = implausible_values(results.back()); !problem.empty()) {
+      if (const std::string problem = implausible_values(r); !problem.empty()) {
         spdlog::warn("{}:{}: cell {} is marked ok, but {}; it is taken as failed", path, number,
-                     results.back().cell.index, problem);
-        results.back().status = CellStatus::kFailed;
-        results.back().reason =
+                     r.cell.index, problem);
+        r.status = CellStatus::kFailed;
+        r.reason =
             "not a measurement: " + problem + " (" + path + ":" + std::to_string(number) + ")";
       }
+      results.push_back(std::move(r));
     } catch (const std::exception& e) {
       // A last line without its newline was cut off mid-write (a crash, a power loss): every
       // result before it is intact, so it is dropped with a warning rather than failing the file.
@@ -168,12 +162,30 @@ std::vector<Result> read_results(const std::string& path, Links links) {
             "{}:{}: the last line is incomplete (cut off while it was written) and is "
             "ignored; the {} result(s) before it are intact",
             path, number, results.size());
-        break;
+        return;
       }
       throw std::runtime_error(path + ":" + std::to_string(number) +
                                ": not a result line: " + e.what());
     }
-  }
+  };
+  std::string pending;
+  read_user_file_chunks(
+      path, kMaxResultsBytes, "a results file",
+      [&](const char* data, std::size_t size) {
+        for (const char* end; size > 0;
+             size -= static_cast<std::size_t>(end + 1 - data), data = end + 1) {
+          end = static_cast<const char*>(std::memchr(data, '\n', size));
+          if (end == nullptr) {
+            pending.append(data, size);
+            return;
+          }
+          pending.append(data, static_cast<std::size_t>(end - data));
+          read_line(pending, true);
+          pending.clear();
+        }
+      },
+      links);
+  if (!pending.empty()) read_line(pending, false);
   return results;
 }
 

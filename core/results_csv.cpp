@@ -64,7 +64,11 @@ std::string csv_header() {
 std::string csv_row(const Result& result) {
   std::string line;
   bool first = true;
-  const auto values = result_to_json(result);
+  // The row leaves the samples out: they are not made into JSON only to be skipped.
+  Result row = result;
+  row.epoch_seconds_samples.clear();
+  row.step_seconds_samples.clear();
+  const auto values = result_to_json(row);
   for (const auto& [key, value] : values.items()) {
     if (long_column(key)) continue;
     if (!first) line += ",";

@@ -199,6 +199,26 @@ std::optional<JsonShapeProblem> check_json_shape(const std::string& text, int ma
   return check.problem();
 }
 
+nlohmann::json parse_checked_json(const std::string& text, int max_depth) {
+  using Event = nlohmann::json::parse_event_t;
+  std::vector<std::set<std::string>> keys;  // the keys seen, one set per object being read
+  return nlohmann::json::parse(text, [&](int depth, Event event, nlohmann::json& parsed) {
+    if (depth > max_depth) {
+      throw std::runtime_error("arrays and objects nested more than " + std::to_string(max_depth) +
+                               " deep, the limit; no crossover file needs more than a few");
+    }
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second) {
+      throw std::runtime_error("the key \"" + parsed.get<std::string>() +
+                               "\" is given twice in one object; JSON keeps only one of them, so "
+                               "remove or merge the other");
+    }
+    return true;
+  });
+}
+
 void check_real_folder(const std::string& path, const std::string& what) {
   struct stat info {};
   if (lstat(path.c_str(), &info) != 0) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,12 @@ void check_real_folder(const std::string& path, const std::string& what);
 /// Works without recursion, so it is safe on any input.
 std::optional<JsonShapeProblem> check_json_shape(const std::string& text,
                                                  int max_depth = kMaxJsonDepth);
+
+/// JSON text parsed in one pass with check_json_shape's checks made as it goes (nesting deeper
+/// than `max_depth`, a key given twice in one object): for long texts read often (a line of
+/// results.jsonl with thousands of samples), where a separate shape pass would read every number
+/// twice. Throws std::runtime_error naming the problem, or nlohmann's parse_error for bad syntax.
+nlohmann::json parse_checked_json(const std::string& text, int max_depth = kMaxJsonDepth);
 
 /// Removes a folder and everything in it with plain POSIX calls (nftw, remove), never
 /// std::filesystem::remove_all: LibTorch 2.x's libtorch.so exports its own copy of that function,

@@ -1,8 +1,8 @@
 #include "reports/report_gbench.hpp"
 
+#include <algorithm>
 #include <cmath>
 
-#include "core/stats.hpp"
 #include "reports/cell_names.hpp"
 
 namespace crossover {
@@ -11,6 +11,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr double kMillisecondsPerSecond = 1e3;
+// The most iterations gbench.json lists per cell: more than any repetition count a Google
+// Benchmark user compares.
+constexpr std::size_t kGbenchIterations = 200;
 
 Json entry(const std::string& name, std::size_t family, const Result& r, std::size_t repetitions) {
   Json j;
@@ -58,7 +61,12 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
   Json benchmarks = Json::array();
   for (std::size_t i = 0; i < ok.size(); ++i) {
     const Result& r = *ok[i];
-    const auto& samples = r.epoch_seconds_samples;
+    // One iteration per epoch sample, up to kGbenchIterations (a cell of 100 processes would
+    // list 200,000), evenly spread beyond that; the aggregates are over every sample.
+    std::vector<double> samples;
+    const auto& all = r.epoch_seconds_samples;
+    const std::size_t shown = std::min(all.size(), kGbenchIterations);
+    for (std::size_t k = 0; k < shown; ++k) samples.push_back(all[k * all.size() / shown]);
     for (std::size_t k = 0; k < samples.size(); ++k) {
       Json j = entry(names[i], i, r, samples.size());
       j["run_type"] = "iteration";
@@ -70,10 +78,13 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       j["items_per_second"] = static_cast<double>(r.train_rows) / samples[k];
       benchmarks.push_back(j);
     }
-    const Summary s = summarize(samples);
-    const double cv = s.mean > 0.0 ? s.stdev / s.mean : 0.0;
-    const std::pair<const char*, double> aggregates[] = {
-        {"mean", s.mean}, {"median", s.median}, {"stddev", s.stdev}, {"cv", cv}};
+    // The result's own statistics, over every sample it kept.
+    const double cv =
+        r.epoch_seconds_mean > 0.0 ? r.epoch_seconds_stdev / r.epoch_seconds_mean : 0.0;
+    const std::pair<const char*, double> aggregates[] = {{"mean", r.epoch_seconds_mean},
+                                                         {"median", r.epoch_seconds},
+                                                         {"stddev", r.epoch_seconds_stdev},
+                                                         {"cv", cv}};
     for (const auto& [aggregate, value] : aggregates) {
       Json j = entry(names[i] + "_" + aggregate, i, r, samples.size());
       j["run_name"] = names[i];
@@ -81,7 +92,7 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       j["aggregate_name"] = aggregate;
       const bool percentage = std::string(aggregate) == "cv";
       j["aggregate_unit"] = percentage ? "percentage" : "time";
-      j["iterations"] = samples.size();
+      j["iterations"] = all.size();
       const double time = percentage ? value : value * kMillisecondsPerSecond;
       j["real_time"] = time;
       j["cpu_time"] = time;

@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
+#include <random>
 #include <stdexcept>
 
+#include "core/bootstrap.hpp"
 #include "core/stats.hpp"
 
 namespace crossover {
@@ -106,6 +110,42 @@ TEST(AdaptiveRepeats, StopsWhenTheRuleSaysAndFollowsADecisionFromOutside) {
   EXPECT_FALSE(replica.finished());
   replica.decide("time_budget");
   EXPECT_EQ(replica.reason(), "time_budget");
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// Above 10,000 samples a side the bootstrap draws each resample's median from its distribution
+// instead of making the resample: the interval still holds the ratio, is as wide as the
+// median's spread says, and takes milliseconds (a 200,000-sample pair took a minute).
+TEST(Bootstrap, LargeSamplesDrawTheResampledMedianAndKeepItsSpread) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z(0.0, 1.0);
+  for (const std::size_t n : {20001u, 30000u}) {  // odd and even
+    std::vector<double> a, b;
+    for (std::size_t i = 0; i < n; ++i) {
+      a.push_back(2.0 * std::exp(0.05 * z(rng)));
+      b.push_back(1.0 * std::exp(0.05 * z(rng)));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Interval ci = bootstrap_speedup(a, b, 1);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_LT(ci.low, 2.0) << n;
+    EXPECT_GT(ci.high, 2.0) << n;
+    // The median of n normal draws has a standard error of 1.2533 sd / sqrt(n); the ratio of two
+    // independent ones about sqrt(2) times that; a 95 % interval 3.92 of those wide.
+    const double expected = 3.92 * std::sqrt(2.0) * 1.2533 * 0.05 / std::sqrt(double(n)) * 2.0;
+    EXPECT_GT(ci.high - ci.low, 0.7 * expected) << n;
+    EXPECT_LT(ci.high - ci.low, 1.4 * expected) << n;
+    // A block bootstrap thins the series in order first: wider, still around the ratio.
+    const Interval blocks = bootstrap_speedup(a, b, 1, 2000, bootstrap_block(n));
+    EXPECT_LT(blocks.low, 2.0);
+    EXPECT_GT(blocks.high, 2.0);
+    EXPECT_GE(blocks.high - blocks.low, 0.9 * (ci.high - ci.low));
+  }
 }
 
 }  // namespace
