@@ -51,6 +51,15 @@ enum class Timing {
 };
 /// The kind of device a cell runs on ("cpu"; "cuda" or "cuda:N").
 enum class DeviceKind { kCpu, kCuda };
+/// What a step's time is mostly spent on, by the cost model (core/cost_model.hpp).
+enum class Bound {
+  kNone,      ///< not predicted (a cell without anatomy or profile)
+  kDispatch,  ///< the fixed cost of launching its operators
+  kCompute,   ///< matrix products and convolutions at the device's throughput for their size
+  kMemory,    ///< reading and writing tensors at the device's bandwidth
+  kTransfer,  ///< copying batches from the host to the device
+  kLoader,    ///< waiting for the next batch
+};
 
 // The words of each enum, found by argument-dependent lookup: words(Parallel{}).
 inline constexpr auto words(Loader) {
@@ -88,6 +97,14 @@ inline constexpr auto words(Timing) {
 inline constexpr auto words(DeviceKind) {
   return std::array{std::pair{DeviceKind::kCpu, std::string_view("cpu")},
                     std::pair{DeviceKind::kCuda, std::string_view("cuda")}};
+}
+inline constexpr auto words(Bound) {
+  return std::array{std::pair{Bound::kNone, std::string_view("none")},
+                    std::pair{Bound::kDispatch, std::string_view("dispatch")},
+                    std::pair{Bound::kCompute, std::string_view("compute")},
+                    std::pair{Bound::kMemory, std::string_view("memory")},
+                    std::pair{Bound::kTransfer, std::string_view("transfer")},
+                    std::pair{Bound::kLoader, std::string_view("loader")}};
 }
 
 /// True for the enums above (those with a words table).
@@ -174,6 +191,14 @@ void to_json(J& j, Timing v) {
 template <typename J>
 void to_json(J& j, DeviceKind v) {
   j = text_of(v);
+}
+template <typename J>
+void to_json(J& j, Bound v) {
+  j = text_of(v);
+}
+template <typename J>
+void from_json(const J& j, Bound& v) {
+  v = word_from_json<Bound>(j);
 }
 template <typename J>
 void from_json(const J& j, Loader& v) {

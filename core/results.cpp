@@ -15,6 +15,7 @@
 
 #include "core/results_csv.hpp"
 #include "core/stats.hpp"
+#include "core/step_anatomy.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 
@@ -57,7 +58,14 @@ Result result_from_json(const nlohmann::json& j) {
       // energy, clocks and prices
       "energy_source", "energy_note", "joules_per_epoch", "mean_watts", "throttled",
       "throttle_reasons", "sm_clock_min_mhz", "sm_clock_max_mhz", "cpu_mhz_start", "cpu_mhz_end",
-      "price_per_hour", "cost_per_epoch", "cost_per_million_samples"};
+      "price_per_hour", "cost_per_epoch", "cost_per_million_samples",
+      // the step's anatomy and the cost model's account of it
+      "step_ops_data", "step_ops_forward", "step_ops_backward", "step_ops_optimizer", "step_flops",
+      "step_bytes", "step_h2d_bytes", "step_loader_seconds", "step_loader_share", "anatomy_seconds",
+      "step_op_groups", "bound", "predicted_step_seconds", "predicted_epoch_seconds",
+      "predicted_dispatch_seconds", "predicted_compute_seconds", "predicted_memory_seconds",
+      "predicted_transfer_seconds", "predicted_loader_seconds", "prediction_profile",
+      "prediction_error"};
 #define CROSSOVER_READ_FIELD(type, name) \
   if (j.contains(#name) || added_later.count(#name) == 0) r.name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
@@ -88,6 +96,15 @@ void check_field(const char* name, const std::vector<double>& values, std::strin
   for (double value : values) {
     if (problem.empty() && (!std::isfinite(value) || value <= 0))
       problem = std::string(name) + " holds " + quoted(value) + ", not a positive time";
+  }
+}
+void check_field(const char* name, const std::vector<std::vector<double>>& rows,
+                 std::string& problem) {
+  if (!problem.empty()) return;
+  try {
+    groups_from_rows(rows);
+  } catch (const std::exception& e) {
+    problem = std::string(name) + ": " + e.what();
   }
 }
 template <typename Other>

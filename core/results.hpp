@@ -87,7 +87,30 @@ namespace crossover {
   X(double, cost_per_million_samples)           /* cost_per_epoch / train_rows * 1e6 */            \
   X(std::vector<double>, process_epoch_seconds) /* `processes` > 1: each process's median */       \
   X(std::vector<double>, process_step_seconds)  /* epoch and step, by process */                   \
-  X(double, wall_seconds)                       /* the whole cell */
+  X(double, wall_seconds)                       /* the whole cell */                               \
+  /* The step's anatomy (one probed step after the timed epochs; core/step_anatomy.hpp) */         \
+  X(std::int64_t, step_ops_data)      /* operators dispatched in the data and copy phases */       \
+  X(std::int64_t, step_ops_forward)   /* in the forward pass and the loss */                       \
+  X(std::int64_t, step_ops_backward)  /* in the backward pass */                                   \
+  X(std::int64_t, step_ops_optimizer) /* in the optimiser's update */                              \
+  X(double, step_flops)               /* matrix products and convolutions, per step */             \
+  X(double, step_bytes)               /* tensors read and written by the operators, per step */    \
+  X(double, step_h2d_bytes)           /* copied from the host to the device, per step */           \
+  X(double, step_loader_seconds)      /* the probed step's wait for its batch (its data phase) */  \
+  X(double, step_loader_share)        /* that wait's share of the probed step */                   \
+  X(double, anatomy_seconds)          /* what probing the step cost (outside the timed epochs) */  \
+  X(std::vector<std::vector<double>>, step_op_groups) /* [phase, count, flops, bytes] each */      \
+  /* The cost model's account of the step (core/cost_model.hpp), from a machine profile */         \
+  X(Bound, bound) /* dispatch, compute, memory, transfer or loader: the largest term; none */      \
+  X(double, predicted_step_seconds)                                                                \
+  X(double, predicted_epoch_seconds)                                                               \
+  X(double, predicted_dispatch_seconds) /* the terms of the predicted step */                      \
+  X(double, predicted_compute_seconds)                                                             \
+  X(double, predicted_memory_seconds)                                                              \
+  X(double, predicted_transfer_seconds)                                                            \
+  X(double, predicted_loader_seconds)                                                              \
+  X(std::string, prediction_profile) /* the machine profile the prediction used */                 \
+  X(double, prediction_error)        /* a predicted cell: the model's validated error (0.3: 30 %) */
 
 /// What happened to one cell. Times are seconds.
 struct Result {
@@ -95,7 +118,7 @@ struct Result {
 #define CROSSOVER_DECLARE_FIELD(type, name) type name{};
   CROSSOVER_RESULT_FIELDS(CROSSOVER_DECLARE_FIELD)
 #undef CROSSOVER_DECLARE_FIELD
-  Result() : status(CellStatus::kOk) {}
+  Result() : status(CellStatus::kOk), bound(Bound::kNone) {}
 };
 
 /// The epoch and step samples one process stores for a cell (more are thinned, evenly spread):

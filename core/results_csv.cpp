@@ -9,7 +9,7 @@ namespace {
 
 // Every epoch's and step's time has no place in a spreadsheet row; results.jsonl keeps them.
 bool long_column(const std::string& key) {
-  return key == "epoch_seconds_samples" || key == "step_seconds_samples";
+  return key == "epoch_seconds_samples" || key == "step_seconds_samples" || key == "step_op_groups";
 }
 
 // A text field as spreadsheets need it: control characters dropped; quoted when it holds a comma,
@@ -68,6 +68,7 @@ std::string csv_row(const Result& result) {
   Result row = result;
   row.epoch_seconds_samples.clear();
   row.step_seconds_samples.clear();
+  row.step_op_groups.clear();
   const auto values = result_to_json(row);
   for (const auto& [key, value] : values.items()) {
     if (long_column(key)) continue;

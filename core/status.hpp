@@ -16,9 +16,12 @@ enum class CellStatus {
   kSkipped,  ///< could not run here (no GPU, a setting without meaning), with the reason
   kFailed,   ///< ran and failed (an error, a crash, a time-out), with the reason
   kNotRun,   ///< the sweep stopped before it (an interrupt, a write that failed)
+  /// Not measured: its device is not here, and a machine profile (`run --predict`) gave its
+  /// times from its anatomy. Never a measurement: no gate decides on it.
+  kPredicted,
 };
 
-/// "ok", "skipped", "failed", "not run": the words of results.jsonl and every report.
+/// "ok", "skipped", "failed", "not run", "predicted": the words of results.jsonl and every report.
 inline const char* status_text(CellStatus status) {
   switch (status) {
     case CellStatus::kOk:
@@ -29,14 +32,16 @@ inline const char* status_text(CellStatus status) {
       return "failed";
     case CellStatus::kNotRun:
       return "not run";
+    case CellStatus::kPredicted:
+      return "predicted";
   }
   return "unknown";
 }
 
 /// The status a word names; nothing for any other text.
 inline std::optional<CellStatus> status_from_text(const std::string& text) {
-  for (CellStatus s :
-       {CellStatus::kOk, CellStatus::kSkipped, CellStatus::kFailed, CellStatus::kNotRun}) {
+  for (CellStatus s : {CellStatus::kOk, CellStatus::kSkipped, CellStatus::kFailed,
+                       CellStatus::kNotRun, CellStatus::kPredicted}) {
     if (text == status_text(s)) return s;
   }
   return std::nullopt;
@@ -58,7 +63,8 @@ void from_json(const BasicJson& json, CellStatus& status) {
                                       : std::optional<CellStatus>();
   if (!found) {
     throw std::runtime_error("unknown status " + json.dump() +
-                             "; expected \"ok\", \"skipped\", \"failed\" or \"not run\"");
+                             "; expected \"ok\", \"skipped\", \"failed\", \"not run\" or "
+                             "\"predicted\"");
   }
   status = *found;
 }

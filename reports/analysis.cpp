@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/cost_model.hpp"
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
@@ -100,13 +101,42 @@ CompareSpec parse_compare(const std::string& text) {
   return spec;
 }
 
+bool comparable(const Result& r) {
+  if (r.status == CellStatus::kPredicted)
+    return std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0;
+  return r.status == CellStatus::kOk && !r.epoch_seconds_samples.empty();
+}
+
+namespace {
+
+// A side's epoch as an interval: a predicted one within its error band, a measured one its
+// median's 95 % interval (the median itself when the result has none).
+Interval epoch_interval(const Result& r) {
+  if (r.status == CellStatus::kPredicted)
+    return {r.epoch_seconds / (1.0 + r.prediction_error),
+            r.epoch_seconds * (1.0 + r.prediction_error)};
+  const bool has =
+      r.epoch_seconds_ci_low > 0.0 && r.epoch_seconds_ci_high >= r.epoch_seconds_ci_low;
+  return has ? Interval{r.epoch_seconds_ci_low, r.epoch_seconds_ci_high}
+             : Interval{r.epoch_seconds, r.epoch_seconds};
+}
+
+}  // namespace
+
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed) {
   Pair p;
   p.baseline = &baseline;
   p.contender = &contender;
   p.speedup = baseline.epoch_seconds / contender.epoch_seconds;
-  p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
-                           seed + 1000003 * baseline.cell.index + contender.cell.index);
+  p.predicted =
+      baseline.status == CellStatus::kPredicted || contender.status == CellStatus::kPredicted;
+  if (p.predicted) {
+    const Interval b = epoch_interval(baseline), c = epoch_interval(contender);
+    p.ci = {b.low / c.high, b.high / c.low};
+  } else {
+    p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
+                             seed + 1000003 * baseline.cell.index + contender.cell.index);
+  }
   p.winner = p.ci.low > 1.0    ? Winner::kContender
              : p.ci.high < 1.0 ? Winner::kBaseline
                                : Winner::kTie;
@@ -118,7 +148,7 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
   // Each side's cells and their pairing keys, found once: a grid may hold thousands of cells.
   std::vector<std::pair<const Result*, std::string>> baselines, contenders;
   for (const Result& r : results) {
-    if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
+    if (!comparable(r)) continue;
     const std::string value = value_text(cell_config_json(r.cell)[spec.axis]);
     if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec).dump());
     if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec).dump());
@@ -248,6 +278,56 @@ std::string fixed_keys(const Json& key, const Crossover& c, const std::vector<Pa
   return join(fixed, ", ");
 }
 
+// A crossover some of whose cells are predicted says so first, and what the prediction is worth.
+void mark_predicted(Crossover& c, const Series& members) {
+  const Result* predicted = nullptr;
+  for (const Pair* p : members) {
+    if (p->baseline->status == CellStatus::kPredicted) predicted = p->baseline;
+    if (p->contender->status == CellStatus::kPredicted) predicted = p->contender;
+  }
+  if (predicted == nullptr) return;
+  c.predicted = true;
+  c.statement =
+      "predicted: " + c.statement + " (predicted with the profile " +
+      predicted->prediction_profile + ", " +
+      (predicted->prediction_error > 0.0
+           ? "whose validated error is " + format_percent(predicted->prediction_error, false) + ")"
+           : "not validated against real runs)");
+}
+
+// One side of a pair in the cost model's words: "cuda's step is dispatch-bound (...)".
+std::string side_why(const Result& r, const std::string& name) {
+  StepPrediction p;
+  p.dispatch = r.predicted_dispatch_seconds;
+  p.compute = r.predicted_compute_seconds;
+  p.memory = r.predicted_memory_seconds;
+  p.transfer = r.predicted_transfer_seconds;
+  p.loader = r.predicted_loader_seconds;
+  const double ops = static_cast<double>(r.step_ops_data + r.step_ops_forward +
+                                         r.step_ops_backward + r.step_ops_optimizer);
+  p.dispatched_ops = p.dispatch > 0.0 ? ops : 0.0;
+  p.arithmetic = p.compute;
+  StepAnatomy a;
+  a.add(Phase::kForward, r.step_flops, r.step_bytes);
+  a.h2d_bytes = r.step_h2d_bytes;
+  return name + "'s step is " + bound_text(p, a);
+}
+
+// Why each side wins or loses at the two ends of a series, in the cost model's words; "" when
+// the cells have no account of their steps.
+std::string why_text(const Series& members, const CompareSpec& spec, const std::string& axis) {
+  const auto at = [&](const Pair* p) {
+    if (p->baseline->bound == Bound::kNone || p->contender->bound == Bound::kNone)
+      return std::string();
+    return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ", " +
+           side_why(*p->contender, spec.contender) + " and " +
+           side_why(*p->baseline, spec.baseline);
+  };
+  const std::string first = at(members.front()), last = at(members.back());
+  if (first.empty() || last.empty()) return "";
+  return first + "; " + last;
+}
+
 }  // namespace
 
 std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec) {
@@ -270,6 +350,8 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       c.fixed = fixed_keys(key, c, pairs, spec);
       if (!c.fixed.empty()) c.statement += " (at " + c.fixed + ")";
       c.statement = statement_in(c.statement, spec.measure);
+      mark_predicted(c, members);
+      c.why = why_text(members, spec, axis);
       out.push_back(c);
     }
   }

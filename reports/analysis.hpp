@@ -53,12 +53,20 @@ struct Pair {
   double speedup = 0.0;  ///< baseline median epoch time / contender's
   Interval ci;           ///< bootstrap 95 % interval of the speedup
   Winner winner = Winner::kTie;
+  /// A side is predicted (status `predicted`), not measured: the interval is the measured
+  /// side's median interval against the predicted side's validated error band.
+  bool predicted = false;
 };
+
+/// Whether a result has an epoch to compare: measured (ok, with its samples) or predicted.
+bool comparable(const Result& result);
 
 /// The one winner rule of every report: the bootstrap interval of baseline/contender. The contender
 /// wins when the whole interval is above 1, the baseline when it is below 1, otherwise a tie. The
 /// resampling seed comes from `seed` and the two cells' indices, so a pair gets the same interval
-/// wherever it is shown. Both results need epoch samples.
+/// wherever it is shown. Both results need epoch samples, or one is predicted: then the interval
+/// is the measured side's median interval widened by the predicted side's error band
+/// (prediction_error; none when not validated).
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0);
 
 /// A pair's speedup and interval: "1.59x [1.58, 1.6]".
@@ -84,6 +92,10 @@ struct Crossover {
   std::optional<double> crossing_low, crossing_high;  ///< the same from the interval's bounds
   std::string statement;                              ///< in plain words
   std::vector<std::size_t> cells;                     ///< the cells behind it
+  /// Some of its cells are predicted, not measured: the statement says so, with the profile and
+  /// its validated error.
+  bool predicted = false;
+  std::string why;  ///< the bound of each side at the ends of the series, from the cost model
 };
 
 /// Crossovers along every numeric axis that takes several values among the pairs.

@@ -19,8 +19,10 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
   j["measure"] = spec.measure;
   j["crossovers"] = Json::array();
   for (const Crossover& c : crossovers) {
-    Json x = {{"workload", c.workload}, {"axis", c.axis},           {"fixed", c.fixed},
-              {"values", c.values},     {"statement", c.statement}, {"cells", c.cells}};
+    Json x = {{"workload", c.workload},   {"axis", c.axis},
+              {"fixed", c.fixed},         {"values", c.values},
+              {"statement", c.statement}, {"cells", c.cells},
+              {"predicted", c.predicted}, {"why", c.why}};
     x["from"] = c.from ? Json(*c.from) : Json();
     x["crossing"] = c.crossing ? Json(*c.crossing) : Json();
     x["crossing_low"] = c.crossing_low ? Json(*c.crossing_low) : Json();
@@ -77,6 +79,7 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
     for (std::size_t i : c.cells) cells.push_back("#" + std::to_string(i));
     out += "- **" + markdown_text(c.workload) + "**: " + markdown_text(c.statement) + ". Cells " +
            join(cells) + ".\n";
+    if (!c.why.empty()) out += "  *Why:* " + markdown_text(c.why) + ".\n";
   }
   const std::string base = spec.axis + "=" + spec.baseline;
   const std::string cont = spec.axis + "=" + spec.contender;

@@ -18,15 +18,17 @@ Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 
 // A cell's epoch in the table's measure, ± its interquartile range.
 std::string epoch_text(const Result& r, const std::string& measure) {
+  if (r.status == CellStatus::kPredicted && measure == "time") {
+    return format_measure(r.epoch_seconds, measure) +
+           (r.prediction_error > 0.0 ? " ± " + format_percent(r.prediction_error, false) : "");
+  }
   if (r.status != CellStatus::kOk) return status_text(r.status);
   return format_measure(r.epoch_seconds, measure) + " ± " +
          format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
          (r.throttled ? " (throttled)" : "");
 }
 
-bool comparable(const Result* r) {
-  return r != nullptr && r->status == CellStatus::kOk && !r->epoch_seconds_samples.empty();
-}
+bool comparable(const Result* r) { return r != nullptr && comparable(*r); }
 
 struct Row {
   Json key;
@@ -86,9 +88,10 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
     cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
                     format_number(pair.ci.high) + "]");
     const auto epochs = break_even_epochs(*baseline, *other);
-    if (break_even) {
-      cells.push_back(epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
-                             : "never");
+    if (break_even) {  // a predicted cell has no start-up to pay back
+      cells.push_back(pair.predicted ? "-"
+                      : epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
+                               : "never");
     }
     if (pair.winner != Winner::kBaseline) cpu_beats_all = false;
     if (other->epoch_seconds < fastest->epoch_seconds) {
@@ -131,7 +134,9 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
   const bool machines = machines_apart && hosts.size() > 1;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
-    const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "");
+    const std::string column =
+        device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
+        (r.status == CellStatus::kPredicted ? " (predicted: " + r.prediction_profile + ")" : "");
     if (std::find(devices.begin(), devices.end(), column) == devices.end())
       devices.push_back(column);
     Json key = setting_key(r.cell);

@@ -36,7 +36,7 @@ constexpr const char* kStyle =
     "6px;text-align:right}th{background:#f4f4f4;cursor:pointer}"
     ".warning{background:#fff3cd;border:1px solid #e0c060;padding:8px}.chart{font:11px "
     "sans-serif;display:block}"
-    "li{margin:4px 0}";
+    "li{margin:4px 0}li.predicted{border-left:4px dashed #9467bd;padding-left:6px}";
 
 // Clicking a header sorts its table by that column, numbers as numbers.
 constexpr const char* kScript =
@@ -75,8 +75,11 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
   if (pairs.empty()) {
     s += "<li>No pair of cells that ran differs only in " + html_escape(spec.axis) + ".</li>";
   }
-  for (const Crossover& c : crossovers)
-    s += "<li><b>" + html_escape(c.workload) + "</b>: " + html_escape(c.statement) + "</li>";
+  for (const Crossover& c : crossovers) {
+    s += "<li" + std::string(c.predicted ? " class='predicted'" : "") + "><b>" +
+         html_escape(c.workload) + "</b>: " + html_escape(c.statement) +
+         (c.why.empty() ? "" : "<br><i>Why:</i> " + html_escape(c.why)) + "</li>";
+  }
   for (const std::string& line : measure_statements(f)) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";
   const std::string versus = spec.axis + "=" + spec.baseline + " vs " + spec.contender;
@@ -124,6 +127,16 @@ std::string cell_charts_html(const std::vector<Result>& results, const Analysis&
     s += "<h2>" + html_escape(workload) + ": median " + measure_noun(analysis.measure) +
          " per configuration and device</h2>" + epoch_chart(compared, workload, analysis.measure);
   }
+  for (const auto& workload : workloads) {
+    const std::string bounds = bound_chart(results, workload);
+    if (bounds.empty()) continue;
+    s += "<h2>" + html_escape(workload) +
+         ": where each step's time goes</h2><p>The cost model's account of each step (left bar: "
+         "its dispatch, compute, memory, transfer and loader terms, from the step's anatomy and "
+         "the machine's profile) beside the step measured (right bar); a predicted cell is "
+         "hatched and has no measured bar.</p>" +
+         bounds;
+  }
   const std::string phases = phase_chart(results);
   if (!phases.empty()) {
     s += "<h2>Phases per step</h2><p>Phase mode synchronises the device at every phase boundary, "
@@ -146,21 +159,23 @@ std::string tables_html(const std::vector<Result>& results,
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
     const bool ok = r.status == CellStatus::kOk;
+    const bool timed = ok || r.status == CellStatus::kPredicted;
     rows.push_back(
         {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
          size_text(r.cell.batch_size),
          ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
          std::to_string(r.cell.threads), status_text(r.status),
-         ok ? format_number(r.epoch_seconds) : "",
+         timed ? format_number(r.epoch_seconds) : "",
          ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
             : "",
          ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",
-         ok ? r.metric + " " + format_number(r.metric_value) : "", r.reason});
+         ok ? r.metric + " " + format_number(r.metric_value) : "",
+         r.bound == Bound::kNone ? "" : text_of(r.bound), r.reason});
   }
   std::string s =
       "<h2>Every cell</h2><p>Click a column to sort.</p>" +
       table_html({"#", "workload", "device", "batch", "rows", "data path", "threads", "status",
-                  "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "reason"},
+                  "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "bound", "reason"},
                  rows);
   std::vector<std::vector<std::string>> pair_rows;
   for (const ComparisonFindings& f : comparisons) {

@@ -53,15 +53,21 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
   const std::size_t measured = t.header.size();
   for (const char* h :
        {"status", "data", "epoch median", "IQR", "95 % CI", "repeats", "step", "first epoch",
-        "start-up", "samples/s", "GFLOP/s", "of peak", "peak RSS", "loss", "metric"})
+        "start-up", "samples/s", "GFLOP/s", "of peak", "peak RSS", "loss", "metric", "bound"})
     t.header.push_back(h);
   t.right_aligned.assign(t.header.size(), true);
   for (std::size_t c : {std::size_t{1}, std::size_t{4}, measured, measured + 1})
     t.right_aligned[c] = false;
+  t.right_aligned.back() = false;
   for (const Result* cell : cells) {
     const Result& r = *cell;
     const bool ok = r.status == CellStatus::kOk;
+    const bool predicted = r.status == CellStatus::kPredicted;
     const auto when_ok = [ok](const std::string& text) { return ok ? text : std::string("-"); };
+    // A predicted cell shows the model's epoch and step, and nothing it did not measure.
+    const auto when_timed = [&](const std::string& text) {
+      return ok || predicted ? text : std::string("-");
+    };
     std::vector<std::string> row = {
         std::to_string(r.cell.index), device_column(r.cell), size_text(r.cell.batch_size),
         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
@@ -70,19 +76,21 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
     for (auto& text : std::vector<std::string>{
              status_text(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
                  std::string(ok && r.throttled ? " (throttled)" : ""),
-             r.data_source.empty() ? "-" : r.data_source, when_ok(format_seconds(r.epoch_seconds)),
+             r.data_source.empty() ? "-" : r.data_source,
+             when_timed(format_seconds(r.epoch_seconds)),
              when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
              when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
                      format_seconds(r.epoch_seconds_ci_high)),
              when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
-             when_ok(format_seconds(r.step_seconds)),
+             when_timed(format_seconds(r.step_seconds)),
              when_ok(format_seconds(r.first_epoch_seconds)),
              when_ok(format_seconds(r.startup_seconds)),
              when_ok(format_number(r.samples_per_second)),
              when_ok(format_number(r.achieved_gflops)),
              when_ok(r.peak_fraction > 0 ? percent(r.peak_fraction) : "-"),
              when_ok(megabytes(r.peak_rss_bytes)), when_ok(format_number(r.train_loss)),
-             when_ok(r.metric + " " + format_number(r.metric_value))})
+             when_ok(r.metric + " " + format_number(r.metric_value)),
+             r.bound == Bound::kNone ? "-" : text_of(r.bound)})
       row.push_back(std::move(text));
     t.rows.push_back(std::move(row));
   }
@@ -172,10 +180,11 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
   if (!context.description.empty()) out += markdown_text(context.description) + "\n\n";
   for (const auto& w : context.warnings) out += "> **Warning:** " + markdown_text(w) + "\n\n";
 
-  std::size_t ok = 0, skipped = 0, failed = 0;
+  std::size_t ok = 0, skipped = 0, failed = 0, predicted = 0;
   std::vector<std::string> synthetic;
   for (const auto& r : results) {
     ok += r.status == CellStatus::kOk;
+    predicted += r.status == CellStatus::kPredicted;
     skipped += r.status == CellStatus::kSkipped;
     failed += r.status == CellStatus::kFailed;
     if (r.data_source == "synthetic" &&
@@ -184,7 +193,15 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
     }
   }
   out += std::to_string(results.size()) + " cells: " + std::to_string(ok) + " ok, " +
+         (predicted > 0 ? std::to_string(predicted) + " predicted, " : std::string()) +
          std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed.\n\n";
+  if (predicted > 0) {
+    out += "> **Predicted:** " + std::to_string(predicted) +
+           " cell(s) were not measured: their device is not on this machine, and the cost "
+           "model predicted them from their steps' anatomy and a machine profile (`run "
+           "--predict`; docs/methodology.md). Their times are predictions, marked so in every "
+           "table; no gate decides on them.\n\n";
+  }
   if (!synthetic.empty()) {
     out += "> **Synthetic data:** " + markdown_text(join(synthetic)) +
            " ran on a synthetic data set of the real one's shape (`data_source: synthetic`); "
@@ -269,7 +286,7 @@ std::string markdown_caveats(const std::vector<Result>& results) {
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};
   for (const auto& r : results) {
-    if (r.status == CellStatus::kOk) continue;
+    if (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted) continue;
     not_run.rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
                             status_text(r.status), r.reason});
   }

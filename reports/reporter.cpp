@@ -37,7 +37,10 @@ std::string crossover_text(const ComparisonFindings& f) {
   const CompareSpec& spec = f.spec;
   std::string out = "\nCrossovers" + (spec.measure == "time" ? "" : " on " + spec.measure) + " (" +
                     spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
-  for (const auto& c : f.crossovers) out += "  " + c.workload + ": " + c.statement + "\n";
+  for (const auto& c : f.crossovers) {
+    out += "  " + c.workload + ": " + c.statement + "\n";
+    if (!c.why.empty()) out += "    why: " + c.why + "\n";
+  }
   for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
   // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
   std::set<std::string> crossed;
@@ -80,6 +83,26 @@ class TerminalReporter : public Reporter {
   nlohmann::ordered_json searches_;
 };
 
+// A cell's step as the cost model accounts for it: its bound, each term, what it was measured.
+nlohmann::ordered_json bound_json(const Result& r) {
+  return {{"cell", r.cell.index},
+          {"status", r.status},
+          {"bound", r.bound},
+          {"profile", r.prediction_profile},
+          {"measured_step_seconds", r.status == CellStatus::kOk ? r.step_seconds : 0.0},
+          {"predicted_step_seconds", r.predicted_step_seconds},
+          {"dispatch_seconds", r.predicted_dispatch_seconds},
+          {"compute_seconds", r.predicted_compute_seconds},
+          {"memory_seconds", r.predicted_memory_seconds},
+          {"transfer_seconds", r.predicted_transfer_seconds},
+          {"loader_seconds", r.predicted_loader_seconds},
+          {"operators",
+           r.step_ops_data + r.step_ops_forward + r.step_ops_backward + r.step_ops_optimizer},
+          {"flops", r.step_flops},
+          {"bytes", r.step_bytes},
+          {"h2d_bytes", r.step_h2d_bytes}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json render_summary_json(const ReportContext& context,
@@ -97,10 +120,14 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   summary["warnings"] = context.warnings;
   summary["environment"] = context.environment;
   nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
-  std::size_t ok = 0;
+  nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
+  std::size_t ok = 0, predicted = 0;
   for (const auto& r : results) {
+    if (r.bound != Bound::kNone) bounds.push_back(bound_json(r));
     if (r.status == CellStatus::kOk) {
       ++ok;
+    } else if (r.status == CellStatus::kPredicted) {
+      ++predicted;
     } else {
       not_run.push_back({{"cell", r.cell.index},
                          {"workload", r.cell.workload},
@@ -109,7 +136,9 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
                          {"reason", r.reason}});
     }
   }
-  summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"not_run", not_run}};
+  summary["cells"] = {
+      {"total", results.size()}, {"ok", ok}, {"predicted", predicted}, {"not_run", not_run}};
+  summary["bounds"] = bounds;
   summary["scaling"] = scaling_json(analysis.scaling);
   summary["searches"] = context.searches;
   return summary;

@@ -55,6 +55,11 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
 /// The phase breakdown of the cells timed with `timing: "phases"`, as stacked bars; "" if none.
 std::string phase_chart(const std::vector<Result>& results);
 
+/// Each step of a workload as the cost model accounts for it: its five terms stacked (dispatch,
+/// compute, memory, transfer, loader) beside the step measured; a predicted cell hatched and
+/// without a measured bar; "" when no cell of the workload has a bound (svg_bounds.cpp).
+std::string bound_chart(const std::vector<Result>& results, const std::string& workload);
+
 /// Throughput against GPU count; "" when no workload ran on several counts.
 std::string scaling_chart(const std::vector<ScalingRow>& rows);
 

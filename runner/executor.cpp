@@ -9,9 +9,12 @@
 #include <cstring>
 #include <limits>
 
+#include "core/cost_model.hpp"
 #include "core/prices.hpp"
 #include "core/processes.hpp"
 #include "core/stats.hpp"
+#include "core/text.hpp"
+#include "runner/anatomy.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
@@ -158,14 +161,7 @@ std::unique_ptr<Workload> set_up(const Cell& cell, const RunOptions& options, Re
                                 std::move(data_parallel), std::move(graph));
   synchronize_device(cell.device);
   result.setup_seconds = seconds_since(setup_start);
-  const WorkloadFacts& facts = workload->facts();
-  result.data_source = facts.data_source;
-  result.train_rows = facts.train_rows;
-  result.test_rows = facts.test_rows;
-  result.steps_per_epoch = facts.steps_per_epoch;
-  result.metric = facts.metric;
-  result.flops_per_sample = facts.flops_per_sample;
-  result.flops_source = facts.flops_source;
+  record_facts(workload->facts(), result);
   return workload;
 }
 
@@ -329,6 +325,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.cuda_peak_allocated_bytes = memory.peak_allocated_bytes;
     result.cuda_peak_reserved_bytes = memory.peak_reserved_bytes;
   }
+  // Last: the probe trains a few steps more, outside everything measured above.
+  record_anatomy(cell, *workload, result);
 }
 
 }  // namespace
@@ -355,6 +353,41 @@ std::string failure_reason(const std::exception& error) {
   if (message.find("TorchScript interpreter") != std::string::npos)
     return script_error_summary(message);
   return message.substr(0, message.find('\n'));
+}
+
+Result predict_cell(const Cell& cell, const RunOptions& options) {
+  Result r;
+  r.cell = cell;
+  const Clock::time_point start = Clock::now();
+  const MachineProfile& profile = *options.predict_cuda;
+  std::string refusal = prediction_refusal(cell);
+  if (refusal.empty() && !profile.cuda) refusal = "the profile " + profile.name + " has no GPU";
+  if (refusal.empty()) {
+    try {
+      record_twin_anatomy(cell, options.data_dir, r);
+    } catch (const std::exception& e) {
+      refusal = "its step could not be taken apart on the CPU: " + failure_reason(e);
+    }
+  }
+  if (!refusal.empty()) {
+    r.status = CellStatus::kSkipped;
+    r.reason = "no CUDA here, and not predicted: " + refusal;
+    return r;
+  }
+  apply_prediction(r, profile, options.profile.get());
+  r.status = CellStatus::kPredicted;
+  r.epoch_seconds = r.predicted_epoch_seconds;
+  r.step_seconds = r.predicted_step_seconds;
+  r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
+  r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
+  r.prediction_error = profile.validated_error("cuda");
+  r.reason =
+      "by the cost model with the profile " + profile.name + " (no CUDA here; " +
+      (r.prediction_error > 0.0 ? "its validated error " + format_percent(r.prediction_error, false)
+                                : std::string("not validated against real runs")) +
+      ")";
+  r.wall_seconds = seconds_since(start);
+  return r;
 }
 
 namespace {
@@ -397,9 +430,13 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
                           : std::string("the run was interrupted (") + strsignal(signal) +
                                 ") before this cell started";
     } else if (auto reason = skip_reason(cell, inventory)) {
-      result.cell = cell;
-      result.status = CellStatus::kSkipped;
-      result.reason = *reason;
+      if (options.predict_cuda && device_missing(cell, inventory)) {
+        result = predict_cell(cell, options);
+      } else {
+        result.cell = cell;
+        result.status = CellStatus::kSkipped;
+        result.reason = *reason;
+      }
     } else if (cell.processes > 1) {
       result = run_in_processes(cell, options);
     } else if (cell.parallel == Parallel::kDdp || cell.isolate || options.isolate) {
@@ -407,6 +444,8 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
     } else {
       result = run_cell(cell, options);
     }
+    if (options.profile && result.status == CellStatus::kOk)
+      apply_prediction(result, *options.profile, options.profile.get());
     apply_price(result, options.prices);
     results.push_back(result);
     if (on_result) on_result(results.back(), results.size(), cells.size());

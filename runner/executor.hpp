@@ -6,9 +6,11 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/machine_profile.hpp"
 #include "core/prices.hpp"
 #include "core/results.hpp"
 #include "runner/skip.hpp"
@@ -37,6 +39,12 @@ struct RunOptions {
   bool isolate = false;
   /// Prices per hour by device kind (the grid's "prices" and `run --price`): each result's cost.
   Prices prices;
+  /// This machine's profile (env.json's): each ok cell's step is accounted for with it, its bound
+  /// and predicted_* fields (core/cost_model.hpp). None: no account.
+  std::shared_ptr<const MachineProfile> profile;
+  /// `run --predict cuda=FILE`: a CUDA cell this machine cannot run is predicted from its anatomy
+  /// on the CPU and that profile's GPU (status `predicted`), not skipped.
+  std::shared_ptr<const MachineProfile> predict_cuda;
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".
@@ -56,6 +64,11 @@ std::string failure_reason(const std::exception& error);
 
 /// Called after each cell with its result, how many cells are done and how many there are.
 using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;
+
+/// A CUDA cell this machine cannot run, predicted with `options.predict_cuda` from its anatomy on
+/// this machine's CPU (runner/anatomy.hpp): status `predicted`, its epoch and step the model's,
+/// `prediction_error` the profile's validated error; `skipped` with the reason when it cannot be.
+Result predict_cell(const Cell& cell, const RunOptions& options);
 
 /// Runs or skips every cell in order, calling `on_result` after each. A ddp cell runs as
 /// `nproc` worker processes and an isolated cell as one (runner/launch.hpp); every other cell

@@ -4,6 +4,13 @@
 
 namespace crossover {
 
+bool device_missing(const Cell& cell, const DeviceInventory& inventory) {
+  if (!is_cuda_device(cell.device)) return false;
+  const auto colon = cell.device.find(':');
+  const int index = colon == std::string::npos ? 0 : std::stoi(cell.device.substr(colon + 1));
+  return !inventory.cuda_compiled || index + cell.gpus > inventory.cuda_devices;
+}
+
 std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory) {
   if (is_cuda_device(cell.device)) {
     if (!inventory.cuda_compiled) {

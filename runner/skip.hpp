@@ -18,6 +18,10 @@ struct DeviceInventory {
   std::vector<std::string> fused_kernels;
 };
 
+/// True when `cell` is a CUDA cell and this machine has no such device (no CUDA in the build, no
+/// device, or too few): what `run --predict` predicts instead.
+bool device_missing(const Cell& cell, const DeviceInventory& inventory);
+
 /// Why `cell` cannot run here, or nothing when it can.
 std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory);
 

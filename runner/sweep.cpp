@@ -17,6 +17,7 @@
 #include "runner/busy_load.hpp"
 #include "runner/env.hpp"
 #include "runner/executor.hpp"
+#include "runner/profile_measure.hpp"
 #include "runner/reference.hpp"
 #include "runner/search_run.hpp"
 #include "workloads/catalog.hpp"
@@ -106,7 +107,8 @@ std::string create_output(const SweepOptions& options, const std::string& grid_n
 
 }  // namespace
 
-std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory) {
+std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
+                         bool predict_cuda) {
   TextTable table;
   table.header = {"#", "cell", "epochs", "repeats", "would"};
   const auto repeats = [](const Cell& c) {
@@ -114,17 +116,23 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
                ? std::to_string(c.min_repeats)
                : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
   };
-  std::size_t runnable = 0;
+  std::size_t runnable = 0, predicted = 0;
   for (const Cell& cell : expansion.cells) {
     const auto reason = skip_reason(cell, inventory);
+    const bool predict = reason && predict_cuda && device_missing(cell, inventory);
     runnable += reason ? 0 : 1;
+    predicted += predict ? 1 : 0;
     table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
-                          repeats(cell), reason ? "skip: " + *reason : "run"});
+                          repeats(cell),
+                          predict  ? "predict (no CUDA here)"
+                          : reason ? "skip: " + *reason
+                                   : "run"});
   }
-  std::string text = (expansion.cells.empty() ? "" : render_text_table(table)) +
-                     std::to_string(expansion.cells.size()) +
-                     " cells: " + std::to_string(runnable) + " would run, " +
-                     std::to_string(expansion.cells.size() - runnable) + " would be skipped";
+  std::string text =
+      (expansion.cells.empty() ? "" : render_text_table(table)) +
+      std::to_string(expansion.cells.size()) + " cells: " + std::to_string(runnable) +
+      " would run, " + (predicted > 0 ? std::to_string(predicted) + " would be predicted, " : "") +
+      std::to_string(expansion.cells.size() - runnable - predicted) + " would be skipped";
   if (expansion.excluded > 0)
     text += "; " + std::to_string(expansion.excluded) + " excluded by rules";
   if (expansion.duplicates > 0)
@@ -203,6 +211,15 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   }
   prices_ = grid.prices;
   for (const auto& [kind, price] : options_.prices) prices_[kind] = price;
+  try {
+    if (!options_.predict_cuda.empty())
+      predict_cuda_ = std::make_shared<const MachineProfile>(load_profile(options_.predict_cuda));
+    if (!options_.profile.empty())
+      profile_ = std::make_shared<const MachineProfile>(load_profile(options_.profile));
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
   record_environment(expansion);
   // --resume: the cells already ok in the folder are kept, if the environment is the same.
   plan_.to_run = expansion.cells;
@@ -252,6 +269,10 @@ void Sweep::open_output(const std::string& grid_name) {
 
 void Sweep::record_environment(const Expansion& expansion) {
   record_ = environment_record(true);
+  // This machine's profile: the cost model's constants for every cell's bound.
+  if (!profile_) profile_ = std::make_shared<const MachineProfile>(measure_profile({}));
+  record_["profile"] = profile_to_json(*profile_);
+  if (predict_cuda_) record_["predicted_with"] = profile_to_json(*predict_cuda_);
   record_["reference"]["before"] = measure_reference();
   if (planted_load_ > 0) record_["planted_load"] = planted_load_;
   if (!options_.label.empty()) record_["label"] = options_.label;
@@ -300,6 +321,8 @@ SweepOutcome Sweep::run() {
   options.interrupted = options_.interrupted;
   options.isolate = options_.isolate;
   options.prices = prices_;
+  options.profile = profile_;
+  options.predict_cuda = predict_cuda_;
   if (record_.contains("peak_gflops")) {
     for (const auto& [device, gflops] : record_["peak_gflops"].items())
       options.peak_gflops[device] = gflops;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/machine_profile.hpp"
 #include "core/results.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
@@ -43,6 +44,11 @@ struct SweepOptions {
   std::size_t first_probe_index = 0;
   /// `--price`: prices per hour by device kind, over the grid's "prices".
   Prices prices;
+  /// `--profile`: this machine's profile from a file (`crossover profile --out`); "" = a quick one
+  /// measured at the start. env.json records it; every ok cell's bound comes from it.
+  std::string profile;
+  /// `--predict cuda=FILE`: CUDA cells this machine cannot run are predicted with that profile.
+  std::string predict_cuda;
 };
 
 /// Why a sweep cannot start (bad input, exit 2); the reasons are already logged.
@@ -95,14 +101,17 @@ class Sweep {
   std::optional<DirectoryLock> lock_;
   int planted_load_ = 0;
   Prices prices_;  // the grid's, with --price over them
+  std::shared_ptr<const MachineProfile> profile_, predict_cuda_;
   nlohmann::ordered_json record_;
   std::vector<std::string> warnings_;
   ResumePlan plan_;
   std::unique_ptr<ResultFiles> files_;
 };
 
-/// The cells of a grid, each with "run" or "skip: <reason>", and their counts: `run --dry-run`.
-std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory);
+/// The cells of a grid, each with "run", "predict" (with `predict_cuda`, a CUDA cell this machine
+/// lacks) or "skip: <reason>", and their counts: `run --dry-run`.
+std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
+                         bool predict_cuda = false);
 
 /// What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
 /// "real <bytes> bytes crc32 <crc>" of its files, or "unreadable: <why>" (a FIFO, a device, a file

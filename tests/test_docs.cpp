@@ -60,7 +60,7 @@ std::set<std::string> documented_options(const std::string& command) {
 
 TEST(Docs, EachCommandsOptionsAreTheOnesItsSectionOfCommandsMdLists) {
   for (const std::string command : {"", "run", "report", "compare", "calibrate", "validate", "keys",
-                                    "list", "env", "bench", "worker"}) {
+                                    "list", "env", "bench", "worker", "profile", "predict"}) {
     const auto declared = declared_options(command);
     EXPECT_FALSE(declared.empty() && command != "validate") << command;
     EXPECT_EQ(declared, documented_options(command))
@@ -140,8 +140,9 @@ TEST(Docs, TheGridsTheReadmeAndGridsMdShowAreValid) {
       if (block.find("\"experiments\"") == std::string::npos) continue;
       testing::ScratchDir dir;
       // A grid of your own model names mynet.pt: the example model has its shape ([20], 4 classes).
-      if (block.find("\"mynet.pt\"") != std::string::npos)
+      if (block.find("\"mynet.pt\"") != std::string::npos) {
         ASSERT_EQ(testing::crossover(dir, "example-model " + dir.file("mynet.pt")).code, 0);
+      }
       const testing::Outcome o = testing::crossover(dir, "validate " + dir.write("g.json", block));
       EXPECT_EQ(o.code, 0) << page << ": a grid it shows is not valid:\n" << block << o.err;
       ++grids;

@@ -401,7 +401,9 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
     std::vector<std::string> out;
     for (const Result& r : read_results(run + "/results.jsonl")) {
       // The cuda cells are skipped on a machine without a GPU, and run on one that has it.
-      if (!is_cuda_device(r.cell.device)) EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
+      if (!is_cuda_device(r.cell.device)) {
+        EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
+      }
       Cell c = r.cell;
       c.host.clear();  // each shard labelled by its node, the whole run by this machine
       out.push_back(std::to_string(c.index) + " " + cell_identity_json(c).dump());

@@ -48,6 +48,11 @@ SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model,
   const std::int64_t rows = facts_.train_rows;
   batch_rows_ = path.batch_size <= 0 ? rows : std::min(path.batch_size, rows);
   last_rows_ = rows % batch_rows_;
+  facts_.rows_per_step = batch_rows_;
+  const auto row_bytes = [](const torch::Tensor& t) {
+    return t.size(0) > 0 ? static_cast<double>(t.numel() / t.size(0) * t.element_size()) : 0.0;
+  };
+  facts_.sample_bytes = row_bytes(x_test_) + row_bytes(y_test_);
   channels_last_ = spec_.precision == Precision::kBf16 && x_test_.dim() == 4;
 }
 

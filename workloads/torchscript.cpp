@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/user_files.hpp"
+#include "workloads/op_cost.hpp"
 
 namespace crossover {
 namespace {
@@ -67,56 +68,10 @@ bool counted(const char* name) {
          op == "aten::conv1d" || op == "aten::conv2d" || op == "aten::conv3d";
 }
 
-double matmul_flops(const at::Tensor& a, const at::Tensor& b) {
-  // [..., m, k] x [..., k, n]: 2 m k n per batch; a vector b has n = 1.
-  const double n = b.dim() >= 2 ? static_cast<double>(b.size(-1)) : 1.0;
-  return 2.0 * static_cast<double>(a.numel()) * n;
-}
-
-// Inputs 0-5 of conv1d/2d/3d, convolution and _convolution alike: input, weight, bias, stride,
-// padding, dilation; convolution and _convolution have `transposed` at 6.
-double convolution_flops(c10::ArrayRef<const c10::IValue> inputs) {
-  const at::Tensor input = inputs[0].toTensor(), weight = inputs[1].toTensor();
-  const auto list = [&](std::size_t which, std::size_t i, std::int64_t fallback) {
-    if (!inputs[which].isIntList()) return fallback;
-    const auto values = inputs[which].toIntVector();
-    return values.empty() ? fallback : values[std::min(i, values.size() - 1)];
-  };
-  const bool transposed = inputs.size() > 6 && inputs[6].isBool() && inputs[6].toBool();
-  // Each output position (each input position, transposed) meets the whole kernel of every
-  // output channel: weight.numel() = out x in/groups x kernel multiply-adds.
-  double positions = static_cast<double>(input.size(0));
-  for (std::int64_t d = 2; d < input.dim(); ++d) {
-    const auto i = static_cast<std::size_t>(d - 2);
-    const std::int64_t k = weight.size(d), s = list(3, i, 1), p = list(4, i, 0),
-                       dil = list(5, i, 1);
-    positions *= static_cast<double>(
-        transposed ? input.size(d) : (input.size(d) + 2 * p - dil * (k - 1) - 1) / s + 1);
-  }
-  return 2.0 * positions * static_cast<double>(weight.numel());
-}
-
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   if (!counted(fn.name())) return nullptr;
   if (counting_depth++ > 0) return nullptr;
-  const auto inputs = fn.inputs();
-  const auto tensor = [&](std::size_t i) {
-    return i < inputs.size() && inputs[i].isTensor() ? inputs[i].toTensor() : at::Tensor();
-  };
-  const std::string op = fn.name();
-  if (op == "aten::addmm") {
-    if (tensor(1).defined() && tensor(2).defined())
-      counted_flops += matmul_flops(tensor(1), tensor(2));
-  } else if (op == "aten::linear") {
-    // weight [n, k]: input [..., k] x weight^T
-    if (tensor(0).defined() && tensor(1).defined())
-      counted_flops += 2.0 * static_cast<double>(tensor(0).numel()) * tensor(1).size(0);
-  } else if (op.find("conv") != std::string::npos) {
-    if (tensor(0).defined() && tensor(1).defined() && inputs.size() >= 6)
-      counted_flops += convolution_flops(inputs);
-  } else if (tensor(0).defined() && tensor(1).defined()) {
-    counted_flops += matmul_flops(tensor(0), tensor(1));
-  }
+  counted_flops += operator_flops(fn.name(), fn.inputs());
   return nullptr;
 }
 

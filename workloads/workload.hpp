@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cell.hpp"
+#include "core/step_anatomy.hpp"
 
 namespace crossover {
 
@@ -23,11 +24,11 @@ struct WorkloadFacts {
   std::string metric;             ///< "accuracy" or "rmse"
   double flops_per_sample = 0.0;  ///< training FLOPs per sample
   std::string flops_source;       ///< "analytical", "estimated" (a user's model) or "" (none)
+  /// One sample as a step receives it (features and target), in bytes: what a batch made on the
+  /// host copies to a device per row.
+  double sample_bytes = 0.0;
+  std::int64_t rows_per_step = 0;  ///< the batch: rows each step trains on
 };
-
-/// The phases of a training step, in order.
-enum class Phase { kData, kCopy, kForward, kBackward, kOptimizer };
-inline constexpr int kPhaseCount = 5;
 
 /// Told when each phase of each step ends; after kOptimizer the step has ended. Workloads call it
 /// only when given one, so an unobserved epoch adds no synchronisation.

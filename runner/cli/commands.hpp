@@ -30,5 +30,7 @@ Command add_bench_command(CLI::App& app);
 Command add_env_command(CLI::App& app);
 Command add_example_model_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
+Command add_profile_command(CLI::App& app);
+Command add_predict_command(CLI::App& app);
 
 }  // namespace crossover

@@ -29,7 +29,24 @@ struct RunArgs {
   std::vector<std::string> compare = {"device=cpu:cuda"};
   std::vector<std::string> prices;  ///< --price KIND=PRICE
   double model_check_seconds = kModelCheckSeconds;
+  std::string predict;  ///< --predict cuda=FILE
 };
+
+// --predict's "cuda=FILE" into the sweep's options; false (logged) when it is not that.
+bool parse_predict(const std::string& text, SweepOptions& options) {
+  if (text.empty()) return true;
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || text.substr(0, equals) != "cuda" ||
+      equals + 1 == text.size()) {
+    spdlog::error(
+        "--predict {}: expected cuda=PROFILE, the profile of the GPU to predict the CUDA cells "
+        "with (e.g. --predict cuda=profiles/h100-80gb.json)",
+        text);
+    return false;
+  }
+  options.predict_cuda = text.substr(equals + 1);
+  return true;
+}
 
 // --price arguments into `prices`; false (logged) when one is wrong.
 bool parse_prices(const std::vector<std::string>& texts, Prices& prices) {
@@ -42,45 +59,47 @@ bool parse_prices(const std::vector<std::string>& texts, Prices& prices) {
   return true;
 }
 
-int run_command(const RunArgs& args) {
-  const auto loaded = load_and_expand(args.grid, args.model_check_seconds);
-  if (!loaded) return kExitBadInput;
-  const auto& [grid, whole] = *loaded;
-  SweepOptions options = args.sweep;
-  if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
-  Expansion expansion = whole;
+// The part of the grid this run measures: all of it, or the shard --shard names (logged and
+// numbered in `options`); nullopt (logged) when --shard or --shards is wrong.
+std::optional<Expansion> select_part(const RunArgs& args, const Expansion& whole,
+                                     SweepOptions& options) {
   if (args.shards > 0 && args.shard != "auto") {
     spdlog::error("--shards {} counts the parts of --shard auto in a Kubernetes Indexed Job; {}",
                   args.shards,
                   args.shard.empty() ? "add --shard auto, or drop --shards"
                                      : "with --shard " + args.shard + " drop --shards");
-    return kExitBadInput;
+    return std::nullopt;
   }
-  if (!args.shard.empty()) {
-    try {
-      options.shard =
-          args.shard == "auto"
-              ? shard_from_environment([](const char* n) { return std::getenv(n); }, args.shards)
-              : parse_shard(args.shard);
-      expansion = shard_of(whole, *options.shard);
-    } catch (const std::invalid_argument& e) {
-      spdlog::error("{}", e.what());
-      return kExitBadInput;
-    }
-    // A shard's probes are numbered after every listed cell and apart from the other shards'.
-    options.first_probe_index =
-        whole.cells.size() +
-        static_cast<std::size_t>(options.shard->index - 1) * 2 * most_probes(whole.searches);
-    spdlog::info("shard {} of {} (from {}): {} of the grid's {} cells, {} of its {} searches",
-                 options.shard->index, options.shard->count, options.shard->source,
-                 expansion.cells.size(), whole.cells.size(), expansion.searches.size(),
-                 whole.searches.size());
+  if (args.shard.empty()) return whole;
+  Expansion expansion;
+  try {
+    options.shard =
+        args.shard == "auto"
+            ? shard_from_environment([](const char* n) { return std::getenv(n); }, args.shards)
+            : parse_shard(args.shard);
+    expansion = shard_of(whole, *options.shard);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return std::nullopt;
   }
-  // Every cell carries the machine's label: `report` of several machines' runs pairs on it.
+  // A shard's probes are numbered after every listed cell and apart from the other shards'.
+  options.first_probe_index =
+      whole.cells.size() +
+      static_cast<std::size_t>(options.shard->index - 1) * 2 * most_probes(whole.searches);
+  spdlog::info("shard {} of {} (from {}): {} of the grid's {} cells, {} of its {} searches",
+               options.shard->index, options.shard->count, options.shard->source,
+               expansion.cells.size(), whole.cells.size(), expansion.searches.size(),
+               whole.searches.size());
+  return expansion;
+}
+
+// Every cell carries the machine's label (--label, else the host name): `report` of several
+// machines' runs pairs on it. False (logged) when the label holds a control character.
+bool label_cells(Expansion& expansion, SweepOptions& options) {
   if (printable_text(options.label) != options.label ||
       options.label.find_first_of("\n\t") != std::string::npos) {
     spdlog::error("--label holds a control character or a line break; give a plain name");
-    return kExitBadInput;
+    return false;
   }
   if (options.label.empty()) {
     char name[256] = {};
@@ -90,9 +109,22 @@ int run_command(const RunArgs& args) {
   for (Cell& cell : expansion.cells) cell.host = options.label;
   for (SearchLine& line : expansion.searches)
     line.baseline.host = line.contender.host = options.label;
+  return true;
+}
+
+int run_command(const RunArgs& args) {
+  const auto loaded = load_and_expand(args.grid, args.model_check_seconds);
+  if (!loaded) return kExitBadInput;
+  const auto& [grid, whole] = *loaded;
+  SweepOptions options = args.sweep;
+  if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
+  if (!parse_predict(args.predict, options)) return kExitBadInput;
+  std::optional<Expansion> part = select_part(args, whole, options);
+  if (!part || !label_cells(*part, options)) return kExitBadInput;
+  Expansion& expansion = *part;
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) {
-    std::cout << dry_run_text(expansion, inventory);
+    std::cout << dry_run_text(expansion, inventory, !options.predict_cuda.empty());
     return kExitOk;
   }
   const auto specs = compare_specs(args.compare);
@@ -183,6 +215,14 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--shards", args->shards,
                   "With --shard auto in a Kubernetes Indexed Job: the number of parts")
       ->check(CLI::Range(1, 100000));
+  run->add_option("--profile", args->sweep.profile,
+                  "This machine's profile (crossover profile --out FILE) for every cell's bound, "
+                  "instead of the quick one measured at the start; env.json records it");
+  run->add_option("--predict", args->predict,
+                  "cuda=PROFILE: predict the CUDA cells this machine cannot run with that "
+                  "profile's GPU (status \"predicted\", marked so in every output; no gate "
+                  "decides on them) instead of skipping them, e.g. "
+                  "cuda=profiles/h100-80gb.json");
   add_model_check_option(*run, args->model_check_seconds);
   run->add_flag("--dry-run", args->dry_run,
                 "List the cells that would run or be skipped, and the most probes each search "

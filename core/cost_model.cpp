@@ -1,0 +1,158 @@
+#include "core/cost_model.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "core/text.hpp"
+
+namespace crossover {
+namespace {
+
+// "1.4 GFLOP", "12 MFLOP", "3.2 kFLOP".
+std::string flop_text(double flops) {
+  const char* units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP"};
+  int u = 0;
+  while (flops >= 1000.0 && u < 4) {
+    flops /= 1000.0;
+    ++u;
+  }
+  return format_number(flops) + " " + units[u];
+}
+
+// "12 MB", "640 kB", "96 B".
+std::string byte_text(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 4) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  return format_number(bytes) + " " + units[u];
+}
+
+}  // namespace
+
+Bound StepPrediction::bound() const {
+  const std::array<std::pair<double, Bound>, 5> terms = {{{dispatch, Bound::kDispatch},
+                                                          {compute, Bound::kCompute},
+                                                          {memory, Bound::kMemory},
+                                                          {transfer, Bound::kTransfer},
+                                                          {loader, Bound::kLoader}}};
+  const auto largest = std::max_element(
+      terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return largest->first > 0.0 ? largest->second : Bound::kNone;
+}
+
+StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& device,
+                            const StepContext& context) {
+  StepPrediction p;
+  for (const OpGroup& g : anatomy.groups) {
+    // A batch made on the host is the loader's wait, measured; one cut on the device is the
+    // device's operators.
+    if (g.phase == Phase::kData && !context.batch_on_device) continue;
+    const double fixed = context.graph ? 0.0 : device.dispatch_seconds;
+    const double rate = g.flops > 0.0 ? device.gemm_flops_per_second(g.flops) : 0.0;
+    const double compute = rate > 0.0 ? g.flops / rate : 0.0;
+    const double memory =
+        device.memory_bytes_per_second > 0.0 ? g.bytes / device.memory_bytes_per_second : 0.0;
+    p.arithmetic += g.count * compute;
+    p.traffic += g.count * memory;
+    if (fixed >= compute && fixed >= memory) {
+      p.dispatch += g.count * fixed;
+      p.dispatched_ops += g.count;
+    } else if (compute >= memory) {
+      p.compute += g.count * compute;
+    } else {
+      p.memory += g.count * memory;
+    }
+  }
+  if (context.graph) p.dispatch += device.dispatch_seconds;  // the replay itself
+  if (context.cuda && anatomy.h2d_bytes > 0.0) {
+    const double rate =
+        context.pinned ? device.h2d_pinned_bytes_per_second : device.h2d_pageable_bytes_per_second;
+    if (rate > 0.0) p.transfer = anatomy.h2d_bytes / rate;
+  }
+  p.loader = context.loader_seconds;
+  return p;
+}
+
+double predict_epoch(const StepPrediction& step, double steps, const DeviceProfile& device) {
+  return steps * step.step() + device.sync_seconds;
+}
+
+StepAnatomy anatomy_of(const Result& r) {
+  StepAnatomy a;
+  if (r.step_op_groups.empty()) return a;
+  a.groups = groups_from_rows(r.step_op_groups);
+  a.h2d_bytes = r.step_h2d_bytes;
+  a.loader_seconds = r.step_loader_seconds;
+  a.step_seconds = r.step_loader_share > 0.0 ? r.step_loader_seconds / r.step_loader_share : 0.0;
+  return a;
+}
+
+StepContext context_of(const Cell& cell) {
+  StepContext c;
+  c.cuda = is_cuda_device(cell.device);
+  c.pinned = cell.pin_memory;
+  c.graph = cell.execution == Execution::kGraph;
+  c.batch_on_device =
+      cell.loader == Loader::kTensor && (!c.cuda || cell.data_placement == Placement::kDevice);
+  return c;
+}
+
+const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell) {
+  if (is_cuda_device(cell.device)) return profile.cuda ? &*profile.cuda : nullptr;
+  return &profile.cpu(cell.threads);
+}
+
+void apply_prediction(Result& r, const MachineProfile& target, const MachineProfile* here) {
+  const DeviceProfile* device = device_of(target, r.cell);
+  if (device == nullptr || r.step_op_groups.empty()) return;
+  const StepAnatomy anatomy = anatomy_of(r);
+  StepContext context = context_of(r.cell);
+  // The batch made on the host is as fast as the host's CPU makes it.
+  double scale = 1.0;
+  if (here != nullptr && here->name != target.name) {
+    const double there = target.cpu(r.cell.threads).dispatch_seconds;
+    const double mine = here->cpu(r.cell.threads).dispatch_seconds;
+    if (there > 0.0 && mine > 0.0) scale = there / mine;
+  }
+  context.loader_seconds = context.batch_on_device ? 0.0 : anatomy.loader_seconds * scale;
+  const StepPrediction p = predict_step(anatomy, *device, context);
+  r.bound = p.bound();
+  r.predicted_step_seconds = p.step();
+  r.predicted_epoch_seconds =
+      predict_epoch(p, static_cast<double>(std::max<std::int64_t>(r.steps_per_epoch, 1)), *device);
+  r.predicted_dispatch_seconds = p.dispatch;
+  r.predicted_compute_seconds = p.compute;
+  r.predicted_memory_seconds = p.memory;
+  r.predicted_transfer_seconds = p.transfer;
+  r.predicted_loader_seconds = p.loader;
+  r.prediction_profile = target.name;
+}
+
+std::string bound_text(const StepPrediction& p, const StepAnatomy& anatomy) {
+  switch (p.bound()) {
+    case Bound::kDispatch:
+      return "dispatch-bound (" + format_number(p.dispatched_ops) + " operators x " +
+             format_seconds(p.dispatch / std::max(p.dispatched_ops, 1.0)) + " ~ " +
+             format_seconds(p.dispatch) + ", against " + format_seconds(p.arithmetic) +
+             " of arithmetic)";
+    case Bound::kCompute:
+      return "compute-bound (" + flop_text(anatomy.flops()) + " ~ " + format_seconds(p.compute) +
+             " at the throughput for their sizes)";
+    case Bound::kMemory:
+      return "memory-bound (" + byte_text(anatomy.bytes()) + " read and written ~ " +
+             format_seconds(p.memory) + ")";
+    case Bound::kTransfer:
+      return "transfer-bound (" + byte_text(anatomy.h2d_bytes) + " copied from the host ~ " +
+             format_seconds(p.transfer) + ")";
+    case Bound::kLoader:
+      return "loader-bound (" + format_seconds(p.loader) + " waiting for each batch)";
+    case Bound::kNone:
+      break;
+  }
+  return "not predicted";
+}
+
+}  // namespace crossover

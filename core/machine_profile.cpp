@@ -1,0 +1,172 @@
+#include "core/machine_profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/user_files.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+[[noreturn]] void refuse(const std::string& field, const std::string& expected) {
+  throw std::runtime_error(field + ": expected " + expected);
+}
+
+double positive(const nlohmann::json& j, const std::string& field, bool zero_allowed = false) {
+  if (!j.is_number()) refuse(field, "a number");
+  const double v = j.get<double>();
+  if (!std::isfinite(v) || v < 0.0 || (!zero_allowed && v == 0.0))
+    refuse(field, zero_allowed ? "a finite number from 0" : "a finite number above 0");
+  return v;
+}
+
+Json device_json(const DeviceProfile& d, bool gpu) {
+  Json j;
+  j["dispatch_seconds"] = d.dispatch_seconds;
+  j["gemm"] = Json::array();
+  for (const auto& [n, rate] : d.gemm) j["gemm"].push_back({{"n", n}, {"flops_per_second", rate}});
+  j["memory_bytes_per_second"] = d.memory_bytes_per_second;
+  if (gpu) {
+    j["h2d_pageable_bytes_per_second"] = d.h2d_pageable_bytes_per_second;
+    j["h2d_pinned_bytes_per_second"] = d.h2d_pinned_bytes_per_second;
+    j["sync_seconds"] = d.sync_seconds;
+  }
+  return j;
+}
+
+DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, bool gpu) {
+  if (!j.is_object()) refuse(at, "an object");
+  const auto field = [&](const char* key) -> const nlohmann::json& {
+    static const nlohmann::json missing;
+    return j.contains(key) ? j[key] : missing;
+  };
+  DeviceProfile d;
+  d.dispatch_seconds = positive(field("dispatch_seconds"), at + ".dispatch_seconds");
+  d.memory_bytes_per_second =
+      positive(field("memory_bytes_per_second"), at + ".memory_bytes_per_second");
+  const nlohmann::json& gemm = field("gemm");
+  if (!gemm.is_array() || gemm.empty() || gemm.size() > 64)
+    refuse(at + ".gemm", "a list of 1 to 64 {\"n\", \"flops_per_second\"} rungs");
+  for (std::size_t i = 0; i < gemm.size(); ++i) {
+    const std::string rung = at + ".gemm[" + std::to_string(i) + "]";
+    if (!gemm[i].is_object()) refuse(rung, "an object");
+    const double n = positive(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::json(), rung + ".n");
+    const double rate = positive(
+        gemm[i].contains("flops_per_second") ? gemm[i]["flops_per_second"] : nlohmann::json(),
+        rung + ".flops_per_second");
+    if (!d.gemm.empty() && n <= d.gemm.back().first) refuse(rung + ".n", "sizes ascending");
+    d.gemm.emplace_back(n, rate);
+  }
+  if (gpu) {
+    d.h2d_pageable_bytes_per_second =
+        positive(field("h2d_pageable_bytes_per_second"), at + ".h2d_pageable_bytes_per_second");
+    d.h2d_pinned_bytes_per_second =
+        positive(field("h2d_pinned_bytes_per_second"), at + ".h2d_pinned_bytes_per_second");
+    d.sync_seconds = positive(field("sync_seconds"), at + ".sync_seconds", true);
+  }
+  return d;
+}
+
+std::string text_field(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key)) return "";
+  if (!j[key].is_string()) refuse(key, "text");
+  return j[key].get<std::string>();
+}
+
+}  // namespace
+
+double DeviceProfile::gemm_flops_per_second(double flops) const {
+  if (gemm.empty()) return 0.0;
+  const double n = std::cbrt(std::max(flops, 0.0) / 2.0);
+  if (n <= gemm.front().first) {
+    // Below the smallest rung a product is slower still: its time is no less than that rung's.
+    const auto [n0, rate0] = gemm.front();
+    return rate0 * std::pow(std::max(n, 1.0) / n0, 3.0);
+  }
+  if (n >= gemm.back().first) return gemm.back().second;
+  const auto upper = std::find_if(gemm.begin(), gemm.end(),
+                                  [n](const std::pair<double, double>& r) { return r.first >= n; });
+  const auto lower = upper - 1;
+  const double t = std::log(n / lower->first) / std::log(upper->first / lower->first);
+  return std::exp(std::log(lower->second) +
+                  t * (std::log(upper->second) - std::log(lower->second)));
+}
+
+double MachineProfile::validated_error(const std::string& kind) const {
+  const auto it = validation.find(kind);
+  return it == validation.end() ? 0.0 : it->second;
+}
+
+const DeviceProfile& MachineProfile::cpu(int threads) const {
+  return threads == 1 ? cpu_one_thread : cpu_all_threads;
+}
+
+nlohmann::ordered_json profile_to_json(const MachineProfile& p) {
+  Json j;
+  j["name"] = p.name;
+  j["provenance"] = p.provenance;
+  j["cpu"] = {{"model", p.cpu_model},
+              {"logical_cores", p.logical_cores},
+              {"one_thread", device_json(p.cpu_one_thread, false)},
+              {"all_threads", device_json(p.cpu_all_threads, false)}};
+  j["libtorch_version"] = p.libtorch_version;
+  if (p.cuda) {
+    j["cuda"] = device_json(*p.cuda, true);
+    j["cuda"]["name"] = p.gpu_name;
+  }
+  if (!p.validation.empty()) {
+    j["validation"] = Json::object();
+    for (const auto& [kind, error] : p.validation)
+      j["validation"][kind] = {{"median_abs_error", error}};
+  }
+  return j;
+}
+
+MachineProfile profile_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) refuse("the profile", "an object");
+  MachineProfile p;
+  p.name = text_field(j, "name");
+  if (p.name.empty()) refuse("name", "the profile's name");
+  if (j.contains("provenance")) p.provenance = j["provenance"];
+  p.libtorch_version = text_field(j, "libtorch_version");
+  if (!j.contains("cpu") || !j["cpu"].is_object()) refuse("cpu", "an object");
+  const nlohmann::json& cpu = j["cpu"];
+  p.cpu_model = text_field(cpu, "model");
+  if (cpu.contains("logical_cores"))
+    p.logical_cores = static_cast<int>(positive(cpu["logical_cores"], "cpu.logical_cores"));
+  p.cpu_one_thread = device_from_json(cpu.contains("one_thread") ? cpu["one_thread"] : nullptr,
+                                      "cpu.one_thread", false);
+  p.cpu_all_threads = device_from_json(cpu.contains("all_threads") ? cpu["all_threads"] : nullptr,
+                                       "cpu.all_threads", false);
+  if (j.contains("cuda") && !j["cuda"].is_null()) {
+    p.cuda = device_from_json(j["cuda"], "cuda", true);
+    p.gpu_name = text_field(j["cuda"], "name");
+  }
+  if (j.contains("validation")) {
+    if (!j["validation"].is_object()) refuse("validation", "an object");
+    for (const auto& [kind, v] : j["validation"].items()) {
+      if (kind != "cpu" && kind != "cuda") refuse("validation." + kind, "\"cpu\" or \"cuda\"");
+      if (!v.is_object() || !v.contains("median_abs_error"))
+        refuse("validation." + kind, "an object with median_abs_error");
+      p.validation[kind] =
+          positive(v["median_abs_error"], "validation." + kind + ".median_abs_error", true);
+    }
+  }
+  return p;
+}
+
+MachineProfile load_profile(const std::string& path) {
+  try {
+    return profile_from_json(
+        nlohmann::json::parse(read_json_text(path, kMiB, "a machine profile")));
+  } catch (const UserFileError& e) {
+    throw std::runtime_error(e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": not a machine profile: " + e.what());
+  }
+}
+
+}  // namespace crossover

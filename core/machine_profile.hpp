@@ -1,0 +1,67 @@
+#pragma once
+// What a machine does per operator, per FLOP and per byte: the profile the cost model predicts a
+// step from. `crossover profile` measures one (runner/profile_measure); profiles/ ships the ones
+// the project has, each with where its numbers came from. A profile is a small JSON file read
+// as a user's file: every number checked before it is used. No LibTorch.
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace crossover {
+
+/// One device's constants.
+struct DeviceProfile {
+  /// The host's fixed cost of one dispatched operator in a training step (autograd included),
+  /// synchronised: what a step of tiny operators costs per operator.
+  double dispatch_seconds = 0.0;
+  /// Matrix-multiply throughput by size: (n, FLOP/s of an n x n x n product), n ascending. Small
+  /// products are slower per FLOP than large ones; a size between two rungs is interpolated on
+  /// log scales.
+  std::vector<std::pair<double, double>> gemm;
+  double memory_bytes_per_second = 0.0;        ///< element-wise: bytes read and written per second
+  double h2d_pageable_bytes_per_second = 0.0;  ///< CUDA: host-to-device copies from pageable
+  double h2d_pinned_bytes_per_second = 0.0;    ///< and from page-locked memory
+  double sync_seconds = 0.0;                   ///< CUDA: one synchronisation of an idle device
+
+  /// FLOP/s of a matrix product with `flops` FLOPs (its size: the cube root of flops / 2).
+  double gemm_flops_per_second(double flops) const;
+};
+
+/// A machine's profile: its CPU at one thread and at every core, its GPU when it has one.
+struct MachineProfile {
+  std::string name;                   ///< "h100-80gb", "this machine"
+  nlohmann::ordered_json provenance;  ///< machine, date, commit, how each number was obtained
+  std::string cpu_model;
+  int logical_cores = 0;
+  std::string libtorch_version;
+  DeviceProfile cpu_one_thread;
+  DeviceProfile cpu_all_threads;
+  std::optional<DeviceProfile> cuda;
+  std::string gpu_name;  ///< "" without a GPU
+  /// The median absolute error of this profile's predictions, by device kind ("cpu", "cuda"),
+  /// as `crossover predict --check` measured it against real runs ("validation" in the file).
+  std::map<std::string, double> validation;
+
+  /// The validated error for `kind` (0 when not validated).
+  double validated_error(const std::string& kind) const;
+
+  /// The CPU's constants for a cell with `threads` (1: one thread; 0 or more: every core).
+  const DeviceProfile& cpu(int threads) const;
+};
+
+/// The profile as its file holds it.
+nlohmann::ordered_json profile_to_json(const MachineProfile& profile);
+
+/// A profile from its JSON; throws std::runtime_error naming the field that is missing, of the
+/// wrong type, not finite and positive, or a matrix-size ladder that is empty or not ascending.
+MachineProfile profile_from_json(const nlohmann::json& json);
+
+/// A profile file, read as a user's file (a regular file of at most 1 MiB); throws
+/// std::runtime_error naming the file and what is wrong.
+MachineProfile load_profile(const std::string& path);
+
+}  // namespace crossover

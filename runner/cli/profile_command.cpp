@@ -1,0 +1,113 @@
+// crossover profile: this machine's constants for the cost model, measured, as a profile file.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <memory>
+
+#include "core/file_writer.hpp"
+#include "core/text.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/output_dir.hpp"
+#include "runner/profile_derive.hpp"
+#include "runner/profile_measure.hpp"
+
+namespace crossover {
+namespace {
+
+struct ProfileArgs {
+  std::string out;  ///< "" = standard output
+  std::string name;
+  bool quick = false;
+  std::vector<std::string> derive;  ///< --derive RUN...: derived from measured runs
+  std::string data_dir = "data";
+};
+
+// The profile's numbers in a few lines, for people.
+std::string summary(const MachineProfile& p) {
+  std::string text = "profile " + p.name + ": " + p.cpu_model + ", " +
+                     std::to_string(p.logical_cores) + " logical cores, LibTorch " +
+                     p.libtorch_version + (p.cuda ? ", " + p.gpu_name : "") + "\n";
+  const auto line = [&](const std::string& what, const DeviceProfile& d) {
+    text += "  " + what + ": " + format_seconds(d.dispatch_seconds) + " per operator; matmul " +
+            format_number(d.gemm.front().second / 1e9) +
+            " GFLOP/s at n=" + format_number(d.gemm.front().first) + " to " +
+            format_number(d.gemm.back().second / 1e9) +
+            " at n=" + format_number(d.gemm.back().first) + "; memory " +
+            format_number(d.memory_bytes_per_second / 1e9) + " GB/s";
+    if (d.h2d_pageable_bytes_per_second > 0.0)
+      text += "; host to device " + format_number(d.h2d_pageable_bytes_per_second / 1e9) +
+              " GB/s pageable, " + format_number(d.h2d_pinned_bytes_per_second / 1e9) +
+              " GB/s pinned; sync " + format_seconds(d.sync_seconds);
+    text += "\n";
+  };
+  line("cpu, one thread", p.cpu_one_thread);
+  line("cpu, every core", p.cpu_all_threads);
+  if (p.cuda) line("cuda", *p.cuda);
+  return text;
+}
+
+int profile_command(const ProfileArgs& args) {
+  if (!args.out.empty()) {
+    if (const std::string problem = run_file_problem(args.out); !problem.empty()) {
+      spdlog::error("--out {}", problem);
+      return kExitBadInput;
+    }
+  }
+  ProfileOptions options;
+  options.quick = args.quick;
+  options.name = args.name;
+  MachineProfile profile = measure_profile(options);
+  if (!args.derive.empty()) {
+    try {
+      std::vector<RunRecord> runs;
+      for (const std::string& run : args.derive) runs.push_back(load_run(run));
+      profile =
+          derive_profile(args.name.empty() ? "derived" : args.name, runs, profile, args.data_dir);
+    } catch (const std::exception& e) {
+      spdlog::error("--derive: {}", e.what());
+      return kExitBadInput;
+    }
+  }
+  const std::string text = json_text(profile_to_json(profile), 2) + "\n";
+  if (args.out.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  try {
+    write_text_file(args.out, text);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  std::cout << summary(profile) << "Written: " << args.out << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_profile_command(CLI::App& app) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* profile = app.add_subcommand(
+      "profile",
+      "Measure this machine for the cost model: per device the cost per dispatched operator, "
+      "matrix-multiply throughput on a ladder of sizes, memory bandwidth, and on a GPU the "
+      "host-to-device bandwidth and synchronisation latency; a profile for run --profile and "
+      "--predict, and predict --check");
+  profile->add_option("--out", args->out, "The profile file to write (default: standard output)");
+  profile->add_option("--name", args->name, "The profile's name (default: the host name)");
+  profile->add_option("--derive", args->derive,
+                      "RUN...: derive the profile from runs measured on the machine to be "
+                      "profiled (one that cannot be measured here), each constant from the "
+                      "cells that show it; the formulas and cells are in its provenance "
+                      "(docs/methodology.md)");
+  profile->add_option("--data-dir", args->data_dir,
+                      "With --derive: where the data sets are, to take each cell's anatomy "
+                      "again on this CPU (default data)");
+  profile->add_flag("--quick", args->quick,
+                    "The quick profile every run measures (a quarter of a second), not the "
+                    "full one (well under a minute per device)");
+  return {profile, [args] { return profile_command(*args); }};
+}
+
+}  // namespace crossover

@@ -1,0 +1,118 @@
+// Each cell's step taken apart: the operators a real training step dispatches per phase, their
+// FLOPs against the architecture's own count, the batch a host-made step copies to a GPU, and a
+// CUDA cell this machine lacks predicted from its twin on the CPU.
+#include <gtest/gtest.h>
+
+#include "core/cost_model.hpp"
+#include "runner/anatomy.hpp"
+#include "runner/executor.hpp"
+#include "runner/profile_measure.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+Cell mlp_cell(const std::string& device = "cpu") {
+  Cell c;
+  c.workload = "mlp";
+  c.dataset = "synthetic";
+  c.features = 32;
+  c.classes = 10;
+  c.width = 64;
+  c.depth = 2;
+  c.device = device;
+  c.batch_size = 64;
+  c.dataset_size = 512;
+  c.epochs = 2;
+  c.warmup_epochs = 1;
+  c.min_repeats = c.max_repeats = 1;
+  return c;
+}
+
+TEST(Anatomy, AMeasuredCellRecordsItsStepsOperatorsFlopsAndBytes) {
+  const Result r = run_cell(mlp_cell(), RunOptions{});
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
+  EXPECT_GT(r.step_ops_forward, 3);    // three linear layers, activations, the loss
+  EXPECT_GT(r.step_ops_backward, 3);   // their gradients
+  EXPECT_GE(r.step_ops_optimizer, 6);  // Adam, parameter by parameter
+  EXPECT_GE(r.step_ops_data, 1);       // the batch cut from the tensor
+  // The matrix products the operators ran: the forward pass's F (the architecture's count is
+  // 3 F), twice that backward, less the first layer's input gradient, which no one asks for.
+  const double forward = r.flops_per_sample * 64 / 3.0;
+  EXPECT_DOUBLE_EQ(r.step_flops, 3.0 * forward - 2.0 * 64 * 32 * 64)
+      << r.step_flops << " against " << r.flops_per_sample * 64;
+  EXPECT_GT(r.step_bytes, 64.0 * 32 * 4);  // at least its input batch is read
+  EXPECT_EQ(r.step_h2d_bytes, 0.0);        // nothing crosses to a device on the CPU
+  EXPECT_GT(r.anatomy_seconds, 0.0);
+  EXPECT_GE(r.step_loader_share, 0.0);
+  EXPECT_LT(r.step_loader_share, 1.0);
+  const StepAnatomy a = anatomy_of(r);
+  EXPECT_DOUBLE_EQ(a.ops(), static_cast<double>(r.step_ops_data + r.step_ops_forward +
+                                                r.step_ops_backward + r.step_ops_optimizer));
+  EXPECT_DOUBLE_EQ(a.flops(), r.step_flops);
+}
+
+TEST(Anatomy, ACudaCellsTwinCopiesEachHostMadeBatchToTheDevice) {
+  Cell c = mlp_cell("cuda");
+  c.loader = Loader::kDataLoader;
+  c.data_placement = Placement::kHost;
+  Result r;
+  r.cell = c;
+  record_twin_anatomy(c, testing::data_dir(), r);
+  EXPECT_EQ(r.steps_per_epoch, 8);
+  // 64 rows of 32 float features and a long label.
+  EXPECT_DOUBLE_EQ(r.step_h2d_bytes, 64.0 * (32 * 4 + 8));
+  EXPECT_GT(r.step_ops_forward, 3);
+  c.loader = Loader::kTensor;
+  c.data_placement = Placement::kDevice;  // the data set lives on the GPU: nothing crosses
+  record_twin_anatomy(c, testing::data_dir(), r);
+  EXPECT_EQ(r.step_h2d_bytes, 0.0);
+}
+
+TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
+  auto profile = std::make_shared<MachineProfile>();
+  profile->name = "gpu-box";
+  DeviceProfile d;
+  d.dispatch_seconds = 10e-6;
+  d.gemm = {{16, 1e9}, {4096, 50e12}};
+  d.memory_bytes_per_second = 2e12;
+  d.h2d_pageable_bytes_per_second = 20e9;
+  d.h2d_pinned_bytes_per_second = 40e9;
+  profile->cpu_one_thread = profile->cpu_all_threads = d;
+  profile->cuda = d;
+  profile->validation["cuda"] = 0.3;
+  RunOptions options;
+  options.data_dir = testing::data_dir();
+  options.predict_cuda = profile;
+  const Result r = predict_cell(mlp_cell("cuda"), options);
+  ASSERT_EQ(r.status, CellStatus::kPredicted) << r.reason;
+  EXPECT_TRUE(r.epoch_seconds_samples.empty());  // nothing measured
+  EXPECT_EQ(r.bound, Bound::kDispatch);          // tiny steps on a GPU
+  EXPECT_NEAR(r.epoch_seconds, r.predicted_epoch_seconds, 1e-15);
+  EXPECT_NEAR(r.predicted_epoch_seconds, 8 * r.predicted_step_seconds, 1e-12);
+  EXPECT_DOUBLE_EQ(r.prediction_error, 0.3);
+  EXPECT_EQ(r.prediction_profile, "gpu-box");
+  EXPECT_NE(r.reason.find("its validated error 30.0 %"), std::string::npos) << r.reason;
+  // Several replicas are not in the model: skipped, with why.
+  Cell dp = mlp_cell("cuda");
+  dp.gpus = 2;
+  dp.parallel = Parallel::kDp;
+  const Result refused = predict_cell(dp, options);
+  EXPECT_EQ(refused.status, CellStatus::kSkipped);
+  EXPECT_NE(refused.reason.find("several replicas are not predicted"), std::string::npos);
+}
+
+TEST(Anatomy, AQuickProfileMeasuresThisMachine) {
+  const MachineProfile p = measure_profile({});
+  EXPECT_GT(p.cpu_all_threads.dispatch_seconds, 0.0);
+  EXPECT_LT(p.cpu_all_threads.dispatch_seconds, 1e-3);
+  ASSERT_GE(p.cpu_one_thread.gemm.size(), 2u);
+  // A large product runs faster per FLOP than a small one.
+  EXPECT_GT(p.cpu_one_thread.gemm.back().second, p.cpu_one_thread.gemm.front().second);
+  EXPECT_GT(p.cpu_all_threads.memory_bytes_per_second, 1e8);
+  EXPECT_FALSE(p.provenance.empty());
+  EXPECT_NO_THROW(profile_from_json(profile_to_json(p)));  // what it writes, it reads
+}
+
+}  // namespace
+}  // namespace crossover

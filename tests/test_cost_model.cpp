@@ -1,0 +1,187 @@
+// The cost model on hand-made anatomies and profiles with known answers: each operator takes the
+// larger of its fixed cost, its FLOPs at the throughput for its size and its bytes at the
+// bandwidth; the copy and the loader add; the largest term is the bound. Profiles are read as
+// users' files: every field checked.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/cost_model.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+// 10 us per operator, 1 GFLOP/s at n = 10 rising to 100 GFLOP/s from n = 1,000, 10 GB/s.
+DeviceProfile device() {
+  DeviceProfile d;
+  d.dispatch_seconds = 10e-6;
+  d.gemm = {{10, 1e9}, {1000, 100e9}};
+  d.memory_bytes_per_second = 10e9;
+  d.h2d_pageable_bytes_per_second = 1e9;
+  d.h2d_pinned_bytes_per_second = 4e9;
+  d.sync_seconds = 20e-6;
+  return d;
+}
+
+TEST(CostModel, EachOperatorTakesItsLargestTermAndTheLargestSumIsTheBound) {
+  StepAnatomy a;
+  for (int i = 0; i < 30; ++i) a.add(Phase::kOptimizer, 0.0, 400.0);  // 40 ns of bytes: dispatch
+  a.add(Phase::kForward, 2e9, 1e6);   // n = 1,000: 2 GFLOP at 100 GFLOP/s = 20 ms
+  a.add(Phase::kBackward, 0.0, 1e9);  // 1 GB at 10 GB/s = 100 ms
+  const StepPrediction p = predict_step(a, device(), StepContext{});
+  EXPECT_DOUBLE_EQ(p.dispatch, 30 * 10e-6);
+  EXPECT_DOUBLE_EQ(p.dispatched_ops, 30.0);
+  EXPECT_NEAR(p.compute, 0.02, 1e-12);
+  EXPECT_NEAR(p.memory, 0.1, 1e-12);
+  EXPECT_EQ(p.bound(), Bound::kMemory);
+  EXPECT_NEAR(p.step(), 0.3e-3 + 0.02 + 0.1, 1e-12);
+  EXPECT_NEAR(predict_epoch(p, 3, device()), 3 * p.step() + 20e-6, 1e-12);
+  // A small product is slower per FLOP: n = 100 lies halfway on the log scale, 10 GFLOP/s.
+  EXPECT_NEAR(device().gemm_flops_per_second(2e6), 10e9, 1e3);
+  // Below the smallest rung its time is no less than that rung's product's.
+  EXPECT_NEAR(2e3 / device().gemm_flops_per_second(2e3), 2e3 / 1e9, 1e-15);
+}
+
+TEST(CostModel, TheBatchCopyTheLoaderAndGraphsCountAsTheCellSays) {
+  StepAnatomy a;
+  a.add(Phase::kData, 0.0, 8.0);  // cutting the batch
+  a.add(Phase::kForward, 0.0, 8.0);
+  a.h2d_bytes = 4e6;
+  a.loader_seconds = 3e-3;
+  StepContext c;
+  EXPECT_DOUBLE_EQ(predict_step(a, device(), c).dispatch, 2 * 10e-6);  // the batch's cut counts
+  c.batch_on_device = false;  // made on the host: the loader's wait instead of its operators
+  c.loader_seconds = a.loader_seconds;
+  c.cuda = true;
+  StepPrediction p = predict_step(a, device(), c);
+  EXPECT_DOUBLE_EQ(p.dispatch, 10e-6);
+  EXPECT_DOUBLE_EQ(p.loader, 3e-3);
+  EXPECT_DOUBLE_EQ(p.transfer, 4e6 / 1e9);  // pageable
+  EXPECT_EQ(p.bound(), Bound::kTransfer);
+  c.pinned = true;
+  EXPECT_DOUBLE_EQ(predict_step(a, device(), c).transfer, 4e6 / 4e9);
+  EXPECT_EQ(predict_step(a, device(), c).bound(), Bound::kLoader);
+  // A graph replays every operator from one launch: one dispatch in all.
+  c.graph = true;
+  c.batch_on_device = true;
+  EXPECT_DOUBLE_EQ(predict_step(a, device(), c).dispatch, 10e-6);
+  EXPECT_EQ(predict_step(StepAnatomy{}, device(), StepContext{}).bound(), Bound::kNone);
+}
+
+TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
+  MachineProfile here;
+  here.name = "here";
+  here.cpu_one_thread = here.cpu_all_threads = device();
+  MachineProfile there = here;
+  there.name = "there";
+  there.cpu_all_threads.dispatch_seconds = 20e-6;  // a CPU twice as slow per operator
+  there.cuda = device();
+  there.cuda->dispatch_seconds = 5e-6;
+  Result r;
+  r.cell.device = "cuda";
+  r.cell.loader = Loader::kDataLoader;
+  r.cell.data_placement = Placement::kHost;
+  r.steps_per_epoch = 10;
+  StepAnatomy a;
+  for (int i = 0; i < 100; ++i) a.add(Phase::kForward, 0.0, 4.0);
+  r.step_op_groups = groups_to_rows(a.groups);
+  r.step_loader_seconds = 1e-3;
+  r.step_loader_share = 0.25;
+  apply_prediction(r, there, &here);
+  EXPECT_DOUBLE_EQ(r.predicted_dispatch_seconds, 100 * 5e-6);
+  EXPECT_DOUBLE_EQ(r.predicted_loader_seconds, 2e-3);  // made on there's CPU: twice the wait
+  EXPECT_EQ(r.bound, Bound::kLoader);
+  EXPECT_NEAR(r.predicted_epoch_seconds, 10 * (0.5e-3 + 2e-3) + 20e-6, 1e-12);
+  EXPECT_EQ(r.prediction_profile, "there");
+  // Without a GPU in the profile a CUDA cell is not accounted for; without anatomy neither.
+  Result none = r;
+  none.bound = Bound::kNone;
+  apply_prediction(none, here, &here);
+  EXPECT_EQ(none.bound, Bound::kNone);
+  none.step_op_groups.clear();
+  apply_prediction(none, there, &here);
+  EXPECT_EQ(none.bound, Bound::kNone);
+  EXPECT_NE(bound_text(StepPrediction{1e-3, 0, 0, 0, 0, 100, 2e-6, 0}, a)
+                .find("dispatch-bound (100 operators x 10 us ~ 1 ms, against 2 us of arithmetic)"),
+            std::string::npos);
+}
+
+TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
+  MachineProfile p;
+  p.name = "box";
+  p.cpu_model = "a CPU";
+  p.logical_cores = 4;
+  p.cpu_one_thread = p.cpu_all_threads = device();
+  p.cuda = device();
+  p.gpu_name = "a GPU";
+  p.validation["cuda"] = 0.2;
+  const MachineProfile back = profile_from_json(profile_to_json(p));
+  EXPECT_EQ(profile_to_json(back), profile_to_json(p));
+  EXPECT_DOUBLE_EQ(back.validated_error("cuda"), 0.2);
+  EXPECT_DOUBLE_EQ(back.validated_error("cpu"), 0.0);
+  const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
+    nlohmann::ordered_json j = profile_to_json(p);
+    edit(j);
+    try {
+      profile_from_json(j);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refused([](auto& j) {
+              j["cuda"]["dispatch_seconds"] = -1;
+            }).find("cuda.dispatch_seconds: expected a finite number above 0"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["cpu"]["one_thread"]["gemm"] = nlohmann::json::array();
+            }).find("cpu.one_thread.gemm"),
+            std::string::npos);
+  EXPECT_NE(
+      refused([](auto& j) { j["cpu"]["all_threads"]["gemm"][1]["n"] = 5; }).find("sizes ascending"),
+      std::string::npos);
+  EXPECT_NE(refused([](auto& j) { j["name"] = 3; }).find("name"), std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["tpu"] = {{"median_abs_error", 0.1}};
+            }).find("validation.tpu"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["cuda"]["memory_bytes_per_second"] = "fast";
+            }).find("expected a number"),
+            std::string::npos);
+  // A profile file is a user's file: not a directory, not over a megabyte.
+  testing::ScratchDir dir;
+  EXPECT_THROW(load_profile(dir.path()), std::runtime_error);
+  dir.write("p.json", profile_to_json(p).dump());
+  EXPECT_EQ(load_profile(dir.file("p.json")).name, "box");
+  dir.write("bad.json", "{\"name\": \"x\"}");
+  try {
+    load_profile(dir.file("bad.json"));
+    FAIL() << "a profile without cpu was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: not a machine profile: cpu"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(StepAnatomy, GroupsRoundTripAndBadRowsAreRefused) {
+  StepAnatomy a;
+  a.add(Phase::kForward, 2.0, 8.0);
+  a.add(Phase::kForward, 2.0, 8.0);
+  a.add(Phase::kBackward, 0.0, 4.0);
+  ASSERT_EQ(a.groups.size(), 2u);
+  EXPECT_DOUBLE_EQ(a.ops(Phase::kForward), 2.0);
+  EXPECT_DOUBLE_EQ(a.flops(), 4.0);
+  EXPECT_DOUBLE_EQ(a.bytes(), 20.0);
+  const auto back = groups_from_rows(groups_to_rows(a.groups));
+  EXPECT_EQ(groups_to_rows(back), groups_to_rows(a.groups));
+  EXPECT_THROW(groups_from_rows({{0, 1, 2}}), std::runtime_error);
+  EXPECT_THROW(groups_from_rows({{5, 1, 2, 3}}), std::runtime_error);
+  EXPECT_THROW(groups_from_rows({{1, -1, 2, 3}}), std::runtime_error);
+  EXPECT_THROW(groups_from_rows({{1.5, 1, 2, 3}}), std::runtime_error);
+  EXPECT_THROW(groups_from_rows({{1, 1, std::nan(""), 3}}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace crossover
