@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/text.hpp"
 #include "core/user_files.hpp"
 
 namespace crossover {
@@ -73,7 +74,12 @@ DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, b
 std::string text_field(const nlohmann::json& j, const char* key) {
   if (!j.contains(key)) return "";
   if (!j[key].is_string()) refuse(key, "text");
-  return j[key].get<std::string>();
+  std::string text = j[key].get<std::string>();
+  // A name goes into report headings and the terminal: one printable line of sane length.
+  if (text.size() > 200 || printable_text(text) != text ||
+      text.find_first_of("\n\t") != std::string::npos)
+    refuse(key, "one line of printable text of at most 200 characters");
+  return text;
 }
 
 }  // namespace
@@ -167,6 +173,17 @@ MachineProfile load_profile(const std::string& path) {
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": not a machine profile: " + e.what());
   }
+}
+
+MachineProfile load_gpu_profile(const std::string& path) {
+  MachineProfile p = load_profile(path);
+  if (!p.cuda) {
+    throw std::runtime_error(path + ": the profile \"" + p.name +
+                             "\" has no GPU (no \"cuda\" section) to predict CUDA cells with; give "
+                             "one measured (crossover profile) or derived (profile --derive) for "
+                             "a GPU machine, e.g. profiles/h100-80gb.json");
+  }
+  return p;
 }
 
 }  // namespace crossover

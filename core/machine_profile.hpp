@@ -64,4 +64,7 @@ MachineProfile profile_from_json(const nlohmann::json& json);
 /// std::runtime_error naming the file and what is wrong.
 MachineProfile load_profile(const std::string& path);
 
+/// load_profile, and a profile without a GPU refused: the one `run --predict cuda=FILE` needs.
+MachineProfile load_gpu_profile(const std::string& path);
+
 }  // namespace crossover

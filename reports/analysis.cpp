@@ -101,6 +101,13 @@ CompareSpec parse_compare(const std::string& text) {
   return spec;
 }
 
+std::string predicted_mark(const Result& r) {
+  if (r.status != CellStatus::kPredicted) return "";
+  return r.prediction_error > 0.0
+             ? " (predicted ± " + format_percent(r.prediction_error, false) + ")"
+             : std::string(" (predicted)");
+}
+
 bool comparable(const Result& r) {
   if (r.status == CellStatus::kPredicted)
     return std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0;

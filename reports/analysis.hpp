@@ -58,6 +58,10 @@ struct Pair {
   bool predicted = false;
 };
 
+/// " (predicted ± 44 %)" for a predicted result (" (predicted)" without a validated error), ""
+/// for a measured one: what every number of a predicted cell carries beside it.
+std::string predicted_mark(const Result& r);
+
 /// Whether a result has an epoch to compare: measured (ok, with its samples) or predicted.
 bool comparable(const Result& result);
 

@@ -102,16 +102,17 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
               "winner"};
   t.right_aligned = {false, false, true, true, true, true, false};
   for (const Pair& p : pairs) {
-    t.rows.push_back({p.baseline->cell.workload,
-                      "#" + std::to_string(p.baseline->cell.index) + " / #" +
-                          std::to_string(p.contender->cell.index),
-                      format_measure(p.baseline->epoch_seconds, spec.measure),
-                      format_measure(p.contender->epoch_seconds, spec.measure),
-                      format_number(p.speedup) + "x",
-                      format_number(p.ci.low) + " - " + format_number(p.ci.high),
-                      p.winner == Winner::kContender  ? cont
-                      : p.winner == Winner::kBaseline ? base
-                                                      : "tie"});
+    t.rows.push_back(
+        {p.baseline->cell.workload,
+         "#" + std::to_string(p.baseline->cell.index) + " / #" +
+             std::to_string(p.contender->cell.index),
+         format_measure(p.baseline->epoch_seconds, spec.measure) + predicted_mark(*p.baseline),
+         format_measure(p.contender->epoch_seconds, spec.measure) + predicted_mark(*p.contender),
+         format_number(p.speedup) + "x" + (p.predicted ? " (predicted)" : ""),
+         format_number(p.ci.low) + " - " + format_number(p.ci.high),
+         p.winner == Winner::kContender  ? cont
+         : p.winner == Winner::kBaseline ? base
+                                         : "tie"});
   }
   return out + render_markdown_table(t) + "\n" + recommendations_section;
 }

@@ -51,8 +51,9 @@ std::string crossover_text(const ComparisonFindings& f) {
     const std::string verdict = p.winner == Winner::kTie         ? "a tie"
                                 : p.winner == Winner::kContender ? spec.contender + better
                                                                  : spec.baseline + better;
-    out += "  " + cell_label(p.contender->cell) + ": " + speedup_text(p) + " against " +
-           spec.baseline + ", " + verdict + "\n";
+    out += "  " + cell_label(p.contender->cell) + predicted_mark(*p.contender) + ": " +
+           speedup_text(p) + " against " + spec.baseline + predicted_mark(*p.baseline) + ", " +
+           verdict + (p.predicted ? ", predicted, not measured" : "") + "\n";
   }
   if (f.pairs.empty()) {
     out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +

@@ -213,7 +213,8 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   for (const auto& [kind, price] : options_.prices) prices_[kind] = price;
   try {
     if (!options_.predict_cuda.empty())
-      predict_cuda_ = std::make_shared<const MachineProfile>(load_profile(options_.predict_cuda));
+      predict_cuda_ =
+          std::make_shared<const MachineProfile>(load_gpu_profile(options_.predict_cuda));
     if (!options_.profile.empty())
       profile_ = std::make_shared<const MachineProfile>(load_profile(options_.profile));
   } catch (const std::exception& e) {

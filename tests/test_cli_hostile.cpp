@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/results.hpp"
 #include "runner/output_dir.hpp"
@@ -45,6 +47,31 @@ TEST(Hostile, ALinkPlantedAsTheLockIsRefusedAndItsTargetKept) {
             std::string::npos)
       << o.err;
   EXPECT_EQ(slurp(victim), "precious\n");
+}
+
+TEST(Hostile, APredictionProfileIsCheckedBeforeAnythingRunsADryRunIncluded) {
+  ScratchDir dir;
+  const std::string grid = seeds_grid(dir, "g.json", "1");
+  dir.write("cpu-only.json",
+            R"({"name": "box", "cpu": {"one_thread": {"dispatch_seconds": 1e-6, "gemm": [{"n": 8,
+            "flops_per_second": 1e9}], "memory_bytes_per_second": 1e10}, "all_threads":
+            {"dispatch_seconds": 1e-6, "gemm": [{"n": 8, "flops_per_second": 1e9}],
+            "memory_bytes_per_second": 1e10}}})");
+  mkfifo(dir.file("fifo.json").c_str(), 0600);
+  for (const auto& [profile, message] : std::vector<std::pair<std::string, std::string>>{
+           {"cpu-only.json", "has no GPU"},
+           {"fifo.json", "a FIFO"},
+           {"missing.json", "cannot read a machine profile"}}) {
+    for (const std::string& how : {std::string(" --dry-run"), " --out " + dir.file("out")}) {
+      const Outcome o =
+          crossover(dir, "run " + grid + " --predict cuda=" + dir.file(profile) + how);
+      EXPECT_EQ(o.code, 2) << profile << how << "\n" << o.err;
+      EXPECT_NE(o.err.find(message), std::string::npos) << profile << how << "\n" << o.err;
+      EXPECT_FALSE(fs::exists(dir.file("out"))) << profile << how;
+    }
+  }
+  const Outcome bad = crossover(dir, "run " + grid + " --profile " + dir.file("fifo.json"));
+  EXPECT_EQ(bad.code, 2) << bad.err;
 }
 
 TEST(Hostile, ReportFilesNeverWriteThroughALink) {

@@ -163,6 +163,22 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
     EXPECT_NE(std::string(e.what()).find("bad.json: not a machine profile: cpu"), std::string::npos)
         << e.what();
   }
+  // Its name goes into headings: a control character or a line break is refused.
+  EXPECT_NE(refused([](auto& j) { j["name"] = "a\x1b[31mred"; }).find("printable"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) { j["cuda"]["name"] = "a\nb"; }).find("printable"),
+            std::string::npos);
+  // run --predict needs a GPU in the profile.
+  MachineProfile cpu_only = p;
+  cpu_only.cuda.reset();
+  dir.write("cpu.json", profile_to_json(cpu_only).dump());
+  EXPECT_NO_THROW(load_profile(dir.file("cpu.json")));
+  try {
+    load_gpu_profile(dir.file("cpu.json"));
+    FAIL() << "a profile without a GPU was taken to predict CUDA cells";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("has no GPU"), std::string::npos) << e.what();
+  }
 }
 
 TEST(StepAnatomy, GroupsRoundTripAndBadRowsAreRefused) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/machine_profile.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
@@ -122,6 +123,14 @@ int run_command(const RunArgs& args) {
   std::optional<Expansion> part = select_part(args, whole, options);
   if (!part || !label_cells(*part, options)) return kExitBadInput;
   Expansion& expansion = *part;
+  // The profiles are read before anything runs, a dry run included.
+  try {
+    if (!options.predict_cuda.empty()) (void)load_gpu_profile(options.predict_cuda);
+    if (!options.profile.empty()) (void)load_profile(options.profile);
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) {
     std::cout << dry_run_text(expansion, inventory, !options.predict_cuda.empty());
