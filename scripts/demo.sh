@@ -12,5 +12,4 @@ echo
 # Two questions: the device and the threads. Without a GPU the CUDA cells are predicted for an
 # H100 from its profile (marked "predicted" everywhere, with the model's validated error); with
 # one they are measured.
-./build/crossover run configs/quick.json --compare device=cpu:cuda --compare threads=1:0 \
-  --predict cuda=profiles/h100-80gb.json "$@"
+./build/crossover run configs/quick.json --compare device=cpu:cuda --compare threads=1:0 --predict cuda=profiles/h100-80gb.json "$@"
