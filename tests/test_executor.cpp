@@ -180,14 +180,16 @@ TEST(Executor, MnistWorkloadsRunAnEpochOnTheRealFashionMnist) {
     c.min_repeats = c.max_repeats = 1;
     c.optimizer = info.optimizer;
     c.lr = info.lr;
+    // Seed 001's MLP trains on all 60,000 images; the others on 6,000 drawn from them (the same
+    // reader, a tenth of the minutes: the CNN's full epoch took two of this test's four).
+    const bool whole = std::string(name) == "mnist_mlp";
+    if (!whole) c.dataset_size = 6000;
     const Result r = run_cell(c, options);
     ASSERT_EQ(r.status, CellStatus::kOk) << name << ": " << r.reason;
     EXPECT_EQ(r.data_source, "real") << name;
-    EXPECT_EQ(r.train_rows, 60000) << name;
+    EXPECT_EQ(r.train_rows, whole ? 60000 : 6000) << name;
     EXPECT_EQ(r.test_rows, 10000) << name;
-    if (std::string(name) == "mnist_mlp") {
-      EXPECT_GE(r.metric_value, 0.80) << "seed 001's MLP after one epoch of Fashion-MNIST";
-    }
+    if (whole) EXPECT_GE(r.metric_value, 0.80) << "seed 001's MLP after one epoch of Fashion-MNIST";
   }
 }
 
