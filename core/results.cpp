@@ -65,7 +65,9 @@ Result result_from_json(const nlohmann::json& j) {
       "step_op_groups", "bound", "predicted_step_seconds", "predicted_epoch_seconds",
       "predicted_dispatch_seconds", "predicted_compute_seconds", "predicted_memory_seconds",
       "predicted_transfer_seconds", "predicted_loader_seconds", "prediction_profile",
-      "prediction_error"};
+      "prediction_error",
+      // the process that ran the cell
+      "worker", "worker_cells_before"};
 #define CROSSOVER_READ_FIELD(type, name) \
   if (j.contains(#name) || added_later.count(#name) == 0) r.name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)

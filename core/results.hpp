@@ -71,7 +71,8 @@ namespace crossover {
   X(int, blas_threads)         /* the BLAS library's threads (0 = unknown) */                      \
   X(double, allreduce_seconds) /* ddp: gradient all-reduce per step (rank 0), 0 otherwise */       \
   X(std::vector<double>, rank_epoch_seconds)     /* ddp: each rank's median epoch, by rank */      \
-  X(std::vector<std::string>, parameter_digests) /* ddp: each rank's final parameters, hashed */   \
+  X(std::vector<std::string>, parameter_digests) /* ddp: each rank's final parameters, hashed; */ \
+  /* a deterministic cell's one */                                                                 \
   X(std::string, energy_source)    /* "rapl", "nvml", "nvml-power" or "unavailable" */             \
   X(std::string, energy_note)      /* why unavailable, or what else the counter covers */          \
   X(double, joules_per_epoch)      /* mean_watts * epoch_seconds; 0 when unavailable */            \
@@ -88,6 +89,8 @@ namespace crossover {
   X(std::vector<double>, process_epoch_seconds) /* `processes` > 1: each process's median */       \
   X(std::vector<double>, process_step_seconds)  /* epoch and step, by process */                   \
   X(double, wall_seconds)                       /* the whole cell */                               \
+  X(int, worker) /* the process that ran it: 0 the run's own, k the k-th child the run started */  \
+  X(int, worker_cells_before) /* cells that process had run before this one (0: a fresh one) */    \
   /* The step's anatomy (one probed step after the timed epochs; core/step_anatomy.hpp) */         \
   X(std::int64_t, step_ops_data)      /* operators dispatched in the data and copy phases */       \
   X(std::int64_t, step_ops_forward)   /* in the forward pass and the loss */                       \

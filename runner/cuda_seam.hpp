@@ -33,6 +33,10 @@ void reset_peak_memory(int index);
 /// The peaks on CUDA device `index` since the last reset; zeros without CUDA.
 DeviceMemory peak_memory(int index);
 
+/// Returns the blocks LibTorch's caching allocator holds unused to the driver, as a fresh process
+/// starts without them (a warm worker, between cells). A no-op without CUDA.
+void release_cached_memory(int index);
+
 /// Captures `step` in a CUDA graph on device `index`: runs it `warmup_steps` times on a side
 /// stream (where allocations, kernel choices and lazy initialisation happen, outside the graph),
 /// then records one more call there. Returns what replays the recording on the current stream.

@@ -76,6 +76,11 @@ DeviceMemory peak_memory(int index) {
   return memory;
 }
 
+void release_cached_memory(int index) {
+  synchronize(index);
+  c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
 std::function<void()> capture_graph(int index, const std::function<void()>& step,
                                     int warmup_steps) {
   const auto device = static_cast<c10::DeviceIndex>(index);

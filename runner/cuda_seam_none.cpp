@@ -22,6 +22,8 @@ void reset_peak_memory(int) {}
 
 DeviceMemory peak_memory(int) { return {}; }
 
+void release_cached_memory(int) {}
+
 std::function<void()> capture_graph(int index, const std::function<void()>&, int) {
   throw std::runtime_error("cuda:" + std::to_string(index) +
                            ": CUDA graphs need a crossover built against a CUDA LibTorch");

@@ -14,10 +14,13 @@
 #include "core/file_writer.hpp"
 #include "core/log.hpp"
 #include "core/user_files.hpp"
+#include "runner/cuda_seam.hpp"
 #include "runner/cuda_seam_parallel.hpp"
 #include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/grid.hpp"
+#include "runner/launch.hpp"
+#include "runner/threads.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {
@@ -217,9 +220,32 @@ void gather_results(c10d::Store& store, Result& result, const Cell& cell, int ra
   write_text_file(out_file, json_text(result_to_json(result)) + "\n");
 }
 
+// A warm worker: cells one after another from `run`'s pool, each as run_isolated runs one, with
+// what a cell may leave behind reset between them.
+int serve(const WorkerArgs& args) {
+  return serve_cells(args.serve_dir, [&args](const std::string& cell_file,
+                                             const std::string& out_file) {
+    WorkerArgs one = args;
+    one.cell_file = cell_file;
+    one.out_file = out_file;
+    const std::optional<Cell> cell = worker_cell(one);
+    if (!cell) return false;
+    torch::GradMode::set_enabled(true);
+    apply_threads(0);
+    const bool wrote = run_isolated(*cell, one) == 0;
+    if (is_cuda_device(cell->device)) cuda_seam::release_cached_memory(cuda_index(cell->device));
+    return wrote;
+  });
+}
+
 }  // namespace
 
 int worker_command(const WorkerArgs& args) {
+  if (!args.serve_dir.empty()) return serve(args);
+  if (args.out_file.empty()) {
+    log_error("crossover worker needs --out FILE (where the cell's result goes)");
+    return 2;
+  }
   std::optional<Cell> read = worker_cell(args);
   if (!read) return 2;
   Cell cell = *read;

@@ -16,6 +16,7 @@ struct WorkerArgs {
   int cell_index = -1;    ///< the index of the cell in it (as `run --dry-run` lists them)
   std::string out_file;   ///< where rank 0 writes the cell's result (other ranks write nothing)
   std::string data_dir = "data";
+  std::string serve_dir;  ///< serve cells as a warm worker in this folder (runner/launch.hpp)
   double timeout_seconds = 120.0;  ///< for the rendezvous and every collective
 };
 

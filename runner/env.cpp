@@ -15,6 +15,7 @@
 
 #include "core/text.hpp"
 #include "runner/blas.hpp"
+#include "runner/memory.hpp"
 #include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
 #include "runner/energy.hpp"
@@ -197,6 +198,7 @@ Json environment_record(bool measure_peak) {
   record["cpu"] = cpu_json();
   record["libtorch"] = libtorch_json();
   record["threads"] = threads_json();
+  record["allocator"] = allocator_settings();  // "" where the process kept glibc's defaults
   record["blas"] = blas_json(record["libtorch"]["blas_info"].get<std::string>(), measure_peak);
   record["cuda"] = cuda_json();
   const NvmlReport nvml = query_nvml();

@@ -319,7 +319,9 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.peak_fraction = result.achieved_gflops / peak->second;
   }
   result.peak_rss_bytes = peak_rss_bytes();
-  if (options.replicas != nullptr) result.parameter_digests = {workload->parameters_digest()};
+  // A ddp rank's, gathered by rank 0; a deterministic cell's, which two runs must share.
+  if (options.replicas != nullptr || cell.deterministic)
+    result.parameter_digests = {workload->parameters_digest()};
   if (cuda >= 0) {
     const cuda_seam::DeviceMemory memory = cuda_seam::peak_memory(cuda);
     result.cuda_peak_allocated_bytes = memory.peak_allocated_bytes;
@@ -401,24 +403,32 @@ LaunchOptions launch_options(const RunOptions& options) {
 
 // A cell with `processes` > 1: its share of the repeats in each of that many child processes,
 // one after another, merged; the first process that does not end ok ends the cell.
-Result run_in_processes(const Cell& cell, const RunOptions& options) {
+// Each a fresh process, whose own start is the point: the variation between processes.
+Result run_in_processes(const Cell& cell, WorkerPool& pool) {
   const Clock::time_point start = Clock::now();
   const Cell share = process_share(cell);
   std::vector<Result> parts;
   for (int k = 0; k < cell.processes; ++k) {
-    parts.push_back(run_ranks(share, launch_options(options)));
+    parts.push_back(pool.run_fresh(share));
     if (parts.back().status != CellStatus::kOk) break;
   }
   Result result = merge_processes(cell, parts);
+  result.worker = parts.back().worker;
   result.wall_seconds = seconds_since(start);
   return result;
 }
 
 }  // namespace
 
+std::shared_ptr<WorkerPool> make_worker_pool(const RunOptions& options) {
+  return std::make_shared<WorkerPool>(launch_options(options), !options.fresh_processes);
+}
+
 std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
                               const RunOptions& options, const ResultCallback& on_result) {
   std::vector<Result> results;
+  const std::shared_ptr<WorkerPool> pool =
+      options.workers != nullptr ? options.workers : make_worker_pool(options);
   for (const Cell& cell : cells) {
     Result result;
     const int signal = options.interrupted != nullptr ? options.interrupted->load() : 0;
@@ -438,9 +448,9 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
         result.reason = *reason;
       }
     } else if (cell.processes > 1) {
-      result = run_in_processes(cell, options);
+      result = run_in_processes(cell, *pool);
     } else if (cell.parallel == Parallel::kDdp || cell.isolate || options.isolate) {
-      result = run_ranks(cell, launch_options(options));
+      result = pool->run(cell);
     } else {
       result = run_cell(cell, options);
     }

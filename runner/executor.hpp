@@ -17,6 +17,8 @@
 
 namespace crossover {
 
+class WorkerPool;
+
 class Replicas;
 
 /// The value of RunOptions::interrupted that stops a sweep whose results can no longer be written.
@@ -37,6 +39,12 @@ struct RunOptions {
   const std::atomic<int>* interrupted = nullptr;
   /// Run every cell in a child process (`run --isolate`), not only those with `isolate`.
   bool isolate = false;
+  /// `run --fresh-process-per-cell`: an isolated cell starts a process of its own rather than
+  /// going to a warm worker (runner/launch.hpp).
+  bool fresh_processes = false;
+  /// The warm workers isolated cells go to, shared by every run_cells call of a sweep; null: each
+  /// call keeps its own.
+  std::shared_ptr<WorkerPool> workers;
   /// Prices per hour by device kind (the grid's "prices" and `run --price`): each result's cost.
   Prices prices;
   /// This machine's profile (env.json's): each ok cell's step is accounted for with it, its bound
@@ -61,6 +69,10 @@ Result run_cell(const Cell& cell, const RunOptions& options);
 /// The reason a cell failed, from what it threw: the first line of the message (LibTorch's
 /// errors carry a C++ backtrace after it).
 std::string failure_reason(const std::exception& error);
+
+/// The warm workers (or, with options.fresh_processes, the fresh processes) for the isolated cells
+/// of run_cells calls given these options.
+std::shared_ptr<WorkerPool> make_worker_pool(const RunOptions& options);
 
 /// Called after each cell with its result, how many cells are done and how many there are.
 using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;

@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +49,13 @@ std::string last_lines(const std::string& path, std::size_t count = 3) {
   for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
     out += (out.empty() ? "" : " | ") + lines[i];
   return "; last output: " + out;
+}
+
+// The cell's timeout, else the options', else 4 x its time budget + 120 s.
+double cell_timeout(const Cell& cell, const LaunchOptions& options) {
+  return cell.timeout_seconds > 0.0      ? cell.timeout_seconds
+         : options.timeout_seconds > 0.0 ? options.timeout_seconds
+                                         : 4.0 * cell.time_budget_seconds + 120.0;
 }
 
 Result failed(const Cell& cell, const std::string& reason) {
@@ -134,9 +144,7 @@ std::string wait_for_ranks(std::vector<pid_t>& ranks, const std::string& work, b
 Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   const Clock::time_point start = Clock::now();
   std::string binary = options.binary;
-  const double timeout = cell.timeout_seconds > 0.0      ? cell.timeout_seconds
-                         : options.timeout_seconds > 0.0 ? options.timeout_seconds
-                                                         : 4.0 * cell.time_budget_seconds + 120.0;
+  const double timeout = cell_timeout(cell, options);
   char pattern[] = "/tmp/crossover-ddp-XXXXXX";
   if (mkdtemp(pattern) == nullptr) return failed(cell, "cannot create a directory for the ranks");
   const std::string work = pattern;
@@ -171,6 +179,216 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
   remove_tree(work);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
+}
+
+namespace {
+
+// The worker's end of its channel with the pool.
+constexpr int kChannel = 3;
+// Idle warm workers kept at once (each holds LibTorch, its data sets and, on a GPU, a context);
+// starting one more retires the least recently used.
+constexpr std::size_t kMaxWorkers = 3;
+
+// A cell's process key: a warm worker serves only cells that share it (what a fresh process
+// would show the cell: the device, and the process-wide threads and determinism).
+std::string worker_key(const Cell& cell) {
+  return cell.device + "|threads=" + std::to_string(cell.threads) +
+         "|deterministic=" + std::to_string(static_cast<int>(cell.deterministic));
+}
+
+bool send_line(int fd, const std::string& text) {
+  const std::string line = text + "\n";
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = send(fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// One line from `fd` (without its newline); false at end of file or on an error.
+bool read_line(int fd, std::string& line) {
+  line.clear();
+  for (char c = 0;;) {
+    const ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+    if (line.size() > 64) return false;  // the protocol's lines are numbers
+    line += c;
+  }
+}
+
+}  // namespace
+
+struct WorkerPool::Worker {
+  pid_t pid = -1;
+  int channel = -1;  ///< the pool's end of the socket pair
+  std::string work;  ///< its folder
+  std::string key;
+  int id = 0;     ///< numbered with every process the pool started
+  int cells = 0;  ///< cells it ran
+};
+
+WorkerPool::WorkerPool(LaunchOptions options, bool warm) : options_(std::move(options)), warm_(warm) {}
+
+WorkerPool::~WorkerPool() {
+  while (!workers_.empty()) retire(0);
+}
+
+void WorkerPool::retire(std::size_t index) {
+  Worker& worker = *workers_[index];
+  close(worker.channel);
+  if (worker.pid > 0) {
+    kill(worker.pid, SIGKILL);
+    waitpid(worker.pid, nullptr, 0);
+  }
+  remove_tree(worker.work);
+  workers_.erase(workers_.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+WorkerPool::Worker& WorkerPool::worker_for(const std::string& key) {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (workers_[i]->key != key) continue;
+    // The most recently used goes last.
+    std::rotate(workers_.begin() + static_cast<std::ptrdiff_t>(i),
+                workers_.begin() + static_cast<std::ptrdiff_t>(i) + 1, workers_.end());
+    return *workers_.back();
+  }
+  if (workers_.size() >= kMaxWorkers) retire(0);
+  if (options_.binary.empty()) options_.binary = self_executable();
+  auto worker = std::make_unique<Worker>();
+  worker->key = key;
+  char pattern[] = "/tmp/crossover-worker-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("cannot create a worker's folder");
+  worker->work = pattern;
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    remove_tree(worker->work);
+    throw std::runtime_error("cannot create a worker's channel");
+  }
+  // Everything the child needs is made before fork: between fork and exec it only makes calls
+  // that allocate nothing (LibTorch's threads may hold the allocator's lock at the fork).
+  std::vector<std::string> args = {options_.binary, "worker",   "--serve", worker->work,
+                                   "--data-dir",    options_.data_dir, "--quiet"};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const std::string log = worker->work + "/worker.log";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGINT, SIG_IGN);  // Ctrl-C is for `run`, which lets the running cell finish
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The worker keeps its end as fd 3 (dup2 clears close-on-exec; on fd 3 already, fcntl does).
+    if (pair[1] == kChannel) fcntl(kChannel, F_SETFD, 0);
+    else dup2(pair[1], kChannel);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+    if (fd >= 0) dup2(fd, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(pair[1]);
+  if (pid < 0) {
+    close(pair[0]);
+    remove_tree(worker->work);
+    throw std::runtime_error("cannot start a worker process");
+  }
+  worker->pid = pid;
+  worker->channel = pair[0];
+  worker->id = ++started_;
+  workers_.push_back(std::move(worker));
+  return *workers_.back();
+}
+
+Result WorkerPool::run_fresh(const Cell& cell) {
+  Result result = run_ranks(cell, options_);
+  result.worker = ++started_;
+  result.worker_cells_before = 0;
+  return result;
+}
+
+Result WorkerPool::run(const Cell& cell) {
+  if (!warm_ || cell.parallel == Parallel::kDdp) return run_fresh(cell);
+  const Clock::time_point start = Clock::now();
+  const double timeout = cell_timeout(cell, options_);
+  Result result;
+  std::string reason;
+  bool keep = false;
+  try {
+    Worker& worker = worker_for(worker_key(cell));
+    const std::string n = std::to_string(++requests_);
+    const std::string stem = worker.work + "/cell-" + n, out = worker.work + "/result-" + n + ".json";
+    Result request;
+    request.cell = cell;
+    write_text_file(stem + ".json", json_text(result_to_json(request)) + "\n");
+    result.worker = worker.id;
+    result.worker_cells_before = worker.cells++;
+    if (!send_line(worker.channel, n)) reason = "its worker process could not be reached";
+    for (std::string reply; reason.empty();) {
+      pollfd ready{worker.channel, POLLIN, 0};
+      if (poll(&ready, 1, 20) > 0) {
+        if (read_line(worker.channel, reply) && reply == n) break;
+        // The worker closed its end: it died (a crash, the out-of-memory killer) or broke the
+        // protocol, which costs this cell as a dead process does.
+        int status = 0;
+        if (waitpid(worker.pid, &status, WNOHANG) == 0) {
+          kill(worker.pid, SIGKILL);
+          waitpid(worker.pid, &status, 0);
+        }
+        worker.pid = -1;
+        std::string output = last_lines(stem + ".log");
+        if (output.empty()) output = last_lines(worker.work + "/worker.log");
+        reason = "the cell's process " + status_text(status) + output;
+      } else if (std::chrono::duration<double>(Clock::now() - start).count() > timeout) {
+        char text[96];
+        std::snprintf(text, sizeof text, "timed out after %g s; its process was stopped", timeout);
+        reason = text;
+      }
+    }
+    if (reason.empty()) {
+      const int id = result.worker, before = result.worker_cells_before;
+      result = read_results(out).at(0);
+      result.cell = cell;
+      result.worker = id;
+      result.worker_cells_before = before;
+      keep = result.status == CellStatus::kOk;
+      for (const std::string& path : {stem + ".json", stem + ".log", out}) unlink(path.c_str());
+    }
+  } catch (const std::exception& e) {
+    reason = e.what();
+  }
+  if (!reason.empty()) {
+    const int id = result.worker, before = result.worker_cells_before;
+    result = failed(cell, reason);
+    result.worker = id;
+    result.worker_cells_before = before;
+  }
+  // A cell that did not end ok leaves its worker in doubt: it goes, with its folder.
+  if (!keep && !workers_.empty() && workers_.back()->id == result.worker) retire(workers_.size() - 1);
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+int serve_cells(const std::string& dir,
+                const std::function<bool(const std::string&, const std::string&)>& run_one) {
+  for (std::string n; read_line(kChannel, n);) {
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) return 1;
+    const std::string stem = dir + "/cell-" + n;
+    // This cell's stderr: its own log, whose last lines explain a failure.
+    const int fd =
+        open((stem + ".log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDERR_FILENO);
+      close(fd);
+    }
+    if (!run_one(stem + ".json", dir + "/result-" + n + ".json")) return 1;
+    if (!send_line(kChannel, n)) return 1;
+  }
+  return 0;
 }
 
 std::string self_executable() {

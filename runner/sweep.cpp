@@ -276,6 +276,9 @@ void Sweep::record_environment(const Expansion& expansion) {
   if (predict_cuda_) record_["predicted_with"] = profile_to_json(*predict_cuda_);
   record_["reference"]["before"] = measure_reference();
   if (planted_load_ > 0) record_["planted_load"] = planted_load_;
+  // How isolated cells ran (each result's `worker` says which process ran it).
+  record_["isolation"] = options_.fresh_processes ? "a fresh process per isolated cell"
+                                                  : "warm workers";
   if (!options_.label.empty()) record_["label"] = options_.label;
   if (!prices_.empty()) record_["prices"] = prices_;
   if (options_.shard) {
@@ -321,6 +324,8 @@ SweepOutcome Sweep::run() {
   options.data_dir = options_.data_dir;
   options.interrupted = options_.interrupted;
   options.isolate = options_.isolate;
+  options.fresh_processes = options_.fresh_processes;
+  options.workers = make_worker_pool(options);
   options.prices = prices_;
   options.profile = profile_;
   options.predict_cuda = predict_cuda_;

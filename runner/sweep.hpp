@@ -33,6 +33,7 @@ struct SweepOptions {
   std::string resume;      ///< a run's folder to continue ("" = a new run)
   bool overwrite = false;  ///< move an earlier run in out_dir into previous-<time>/ first
   bool isolate = false;    ///< every cell in a child process
+  bool fresh_processes = false;  ///< --fresh-process-per-cell: no warm workers
   /// Set by a signal handler: the sweep stops after the running cell.
   std::atomic<int>* interrupted = nullptr;
   /// `--label`: the machine's name in the results and env.json (run_command: the host name).

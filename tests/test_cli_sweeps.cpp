@@ -1,5 +1,5 @@
-// The built `crossover` binary, end to end: ddp ranks, isolation, interrupts and --resume,
-// never overwriting a run, one run per directory, loopback-only ranks.
+// The built `crossover` binary, end to end: ddp ranks, interrupts and --resume, never
+// overwriting a run, one run per directory, loopback-only ranks (isolation: test_cli_isolation).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -252,40 +252,6 @@ TEST(Cli, ResumeMatchesOnIdentityKeysAndNamesThePolicyKeysThatChanged) {
             std::string::npos)
       << o.err;
   EXPECT_EQ(slurp(out + "/results.jsonl"), before);
-}
-
-TEST(Cli, AnIsolatedCellThatAbortsSegfaultsHangsOrRunsOutOfMemoryFailsAloneWithItsReason) {
-  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
-  ScratchDir dir;
-  const std::string grid = dir.write("iso.json", R"({
-    "name": "iso",
-    "defaults": {"epochs": 3, "warmup_epochs": 0, "repeats": 1, "timeout_seconds": 10},
-    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3]}}]})");
-  const std::pair<const char*, const char*> faults[] = {
-      {"abort",
-       "the cell's process was killed by signal 6 (Aborted); last output: injecting "
-       "abort into cell 1"},
-      {"segfault", "the cell's process was killed by signal 11 (Segmentation fault)"},
-      {"kill", "killed by signal 9 (Killed), as the out-of-memory killer does (see dmesg)"},
-      {"hang", "timed out after 10 s; its process was stopped"},
-      // LibTorch's own out-of-memory error (a pebibyte asked of the CPU allocator) fails the
-      // cell through the same path as any error it throws, with its first line as the reason.
-      {"oom", "you tried to allocate 1125899906842624 bytes"}};
-  for (const auto& [fault, reason] : faults) {
-    const std::string out = dir.file(std::string("out-") + fault);
-    // The test hook makes the cell with seed 2 fail as a crash or a deadlock in a library would.
-    const Outcome o =
-        crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir(),
-                  std::string("CROSSOVER_INJECT_FAULT=") + fault + "@2");
-    EXPECT_EQ(o.code, 1) << fault << o.err;
-    const auto results = read_results(out + "/results.jsonl");
-    ASSERT_EQ(results.size(), 3u) << fault;
-    EXPECT_EQ(results[0].status, CellStatus::kOk) << fault;
-    EXPECT_EQ(results[1].status, CellStatus::kFailed) << fault;
-    EXPECT_NE(results[1].reason.find(reason), std::string::npos) << results[1].reason;
-    EXPECT_EQ(results[2].status, CellStatus::kOk) << fault;
-    EXPECT_TRUE(results[0].cell.isolate);  // timeout_seconds isolates
-  }
 }
 
 TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {

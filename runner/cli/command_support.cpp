@@ -130,4 +130,25 @@ std::optional<RegressionOptions> gate_options(double threshold_percent, double a
   return options;
 }
 
+bool required_devices_measured(const std::vector<std::string>& devices,
+                               const std::vector<Result>& results, const std::string& whose) {
+  bool measured_all = true;
+  for (const std::string& device : devices) {
+    std::size_t cells = 0, measured = 0;
+    std::string why;
+    for (const Result& r : results) {
+      if ((is_cuda_device(r.cell.device) ? "cuda" : r.cell.device) != device) continue;
+      ++cells;
+      if (r.status == CellStatus::kOk) ++measured;
+      else if (why.empty()) why = std::string("; the first was ") + status_text(r.status) + ": " + r.reason;
+    }
+    if (measured > 0) continue;
+    measured_all = false;
+    spdlog::error("--require {}: {} measured no {} cell ({}{})", device, whose, device,
+                  cells == 0 ? "the grid has none" : std::to_string(cells) + " cell(s), none ok",
+                  why);
+  }
+  return measured_all;
+}
+
 }  // namespace crossover

@@ -45,6 +45,12 @@ std::optional<RegressionOptions> gate_options(double threshold_percent, double a
 int run_program(std::vector<std::string> argv, const std::string& stdout_file = "",
                 const std::vector<std::string>& extra_environment = {});
 
+/// `--require DEVICE` of run and compare (cpu or cuda, each given once or more): false, with an
+/// error naming the device and why its first cell did not run, for each device none of whose cells
+/// in `results` was measured. A predicted or skipped cell is not measured; `whose` names the run.
+bool required_devices_measured(const std::vector<std::string>& devices,
+                               const std::vector<Result>& results, const std::string& whose);
+
 /// Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
 /// std::runtime_error naming the file. An unreadable env.json is logged and left null.
 RunRecord load_run(const std::string& path);

@@ -36,6 +36,7 @@ struct CompareArgs {
   std::string out_dir;   ///< with `rerun`: where the runs go (default reports/compare-<timestamp>)
   std::string data_dir = "data";
   std::string calibration;  ///< a calibrate.json for one-run comparisons ("" = none)
+  std::vector<std::string> require;  ///< --require DEVICE: measured on both sides
 };
 
 // Runs the baseline and the candidate binary on one grid `rounds` times, alternating which goes
@@ -97,6 +98,17 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::equivalent(a, fs::is_directory(b) ? b + "/results.jsonl" : b, error);
 }
 
+// Why compare may not write its verdict to `file` ("" when it may): never over what it judges, nor
+// any run's own files.
+std::string verdict_file_problem(const std::string& file, const CompareArgs& args) {
+  std::string problem = run_file_problem(file);
+  for (const std::string& input : {args.baseline, args.candidate}) {
+    if (problem.empty() && args.rerun.empty() && same_file(file, input))
+      problem = file + " is the results file being compared; write into another file";
+  }
+  return problem;
+}
+
 int compare_command(const CompareArgs& args) {
   const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric,
                                     args.assumed_spread_percent, args.fail_on);
@@ -136,15 +148,9 @@ int compare_command(const CompareArgs& args) {
       return kExitBadInput;
     }
   }
-  // The verdict files never replace what they judge, nor any run's own files.
   for (const std::string& file : {markdown, json}) {
-    if (file.empty()) continue;
-    std::string problem = run_file_problem(file);
-    for (const std::string& input : {args.baseline, args.candidate}) {
-      if (problem.empty() && args.rerun.empty() && same_file(file, input))
-        problem = file + " is the results file being compared; write into another file";
-    }
-    if (!problem.empty()) {
+    if (const std::string problem = file.empty() ? "" : verdict_file_problem(file, args);
+        !problem.empty()) {
       spdlog::error("{}; nothing was written", problem);
       return kExitBadInput;
     }
@@ -173,7 +179,10 @@ int compare_command(const CompareArgs& args) {
     if (!file.empty()) written.push_back(file);
   }
   if (!written.empty()) std::cout << "Written: " << join(written) << "\n";
-  return report.fails() ? kExitRunFailed : kExitOk;
+  const bool required =
+      required_devices_measured(args.require, baseline.results, "the baseline") &
+      required_devices_measured(args.require, candidate.results, "the candidate");
+  return report.fails() || !required ? kExitRunFailed : kExitOk;
 }
 
 }  // namespace
@@ -183,9 +192,8 @@ Command add_compare_command(CLI::App& app) {
   CLI::App* compare = app.add_subcommand(
       "compare",
       "Compare two runs of a grid cell by cell and decide, with statistics, whether the candidate "
-      "regressed (exit 0: no regression, 1: a regression or a cell that failed in the candidate, "
-      "2: "
-      "bad input)");
+      "regressed (exit 0: no regression, 1: a regression, a cell that failed in the candidate or "
+      "a --require that was not met, 2: bad input)");
   compare
       ->add_option("baseline", args->baseline,
                    "Baseline results (results.jsonl or its directory); with --rerun, the baseline "
@@ -240,6 +248,14 @@ Command add_compare_command(CLI::App& app) {
                       "A calibrate.json from `crossover calibrate` on this runner: with one run "
                       "per side, a regression must also stand out from the run-to-run spread it "
                       "measured");
+  compare
+      ->add_option("--require", args->require,
+                   "DEVICE (cpu or cuda): exit 1, naming it, when either run measured none of its "
+                   "cells (a skipped or predicted cell is not measured). Give it again for each "
+                   "device")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->allow_extra_args(false)
+      ->take_all();
 
   return {compare, [args] { return compare_command(*args); }};
 }

@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
+#include "runner/memory.hpp"
 
 namespace {
 
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) then fails a write with EFBIG, which is reported, instead of
   // killing the process in the middle of one.
   signal(SIGXFSZ, SIG_IGN);
+  // Before anything allocates: the same step in every process, whatever ran before it.
+  crossover::fix_allocator_thresholds();
 
   CLI::App app{
       "crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};

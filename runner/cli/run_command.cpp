@@ -22,7 +22,7 @@ namespace {
 
 struct RunArgs {
   std::string grid;
-  SweepOptions sweep;  ///< --out, --data-dir, --resume, --overwrite, --isolate
+  SweepOptions sweep;  ///< --out, --data-dir, --resume, --overwrite, --isolate, ...
   bool dry_run = false;
   std::string shard;  ///< "K/N", "auto" or "" (the whole grid)
   int shards = 0;     ///< --shards N: the parts of a Kubernetes Indexed Job (--shard auto)
@@ -31,6 +31,7 @@ struct RunArgs {
   std::vector<std::string> prices;  ///< --price KIND=PRICE
   double model_check_seconds = kModelCheckSeconds;
   std::string predict;  ///< --predict cuda=FILE
+  std::vector<std::string> require;  ///< --require DEVICE: devices that must have been measured
 };
 
 // --predict's "cuda=FILE" into the sweep's options; false (logged) when it is not that.
@@ -173,7 +174,8 @@ int run_command(const RunArgs& args) {
     spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed,
                   results.size());
   if (interrupted.load() > 0) return kExitInterrupted;
-  return failed > 0 || outcome.write_failed ? kExitRunFailed : kExitOk;
+  const bool required = required_devices_measured(args.require, results, "this run");
+  return failed > 0 || outcome.write_failed || !required ? kExitRunFailed : kExitOk;
 }
 
 }  // namespace
@@ -204,7 +206,11 @@ Command add_run_command(CLI::App& app) {
       ->excludes("--resume");
   run->add_flag("--isolate", args->sweep.isolate,
                 "Run every cell in a child process, so that a crash or a hang costs only that "
-                "cell (the default for CUDA cells and cells with timeout_seconds)");
+                "cell (the default for CUDA cells and cells with timeout_seconds); isolated cells "
+                "run on warm worker processes that stay alive between cells");
+  run->add_flag("--fresh-process-per-cell", args->sweep.fresh_processes,
+                "Start a new process for every isolated cell instead of a warm worker (each "
+                "result's worker and worker_cells_before say which process ran it)");
   run->add_option("--label", args->sweep.label,
                   "This machine's name in the results (default: its host name), so that `report` "
                   "of several machines' runs tells them apart (--compare host=A:B)");
@@ -212,6 +218,13 @@ Command add_run_command(CLI::App& app) {
                   "KIND=PRICE: the price per hour of a device kind (cpu, cuda; cuda@LABEL for one "
                   "machine), over the grid's \"prices\"; each result gets its cost per epoch and "
                   "per million samples. Give it again for each kind")
+      ->allow_extra_args(false)
+      ->take_all();
+  run->add_option("--require", args->require,
+                  "DEVICE (cpu or cuda): exit 1, naming it, when none of its cells was measured "
+                  "(a skipped or predicted cell is not), so that a CI job on a machine without "
+                  "that device fails instead of passing on nothing. Give it again for each device")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->allow_extra_args(false)
       ->take_all();
   run->add_option("--shard", args->shard,

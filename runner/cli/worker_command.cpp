@@ -22,7 +22,13 @@ Command add_worker_command(CLI::App& app) {
                    "The cell's index in --grid (as run --dry-run lists them)")
       ->needs(worker_grid);
   worker_cell->excludes(worker_grid);
-  worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")->required();
+  CLI::Option* serve = worker->add_option(
+      "--serve", args->serve_dir,
+      "Serve cells as `run`'s warm worker in this folder (their files there, one line each way "
+      "on fd 3; see docs/methodology.md)");
+  serve->excludes(worker_cell)->excludes(worker_grid);
+  worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")
+      ->excludes(serve);
   worker->add_option("--data-dir", args->data_dir, "Where the data sets are (default data)");
   worker->add_option("--timeout", args->timeout_seconds,
                      "Seconds to wait for the other ranks in the rendezvous and in every "

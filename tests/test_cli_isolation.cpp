@@ -1,0 +1,156 @@
+// The built `crossover` binary, end to end: isolated cells on warm workers and in fresh
+// processes, what a crash, a hang or running out of memory costs, and --require.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/results.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;  // crossover::testing: the binary, scratch directories, tiny grids
+
+TEST(Cli, AnIsolatedCellThatAbortsSegfaultsHangsOrRunsOutOfMemoryFailsAloneWithItsReason) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("iso.json", R"({
+    "name": "iso",
+    "defaults": {"epochs": 3, "warmup_epochs": 0, "repeats": 1, "timeout_seconds": 10},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3]}}]})");
+  const std::pair<const char*, const char*> faults[] = {
+      {"abort",
+       "the cell's process was killed by signal 6 (Aborted); last output: injecting "
+       "abort into cell 1"},
+      {"segfault", "the cell's process was killed by signal 11 (Segmentation fault)"},
+      {"kill", "killed by signal 9 (Killed), as the out-of-memory killer does (see dmesg)"},
+      {"hang", "timed out after 10 s; its process was stopped"},
+      // LibTorch's own out-of-memory error (a pebibyte asked of the CPU allocator) fails the
+      // cell through the same path as any error it throws, with its first line as the reason.
+      {"oom", "you tried to allocate 1125899906842624 bytes"}};
+  for (const auto& [fault, reason] : faults) {
+    const std::string out = dir.file(std::string("out-") + fault);
+    // The test hook makes the cell with seed 2 fail as a crash or a deadlock in a library would.
+    const Outcome o =
+        crossover(dir, "run " + grid + " --out " + out + " --data-dir " + testing::data_dir(),
+                  std::string("CROSSOVER_INJECT_FAULT=") + fault + "@2");
+    EXPECT_EQ(o.code, 1) << fault << o.err;
+    const auto results = read_results(out + "/results.jsonl");
+    ASSERT_EQ(results.size(), 3u) << fault;
+    EXPECT_EQ(results[0].status, CellStatus::kOk) << fault;
+    EXPECT_EQ(results[1].status, CellStatus::kFailed) << fault;
+    EXPECT_NE(results[1].reason.find(reason), std::string::npos) << results[1].reason;
+    EXPECT_EQ(results[2].status, CellStatus::kOk) << fault;
+    EXPECT_TRUE(results[0].cell.isolate);  // timeout_seconds isolates
+    // The failed cell ran on the first cell's warm worker and took it with it: the next cell
+    // starts a fresh one.
+    EXPECT_EQ(results[1].worker, results[0].worker) << fault;
+    EXPECT_EQ(results[1].worker_cells_before, 1) << fault;
+    EXPECT_NE(results[2].worker, results[1].worker) << fault;
+    EXPECT_EQ(results[2].worker_cells_before, 0) << fault;
+  }
+}
+
+TEST(Cli, WarmWorkersRunIsolatedCellsAsFreshProcessesWould) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("warm.json", R"({
+    "name": "warm",
+    "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1, "isolate": true,
+                 "deterministic": true},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3], "threads": [1, 2]}},
+                    {"workload": "iris_mlp", "settings": {"isolate": false, "seed": 4}}]})");
+  const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
+  Outcome o = crossover(dir, run + dir.file("warm"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = crossover(dir, run + dir.file("fresh") + " --fresh-process-per-cell");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto warm = read_results(dir.file("warm/results.jsonl"));
+  const auto fresh = read_results(dir.file("fresh/results.jsonl"));
+  ASSERT_EQ(warm.size(), 7u);
+  ASSERT_EQ(fresh.size(), 7u);
+  std::map<int, std::set<int>> workers;  // by threads
+  std::map<int, std::vector<int>> before;
+  std::set<int> fresh_workers;
+  std::set<std::string> digests;
+  for (std::size_t i = 0; i + 1 < warm.size(); ++i) {
+    const Result &w = warm[i], &f = fresh[i];
+    ASSERT_EQ(w.status, CellStatus::kOk) << w.reason;
+    ASSERT_EQ(f.status, CellStatus::kOk) << f.reason;
+    ASSERT_EQ(w.cell.index, f.cell.index);
+    workers[w.cell.threads].insert(w.worker);
+    before[w.cell.threads].push_back(w.worker_cells_before);
+    fresh_workers.insert(f.worker);
+    EXPECT_EQ(f.worker_cells_before, 0);
+    // What a warm worker measured is what a fresh process measured: the same parameters, bit for
+    // bit, and the same loss and accuracy.
+    ASSERT_EQ(w.parameter_digests.size(), 1u);
+    EXPECT_FALSE(w.parameter_digests[0].empty());
+    EXPECT_EQ(w.parameter_digests, f.parameter_digests) << cell_label(w.cell);
+    EXPECT_EQ(w.train_loss, f.train_loss) << cell_label(w.cell);
+    EXPECT_EQ(w.metric_value, f.metric_value) << cell_label(w.cell);
+    digests.insert(w.parameter_digests[0]);
+  }
+  EXPECT_GE(digests.size(), 3u);  // another seed trains other parameters
+  // One warm worker per thread count, its three cells in turn; a fresh process for each cell.
+  ASSERT_EQ(workers[1].size(), 1u);
+  ASSERT_EQ(workers[2].size(), 1u);
+  EXPECT_NE(*workers[1].begin(), *workers[2].begin());
+  EXPECT_GE(*workers[1].begin(), 1);
+  EXPECT_EQ(before[1], (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(before[2], (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(fresh_workers.size(), 6u);
+  // The cell that is not isolated ran in the run's own process.
+  EXPECT_EQ(warm.back().worker, 0);
+  EXPECT_EQ(fresh.back().worker, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("warm/env.json")))["isolation"], "warm workers");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("fresh/env.json")))["isolation"],
+            "a fresh process per isolated cell");
+}
+
+TEST(Cli, RequireFailsARunOrACompareThatMeasuredNoCellOfTheDevice) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"]}}]})");
+  const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
+  // Without CUDA here the cuda cell is skipped: the run measured no cuda cell, and says so.
+  if (crossover(dir, "list").out.find("cuda:0") != std::string::npos)
+    GTEST_SKIP() << "this machine has CUDA";
+  Outcome o = crossover(dir, run + dir.file("a") + " --require cpu --require cuda");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("--require cuda: this run measured no cuda cell (1 cell(s), none ok; the "
+                       "first was skipped: "),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("--require cpu"), std::string::npos) << o.err;
+  EXPECT_EQ(read_results(dir.file("a/results.jsonl")).size(), 2u);  // measured, and kept
+  // A predicted cell is not a measured one.
+  const std::string profile = std::string(CROSSOVER_SOURCE_DIR) + "/profiles/h100-80gb.json";
+  o = crossover(dir, run + dir.file("b") + " --require cuda --predict cuda=" + profile);
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("the first was predicted: "), std::string::npos) << o.err;
+  EXPECT_EQ(crossover(dir, run + dir.file("c") + " --require cpu").code, 0);
+  // compare names the side that lacks the device; without --require it passes.
+  o = crossover(dir, "compare " + dir.file("a") + " " + dir.file("c") + " --require cuda");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("--require cuda: the baseline measured no cuda cell"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("--require cuda: the candidate measured no cuda cell"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(crossover(dir, "compare " + dir.file("a") + " " + dir.file("c")).code, 0);
+  // Only a device's kind: a typo is refused before anything runs.
+  o = crossover(dir, run + dir.file("d") + " --require gpu");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--require"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir.file("d")));
+}
+
+}  // namespace
+}  // namespace crossover
