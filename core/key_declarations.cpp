@@ -250,8 +250,10 @@ void declare_guard_and_optimizer_keys(Keys& keys) {
           .expects("true or false")
           .means("`true`: run the cell in a child process (`crossover worker`), so that an abort, "
                  "a segfault, an out-of-memory kill or a hang costs only this cell — it becomes "
-                 "`failed` with the signal and the last lines the child wrote (about 0.5 s more "
-                 "per cell, to start LibTorch)")
+                 "`failed` with the signal and the last lines the child wrote. Isolated cells "
+                 "run on warm workers, kept between cells of one device, `threads` and "
+                 "`deterministic`: LibTorch's start (about 0.9 s) is paid once per worker, not per "
+                 "cell (`run --fresh-process-per-cell`: once per cell)")
           .defaults_to("`true` for CUDA cells, `false` for CPU cells"));
   add(Declare("timeout_seconds", kNumber, &Cell::timeout_seconds)
           .role(KeyRole::kProtection)

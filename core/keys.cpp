@@ -1,5 +1,7 @@
 #include "core/keys.hpp"
 
+#include <algorithm>
+#include <regex>
 #include <utility>
 
 #include "core/cell.hpp"
@@ -65,6 +67,21 @@ const GridKey* find_grid_key(const std::string& name) {
     if (key.name == name) return &key;
   }
   return nullptr;
+}
+
+bool takes_value(const GridKey& spec, const std::string& text) {
+  if (!spec.pattern.empty() && std::regex_match(text, std::regex(spec.pattern))) return true;
+  return std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end();
+}
+
+std::string value_problem(const GridKey& spec, const std::string& text) {
+  if (takes_value(spec, text)) return "";
+  std::string guess = did_you_mean(text, spec.choices);
+  for (const auto& [word, meant] : spec.value_synonyms) {
+    if (word == text) guess = meant;
+  }
+  return "unknown " + spec.name + " \"" + text + "\"" +
+         (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") + "; expected " + spec.expected;
 }
 
 std::vector<std::string> settable_key_names() {

@@ -115,6 +115,13 @@ std::string suggest_key(const std::string& name);
 /// The key called `name`, or null.
 const GridKey* find_grid_key(const std::string& name);
 
+/// Whether a text key takes `text`: one of its choices, or a match of its pattern.
+bool takes_value(const GridKey& spec, const std::string& text);
+
+/// Why a text key does not take `text` ("unknown device \"gpu\" (did you mean \"cuda\"?); expected
+/// ..."; a synonym's word, else the closest choice), or "" when it takes it.
+std::string value_problem(const GridKey& spec, const std::string& text);
+
 /// The names of the keys a grid may set, in order.
 std::vector<std::string> settable_key_names();
 

@@ -38,6 +38,18 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best_distance <= limit ? best : std::string();
 }
 
+std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
+                                 std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // distance, position
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    ranked.emplace_back(edit_distance(word, candidates[i]), i);
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i)
+    out.push_back(candidates[ranked[i].second]);
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {

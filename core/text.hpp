@@ -13,6 +13,11 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 /// The candidate closest to `word`, or "" when none is close enough to be a likely typo.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
+/// The `count` candidates closest to `word` by edit distance, closest first (ties in the
+/// candidates' order): what an error lists instead of every name there is.
+std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
+                                 std::size_t count = 3);
+
 /// "a, b, c".
 std::string join(const std::vector<std::string>& parts, const std::string& separator = ", ");
 

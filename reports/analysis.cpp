@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/cost_model.hpp"
+#include "core/keys.hpp"
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
 #include "reports/comparison.hpp"
@@ -95,6 +96,14 @@ CompareSpec parse_compare(const std::string& text) {
     const std::string guess = did_you_mean(spec.axis, keys);
     if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
     throw std::invalid_argument(message);
+  }
+  // A value the grid would refuse is refused here too, in the grid's words ("gpu" -> "cuda").
+  const GridKey* key = find_grid_key(spec.axis);
+  const bool listed = key != nullptr && key->kind == KeyKind::kText && !key->workload_choices &&
+                      !(key->choices.empty() && key->pattern.empty());
+  for (const std::string* value : {&spec.baseline, &spec.contender}) {
+    if (const std::string problem = listed ? value_problem(*key, *value) : ""; !problem.empty())
+      throw std::invalid_argument("--compare \"" + text + "\": " + problem);
   }
   if (spec.contender == "cuda:0") spec.contender = "cuda";
   if (spec.baseline == "cuda:0") spec.baseline = "cuda";

@@ -205,7 +205,9 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
   if (!synthetic.empty()) {
     out += "> **Synthetic data:** " + markdown_text(join(synthetic)) +
            " ran on a synthetic data set of the real one's shape (`data_source: synthetic`); "
-           "run `scripts/fetch-data.sh` for the real data.\n\n";
+           "run `scripts/fetch-data.sh` for the real data (MNIST and CIFAR-10: "
+           "`scripts/fetch-data.sh --download`, where the network allows) and give `run "
+           "--data-dir` its folder.\n\n";
   }
   return out;
 }

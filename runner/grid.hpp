@@ -58,7 +58,7 @@ struct Grid {
 /// cells a whole grid may have: more is no sweep one machine runs, and would only fill memory.
 inline constexpr std::size_t kMaxCells = 100000;
 
-/// The longest grid name: reports/<name>-<time>[-N] must fit a file system's 255 characters.
+/// The longest grid name: runs/<name>-<time>[-N] must fit a file system's 255 characters.
 inline constexpr std::size_t kMaxGridNameLength = 200;
 
 /// One line of a search: the two contenders' cells, every key fixed but the one searched.

@@ -89,7 +89,17 @@ class ProgressLine : public Reporter {
   std::size_t done_ = 0;
 };
 
-// The run's folder, created: --resume's, --out's, or a new reports/<grid name>-<time> (with
+// Whether `dataset` is read from files under the data directory (not made in memory).
+bool reads_files(const std::string& dataset) {
+  try {
+    return is_tabular_dataset(dataset) ? !tabular_file(dataset).empty()
+                                       : !image_directory(dataset).empty();
+  } catch (const std::invalid_argument&) {
+    return false;  // a data set the catalog does not know reads nothing
+  }
+}
+
+// The run's folder, created: --resume's, --out's, or a new runs/<grid name>-<time> (with
 // -2, -3, ... when a run started in the same second took that name). Throws std::runtime_error.
 std::string create_output(const SweepOptions& options, const std::string& grid_name) {
   for (const std::string& given : {options.resume, options.out_dir}) {
@@ -102,7 +112,7 @@ std::string create_output(const SweepOptions& options, const std::string& grid_n
     fs::create_directories(options.out_dir);
     return options.out_dir;
   }
-  return create_unique_directory("reports/" + grid_name + "-" + timestamp());
+  return create_unique_directory("runs/" + grid_name + "-" + timestamp());
 }
 
 }  // namespace
@@ -241,7 +251,7 @@ void Sweep::open_output(const std::string& grid_name) {
     out_dir_ = create_output(options_, grid_name);
   } catch (const std::exception& e) {
     const std::string& given = !options_.resume.empty() ? options_.resume : options_.out_dir;
-    spdlog::error("cannot write results to {}: {}", given.empty() ? "reports/" : given, e.what());
+    spdlog::error("cannot write results to {}: {}", given.empty() ? "runs/" : given, e.what());
     throw SweepRefused(e.what());
   }
   try {
@@ -310,11 +320,18 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
     spdlog::error("cannot write results to {}: {}", out_dir_, e.what());
     throw SweepRefused(e.what());
   }
-  if (!fs::is_directory(options_.data_dir)) {
+  // Only a grid that reads a data set from files needs the folder.
+  std::vector<std::string> from_files;
+  for (const Cell& cell : plan_.to_run) {
+    if (reads_files(cell.dataset) &&
+        std::find(from_files.begin(), from_files.end(), cell.dataset) == from_files.end())
+      from_files.push_back(cell.dataset);
+  }
+  if (!from_files.empty() && !fs::is_directory(options_.data_dir)) {
     spdlog::warn(
-        "data directory {} does not exist: workloads will use synthetic data "
-        "(run scripts/fetch-data.sh for the real data sets)",
-        options_.data_dir);
+        "data directory {} does not exist: {} will be synthetic. Give --data-dir the folder "
+        "scripts/fetch-data.sh filled (its data/ in the repository), or run that script here",
+        options_.data_dir, join(from_files));
   }
 }
 

@@ -28,7 +28,7 @@ namespace crossover {
 
 /// What a sweep was asked to do (`crossover run`'s options).
 struct SweepOptions {
-  std::string out_dir;  ///< "" = reports/<grid name>-<timestamp>
+  std::string out_dir;  ///< "" = runs/<grid name>-<timestamp>
   std::string data_dir = "data";
   std::string resume;      ///< a run's folder to continue ("" = a new run)
   bool overwrite = false;  ///< move an earlier run in out_dir into previous-<time>/ first

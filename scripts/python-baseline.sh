@@ -4,11 +4,11 @@
 # DataLoader and with the tensor loader; loop, foreach and flat optimisers) and bench/python_baseline.py
 # (the seeds' loops in PyTorch, Debian's python3-torch, installed when missing). Prints each case's
 # median epoch and crossover's as a fraction of the seed's (for Linear(784, 10): its DataLoader loop).
-#   scripts/python-baseline.sh [OUT]      (default reports/python-baseline-<timestamp>)
+#   scripts/python-baseline.sh [OUT]      (default runs/python-baseline-<timestamp>)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-out=${1:-reports/python-baseline-$(date +%Y%m%d-%H%M%S)}
+out=${1:-runs/python-baseline-$(date +%Y%m%d-%H%M%S)}
 # Debian's Python, where python3-torch installs (not a python3 of pyenv or a virtual environment).
 python=${PYTHON:-/usr/bin/python3}
 if ! "$python" -c 'import torch' 2>/dev/null; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders a report.html the way a person sees it: headless Chromium (Debian's `chromium`, installed
 # here when missing) takes a full-page screenshot next to the report.
-#   scripts/render-report.sh reports/<run>/report.html   ->  reports/<run>/report.png
+#   scripts/render-report.sh runs/<run>/report.html   ->  runs/<run>/report.png
 set -euo pipefail
 html=${1:?usage: scripts/render-report.sh REPORT.html [WIDTHxHEIGHT]}
 size=${2:-1200x3000}

@@ -14,6 +14,7 @@
 
 #include "core/results.hpp"
 #include "runner/output_dir.hpp"
+#include "workloads/catalog.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -372,11 +373,11 @@ TEST(Hostile, TwoRunsStartedTogetherGetTheirOwnDefaultFolders) {
   EXPECT_EQ(slurp(dir.file("code-a")), "0\n") << slurp(dir.file("a"));
   EXPECT_EQ(slurp(dir.file("code-b")), "0\n") << slurp(dir.file("b"));
   std::size_t runs = 0;
-  for (const auto& entry : fs::directory_iterator(dir.file("reports")))
+  for (const auto& entry : fs::directory_iterator(dir.file("runs")))
     runs += holds_run(entry.path().string()) ? 1 : 0;
   EXPECT_EQ(runs, 2u);
   // The name: the first free of NAME-TIME, NAME-TIME-2, ...
-  const std::string base = dir.file("reports/g-20261123-120000");
+  const std::string base = dir.file("runs/g-20261123-120000");
   const std::string first = create_unique_directory(base);
   const std::string second = create_unique_directory(base);
   EXPECT_EQ(first, base);
@@ -397,6 +398,61 @@ TEST(Hostile, AResumedRunKeepsTheKeptCellsReferenceTimings) {
       0);
   const auto after = nlohmann::json::parse(slurp(out + "/env.json"));
   EXPECT_EQ(after["reference"]["cells"], before["reference"]["cells"]);
+}
+
+TEST(Hostile, ANewcomersWrongTurnsAreNamedWithTheWayOut) {
+  ScratchDir dir;
+  const std::string grid = seeds_grid(dir, "g.json", "1");
+  // An option by another name: the one meant.
+  Outcome o = crossover(dir, "run " + grid + " --outdir " + dir.file("x"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--outdir: crossover run has no such option; did you mean --out?"),
+            std::string::npos)
+      << o.err;
+  // A folder of runs is no run: the runs in it are named. A grid is no run either.
+  results_dir(dir, "runs/a", 0.01);
+  results_dir(dir, "runs/b", 0.02);
+  o = crossover(dir, "report " + dir.file("runs"));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find(dir.file("runs") +
+                       " holds no results.jsonl: it is not a run's folder; the runs in it: a, b"),
+            std::string::npos)
+      << o.err;
+  o = crossover(dir, "compare " + dir.file("runs") + " " + dir.file("runs/a"));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("the runs in it: a, b"), std::string::npos) << o.err;
+  o = crossover(dir, "report " + grid);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find(grid + " is a grid, not a run's results: run it (crossover run " + grid),
+            std::string::npos)
+      << o.err;
+  // The grid's words for a device, in --compare too.
+  o = crossover(dir, "report " + dir.file("runs/a") + " --compare device=cpu:gpu");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("unknown device \"gpu\" (did you mean \"cuda\"?)"), std::string::npos)
+      << o.err;
+  // An unknown key: the nearest three, not all forty.
+  const std::string typo = dir.write("typo.json", R"({"name": "t", "experiments": [
+    {"workload": "iris_mlp", "settings": {"epoch": 2}}]})");
+  o = crossover(dir, "validate " + typo);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("(did you mean \"epochs\"?); the nearest known keys: epochs, "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("(crossover keys lists all "), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("output_device"), std::string::npos) << o.err;
+  // A missing data folder is named with the way out, and only for a grid that reads data files.
+  o = crossover(dir, run_in(dir, grid, dir.file("iris")));
+  EXPECT_NE(o.err.find("data directory " + dir.file("no-data") +
+                       " does not exist: iris will be synthetic. Give --data-dir the folder"),
+            std::string::npos)
+      << o.err;
+  const std::string standin = dir.write("standin.json", R"({"name": "s",
+    "defaults": {"repeats": 1}, "experiments": [{"workload": "standin_mlp"}]})");
+  o = crossover(dir, run_in(dir, standin, dir.file("standin")),
+                std::string(kTestWorkloadsVariable) + "=1");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err.find("data directory"), std::string::npos) << o.err;
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 struct BenchArgs {
   std::string filter;     ///< a regular expression over benchmark names; "" runs them all
-  std::string out_dir;    ///< "" = reports/bench-<timestamp>
+  std::string out_dir;    ///< "" = runs/bench-<timestamp>
   double min_time = 0.5;  ///< seconds per benchmark
 };
 
@@ -56,7 +56,7 @@ int bench_command(const BenchArgs& args) {
   std::string out_dir = args.out_dir;
   try {
     if (out_dir.empty()) {
-      out_dir = create_unique_directory("reports/bench-" + timestamp());
+      out_dir = create_unique_directory("runs/bench-" + timestamp());
     } else {
       fs::create_directories(out_dir);
     }
@@ -114,7 +114,7 @@ Command add_bench_command(CLI::App& app) {
       "overhead) and write Google Benchmark JSON");
   bench->add_option("--filter", args->filter,
                     "Regular expression over benchmark names (default: all)");
-  bench->add_option("--out", args->out_dir, "Output directory (default reports/bench-<timestamp>)");
+  bench->add_option("--out", args->out_dir, "Output directory (default runs/bench-<timestamp>)");
   bench->add_option("--min-time", args->min_time, "Minimum seconds per benchmark (default 0.5)")
       ->check(CLI::PositiveNumber);
 

@@ -24,7 +24,7 @@ struct CalibrateArgs {
   std::string grid;
   int pairs = 10;       ///< A/A pairs, and as many pairs with a planted slowdown
   int load = 2;         ///< busy processes of the planted slowdown
-  std::string out_dir;  ///< "" = reports/calibrate-<timestamp>
+  std::string out_dir;  ///< "" = runs/calibrate-<timestamp>
   std::string data_dir = "data";
   double threshold_percent = 5.0;  ///< the gate's settings, as compare's
   double alpha = 0.05;
@@ -97,7 +97,7 @@ int calibrate_command(const CalibrateArgs& args) {
   std::string self;
   try {
     if (out_dir.empty()) {
-      out_dir = create_unique_directory("reports/calibrate-" + timestamp());
+      out_dir = create_unique_directory("runs/calibrate-" + timestamp());
     } else {
       fs::create_directories(out_dir);
     }
@@ -172,7 +172,7 @@ Command add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   calibrate->add_option("--out", args->out_dir,
                         "Where the runs, calibrate.json and calibrate.md go (default "
-                        "reports/calibrate-<timestamp>)");
+                        "runs/calibrate-<timestamp>)");
   calibrate->add_option("--data-dir", args->data_dir, "Where the data sets are (default data)");
   calibrate
       ->add_option("--threshold", args->threshold_percent,

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -84,6 +85,37 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+std::string why_not_a_run(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    if (fs::exists(path + "/results.jsonl", error)) return "";
+    std::vector<std::string> runs;
+    std::size_t looked = 0;
+    for (auto it = fs::directory_iterator(path, error);
+         !error && it != fs::directory_iterator() && ++looked <= 10000; it.increment(error)) {
+      std::error_code ignored;  // an entry that cannot be examined is no run
+      if (it->is_directory(ignored) && fs::exists(it->path() / "results.jsonl", ignored))
+        runs.push_back(it->path().filename().string());
+    }
+    std::sort(runs.begin(), runs.end());
+    std::string text = path + " holds no results.jsonl: it is not a run's folder";
+    if (runs.empty()) return text;
+    const std::size_t more = runs.size() > 10 ? runs.size() - 10 : 0;
+    runs.resize(runs.size() - more);
+    return text + "; the runs in it: " + join(runs) +
+           (more > 0 ? " and " + std::to_string(more) + " more" : "") +
+           " (give one, or join a sharded run's parts with crossover merge)";
+  }
+  try {  // a grid given where a run belongs
+    const auto json = nlohmann::json::parse(read_json_text(path, kMaxGridBytes, "a grid"));
+    if (json.is_object() && json.contains("experiments"))
+      return path + " is a grid, not a run's results: run it (crossover run " + path +
+             "), then give the run's folder";
+  } catch (const std::exception&) {
+  }
+  return "";
+}
+
 RunRecord load_run(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
@@ -96,7 +128,12 @@ RunRecord load_run(const std::string& path) {
   const std::string file = fs::is_directory(status) ? path + "/results.jsonl" : path;
   RunRecord run;
   run.label = path;
-  run.results = read_results(file);
+  try {
+    run.results = read_results(file);
+  } catch (const std::runtime_error& e) {
+    const std::string why = why_not_a_run(path);
+    throw std::runtime_error(why.empty() ? e.what() : why);
+  }
   const fs::path env = fs::path(file).parent_path() / "env.json";
   if (fs::exists(env, error)) {
     try {

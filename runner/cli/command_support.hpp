@@ -51,6 +51,10 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file = 
 bool required_devices_measured(const std::vector<std::string>& devices,
                                const std::vector<Result>& results, const std::string& whose);
 
+/// Why `path`, whose results could not be read, is not a run, when that is the likely reason: a
+/// folder without results.jsonl (with the runs inside it), or a grid; "" otherwise.
+std::string why_not_a_run(const std::string& path);
+
 /// Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
 /// std::runtime_error naming the file. An unreadable env.json is logged and left null.
 RunRecord load_run(const std::string& path);

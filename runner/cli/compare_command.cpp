@@ -33,7 +33,7 @@ struct CompareArgs {
   std::string json;      ///< write the verdict file here ("" = not)
   std::string rerun;     ///< a grid: run both binaries on it, alternately, then compare
   int rounds = 3;        ///< with `rerun`: rounds of baseline and candidate runs
-  std::string out_dir;   ///< with `rerun`: where the runs go (default reports/compare-<timestamp>)
+  std::string out_dir;   ///< with `rerun`: where the runs go (default runs/compare-<timestamp>)
   std::string data_dir = "data";
   std::string calibration;  ///< a calibrate.json for one-run comparisons ("" = none)
   std::vector<std::string> require;  ///< --require DEVICE: measured on both sides
@@ -122,7 +122,7 @@ int compare_command(const CompareArgs& args) {
       candidate = load_run(args.candidate);
     } else {
       const std::string out_dir = args.out_dir.empty()
-                                      ? create_unique_directory("reports/compare-" + timestamp())
+                                      ? create_unique_directory("runs/compare-" + timestamp())
                                       : args.out_dir;
       std::tie(baseline, candidate) = rerun(args, out_dir);
       if (markdown.empty()) markdown = out_dir + "/compare.md";
@@ -240,7 +240,7 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::Range(1, 100));
   compare->add_option("--out", args->out_dir,
                       "With --rerun: where the runs, compare.md and compare.json go (default "
-                      "reports/compare-<timestamp>)");
+                      "runs/compare-<timestamp>)");
   compare->add_option("--data-dir", args->data_dir,
                       "With --rerun: where the data sets are (default data)");
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -57,6 +58,37 @@ int refuse_unknown_command(const std::string& name, const CLI::App& app) {
   std::cerr << message << "; the commands are " << crossover::join(names)
             << " (crossover --help says what each does)\n";
   return 2;
+}
+
+// For an option the command does not have (`run --outdir`): the one it most likely meant, by
+// spelling or by a shared start ("--out"), or "" when none is near.
+std::string suggest_option(const std::string& given, const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back(name);
+  }
+  const std::string word = given.substr(0, given.find('='));
+  if (std::find(names.begin(), names.end(), word) != names.end()) return "";
+  std::string guess = crossover::did_you_mean(word, names);
+  for (const std::string& name : names) {
+    if (guess.empty() && name.size() >= 3 && (word.rfind(name, 0) == 0 || name.rfind(word, 0) == 0))
+      guess = name;
+  }
+  return guess;
+}
+
+// What main adds to CLI11's "not expected" for each --option the command lacks.
+void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
+  for (const CLI::App* command : app.get_subcommands()) {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg.rfind("--", 0) != 0 || arg.size() <= 2) continue;
+      if (app.get_option_no_throw(arg.substr(0, arg.find('='))) != nullptr) continue;  // global
+      if (const std::string guess = suggest_option(arg.substr(2), *command); !guess.empty())
+        std::cerr << arg << ": crossover " << command->get_name()
+                  << " has no such option; did you mean --" << guess << "?\n";
+    }
+  }
 }
 
 // Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
@@ -129,6 +161,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) explain_unknown_options(argc, argv, app);
     const int code = app.exit(e);
     return check_standard_output(code == 0 ? 0 : 2);
   }

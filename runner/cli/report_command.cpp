@@ -96,7 +96,8 @@ std::optional<RunRead> read_run(const std::string& path) {
   try {
     run.results = read_results(file);
   } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
+    const std::string why = why_not_a_run(path);
+    spdlog::error("{}", why.empty() ? e.what() : why);
     return std::nullopt;
   }
   const auto optional_json = [&](const std::string& name, nlohmann::ordered_json& into,

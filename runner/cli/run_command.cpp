@@ -186,7 +186,7 @@ Command add_run_command(CLI::App& app) {
       app.add_subcommand("run", "Run every cell of a grid and write results and reports");
   run->add_option("grid", args->grid, "Grid file (JSON)")->required();
   run->add_option("--out", args->sweep.out_dir,
-                  "Results directory (default reports/<grid name>-<timestamp>, -2, -3, ... when "
+                  "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
                   "taken)");
   run->add_option("--data-dir", args->sweep.data_dir, "Where the data sets are (default data)");
   run->add_option("--compare", args->compare,
