@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/text.hpp"
@@ -41,13 +42,17 @@ std::optional<long> break_even_epochs(const Result& baseline, const Result& cont
   const double extra = (contender.startup_seconds + contender.first_epoch_seconds) -
                        (baseline.startup_seconds + baseline.first_epoch_seconds);
   const double saving = baseline.epoch_seconds - contender.epoch_seconds;  // per steady epoch
+  if (!std::isfinite(extra) || !std::isfinite(saving)) return std::nullopt;  // no time to add up
   if (saving <= 0.0) {
     if (saving == 0.0 && extra < 0.0) return 1;
     return std::nullopt;  // slower per epoch: any lead from start-up is lost in the end
   }
   if (extra < 0.0) return 1;
   // S_c + F_c + (n-1) E_c < S_b + F_b + (n-1) E_b  <=>  n > 1 + extra / saving.
-  return static_cast<long>(std::floor(1.0 + extra / saving)) + 1;
+  const double epochs = std::floor(1.0 + extra / saving) + 1.0;
+  // Past what a long can count, the lead is never made up in any run.
+  if (!(epochs < static_cast<double>(std::numeric_limits<long>::max()))) return std::nullopt;
+  return static_cast<long>(epochs);
 }
 
 std::string device_column(const Cell& cell) {

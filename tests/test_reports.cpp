@@ -181,6 +181,15 @@ TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
   gpu.first_epoch_seconds = 0.5;  // ahead from the start
   EXPECT_EQ(break_even_epochs(cpu, gpu), 1);
   EXPECT_EQ(break_even_epochs(gpu, cpu), std::nullopt);  // slower per epoch: never stays ahead
+  // Times that add up to nothing (a results file's infinities, NaN) or a lead no run makes up
+  // give no count: they were casts out of a long's range (clang's UBSan found the first).
+  gpu.startup_seconds = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(break_even_epochs(cpu, gpu), std::nullopt);
+  gpu.startup_seconds = std::nan("");
+  EXPECT_EQ(break_even_epochs(cpu, gpu), std::nullopt);
+  gpu.startup_seconds = 1e300;
+  gpu.epoch_seconds = cpu.epoch_seconds * (1.0 - 1e-15);
+  EXPECT_EQ(break_even_epochs(cpu, gpu), std::nullopt);
 }
 
 TEST(Comparison, TheTextTablesSayWhatThreadsZeroMeansWhereItStandsBesideOtherCounts) {
