@@ -108,6 +108,10 @@ struct RaplDomain {
 constexpr double kMostPackageWatts = 5000.0;
 // A counter that has not moved over this much timed time is not counting.
 constexpr double kStillCounterSeconds = 0.05;
+// NVML's energy counter moves in steps: where the sampler saw it move fewer times than this over
+// the timed epochs, a step fell into a span or not by chance (on an H200, cells of three 40 ms
+// epochs read 0 J beside the same cells reading 7.7 J), so the power integrated counts them.
+constexpr int kCounterStepsAtLeast = 10;
 
 class RaplMeter : public EnergyMeter {
  public:
@@ -220,10 +224,8 @@ struct Nvml {
 
 class NvmlMeter : public EnergyMeter {
  public:
-  NvmlMeter(Nvml nvml, std::vector<NvmlDevice> devices, bool counter)
-      : nvml_(nvml), devices_(std::move(devices)), counter_(counter) {
-    totals_.source = counter ? "nvml" : "nvml-power";
-    totals_.note = counter ? "" : "power sampled every 5 ms and integrated (no energy counter)";
+  NvmlMeter(Nvml nvml, std::vector<NvmlDevice> devices, bool counter, bool power)
+      : nvml_(nvml), devices_(std::move(devices)), counter_(counter), power_(power) {
     for (NvmlDevice d : devices_) {
       unsigned mhz = 0;
       if (nvml_.max_clock != nullptr && nvml_.max_clock(d, kNvmlClockSm, &mhz) == 0)
@@ -236,7 +238,7 @@ class NvmlMeter : public EnergyMeter {
     dlclose(nvml_.library);
   }
   void start() override {
-    if (counter_) energy_mj_ = read_energy();
+    if (counter_) energy_mj_ = last_energy_mj_ = read_energy();
     started_ = last_sample_ = Clock::now();
     sample(false);
     running_ = true;
@@ -251,12 +253,32 @@ class NvmlMeter : public EnergyMeter {
     stop_sampler();
     sample(true);
     std::lock_guard<std::mutex> lock(mutex_);
-    if (counter_) totals_.joules += static_cast<double>(read_energy() - energy_mj_) / 1e3;
+    if (counter_) counter_joules_ += static_cast<double>(read_energy() - energy_mj_) / 1e3;
     totals_.seconds += seconds_between(started_, Clock::now());
   }
+  // The counter where it moved often enough to count the spans; else the power integrated.
   EnergyTotals totals() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return totals_;
+    EnergyTotals t = totals_;
+    if (counter_ && counter_steps_ >= kCounterStepsAtLeast) {
+      t.source = "nvml";
+      t.joules = counter_joules_;
+      return t;
+    }
+    const std::string coarse =
+        "the energy counter moved " + std::to_string(counter_steps_) + " time(s) over " +
+        format_seconds(t.seconds) + " of timed epochs, too coarse to count them";
+    if (!power_) {
+      EnergyTotals unavailable;
+      unavailable.source = "unavailable";
+      unavailable.note = coarse + ", and NVML reads no power";
+      return unavailable;
+    }
+    t.source = "nvml-power";
+    t.joules = power_joules_;
+    t.note = (counter_ ? coarse + "; " : "no energy counter; ") +
+             "power sampled every 5 ms and integrated";
+    return t;
   }
 
  private:
@@ -281,9 +303,14 @@ class NvmlMeter : public EnergyMeter {
             totals_.sm_clock_min_mhz == 0 ? mhz : std::min(totals_.sm_clock_min_mhz, mhz);
       if (nvml_.reasons != nullptr && nvml_.reasons(d, &reasons) == 0)
         totals_.throttle_reasons |= reasons;
-      if (!counter_ && nvml_.power(d, &milliwatts) == 0) watts += milliwatts / 1e3;
+      if (power_ && nvml_.power(d, &milliwatts) == 0) watts += milliwatts / 1e3;
     }
-    if (!counter_ && integrate) totals_.joules += watts * seconds_between(last_sample_, now);
+    if (power_ && integrate) power_joules_ += watts * seconds_between(last_sample_, now);
+    if (counter_) {
+      const unsigned long long mj = read_energy();
+      if (mj != last_energy_mj_) ++counter_steps_;
+      last_energy_mj_ = mj;
+    }
     last_sample_ = now;
   }
   void stop_sampler() {
@@ -294,9 +321,13 @@ class NvmlMeter : public EnergyMeter {
   Nvml nvml_;
   std::vector<NvmlDevice> devices_;
   bool counter_;
+  bool power_;
   mutable std::mutex mutex_;
-  EnergyTotals totals_;
-  unsigned long long energy_mj_ = 0;
+  EnergyTotals totals_;  // the clocks, the reasons and the seconds; the joules are below
+  double counter_joules_ = 0.0;
+  double power_joules_ = 0.0;
+  int counter_steps_ = 0;  // the counter's changes the sampler saw
+  unsigned long long energy_mj_ = 0, last_energy_mj_ = 0;
   Clock::time_point started_, last_sample_;
   std::atomic<bool> running_{false};
   std::thread sampler_;
@@ -392,7 +423,7 @@ std::unique_ptr<EnergyMeter> nvml_meter(int first_gpu, int gpus) {
         "NVML reads neither energy nor power on this GPU (not supported, or no "
         "permission)");
   }
-  return std::make_unique<NvmlMeter>(nvml, std::move(devices), counter);
+  return std::make_unique<NvmlMeter>(nvml, std::move(devices), counter, power);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
  *   FAKE_NVML_STEP       watts more for each next GPU (default 0), so a test tells them apart
  * Its GPUs' UUIDs are GPU-fake-0, GPU-fake-1, ...
  *   FAKE_NVML_NO_ENERGY  1: the energy counter is not supported (crossover samples the power)
+ *   FAKE_NVML_NO_POWER   1: the power reading is not supported
+ *   FAKE_NVML_ENERGY_PERIOD_MS  the counter moves only every this many milliseconds (default 0:
+ *                        at every read), as real counters move in steps
  *   FAKE_NVML_SM_CLOCK   the current SM clock in MHz (default 1980, the maximum)
  *   FAKE_NVML_THROTTLE   the clocks-event reasons bit mask (default 0) */
 #include <cstdlib>
@@ -74,11 +77,15 @@ int nvmlSystemGetDriverVersion(char* version, unsigned length) {
 
 int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* millijoules) {
   if (setting("FAKE_NVML_NO_ENERGY", 0) != 0) return NVML_ERROR_NOT_SUPPORTED;
-  *millijoules = (unsigned long long)(watts(device) * (now_seconds() - started) * 1e3);
+  const double period = setting("FAKE_NVML_ENERGY_PERIOD_MS", 0) / 1e3;
+  double seconds = now_seconds() - started;
+  if (period > 0) seconds = period * (double)(long long)(seconds / period);
+  *millijoules = (unsigned long long)(watts(device) * seconds * 1e3);
   return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetPowerUsage(void* device, unsigned* milliwatts) {
+  if (setting("FAKE_NVML_NO_POWER", 0) != 0) return NVML_ERROR_NOT_SUPPORTED;
   *milliwatts = (unsigned)(watts(device) * 1e3);
   return NVML_SUCCESS;
 }

@@ -154,19 +154,21 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
 }
 
 // The stand-in NVML's GPUs draw FAKE_NVML_WATTS; a span of about 0.1 s.
-EnergyTotals nvml_span(int first_gpu = 0, int gpus = 1) {
+// A span of `ms` on the stand-in NVML; the energy counter needs 10 moves (50 ms of samples) and
+// more under load to be read rather than the power.
+EnergyTotals nvml_span(int first_gpu = 0, int gpus = 1, int ms = 100) {
   ScopedEnv library("CROSSOVER_NVML_LIBRARY", CROSSOVER_FAKE_NVML);
   const auto meter = energy_meter("cuda", first_gpu, gpus);
   meter->start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   meter->stop();
   return meter->totals();
 }
 
 TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
   ScopedEnv watts("FAKE_NVML_WATTS", "250");
-  const EnergyTotals counter = nvml_span();
-  EXPECT_EQ(counter.source, "nvml");
+  const EnergyTotals counter = nvml_span(0, 1, 400);
+  EXPECT_EQ(counter.source, "nvml") << counter.note;
   EXPECT_NEAR(counter.joules / counter.seconds, 250.0, 25.0);
   EXPECT_EQ(counter.sm_clock_max_mhz, 1980u);
   EXPECT_EQ(counter.sm_clock_min_mhz, 1980u);
@@ -175,7 +177,23 @@ TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
     ScopedEnv no_counter("FAKE_NVML_NO_ENERGY", "1");
     const EnergyTotals sampled = nvml_span();
     EXPECT_EQ(sampled.source, "nvml-power");
+    EXPECT_EQ(sampled.note, "no energy counter; power sampled every 5 ms and integrated");
     EXPECT_NEAR(sampled.joules / sampled.seconds, 250.0, 25.0);
+  }
+  {
+    // A counter that moves once a second has moved at most once in the span: a step inside it
+    // or not is chance (a real H200 read 0 J for short cells), so the power is integrated.
+    ScopedEnv coarse("FAKE_NVML_ENERGY_PERIOD_MS", "1000");
+    const EnergyTotals stepped = nvml_span();
+    EXPECT_EQ(stepped.source, "nvml-power");
+    EXPECT_NE(stepped.note.find("too coarse to count them; power sampled every 5 ms"),
+              std::string::npos)
+        << stepped.note;
+    EXPECT_NEAR(stepped.joules / stepped.seconds, 250.0, 25.0);
+    ScopedEnv no_power("FAKE_NVML_NO_POWER", "1");
+    const EnergyTotals neither = nvml_span();
+    EXPECT_EQ(neither.source, "unavailable");
+    EXPECT_NE(neither.note.find("and NVML reads no power"), std::string::npos) << neither.note;
   }
   // Two GPUs of a cell draw twice the power.
   ScopedEnv gpus("FAKE_NVML_GPUS", "2");
