@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/keys.hpp"
 #include "core/machine_profile.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -204,10 +205,12 @@ Command add_run_command(CLI::App& app) {
                 "When --out already holds a run's results, move its files into "
                 "OUT/previous-<time>/ and run; without it such a directory is refused")
       ->excludes("--resume");
+  // In the words of the grid key it sets for every cell (as crossover keys and docs/grids.md).
+  const GridKey& isolate = *find_grid_key("isolate");
   run->add_flag("--isolate", args->sweep.isolate,
-                "Run every cell in a child process, so that a crash or a hang costs only that "
-                "cell (the default for CUDA cells and cells with timeout_seconds); isolated cells "
-                "run on warm worker processes that stay alive between cells");
+                "Set the grid key isolate to true for every cell (its default: " +
+                    default_text(isolate) + "; true with timeout_seconds). " +
+                    isolate.description);
   run->add_flag("--fresh-process-per-cell", args->sweep.fresh_processes,
                 "Start a new process for every isolated cell instead of a warm worker (each "
                 "result's worker and worker_cells_before say which process ran it)");
