@@ -5,16 +5,21 @@
 # time for the whole run and its overhead per cell over the run's own process. The ways differ in
 # isolation only, so the differences are its cost. docs/results.md quotes it.
 #   scripts/isolation-overhead.sh [ROUNDS]     (default 3; CROSSOVER=path/to/crossover)
+#   DEVICE=cuda scripts/isolation-overhead.sh   the same cells on the GPU: each fresh process
+#                                               then also creates a CUDA context
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CROSSOVER:-$top/build/crossover}
 rounds=${1:-3}
+device=${DEVICE:-cpu}
+[[ $device == cpu || $device == cuda ]] || { echo "DEVICE must be cpu or cuda, got '$device'" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive whole number, got '$rounds'" >&2; exit 2; }
 [[ -x $bin ]] || { echo "no crossover at $bin: build it (scripts/build.sh crossover)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/grid.json" <<'EOF'
-{"name": "isolation-overhead", "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
+cat >"$work/grid.json" <<EOF
+{"name": "isolation-overhead", "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1,
+  "device": "$device", "isolate": false},
  "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}}]}
 EOF
 ways=(own warm fresh)
