@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
+#include <dlfcn.h>
 #include <sys/utsname.h>
 #include <torch/cuda.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "runner/devices.hpp"
 #include "runner/energy.hpp"
 #include "runner/nvml.hpp"
+#include "runner/packages.hpp"
 #include "runner/revision.hpp"
 #include "runner/threads.hpp"
 
@@ -122,6 +124,15 @@ Json libtorch_json() {
   const std::string config = at::show_config();
   Json torch_json;
   torch_json["version"] = TORCH_VERSION;
+  // The library file this process loaded, and the Debian package that installed it, whose version
+  // can differ (Debian's 1.13.1 calls itself 1.13.0).
+  Dl_info where{};
+  const bool found = dladdr(reinterpret_cast<void*>(&at::show_config), &where) != 0 &&
+                     where.dli_fname != nullptr;
+  torch_json["library"] = found ? where.dli_fname : "";
+  const DebianPackage package = found ? debian_package(where.dli_fname) : DebianPackage{};
+  torch_json["package"] = package.name;
+  torch_json["package_version"] = package.version;
   torch_json["blas_info"] = build_setting(config, "BLAS_INFO");
   torch_json["use_cuda"] = build_setting(config, "USE_CUDA");
   torch_json["use_cudnn"] = build_setting(config, "USE_CUDNN");
@@ -299,7 +310,13 @@ std::vector<std::string> environment_summary(const Json& r) {
       if (k.is_string()) kernels.push_back(k.get<std::string>());
     }
   }
-  lines.push_back("LibTorch " + text(r, "/libtorch/version") + " (CUDA " +
+  // The package's version where it is not the library's own ("1.13.1+dfsg-4" for 1.13.0).
+  const std::string package_version = text(r, "/libtorch/package_version");
+  const std::string package =
+      package_version.empty() || package_version.rfind(text(r, "/libtorch/version"), 0) == 0
+          ? ""
+          : ", Debian package " + text(r, "/libtorch/package") + " " + package_version;
+  lines.push_back("LibTorch " + text(r, "/libtorch/version") + package + " (CUDA " +
                   (flag(r, "/cuda/compiled") ? "compiled" : "not compiled") +
                   ", BLAS_INFO=" + text(r, "/libtorch/blas_info") + "; fused optimiser kernels: " +
                   (kernels.empty() ? std::string("none") : join(kernels, ", ")) + ")");
