@@ -329,8 +329,9 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
   }
   if (!from_files.empty() && !fs::is_directory(options_.data_dir)) {
     spdlog::warn(
-        "data directory {} does not exist: {} will be synthetic. Give --data-dir the folder "
-        "scripts/fetch-data.sh filled (its data/ in the repository), or run that script here",
+        "data directory {} does not exist: {} will be synthetic. Give --data-dir (or set "
+        "CROSSOVER_DATA_DIR to) the folder scripts/fetch-data.sh filled (its data/ in the "
+        "repository), or run that script here",
         options_.data_dir, join(from_files));
   }
 }

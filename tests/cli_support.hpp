@@ -30,9 +30,12 @@ struct Outcome {
 // their reason): on a GPU machine, the crossover it runs is shown no CUDA device.
 inline const char* kNoGpu = "CUDA_VISIBLE_DEVICES=";
 
+// The tests' crossover sees no CROSSOVER_DATA_DIR (scripts/test.sh exports it for the tests that
+// read data themselves) unless `env` sets it: the data folder a test means is in its arguments.
 inline Outcome crossover(const ScratchDir& dir, const std::string& args,
                          const std::string& env = "") {
-  const std::string command = env + " " + std::string(CROSSOVER_BINARY) + " " + args + " >" +
+  const std::string command = "CROSSOVER_DATA_DIR= " + env + " " + std::string(CROSSOVER_BINARY) +
+                              " " + args + " >" +
                               dir.file("stdout") + " 2>" + dir.file("stderr") + " </dev/null";
   const int status = std::system(command.c_str());
   Outcome o;

@@ -444,9 +444,14 @@ TEST(Hostile, ANewcomersWrongTurnsAreNamedWithTheWayOut) {
   // A missing data folder is named with the way out, and only for a grid that reads data files.
   o = crossover(dir, run_in(dir, grid, dir.file("iris")));
   EXPECT_NE(o.err.find("data directory " + dir.file("no-data") +
-                       " does not exist: iris will be synthetic. Give --data-dir the folder"),
+                       " does not exist: iris will be synthetic. Give --data-dir (or set "
+                       "CROSSOVER_DATA_DIR to) the folder"),
             std::string::npos)
       << o.err;
+  // CROSSOVER_DATA_DIR stands for --data-dir where it is not given: list reads it.
+  fs::create_directories(dir.file("env-data"));
+  o = crossover(dir, "list", std::string("CROSSOVER_DATA_DIR=") + dir.file("env-data"));
+  EXPECT_NE(o.out.find(dir.file("env-data")), std::string::npos) << o.out;
   const std::string standin = dir.write("standin.json", R"({"name": "s",
     "defaults": {"repeats": 1}, "experiments": [{"workload": "standin_mlp"}]})");
   o = crossover(dir, run_in(dir, standin, dir.file("standin")),

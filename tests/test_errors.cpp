@@ -128,7 +128,8 @@ TEST(Errors, EveryCommandExitsAndSaysWhatTheCataloguePromises) {
       dir.write(path, content);
     }
     const std::string script = dir.write("command.sh", e.command);
-    const std::string shell = "cd " + dir.path() + " && PATH=" + binary_dir +
+    // As a user's shell would run it: crossover first on PATH, no CROSSOVER_DATA_DIR of the tests.
+    const std::string shell = "cd " + dir.path() + " && CROSSOVER_DATA_DIR= PATH=" + binary_dir +
                               ":$PATH bash command.sh >output 2>&1 </dev/null";
     const int status = std::system(shell.c_str());
     const std::string output = slurp(dir.file("output"));

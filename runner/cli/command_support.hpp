@@ -20,6 +20,11 @@ inline constexpr int kExitRunFailed = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report Ctrl-C
 
+/// Every --data-dir: where the data sets are, from this variable when the option is not given.
+inline constexpr const char* kDataDirVariable = "CROSSOVER_DATA_DIR";
+inline constexpr const char* kDataDirHelp =
+    "Where the data sets are (default: $CROSSOVER_DATA_DIR, else data)";
+
 /// The signal that asked the command to stop (0: none). The first SIGINT or SIGTERM asks a sweep
 /// to stop after the running cell; the handler is installed with SA_RESETHAND, so a second one
 /// ends the process at once.

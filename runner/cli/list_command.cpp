@@ -68,7 +68,7 @@ int list_command(const std::string& data_dir) {
 Command add_list_command(CLI::App& app) {
   auto args = std::make_shared<std::string>("data");
   CLI::App* list = app.add_subcommand("list", "List workloads, devices and the data sets found");
-  list->add_option("--data-dir", *args, "Where the data sets are (default data)");
+  list->add_option("--data-dir", *args, kDataDirHelp)->envname(kDataDirVariable);
 
   return {list, [args] { return list_command(*args); }};
 }

@@ -238,7 +238,8 @@ Command add_predict_command(CLI::App& app) {
       ->required();
   predict->add_option("--profile", args->profile, "The profile to predict with")->required();
   predict->add_option("--data-dir", args->data_dir,
-                      "Where the data sets are, to take a cell's anatomy again (default data)");
+                      std::string("To take a cell's anatomy again: ") + kDataDirHelp)
+      ->envname(kDataDirVariable);
   predict->add_option("--json", args->json, "Also write the check as JSON to this file");
   predict
       ->add_option("--compare", args->compare,

@@ -102,8 +102,9 @@ Command add_profile_command(CLI::App& app) {
                       "cells that show it; the formulas and cells are in its provenance "
                       "(docs/methodology.md)");
   profile->add_option("--data-dir", args->data_dir,
-                      "With --derive: where the data sets are, to take each cell's anatomy "
-                      "again on this CPU (default data)");
+                      std::string("With --derive, to take each cell's anatomy again on this "
+                                  "CPU: ") + kDataDirHelp)
+      ->envname(kDataDirVariable);
   profile->add_flag("--quick", args->quick,
                     "The quick profile every run measures (a quarter of a second), not the "
                     "full one (well under a minute per device)");

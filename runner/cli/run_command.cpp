@@ -189,7 +189,7 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--out", args->sweep.out_dir,
                   "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
                   "taken)");
-  run->add_option("--data-dir", args->sweep.data_dir, "Where the data sets are (default data)");
+  run->add_option("--data-dir", args->sweep.data_dir, kDataDirHelp)->envname(kDataDirVariable);
   run->add_option("--compare", args->compare,
                   "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "
                   "give it again for more comparisons, e.g. --compare device=cpu:cuda --compare "

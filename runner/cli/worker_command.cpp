@@ -1,6 +1,7 @@
 // crossover worker: one cell in this process, as `run` starts isolated cells and ddp ranks.
 #include <memory>
 
+#include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/ddp.hpp"
 
@@ -29,7 +30,7 @@ Command add_worker_command(CLI::App& app) {
   serve->excludes(worker_cell)->excludes(worker_grid);
   worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")
       ->excludes(serve);
-  worker->add_option("--data-dir", args->data_dir, "Where the data sets are (default data)");
+  worker->add_option("--data-dir", args->data_dir, kDataDirHelp)->envname(kDataDirVariable);
   worker->add_option("--timeout", args->timeout_seconds,
                      "Seconds to wait for the other ranks in the rendezvous and in every "
                      "collective (default 120)");
