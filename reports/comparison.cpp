@@ -26,7 +26,7 @@ std::string epoch_text(const Result& r, const std::string& measure) {
   if (r.status != CellStatus::kOk) return status_text(r.status);
   return format_measure(r.epoch_seconds, measure) + " ± " +
          format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
-         (r.throttled ? " (throttled)" : "");
+         (r.throttled ? " (throttled)" : "") + (r.data_source == "synthetic" ? " (synthetic)" : "");
 }
 
 bool comparable(const Result* r) { return r != nullptr && comparable(*r); }

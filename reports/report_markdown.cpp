@@ -146,6 +146,12 @@ std::string render_comparison_text(const std::vector<Result>& results,
   if (std::any_of(results.begin(), results.end(), default_threads) &&
       !std::all_of(results.begin(), results.end(), default_threads))
     out += "threads 0: the libraries' own thread counts (crossover env prints them)\n";
+  if (std::any_of(results.begin(), results.end(), [](const Result& r) {
+        return r.status == CellStatus::kOk && r.data_source == "synthetic";
+      }))
+    out += "(synthetic): trained on a synthetic data set of the real one's shape, not on the real "
+           "data (scripts/fetch-data.sh fetches it; --data-dir or CROSSOVER_DATA_DIR names its "
+           "folder)\n";
   // Why cells did not run, once per reason rather than once per cell.
   std::vector<std::pair<std::string, std::size_t>> reasons;
   for (const auto& r : results) {

@@ -194,6 +194,9 @@ TEST(Cli, MissingDataMeansSyntheticDataSaidEverywhere) {
   EXPECT_NE(slurp(dir.file("out/report.md")).find("**Synthetic data:** iris_mlp"),
             std::string::npos);
   EXPECT_NE(o.err.find("synthetic data"), std::string::npos);
+  // And the terminal's table, beside the number and in its legend.
+  EXPECT_NE(o.out.find(" (synthetic)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("(synthetic): trained on a synthetic data set"), std::string::npos);
 }
 
 TEST(Cli, AFailingCellIsRecordedAndTheSweepGoesOnWithExitCodeOne) {

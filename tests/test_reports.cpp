@@ -192,6 +192,18 @@ TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
   EXPECT_EQ(break_even_epochs(cpu, gpu), std::nullopt);
 }
 
+TEST(Comparison, ACellTrainedOnSyntheticDataSaysSoInTheTerminalTable) {
+  std::vector<Result> results =
+      indexed({made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.002, 0.0001)});
+  const std::string legend = "(synthetic): trained on a synthetic data set";
+  EXPECT_EQ(render_comparison_text(results).find("(synthetic)"), std::string::npos);
+  results[1].data_source = "synthetic";
+  const std::string text = render_comparison_text(results);
+  EXPECT_NE(text.find("2 ms ± 100 us (synthetic)"), std::string::npos) << text;
+  EXPECT_NE(text.find(legend), std::string::npos) << text;
+  EXPECT_EQ(text.find("1 ms ± 100 us (synthetic)"), std::string::npos) << text;
+}
+
 TEST(Comparison, TheTextTablesSayWhatThreadsZeroMeansWhereItStandsBesideOtherCounts) {
   const std::string legend = "threads 0: the libraries' own thread counts";
   std::vector<Result> results =
