@@ -176,8 +176,9 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
   std::vector<const Result*> partners;
   for (const auto& [b, key] : baselines) {
     partners.clear();
-    for (const auto& [c, other] : contenders)
-      if (other == key) partners.push_back(c);
+    for (const auto& [c, other] : contenders)  // two predictions: the model against itself
+      if (other == key && (b->status != CellStatus::kPredicted || c->status != b->status))
+        partners.push_back(c);
     const Result* baseline = b;
     keep_preferred(partners, [&](const Result* c) {
       return measuring_differences(baseline->cell, c->cell).empty();

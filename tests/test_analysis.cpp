@@ -66,6 +66,23 @@ TEST(Analysis, OnlyCellsDifferingInTheAxisArePaired) {
   EXPECT_EQ(pair_results(r, kDevice).size(), 2u);
 }
 
+// The demo's threads comparison once paired its predicted CUDA cells with each other: a model
+// compared with itself, a "tie" on a GPU the machine does not have.
+TEST(Analysis, TwoPredictedCellsAreNoPairAndAPredictedAndAMeasuredOneAre) {
+  std::vector<Result> r;
+  for (int threads : {1, 0}) {
+    r.push_back(cell(r.size(), "cpu", 100, threads == 1 ? 1.0 : 0.5));
+    r.back().cell.threads = threads;
+    r.push_back(cell(r.size(), "cuda", 100, 0.2));
+    r.back().cell.threads = threads;
+    r.back().status = CellStatus::kPredicted;
+  }
+  const auto threads = pair_results(r, parse_compare("threads=1:0"));
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads[0].baseline->cell.device, "cpu");
+  EXPECT_EQ(pair_results(r, kDevice).size(), 2u);  // each measured CPU cell with its prediction
+}
+
 TEST(Analysis, FindsTheCrossingOnALogScale) {
   // Speedup 0.5 at batch 100 and 2 at batch 10,000: log-linear, so 1 is crossed at batch 1,000.
   const auto results = sweep({100, 10000, 100000}, {0.5, 2.0, 4.0});
