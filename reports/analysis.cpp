@@ -333,12 +333,12 @@ std::string side_why(const Result& r, const std::string& name) {
 // Why each side wins or loses at the two ends of a series, in the cost model's words; "" when
 // the cells have no account of their steps.
 std::string why_text(const Series& members, const CompareSpec& spec, const std::string& axis) {
-  const auto at = [&](const Pair* p) {
-    if (p->baseline->bound == Bound::kNone || p->contender->bound == Bound::kNone)
-      return std::string();
+  const auto at = [&](const Pair* p) -> std::string {
+    if (p->baseline->bound == Bound::kNone || p->contender->bound == Bound::kNone) return "";
+    const std::string key = spec.axis == "device" ? "" : spec.axis + "=";  // threads=0's step
     return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ", " +
-           side_why(*p->contender, spec.contender) + " and " +
-           side_why(*p->baseline, spec.baseline);
+           side_why(*p->contender, key + spec.contender) + " and " +
+           side_why(*p->baseline, key + spec.baseline);
   };
   const std::string first = at(members.front()), last = at(members.back());
   if (first.empty() || last.empty()) return "";

@@ -83,6 +83,33 @@ TEST(Analysis, TwoPredictedCellsAreNoPairAndAPredictedAndAMeasuredOneAre) {
   EXPECT_EQ(pair_results(r, kDevice).size(), 2u);  // each measured CPU cell with its prediction
 }
 
+// "why" names each side: a device by itself, another axis's value with its key (the demo once
+// said "0's step" for threads 0).
+TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
+  std::vector<Result> r;
+  for (std::int64_t batch : {100, 1000}) {
+    for (int threads : {1, 0}) {
+      r.push_back(cell(r.size(), "cpu", batch, threads == 1 ? 1.0 : 0.5));
+      r.back().cell.threads = threads;
+      r.back().bound = Bound::kDispatch;
+      r.back().predicted_dispatch_seconds = 1e-3;
+      r.back().step_ops_forward = 100;
+    }
+  }
+  const auto threads = find_crossovers(pair_results(r, parse_compare("threads=1:0")),
+                                       parse_compare("threads=1:0"));
+  ASSERT_FALSE(threads.empty());
+  EXPECT_NE(threads[0].why.find("threads=0's step is dispatch-bound"), std::string::npos)
+      << threads[0].why;
+  EXPECT_NE(threads[0].why.find("threads=1's step is"), std::string::npos) << threads[0].why;
+  for (Result& x : r) x.cell.device = x.cell.threads == 1 ? "cpu" : "cuda";
+  for (Result& x : r) x.cell.threads = 0;
+  for (Result& x : r) x.cell.gpus = x.cell.device == "cpu" ? 0 : 1;
+  const auto devices = find_crossovers(pair_results(r, kDevice), kDevice);
+  ASSERT_FALSE(devices.empty());
+  EXPECT_NE(devices[0].why.find("cuda's step is"), std::string::npos) << devices[0].why;
+}
+
 TEST(Analysis, FindsTheCrossingOnALogScale) {
   // Speedup 0.5 at batch 100 and 2 at batch 10,000: log-linear, so 1 is crossed at batch 1,000.
   const auto results = sweep({100, 10000, 100000}, {0.5, 2.0, 4.0});
