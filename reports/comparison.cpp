@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/text.hpp"
 #include "reports/analysis.hpp"
@@ -66,6 +67,10 @@ std::string device_column(const Cell& cell) {
 
 namespace {
 
+bool predicted_column(const std::string& column) {
+  return column.find(" (predicted") != std::string::npos;
+}
+
 // The cells after the device columns of one row: per device its speedup over the CPU and break
 // even, then the winner, by the one rule of every report (compare_pair): the fastest device wins
 // when its speedup interval against the CPU lies above 1; the CPU wins when every other device's
@@ -83,9 +88,11 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
     const auto it = row.by_device.find(devices[i]);
     const Result* other =
         it != row.by_device.end() && comparable(it->second) ? it->second : nullptr;
+    // A predicted device has no start-up to pay back: no break-even column.
+    const bool even = break_even && !predicted_column(devices[i]);
     if (baseline == nullptr || other == nullptr) {
       cells.push_back("-");
-      if (break_even) cells.push_back("-");
+      if (even) cells.push_back("-");
       continue;
     }
     ++contenders;
@@ -93,7 +100,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
     cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
                     format_number(pair.ci.high) + "]");
     const auto epochs = break_even_epochs(*baseline, *other);
-    if (break_even) {  // a predicted cell has no start-up to pay back
+    if (even) {
       cells.push_back(pair.predicted ? "-"
                       : epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
                                : "never");
@@ -137,11 +144,18 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
       hosts.push_back(r.cell.host);
   }
   const bool machines = machines_apart && hosts.size() > 1;
+  // A predicted column names its profile only where several profiles predicted (the legend
+  // below the tables names it): the terminal's table stays narrow.
+  std::set<std::string> profiles;
+  for (const auto& r : results)
+    if (r.status == CellStatus::kPredicted) profiles.insert(r.prediction_profile);
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const std::string column =
         device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
-        (r.status == CellStatus::kPredicted ? " (predicted: " + r.prediction_profile + ")" : "");
+        (r.status != CellStatus::kPredicted ? ""
+         : profiles.size() > 1              ? " (predicted: " + r.prediction_profile + ")"
+                                            : " (predicted)");
     if (std::find(devices.begin(), devices.end(), column) == devices.end())
       devices.push_back(column);
     Json key = setting_key(r.cell);
@@ -200,7 +214,7 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results,
     const bool has_baseline = !devices.empty() && device_kind(devices.front()) == DeviceKind::kCpu;
     for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
       table.header.push_back((time ? "speedup " : "ratio ") + devices[i]);
-      if (time) table.header.push_back(devices[i] + " wins after");
+      if (time && !predicted_column(devices[i])) table.header.push_back(devices[i] + " wins after");
     }
     if (has_baseline && devices.size() > 1) table.header.push_back("winner");
     table.right_aligned.assign(table.header.size(), true);

@@ -192,6 +192,29 @@ TEST(Comparison, BreakEvenCountsEpochsUntilTheFasterDeviceStaysAhead) {
   EXPECT_EQ(break_even_epochs(cpu, gpu), std::nullopt);
 }
 
+// The demo's table was ~180 columns: each predicted heading named the profile, and a break-even
+// column of dashes stood beside every predicted device (a prediction has no start-up).
+TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
+  std::vector<Result> results =
+      indexed({made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.002, 0.0001)});
+  results[1].status = CellStatus::kPredicted;
+  results[1].prediction_profile = "H100 80GB";
+  const auto header = [](const std::vector<Result>& r) {
+    return compare_devices(r).front().table.header;
+  };
+  const std::vector<std::string> one = header(results);
+  EXPECT_NE(std::find(one.begin(), one.end(), "cuda (predicted) epoch"), one.end());
+  EXPECT_EQ(std::find(one.begin(), one.end(), "cuda (predicted) wins after"), one.end());
+  EXPECT_EQ(one.size(), 6u);  // batch_size, dataset_size, two epochs, the speedup, the winner
+  // Two profiles keep their names apart.
+  results.push_back(made("cuda", 100, 0.003, 0.0001, CellStatus::kPredicted));
+  results.back().cell.index = 2;
+  results.back().prediction_profile = "H200 141GB";
+  const std::vector<std::string> two = header(results);
+  EXPECT_NE(std::find(two.begin(), two.end(), "cuda (predicted: H200 141GB) epoch"), two.end());
+  EXPECT_NE(std::find(two.begin(), two.end(), "cuda (predicted: H100 80GB) epoch"), two.end());
+}
+
 TEST(Comparison, ACellTrainedOnSyntheticDataSaysSoInTheTerminalTable) {
   std::vector<Result> results =
       indexed({made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.002, 0.0001)});
