@@ -128,6 +128,23 @@ double estimated_cost(const Cell& cell) {
   return epochs * rows * flops * std::max(cell.min_repeats, 1) * std::max(cell.nproc, 1);
 }
 
+double seconds_left(const std::vector<std::pair<double, double>>& ran,
+                    const std::vector<double>& remaining) {
+  if (ran.empty()) return 0.0;
+  double floor = ran.front().second;
+  for (const auto& [cost, seconds] : ran) floor = std::min(floor, seconds);
+  double above = 0.0, costs = 0.0;
+  for (const auto& [cost, seconds] : ran) {
+    above += std::max(0.0, seconds - floor);
+    costs += cost;
+  }
+  const double rate = costs > 0.0 ? above / costs : 0.0;
+  double left = 0.0;
+  for (double cost : remaining)
+    if (cost > 0.0) left += floor + rate * cost;
+  return left;
+}
+
 namespace {
 
 // The units of a sweep: the cells of each comparison unit (first-seen order), then each search

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cell.hpp"
@@ -40,6 +41,13 @@ Shard shard_from_environment(const Environment& environment, int shards);
 /// A cell's cost, relative to others: timed and warm-up epochs x rows x FLOPs per sample x the
 /// fewest repeats, rows the dataset_size or the data set's training split.
 double estimated_cost(const Cell& cell);
+
+/// The seconds the cells of `remaining` estimated costs will take, from the cells that ran (each
+/// its estimated cost and wall seconds): every cell pays what the quickest one took (the process,
+/// the set-up, the warm-up), and its cost at the rate the cells that ran paid for theirs above it.
+/// 0 before any ran. The run's ETA.
+double seconds_left(const std::vector<std::pair<double, double>>& ran,
+                    const std::vector<double>& remaining);
 
 /// How many parts `expansion` can be cut into: its comparison units (cells with one
 /// comparison_unit) plus its search lines, each of which runs whole in one part.

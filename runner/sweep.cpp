@@ -20,6 +20,7 @@
 #include "runner/profile_measure.hpp"
 #include "runner/reference.hpp"
 #include "runner/search_run.hpp"
+#include "runner/shard.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {
@@ -44,8 +45,8 @@ class ResultAppender : public Reporter {
   bool failed_ = false;
 };
 
-// The progress line of every cell: its outcome, the time so far, and the time to go, which counts
-// only the cells that will run (skipped ones take none).
+// The progress line of every cell: its outcome, the time so far, and the time to go, from each
+// cell's estimated cost (skipped and predicted cells take none).
 class ProgressLine : public Reporter {
  public:
   ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
@@ -55,15 +56,18 @@ class ProgressLine : public Reporter {
 
   /// More cells to come: a search's probe.
   void add(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells) will_run_.push_back(!skip_reason(cell, inventory_));
+    for (const Cell& cell : cells)
+      cost_.push_back(skip_reason(cell, inventory_) ? 0.0 : estimated_cost(cell));
   }
 
   void cell(const Result& r) override {
-    const std::size_t done = ++done_, total = will_run_.size();
+    const std::size_t done = ++done_, total = cost_.size();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double ran = runnable(0, done);
-    const double eta = ran > 0 ? elapsed / ran * runnable(done, total) : 0.0;
+    if (done <= total && cost_[done - 1] > 0.0 && r.status != CellStatus::kSkipped)
+      ran_.emplace_back(cost_[done - 1], r.wall_seconds);
+    const auto next = cost_.begin() + static_cast<std::ptrdiff_t>(std::min(done, total));
+    const std::vector<double> left(next, cost_.end());
     std::string outcome = status_text(r.status);
     if (r.status == CellStatus::kOk) {
       outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
@@ -73,19 +77,14 @@ class ProgressLine : public Reporter {
       outcome += ": " + r.reason;
     }
     spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
-                 clock_text(elapsed), clock_text(eta));
+                 clock_text(elapsed), clock_text(seconds_left(ran_, left)));
   }
 
  private:
-  double runnable(std::size_t from, std::size_t to) const {
-    return static_cast<double>(std::count(will_run_.begin() + static_cast<std::ptrdiff_t>(from),
-                                          will_run_.begin() + static_cast<std::ptrdiff_t>(to),
-                                          true));
-  }
-
   std::chrono::steady_clock::time_point start_;
   const DeviceInventory& inventory_;
-  std::vector<bool> will_run_;
+  std::vector<double> cost_;  // each cell's estimated cost; 0: it will not run
+  std::vector<std::pair<double, double>> ran_;  // the cells that ran: cost, wall seconds
   std::size_t done_ = 0;
 };
 

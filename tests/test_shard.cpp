@@ -30,6 +30,18 @@ std::string message_of(const std::function<void()>& f) {
   return "";
 }
 
+// The ETA: ci.json's ResNet cell came after many small ones, and an ETA that counted cells said
+// 0:00:06 at 0:37 of a 1:40 run. Each cell pays the quickest cell's time and its cost at the rate
+// the cells that ran paid above it.
+TEST(Shard, TheTimeLeftWeighsEachCellByItsEstimatedCost) {
+  EXPECT_EQ(seconds_left({}, {1e9}), 0.0);
+  const std::vector<std::pair<double, double>> ran = {{1e6, 1.0}, {2e6, 1.1}};
+  // floor 1 s; 0.1 s above it for 3e6 of cost: a cell of 1e9 takes 1 + 1e9 * 0.1 / 3e6 s.
+  EXPECT_NEAR(seconds_left(ran, {1e9}), 1.0 + 1e9 * 0.1 / 3e6, 1e-9);
+  EXPECT_GT(seconds_left(ran, {1e9}), 10 * 1.05);  // counting cells would say 1.05 s
+  EXPECT_NEAR(seconds_left(ran, {1e6, 0.0, 1e6}), 2 * (1.0 + 1e6 * 0.1 / 3e6), 1e-12);  // 0: skipped
+}
+
 TEST(Shard, KOfNIsParsedAndEveryMistakeNamed) {
   const Shard s = parse_shard("2/4");
   EXPECT_EQ(s.index, 2);
