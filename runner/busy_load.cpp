@@ -5,9 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace crossover {
 
@@ -36,6 +41,21 @@ BusyLoad::BusyLoad(int processes) {
     }
     if (child > 0) children_.push_back(child);
   }
+}
+
+int other_running_processes() {
+  std::vector<int> reads;
+  for (int i = 0; i < 5; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream stat("/proc/stat");
+    for (std::string word; stat >> word;) {
+      int running = 0;
+      if (word == "procs_running" && stat >> running) reads.push_back(running - 1);
+    }
+  }
+  if (reads.empty()) return -1;
+  std::sort(reads.begin(), reads.end());
+  return std::max(0, reads[reads.size() / 2]);
 }
 
 void BusyLoad::stop() {

@@ -19,6 +19,11 @@ inline constexpr int kMaxPlantLoad = 64;
 /// std::invalid_argument naming the variable when it is not a whole number from 0 to 64.
 int planted_load_from_environment();
 
+/// How many other processes are running on the CPUs now (/proc/stat's procs_running less this
+/// one; the median of five reads 20 ms apart), or -1 where it cannot be read: a profile or a
+/// reference measured beside them reads the machine slow.
+int other_running_processes();
+
 /// `processes` children that spin until the object is destroyed (or the parent dies).
 class BusyLoad {
  public:

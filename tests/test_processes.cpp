@@ -9,6 +9,7 @@
 #include "core/processes.hpp"
 #include "reports/calibrate.hpp"
 #include "reports/regression.hpp"
+#include "runner/busy_load.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 
@@ -253,6 +254,20 @@ TEST(Processes, ACellRunsInThatManyProcessesEndToEnd) {
   // The two processes' medians bracket the cell's median of all epochs.
   EXPECT_GE(r.epoch_seconds, std::min(r.process_epoch_seconds[0], r.process_epoch_seconds[1]));
   EXPECT_LE(r.epoch_seconds, std::max(r.process_epoch_seconds[0], r.process_epoch_seconds[1]));
+}
+
+// A profile taken beside other work reads the machine slow (on the H200, every core at 7.6
+// GFLOP/s instead of 1,739): `profile` says so before it measures.
+TEST(Processes, AProfileTakenBesideBusyProcessesIsWarnedAbout) {
+  BusyLoad load(3);
+  EXPECT_GE(other_running_processes(), 2);
+  testing::ScratchDir dir;
+  const testing::Outcome o = testing::crossover(dir, "profile --quick --out " + dir.file("p.json"));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("other process(es) are running on the CPUs: the profile will read this "
+                       "machine slower than it is"),
+            std::string::npos)
+      << o.err;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "core/file_writer.hpp"
 #include "core/text.hpp"
+#include "runner/busy_load.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/output_dir.hpp"
@@ -53,6 +54,13 @@ int profile_command(const ProfileArgs& args) {
       spdlog::error("--out {}", problem);
       return kExitBadInput;
     }
+  }
+  // A profile taken beside other work reads the machine slow (on the H200, every core at 7.6
+  // GFLOP/s while killed tests still ran, 1,739 when alone) and would mislead every prediction.
+  if (const int others = other_running_processes(); others > 0) {
+    spdlog::warn("{} other process(es) are running on the CPUs: the profile will read this "
+                 "machine slower than it is; measure it when nothing else runs",
+                 others);
   }
   ProfileOptions options;
   options.quick = args.quick;
