@@ -452,6 +452,11 @@ TEST(Hostile, ANewcomersWrongTurnsAreNamedWithTheWayOut) {
   fs::create_directories(dir.file("env-data"));
   o = crossover(dir, "list", std::string("CROSSOVER_DATA_DIR=") + dir.file("env-data"));
   EXPECT_NE(o.out.find(dir.file("env-data")), std::string::npos) << o.out;
+  // A data folder that is a link loop reads as missing data sets, not as an abort.
+  fs::create_symlink(dir.file("loop"), dir.file("loop"));
+  o = crossover(dir, "list", std::string("CROSSOVER_DATA_DIR=") + dir.file("loop"));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("iris: missing: synthetic data will be used"), std::string::npos) << o.out;
   const std::string standin = dir.write("standin.json", R"({"name": "s",
     "defaults": {"repeats": 1}, "experiments": [{"workload": "standin_mlp"}]})");
   o = crossover(dir, run_in(dir, standin, dir.file("standin")),
