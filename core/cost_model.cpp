@@ -50,7 +50,7 @@ StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& dev
     // A batch made on the host is the loader's wait, measured; one cut on the device is the
     // device's operators.
     if (g.phase == Phase::kData && !context.batch_on_device) continue;
-    const double fixed = context.graph ? 0.0 : device.dispatch_seconds;
+    const double fixed = context.graph ? device.graph_op_seconds : device.dispatch_seconds;
     const double rate = g.flops > 0.0 ? device.gemm_flops_per_second(g.flops) : 0.0;
     const double compute = rate > 0.0 ? g.flops / rate : 0.0;
     const double memory =

@@ -36,7 +36,8 @@ struct StepContext {
   bool cuda = false;    ///< on a GPU: the batch's copy from the host counts
   bool pinned = false;  ///< that copy comes from page-locked memory
   /// Graph execution: the operators are replayed from one launch, so none pays the dispatch
-  /// cost; each still takes its compute or memory time.
+  /// cost; each takes the larger of the profile's cost per replayed operator and its compute or
+  /// memory time.
   bool graph = false;
   /// The batch is cut on the device (the tensor loader with the data there): the data phase's
   /// operators are the device's. Otherwise the host makes the batch, and `loader_seconds` is

@@ -34,6 +34,7 @@ Json device_json(const DeviceProfile& d, bool gpu) {
     j["h2d_pageable_bytes_per_second"] = d.h2d_pageable_bytes_per_second;
     j["h2d_pinned_bytes_per_second"] = d.h2d_pinned_bytes_per_second;
     j["sync_seconds"] = d.sync_seconds;
+    if (d.graph_op_seconds > 0.0) j["graph_op_seconds"] = d.graph_op_seconds;
   }
   return j;
 }
@@ -67,6 +68,8 @@ DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, b
     d.h2d_pinned_bytes_per_second =
         positive(field("h2d_pinned_bytes_per_second"), at + ".h2d_pinned_bytes_per_second");
     d.sync_seconds = positive(field("sync_seconds"), at + ".sync_seconds", true);
+    if (j.contains("graph_op_seconds"))
+      d.graph_op_seconds = positive(j["graph_op_seconds"], at + ".graph_op_seconds", true);
   }
   return d;
 }

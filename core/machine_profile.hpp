@@ -26,6 +26,10 @@ struct DeviceProfile {
   double h2d_pageable_bytes_per_second = 0.0;  ///< CUDA: host-to-device copies from pageable
   double h2d_pinned_bytes_per_second = 0.0;    ///< and from page-locked memory
   double sync_seconds = 0.0;                   ///< CUDA: one synchronisation of an idle device
+  /// CUDA: what one operator of a step replayed as a CUDA graph costs (its kernels run back to
+  /// back, with no dispatch); 0 where the profile did not measure it (a profile from before it
+  /// was measured, or a derived one), and graph replays then count their operators as free.
+  double graph_op_seconds = 0.0;
 
   /// FLOP/s of a matrix product with `flops` FLOPs (its size: the cube root of flops / 2).
   double gemm_flops_per_second(double flops) const;

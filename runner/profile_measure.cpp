@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <functional>
 
+#include "core/log.hpp"
 #include "core/stats.hpp"
+#include "runner/cuda_seam.hpp"
 #include "runner/devices.hpp"
 #include "runner/env.hpp"
 #include "runner/revision.hpp"
@@ -53,17 +56,19 @@ void tiny_step(const torch::Device& device) {
   y.sum().backward();
 }
 
+// The operators the tiny step dispatches, forward and backward, as a training step's are counted.
+double tiny_step_ops(const torch::Device& device, const std::string& name) {
+  OperatorRecorder recorder;
+  recorder.set_phase(Phase::kBackward);
+  recorder.enable(true);
+  tiny_step(device);
+  synchronize_device(name);
+  recorder.enable(false);
+  return std::max(recorder.anatomy().ops(), 1.0);
+}
+
 double dispatch_seconds(const torch::Device& device, const std::string& name, int chains) {
-  double ops = 0.0;
-  {
-    OperatorRecorder recorder;  // counts the chain's operators, forward and backward
-    recorder.set_phase(Phase::kBackward);
-    recorder.enable(true);
-    tiny_step(device);
-    synchronize_device(name);
-    recorder.enable(false);
-    ops = recorder.anatomy().ops();
-  }
+  const double ops = tiny_step_ops(device, name);
   for (int i = 0; i < 3; ++i) tiny_step(device);
   std::vector<double> per_op;
   for (int i = 0; i < chains; ++i) {
@@ -71,7 +76,27 @@ double dispatch_seconds(const torch::Device& device, const std::string& name, in
     const Clock::time_point start = Clock::now();
     tiny_step(device);
     synchronize_device(name);
-    per_op.push_back(seconds_since(start) / std::max(ops, 1.0));
+    per_op.push_back(seconds_since(start) / ops);
+  }
+  return summarize(per_op).median;
+}
+
+// The tiny step captured once as a CUDA graph and replayed 20 times between synchronisations:
+// what each of its operators costs when the GPU runs them back to back with no dispatch.
+double graph_op_seconds(int chains) {
+  const std::string name = "cuda:0";
+  const torch::Device device(name);
+  const double ops = tiny_step_ops(device, name);
+  const std::function<void()> replay =
+      cuda_seam::capture_graph(0, [&device] { tiny_step(device); }, 3);
+  constexpr int kReplays = 20;
+  std::vector<double> per_op;
+  for (int i = 0; i < std::max(chains / 10, 3); ++i) {
+    synchronize_device(name);
+    const Clock::time_point start = Clock::now();
+    for (int r = 0; r < kReplays; ++r) replay();
+    synchronize_device(name);
+    per_op.push_back(seconds_since(start) / (kReplays * ops));
   }
   return summarize(per_op).median;
 }
@@ -166,6 +191,13 @@ MachineProfile measure_profile(const ProfileOptions& options) {
     DeviceProfile d = device_profile(gpu, "cuda:0", e);
     d.dispatch_seconds = dispatch_seconds(gpu, "cuda:0", e.dispatch_chains);
     add_cuda(e, e.dispatch_chains, d);
+    try {
+      d.graph_op_seconds = graph_op_seconds(e.dispatch_chains);
+    } catch (const std::exception& error) {
+      log_warning(std::string("the profile has no cost per replayed graph operator (the capture "
+                              "failed: ") +
+                  error.what() + "); graph cells are predicted with their operators free");
+    }
     p.cuda = d;
     p.gpu_name = record.value("/gpus/0/name"_json_pointer, std::string("cuda:0"));
   }
@@ -186,7 +218,8 @@ MachineProfile measure_profile(const ProfileOptions& options) {
            std::to_string(e.memory_floats) +
            " floats, 12 bytes per element; h2d = " + std::to_string(e.copy_floats * 4 >> 20) +
            " MiB copies from pageable and from pinned memory; sync_seconds = one synchronisation "
-           "of the idle device"}};
+           "of the idle device; graph_op_seconds = the dispatch chain captured as a CUDA graph, "
+           "20 replays between synchronisations, divided by 20 x its operators"}};
   return p;
 }
 

@@ -12,6 +12,8 @@
 #                    micro-benchmarks; their end-to-end tests then skip)
 #   TESTS=REGEX      run only the tests whose names match (ctest -R); the verdict then says so and
 #                    is not a whole check. Every *_CUDA test runs whatever REGEX says.
+#   CTEST_LIMIT=S    stop the tests after S seconds (default 0: no limit), so that a lease's call
+#                    still reaches the smoke run; tests cut short count as failed.
 # The smoke run's files and every log land in $BUILD_DIR/gpu-check/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,7 +75,7 @@ fi
 # crossover runs LibTorch with a thread per core, and OpenMP threads that spin while they wait take
 # the cores from each other's. Passive waiting is our guess at the cure; TEST_JOBS sets the count.
 # The smoke run below keeps the default, since its timings are reported.
-OMP_WAIT_POLICY=PASSIVE KMP_BLOCKTIME=0 \
+OMP_WAIT_POLICY=PASSIVE KMP_BLOCKTIME=0 timeout "${CTEST_LIMIT:-0}" \
   ctest --test-dir "$build" --output-on-failure -j "$test_jobs" "${selection[@]}" \
   >"$logs/ctest.log" 2>&1 || problems+=("tests failed")
 # The summary, and the names of failed tests where there are any.

@@ -5,6 +5,7 @@
 
 #include "core/cost_model.hpp"
 #include "runner/anatomy.hpp"
+#include "runner/devices.hpp"
 #include "runner/executor.hpp"
 #include "runner/profile_measure.hpp"
 #include "tests/test_support.hpp"
@@ -112,6 +113,18 @@ TEST(Anatomy, AQuickProfileMeasuresThisMachine) {
   EXPECT_GT(p.cpu_all_threads.memory_bytes_per_second, 1e8);
   EXPECT_FALSE(p.provenance.empty());
   EXPECT_NO_THROW(profile_from_json(profile_to_json(p)));  // what it writes, it reads
+}
+
+TEST(Anatomy, AProfileMeasuresTheGpuAndItsGraphReplays_CUDA) {
+  if (probe_devices().cuda_devices == 0) GTEST_SKIP() << "no CUDA device";
+  const MachineProfile p = measure_profile({});
+  ASSERT_TRUE(p.cuda.has_value());
+  EXPECT_FALSE(p.gpu_name.empty());
+  EXPECT_GT(p.cuda->dispatch_seconds, 0.0);
+  EXPECT_GT(p.cuda->h2d_pinned_bytes_per_second, 1e8);
+  // An operator replayed in a graph costs something, and less than one dispatched from the host.
+  EXPECT_GT(p.cuda->graph_op_seconds, 0.0);
+  EXPECT_LT(p.cuda->graph_op_seconds, p.cuda->dispatch_seconds);
 }
 
 }  // namespace

@@ -66,6 +66,11 @@ TEST(CostModel, TheBatchCopyTheLoaderAndGraphsCountAsTheCellSays) {
   c.graph = true;
   c.batch_on_device = true;
   EXPECT_DOUBLE_EQ(predict_step(a, device(), c).dispatch, 10e-6);
+  // With the profile's cost per replayed operator, each of the two pays it, and the launch once.
+  DeviceProfile replaying = device();
+  replaying.graph_op_seconds = 1e-6;
+  EXPECT_DOUBLE_EQ(predict_step(a, replaying, c).dispatch, 2 * 1e-6 + 10e-6);
+  EXPECT_DOUBLE_EQ(predict_step(a, replaying, c).dispatched_ops, 2.0);
   EXPECT_EQ(predict_step(StepAnatomy{}, device(), StepContext{}).bound(), Bound::kNone);
 }
 
@@ -114,10 +119,12 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   p.logical_cores = 4;
   p.cpu_one_thread = p.cpu_all_threads = device();
   p.cuda = device();
+  p.cuda->graph_op_seconds = 1e-6;
   p.gpu_name = "a GPU";
   p.validation["cuda"] = 0.2;
   const MachineProfile back = profile_from_json(profile_to_json(p));
   EXPECT_EQ(profile_to_json(back), profile_to_json(p));
+  EXPECT_DOUBLE_EQ(back.cuda->graph_op_seconds, 1e-6);
   EXPECT_DOUBLE_EQ(back.validated_error("cuda"), 0.2);
   EXPECT_DOUBLE_EQ(back.validated_error("cpu"), 0.0);
   const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
@@ -141,6 +148,12 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   EXPECT_NE(
       refused([](auto& j) { j["cpu"]["all_threads"]["gemm"][1]["n"] = 5; }).find("sizes ascending"),
       std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["cuda"]["graph_op_seconds"] = -1e-6;
+            }).find("cuda.graph_op_seconds: expected a finite number from 0"),
+            std::string::npos);
+  // A profile from before graph replays were measured reads as one that counts them free.
+  EXPECT_EQ(refused([](auto& j) { j["cuda"].erase("graph_op_seconds"); }), "accepted");
   EXPECT_NE(refused([](auto& j) { j["name"] = 3; }).find("name"), std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["validation"]["tpu"] = {{"median_abs_error", 0.1}};

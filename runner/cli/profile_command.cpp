@@ -40,6 +40,8 @@ std::string summary(const MachineProfile& p) {
       text += "; host to device " + format_number(d.h2d_pageable_bytes_per_second / 1e9) +
               " GB/s pageable, " + format_number(d.h2d_pinned_bytes_per_second / 1e9) +
               " GB/s pinned; sync " + format_seconds(d.sync_seconds);
+    if (d.graph_op_seconds > 0.0)
+      text += "; " + format_seconds(d.graph_op_seconds) + " per operator in a graph replay";
     text += "\n";
   };
   line("cpu, one thread", p.cpu_one_thread);
