@@ -98,28 +98,40 @@ std::string plain(const std::string& text) {
 }  // namespace
 
 std::string energy_summary(const std::vector<Result>& results) {
-  std::vector<std::pair<std::string, std::size_t>> groups;  // "source (note)", cells
+  // One group per source, in the order first seen; its cells' notes, in the order first seen.
+  struct Group {
+    std::string source;
+    std::vector<std::string> notes;
+    std::size_t cells = 0;
+  };
+  std::vector<Group> groups;
   std::size_t measured = 0;
   for (const Result& r : results) {
     // Results written before crossover measured energy carry no source: nothing to say of them.
     if (r.status != CellStatus::kOk || r.energy_source.empty()) continue;
     measured += has_measure(r, "energy");
-    const std::string group =
-        plain(r.energy_source) + (r.energy_note.empty() ? "" : " (" + plain(r.energy_note) + ")");
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == group; });
-    if (it == groups.end())
-      groups.emplace_back(group, 1);
-    else
-      ++it->second;
+    const std::string source = plain(r.energy_source);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.source == source; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{source, {}, 0});
+    ++it->cells;
+    const std::string note = plain(r.energy_note);
+    if (!note.empty() && std::find(it->notes.begin(), it->notes.end(), note) == it->notes.end())
+      it->notes.push_back(note);
   }
   if (groups.empty()) return "";
   std::vector<std::string> parts;
-  for (const auto& [group, cells] : groups) {
-    const bool unavailable = group.rfind("unavailable", 0) == 0;
-    parts.push_back(measured == 0 && unavailable
-                        ? group.substr(std::string("unavailable ").size())
-                        : std::to_string(cells) + (cells == 1 ? " cell " : " cells ") + group);
+  for (const Group& g : groups) {
+    // Notes that differ from cell to cell (a count, a span) are each cell's energy_note: the line
+    // quotes the first, so that it stays one line however many cells there are.
+    const std::string note =
+        g.notes.empty()       ? ""
+        : g.notes.size() == 1 ? " (" + g.notes.front() + ")"
+                              : " (each cell's energy_note says why, e.g. " + g.notes.front() + ")";
+    parts.push_back(measured == 0 && g.source == "unavailable"
+                        ? note.empty() ? std::string() : note.substr(1)
+                        : std::to_string(g.cells) + (g.cells == 1 ? " cell " : " cells ") +
+                              g.source + note);
   }
   return "energy: " + (measured == 0 ? "not measured " + join(parts, "; ") +
                                            "; docs/energy.md says where it can be"

@@ -188,9 +188,12 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   for (auto at = options.find(" cuda=profiles/"); at != std::string::npos;
        at = options.find(" cuda=profiles/", at + 1))
     options.replace(at, 6, " cuda=" + std::string(CROSSOVER_SOURCE_DIR) + "/");
+  // The sample is a machine without a GPU, its CUDA cells predicted: a GPU here is hidden.
   const Outcome o =
-      crossover(dir, "run " + dir.write("quick.json", grid.dump()) + " --out " + dir.file("out") +
-                         " --data-dir " + testing::data_dir() + options);
+      crossover(dir,
+                "run " + dir.write("quick.json", grid.dump()) + " --out " + dir.file("out") +
+                    " --data-dir " + testing::data_dir() + options,
+                "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(o.code, 0) << o.err;
   std::istringstream printed(o.out);
   std::string workload, header;

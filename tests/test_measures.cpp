@@ -179,7 +179,19 @@ TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
             "energy: not measured (no powercap at /sys/class/powercap); docs/energy.md says "
             "where it can be");
   results.front().energy_note = "no intel_rapl";  // names keep their underscores
-  EXPECT_NE(energy_summary(results).find("(no intel_rapl)"), std::string::npos);
+  EXPECT_NE(energy_summary(results).find("(each cell's energy_note says why, e.g. no intel_rapl)"),
+            std::string::npos);
+  // Notes that differ from cell to cell (the H100's 33 CUDA cells each counted the counter's
+  // steps) make one group per source, not one per note: the line does not grow with the cells.
+  std::vector<Result> stepped = along_rows();
+  for (std::size_t i = 0; i < stepped.size(); ++i) {
+    stepped[i].energy_source = "nvml-power";
+    stepped[i].energy_note = "the energy counter moved " + std::to_string(i) + " time(s)";
+  }
+  const std::string line = energy_summary(stepped);
+  EXPECT_EQ(line, "energy: " + std::to_string(stepped.size()) +
+                      " cells nvml-power (each cell's energy_note says why, e.g. the energy "
+                      "counter moved 0 time(s))");
   results.front().energy_note = "no powercap at /sys/class/powercap";
   EXPECT_NE(render_markdown({}, results, analyse(results, {}))
                 .find("> **Energy:** not measured (no powercap at /sys/class/powercap)"),
