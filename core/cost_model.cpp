@@ -33,6 +33,7 @@ std::string byte_text(double bytes) {
 }  // namespace
 
 Bound StepPrediction::bound() const {
+  if (loader_exposed) return Bound::kLoader;
   const std::array<std::pair<double, Bound>, 5> terms = {{{dispatch, Bound::kDispatch},
                                                           {compute, Bound::kCompute},
                                                           {memory, Bound::kMemory},
@@ -72,7 +73,14 @@ StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& dev
         context.pinned ? device.h2d_pinned_bytes_per_second : device.h2d_pageable_bytes_per_second;
     if (rate > 0.0) p.transfer = anatomy.h2d_bytes / rate;
   }
-  p.loader = context.loader_seconds;
+  if (context.loader_workers > 0) {
+    // Workers make the next batches while the step runs: the step takes the longer of the two.
+    const double rest = p.step();
+    p.loader_exposed = context.loader_seconds > rest;
+    p.loader = std::max(context.loader_seconds - rest, 0.0);
+  } else {
+    p.loader = context.loader_seconds;
+  }
   return p;
 }
 
@@ -86,6 +94,7 @@ StepAnatomy anatomy_of(const Result& r) {
   a.groups = groups_from_rows(r.step_op_groups);
   a.h2d_bytes = r.step_h2d_bytes;
   a.loader_seconds = r.step_loader_seconds;
+  a.batch_seconds = r.step_batch_seconds;
   a.step_seconds = r.step_loader_share > 0.0 ? r.step_loader_seconds / r.step_loader_share : 0.0;
   return a;
 }
@@ -97,6 +106,7 @@ StepContext context_of(const Cell& cell) {
   c.graph = cell.execution == Execution::kGraph;
   c.batch_on_device =
       cell.loader == Loader::kTensor && (!c.cuda || cell.data_placement == Placement::kDevice);
+  c.loader_workers = cell.loader == Loader::kDataLoader ? std::max(cell.num_workers, 0) : 0;
   return c;
 }
 
@@ -117,7 +127,12 @@ void apply_prediction(Result& r, const MachineProfile& target, const MachineProf
     const double mine = here->cpu(r.cell.threads).dispatch_seconds;
     if (there > 0.0 && mine > 0.0) scale = there / mine;
   }
-  context.loader_seconds = context.batch_on_device ? 0.0 : anatomy.loader_seconds * scale;
+  // Workers make a batch apiece at once: one batch's cost over their number; without them, the
+  // probed step's wait.
+  const double host_batch = context.loader_workers > 0
+                                ? anatomy.batch_seconds / context.loader_workers
+                                : anatomy.loader_seconds;
+  context.loader_seconds = context.batch_on_device ? 0.0 : host_batch * scale;
   const StepPrediction p = predict_step(anatomy, *device, context);
   r.bound = p.bound();
   r.predicted_step_seconds = p.step();
@@ -148,7 +163,10 @@ std::string bound_text(const StepPrediction& p, const StepAnatomy& anatomy) {
       return "transfer-bound (" + byte_text(anatomy.h2d_bytes) + " copied from the host ~ " +
              format_seconds(p.transfer) + ")";
     case Bound::kLoader:
-      return "loader-bound (" + format_seconds(p.loader) + " waiting for each batch)";
+      return p.loader_exposed ? "loader-bound (the workers make a batch " +
+                                    format_seconds(p.loader) + " slower than the step uses it)"
+                              : "loader-bound (" + format_seconds(p.loader) +
+                                    " waiting for each batch)";
     case Bound::kNone:
       break;
   }

@@ -25,9 +25,12 @@ struct StepPrediction {
   double dispatched_ops = 0.0;  ///< how many operators the dispatch term counts
   double arithmetic = 0.0;      ///< every operator's FLOPs at the throughput, whatever bounds it
   double traffic = 0.0;         ///< every operator's bytes at the bandwidth, whatever bounds it
+  /// Loader workers make batches slower than the step uses them: `loader` is only the part of
+  /// their time the step does not hide, and the loader bounds the step.
+  bool loader_exposed = false;
 
   double step() const { return dispatch + compute + memory + transfer + loader; }
-  /// The largest term (kNone for an empty prediction).
+  /// The largest term (kNone for an empty prediction); the loader where loader_exposed.
   Bound bound() const;
 };
 
@@ -43,7 +46,10 @@ struct StepContext {
   /// operators are the device's. Otherwise the host makes the batch, and `loader_seconds` is
   /// that wait (measured, scaled to the machine predicted).
   bool batch_on_device = true;
-  double loader_seconds = 0.0;  ///< the wait for the batch on the machine predicted
+  /// The wait for the batch on the machine predicted; with loader workers, the time they take to
+  /// make one batch between them (one batch's cost over their number), which runs beside the step.
+  double loader_seconds = 0.0;
+  int loader_workers = 0;  ///< DataLoader worker threads: 0, the training thread makes the batch
 };
 
 /// A step predicted on `device`.

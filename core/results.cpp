@@ -61,7 +61,8 @@ Result result_from_json(const nlohmann::json& j) {
       "price_per_hour", "cost_per_epoch", "cost_per_million_samples",
       // the step's anatomy and the cost model's account of it
       "step_ops_data", "step_ops_forward", "step_ops_backward", "step_ops_optimizer", "step_flops",
-      "step_bytes", "step_h2d_bytes", "step_loader_seconds", "step_loader_share", "anatomy_seconds",
+      "step_bytes", "step_h2d_bytes", "step_loader_seconds", "step_loader_share", "step_batch_seconds",
+      "anatomy_seconds",
       "step_op_groups", "bound", "predicted_step_seconds", "predicted_epoch_seconds",
       "predicted_dispatch_seconds", "predicted_compute_seconds", "predicted_memory_seconds",
       "predicted_transfer_seconds", "predicted_loader_seconds", "prediction_profile",

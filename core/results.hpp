@@ -101,6 +101,7 @@ namespace crossover {
   X(double, step_h2d_bytes)           /* copied from the host to the device, per step */           \
   X(double, step_loader_seconds)      /* the probed step's wait for its batch (its data phase) */  \
   X(double, step_loader_share)        /* that wait's share of the probed step */                   \
+  X(double, step_batch_seconds)       /* the epoch's first batch, made with none ready ahead */     \
   X(double, anatomy_seconds)          /* what probing the step cost (outside the timed epochs) */  \
   X(std::vector<std::vector<double>>, step_op_groups) /* [phase, count, flops, bytes] each */      \
   /* The cost model's account of the step (core/cost_model.hpp), from a machine profile */         \

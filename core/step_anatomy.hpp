@@ -32,6 +32,9 @@ struct StepAnatomy {
   double h2d_bytes = 0.0;       ///< copied from the host to the device per step
   double loader_seconds = 0.0;  ///< the probe step's data phase: waiting for and making its batch
   double step_seconds = 0.0;    ///< the probe step, end to end (synchronised per phase)
+  /// What making one batch costs the host: the training thread's wait where it makes each batch,
+  /// for a DataLoader with workers the wait of its twin without them (runner/anatomy).
+  double batch_seconds = 0.0;
 
   /// Adds one operator to its group.
   void add(Phase phase, double flops, double bytes);

@@ -26,6 +26,7 @@ void set_fields(const StepAnatomy& a, double seconds, Result& r) {
   r.step_h2d_bytes = a.h2d_bytes;
   r.step_loader_seconds = a.loader_seconds;
   r.step_loader_share = a.step_seconds > 0.0 ? a.loader_seconds / a.step_seconds : 0.0;
+  r.step_batch_seconds = a.loader_seconds;  // without loader workers, what one batch costs
   r.step_op_groups = groups_to_rows(a.groups);
   r.anatomy_seconds = seconds;
 }
@@ -45,6 +46,22 @@ Cell cpu_twin(const Cell& cell) {
   return twin;
 }
 
+bool has_loader_workers(const Cell& cell) {
+  return cell.loader == Loader::kDataLoader && cell.num_workers > 0;
+}
+
+// What making one batch costs the host: the wait of the CPU twin's probed step with no loader
+// workers, so that the training thread makes each batch itself. Workers hide that wait from the
+// cell's own probe (its batch is ready), not from its epoch when they fall behind.
+double host_batch_seconds(const Cell& cell, const std::string& data_dir) {
+  Cell twin = cpu_twin(cell);
+  twin.num_workers = 0;
+  apply_threads(twin.threads);
+  const std::unique_ptr<Workload> workload = make_workload(twin, torch::kCPU, data_dir);
+  workload->reset(twin.seed);
+  return probe_step(*workload, [] {}).loader_seconds;
+}
+
 }  // namespace
 
 std::string prediction_refusal(const Cell& cell) {
@@ -55,12 +72,18 @@ std::string prediction_refusal(const Cell& cell) {
   return "";
 }
 
-void record_anatomy(const Cell& cell, Workload& workload, Result& result) {
+void record_anatomy(const Cell& cell, Workload& workload, const std::string& data_dir,
+                    Result& result) {
   if (cell.parallel != Parallel::kNone) return;
   const Clock::time_point start = Clock::now();
   try {
+    // A CUDA graph's step is one replay: the dispatcher sees none of the operators it runs. They
+    // are the eager step's, which the twin dispatches one by one.
+    if (cell.execution == Execution::kGraph) return record_twin_anatomy(cell, data_dir, result);
     const StepAnatomy anatomy = probe_step(workload, [&cell] { synchronize_device(cell.device); });
+    const double batch = has_loader_workers(cell) ? host_batch_seconds(cell, data_dir) : 0.0;
     set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
+    if (has_loader_workers(cell)) result.step_batch_seconds = batch;
   } catch (const std::exception& e) {
     log_warning("cell " + std::to_string(cell.index) + " (" + cell_label(cell) +
                 "): its step could not be taken apart (" + e.what() +
@@ -81,7 +104,9 @@ void record_twin_anatomy(const Cell& cell, const std::string& data_dir, Result& 
       cell.loader == Loader::kDataLoader || cell.data_placement == Placement::kHost;
   if (is_cuda_device(cell.device) && host_batch)
     anatomy.h2d_bytes = static_cast<double>(facts.rows_per_step) * facts.sample_bytes;
+  const double batch = has_loader_workers(cell) ? host_batch_seconds(cell, data_dir) : 0.0;
   set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
+  if (has_loader_workers(cell)) result.step_batch_seconds = batch;
   record_facts(facts, result);
 }
 

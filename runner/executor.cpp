@@ -328,7 +328,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.cuda_peak_reserved_bytes = memory.peak_reserved_bytes;
   }
   // Last: the probe trains a few steps more, outside everything measured above.
-  record_anatomy(cell, *workload, result);
+  record_anatomy(cell, *workload, options.data_dir, result);
 }
 
 }  // namespace

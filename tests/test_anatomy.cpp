@@ -53,6 +53,35 @@ TEST(Anatomy, AMeasuredCellRecordsItsStepsOperatorsFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(a.flops(), r.step_flops);
 }
 
+TEST(Anatomy, LoaderWorkersHideTheWaitButNotWhatABatchCosts) {
+  // Without workers the training thread makes each batch: what a batch costs is the wait.
+  Cell c = mlp_cell();
+  c.loader = Loader::kDataLoader;
+  const Result alone = run_cell(c, RunOptions{});
+  ASSERT_EQ(alone.status, CellStatus::kOk) << alone.reason;
+  EXPECT_GT(alone.step_loader_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(alone.step_batch_seconds, alone.step_loader_seconds);
+  // With two workers the probed step finds its batch made; the batch's cost comes from the same
+  // cell without them, so the model can tell whether the workers keep up.
+  c.num_workers = 2;
+  const Result workers = run_cell(c, RunOptions{});
+  ASSERT_EQ(workers.status, CellStatus::kOk) << workers.reason;
+  EXPECT_GT(workers.step_batch_seconds, 0.0);
+  EXPECT_NE(workers.step_batch_seconds, workers.step_loader_seconds);
+}
+
+TEST(Anatomy, AGraphCellsOperatorsAreTheEagerStepsNotTheReplay_CUDA) {
+  if (probe_devices().cuda_devices == 0) GTEST_SKIP() << "no CUDA device";
+  Cell c = mlp_cell("cuda");
+  c.execution = Execution::kGraph;
+  c.optimizer_impl = OptimizerImpl::kFused;
+  c.batch_size = 512;  // one batch an epoch: one captured step
+  const Result r = run_cell(c, RunOptions{});
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
+  EXPECT_GT(r.step_ops_forward, 3);
+  EXPECT_GT(r.step_ops_backward, 3);
+}
+
 TEST(Anatomy, ACudaCellsTwinCopiesEachHostMadeBatchToTheDevice) {
   Cell c = mlp_cell("cuda");
   c.loader = Loader::kDataLoader;

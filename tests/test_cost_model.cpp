@@ -99,6 +99,22 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   EXPECT_EQ(r.bound, Bound::kLoader);
   EXPECT_NEAR(r.predicted_epoch_seconds, 10 * (0.5e-3 + 2e-3) + 20e-6, 1e-12);
   EXPECT_EQ(r.prediction_profile, "there");
+  // Two loader workers make the batches beside the step: one batch (8 ms there, 4 ms here) over
+  // two workers is 4 ms a batch, of which the 0.5 ms step hides 0.5 ms; the loader bounds it.
+  Result workers = r;
+  workers.cell.num_workers = 2;
+  workers.step_loader_seconds = 0.0;  // the probed step found its batch made
+  workers.step_batch_seconds = 4e-3;
+  apply_prediction(workers, there, &here);
+  EXPECT_DOUBLE_EQ(workers.predicted_loader_seconds, 4e-3 - 0.5e-3);
+  EXPECT_DOUBLE_EQ(workers.predicted_step_seconds, 4e-3);
+  EXPECT_EQ(workers.bound, Bound::kLoader);
+  // Workers quicker than the step are hidden behind it: nothing to wait for.
+  workers.step_batch_seconds = 0.2e-3;
+  apply_prediction(workers, there, &here);
+  EXPECT_DOUBLE_EQ(workers.predicted_loader_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(workers.predicted_step_seconds, 0.5e-3);
+  EXPECT_EQ(workers.bound, Bound::kDispatch);
   // Without a GPU in the profile a CUDA cell is not accounted for; without anatomy neither.
   Result none = r;
   none.bound = Bound::kNone;

@@ -68,7 +68,9 @@ Checked check_run(const RunRecord& run, const MachineProfile& target, const std:
   const auto here = anatomy_machine(run, recorded);
   for (const Result& r : out.measured) {
     Result p = r;
-    if (r.step_op_groups.empty()) {
+    // A graph cell recorded before its anatomy came from its twin saw only the replay.
+    const bool replay_only = r.cell.execution == Execution::kGraph && r.step_ops_forward == 0;
+    if (r.step_op_groups.empty() || replay_only) {
       Result twin = r;
       try {
         record_twin_anatomy(r.cell, data_dir, twin);
@@ -85,6 +87,7 @@ Checked check_run(const RunRecord& run, const MachineProfile& target, const std:
       p.step_h2d_bytes = twin.step_h2d_bytes;
       p.step_loader_seconds = twin.step_loader_seconds;
       p.step_loader_share = twin.step_loader_share;
+      p.step_batch_seconds = twin.step_batch_seconds;
       p.step_op_groups = twin.step_op_groups;
     }
     apply_prediction(p, target, here.get());
