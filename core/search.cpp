@@ -4,15 +4,11 @@
 #include <cmath>
 #include <utility>
 
+#include "core/crossing.hpp"
 #include "core/text.hpp"
 
 namespace crossover {
 namespace {
-
-std::string speedup_text(const Probe& p) {
-  return format_number(p.speedup) + "x [" + format_number(p.low) + ", " + format_number(p.high) +
-         "]";
-}
 
 const char* winner_name(ProbeWinner w) {
   return w == ProbeWinner::kBaseline    ? "baseline"
@@ -187,9 +183,19 @@ void CrossoverSearch::settle() {
     return;
   }
   if (plan()) return;
-  const bool tie = std::any_of(probes_.begin(), probes_.end(),
-                               [](const Probe& p) { return p.winner == ProbeWinner::kTie; });
-  outcome_ = tie ? SearchOutcome::kTieRegion : SearchOutcome::kCrossing;
+  // A tie far from the crossing (noise below a region the baseline wins) is not a tie region.
+  outcome_ = finding().tie_region() ? SearchOutcome::kTieRegion : SearchOutcome::kCrossing;
+}
+
+std::vector<Probe> CrossoverSearch::by_value() const {
+  std::vector<Probe> sorted = probes_;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Probe& a, const Probe& b) { return a.value < b.value; });
+  return sorted;
+}
+
+CrossingFinding CrossoverSearch::finding() const {
+  return probes_.empty() ? CrossingFinding{} : find_crossing(by_value());
 }
 
 std::optional<std::pair<double, double>> CrossoverSearch::bracket() const {
@@ -206,6 +212,10 @@ std::string CrossoverSearch::found() const {
            : w == ProbeWinner::kContender ? contender_
                                           : "neither";
   };
+  // Where the contender wins from a value on, the rule every report states (core/crossing.hpp).
+  const std::vector<Probe> sorted = by_value();
+  if (const CrossingFinding f = find_crossing(sorted); f.crossing())
+    return crossing_statement(sorted, f, spec_.key, baseline_, contender_);
   const auto all = boundaries();
   if (all.size() == 1 && all.front().low->winner != ProbeWinner::kTie &&
       all.front().high->winner != ProbeWinner::kTie) {
@@ -290,7 +300,17 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
   j["max_probes"] = spec_.max_probes;
   j["scale"] = spec_.log_scale ? "log" : "linear";
   j["outcome"] = outcome_name(outcome_);
-  if (const auto b = bracket()) j["bracket"] = {b->first, b->second};
+  // What the statement says: the crossing's interval and the tie region below it, where the rule
+  // finds one; else from the lowest to the highest change of winner.
+  if (const CrossingFinding f = finding(); f.crossing()) {
+    j["bracket"] = {*f.low, *f.high};
+    if (f.tie_region()) {
+      const std::vector<Probe> sorted = by_value();
+      j["tie_region"] = {sorted[f.tie_first].value, sorted[f.from - 1].value};
+    }
+  } else if (const auto b = bracket()) {
+    j["bracket"] = {b->first, b->second};
+  }
   j["statement"] = statement();
   j["probes"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < probes_.size(); ++i) {

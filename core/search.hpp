@@ -35,6 +35,8 @@ struct Probe {
   std::vector<std::size_t> cells;  ///< the cells measured (baseline, contender)
 };
 
+struct CrossingFinding;
+
 /// How a search ended.
 enum class SearchOutcome {
   kRunning,
@@ -74,6 +76,9 @@ class CrossoverSearch {
   nlohmann::ordered_json to_json() const;
 
  private:
+  /// The probes in ascending value, and the crossing rule over them (core/crossing.hpp).
+  std::vector<Probe> by_value() const;
+  CrossingFinding finding() const;
   /// Two probes adjacent in value whose winners differ: where the winner changes.
   struct Boundary {
     const Probe* low = nullptr;

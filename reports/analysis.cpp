@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/cost_model.hpp"
+#include "core/crossing.hpp"
 #include "core/keys.hpp"
 #include "core/text.hpp"
 #include "reports/cell_names.hpp"
@@ -48,24 +49,6 @@ Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis)
       key[spec.contender + " " + k] = v;
   }
   return key;
-}
-
-// Where log(y) crosses 0 between (x0, y0) and (x1, y1): on a log-x scale, or a linear one from an
-// axis value of 0 (num_workers 0 and 2), which has no logarithm.
-double log_crossing(double x0, double y0, double x1, double y1) {
-  const double l0 = std::log(y0);
-  const double l1 = std::log(y1);
-  const double t = l1 == l0 ? 0.5 : -l0 / (l1 - l0);
-  if (x0 <= 0.0) return x0 + t * (x1 - x0);
-  return std::exp(std::log(x0) + t * (std::log(x1) - std::log(x0)));
-}
-
-// The crossing of one series of speedups (or of one bound) just before index k.
-double crossing_before(const std::vector<double>& x, const std::vector<double>& y, std::size_t k) {
-  if (k == 0) return x.front();
-  if (y[k - 1] >= 1.0) return x[k - 1];
-  if (y[k] <= 1.0) return x[k];
-  return log_crossing(x[k - 1], y[k - 1], x[k], y[k]);
 }
 
 }  // namespace
@@ -221,62 +204,35 @@ std::vector<std::pair<Json, Series>> series_along(const std::vector<Pair>& pairs
   return groups;
 }
 
-// Where along one series (sorted by the axis) the contender starts winning, in words.
+// Where along one series (sorted by the axis) the contender starts winning: the one rule of
+// core/crossing.hpp, in its words.
 void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spec) {
-  const std::string& axis = c.axis;
-  std::vector<double> speedup, low, high;
+  std::vector<Probe> points;
   for (const Pair* p : members) {
-    c.values.push_back(*axis_value(*p->baseline, axis));
-    speedup.push_back(p->speedup);
-    low.push_back(p->ci.low);
-    high.push_back(p->ci.high);
+    Probe point;
+    point.value = *axis_value(*p->baseline, c.axis);
+    point.speedup = p->speedup;
+    point.low = p->ci.low;
+    point.high = p->ci.high;
+    point.winner = p->winner == Winner::kContender  ? ProbeWinner::kContender
+                   : p->winner == Winner::kBaseline ? ProbeWinner::kBaseline
+                                                    : ProbeWinner::kTie;
+    points.push_back(point);
+    c.values.push_back(point.value);
     c.cells.push_back(p->baseline->cell.index);
     c.cells.push_back(p->contender->cell.index);
   }
-  // The first index from which the contender wins at every larger value.
-  std::size_t from = members.size();
-  while (from > 0 && members[from - 1]->winner == Winner::kContender) --from;
-  const std::string range =
-      format_axis_value(c.values.front()) + " to " + format_axis_value(c.values.back());
-  const std::string who = spec.axis + "=" + spec.contender;
-  const std::string other = spec.axis + "=" + spec.baseline;
-  if (from == members.size()) {
-    bool baseline_everywhere = true;
-    for (const Pair* p : members) baseline_everywhere &= p->winner == Winner::kBaseline;
-    c.statement = baseline_everywhere
-                      ? other + " wins everywhere up to " + axis + " " +
-                            format_axis_value(c.values.back()) +
-                            ": no crossover in the measured range (" + range + ")"
-                      : "no crossover in the measured range of " + axis + " (" + range + "): " +
-                            (members.back()->winner == Winner::kBaseline
-                                 ? other + " wins at the largest, "
-                                 : other + " and " + who + " tie at the largest, ") +
-                            format_axis_value(c.values.back()) + " (" + who + "'s speedup " +
-                            speedup_text(*members.back()) + ")";
-  } else if (from == 0) {
-    c.from = c.values.front();
-    c.statement = who + " wins at every measured " + axis + " (" + range + "), from " +
-                  speedup_text(*members.front()) + " to " + speedup_text(*members.back());
-  } else {
-    c.from = c.values[from];
-    c.crossing = crossing_before(c.values, speedup, from);
-    c.crossing_low = crossing_before(c.values, high, from);  // the upper bound crosses first
-    c.crossing_high = crossing_before(c.values, low, from);
-    if (*c.crossing_low > *c.crossing_high) std::swap(*c.crossing_low, *c.crossing_high);
-    // Between two neighbouring integers (num_workers 0 and 1) a rounded crossing says nothing.
-    const bool neighbours = c.values[from] - c.values[from - 1] <= 1.0;
-    c.statement = who + " wins from " + axis + " " + format_axis_value(c.values[from]) +
-                  " on (speedup " + speedup_text(*members[from]) + "); the crossing lies " +
-                  (neighbours ? "between " + axis + " " + format_axis_value(c.values[from - 1]) +
-                                    " and " + format_axis_value(c.values[from])
-                              : "near " + axis + " " + format_axis_value(std::round(*c.crossing)) +
-                                    " (" + format_axis_value(std::round(*c.crossing_low)) + "-" +
-                                    format_axis_value(std::round(*c.crossing_high)) + ")");
-    bool earlier_win = false;
-    for (std::size_t i = 0; i + 1 < from; ++i)
-      earlier_win |= members[i]->winner == Winner::kContender;
-    if (earlier_win) c.statement += "; it also won at some smaller values, but not at every one";
+  const CrossingFinding f = find_crossing(points);
+  if (f.from < points.size()) c.from = points[f.from].value;
+  c.crossing = f.at;
+  c.crossing_low = f.low;
+  c.crossing_high = f.high;
+  if (f.tie_region()) {
+    c.tie_low = points[f.tie_first].value;
+    c.tie_high = points[f.from - 1].value;
   }
+  c.statement = crossing_statement(points, f, c.axis, spec.axis + "=" + spec.baseline,
+                                   spec.axis + "=" + spec.contender);
 }
 
 // The other keys of the crossover's workload that vary, so the statement says where it holds.

@@ -93,7 +93,9 @@ struct Crossover {
   std::vector<double> values;      ///< the axis values measured, ascending
   std::optional<double> from;      ///< the smallest measured value from which it keeps winning
   std::optional<double> crossing;  ///< interpolated on a log scale between measured values
-  std::optional<double> crossing_low, crossing_high;  ///< the same from the interval's bounds
+  std::optional<double> crossing_low, crossing_high;  ///< the same from the interval's bounds;
+                                                      ///< after a tie: its highest tie and `from`
+  std::optional<double> tie_low, tie_high;  ///< the ties directly below `from`, where there are
   std::string statement;                              ///< in plain words
   std::vector<std::size_t> cells;                     ///< the cells behind it
   /// Some of its cells are predicted, not measured: the statement says so, with the profile and

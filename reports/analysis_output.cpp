@@ -27,6 +27,7 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
     x["crossing"] = c.crossing ? Json(*c.crossing) : Json();
     x["crossing_low"] = c.crossing_low ? Json(*c.crossing_low) : Json();
     x["crossing_high"] = c.crossing_high ? Json(*c.crossing_high) : Json();
+    if (c.tie_low) x["tie_region"] = {*c.tie_low, *c.tie_high};
     j["crossovers"].push_back(x);
   }
   j["recommendations"] = Json::array();

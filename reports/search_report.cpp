@@ -16,9 +16,11 @@ std::string searches_problem(const nlohmann::ordered_json& searches) {
       if (!s.contains(key) || !s[key].is_string()) return at + "no text \"" + key + "\"";
     for (const char* key : {"from", "to"})
       if (!s.contains(key) || !s[key].is_number()) return at + "no number \"" + key + "\"";
-    if (s.contains("bracket") && (!s["bracket"].is_array() || s["bracket"].size() != 2 ||
-                                  !s["bracket"][0].is_number() || !s["bracket"][1].is_number()))
-      return at + "a bracket that is not two numbers";
+    for (const char* key : {"bracket", "tie_region"})
+      if (s.contains(key) && (!s[key].is_array() || s[key].size() != 2 ||
+                              !s[key][0].is_number() || !s[key][1].is_number()))
+        return at + "a " + (std::string(key) == "bracket" ? "bracket" : "tie region") +
+               " that is not two numbers";
     if (!s.contains("probes") || !s["probes"].is_array()) return at + "no list of probes";
     for (const auto& p : s["probes"]) {
       if (!p.is_object() || !p.contains("cells") || !p["cells"].is_array() ||

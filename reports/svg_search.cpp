@@ -1,5 +1,7 @@
 // A search's chart in report.html: the speedup at each probe with its interval, numbered in the
-// order the search measured them, the line y = 1, and the final bracket shaded.
+// order the search measured them, the line y = 1, and what its statement says shaded: the
+// crossing's interval (core/crossing.hpp), and the tie region below it where there is one, both
+// ends of each marked.
 #include <algorithm>
 
 #include "reports/svg_charts.hpp"
@@ -14,6 +16,19 @@ using svg::Plot;
 // Blue where the contender won, red where the baseline did, grey for a tie.
 const char* winner_colour(const std::string& winner) {
   return winner == "contender" ? svg::kColors[0] : winner == "baseline" ? svg::kColors[1] : "#888";
+}
+
+// A shaded span between two axis values, its ends labelled: `what` "crossing", "tie region".
+std::string span(const Plot& plot, const nlohmann::ordered_json& ends, const std::string& what,
+                 const char* colour, const char* css_class) {
+  const double a = ends[0].get<double>(), b = ends[1].get<double>();
+  const double x0 = plot.sx(a), x1 = plot.sx(b);
+  return "<rect class='" + std::string(css_class) + "' x='" + num(x0) + "' y='" +
+         num(Plot::kTop) + "' width='" + num(std::max(1.0, x1 - x0)) + "' height='" +
+         num(Plot::kHeight) + "' fill='" + colour + "' fill-opacity='0.10' stroke='" + colour +
+         "' stroke-dasharray='4 3'/><text x='" + num(x1 + 4) + "' y='" + num(Plot::kTop + 12) +
+         "' fill='" + colour + "'>" +
+         html_escape(what + " " + svg::axis_text(a) + "–" + svg::axis_text(b)) + "</text>";
 }
 
 }  // namespace
@@ -40,17 +55,10 @@ std::string search_chart(const nlohmann::ordered_json& search) {
                                 " at each probe of the search along " + key);
   s += plot.axes(key + (x_log ? " (log scale)" : ""),
                  "speedup of " + search.at("contender").get<std::string>() + " (log scale)");
-  if (search.contains("bracket")) {
-    const double x0 = plot.sx(search["bracket"][0].get<double>());
-    const double x1 = plot.sx(search["bracket"][1].get<double>());
-    s += "<rect class='search-bracket' x='" + num(x0) + "' y='" + num(Plot::kTop) + "' width='" +
-         num(std::max(1.0, x1 - x0)) + "' height='" + num(Plot::kHeight) +
-         "' fill='#d62728' fill-opacity='0.10' stroke='#d62728' stroke-dasharray='4 3'/>";
-    s += "<text x='" + num(x1 + 4) + "' y='" + num(Plot::kTop + 12) + "' fill='#d62728'>" +
-         html_escape("bracket " + svg::axis_text(search["bracket"][0].get<double>()) + "–" +
-                     svg::axis_text(search["bracket"][1].get<double>())) +
-         "</text>";
-  }
+  if (search.contains("tie_region"))
+    s += span(plot, search["tie_region"], "tie region", "#888", "search-tie-region");
+  if (search.contains("bracket"))
+    s += span(plot, search["bracket"], "crossing", "#d62728", "search-bracket");
   s += "<line x1='" + num(Plot::kLeft) + "' y1='" + num(plot.sy(1.0)) + "' x2='" +
        num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(1.0)) +
        "' stroke='#444' stroke-dasharray='2 2'/>";

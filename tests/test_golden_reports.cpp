@@ -4,10 +4,14 @@
 // (regenerate the copies with CROSSOVER_UPDATE_GOLDEN=1 and say so in the commit) or a bug.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "core/text.hpp"
+#include "reports/svg_charts.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -41,6 +45,74 @@ TEST(GoldenReports, ARealRunsReportsAreByteForByteTheGoldenCopies) {
         << "; if the change is meant, regenerate with CROSSOVER_UPDATE_GOLDEN=1";
   }
   EXPECT_NE(slurp(run + "/report.md").find("Crossover"), std::string::npos);
+}
+
+// One finding, one story (issue 54): on the H100 run and on a searched run of the VM (Iris fp32
+// against bf16, tests/golden/iris-search/), every crossing that summary.json holds is stated in
+// the same words by the terminal, report.md and report.html; its chart marks the same crossing
+// or, after measured ties, shades the same span; and a search says what the crossover section of
+// its comparison says, its chart shading the interval its statement names.
+TEST(GoldenReports, EveryOutputStatesTheSameCrossings) {
+  for (const char* name : {"a-seed001", "iris-search"}) {
+    SCOPED_TRACE(name);
+    const std::string golden = std::string(CROSSOVER_SOURCE_DIR) + "/tests/golden/" + name;
+    ScratchDir dir;
+    const std::string run = dir.file(name);
+    fs::create_directories(run);
+    for (const char* file : {"results.jsonl", "env.json", "searches.json"})
+      if (fs::exists(golden + "/" + file)) fs::copy_file(golden + "/" + file, run + "/" + file);
+    const Outcome o = crossover(dir, "report " + run);
+    ASSERT_EQ(o.code, 0) << o.err;
+    const std::string md = slurp(run + "/report.md"), html = slurp(run + "/report.html");
+    const auto summary = nlohmann::json::parse(slurp(run + "/summary.json"));
+    std::size_t crossings = 0;
+    std::vector<std::string> statements;
+    for (const auto& comparison : summary.at("comparisons")) {
+      for (const auto& c : comparison.at("crossovers")) {
+        const std::string statement = c.at("statement").get<std::string>();
+        statements.push_back(statement);
+        EXPECT_NE(o.out.find(statement), std::string::npos) << statement;
+        EXPECT_NE(md.find(statement), std::string::npos) << statement;
+        EXPECT_NE(html.find(html_escape(statement)), std::string::npos) << statement;
+        if (!c.at("crossing").is_null()) {
+          ++crossings;
+          const double at = c.at("crossing").get<double>();
+          EXPECT_NE(statement.find("near " + c.at("axis").get<std::string>() + " " +
+                                   format_axis_value(std::round(at))),
+                    std::string::npos)
+              << statement;
+          EXPECT_NE(html.find(html_escape("crossover ≈ " +
+                                          format_axis_value(at >= 1000 ? std::round(at) : at))),
+                    std::string::npos)
+              << statement;
+          EXPECT_LE(c.at("crossing_low").get<double>(), at);
+          EXPECT_GE(c.at("crossing_high").get<double>(), at);
+        } else if (c.contains("tie_region")) {
+          EXPECT_NE(statement.find("the two tie"), std::string::npos) << statement;
+          EXPECT_EQ(statement.find("lies near"), std::string::npos) << statement;
+        }
+      }
+    }
+    EXPECT_GT(crossings, 0U);
+    for (const auto& search : summary.value("searches", nlohmann::json::array())) {
+      const std::string statement = search.at("statement").get<std::string>();
+      // The search's statement opens with its comparison's crossover statement, word for word.
+      const bool agrees = std::any_of(statements.begin(), statements.end(), [&](const auto& s) {
+        return statement.rfind(s.substr(s.find(": ") + 2), 0) == 0 || statement.rfind(s, 0) == 0;
+      });
+      EXPECT_TRUE(agrees) << statement;
+      ASSERT_TRUE(search.contains("bracket")) << statement;
+      const std::string span = format_axis_value(std::round(search["bracket"][0].get<double>())) +
+                               "-" +
+                               format_axis_value(std::round(search["bracket"][1].get<double>()));
+      EXPECT_NE(statement.find("(" + span + ")"), std::string::npos) << span << ": " << statement;
+      EXPECT_NE(html.find("crossing " +
+                          format_axis_value(std::round(search["bracket"][0].get<double>())) +
+                          "–" + format_axis_value(std::round(search["bracket"][1].get<double>()))),
+                std::string::npos)
+          << span;
+    }
+  }
 }
 
 }  // namespace

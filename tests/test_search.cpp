@@ -76,7 +76,10 @@ TEST(Search, BracketsCrossingsOfSeveralShapesWithinTenPercentInEightProbes) {
     EXPECT_GE(high, shape.crossing);
     EXPECT_LE((high - low) / low, 0.1);
     expect_distinct_probes_in_range(search);
-    EXPECT_NE(search.statement().find("cuda wins from between"), std::string::npos)
+    // One rule for every output (core/crossing.hpp): where it starts to win, and the crossing.
+    EXPECT_EQ(search.statement().rfind("cuda wins from dataset_size ", 0), 0U)
+        << search.statement();
+    EXPECT_NE(search.statement().find("; the crossing lies near dataset_size "), std::string::npos)
         << search.statement();
   }
 }
@@ -155,14 +158,18 @@ TEST(Search, WhereNeitherWinsTheSearchFindsTheTieRegionsTwoEdges) {
       EXPECT_LE(p.value, upper_edge);
     }
   }
-  EXPECT_EQ(search.statement().rfind("tie region from ", 0), 0U) << search.statement();
-  EXPECT_NE(search.statement().find("cpu wins at"), std::string::npos) << search.statement();
-  EXPECT_NE(search.statement().find(", cuda wins at "), std::string::npos) << search.statement();
+  // The tie region's probes, the side each edge falls to, and the crossing never inside the ties.
+  EXPECT_EQ(search.statement().rfind("cuda wins from dataset_size ", 0), 0U) << search.statement();
+  EXPECT_NE(search.statement().find("; the two tie from "), std::string::npos) << search.statement();
+  EXPECT_NE(search.statement().find("; cpu wins at "), std::string::npos) << search.statement();
+  EXPECT_NE(search.statement().find("), so the crossing lies between "), std::string::npos)
+      << search.statement();
   // With the default budget it stops short of both edges, and says so.
   const CrossoverSearch short_of =
       run_search([](double x) { return x / 5785.0; }, iris_range(), 0.3);
   EXPECT_EQ(short_of.outcome(), SearchOutcome::kBudgetSpent) << short_of.statement();
-  EXPECT_EQ(short_of.statement().rfind("tie region from ", 0), 0U) << short_of.statement();
+  EXPECT_NE(short_of.statement().find("; the two tie from "), std::string::npos)
+      << short_of.statement();
 }
 
 TEST(Search, ATieAtAnEndIsTheStartOfTheTieRegion) {
