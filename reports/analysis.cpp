@@ -411,15 +411,20 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
         const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
         const std::string change = knob + " " + values[0] + " -> " + values[j];
         const std::string count = std::to_string(pairs.size()) + " pair(s)";
+        // One wording for every ratio: a speedup (> 1: the side named is faster), or how much of
+        // the baseline's energy or cost the side named uses; the direction word names that side.
         const bool time = spec.measure == "time";
-        const std::string direction =
-            effect > 1 ? (time ? "faster" : "less") : (time ? "slower" : "more");
+        const std::string ratio =
+            time ? "speedup " + format_number(effect) + "x"
+                 : values[j] + " uses " + format_number(1.0 / effect) + "x the " +
+                       measure_noun(spec.measure);
+        const std::string side =
+            time ? values[j] + (effect > 1 ? " faster" : " slower") : (effect > 1 ? "less" : "more");
         out.push_back({workload,
-                       matters ? change + " changes the " + measure_noun(spec.measure) + " by " +
-                                     format_number(effect) + "x (" + direction +
-                                     "; geometric mean of " + count + ")"
-                               : change + " did not matter: " + format_number(effect) +
-                                     "x, every interval within 5 % of 1 (" + count + ")",
+                       change + (matters ? ": " + ratio + " (" + side + "; geometric mean of " +
+                                               count + ")"
+                                         : " did not matter: " + ratio +
+                                               ", every interval within 5 % of 1 (" + count + ")"),
                        cells});
       }
     }

@@ -37,9 +37,30 @@ std::string mode_text(const Cell& cell) {
 
 namespace {
 
+// Where the comparison is itself between modes (precision=fp32:bf16) and its crossover on
+// `device` was measured, the recommendation that follows: "fp32 below dataset_size ~1,643, bf16
+// from 1,704 on"; "" where there is none.
+std::string mode_crossover(const std::vector<Result>& results, const std::string& device,
+                           const CompareSpec& spec, const std::vector<Crossover>& crossovers) {
+  if (std::find(mode_keys().begin(), mode_keys().end(), spec.axis) == mode_keys().end()) return "";
+  for (const Crossover& c : crossovers) {
+    if (!c.from || !(c.crossing_low || c.crossing) || c.cells.empty()) continue;
+    const auto cell = std::find_if(results.begin(), results.end(),
+                                   [&c](const Result& r) { return r.cell.index == c.cells[0]; });
+    if (cell == results.end() || cell->cell.device != device) continue;
+    const double below = c.crossing ? *c.crossing : *c.crossing_low;
+    return spec.axis + " on " + device + ": " + spec.baseline + " below " + c.axis + " ~" +
+           format_axis_value(std::round(below)) + ", " + spec.contender + " from " +
+           format_axis_value(*c.from) + " on (the crossover: " + c.statement + ")";
+  }
+  return "";
+}
+
 // The fastest mode on each device: each mode against the device's first, over cells equal in
-// everything else.
+// everything else. A mean over a crossing is no recommendation: where the faster mode changes
+// from pair to pair, the crossover is the recommendation, or the split is said as it is.
 void fastest_modes(const std::vector<Result>& results, const std::string& workload,
+                   const CompareSpec& spec, const std::vector<Crossover>& crossovers,
                    std::vector<Recommendation>& out) {
   std::vector<std::string> devices;
   for (const Result& r : results) add_once(devices, r.cell.device);
@@ -86,6 +107,20 @@ void fastest_modes(const std::vector<Result>& results, const std::string& worklo
     // A mean hides a crossover between modes: say in how many pairs the faster one was faster.
     const bool ahead = best.ratio > 1.0;
     const std::size_t wins = ahead ? best.faster : best.count - best.faster;
+    if (wins < best.count) {
+      const std::string crossing = mode_crossover(results, device, spec, crossovers);
+      out.push_back(
+          {workload,
+           !crossing.empty()
+               ? crossing
+               : "no mode is fastest throughout on " + device + ": " +
+                     (ahead ? best.mode : modes.front()) + " faster in " + std::to_string(wins) +
+                     " of " + std::to_string(best.count) +
+                     " pair(s) of cells equal in everything else, " +
+                     (ahead ? modes.front() : best.mode) + " in the rest",
+           best.cells});
+      continue;
+    }
     const std::string evidence = ", geometric mean of " + std::to_string(best.count) +
                                  " pair(s) of cells equal in everything else; faster in " +
                                  std::to_string(wins) + ")";
@@ -149,7 +184,8 @@ std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
   std::vector<Recommendation> out;
   if (results.empty()) return out;
   const std::string& workload = results.front().cell.workload;
-  if (spec.measure == "time") fastest_modes(results, workload, out);  // a matter of speed
+  if (spec.measure == "time")  // a matter of speed
+    fastest_modes(results, workload, spec, crossovers, out);
   crossovers_by_mode(results, workload, spec, crossovers, out);
   return out;
 }

@@ -17,7 +17,9 @@ std::string mode_text(const Cell& cell);
 
 /// For one workload's `ok` results and the crossovers found among them: on each device that ran
 /// several modes, the fastest (the geometric mean of its epoch-time ratios to the device's first
-/// mode, over cells equal in everything else; in time only); along each axis whose crossover was
+/// mode, over cells equal in everything else; in time only) where it is faster in every pair —
+/// else the crossover between the modes where the comparison found one, or the split; along each
+/// axis whose crossover was
 /// measured in several modes, where each mode's crossover lies.
 std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
                                           const CompareSpec& spec,

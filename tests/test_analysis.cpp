@@ -253,11 +253,12 @@ TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
             std::string::npos)
       << advice[0].statement;
   EXPECT_EQ(advice[0].cells, (std::vector<std::size_t>{2}));
+  // One wording for a ratio: the speedup, and the side it names faster or slower.
   EXPECT_EQ(advice[1].statement,
-            "loader dataloader -> tensor changes the epoch time by 2x (faster; geometric mean of 2 "
-            "pair(s))");
+            "loader dataloader -> tensor: speedup 2x (tensor faster; geometric mean of 2 pair(s))");
   EXPECT_EQ(advice[1].cells, (std::vector<std::size_t>{0, 2, 1, 3}));
-  EXPECT_NE(advice[2].statement.find("threads 1 -> 2 did not matter: 1x"), std::string::npos)
+  EXPECT_NE(advice[2].statement.find("threads 1 -> 2 did not matter: speedup 1x, every interval"),
+            std::string::npos)
       << advice[2].statement;
   const std::string md = render_analysis_markdown(kDevice, {}, {}, advice);
   EXPECT_NE(md.find("## Recommendations\n\n- **mnist_mlp**: highest throughput measured"),
@@ -331,6 +332,43 @@ TEST(Analysis, ModesNameTheFastestPerDeviceAndWhereEachCrossoverLies) {
                      "batch_size 10)"),
             std::string::npos)
       << all;
+}
+
+// fp32 wins on small sets and bf16 on large ones (issue 54's Iris search): no mode is "fastest"
+// by a mean over the crossing; the recommendation is the crossover, and with no crossover of the
+// modes compared, the split said as it is.
+TEST(Analysis, AMeanOverACrossingIsNoRecommendation) {
+  std::vector<Result> r;
+  const std::vector<double> rows = {112, 1000, 10000, 100000};
+  const std::vector<double> bf16_speedup = {0.5, 0.8, 1.5, 2.1};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (const Precision precision : {Precision::kFp32, Precision::kBf16}) {
+      Result c = cell(r.size(), "cpu", 100,
+                      precision == Precision::kFp32 ? 1.0 : 1.0 / bf16_speedup[i]);
+      c.cell.dataset_size = static_cast<std::int64_t>(rows[i]);
+      c.train_rows = c.cell.dataset_size;
+      c.cell.precision = precision;
+      r.push_back(c);
+    }
+  }
+  const CompareSpec precision = parse_compare("precision=fp32:bf16");
+  const auto crossovers = find_crossovers(pair_results(r, precision), precision);
+  ASSERT_EQ(crossovers.size(), 1u);
+  std::string all;
+  for (const auto& a : recommend(r, precision, crossovers)) all += a.statement + "\n";
+  EXPECT_EQ(all.find("fastest mode"), std::string::npos) << all;
+  EXPECT_NE(all.find("precision on cpu: fp32 below dataset_size ~"), std::string::npos) << all;
+  EXPECT_NE(all.find(", bf16 from 10,000 on (the crossover: precision=bf16 wins from dataset_size "
+                     "10,000 on"),
+            std::string::npos)
+      << all;
+  // Compared along another axis, the modes' split is said as it is.
+  std::string split;
+  for (const auto& a : recommend(r, kDevice, {})) split += a.statement + "\n";
+  EXPECT_NE(split.find("no mode is fastest throughout on cpu: eager, loop, bf16 faster in 2 of 4 "
+                       "pair(s)"),
+            std::string::npos)
+      << split;
 }
 
 }  // namespace
