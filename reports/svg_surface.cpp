@@ -121,16 +121,19 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
   std::set<std::string> workloads;
   for (const Pair& p : pairs) workloads.insert(p.baseline->cell.workload);
   for (const std::string& workload : workloads) {
-    // The numeric axes this workload's pairs vary along, most values first.
+    // The numeric axes this workload's pairs vary along, most values first. One that is "full"
+    // in every cell (a full batch) only follows the rows: derived, not an axis.
     std::vector<std::pair<std::size_t, std::string>> varying;
     for (const std::string& axis : numeric_axis_names()) {
       if (axis == spec.axis) continue;
       std::set<double> values;
+      bool derived = true;
       for (const Pair& p : pairs) {
         if (p.baseline->cell.workload != workload) continue;
         if (const auto v = axis_value(*p.baseline, axis)) values.insert(*v);
+        derived &= cell_config_json(p.baseline->cell)[axis] == "full";
       }
-      if (values.size() >= 2) varying.emplace_back(values.size(), axis);
+      if (values.size() >= 2 && !derived) varying.emplace_back(values.size(), axis);
     }
     if (varying.size() < 2) continue;
     std::stable_sort(varying.begin(), varying.end(),
@@ -160,7 +163,10 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
       s.ys.insert(*y);
     }
     for (const auto& [key, s] : surfaces) {
-      if (s.xs.size() < 2 || s.ys.size() < 2) continue;
+      // Two axes that vary independently: some value of one meets several of the other. Where
+      // each x has one y, one follows the other, and the map would be a diagonal of single cells.
+      if (s.xs.size() < 2 || s.ys.size() < 2 || s.at.size() <= std::max(s.xs.size(), s.ys.size()))
+        continue;
       std::string title = workload + ": speedup of " + spec.axis + "=" + spec.contender + " over " +
                           spec.baseline + " by " + x_axis + " and " + y_axis;
       if (!s.fixed.empty()) title += " (" + s.fixed + ")";

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "core/text.hpp"
 #include "reports/svg_charts.hpp"
@@ -94,6 +95,24 @@ TEST(GoldenReports, EveryOutputStatesTheSameCrossings) {
       }
     }
     EXPECT_GT(crossings, 0U);
+    // Every ratio's direction word agrees with its number: a side that "wins ... (speedup X" has
+    // X above 1, "speedup X (... faster" above 1 and "slower" below, "Xx faster than" above 1.
+    std::vector<std::string> sentences = statements;
+    for (const auto& comparison : summary.at("comparisons"))
+      for (const auto& r : comparison.at("recommendations"))
+        sentences.push_back(r.at("statement").get<std::string>());
+    const std::regex wins(R"(wins (from|at every)[^(]*\((speedup )?([0-9.]+)x)"),
+        worded(R"(speedup ([0-9.]+)x \([^ ]+ (faster|slower))"), faster(R"(([0-9.]+)x faster than)");
+    std::size_t checked = 0;
+    for (const std::string& s : sentences) {
+      for (std::sregex_iterator m(s.begin(), s.end(), wins), end; m != end; ++m, ++checked)
+        EXPECT_GT(std::stod((*m)[3]), 1.0) << s;
+      for (std::sregex_iterator m(s.begin(), s.end(), worded), end; m != end; ++m, ++checked)
+        EXPECT_EQ(std::stod((*m)[1]) > 1.0, (*m)[2] == "faster") << s;
+      for (std::sregex_iterator m(s.begin(), s.end(), faster), end; m != end; ++m, ++checked)
+        EXPECT_GT(std::stod((*m)[1]), 1.0) << s;
+    }
+    EXPECT_GT(checked, 0U);
     for (const auto& search : summary.value("searches", nlohmann::json::array())) {
       const std::string statement = search.at("statement").get<std::string>();
       // The search's statement opens with its comparison's crossover statement, word for word.

@@ -134,6 +134,21 @@ TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {
   std::vector<Result> one_batch(results.begin(), results.begin() + 6);
   const auto fewer = pair_results(one_batch, spec);
   EXPECT_TRUE(surface_charts(fewer, find_crossovers(fewer, spec), spec).empty());
+  // Nor does a batch size that follows the rows (issue 54): "full" in every cell, or a batch tied
+  // to each width, is no second axis — the map would be a diagonal of single cells.
+  std::vector<Result> tied;
+  for (const Result& r : results)
+    if ((r.cell.width == 16) == (r.cell.batch_size == 32) && r.cell.width != 256) tied.push_back(r);
+  const auto diagonal = pair_results(tied, spec);
+  ASSERT_EQ(diagonal.size(), 2u);
+  EXPECT_TRUE(surface_charts(diagonal, find_crossovers(diagonal, spec), spec).empty());
+  std::vector<Result> full = one_batch;
+  for (Result& r : full) {
+    r.cell.batch_size = kFull;
+    r.train_rows = r.cell.width * 10;  // the rows, and so the full batch, grow with the width
+  }
+  const auto with_full = pair_results(full, spec);
+  EXPECT_TRUE(surface_charts(with_full, find_crossovers(with_full, spec), spec).empty());
 }
 
 // Strings that end an attribute, open a tag, close the title or the style, or hide in a comment.
