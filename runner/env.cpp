@@ -67,16 +67,19 @@ std::string utc_now() {
   return buffer;
 }
 
-// The best of five float32 products of two n x n matrices on `device`, in GFLOP/s.
-double matmul_gflops(int n, const std::string& device = "cpu") {
+// The best of `trials` n x n float32 products on `device` after a warm-up one (none when
+// `warm_up` is false: the best of several then covers the first one's page faults), in GFLOP/s.
+double matmul_gflops(int n, const std::string& device = "cpu", int trials = 5,
+                     bool warm_up = true) {
   torch::NoGradGuard no_grad;
   const auto options = torch::TensorOptions().device(device);
   const torch::Tensor a = torch::randn({n, n}, options);
   const torch::Tensor b = torch::randn({n, n}, options);
-  torch::Tensor c = torch::mm(a, b);  // warm-up: thread pools, page faults, kernel selection
+  torch::Tensor c;
+  if (warm_up) c = torch::mm(a, b);  // thread pools, page faults, kernel selection
   synchronize_device(device);
   double best = 1e30;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < trials; ++i) {
     const auto start = std::chrono::steady_clock::now();
     c = torch::mm(a, b);
     synchronize_device(device);
@@ -216,9 +219,11 @@ Json environment_record(bool measure_peak) {
   // The peak each device's efficiency is measured against: a large float32 matrix product.
   if (measure_peak) {
     Json peaks;
-    peaks["cpu"] = matmul_gflops(2048);
+    // A warm-up and two timed products, not five: on a 2-core machine each 2048 one costs about
+    // 0.1 s of every run's start (docs/results.md, "Build and test times").
+    peaks["cpu"] = matmul_gflops(2048, "cpu", 2);
     for (int i = 0; i < record["cuda"]["device_count"].get<int>(); ++i) {
-      peaks["cuda:" + std::to_string(i)] = matmul_gflops(8192, "cuda:" + std::to_string(i));
+      peaks["cuda:" + std::to_string(i)] = matmul_gflops(8192, "cuda:" + std::to_string(i), 2);
     }
     record["peak_gflops"] = peaks;
   }
