@@ -7,6 +7,9 @@
 #include <random>
 
 #include "core/search.hpp"
+#include "core/text.hpp"
+#include "reports/report_markdown.hpp"
+#include "reports/svg_charts.hpp"
 
 namespace crossover {
 namespace {
@@ -170,6 +173,40 @@ TEST(Search, WhereNeitherWinsTheSearchFindsTheTieRegionsTwoEdges) {
   EXPECT_EQ(short_of.outcome(), SearchOutcome::kBudgetSpent) << short_of.statement();
   EXPECT_NE(short_of.statement().find("; the two tie from "), std::string::npos)
       << short_of.statement();
+}
+
+// What searches.json keeps of a search with a tie region: the crossing's span and the tie
+// region's, which its chart shades and labels as the statement names them; read back as a user's
+// file, a span that is not two numbers is refused before anything is drawn.
+TEST(Search, TheRecordKeepsTheSpansItsStatementNamesAndTheyAreCheckedWhenRead) {
+  SearchSpec spec = iris_range();
+  spec.max_probes = 14;
+  const CrossoverSearch search = run_search([](double x) { return x / 5785.0; }, spec, 0.3);
+  nlohmann::ordered_json record = search.to_json();
+  record["workload"] = "iris_mlp";
+  record["baseline"] = "cpu";
+  record["contender"] = "cuda";
+  ASSERT_TRUE(record.contains("tie_region")) << record.dump();
+  const double tie_low = record["tie_region"][0], tie_high = record["tie_region"][1];
+  const double low = record["bracket"][0], high = record["bracket"][1];
+  EXPECT_LT(tie_low, tie_high);
+  EXPECT_EQ(tie_high, low);  // the crossing lies between the highest tie and the first win
+  const std::string statement = record["statement"];
+  EXPECT_NE(statement.find(format_axis_value(low) + " and " + format_axis_value(high)),
+            std::string::npos)
+      << statement;
+  nlohmann::ordered_json searches = nlohmann::ordered_json::array({record});
+  EXPECT_EQ(searches_problem(searches), "");
+  const std::string chart = search_chart(record);
+  EXPECT_NE(chart.find("class='search-tie-region'"), std::string::npos);
+  EXPECT_NE(chart.find("crossing " + format_axis_value(low) + "–" + format_axis_value(high)),
+            std::string::npos);
+  for (const nlohmann::ordered_json bad :
+       {nlohmann::ordered_json("4,645"), nlohmann::ordered_json({1, 2, 3}),
+        nlohmann::ordered_json({"a", 2})}) {
+    searches[0]["tie_region"] = bad;
+    EXPECT_EQ(searches_problem(searches), "search 0: a tie region that is not two numbers");
+  }
 }
 
 TEST(Search, ATieAtAnEndIsTheStartOfTheTieRegion) {
