@@ -201,7 +201,7 @@ TEST(Search, TheRecordKeepsTheSpansItsStatementNamesAndTheyAreCheckedWhenRead) {
   EXPECT_NE(chart.find("class='search-tie-region'"), std::string::npos);
   EXPECT_NE(chart.find("crossing " + format_axis_value(low) + "–" + format_axis_value(high)),
             std::string::npos);
-  for (const nlohmann::ordered_json bad :
+  for (const nlohmann::ordered_json& bad :
        {nlohmann::ordered_json("4,645"), nlohmann::ordered_json({1, 2, 3}),
         nlohmann::ordered_json({"a", 2})}) {
     searches[0]["tie_region"] = bad;
