@@ -106,6 +106,7 @@ void inject_fault(const Cell& cell) {
 int run_isolated(const Cell& cell, const WorkerArgs& args) {
   RunOptions options;
   options.data_dir = args.data_dir;
+  options.timing_only = args.timing_only;
   Result result;
   try {
     inject_fault(cell);

@@ -18,6 +18,7 @@ struct WorkerArgs {
   std::string data_dir = "data";
   std::string serve_dir;  ///< serve cells as a warm worker in this folder (runner/launch.hpp)
   double timeout_seconds = 120.0;  ///< for the rendezvous and every collective
+  bool timing_only = false;        ///< RunOptions::timing_only
 };
 
 /// Runs this process's rank; returns 0 when the rank finished its part, 1 when it failed, 2 on bad

@@ -309,7 +309,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
                              (std::isnan(result.train_loss) ? "NaN" : "infinite") +
                              " after its last epoch: its outputs or gradients "
                              "overflow; lower lr, or check the model's forward");
-  result.metric_value = workload->evaluate();
+  if (!options.timing_only) result.metric_value = workload->evaluate();
   record_statistics(repeats, step_samples, phases, facts, result);
   record_energy(energy->totals(), result);
 
@@ -328,7 +328,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.cuda_peak_reserved_bytes = memory.peak_reserved_bytes;
   }
   // Last: the probe trains a few steps more, outside everything measured above.
-  record_anatomy(cell, *workload, options.data_dir, result);
+  if (!options.timing_only) record_anatomy(cell, *workload, options.data_dir, result);
 }
 
 }  // namespace
@@ -409,7 +409,8 @@ Result run_in_processes(const Cell& cell, WorkerPool& pool) {
   const Cell share = process_share(cell);
   std::vector<Result> parts;
   for (int k = 0; k < cell.processes; ++k) {
-    parts.push_back(pool.run_fresh(share));
+    // The merge keeps the last process's metric and anatomy: the others only time.
+    parts.push_back(pool.run_fresh(share, k + 1 < cell.processes));
     if (parts.back().status != CellStatus::kOk) break;
   }
   Result result = merge_processes(cell, parts);

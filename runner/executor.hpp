@@ -53,6 +53,10 @@ struct RunOptions {
   /// `run --predict cuda=FILE`: a CUDA cell this machine cannot run is predicted from its anatomy
   /// on the CPU and that profile's GPU (status `predicted`), not skipped.
   std::shared_ptr<const MachineProfile> predict_cuda;
+  /// A share of a multi-process cell that is not its last (`worker --timing-only`): the merge
+  /// keeps only its timings (core/processes.hpp), so it neither evaluates the model nor takes
+  /// the step apart.
+  bool timing_only = false;
 };
 
 /// Trains one runnable cell and measures it. Never throws: errors become status "failed".

@@ -93,6 +93,7 @@ Result failed(const Cell& cell, const std::string& reason) {
   std::vector<std::string> args = {binary,   "worker", "--cell",     work + "/cell.json",
                                    "--out",  out,      "--data-dir", options.data_dir,
                                    "--quiet"};
+  if (options.timing_only) args.emplace_back("--timing-only");
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -304,8 +305,10 @@ WorkerPool::Worker& WorkerPool::worker_for(const std::string& key) {
   return *workers_.back();
 }
 
-Result WorkerPool::run_fresh(const Cell& cell) {
-  Result result = run_ranks(cell, options_);
+Result WorkerPool::run_fresh(const Cell& cell, bool timing_only) {
+  LaunchOptions options = options_;
+  options.timing_only = timing_only;
+  Result result = run_ranks(cell, options);
   result.worker = ++started_;
   result.worker_cells_before = 0;
   return result;

@@ -20,6 +20,7 @@ struct LaunchOptions {
   std::string binary;  ///< the crossover binary ("" = this process's executable)
   std::string data_dir = "data";
   double timeout_seconds = 0.0;  ///< 0: 4 x the cell's time budget + 120 s
+  bool timing_only = false;      ///< `worker --timing-only` (RunOptions::timing_only)
 };
 
 /// Runs one ddp cell as `cell.nproc` local rank processes, or any other cell as one child process
@@ -49,7 +50,7 @@ class WorkerPool {
   /// Runs an isolated cell (a warm worker's or a fresh process); never throws, as run_ranks.
   Result run(const Cell& cell);
   /// Runs `cell` in a fresh process (run_ranks) and numbers that process as a worker.
-  Result run_fresh(const Cell& cell);
+  Result run_fresh(const Cell& cell, bool timing_only = false);
   bool warm() const { return warm_; }
 
  private:

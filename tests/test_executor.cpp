@@ -189,7 +189,9 @@ TEST(Executor, MnistWorkloadsRunAnEpochOnTheRealFashionMnist) {
     EXPECT_EQ(r.data_source, "real") << name;
     EXPECT_EQ(r.train_rows, whole ? 60000 : 6000) << name;
     EXPECT_EQ(r.test_rows, 10000) << name;
-    if (whole) EXPECT_GE(r.metric_value, 0.80) << "seed 001's MLP after one epoch of Fashion-MNIST";
+    if (whole) {
+      EXPECT_GE(r.metric_value, 0.80) << "seed 001's MLP after one epoch of Fashion-MNIST";
+    }
   }
 }
 

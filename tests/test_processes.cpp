@@ -254,6 +254,37 @@ TEST(Processes, ACellRunsInThatManyProcessesEndToEnd) {
   // The two processes' medians bracket the cell's median of all epochs.
   EXPECT_GE(r.epoch_seconds, std::min(r.process_epoch_seconds[0], r.process_epoch_seconds[1]));
   EXPECT_LE(r.epoch_seconds, std::max(r.process_epoch_seconds[0], r.process_epoch_seconds[1]));
+  // The last process evaluated the model and took its step apart for the merged result.
+  EXPECT_GT(r.metric_value, 0.0);
+  EXPECT_GT(r.step_ops_forward, 0);
+}
+
+// The processes before a cell's last only time it (`worker --timing-only`): the merge keeps the
+// last one's metric and anatomy, and ResNet-18's evaluation on 10,000 images cost 10 s apiece.
+TEST(Processes, ATimingOnlyShareNeitherEvaluatesNorTakesTheStepApart) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  testing::ScratchDir dir;
+  const std::string grid = dir.write("grid.json", R"({"name": "p", "experiments": [
+      {"workload": "iris_mlp", "settings": {"epochs": 2, "repeats": 2, "warmup_epochs": 1}}]})");
+  const auto worker = [&](const std::string& out, const std::string& flag) {
+    const testing::Outcome o =
+        testing::crossover(dir, "worker --grid " + grid + " --cell-index 0 --out " + out +
+                                    " --data-dir " + testing::data_dir() + flag);
+    EXPECT_EQ(o.code, 0) << o.err;
+    return read_results(out).at(0);
+  };
+  const Result whole = worker(dir.file("whole.json"), "");
+  const Result timed = worker(dir.file("timed.json"), " --timing-only");
+  ASSERT_EQ(whole.status, CellStatus::kOk) << whole.reason;
+  ASSERT_EQ(timed.status, CellStatus::kOk) << timed.reason;
+  EXPECT_GT(whole.metric_value, 0.0);
+  EXPECT_GT(whole.step_ops_forward, 0);
+  EXPECT_GT(whole.anatomy_seconds, 0.0);
+  EXPECT_EQ(timed.metric_value, 0.0);
+  EXPECT_EQ(timed.step_ops_forward, 0);
+  EXPECT_EQ(timed.anatomy_seconds, 0.0);
+  EXPECT_EQ(timed.epoch_samples, whole.epoch_samples);
+  EXPECT_GT(timed.epoch_seconds, 0.0);
 }
 
 // compare --rerun gives several runs per side, each in 5 processes that share their run's state
@@ -271,7 +302,9 @@ TEST(Processes, SeveralRunsPerSideAreComparedRunByRunNotProcessByProcess) {
     const auto aa = compare_runs({run(), run(), run()}, {run(), run(), run()}, options);
     const CellVerdict& v = aa.cells.front();
     alarms += v.verdict == Verdict::kRegression || v.verdict == Verdict::kImprovement ? 1 : 0;
-    if (t == 0) EXPECT_NE(v.evidence.find("3 and 3 run medians"), std::string::npos) << v.evidence;
+    if (t == 0) {
+      EXPECT_NE(v.evidence.find("3 and 3 run medians"), std::string::npos) << v.evidence;
+    }
   }
   EXPECT_LE(alarms, trials / 10) << alarms;  // Welch's 5 %, and a margin
 }

@@ -31,6 +31,9 @@ Command add_worker_command(CLI::App& app) {
   worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")
       ->excludes(serve);
   worker->add_option("--data-dir", args->data_dir, kDataDirHelp)->envname(kDataDirVariable);
+  worker->add_flag("--timing-only", args->timing_only,
+                   "Time the cell only: no evaluation, no step anatomy (the shares of a "
+                   "multi-process cell before its last, whose metric and anatomy the merge keeps)");
   worker->add_option("--timeout", args->timeout_seconds,
                      "Seconds to wait for the other ranks in the rendezvous and in every "
                      "collective (default 120)");
