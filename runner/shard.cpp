@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "workloads/catalog.hpp"
+#include "workloads/datasets.hpp"
 
 namespace crossover {
 namespace {
@@ -38,14 +39,12 @@ bool variable(const Environment& environment, const char* name, int& out) {
   return true;
 }
 
-// The training rows of a data set's full split, as the seeds use them.
+// The training rows of a data set's full split, as the seeds use them (made in memory and sized
+// by the workload: 1,024).
 double full_rows(const std::string& dataset) {
-  if (dataset == "iris") return 112;
-  if (dataset == "boston") return 404;
-  if (dataset == "mnist" || dataset == "fashion_mnist") return 60000;
-  if (dataset == "cifar10") return 50000;
-  if (dataset == "standin") return 64;
-  return 1024;  // synthetic samples
+  const DatasetInfo* info = find_dataset(dataset);
+  const std::int64_t rows = info != nullptr ? info->train_rows() : 0;
+  return rows > 0 ? static_cast<double>(rows) : 1024.0;
 }
 
 // A Slurm job array's task as part K of N: its position among the tasks MIN, MIN + STEP, ...

@@ -21,7 +21,7 @@
 #include "runner/reference.hpp"
 #include "runner/search_run.hpp"
 #include "runner/shard.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/datasets.hpp"
 
 namespace crossover {
 namespace {
@@ -88,14 +88,11 @@ class ProgressLine : public Reporter {
   std::size_t done_ = 0;
 };
 
-// Whether `dataset` is read from files under the data directory (not made in memory).
+// Whether `dataset` is read from files under the data directory (not made in memory); a data set
+// the catalog does not know reads nothing.
 bool reads_files(const std::string& dataset) {
-  try {
-    return is_tabular_dataset(dataset) ? !tabular_file(dataset).empty()
-                                       : !image_directory(dataset).empty();
-  } catch (const std::invalid_argument&) {
-    return false;  // a data set the catalog does not know reads nothing
-  }
+  const DatasetInfo* info = find_dataset(dataset);
+  return info != nullptr && info->kind != DatasetKind::kMadeInMemory;
 }
 
 // The run's folder, created: --resume's, --out's, or a new runs/<grid name>-<time> (with
@@ -172,7 +169,9 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
 }
 
 std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
-  const DatasetFiles found = dataset_files(dataset, data_dir);
+  const DatasetInfo* info = find_dataset(dataset);
+  if (info == nullptr) return "synthetic";
+  const DatasetFiles found = dataset_files(*info, data_dir);
   const std::vector<std::string>& files = found.paths;
   if (files.empty()) return "synthetic";
   uLong crc = crc32(0L, Z_NULL, 0);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -261,7 +262,17 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   EXPECT_NE(o.out.find("iris_mlp"), std::string::npos);
   EXPECT_NE(o.out.find("MLP 13-16-32-16-1"), std::string::npos);
   EXPECT_NE(o.out.find("cpu"), std::string::npos);
-  EXPECT_NE(o.out.find("iris: missing"), std::string::npos);
+  // Every data set from its declaration: shape, rows, source, and what to do when it is missing.
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex(R"(\niris +4 features, 3 classes +112 +38 +scikit-learn's copy, in Debian's )"
+                        R"(python3-sklearn +missing: synthetic data will be used \(run )"
+                        R"(scripts/fetch-data.sh\))")))
+      << o.out;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex(R"(\ncifar10 +3x32x32 images, 10 classes +50,000 +10,000 .* missing: .*)"
+                        R"(\(run scripts/fetch-data.sh --download\))")))
+      << o.out;
+  EXPECT_EQ(o.out.find("standin"), std::string::npos) << "a test-only data set, not listed";
 }
 
 TEST(Cli, ARunNeverReplacesAnEarlierRunsResultsUnlessToldAndThenKeepsThem) {

@@ -19,6 +19,37 @@ TEST(Tabular, SplitsSeventyFiveTwentyFiveLikeScikitLearn) {
   EXPECT_EQ(b.x_train.size(0), 379);
   EXPECT_EQ(b.x_test.size(0), 127);
   EXPECT_EQ(b.y_train.sizes(), (std::vector<std::int64_t>{379, 1}));  // the model's output shape
+  // The declaration (which the shard estimate and `crossover list` read) says the same.
+  EXPECT_EQ(dataset_info("iris").train_rows(), 112);
+  EXPECT_EQ(dataset_info("iris").test_rows(), 38);
+  EXPECT_EQ(dataset_info("boston").train_rows(), 379);
+  EXPECT_EQ(dataset_info("boston").test_rows(), 127);
+}
+
+// docs/development.md, "Adding a data set": a table declared once is read by the tabular reader.
+TEST(Tabular, AThrowAwayDataSetIsReadAsItsDeclarationSays) {
+  DatasetInfo tiny;
+  tiny.name = "tiny";
+  tiny.location = "tiny.csv";
+  tiny.rows = 8;
+  tiny.features = 2;
+  tiny.classes = 2;
+  const ScopedDataset declared(tiny);
+  testing::ScratchDir dir;
+  const TensorData synthetic_only = [&] {
+    try {
+      return load_tabular("tiny", dir.path(), kFull, 0);
+    } catch (const std::exception&) {
+      return TensorData{};  // no synthetic stand-in of its own: the reader says so
+    }
+  }();
+  EXPECT_FALSE(synthetic_only.x_train.defined());
+  dir.write("tiny.csv", "8,2,a,b\n0,1,0\n1,0,1\n0,2,0\n2,0,1\n0,3,0\n3,0,1\n0,4,0\n4,0,1\n");
+  const TensorData d = load_tabular("tiny", dir.path(), kFull, 0);
+  EXPECT_EQ(d.data_source, "real");
+  EXPECT_EQ(d.x_train.sizes(), (std::vector<std::int64_t>{6, 2}));
+  EXPECT_EQ(d.x_test.sizes(), (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(d.y_train.scalar_type(), torch::kLong);  // two classes: a classification target
 }
 
 TEST(Tabular, TheSplitIsSeededAndTheTestSetNeverMeetsTraining) {

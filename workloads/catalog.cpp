@@ -1,13 +1,6 @@
 #include "workloads/catalog.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <stdexcept>
-
-#include "core/user_files.hpp"
 
 namespace crossover {
 namespace {
@@ -195,51 +188,6 @@ std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& info : workload_catalog()) names.push_back(info.name);
   return names;
-}
-
-bool is_tabular_dataset(const std::string& dataset) {
-  return dataset == "iris" || dataset == "boston" || dataset == "synthetic" || dataset == "standin";
-}
-
-TabularShape tabular_shape(const std::string& dataset) {
-  if (dataset == "boston") return {13, false};
-  if (dataset == "iris" || dataset == "standin") return {4, true};
-  throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
-}
-
-DatasetFiles dataset_files(const std::string& dataset, const std::string& data_dir) {
-  DatasetFiles out;
-  if (is_tabular_dataset(dataset)) {
-    out.max_bytes = kMaxCsvBytes;
-    const std::string name = tabular_file(dataset);
-    const std::string file = data_dir + "/" + name;
-    // access(), not open(): a FIFO there must not block (its reader refuses it with the reason).
-    if (!name.empty() && access(file.c_str(), F_OK) == 0) out.paths.push_back(file);
-    return out;
-  }
-  out.max_bytes = kMaxImageFileBytes;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           std::filesystem::path(data_dir) / image_directory(dataset), error)) {
-    std::error_code is_folder;
-    if (!entry.is_directory(is_folder)) out.paths.push_back(entry.path().string());
-  }
-  std::sort(out.paths.begin(), out.paths.end());
-  return out;
-}
-
-std::string tabular_file(const std::string& dataset) {
-  if (dataset == "iris") return "iris.csv";
-  if (dataset == "boston") return "boston_house_prices.csv";
-  if (dataset == "standin" || dataset == "synthetic") return "";
-  throw std::invalid_argument("no tabular data set called \"" + dataset + "\"");
-}
-
-std::string image_directory(const std::string& dataset) {
-  if (dataset == "mnist") return "mnist";
-  if (dataset == "fashion_mnist") return "fashion-mnist";
-  if (dataset == "cifar10") return "cifar-10-batches-bin";
-  throw std::invalid_argument("no image data set called \"" + dataset + "\"");
 }
 
 }  // namespace crossover

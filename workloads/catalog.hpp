@@ -63,31 +63,4 @@ std::vector<std::string> workload_names();
 /// about a millisecond an epoch, for tests of the sweep, the reports and the command line.
 inline constexpr const char* kTestWorkloadsVariable = "CROSSOVER_TEST_WORKLOADS";
 
-/// True for the data sets of rows and columns ("iris", "boston", "synthetic", "standin"), false
-/// for images.
-bool is_tabular_dataset(const std::string& dataset);
-
-/// A tabular data set's shape: its feature count, and whether its label is a class.
-struct TabularShape {
-  std::size_t features = 0;
-  bool classification = true;
-};
-TabularShape tabular_shape(const std::string& dataset);
-
-/// The files of `dataset` present under `data_dir`, sorted (none: the workload uses synthetic
-/// data), and the most bytes one of them may have. What --resume's data fingerprints read.
-struct DatasetFiles {
-  std::vector<std::string> paths;
-  std::uint64_t max_bytes = 0;
-};
-DatasetFiles dataset_files(const std::string& dataset, const std::string& data_dir);
-
-/// The file a tabular data set ("iris", "boston") is read from, under the data directory; ""
-/// for one that has no file (`standin`).
-std::string tabular_file(const std::string& dataset);
-
-/// The directory under the data directory that holds an image data set ("mnist",
-/// "fashion_mnist", "cifar10").
-std::string image_directory(const std::string& dataset);
-
 }  // namespace crossover

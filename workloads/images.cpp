@@ -6,9 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "workloads/catalog.hpp"
 #include "workloads/idx.hpp"
-#include "workloads/image_files.hpp"
 
 namespace crossover {
 namespace {
@@ -69,7 +67,7 @@ TensorData read_mnist_directory(const std::string& directory) {
 }
 
 TensorData read_cifar_directory(const std::string& directory) {
-  auto files = cifar_files();
+  auto files = dataset_info("cifar10").files;
   const std::string test = files.back();
   files.pop_back();
   TensorData data;
@@ -81,9 +79,8 @@ TensorData read_cifar_directory(const std::string& directory) {
 
 TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
                             std::int64_t test_rows, std::int64_t seed) {
-  const bool cifar = dataset == "cifar10";
-  const std::int64_t channels = cifar ? 3 : 1;
-  const std::int64_t side = cifar ? 32 : 28;
+  const DatasetInfo& info = dataset_info(dataset);
+  const std::int64_t channels = info.channels, side = info.side;
   // A generator of its own: making data must not move the global one that seeds the models.
   at::Generator generator =
       at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed) + 0x1A6EULL);
@@ -114,13 +111,14 @@ TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
 TensorData load_images(const std::string& dataset, const std::string& data_dir,
                        std::int64_t dataset_size, std::int64_t seed,
                        const std::vector<double>& mean, const std::vector<double>& stdev) {
-  const std::string directory = data_dir + "/" + image_directory(dataset);
-  const auto [present, total] = image_files_present(dataset, directory);
+  const DatasetInfo& info = dataset_info(dataset);
+  const std::string directory = data_dir + "/" + info.location;
+  const auto [present, total] = image_files_present(info, directory);
   if (present != 0 && present != total) {
     throw std::runtime_error(directory + ": " + std::to_string(present) + " of the " +
                              std::to_string(total) + " files of " + dataset +
-                             " are present; fetch the rest (scripts/fetch-data.sh) or "
-                             "remove them all to use synthetic data");
+                             " are present; fetch the rest (" + info.fetch +
+                             ") or remove them all to use synthetic data");
   }
   const bool real = present == total;
   // Reading and decompressing 60,000 images takes a while: once per process per data set.
@@ -134,11 +132,9 @@ TensorData load_images(const std::string& dataset, const std::string& data_dir,
     if (it == cache.end()) {
       TensorData loaded;
       if (!real) {
-        loaded = dataset == "cifar10" ? synthetic_images(dataset, 50000, 10000, seed)
-                                      : synthetic_images(dataset, 60000, 10000, seed);
+        loaded = synthetic_images(dataset, info.rows, info.test_images, seed);
       } else {
-        loaded = dataset == "cifar10" ? read_cifar_directory(directory)
-                                      : read_mnist_directory(directory);
+        loaded = info.idx ? read_mnist_directory(directory) : read_cifar_directory(directory);
       }
       it = cache.emplace(key, std::move(loaded)).first;
     }

@@ -9,9 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "workloads/catalog.hpp"
 #include "workloads/data.hpp"
-#include "workloads/image_files.hpp"
+#include "workloads/datasets.hpp"
 
 namespace crossover {
 
@@ -22,7 +21,8 @@ TensorData read_mnist_directory(const std::string& directory);
 /// Reads a CIFAR-10 binary directory: uint8 images [N, 3, 32, 32] and int64 labels.
 TensorData read_cifar_directory(const std::string& directory);
 
-/// A synthetic stand-in of the real shape: each class is a fixed random pattern plus noise.
+/// A synthetic stand-in of `dataset`'s image shape (datasets.hpp): each class is a fixed random
+/// pattern plus noise.
 TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
                             std::int64_t test_rows, std::int64_t seed);
 

@@ -2,7 +2,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "workloads/catalog.hpp"
 #include "workloads/cnn.hpp"
+#include "workloads/datasets.hpp"
 #include "workloads/images.hpp"
 #include "workloads/mlp.hpp"
 #include "workloads/resnet.hpp"
@@ -86,7 +88,7 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
           "workload \"mlp\" needs features >= 1, classes >= 2, depth >= 0 "
           "and width >= 1 (a grid's defaults: 32, 10, 2, 256)");
     data = synthetic_classes(cell.features, cell.classes, cell.dataset_size, cell.seed);
-  } else if (is_tabular_dataset(cell.dataset)) {
+  } else if (dataset_info(cell.dataset).kind != DatasetKind::kImages) {
     data = load_tabular(cell.dataset, data_dir, cell.dataset_size, cell.seed);
   } else {
     data =

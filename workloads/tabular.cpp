@@ -28,12 +28,12 @@ CsvTable synthetic_iris(std::mt19937_64& rng) {
   const std::array<std::array<float, 4>, 3> spread = {
       {{0.35f, 0.38f, 0.17f, 0.11f}, {0.52f, 0.31f, 0.47f, 0.20f}, {0.64f, 0.32f, 0.55f, 0.27f}}};
   CsvTable t;
-  t.rows = 150;
-  t.features = 4;
+  t.rows = static_cast<std::size_t>(dataset_info("iris").rows);
+  t.features = mean.front().size();
   t.class_names = {"setosa", "versicolor", "virginica"};
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (std::size_t r = 0; r < t.rows; ++r) {
-    const std::size_t k = r / 50;
+    const std::size_t k = r * 3 / t.rows;
     for (std::size_t f = 0; f < 4; ++f) t.x.push_back(mean[k][f] + spread[k][f] * normal(rng));
     t.y.push_back(static_cast<float>(k));
   }
@@ -48,8 +48,8 @@ CsvTable synthetic_boston(std::mt19937_64& rng) {
   const std::array<float, 13> spread = {8.6f, 23.3f, 6.9f,   0.25f, 0.12f, 0.70f, 28.1f,
                                         2.1f, 8.7f,  168.5f, 2.2f,  91.3f, 7.1f};
   CsvTable t;
-  t.rows = 506;
-  t.features = 13;
+  t.rows = static_cast<std::size_t>(dataset_info("boston").rows);
+  t.features = mean.size();
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (std::size_t r = 0; r < t.rows; ++r) {
     std::array<float, 13> z{};
@@ -66,7 +66,7 @@ CsvTable synthetic_boston(std::mt19937_64& rng) {
 // The test-only stand-in: 64 rows of three well-separated classes, four features.
 CsvTable synthetic_standin(std::mt19937_64& rng) {
   CsvTable t;
-  t.rows = 64;
+  t.rows = static_cast<std::size_t>(dataset_info("standin").rows);
   t.features = 4;
   t.class_names = {"a", "b", "c"};
   std::normal_distribution<float> normal(0.0f, 0.5f);
@@ -117,7 +117,7 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
   TORCH_CHECK(rows >= 2, "a data set needs at least two rows to split");
   const std::vector<std::int64_t> order =
       seeded_permutation(rows, static_cast<std::uint64_t>(seed));
-  const auto test_rows = static_cast<std::int64_t>(std::ceil(0.25 * static_cast<double>(rows)));
+  const std::int64_t test_rows = table_test_rows(rows);
   std::vector<std::int64_t> test(order.begin(), order.begin() + test_rows);
   std::vector<std::int64_t> train(order.begin() + test_rows, order.end());
 
@@ -139,12 +139,12 @@ TensorData split_table(const CsvTable& table, bool classification, std::int64_t 
 
 TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
                         std::int64_t dataset_size, std::int64_t seed) {
-  const DatasetFiles files = dataset_files(dataset, data_dir);
+  const DatasetInfo& info = dataset_info(dataset);
+  const DatasetFiles files = dataset_files(info, data_dir);
   const bool real = !files.paths.empty();
-  const TabularShape shape = tabular_shape(dataset);
-  const CsvTable table =
-      real ? read_sklearn_csv(files.paths.front(), shape.features) : synthetic_table(dataset, seed);
-  TensorData data = split_table(table, shape.classification, dataset_size, seed);
+  const CsvTable table = real ? read_sklearn_csv(files.paths.front(), info.features)
+                              : synthetic_table(dataset, seed);
+  TensorData data = split_table(table, info.classes > 0, dataset_size, seed);
   data.data_source = real ? "real" : "synthetic";
   return data;
 }

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "workloads/catalog.hpp"
 #include "workloads/csv_table.hpp"
 #include "workloads/data.hpp"
+#include "workloads/datasets.hpp"
 
 namespace crossover {
 
@@ -28,7 +28,7 @@ TensorData synthetic_classes(int features, int classes, std::int64_t dataset_siz
 TensorData split_table(const CsvTable& table, bool classification, std::int64_t dataset_size,
                        std::int64_t seed);
 
-/// The data set for a cell: data_dir/tabular_file(dataset) or, when that file does not exist,
+/// The data set for a cell: its file under data_dir (datasets.hpp) or, when that file does not exist,
 /// the synthetic table. A file that exists but is malformed is an error, never replaced.
 TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
                         std::int64_t dataset_size, std::int64_t seed);

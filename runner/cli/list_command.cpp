@@ -1,7 +1,6 @@
 // crossover list: the workloads, the devices and the data sets found.
-#include <spdlog/spdlog.h>
 
-#include <filesystem>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -11,12 +10,43 @@
 #include "runner/cli/commands.hpp"
 #include "runner/devices.hpp"
 #include "workloads/catalog.hpp"
-#include "workloads/image_files.hpp"
+#include "workloads/datasets.hpp"
 
 namespace crossover {
 namespace {
 
-namespace fs = std::filesystem;
+std::string shape_text(const DatasetInfo& d) {
+  const std::string target = d.classes > 0 ? std::to_string(d.classes) + " classes" : "a number";
+  if (d.kind == DatasetKind::kImages) {
+    return std::to_string(d.channels) + "x" + std::to_string(d.side) + "x" +
+           std::to_string(d.side) + " images, " + target;
+  }
+  if (d.features == 0) return "the workload's";
+  return std::to_string(d.features) + " features, " + target;
+}
+
+// Where the data set is under `data_dir`, or what stands in for it and how to fetch it.
+std::string found_text(const DatasetInfo& d, const std::string& data_dir) {
+  if (d.kind == DatasetKind::kMadeInMemory) return "made in memory: " + d.stand_in;
+  // A link loop or an over-long name reads as missing, not as an abort.
+  if (have_dataset_files(d, data_dir))
+    return data_dir + "/" + d.location + (d.kind == DatasetKind::kImages ? "/" : "");
+  return "missing: synthetic data will be used (run " + d.fetch + ")";
+}
+
+TextTable dataset_table(const std::string& data_dir) {
+  TextTable table;
+  table.header = {"dataset", "shape", "train", "test", "from", "here"};
+  table.right_aligned = {false, false, true, true, false, false};
+  const bool tests = std::getenv(kTestWorkloadsVariable) != nullptr;
+  for (const auto& d : dataset_catalog()) {
+    if (d.name == "standin" && !tests) continue;
+    const auto rows = [&](std::int64_t n) { return n > 0 ? format_axis_value(static_cast<double>(n)) : std::string("-"); };
+    table.rows.push_back({d.name, shape_text(d), rows(d.train_rows()), rows(d.test_rows()),
+                          d.source.empty() ? "-" : d.source, found_text(d, data_dir)});
+  }
+  return table;
+}
 
 int list_command(const std::string& data_dir) {
   TextTable workloads;
@@ -44,23 +74,9 @@ int list_command(const std::string& data_dir) {
     std::cout << "  (CUDA compiled in, but no CUDA device found)\n";
   }
 
-  const std::string missing = "missing: synthetic data will be used (run scripts/fetch-data.sh)";
-  std::cout << "\nData sets under " << data_dir << "/\n";
-  for (const auto& dataset : {"iris", "boston"}) {
-    const std::string path = data_dir + "/" + tabular_file(dataset);
-    std::error_code error;  // a link loop or an over-long name reads as missing, not an abort
-    std::cout << "  " << dataset << ": " << (fs::exists(path, error) ? path : missing) << "\n";
-  }
-  for (const auto& dataset : {"mnist", "fashion_mnist", "cifar10"}) {
-    const std::string path = data_dir + "/" + image_directory(dataset);
-    const std::string fetch = std::string(dataset) == "fashion_mnist" ? "" : " --download";
-    std::cout << "  " << dataset << ": "
-              << (have_image_files(dataset, data_dir)
-                      ? path + "/"
-                      : "missing: synthetic data will be used (run scripts/fetch-data.sh" + fetch +
-                            ")")
-              << "\n";
-  }
+  std::cout << "\nData sets under " << data_dir << "/ (train: a cell's rows at dataset_size "
+               "\"full\")\n"
+            << render_text_table(dataset_table(data_dir));
   return kExitOk;
 }
 
