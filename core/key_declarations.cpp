@@ -211,7 +211,9 @@ void declare_policy_keys(Keys& keys) {
           .expects("an integer from 1 to 100")
           .means("spread the repeats (and the time budget) over this many child processes, one "
                  "after another, each with its own warm-up: the results keep each process's "
-                 "median (`process_epoch_seconds`), and `compare` tests a change against the "
+                 "median (`process_epoch_seconds`) and the last process's metric and anatomy (the "
+                 "others skip evaluating and taking the step apart), and `compare` tests a change "
+                 "against the "
                  "variation between processes, which one process cannot show (docs/ci.md)"));
   add(Declare("time_budget_seconds", kNumber, &Cell::time_budget_seconds)
           .role(KeyRole::kPolicy)
