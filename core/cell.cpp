@@ -131,6 +131,6 @@ int replicas(const Cell& cell) {
   return 1;
 }
 
-bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+bool is_cuda_device(const std::string& device) { return device_kind(device) == DeviceKind::kCuda; }
 
 }  // namespace crossover

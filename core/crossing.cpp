@@ -37,12 +37,12 @@ std::string speedup_text(const Probe& p) {
 CrossingFinding find_crossing(const std::vector<Probe>& p) {
   CrossingFinding f;
   f.from = p.size();
-  while (f.from > 0 && p[f.from - 1].winner == ProbeWinner::kContender) --f.from;
+  while (f.from > 0 && p[f.from - 1].winner == Winner::kContender) --f.from;
   f.tie_first = f.from;
   if (f.from == 0 || f.from == p.size()) return f;
-  while (f.tie_first > 0 && p[f.tie_first - 1].winner == ProbeWinner::kTie) --f.tie_first;
+  while (f.tie_first > 0 && p[f.tie_first - 1].winner == Winner::kTie) --f.tie_first;
   for (std::size_t i = 0; i < f.tie_first; ++i)
-    f.earlier_win |= p[i].winner == ProbeWinner::kContender;
+    f.earlier_win |= p[i].winner == Winner::kContender;
   const std::size_t k = f.from;
   f.neighbours = p[k].value - p[k - 1].value <= 1.0;
   if (f.tie_region()) {
@@ -67,13 +67,13 @@ std::string crossing_statement(const std::vector<Probe>& p, const CrossingFindin
       format_axis_value(p.front().value) + " to " + format_axis_value(p.back().value);
   if (f.from == p.size()) {
     const bool baseline_everywhere = std::all_of(
-        p.begin(), p.end(), [](const Probe& q) { return q.winner == ProbeWinner::kBaseline; });
+        p.begin(), p.end(), [](const Probe& q) { return q.winner == Winner::kBaseline; });
     if (baseline_everywhere)
       return baseline + " wins everywhere up to " + axis + " " +
              format_axis_value(p.back().value) + ": no crossover in the measured range (" + range +
              ")";
     return "no crossover in the measured range of " + axis + " (" + range + "): " +
-           (p.back().winner == ProbeWinner::kBaseline ? baseline + " wins at the largest, "
+           (p.back().winner == Winner::kBaseline ? baseline + " wins at the largest, "
                                                       : baseline + " and " + contender +
                                                             " tie at the largest, ") +
            format_axis_value(p.back().value) + " (" + contender + "'s speedup " +
@@ -89,7 +89,7 @@ std::string crossing_statement(const std::vector<Probe>& p, const CrossingFindin
   if (f.tie_region()) {
     const double tie_low = p[f.tie_first].value;
     // The baseline's side of the tie region, where it was measured.
-    const Probe* side = f.tie_first > 0 && p[f.tie_first - 1].winner == ProbeWinner::kBaseline
+    const Probe* side = f.tie_first > 0 && p[f.tie_first - 1].winner == Winner::kBaseline
                             ? &p[f.tie_first - 1]
                             : nullptr;
     text += "the two tie " +

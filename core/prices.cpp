@@ -42,10 +42,6 @@ double price_from_text(const std::string& key, const std::string& text) {
   return value;
 }
 
-std::string device_kind(const std::string& device) {
-  return device.rfind("cuda", 0) == 0 ? "cuda" : device;
-}
-
 }  // namespace
 
 void add_price(Prices& prices, const std::string& text) {
@@ -78,11 +74,12 @@ Prices prices_from_json(const nlohmann::json& json) {
 }
 
 double price_for(const Cell& cell, const Prices& prices) {
-  const std::string kind = device_kind(cell.device);
+  const DeviceKind device = device_kind(cell.device);
+  const std::string kind = text_of(device);
   auto it = prices.find(kind + "@" + cell.host);
   if (cell.host.empty() || it == prices.end()) it = prices.find(kind);
   if (it == prices.end()) return 0.0;
-  return kind == "cuda" ? it->second * std::max(1, cell.gpus) : it->second;
+  return device == DeviceKind::kCuda ? it->second * std::max(1, cell.gpus) : it->second;
 }
 
 void apply_price(Result& r, const Prices& prices) {

@@ -10,20 +10,14 @@
 namespace crossover {
 namespace {
 
-const char* winner_name(ProbeWinner w) {
-  return w == ProbeWinner::kBaseline    ? "baseline"
-         : w == ProbeWinner::kContender ? "contender"
-                                        : "tie";
-}
-
 // Where the winner changes between `a` and `b`, as a number whose sign differs at the two: the
 // speedup's logarithm between the two sides; between a side and a tie, the logarithm of the
 // interval's bound that crosses 1 there (its top below the baseline's region, its bottom below
 // the contender's).
-double edge_measure(const Probe& p, ProbeWinner a, ProbeWinner b) {
-  const bool tie = a == ProbeWinner::kTie || b == ProbeWinner::kTie;
+double edge_measure(const Probe& p, Winner a, Winner b) {
+  const bool tie = a == Winner::kTie || b == Winner::kTie;
   if (!tie) return std::log(p.speedup);
-  const bool baseline = a == ProbeWinner::kBaseline || b == ProbeWinner::kBaseline;
+  const bool baseline = a == Winner::kBaseline || b == Winner::kBaseline;
   return std::log(baseline ? p.high : p.low);
 }
 
@@ -207,9 +201,9 @@ std::optional<std::pair<double, double>> CrossoverSearch::bracket() const {
 // Each change of winner in value order, with the speedups either side: "cpu wins up to between
 // 1,000 and 1,100 dataset_size (0.9x [0.88, 0.91] at 1,000); from there the two tie ...".
 std::string CrossoverSearch::found() const {
-  const auto name = [&](ProbeWinner w) {
-    return w == ProbeWinner::kBaseline    ? baseline_
-           : w == ProbeWinner::kContender ? contender_
+  const auto name = [&](Winner w) {
+    return w == Winner::kBaseline    ? baseline_
+           : w == Winner::kContender ? contender_
                                           : "neither";
   };
   // Where the contender wins from a value on, the rule every report states (core/crossing.hpp).
@@ -217,8 +211,8 @@ std::string CrossoverSearch::found() const {
   if (const CrossingFinding f = find_crossing(sorted); f.crossing())
     return crossing_statement(sorted, f, spec_.key, baseline_, contender_);
   const auto all = boundaries();
-  if (all.size() == 1 && all.front().low->winner != ProbeWinner::kTie &&
-      all.front().high->winner != ProbeWinner::kTie) {
+  if (all.size() == 1 && all.front().low->winner != Winner::kTie &&
+      all.front().high->winner != Winner::kTie) {
     const Probe& low = *all.front().low;
     const Probe& high = *all.front().high;
     return name(high.winner) + " wins from between " + format_axis_value(low.value) + " and " +
@@ -228,7 +222,7 @@ std::string CrossoverSearch::found() const {
   }
   std::vector<const Probe*> ties;
   for (const Probe& p : probes_)
-    if (p.winner == ProbeWinner::kTie) ties.push_back(&p);
+    if (p.winner == Winner::kTie) ties.push_back(&p);
   std::string text;
   if (!ties.empty()) {
     // The tie region, from the lowest probe where they tie to the highest, and the nearest
@@ -241,8 +235,8 @@ std::string CrossoverSearch::found() const {
            " (neither wins within the intervals; the crossing lies in it)";
     std::string sides;
     for (const Boundary& b : all) {
-      const Probe* side = b.low->winner == ProbeWinner::kTie ? b.high : b.low;
-      if (side->winner == ProbeWinner::kTie) continue;
+      const Probe* side = b.low->winner == Winner::kTie ? b.high : b.low;
+      if (side->winner == Winner::kTie) continue;
       sides += (sides.empty() ? "" : ", ") + name(side->winner) + " wins at " +
                format_axis_value(side->value) + " (" + speedup_text(*side) + ")";
     }
@@ -271,12 +265,12 @@ std::string CrossoverSearch::statement() const {
         lo = std::min(lo, p.speedup);
         hi = std::max(hi, p.speedup);
       }
-      const ProbeWinner w = probes_.front().winner;
+      const Winner w = probes_.front().winner;
       return "no crossover between " + format_axis_value(spec_.from) + " and " +
              format_axis_value(spec_.to) + " " + spec_.key + ": " +
-             (w == ProbeWinner::kTie
+             (w == Winner::kTie
                   ? std::string("the two tie at both ends")
-                  : (w == ProbeWinner::kBaseline ? baseline_ : contender_) + " wins throughout") +
+                  : (w == Winner::kBaseline ? baseline_ : contender_) + " wins throughout") +
              " (" + format_number(lo) + "x-" + format_number(hi) + "x, " + n + ")";
     }
     case SearchOutcome::kBudgetSpent:
@@ -319,7 +313,7 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
                                     {"speedup", p.speedup},
                                     {"low", p.low},
                                     {"high", p.high},
-                                    {"winner", winner_name(p.winner)},
+                                    {"winner", winner_text(p.winner)},
                                     {"cells", p.cells}};
     if (i < trace_.size() && trace_[i].second > 0)
       probe["bracket_after"] = {trace_[i].first, trace_[i].second};

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,15 +24,21 @@ struct SearchSpec {
   std::string compare = "device=cpu:cuda";  ///< the contenders, as `--compare` takes them
 };
 
-/// Who won a probe: the contender when the speedup's interval lies above 1, the baseline when it
-/// lies below, otherwise neither (the reports' one rule).
-enum class ProbeWinner { kBaseline, kContender, kTie };
+/// Who wins a pair or a probe: the contender when the speedup's interval lies above 1, the
+/// baseline when it lies below 1, otherwise neither (the one rule of the search and the reports).
+enum class Winner { kBaseline, kContender, kTie };
+
+/// "baseline", "contender", "tie": for searches.json, logs and test messages.
+inline const char* winner_text(Winner w) {
+  return w == Winner::kBaseline ? "baseline" : w == Winner::kContender ? "contender" : "tie";
+}
+inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << winner_text(w); }
 
 /// One probe measured: the speedup (baseline time / contender time) and its interval.
 struct Probe {
   double value = 0.0;
   double speedup = 1.0, low = 1.0, high = 1.0;
-  ProbeWinner winner = ProbeWinner::kTie;
+  Winner winner = Winner::kTie;
   std::vector<std::size_t> cells;  ///< the cells measured (baseline, contender)
 };
 

@@ -1,5 +1,7 @@
 #include "core/stats.hpp"
 
+#include <boost/math/distributions/normal.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -51,10 +53,13 @@ namespace crossover {
 
 Interval median_ci(std::vector<double> samples, double confidence) {
   if (samples.empty()) throw std::invalid_argument("confidence interval of an empty sample");
+  if (!(confidence > 0.0 && confidence < 1.0))
+    throw std::invalid_argument("a confidence level lies between 0 and 1");
   std::sort(samples.begin(), samples.end());
   const double n = static_cast<double>(samples.size());
-  // Two-sided normal quantile for the usual levels; 95 % unless asked otherwise.
-  const double z = confidence >= 0.99 ? 2.5758 : confidence >= 0.95 ? 1.96 : 1.6449;
+  // The two-sided normal quantile of the level (1.96 for 95 %).
+  const double z = boost::math::quantile(
+      boost::math::complement(boost::math::normal(), (1.0 - confidence) / 2.0));
   const double half = z * std::sqrt(n) / 2.0;
   // 1-based ranks of the bounding order statistics, clamped to the sample.
   const double low_rank = std::max(1.0, std::floor(n / 2.0 - half));

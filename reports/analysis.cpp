@@ -214,9 +214,7 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
     point.speedup = p->speedup;
     point.low = p->ci.low;
     point.high = p->ci.high;
-    point.winner = p->winner == Winner::kContender  ? ProbeWinner::kContender
-                   : p->winner == Winner::kBaseline ? ProbeWinner::kBaseline
-                                                    : ProbeWinner::kTie;
+    point.winner = p->winner;
     points.push_back(point);
     c.values.push_back(point.value);
     c.cells.push_back(p->baseline->cell.index);

@@ -12,6 +12,7 @@
 
 #include "core/bootstrap.hpp"
 #include "core/results.hpp"
+#include "core/search.hpp"
 #include "core/stats.hpp"
 #include "reports/comparison.hpp"
 #include "reports/scaling.hpp"
@@ -36,15 +37,6 @@ struct CompareSpec {
 /// Parses "AXIS=BASELINE:CONTENDER"; throws std::invalid_argument naming what is wrong.
 CompareSpec parse_compare(const std::string& text);
 
-/// Who wins a pair: the contender when the speedup's interval lies above 1, the baseline when it
-/// lies below 1, otherwise neither.
-enum class Winner { kBaseline, kContender, kTie };
-
-/// "baseline", "contender", "tie": for logs and test messages.
-inline const char* winner_text(Winner w) {
-  return w == Winner::kBaseline ? "baseline" : w == Winner::kContender ? "contender" : "tie";
-}
-inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << winner_text(w); }
 
 /// Two cells equal in every key but the compared axis, and what the comparison says.
 struct Pair {

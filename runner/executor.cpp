@@ -459,7 +459,7 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
       apply_prediction(result, *options.profile, options.profile.get());
     apply_price(result, options.prices);
     results.push_back(result);
-    if (on_result) on_result(results.back(), results.size(), cells.size());
+    if (on_result) on_result(results.back());
   }
   apply_threads(0);
   return results;

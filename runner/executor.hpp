@@ -78,8 +78,8 @@ std::string failure_reason(const std::exception& error);
 /// of run_cells calls given these options.
 std::shared_ptr<WorkerPool> make_worker_pool(const RunOptions& options);
 
-/// Called after each cell with its result, how many cells are done and how many there are.
-using ResultCallback = std::function<void(const Result&, std::size_t done, std::size_t total)>;
+/// Called after each cell with its result.
+using ResultCallback = std::function<void(const Result&)>;
 
 /// A CUDA cell this machine cannot run, predicted with `options.predict_cuda` from its anatomy on
 /// this machine's CPU (runner/anatomy.hpp): status `predicted`, its epoch and step the model's,

@@ -19,10 +19,10 @@ std::string identity_without(const Cell& cell, const std::string& key) {
   return j.dump();
 }
 
-ProbeWinner probe_winner(Winner w) {
-  return w == Winner::kBaseline    ? ProbeWinner::kBaseline
-         : w == Winner::kContender ? ProbeWinner::kContender
-                                   : ProbeWinner::kTie;
+Winner probe_winner(Winner w) {
+  return w == Winner::kBaseline    ? Winner::kBaseline
+         : w == Winner::kContender ? Winner::kContender
+                                   : Winner::kTie;
 }
 
 }  // namespace

@@ -373,7 +373,7 @@ SweepOutcome Sweep::run() {
   ProgressLine* progress = progress_line.get();
   outputs.push_back(std::move(progress_line));
   bool announced = false;
-  const ResultCallback on_result = [&](const Result& r, std::size_t, std::size_t) {
+  const ResultCallback on_result = [&](const Result& r) {
     time_reference_after(r);
     for (const auto& output : outputs) {
       try {

@@ -114,16 +114,16 @@ TEST(Executor, SkipsAndFailuresBecomeResultsAndTheSweepGoesOn) {
   bad.workload = "no_such_workload";
   Cell good = iris_cell();
   good.epochs = 2;
-  std::vector<std::size_t> seen;
+  cuda.index = 0;
+  bad.index = 1;
+  good.index = 2;
+  std::vector<std::size_t> seen;  // each result as it ends, in order
   RunOptions options;
   options.data_dir = "/nonexistent";
   const auto results = run_cells({cuda, bad, good}, DeviceInventory{false, 0, {}}, options,
-                                 [&](const Result&, std::size_t done, std::size_t total) {
-                                   EXPECT_EQ(total, 3u);
-                                   seen.push_back(done);
-                                 });
+                                 [&](const Result& r) { seen.push_back(r.cell.index); });
   ASSERT_EQ(results.size(), 3u);
-  EXPECT_EQ(seen, (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_EQ(seen, (std::vector<std::size_t>{0, 1, 2}));
   EXPECT_EQ(results[0].status, CellStatus::kSkipped);
   EXPECT_EQ(results[1].status, CellStatus::kFailed);
   EXPECT_NE(results[1].reason.find("no_such_workload"), std::string::npos);

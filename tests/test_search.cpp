@@ -28,9 +28,9 @@ CrossoverSearch run_search(const Curve& curve, SearchSpec spec, double spread = 
     p.speedup = curve(*value);
     p.low = p.speedup * (1 - spread);
     p.high = p.speedup * (1 + spread);
-    p.winner = p.low > 1    ? ProbeWinner::kContender
-               : p.high < 1 ? ProbeWinner::kBaseline
-                            : ProbeWinner::kTie;
+    p.winner = p.low > 1    ? Winner::kContender
+               : p.high < 1 ? Winner::kBaseline
+                            : Winner::kTie;
     search.record(p);
   }
   return search;
@@ -106,9 +106,9 @@ TEST(Search, OnNoisyIrisLikeSpeedupsMostSearchesBracketTheCrossingWithinTenPerce
       p.speedup = std::pow(*value / 2700.0, 0.22) * std::exp(noise(random));
       p.low = p.speedup * 0.996;
       p.high = p.speedup * 1.004;
-      p.winner = p.low > 1    ? ProbeWinner::kContender
-                 : p.high < 1 ? ProbeWinner::kBaseline
-                              : ProbeWinner::kTie;
+      p.winner = p.low > 1    ? Winner::kContender
+                 : p.high < 1 ? Winner::kBaseline
+                              : Winner::kTie;
       search.record(p);
     }
     const auto b = search.bracket();
@@ -156,7 +156,7 @@ TEST(Search, WhereNeitherWinsTheSearchFindsTheTieRegionsTwoEdges) {
   EXPECT_LE((high - upper_edge) / upper_edge, 0.11);
   // Every probe that ties lies inside the region, and the statement says where.
   for (const Probe& p : search.probes()) {
-    if (p.winner == ProbeWinner::kTie) {
+    if (p.winner == Winner::kTie) {
       EXPECT_GE(p.value, lower_edge);
       EXPECT_LE(p.value, upper_edge);
     }
@@ -214,7 +214,7 @@ TEST(Search, ATieAtAnEndIsTheStartOfTheTieRegion) {
   spec.from = 5700;  // inside the region where +-5 % intervals hold 1: 5,510 to 6,089
   const CrossoverSearch search = run_search([](double x) { return x / 5785.0; }, spec, 0.05);
   ASSERT_EQ(search.outcome(), SearchOutcome::kTieRegion) << search.statement();
-  EXPECT_EQ(search.probes().front().winner, ProbeWinner::kTie);
+  EXPECT_EQ(search.probes().front().winner, Winner::kTie);
   EXPECT_EQ(search.bracket()->first, 5700);
   EXPECT_GE(search.bracket()->second, 5785.0 / 0.95);
   EXPECT_LE(search.bracket()->second, 1.1 * 5785.0 / 0.95);
@@ -274,7 +274,7 @@ TEST(Search, ATraceOfEveryProbeAndAStopThatSaysWhy) {
   Probe first;
   first.value = *search.next();
   first.speedup = first.low = first.high = 0.5;
-  first.winner = ProbeWinner::kBaseline;
+  first.winner = Winner::kBaseline;
   first.cells = {0, 1};
   search.record(first);
   EXPECT_EQ(*search.next(), 1000000);

@@ -170,9 +170,9 @@ int compare_command(const CompareArgs& args) {
   try {
     if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
     if (!json.empty()) write_text_file(json, json_text(regression_json(report), 2) + "\n");
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a full disk, a folder gone: exit 1, as run and report
     spdlog::error("{}", e.what());
-    return kExitBadInput;
+    return kExitRunFailed;
   }
   std::vector<std::string> written;
   for (const auto& file : {markdown, json}) {
