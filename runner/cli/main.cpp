@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
       crossover::add_keys_command(app),          crossover::add_list_command(app),
       crossover::add_bench_command(app),         crossover::add_env_command(app),
       crossover::add_example_model_command(app), crossover::add_merge_command(app),
-      crossover::add_profile_command(app),       crossover::add_predict_command(app)};
+      crossover::add_profile_command(app),       crossover::add_predict_command(app),       crossover::add_history_command(app)};
 
   refuse_empty_paths(app);
   if (const std::string name = unknown_command(argc, argv, app); !name.empty())

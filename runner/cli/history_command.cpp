@@ -1,0 +1,209 @@
+// crossover history: runs of one grid over time, each cell's series of epoch medians and where it
+// shifted (reports/history.hpp). history.json holds the series, so one more run is appended
+// without reading the earlier ones again.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "core/file_writer.hpp"
+#include "core/user_files.hpp"
+#include "reports/history.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/output_dir.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct HistoryArgs {
+  std::vector<std::string> runs;
+  std::string out_dir;
+  std::string append;  ///< --append RUN
+  std::string into;    ///< --into DIR
+  std::string order;   ///< --order FILE: commits, oldest first
+  std::string calibration;
+  double threshold = -1.0;  ///< percent; below 0: not given
+  bool fail_on_change = false;
+};
+
+// A run of the history from its folder and env.json: its name, commit and start.
+HistoryRun history_run(const std::string& path, const RunRecord& record) {
+  HistoryRun run;
+  fs::path folder = fs::path(path).lexically_normal();
+  if (folder.filename() == "results.jsonl") folder = folder.parent_path();
+  if (folder.filename().empty()) folder = folder.parent_path();
+  run.name = folder.string();
+  const auto text = [&](const char* key) {
+    const auto& env = record.environment;
+    return env.is_object() && env.contains(key) && env[key].is_string() ? env[key].get<std::string>()
+                                                                        : std::string();
+  };
+  run.commit = text("crossover_revision");
+  if (run.commit.empty()) run.commit = text("label");
+  if (run.commit.empty()) run.commit = "unknown";
+  run.recorded_at = text("recorded_at");
+  return run;
+}
+
+// Each run's position in --order's list of commits (a line may be a prefix of the recorded
+// revision, which may end in "-dirty"); throws naming the runs it lacks.
+std::vector<std::size_t> commit_positions(const std::string& order_file,
+                                          const std::vector<HistoryRun>& runs) {
+  std::istringstream lines(read_user_file(order_file, kMaxRecordBytes, "an --order file"));
+  std::vector<std::string> commits;
+  for (std::string line; std::getline(lines, line);) {
+    line.erase(std::remove_if(line.begin(), line.end(),
+                              [](unsigned char c) { return std::isspace(c) != 0; }),
+               line.end());
+    if (!line.empty()) commits.push_back(line);
+  }
+  std::vector<std::size_t> positions;
+  std::vector<std::string> missing;
+  for (const HistoryRun& run : runs) {
+    const std::string revision = run.commit.substr(0, run.commit.find('-'));
+    const auto it = std::find_if(commits.begin(), commits.end(), [&](const std::string& c) {
+      return revision.size() >= 7 && (c.rfind(revision, 0) == 0 || revision.rfind(c, 0) == 0);
+    });
+    if (it == commits.end()) missing.push_back(run.name + " (" + run.commit + ")");
+    positions.push_back(static_cast<std::size_t>(it - commits.begin()));
+  }
+  if (!missing.empty())
+    throw std::invalid_argument("--order " + order_file + " lacks the commit of " +
+                                join(missing) + " (git rev-list --reverse HEAD lists them)");
+  return positions;
+}
+
+// The runs read and put in order: by --order's commits, else by when each started.
+History read_runs(const HistoryArgs& args) {
+  std::vector<std::pair<HistoryRun, RunRecord>> runs;
+  for (const std::string& path : args.runs) {
+    RunRecord record = load_run(path);
+    runs.emplace_back(history_run(path, record), std::move(record));
+  }
+  std::vector<HistoryRun> names;
+  for (const auto& run : runs) names.push_back(run.first);
+  std::vector<std::size_t> rank(runs.size(), 0);
+  if (!args.order.empty()) rank = commit_positions(args.order, names);
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (rank[a] != rank[b]) return rank[a] < rank[b];
+    return runs[a].first.recorded_at < runs[b].first.recorded_at;
+  });
+  History history;
+  for (std::size_t i : order) append_run(history, runs[i].first, runs[i].second.results);
+  return history;
+}
+
+// Each cell's threshold: --threshold, else twice the cell's run-to-run spread in --calibration,
+// else 5 %.
+void set_thresholds(History& history, const HistoryArgs& args) {
+  std::optional<Calibration> calibration;
+  if (!args.calibration.empty()) {
+    calibration = calibration_from_json(
+        nlohmann::json::parse(read_json_text(args.calibration, kMaxRecordBytes, "a calibrate.json")),
+        args.calibration);
+  }
+  for (HistoryCell& cell : history.cells) {
+    cell.threshold = 0.05;
+    if (args.threshold >= 0.0) {
+      cell.threshold = args.threshold / 100.0;
+    } else if (calibration) {
+      if (const CellCalibration* c = calibration->find(cell.identity))
+        cell.threshold = std::exp(2.0 * c->epoch.sigma) - 1.0;
+    }
+  }
+}
+
+int history_command(const HistoryArgs& args) {
+  const bool appending = !args.append.empty();
+  const std::string out =
+      appending ? args.into : (args.out_dir.empty() ? "runs/history-" + timestamp() : args.out_dir);
+  History history;
+  try {
+    if (appending) {
+      const std::string file = args.into + "/history.json";
+      history = history_from_json(
+          nlohmann::json::parse(read_json_text(file, kMaxRecordBytes, "a history.json")));
+      RunRecord record = load_run(args.append);
+      append_run(history, history_run(args.append, record), record.results);
+    } else {
+      history = read_runs(args);
+    }
+    set_thresholds(history, args);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  find_changes(history);
+  try {
+    if (!appending) {
+      if (const std::string problem = output_folder_problem(out); !problem.empty())
+        throw std::invalid_argument("--out " + out + ": " + problem);
+      fs::create_directories(out);
+    }
+    // history.json last: when a report cannot be written, the stored history is not advanced,
+    // and the same --append can be tried again.
+    write_text_file(out + "/history.md", render_history_markdown(history));
+    write_text_file(out + "/history.html", render_history_html(history));
+    write_text_file(out + "/history.json", json_text(history_json(history), 2) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  std::cout << render_history_markdown(history) << "Written: " << out
+            << "/history.json, history.md, history.html\n";
+  int slower = 0;
+  for (const HistoryCell& cell : history.cells) slower += newest_slowdown(cell) ? 1 : 0;
+  return args.fail_on_change && slower > 0 ? kExitRunFailed : kExitOk;
+}
+
+}  // namespace
+
+Command add_history_command(CLI::App& app) {
+  auto args = std::make_shared<HistoryArgs>();
+  CLI::App* history = app.add_subcommand(
+      "history",
+      "Runs of one grid over time: each cell's epoch medians in commit order and where they "
+      "shifted (E-divisive means with a permutation test); writes history.json, history.md and "
+      "history.html");
+  CLI::Option* runs = history->add_option("runs", args->runs, "The runs' folders (or results.jsonl)");
+  history->add_option("--out", args->out_dir,
+                      "Where history.json, .md and .html go (default runs/history-<timestamp>)")
+      ->excludes(history->add_option("--into", args->into,
+                                     "With --append: the folder of the history to extend"));
+  CLI::Option* append = history->add_option(
+      "--append", args->append, "Add this one run to the history in --into, as its newest");
+  append->excludes(runs);
+  history->get_option("--into")->needs(append);
+  append->needs(history->get_option("--into"));
+  history->add_option("--order", args->order,
+                      "A file of commits, oldest first (git rev-list --reverse HEAD): the runs' "
+                      "order (default: when each run started)");
+  history->add_option("--threshold", args->threshold,
+                      "A slowdown larger than this, in percent, is one (default: twice each "
+                      "cell's run-to-run spread in --calibration, else 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  history->add_option("--calibration", args->calibration,
+                      "calibrate.json of this runner: each cell's threshold from its spread");
+  history->add_flag("--fail-on-change", args->fail_on_change,
+                    "Exit 1 when a cell's newest segment is slower than the one before it by "
+                    "more than its threshold");
+  return {history, [args] {
+            if (args->runs.empty() && args->append.empty()) {
+              spdlog::error("crossover history needs runs, or --append RUN --into DIR");
+              return kExitBadInput;
+            }
+            return history_command(*args);
+          }};
+}
+
+}  // namespace crossover

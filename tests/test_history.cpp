@@ -1,0 +1,199 @@
+// crossover history (reports/history.hpp, runner/cli/history_command.cpp): runs in commit order,
+// cells matched on their identity keys, change points with their commits, the stored history
+// extended by one run, a hostile history.json refused, and the exit code of --fail-on-change.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/file_writer.hpp"
+#include "reports/history.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/sample_results.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScratchDir;
+
+// One cell's result with this median epoch time (its quartiles 2 % either side).
+Result timed(std::size_t index, const std::string& workload, double median) {
+  Result r = testing::sample_result(index, workload, {median});
+  r.epoch_seconds = median;
+  r.epoch_seconds_p25 = median * 0.98;
+  r.epoch_seconds_p75 = median * 1.02;
+  return r;
+}
+
+// 12 runs: iris steady at 1 ms with 2 % noise, mnist 10 ms and 30 % slower from run 8 on.
+History twelve_runs() {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  History history;
+  for (int i = 0; i < 12; ++i) {
+    const std::string commit = "c" + std::to_string(100 + i);
+    Result iris = timed(0, "iris_mlp", 1e-3 * std::exp(noise(rng)));
+    Result mnist = timed(1, "mnist_mlp", 1e-2 * (i >= 8 ? 1.3 : 1.0) * std::exp(noise(rng)));
+    if (i == 3) mnist.status = CellStatus::kFailed;  // a failed cell is a gap, not a point
+    append_run(history, {"run-" + std::to_string(i), commit, "2026-11-" + std::to_string(10 + i)},
+               {mnist, iris});
+  }
+  return history;
+}
+
+TEST(History, CellsAreMatchedOnTheirKeysAndAStepIsFoundWithItsCommits) {
+  History history = twelve_runs();
+  find_changes(history);
+  ASSERT_EQ(history.runs.size(), 12u);
+  ASSERT_EQ(history.cells.size(), 2u);
+  const HistoryCell& mnist = history.cells[0];
+  const HistoryCell& iris = history.cells[1];
+  EXPECT_EQ(iris.points.size(), 12u);
+  EXPECT_EQ(mnist.points.size(), 11u);  // run 3 failed
+  EXPECT_TRUE(iris.changes.empty());
+  ASSERT_EQ(mnist.changes.size(), 1u);
+  const HistoryChange& c = mnist.changes.front();
+  EXPECT_EQ(mnist.points[c.point].run, 8u);
+  EXPECT_EQ(c.last_before, "c107");
+  EXPECT_EQ(c.first_after, "c108");
+  EXPECT_NEAR(c.change, 0.3, 0.05);
+  EXPECT_GT(c.interval.low, 0.2);
+  EXPECT_LT(c.interval.high, 0.4);
+  EXPECT_TRUE(newest_slowdown(mnist).has_value());
+  HistoryCell lenient = mnist;
+  lenient.threshold = 0.5;
+  EXPECT_FALSE(newest_slowdown(lenient).has_value()) << "30 % is within a 50 % threshold";
+  // The same run again is refused; another run of the same name (a nightly folder) is not.
+  EXPECT_THROW(append_run(history, history.runs.back(), {}), std::invalid_argument);
+  EXPECT_NO_THROW(append_run(history, {"run-11", "c112", "2026-11-23"}, {}));
+}
+
+TEST(History, TheStoredHistoryRoundTripsAndAHostileOneIsRefused) {
+  History history = twelve_runs();
+  find_changes(history);
+  const nlohmann::json stored = nlohmann::json::parse(history_json(history).dump());
+  History back = history_from_json(stored);
+  find_changes(back);
+  EXPECT_EQ(nlohmann::json(history_json(back)), nlohmann::json(history_json(history)));
+
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& spoil, const char* why) {
+    nlohmann::json bad = stored;
+    spoil(bad);
+    try {
+      (void)history_from_json(bad);
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused([](nlohmann::json& j) { j["format"] = "something else"; }, "not a history");
+  refused([](nlohmann::json& j) { j["runs"] = 7; }, "history.runs: not an array but number");
+  refused([](nlohmann::json& j) { j["runs"][0]["commit"] = 3; }, "runs[0].commit: not a string but number");
+  refused([](nlohmann::json& j) { j["cells"][0]["points"][0][0] = 99; },
+          "cells[0].points[0]: run 99 is not one of the history's runs");
+  refused([](nlohmann::json& j) { j["cells"][0]["points"][0][1] = -1.0; },
+          "a time that is not a positive number");
+  refused([](nlohmann::json& j) { j["cells"][0]["points"][1][0] = 0; }, "runs out of order");
+  refused([](nlohmann::json& j) { j["cells"][1]["points"][2] = "x"; },
+          "not [run, median, p25, p75]");
+}
+
+TEST(History, TheOutputsEscapeWhatTheRunsSayAndMarkTheSlowerCells) {
+  History history = twelve_runs();
+  history.runs[8].commit = "<b>|`x`";
+  find_changes(history);
+  const std::string md = render_history_markdown(history);
+  EXPECT_NE(md.find("&lt;b&gt;\\|\\`x\\`"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<b>"), std::string::npos);
+  EXPECT_NE(md.find("**slower**"), std::string::npos);
+  EXPECT_NE(md.find("1 cell(s) slower in their newest segment."), std::string::npos);
+  const std::string html = render_history_html(history);
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;|`x`"), std::string::npos);
+  EXPECT_NE(html.find("Slower in its newest segment: +"), std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 0, true);
+  EXPECT_EQ(html.find("<svg", html.find("<svg") + 1) != std::string::npos, true) << "two charts";
+}
+
+// A run folder with one results line per result and an env.json of this revision and start.
+std::string write_run(ScratchDir& dir, const std::string& name, const std::string& revision,
+                      const std::string& at, const std::vector<Result>& results) {
+  const std::string folder = dir.file(name);
+  fs::create_directories(folder);
+  std::ofstream lines(folder + "/results.jsonl");
+  for (const Result& r : results) lines << result_to_json(r).dump() << "\n";
+  std::ofstream(folder + "/env.json")
+      << nlohmann::json{{"crossover_revision", revision}, {"recorded_at", at}}.dump();
+  return folder;
+}
+
+TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
+  ScratchDir dir;
+  std::vector<std::string> folders;
+  for (int i = 0; i < 10; ++i) {
+    // Started in the reverse order of their commits: --order decides.
+    const std::string revision = "abcdef" + std::to_string(10 + i) + "0000";
+    folders.push_back(write_run(dir, "run-" + std::to_string(i), revision,
+                                "2026-11-" + std::to_string(29 - i),
+                                {timed(0, "iris_mlp", i >= 6 ? 1.5e-3 : 1e-3)}));
+  }
+  std::string order;
+  for (int i = 0; i < 10; ++i) order += "abcdef" + std::to_string(10 + i) + "\n";
+  const std::string order_file = dir.write("order.txt", order);
+  std::string runs;
+  for (const auto& f : folders) runs += " " + f;
+  const std::string out = dir.file("history");
+  testing::Outcome o = testing::crossover(
+      dir, "history" + runs + " --order " + order_file + " --out " + out + " --fail-on-change");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.out.find("+50.0 % ["), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("from abcdef150000 to abcdef160000"), std::string::npos) << o.out;
+  for (const char* file : {"history.json", "history.md", "history.html"})
+    EXPECT_TRUE(fs::exists(out + "/" + file)) << file;
+  // By start time instead, the same runs are in reverse: the step reads as a speed-up, no failure.
+  o = testing::crossover(dir, "history" + runs + " --out " + dir.file("by-time") +
+                                  " --fail-on-change");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("-33.3 % ["), std::string::npos) << o.out;
+
+  // One more run appended to the stored history, without the others.
+  const std::string next =
+      write_run(dir, "run-10", "abcdef200000", "2026-11-30", {timed(0, "iris_mlp", 1.5e-3)});
+  o = testing::crossover(dir, "history --append " + next + " --into " + out);
+  EXPECT_EQ(o.code, 0) << o.err;
+  const auto stored = nlohmann::json::parse(testing::slurp(out + "/history.json"));
+  EXPECT_EQ(stored["runs"].size(), 11u);
+  EXPECT_EQ(stored["runs"][10]["commit"], "abcdef200000");
+  EXPECT_EQ(stored["cells"][0]["points"].size(), 11u);
+
+  // What is refused: an order that lacks a run's commit, a history.json that is not one.
+  dir.write("short.txt", "abcdef10\n");
+  o = testing::crossover(dir, "history" + runs + " --order " + dir.file("short.txt") + " --out " +
+                                  dir.file("x"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("lacks the commit of"), std::string::npos) << o.err;
+  fs::create_directories(dir.file("fake"));
+  dir.write("fake/history.json", "{\"format\": 1}");
+  o = testing::crossover(dir, "history --append " + next + " --into " + dir.file("fake"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("not a history"), std::string::npos) << o.err;
+  // A report file that is a link: nothing is written through it, and the history is not advanced.
+  const std::string later =
+      write_run(dir, "run-11", "abcdef210000", "2026-12-01", {timed(0, "iris_mlp", 1.5e-3)});
+  fs::remove(out + "/history.md");
+  fs::create_symlink(dir.write("target.txt", "mine"), out + "/history.md");
+  o = testing::crossover(dir, "history --append " + later + " --into " + out);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("never writes through a link"), std::string::npos) << o.err;
+  EXPECT_EQ(testing::slurp(dir.file("target.txt")), "mine");
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 11u);
+  o = testing::crossover(dir, "history");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("needs runs, or --append RUN --into DIR"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace crossover
