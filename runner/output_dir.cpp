@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/run_files.hpp"
+
 namespace crossover {
 namespace {
 
@@ -28,13 +30,6 @@ std::string holder_text(int fd) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& run_files() {
-  static const std::vector<std::string> files = {"results.jsonl", "env.json",    "grid.json",
-                                                 "report.md",     "report.html", "results.csv",
-                                                 "summary.json",  "gbench.json"};
-  return files;
-}
 
 bool holds_run(const std::string& directory) {
   return access((directory + "/results.jsonl").c_str(), F_OK) == 0 ||
@@ -131,7 +126,7 @@ std::string run_file_problem(const std::string& path) {
   const auto slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const auto& files = run_files();
+  const std::vector<std::string> files = run_file_names();
   if (std::find(files.begin(), files.end(), name) == files.end() || !holds_run(folder)) return "";
   return path + " is a file of the run in " + folder +
          "; writing there would replace what that run measured or reported. Write into another "
@@ -146,7 +141,7 @@ std::string move_previous_run(const std::string& directory, const std::string& s
     }
     folder = directory + "/previous-" + stamp + "-" + std::to_string(n);
   }
-  for (const std::string& name : run_files()) {
+  for (const std::string& name : run_file_names()) {
     const std::string from = directory + "/" + name;
     if (access(from.c_str(), F_OK) != 0) continue;
     if (std::rename(from.c_str(), (folder + "/" + name).c_str()) != 0) {

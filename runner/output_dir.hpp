@@ -7,9 +7,6 @@
 
 namespace crossover {
 
-/// The files a run writes into its output directory.
-const std::vector<std::string>& run_files();
-
 /// True when `directory` holds files of a run (results.jsonl or env.json).
 bool holds_run(const std::string& directory);
 
@@ -54,7 +51,7 @@ std::string output_folder_problem(const std::string& path);
 std::string create_unique_directory(const std::string& base);
 
 /// Why `path` must not be written by a command that is not the run of that folder: it names one
-/// of a run's files (run_files()) in a folder that holds a run. "" when it may be written.
+/// of a run's files (core/run_files.hpp) in a folder that holds a run. "" when it may be written.
 std::string run_file_problem(const std::string& path);
 
 /// Moves the run files in `directory` into `directory/previous-<stamp>/` (another name when that

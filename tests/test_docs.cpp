@@ -15,6 +15,7 @@
 #include "core/cell.hpp"
 #include "core/keys.hpp"
 #include "core/results.hpp"
+#include "core/run_files.hpp"
 #include "runner/grid.hpp"
 #include "tests/cli_support.hpp"
 
@@ -232,6 +233,18 @@ TEST(Docs, EachConfigStatesItsCellsAndItsTimeIsNoOlderThanThem) {
   std::string listed;
   for (const auto& [name, commit] : timed) listed += " " + name;
   EXPECT_EQ(configs, timed.size() + untimed.size()) << "docs/results.md times" << listed;
+}
+
+// The Files table of docs/outputs.md lists the run folder's files as core/run_files.hpp declares
+// them, no more and no fewer.
+TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
+  const std::string page = slurp(source("docs/outputs.md"));
+  const auto start = page.find("## Files"), end = page.find("\n## ", start + 1);
+  ASSERT_NE(start, std::string::npos);
+  const auto table =
+      matches(page.substr(start, end - start), std::regex("\n\\| `([a-z_.]+)` \\|"), 1);
+  const auto names = run_file_names();
+  EXPECT_EQ(table, std::set<std::string>(names.begin(), names.end()));
 }
 
 TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
@@ -30,13 +31,6 @@ struct MergeArgs {
   std::string out_dir;
   std::vector<std::string> compare = {"device=cpu:cuda"};
 };
-
-// The files merge writes into --out.
-std::vector<std::string> merge_files() {
-  std::vector<std::string> files = run_files();
-  files.push_back("searches.json");
-  return files;
-}
 
 // `path` with every link and `..` resolved as far as it exists, the rest appended: where a folder
 // that may not exist yet would be, without a trailing slash. Never throws.
@@ -85,7 +79,7 @@ std::string out_problem(const MergeArgs& args) {
       return "lies inside " + dir + ", one of the folders merged; give a folder outside them";
   }
   std::vector<std::string> there;
-  for (const std::string& name : merge_files()) {
+  for (const std::string& name : run_file_names()) {
     struct stat info {};
     if (lstat((args.out_dir + "/" + name).c_str(), &info) == 0) there.push_back(name);
   }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/measures.hpp"
@@ -237,8 +238,8 @@ int report_command(const ReportArgs& args) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << "Reports: " << out_dir
-            << "/report.md, report.html, results.csv, summary.json, gbench.json\n";
+  std::cout << "Reports: "
+            << written_files_text(out_dir, run_file_names(RunFileWriter::kReports)) << "\n";
   return kExitOk;
 }
 
@@ -246,10 +247,9 @@ int report_command(const ReportArgs& args) {
 
 Command add_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* report = app.add_subcommand("report",
-                                        "Regenerate report.md, report.html, results.csv, "
-                                        "summary.json and gbench.json from a results file, "
-                                        "comparing any axis");
+  CLI::App* report = app.add_subcommand(
+      "report", "Regenerate " + join(run_file_names(RunFileWriter::kReports)) +
+                    " from a results file, comparing any axis");
   report
       ->add_option("results", args->results,
                    "results.jsonl, or the directory holding it; several runs (of one grid on "

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/keys.hpp"
+#include "core/run_files.hpp"
 #include "core/machine_profile.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -165,9 +166,12 @@ int run_command(const RunArgs& args) {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;
   }
-  std::cout << "Reports: " << sweep->out_dir()
-            << "/report.md, report.html, summary.json, results.jsonl, results.csv, gbench.json, "
-               "env.json\n";
+  std::vector<std::string> written;
+  for (const RunFile& file : run_folder_files()) {
+    if (file.always || access((sweep->out_dir() + "/" + file.name).c_str(), F_OK) == 0)
+      written.push_back(file.name);
+  }
+  std::cout << "Reports: " << written_files_text(sweep->out_dir(), written) << "\n";
   const auto failed = std::count_if(results.begin(), results.end(), [](const Result& r) {
     return r.status == CellStatus::kFailed;
   });
