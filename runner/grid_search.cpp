@@ -73,8 +73,10 @@ void parse_bounds(const GridKey& key, const Json& object, const std::string& at,
   if (from && to) {
     spec.from = *from;
     spec.to = *to;
-    const bool ok = in_range(key, *from, spec.integer, at + ".from", issues) &
-                    in_range(key, *to, spec.integer, at + ".to", issues);
+    // Both checked, so that both problems are reported.
+    const bool from_ok = in_range(key, *from, spec.integer, at + ".from", issues);
+    const bool to_ok = in_range(key, *to, spec.integer, at + ".to", issues);
+    const bool ok = from_ok && to_ok;
     if (ok && *from >= *to)
       issues.push_back(
           {at, "\"from\" " + format_number(*from) + " must be below \"to\" " + format_number(*to)});
