@@ -185,9 +185,11 @@ Command add_history_command(CLI::App& app) {
   append->excludes(runs);
   history->get_option("--into")->needs(append);
   append->needs(history->get_option("--into"));
-  history->add_option("--order", args->order,
-                      "A file of commits, oldest first (git rev-list --reverse HEAD): the runs' "
-                      "order (default: when each run started)");
+  history
+      ->add_option("--order", args->order,
+                   "A file of commits, oldest first (git rev-list --reverse HEAD): the runs' "
+                   "order (default: when each run started)")
+      ->excludes(append);
   history->add_option("--threshold", args->threshold,
                       "A slowdown larger than this, in percent, is one (default: twice each "
                       "cell's run-to-run spread in --calibration, else 5)")

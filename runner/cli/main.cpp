@@ -94,8 +94,9 @@ void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
 // Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
 // variable), never a request for the default.
 void refuse_empty_paths(CLI::App& app) {
-  static const std::set<std::string> paths = {"--out",  "--data-dir", "--resume",      "--markdown",
-                                              "--json", "--rerun",    "--calibration", "--cell"};
+  static const std::set<std::string> paths = {
+      "--out",   "--data-dir",    "--resume", "--markdown", "--json",  "--rerun",
+      "--order", "--calibration", "--cell",   "--into",     "--append"};
   const CLI::Validator non_empty(
       [](std::string& value) {
         return value.empty() ? std::string(
