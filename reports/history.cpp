@@ -7,11 +7,15 @@
 
 #include "core/bootstrap.hpp"
 #include "core/cell.hpp"
+#include "core/text.hpp"
 
 namespace crossover {
 namespace {
 
 constexpr const char* kFormat = "crossover history 1";
+// An epoch time no run measures (a year): a result or a stored point beyond it is not a time that
+// a ratio or an interval could be made of (1e308 would give an infinite change).
+constexpr double kMostEpochSeconds = 365.0 * 24 * 3600;
 
 // The medians of points [from, to).
 std::vector<double> medians(const HistoryCell& cell, std::size_t from, std::size_t to) {
@@ -52,9 +56,10 @@ HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const st
   point.median = p[1].get<double>();
   point.p25 = p[2].get<double>();
   point.p75 = p[3].get<double>();
-  if (!(std::isfinite(point.median) && point.median > 0.0 && std::isfinite(point.p25) &&
+  if (!(point.median > 0.0 && point.median <= kMostEpochSeconds && std::isfinite(point.p25) &&
         std::isfinite(point.p75)))
-    throw std::runtime_error(where + ": a time that is not a positive number");
+    throw std::runtime_error(where + ": a time that is not a positive number of seconds up to " +
+                             format_number(kMostEpochSeconds));
   return point;
 }
 
@@ -69,7 +74,8 @@ void append_run(History& history, const HistoryRun& run, const std::vector<Resul
   const std::size_t index = history.runs.size();
   history.runs.push_back(run);
   for (const Result& r : results) {
-    if (r.status != CellStatus::kOk || !std::isfinite(r.epoch_seconds) || r.epoch_seconds <= 0.0)
+    if (r.status != CellStatus::kOk || !(r.epoch_seconds > 0.0) ||
+        r.epoch_seconds > kMostEpochSeconds)
       continue;
     const nlohmann::ordered_json identity = cell_identity_json(r.cell);
     // Compared as plain JSON: a stored history's keys may come back in another order.

@@ -9,6 +9,7 @@
 
 #include "core/file_writer.hpp"
 #include "reports/history.hpp"
+#include "runner/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 #include "tests/test_support.hpp"
@@ -96,6 +97,8 @@ TEST(History, TheStoredHistoryRoundTripsAndAHostileOneIsRefused) {
           "cells[0].points[0]: run 99 is not one of the history's runs");
   refused([](nlohmann::json& j) { j["cells"][0]["points"][0][1] = -1.0; },
           "a time that is not a positive number");
+  refused([](nlohmann::json& j) { j["cells"][0]["points"][0][1] = 1e308; },
+          "a time that is not a positive number of seconds up to");
   refused([](nlohmann::json& j) { j["cells"][0]["points"][1][0] = 0; }, "runs out of order");
   refused([](nlohmann::json& j) { j["cells"][1]["points"][2] = "x"; },
           "not [run, median, p25, p75]");
@@ -189,6 +192,14 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
   EXPECT_EQ(o.code, 1);
   EXPECT_NE(o.err.find("never writes through a link"), std::string::npos) << o.err;
   EXPECT_EQ(testing::slurp(dir.file("target.txt")), "mine");
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 11u);
+  // Another command holding the history's folder: the append waits for nothing and loses nothing.
+  {
+    const DirectoryLock held(out);
+    o = testing::crossover(dir, "history --append " + later + " --into " + out);
+    EXPECT_EQ(o.code, 2);
+    EXPECT_NE(o.err.find(out), std::string::npos) << o.err;
+  }
   EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 11u);
   o = testing::crossover(dir, "history");
   EXPECT_EQ(o.code, 2);

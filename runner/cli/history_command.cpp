@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/file_writer.hpp"
@@ -128,8 +129,13 @@ int history_command(const HistoryArgs& args) {
   const std::string out =
       appending ? args.into : (args.out_dir.empty() ? "runs/history-" + timestamp() : args.out_dir);
   History history;
+  // One command at a time in a history's folder: two appends at once would each write the
+  // history read before the other's run, and lose it.
+  std::optional<DirectoryLock> lock;
   try {
     if (appending) {
+      check_real_folder(args.into, "--into");
+      lock.emplace(args.into);
       const std::string file = args.into + "/history.json";
       history = history_from_json(
           nlohmann::json::parse(read_json_text(file, kMaxRecordBytes, "a history.json")));
@@ -149,6 +155,7 @@ int history_command(const HistoryArgs& args) {
       if (const std::string problem = output_folder_problem(out); !problem.empty())
         throw std::invalid_argument("--out " + out + ": " + problem);
       fs::create_directories(out);
+      lock.emplace(out);
     }
     // history.json last: when a report cannot be written, the stored history is not advanced,
     // and the same --append can be tried again.
