@@ -12,7 +12,6 @@
 #include <filesystem>
 
 #include "core/user_files.hpp"
-#include "runner/model_check.hpp"
 
 extern char** environ;
 
@@ -33,29 +32,6 @@ void catch_interrupts() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-}
-
-std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
-                                                          double model_check_seconds) {
-  try {
-    Grid grid = load_grid(path);
-    Expansion expansion = expand_grid(grid);
-    // The grid's own models, each loaded in a child process (runner/model_check.hpp).
-    std::vector<Cell> models = expansion.cells;
-    for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
-    if (auto problems = check_user_models(models, {}, model_check_seconds); !problems.empty())
-      throw GridError(grid.file, std::move(problems));
-    if (expansion.cells.empty() && expansion.searches.empty()) {
-      spdlog::error("{}: every cell is excluded; nothing to run", path);
-      return std::nullopt;
-    }
-    return std::make_pair(std::move(grid), std::move(expansion));
-  } catch (const GridError& e) {
-    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
-    for (const auto& issue : e.issues())
-      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
-    return std::nullopt;
-  }
 }
 
 int run_program(std::vector<std::string> argv, const std::string& stdout_file,

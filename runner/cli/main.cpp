@@ -1,195 +1,46 @@
-// crossover: when does the GPU beat the CPU? main only wires the command line to the commands.
-#include <fcntl.h>
-#include <signal.h>
-#include <spdlog/spdlog.h>
+// crossover: when does the GPU beat the CPU? The commands that only read and write files run in
+// this program, which does not load LibTorch; for every other command line (run, worker, profile,
+// --help, ...) it starts crossover-torch, beside it, in its place (exec: the same process, its
+// signals and exit code). Loading LibTorch costs about 0.4 s of every process that links it
+// (docs/results.md, "Build and test times"); a `report` or a `compare` need not pay it.
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <new>
-#include <set>
 
-#include "core/text.hpp"
-#include "runner/cli/commands.hpp"
-#include "runner/cli/terminal.hpp"
-#include "runner/memory.hpp"
+#include "runner/cli/command_line.hpp"
+#include "runner/launch.hpp"
 
 namespace {
 
-// Descriptors 0, 1 and 2 open before anything else: a process started with one closed would
-// hand that number to the next file it opens, and log lines meant for stderr would land in
-// results.jsonl.
-void open_standard_descriptors() {
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-    const int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-    if (null >= 0 && null != fd) {
-      dup2(null, fd);
-      close(null);
-    }
-  }
-}
-
-// The first argument that is not a global option, when it names no command: "" otherwise.
-std::string unknown_command(int argc, char** argv, const CLI::App& app) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!arg.empty() && arg[0] == '-') continue;  // the global options are all flags
-    for (const CLI::App* command : app.get_subcommands({})) {
-      if (command->get_name() == arg) return "";
-    }
-    return arg;
-  }
-  return "";
-}
-
-// What main prints for a command line that names no command it has; exit code 2.
-int refuse_unknown_command(const std::string& name, const CLI::App& app) {
-  std::vector<std::string> names;
-  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
-  std::string message = "unknown command \"" + name + "\"";
-  const std::string guess = crossover::did_you_mean(name, names);
-  if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
-  std::cerr << message << "; the commands are " << crossover::join(names)
-            << " (crossover --help says what each does)\n";
-  return 2;
-}
-
-// For an option the command does not have (`run --outdir`): the one it most likely meant, by
-// spelling or by a shared start ("--out"), or "" when none is near.
-std::string suggest_option(const std::string& given, const CLI::App& command) {
-  std::vector<std::string> names;
-  for (const CLI::Option* option : command.get_options()) {
-    for (const std::string& name : option->get_lnames()) names.push_back(name);
-  }
-  const std::string word = given.substr(0, given.find('='));
-  if (std::find(names.begin(), names.end(), word) != names.end()) return "";
-  std::string guess = crossover::did_you_mean(word, names);
-  for (const std::string& name : names) {
-    if (guess.empty() && name.size() >= 3 && (word.rfind(name, 0) == 0 || name.rfind(word, 0) == 0))
-      guess = name;
-  }
-  return guess;
-}
-
-// What main adds to CLI11's "not expected" for each --option the command lacks.
-void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
-  for (const CLI::App* command : app.get_subcommands()) {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      if (arg.rfind("--", 0) != 0 || arg.size() <= 2) continue;
-      if (app.get_option_no_throw(arg.substr(0, arg.find('='))) != nullptr) continue;  // global
-      if (const std::string guess = suggest_option(arg.substr(2), *command); !guess.empty())
-        std::cerr << arg << ": crossover " << command->get_name()
-                  << " has no such option; did you mean --" << guess << "?\n";
-    }
-  }
-}
-
-// Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
-// variable), never a request for the default.
-void refuse_empty_paths(CLI::App& app) {
-  static const std::set<std::string> paths = {
-      "--out",   "--data-dir",    "--resume", "--markdown", "--json",  "--rerun",
-      "--order", "--calibration", "--cell",   "--into",     "--append"};
-  const CLI::Validator non_empty(
-      [](std::string& value) {
-        return value.empty() ? std::string(
-                                   "an empty path; give one, or leave the option out "
-                                   "for its default")
-                             : std::string();
-      },
-      "");
-  for (CLI::App* command : app.get_subcommands({})) {
-    for (CLI::Option* option : command->get_options()) {
-      if (paths.count(option->get_name()) != 0) option->check(non_empty);
-    }
-  }
-}
-
-// Standard output is where a command's answer goes: if it could not be written (a full disk, a
-// closed pipe), the command did not do its job, whatever it returned.
-int check_standard_output(int code) {
-  errno = 0;
-  std::cout.flush();  // through stdio: the stream writes into stdout's buffer
-  const bool flushed = std::fflush(stdout) == 0;
-  const int error = errno;
-  if (flushed && std::cout.good() && !std::ferror(stdout)) return code;
-  std::cerr << "crossover: cannot write to standard output ("
-            << (error != 0 ? std::strerror(error) : "write error")
-            << "); what the command printed is lost, its files are not\n";
-  return code == 0 ? 1 : code;
-}
+// The commands that need no LibTorch, in the order of crossover-torch's --help.
+const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch = {
+    {"report", crossover::add_report_command}, {"compare", crossover::add_compare_command},
+    {"keys", crossover::add_keys_command},     {"bench", crossover::add_bench_command},
+    {"merge", crossover::add_merge_command},   {"history", crossover::add_history_command}};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  open_standard_descriptors();
-  // A file-size limit (ulimit -f) then fails a write with EFBIG, which is reported, instead of
-  // killing the process in the middle of one.
-  signal(SIGXFSZ, SIG_IGN);
-  // Before anything allocates: the same step in every process, whatever ran before it.
-  crossover::fix_allocator_thresholds();
+  const std::string name = crossover::named_command(argc, argv);
+  const auto here = std::find_if(kWithoutTorch.begin(), kWithoutTorch.end(),
+                                 [&](const auto& command) { return name == command.first; });
+  if (here != kWithoutTorch.end()) return crossover::run_command_line(argc, argv, {here->second});
 
-  CLI::App app{
-      "crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};
-  app.set_version_flag("--version", std::string("crossover ") + CROSSOVER_VERSION);
-  app.require_subcommand(1);
-  app.fallthrough();  // -v and -q work after the subcommand too
-  bool verbose = false;
-  bool quiet = false;
-  app.add_flag("-v,--verbose", verbose, "Log debug detail on stderr");
-  app.add_flag("-q,--quiet", quiet, "Log only warnings and errors on stderr");
-
-  // In the order of --help.
-  const std::vector<crossover::Command> commands = {
-      crossover::add_run_command(app),           crossover::add_report_command(app),
-      crossover::add_compare_command(app),       crossover::add_calibrate_command(app),
-      crossover::add_worker_command(app),        crossover::add_validate_command(app),
-      crossover::add_keys_command(app),          crossover::add_list_command(app),
-      crossover::add_bench_command(app),         crossover::add_env_command(app),
-      crossover::add_example_model_command(app), crossover::add_merge_command(app),
-      crossover::add_profile_command(app),       crossover::add_predict_command(app),       crossover::add_history_command(app)};
-
-  refuse_empty_paths(app);
-  if (const std::string name = unknown_command(argc, argv, app); !name.empty())
-    return refuse_unknown_command(name, app);
+  std::string torch = "crossover-torch";
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) explain_unknown_options(argc, argv, app);
-    const int code = app.exit(e);
-    return check_standard_output(code == 0 ? 0 : 2);
+    torch = (std::filesystem::path(crossover::self_executable()).parent_path() / torch).string();
+  } catch (const std::exception&) {
+    // Without /proc: crossover-torch on PATH.
   }
-
-  crossover::keep_standard_output_printable();
-  auto logger = crossover::printable_logger("crossover");
-  logger->set_level(verbose ? spdlog::level::debug
-                    : quiet ? spdlog::level::warn
-                            : spdlog::level::info);
-  spdlog::set_default_logger(logger);
-
-  for (const auto& command : commands) {
-    if (!*command.app) continue;
-    try {
-      return check_standard_output(command.run());
-    } catch (const std::filesystem::filesystem_error& e) {
-      // A path the command could not examine (a loop of links, a folder it may not read): bad
-      // input, said with the path, never an abort.
-      spdlog::error("{}; nothing more was done (what was written so far is kept)", e.what());
-      return 2;
-    } catch (const std::bad_alloc&) {
-      // Whatever was measured before is on disk already: results are written cell by cell.
-      spdlog::error(
-          "out of memory: this machine cannot hold what the command was asked to do (a grid "
-          "of too many cells, a file too large); the results written so far are kept");
-      return 2;
-    }
-  }
-  return 2;  // require_subcommand(1) makes this unreachable
+  execvp(torch.c_str(), argv);
+  const int error = errno;
+  std::cerr << "crossover: cannot start " << torch << " (" << std::strerror(error)
+            << "), the half of crossover that loads LibTorch and runs `" << (name.empty() ? "--help" : name)
+            << "`; build the target crossover (it builds both programs) or install "
+               "crossover-torch beside crossover\n";
+  return 2;
 }

@@ -1,0 +1,15 @@
+// crossover-torch: every command of crossover, LibTorch loaded. `crossover` starts it in its
+// place for the commands that train, measure or load a model (runner/cli/main.cpp); it can be run
+// directly as well.
+#include "runner/cli/command_line.hpp"
+
+int main(int argc, char** argv) {
+  using namespace crossover;
+  // In the order of --help.
+  return run_command_line(
+      argc, argv,
+      {add_run_command, add_report_command, add_compare_command, add_calibrate_command,
+       add_worker_command, add_validate_command, add_keys_command, add_list_command,
+       add_bench_command, add_env_command, add_example_model_command, add_merge_command,
+       add_profile_command, add_predict_command, add_history_command});
+}
