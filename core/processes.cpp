@@ -38,10 +38,6 @@ void recompute_statistics(Result& out) {
     out.step_seconds_p25 = steps.p25;
     out.step_seconds_p75 = steps.p75;
   }
-  out.steps_per_second = static_cast<double>(out.steps_per_epoch) / out.epoch_seconds;
-  out.samples_per_second = static_cast<double>(out.train_rows) / out.epoch_seconds;
-  out.achieved_gflops = out.flops_per_sample * out.samples_per_second / 1e9;
-  out.peak_fraction = out.peak_gflops > 0.0 ? out.achieved_gflops / out.peak_gflops : 0.0;
 }
 
 // Energy and clocks: the processes' mean power weighted by their timed epochs' time (of those
@@ -62,9 +58,7 @@ void merge_energy(const std::vector<Result>& parts, Result& out) {
         (out.sm_clock_min_mhz == 0.0 || r.sm_clock_min_mhz < out.sm_clock_min_mhz))
       out.sm_clock_min_mhz = r.sm_clock_min_mhz;
   }
-  const double watts = seconds > 0.0 ? joules / seconds : 0.0;
-  out.mean_watts = watts;
-  out.joules_per_epoch = watts * out.epoch_seconds;
+  out.mean_watts = seconds > 0.0 ? joules / seconds : 0.0;
   out.cpu_mhz_start = parts.front().cpu_mhz_start;
 }
 
@@ -124,6 +118,7 @@ Result merge_processes(const Cell& cell, const std::vector<Result>& parts) {
     out.*phase = median_of(parts, phase);
   }
   merge_energy(parts, out);
+  set_rates(out);
   out.peak_rss_bytes = largest(parts, &Result::peak_rss_bytes);
   out.cuda_peak_allocated_bytes = largest(parts, &Result::cuda_peak_allocated_bytes);
   out.cuda_peak_reserved_bytes = largest(parts, &Result::cuda_peak_reserved_bytes);

@@ -25,10 +25,19 @@ nlohmann::ordered_json result_to_json(const Result& r) {
   nlohmann::ordered_json j;
   j["cell"] = r.cell.index;  // its place in the grid: reports cite cells by it
   j.update(cell_config_json(r.cell));
-#define CROSSOVER_WRITE_FIELD(type, name) j[#name] = r.name;
+#define CROSSOVER_WRITE_FIELD(type, name, unit) j[#name] = r.name;
   CROSSOVER_RESULT_FIELDS(CROSSOVER_WRITE_FIELD)
 #undef CROSSOVER_WRITE_FIELD
   return j;
+}
+
+const std::vector<FieldUnit>& result_field_units() {
+  static const std::vector<FieldUnit> units = {
+#define CROSSOVER_FIELD_UNIT(type, name, unit) {#name, Unit::unit},
+      CROSSOVER_RESULT_FIELDS(CROSSOVER_FIELD_UNIT)
+#undef CROSSOVER_FIELD_UNIT
+  };
+  return units;
 }
 
 void set_epoch_statistics(Result& r, const std::vector<double>& samples) {
@@ -47,30 +56,35 @@ void set_epoch_statistics(Result& r, const std::vector<double>& samples) {
   r.noisy = s.median > 0.0 && s.iqr() / s.median > kNoisyIqrRatio;
 }
 
+void set_rates(Result& r) {
+  r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
+  r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
+  r.achieved_gflops = r.flops_per_sample * r.samples_per_second / 1e9;
+  r.peak_fraction = r.peak_gflops > 0.0 ? r.achieved_gflops / r.peak_gflops : 0.0;
+  r.joules_per_epoch = r.mean_watts * r.epoch_seconds;
+}
+
 Result result_from_json(const nlohmann::json& j) {
   Result r;
   r.cell = cell_from_json(j);
-  // Fields added after the first results format are optional, so older results stay readable
-  // (a baseline stored by an earlier version, for `compare`); every other field is required.
-  static const std::set<std::string> added_later = {
-      "step_seconds_samples", "allreduce_seconds", "rank_epoch_seconds", "parameter_digests",
-      "flops_source", "process_epoch_seconds", "process_step_seconds",
-      // energy, clocks and prices
-      "energy_source", "energy_note", "joules_per_epoch", "mean_watts", "throttled",
-      "throttle_reasons", "sm_clock_min_mhz", "sm_clock_max_mhz", "cpu_mhz_start", "cpu_mhz_end",
-      "price_per_hour", "cost_per_epoch", "cost_per_million_samples",
-      // the step's anatomy and the cost model's account of it
-      "step_ops_data", "step_ops_forward", "step_ops_backward", "step_ops_optimizer", "step_flops",
-      "step_bytes", "step_h2d_bytes", "step_loader_seconds", "step_loader_share", "step_batch_seconds",
-      "anatomy_seconds",
-      "step_op_groups", "bound", "predicted_step_seconds", "predicted_epoch_seconds",
-      "predicted_dispatch_seconds", "predicted_compute_seconds", "predicted_memory_seconds",
-      "predicted_transfer_seconds", "predicted_loader_seconds", "prediction_profile",
-      "prediction_error",
-      // the process that ran the cell
-      "worker", "worker_cells_before"};
-#define CROSSOVER_READ_FIELD(type, name) \
-  if (j.contains(#name) || added_later.count(#name) == 0) r.name = json_as<type>(j.at(#name));
+  // Every results file since the first format has these fields, so each is required; a field
+  // added since is optional, so older results stay readable (a baseline stored by an earlier
+  // version, for `compare`). A new field is optional without being named here.
+  static const std::set<std::string> first_format = {
+      "status", "reason", "data_source", "train_rows", "test_rows", "steps_per_epoch", "repeats",
+      "stop_reason", "epoch_samples", "epoch_seconds", "epoch_seconds_p25", "epoch_seconds_p75",
+      "epoch_seconds_mean", "epoch_seconds_stdev", "epoch_seconds_min", "epoch_seconds_max",
+      "epoch_seconds_ci_low", "epoch_seconds_ci_high", "noisy", "epoch_seconds_samples",
+      "train_seconds", "train_seconds_samples", "step_samples", "step_seconds",
+      "step_seconds_p25", "step_seconds_p75", "device_init_seconds", "setup_seconds",
+      "first_step_seconds", "startup_seconds", "first_epoch_seconds", "phase_data_seconds",
+      "phase_copy_seconds", "phase_forward_seconds", "phase_backward_seconds",
+      "phase_optimizer_seconds", "steps_per_second", "samples_per_second", "train_loss", "metric",
+      "metric_value", "flops_per_sample", "achieved_gflops", "peak_gflops", "peak_fraction",
+      "peak_rss_bytes", "cuda_peak_allocated_bytes", "cuda_peak_reserved_bytes",
+      "intra_op_threads", "blas_threads", "wall_seconds"};
+#define CROSSOVER_READ_FIELD(type, name, unit) \
+  if (j.contains(#name) || first_format.count(#name) != 0) r.name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
   return r;
@@ -120,7 +134,7 @@ std::string implausible_values(const Result& r) {
   std::string problem;
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
     problem = "epoch_seconds is " + quoted(r.epoch_seconds) + ", not a positive time";
-#define CROSSOVER_CHECK_FIELD(type, name) check_field(#name, r.name, problem);
+#define CROSSOVER_CHECK_FIELD(type, name, unit) check_field(#name, r.name, problem);
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
 #undef CROSSOVER_CHECK_FIELD
   return problem;

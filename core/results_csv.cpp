@@ -1,15 +1,24 @@
 #include "core/results_csv.hpp"
 
 #include <cstdio>
+#include <set>
 
 #include "core/text.hpp"
 
 namespace crossover {
 namespace {
 
-// Every epoch's and step's time has no place in a spreadsheet row; results.jsonl keeps them.
+// Every epoch's and step's time, and the step's operator groups, have no place in a spreadsheet
+// row (their units say so, core/results.hpp); results.jsonl keeps them.
 bool long_column(const std::string& key) {
-  return key == "epoch_seconds_samples" || key == "step_seconds_samples" || key == "step_op_groups";
+  static const std::set<std::string> long_ones = [] {
+    std::set<std::string> names;
+    for (const FieldUnit& field : result_field_units()) {
+      if (!in_csv(field.unit)) names.emplace(field.name);
+    }
+    return names;
+  }();
+  return long_ones.count(key) != 0;
 }
 
 // A text field as spreadsheets need it: control characters dropped; quoted when it holds a comma,
@@ -66,9 +75,10 @@ std::string csv_row(const Result& result) {
   bool first = true;
   // The row leaves the samples out: they are not made into JSON only to be skipped.
   Result row = result;
-  row.epoch_seconds_samples.clear();
-  row.step_seconds_samples.clear();
-  row.step_op_groups.clear();
+#define CROSSOVER_CLEAR_LONG_FIELD(type, name, unit) \
+  if (!in_csv(Unit::unit)) row.name = type{};
+  CROSSOVER_RESULT_FIELDS(CROSSOVER_CLEAR_LONG_FIELD)
+#undef CROSSOVER_CLEAR_LONG_FIELD
   const auto values = result_to_json(row);
   for (const auto& [key, value] : values.items()) {
     if (long_column(key)) continue;

@@ -15,6 +15,27 @@ bool has_measure(const Result& r, const std::string& measure) {
   return true;
 }
 
+namespace {
+
+// A field in another measure, by its unit: an epoch's time times `per_second` (watts, or money
+// per second), a rate per second divided by it; false when a value overflowed.
+bool convert(double& value, Unit unit, double per_second) {
+  if (unit == Unit::kEpochSeconds || unit == Unit::kEpochSamples) value *= per_second;
+  if (unit == Unit::kPerSecond) value /= per_second;
+  return std::isfinite(value);
+}
+bool convert(std::vector<double>& values, Unit unit, double per_second) {
+  bool finite = true;
+  for (double& value : values) finite &= convert(value, unit, per_second);
+  return finite;
+}
+template <typename Other>
+bool convert(Other&, Unit, double) {
+  return true;
+}
+
+}  // namespace
+
 std::vector<Result> in_measure(const std::vector<Result>& results, const std::string& measure) {
   std::vector<Result> out = results;
   for (Result& r : out) {
@@ -27,15 +48,14 @@ std::vector<Result> in_measure(const std::vector<Result>& results, const std::st
     const double per_second = measure == "energy" ? r.mean_watts
                               : measure == "cost" ? r.price_per_hour / 3600.0
                                                   : 1.0;
-    for (double* v : {&r.epoch_seconds, &r.epoch_seconds_p25, &r.epoch_seconds_p75,
-                      &r.epoch_seconds_ci_low, &r.epoch_seconds_ci_high})
-      *v *= per_second;
+    // Every field whose unit is an epoch's time or a rate (core/results.hpp).
     bool finite = true;
-    for (double& s : r.epoch_seconds_samples) finite &= std::isfinite(s *= per_second);
-    r.samples_per_second /= per_second;
+#define CROSSOVER_CONVERT_FIELD(type, name, unit) finite &= convert(r.name, Unit::unit, per_second);
+    CROSSOVER_RESULT_FIELDS(CROSSOVER_CONVERT_FIELD)
+#undef CROSSOVER_CONVERT_FIELD
     // A power or price so large that its product overflows (an edited results file) is no
     // measurement to compare.
-    if (!finite || !std::isfinite(r.epoch_seconds_ci_high)) {
+    if (!finite) {
       r.status = CellStatus::kSkipped;
       r.reason = measure + " out of range";
     }

@@ -237,7 +237,7 @@ Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Worklo
 
 // The statistics of the samples, into the result's fields.
 void record_statistics(const Repeats& repeats, const std::vector<double>& step_samples,
-                       const PhaseClock& phases, const WorkloadFacts& facts, Result& result) {
+                       const PhaseClock& phases, Result& result) {
   const std::vector<double>& epoch_samples = repeats.epoch_samples;
   set_epoch_statistics(result, epoch_samples);
   result.epoch_seconds_samples = thinned(epoch_samples, kStoredSamplesPerProcess);
@@ -256,19 +256,14 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
   result.phase_forward_seconds = phases.mean(Phase::kForward);
   result.phase_backward_seconds = phases.mean(Phase::kBackward);
   result.phase_optimizer_seconds = phases.mean(Phase::kOptimizer);
-  result.steps_per_second = static_cast<double>(facts.steps_per_epoch) / result.epoch_seconds;
-  result.samples_per_second = static_cast<double>(facts.train_rows) / result.epoch_seconds;
-  result.achieved_gflops = facts.flops_per_sample * result.samples_per_second / 1e9;
 }
 
 // What the energy meter saw over the timed epochs, into the result's fields.
 void record_energy(const EnergyTotals& energy, Result& result) {
   result.energy_source = energy.source;
   result.energy_note = energy.note;
-  if (energy.source != "unavailable" && energy.seconds > 0.0) {
+  if (energy.source != "unavailable" && energy.seconds > 0.0)
     result.mean_watts = energy.joules / energy.seconds;
-    result.joules_per_epoch = result.mean_watts * result.epoch_seconds;
-  }
   result.sm_clock_min_mhz = energy.sm_clock_min_mhz;
   result.sm_clock_max_mhz = energy.sm_clock_max_mhz;
   result.throttle_reasons = throttle_reason_names(energy.throttle_reasons);
@@ -310,14 +305,12 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
                              " after its last epoch: its outputs or gradients "
                              "overflow; lower lr, or check the model's forward");
   if (!options.timing_only) result.metric_value = workload->evaluate();
-  record_statistics(repeats, step_samples, phases, facts, result);
+  record_statistics(repeats, step_samples, phases, result);
   record_energy(energy->totals(), result);
 
   const auto peak = options.peak_gflops.find(cuda >= 0 ? "cuda:" + std::to_string(cuda) : "cpu");
-  if (peak != options.peak_gflops.end() && peak->second > 0.0) {
-    result.peak_gflops = peak->second;
-    result.peak_fraction = result.achieved_gflops / peak->second;
-  }
+  if (peak != options.peak_gflops.end() && peak->second > 0.0) result.peak_gflops = peak->second;
+  set_rates(result);
   result.peak_rss_bytes = peak_rss_bytes();
   // A ddp rank's, gathered by rank 0; a deterministic cell's, which two runs must share.
   if (options.replicas != nullptr || cell.deterministic)

@@ -259,6 +259,14 @@ TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {
   EXPECT_EQ(measured, table) << "docs/outputs.md's column table differs from results.jsonl's "
                                 "columns (every grid key is a column too, described in "
                                 "docs/grids.md)";
+  // Each with the unit core/results.hpp declares for it.
+  for (const FieldUnit& field : result_field_units()) {
+    const std::string row = "\n| `" + std::string(field.name) + "` | " + text_of(field.unit) +
+                            (field.unit == Unit::kNone ? "| " : " | ");
+    EXPECT_NE(page.find(row), std::string::npos)
+        << field.name << ": docs/outputs.md does not give its unit as \"" << text_of(field.unit)
+        << "\"";
+  }
 }
 
 }  // namespace

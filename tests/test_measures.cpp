@@ -10,6 +10,7 @@
 
 #include "core/prices.hpp"
 #include "core/processes.hpp"
+#include "core/results_csv.hpp"
 #include "core/stats.hpp"
 #include "reports/analysis.hpp"
 #include "reports/measures.hpp"
@@ -271,6 +272,50 @@ TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
   cell.processes = 3;
   const Result weighted = merge_processes(cell, {b, c, none});
   EXPECT_DOUBLE_EQ(weighted.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
+}
+
+
+// A result field, checked by its declared unit (core/results.hpp): written and read back, in the
+// CSV unless a list of samples, and in another measure converted as its unit says.
+template <typename T>
+void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result& base) {
+  SCOPED_TRACE(std::string(name) + " (" + text_of(unit) + ")");
+  const std::string header = "," + csv_header();
+  EXPECT_EQ(header.find("," + std::string(name) + ",") != std::string::npos ||
+                header.find("," + std::string(name) + "\n") != std::string::npos,
+            in_csv(unit));
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::vector<double>>) {
+    if (std::string(name) == "mean_watts") return;  // what the energy measure multiplies by
+    Result r = base;
+    r.*field = T{3.0};
+    EXPECT_EQ(result_from_json(result_to_json(r)).*field, r.*field);
+    const double expected = unit == Unit::kEpochSeconds || unit == Unit::kEpochSamples ? 30.0
+                            : unit == Unit::kPerSecond                               ? 0.3
+                                                                                     : 3.0;
+    EXPECT_EQ(in_measure({r}, "energy").front().*field, T{expected});
+  }
+}
+
+// Adding a result field is its line in CROSSOVER_RESULT_FIELDS and the code that measures it: this
+// test goes over every line, so a new field is checked here without being named.
+TEST(Measures, EveryResultFieldIsWrittenReadColumnedAndConvertedAsItsUnitSays) {
+  Result base = testing::sample_result(0, "iris_mlp", {1.0, 1.1, 1.2});
+  base.energy_source = "rapl";
+  base.mean_watts = 10.0;
+  base.samples_per_second = 50.0;
+  base.first_epoch_seconds = 2.0;
+  ASSERT_EQ(in_measure({base}, "energy").front().status, CellStatus::kOk);
+  std::size_t fields = 0;
+#define CROSSOVER_EXPECT_BY_UNIT(type, name, unit) \
+  expect_by_unit(#name, Unit::unit, &Result::name, base), ++fields;
+  CROSSOVER_RESULT_FIELDS(CROSSOVER_EXPECT_BY_UNIT)
+#undef CROSSOVER_EXPECT_BY_UNIT
+  EXPECT_EQ(fields, result_field_units().size());
+  // The converted epoch figures include those the analysis reads besides the median.
+  const Result energy = in_measure({base}, "energy").front();
+  EXPECT_DOUBLE_EQ(energy.epoch_seconds_max, 10.0 * base.epoch_seconds_max);
+  EXPECT_DOUBLE_EQ(energy.samples_per_second, base.samples_per_second / 10.0);
+  EXPECT_DOUBLE_EQ(energy.first_epoch_seconds, base.first_epoch_seconds);  // seconds stay seconds
 }
 
 }  // namespace
