@@ -97,18 +97,6 @@ KeyRole key_role(const std::string& name) {
   return key != nullptr ? key->role : KeyRole::kIdentity;
 }
 
-std::string role_name(KeyRole role) {
-  switch (role) {
-    case KeyRole::kIdentity:
-      return "identity";
-    case KeyRole::kProtection:
-      return "protection";
-    case KeyRole::kPolicy:
-      return "policy";
-  }
-  return "identity";
-}
-
 std::string default_text(const GridKey& key) {
   if (!key.default_text.empty()) return key.default_text;
   if (!key.get) return "—";
@@ -120,7 +108,7 @@ std::string key_table_markdown() {
   std::string out = "| key | role | values and meaning | default |\n|---|---|---|---|\n";
   for (const auto& key : grid_keys()) {
     if (!key.settable) continue;
-    out += "| `" + key.name + "` | " + role_name(key.role) + " | " + key.description + " | " +
+    out += "| `" + key.name + "` | " + text_of(key.role) + " | " + key.description + " | " +
            default_text(key) + " |\n";
   }
   return out;

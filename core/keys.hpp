@@ -7,12 +7,16 @@
 // read this list; adding a key is its declaration, its field in Cell, and the code that gives it
 // meaning.
 
+#include <array>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/words.hpp"
 
 namespace crossover {
 
@@ -129,7 +133,11 @@ std::vector<std::string> settable_key_names();
 KeyRole key_role(const std::string& name);
 
 /// "identity", "protection" or "policy".
-std::string role_name(KeyRole role);
+inline constexpr auto words(KeyRole) {
+  return std::array{std::pair{KeyRole::kIdentity, std::string_view("identity")},
+                    std::pair{KeyRole::kProtection, std::string_view("protection")},
+                    std::pair{KeyRole::kPolicy, std::string_view("policy")}};
+}
 
 /// The default a key table shows: default_text, else the default Cell's value as JSON.
 std::string default_text(const GridKey& key);

@@ -1,8 +1,8 @@
 #pragma once
 // The settings that take one of a few words (loader, parallel, execution, precision, ...), as
 // types: code compares values, and the words appear only where grids, results and reports are read
-// or written. Each enum's words are declared once, in its `words` table, in the order the key
-// table lists them; text_of(), parse_word(), JSON and streams all read that table.
+// or written. Each enum's words are declared once, in its `words` table (core/words.hpp), in the
+// order the key table lists them.
 
 #include <array>
 #include <nlohmann/json.hpp>
@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "core/words.hpp"
 
 namespace crossover {
 
@@ -107,55 +109,9 @@ inline constexpr auto words(Bound) {
                     std::pair{Bound::kLoader, std::string_view("loader")}};
 }
 
-/// True for the enums above (those with a words table).
-template <typename E, typename = void>
-inline constexpr bool kHasWords = false;
-template <typename E>
-inline constexpr bool kHasWords<E, std::void_t<decltype(words(E{}))>> = std::is_enum_v<E>;
-
-/// The word of a value: "dp", "graph", "bf16".
-template <typename E, typename = std::enable_if_t<kHasWords<E>>>
-std::string text_of(E value) {
-  for (const auto& [v, word] : words(E{})) {
-    if (v == value) return std::string(word);
-  }
-  return "unknown";
-}
-
-/// Every word of an enum, in declaration order (a key's choices).
-template <typename E>
-std::vector<std::string> word_list() {
-  std::vector<std::string> out;
-  for (const auto& entry : words(E{})) out.emplace_back(entry.second);
-  return out;
-}
-
-/// The value a word names; nothing for any other text.
-template <typename E>
-std::optional<E> parse_word(std::string_view word) {
-  for (const auto& [v, w] : words(E{})) {
-    if (w == word) return v;
-  }
-  return std::nullopt;
-}
-
 /// "cpu" for the CPU; "cuda" for "cuda" and "cuda:N".
 inline DeviceKind device_kind(std::string_view device) {
   return device.substr(0, 4) == "cuda" ? DeviceKind::kCuda : DeviceKind::kCpu;
-}
-
-/// The value a JSON word names; throws std::runtime_error naming the words it takes otherwise.
-template <typename E, typename BasicJson>
-E word_from_json(const BasicJson& json) {
-  const auto found =
-      json.is_string() ? parse_word<E>(json.template get<std::string>()) : std::optional<E>();
-  if (!found) {
-    std::string expected;
-    for (const auto& word : word_list<E>())
-      expected += (expected.empty() ? "\"" : ", \"") + word + "\"";
-    throw std::runtime_error("unknown value " + json.dump() + "; expected one of " + expected);
-  }
-  return *found;
 }
 
 // JSON: the word (nlohmann finds these by argument-dependent lookup; one pair per enum, as

@@ -23,24 +23,6 @@ double edge_measure(const Probe& p, Winner a, Winner b) {
 
 }  // namespace
 
-const char* outcome_name(SearchOutcome outcome) {
-  switch (outcome) {
-    case SearchOutcome::kRunning:
-      return "running";
-    case SearchOutcome::kCrossing:
-      return "crossing";
-    case SearchOutcome::kTieRegion:
-      return "tie-region";
-    case SearchOutcome::kBudgetSpent:
-      return "budget-spent";
-    case SearchOutcome::kNoCrossover:
-      return "no-crossover";
-    case SearchOutcome::kStopped:
-      return "stopped";
-  }
-  return "running";
-}
-
 CrossoverSearch::CrossoverSearch(SearchSpec spec, std::string baseline, std::string contender)
     : spec_(std::move(spec)), baseline_(std::move(baseline)), contender_(std::move(contender)) {}
 
@@ -293,7 +275,7 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
   j["precision"] = spec_.precision;
   j["max_probes"] = spec_.max_probes;
   j["scale"] = spec_.log_scale ? "log" : "linear";
-  j["outcome"] = outcome_name(outcome_);
+  j["outcome"] = text_of(outcome_);
   // What the statement says: the crossing's interval and the tie region below it, where the rule
   // finds one; else from the lowest to the highest change of winner.
   if (const CrossingFinding f = finding(); f.crossing()) {
@@ -313,7 +295,7 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
                                     {"speedup", p.speedup},
                                     {"low", p.low},
                                     {"high", p.high},
-                                    {"winner", winner_text(p.winner)},
+                                    {"winner", text_of(p.winner)},
                                     {"cells", p.cells}};
     if (i < trace_.size() && trace_[i].second > 0)
       probe["bracket_after"] = {trace_[i].first, trace_[i].second};

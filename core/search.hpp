@@ -4,12 +4,17 @@
 // decides where to probe next from the probes so far; measuring a probe (a pair of cells) is the
 // caller's. No LibTorch, no I/O.
 
+#include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include "core/words.hpp"
 
 namespace crossover {
 
@@ -29,10 +34,12 @@ struct SearchSpec {
 enum class Winner { kBaseline, kContender, kTie };
 
 /// "baseline", "contender", "tie": for searches.json, logs and test messages.
-inline const char* winner_text(Winner w) {
-  return w == Winner::kBaseline ? "baseline" : w == Winner::kContender ? "contender" : "tie";
+inline constexpr auto words(Winner) {
+  return std::array{std::pair{Winner::kBaseline, std::string_view("baseline")},
+                    std::pair{Winner::kContender, std::string_view("contender")},
+                    std::pair{Winner::kTie, std::string_view("tie")}};
 }
-inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << winner_text(w); }
+inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << text_of(w); }
 
 /// One probe measured: the speedup (baseline time / contender time) and its interval.
 struct Probe {
@@ -55,8 +62,15 @@ enum class SearchOutcome {
   kStopped,      ///< a probe could not be measured
 };
 
-/// "crossing", "budget-spent", "no-crossover", "tie-region", "stopped", "running".
-const char* outcome_name(SearchOutcome outcome);
+/// "running", "crossing", "tie-region", "budget-spent", "no-crossover", "stopped": searches.json's.
+inline constexpr auto words(SearchOutcome) {
+  return std::array{std::pair{SearchOutcome::kRunning, std::string_view("running")},
+                    std::pair{SearchOutcome::kCrossing, std::string_view("crossing")},
+                    std::pair{SearchOutcome::kTieRegion, std::string_view("tie-region")},
+                    std::pair{SearchOutcome::kBudgetSpent, std::string_view("budget-spent")},
+                    std::pair{SearchOutcome::kNoCrossover, std::string_view("no-crossover")},
+                    std::pair{SearchOutcome::kStopped, std::string_view("stopped")}};
+}
 
 /// The search's state: the probes so far, where to probe next, and what it found.
 class CrossoverSearch {

@@ -2,11 +2,16 @@
 // What happened to a cell, as a type: compared as a value everywhere, turned into text only where
 // results.jsonl, results.csv and the reports are read or written.
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/words.hpp"
 
 namespace crossover {
 
@@ -22,49 +27,34 @@ enum class CellStatus {
 };
 
 /// "ok", "skipped", "failed", "not run", "predicted": the words of results.jsonl and every report.
-inline const char* status_text(CellStatus status) {
-  switch (status) {
-    case CellStatus::kOk:
-      return "ok";
-    case CellStatus::kSkipped:
-      return "skipped";
-    case CellStatus::kFailed:
-      return "failed";
-    case CellStatus::kNotRun:
-      return "not run";
-    case CellStatus::kPredicted:
-      return "predicted";
-  }
-  return "unknown";
-}
-
-/// The status a word names; nothing for any other text.
-inline std::optional<CellStatus> status_from_text(const std::string& text) {
-  for (CellStatus s : {CellStatus::kOk, CellStatus::kSkipped, CellStatus::kFailed,
-                       CellStatus::kNotRun, CellStatus::kPredicted}) {
-    if (text == status_text(s)) return s;
-  }
-  return std::nullopt;
+inline constexpr auto words(CellStatus) {
+  return std::array{std::pair{CellStatus::kOk, std::string_view("ok")},
+                    std::pair{CellStatus::kSkipped, std::string_view("skipped")},
+                    std::pair{CellStatus::kFailed, std::string_view("failed")},
+                    std::pair{CellStatus::kNotRun, std::string_view("not run")},
+                    std::pair{CellStatus::kPredicted, std::string_view("predicted")}};
 }
 
 /// The word, for logs and test messages.
 inline std::ostream& operator<<(std::ostream& out, CellStatus status) {
-  return out << status_text(status);
+  return out << text_of(status);
 }
 
 /// JSON: the word. Reading anything else throws std::runtime_error naming it.
 template <typename BasicJson>
 void to_json(BasicJson& json, CellStatus status) {
-  json = status_text(status);
+  json = text_of(status);
 }
 template <typename BasicJson>
 void from_json(const BasicJson& json, CellStatus& status) {
-  const auto found = json.is_string() ? status_from_text(json.template get<std::string>())
+  const auto found = json.is_string() ? parse_word<CellStatus>(json.template get<std::string>())
                                       : std::optional<CellStatus>();
   if (!found) {
-    throw std::runtime_error("unknown status " + json.dump() +
-                             "; expected \"ok\", \"skipped\", \"failed\", \"not run\" or "
-                             "\"predicted\"");
+    std::string expected;
+    const auto all = word_list<CellStatus>();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      expected += (i == 0 ? "\"" : i + 1 == all.size() ? " or \"" : ", \"") + all[i] + "\"";
+    throw std::runtime_error("unknown status " + json.dump() + "; expected " + expected);
   }
   status = *found;
 }

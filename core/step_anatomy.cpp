@@ -5,22 +5,6 @@
 
 namespace crossover {
 
-const char* phase_text(Phase phase) {
-  switch (phase) {
-    case Phase::kData:
-      return "data";
-    case Phase::kCopy:
-      return "copy";
-    case Phase::kForward:
-      return "forward";
-    case Phase::kBackward:
-      return "backward";
-    case Phase::kOptimizer:
-      return "optimizer";
-  }
-  return "unknown";
-}
-
 void StepAnatomy::add(Phase phase, double flops, double bytes) {
   for (OpGroup& g : groups) {
     if (g.phase == phase && g.flops == flops && g.bytes == bytes) {

@@ -7,7 +7,11 @@
 #include <array>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include "core/words.hpp"
 
 namespace crossover {
 
@@ -16,7 +20,13 @@ enum class Phase { kData, kCopy, kForward, kBackward, kOptimizer };
 inline constexpr int kPhaseCount = 5;
 
 /// "data", "copy", "forward", "backward", "optimizer".
-const char* phase_text(Phase phase);
+inline constexpr auto words(Phase) {
+  return std::array{std::pair{Phase::kData, std::string_view("data")},
+                    std::pair{Phase::kCopy, std::string_view("copy")},
+                    std::pair{Phase::kForward, std::string_view("forward")},
+                    std::pair{Phase::kBackward, std::string_view("backward")},
+                    std::pair{Phase::kOptimizer, std::string_view("optimizer")}};
+}
 
 /// Operators of one phase that cost the same: the same FLOPs and the same bytes each.
 struct OpGroup {

@@ -24,7 +24,7 @@ std::string epoch_text(const Result& r, const std::string& measure) {
     return format_measure(r.epoch_seconds, measure) +
            (r.prediction_error > 0.0 ? " ± " + format_percent(r.prediction_error, false) : "");
   }
-  if (r.status != CellStatus::kOk) return status_text(r.status);
+  if (r.status != CellStatus::kOk) return text_of(r.status);
   return format_measure(r.epoch_seconds, measure) + " ± " +
          format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
          (r.throttled ? " (throttled)" : "") + (r.data_source == "synthetic" ? " (synthetic)" : "");

@@ -123,7 +123,7 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (base == nullptr) {
     const Result& r = *b.results.front();
     v.verdict = Verdict::kNotCompared;
-    v.reason = "baseline " + std::string(status_text(r.status)) +
+    v.reason = "baseline " + std::string(text_of(r.status)) +
                (r.reason.empty() ? "" : ": " + r.reason);
     return false;
   }
@@ -131,7 +131,7 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (cand == nullptr) {
     const Result& r = *c.results.front();
     v.verdict = r.status == CellStatus::kFailed ? Verdict::kFailed : Verdict::kNotCompared;
-    v.reason = "candidate " + std::string(status_text(r.status)) +
+    v.reason = "candidate " + std::string(text_of(r.status)) +
                (r.reason.empty() ? "" : ": " + r.reason);
     return false;
   }
@@ -305,23 +305,6 @@ void check_options(const RegressionOptions& o) {
                                 o.fail_on);
 }
 
-const char* verdict_text(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kRegression:
-      return "regression";
-    case Verdict::kFailed:
-      return "failed";
-    case Verdict::kImprovement:
-      return "improvement";
-    case Verdict::kInconclusive:
-      return "inconclusive";
-    case Verdict::kNoChange:
-      return "no change";
-    case Verdict::kNotCompared:
-      return "not compared";
-  }
-  return "unknown";
-}
 
 std::size_t RegressionReport::count(Verdict verdict) const {
   return static_cast<std::size_t>(std::count_if(

@@ -4,15 +4,19 @@
 // needs both significance and a change beyond a threshold — so that noise alone rarely fails a
 // CI job and a real slowdown rarely passes. The writers return text and do no I/O.
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/results.hpp"
 #include "core/significance.hpp"
 #include "core/stats.hpp"
+#include "core/words.hpp"
 #include "reports/calibration.hpp"
 
 namespace crossover {
@@ -29,16 +33,23 @@ enum class Verdict {
 
 /// "regression", "failed", "improvement", "inconclusive", "no change", "not compared": the words of
 /// the tables and the verdict file.
-const char* verdict_text(Verdict verdict);
+inline constexpr auto words(Verdict) {
+  return std::array{std::pair{Verdict::kRegression, std::string_view("regression")},
+                    std::pair{Verdict::kFailed, std::string_view("failed")},
+                    std::pair{Verdict::kImprovement, std::string_view("improvement")},
+                    std::pair{Verdict::kInconclusive, std::string_view("inconclusive")},
+                    std::pair{Verdict::kNoChange, std::string_view("no change")},
+                    std::pair{Verdict::kNotCompared, std::string_view("not compared")}};
+}
 
 inline std::ostream& operator<<(std::ostream& out, Verdict verdict) {
-  return out << verdict_text(verdict);
+  return out << text_of(verdict);
 }
 
 /// JSON: the word.
 template <typename BasicJson>
 void to_json(BasicJson& json, Verdict verdict) {
-  json = verdict_text(verdict);
+  json = text_of(verdict);
 }
 
 /// A p-value as the reports write it: "0.012", "3.1e-05".
@@ -89,24 +100,17 @@ enum class DecidedBy {
   kAssumedSpread,   ///< one run per side, no calibration: the change against an assumed spread
 };
 
-/// "", "run-level test", "within-run test", "reference drift": the words of compare's reports.
-inline const char* decided_by_text(DecidedBy d) {
-  switch (d) {
-    case DecidedBy::kRunLevel:
-      return "run-level test";
-    case DecidedBy::kWithinRun:
-      return "within-run test";
-    case DecidedBy::kReferenceDrift:
-      return "reference drift";
-    case DecidedBy::kAssumedSpread:
-      return "assumed spread";
-    case DecidedBy::kNone:
-      break;
-  }
-  return "";
+/// "", "run-level test", "within-run test", "reference drift", "assumed spread": the words of
+/// compare's reports.
+inline constexpr auto words(DecidedBy) {
+  return std::array{std::pair{DecidedBy::kNone, std::string_view("")},
+                    std::pair{DecidedBy::kRunLevel, std::string_view("run-level test")},
+                    std::pair{DecidedBy::kWithinRun, std::string_view("within-run test")},
+                    std::pair{DecidedBy::kReferenceDrift, std::string_view("reference drift")},
+                    std::pair{DecidedBy::kAssumedSpread, std::string_view("assumed spread")}};
 }
 inline std::ostream& operator<<(std::ostream& out, DecidedBy d) {
-  return out << decided_by_text(d);
+  return out << text_of(d);
 }
 
 /// One cell of the grid in both runs.

@@ -58,7 +58,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
     table.right_aligned[i] = true;
   for (const CellVerdict* v : cells) {
     std::vector<std::string> row;
-    if (with_verdict) row.push_back(verdict_text(v->verdict));
+    if (with_verdict) row.push_back(text_of(v->verdict));
     const bool measured = v->tested;
     row.push_back(v->name);
     row.push_back(cell_value(v->baseline_median, v->baseline_samples, v->baseline_runs, metric));
@@ -68,7 +68,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std:
                            : "-");
     row.push_back(measured ? interval_text(v->decided_ci) : "-");
     row.push_back(measured ? p_text(v->p_value) : "-");
-    row.push_back(v->decided_by == DecidedBy::kNone ? "-" : decided_by_text(v->decided_by));
+    row.push_back(v->decided_by == DecidedBy::kNone ? "-" : text_of(v->decided_by));
     row.push_back(v->reason);
     table.rows.push_back(row);
   }
@@ -187,7 +187,7 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
   // In the order of the first verdict files (they are read by CI jobs).
   for (Verdict v : {Verdict::kRegression, Verdict::kFailed, Verdict::kImprovement,
                     Verdict::kNoChange, Verdict::kInconclusive, Verdict::kNotCompared})
-    counts[verdict_text(v)] = r.count(v);
+    counts[text_of(v)] = r.count(v);
   j["counts"] = counts;
   Json env = Json::array();
   for (const auto& d : r.environment) {
@@ -231,7 +231,7 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                      {"run_level_p", v.run_level_p},
                      {"net_change", v.net_change},
                      {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},
-                     {"decided_by", decided_by_text(v.decided_by)},
+                     {"decided_by", text_of(v.decided_by)},
                      {"evidence", v.evidence},
                      {"config", v.config}});
   }

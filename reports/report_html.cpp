@@ -164,7 +164,7 @@ std::string tables_html(const std::vector<Result>& results,
         {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
          size_text(r.cell.batch_size),
          ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
-         std::to_string(r.cell.threads), status_text(r.status),
+         std::to_string(r.cell.threads), text_of(r.status),
          timed ? format_number(r.epoch_seconds) : "",
          ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
             : "",

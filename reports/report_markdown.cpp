@@ -74,7 +74,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
         data_path_text(r.cell) + (r.cell.timing == Timing::kPhases ? " (phases)" : "")};
     for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
     for (auto& text : std::vector<std::string>{
-             status_text(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
+             text_of(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
                  std::string(ok && r.throttled ? " (throttled)" : ""),
              r.data_source.empty() ? "-" : r.data_source,
              when_timed(format_seconds(r.epoch_seconds)),
@@ -156,7 +156,7 @@ std::string render_comparison_text(const std::vector<Result>& results,
   std::vector<std::pair<std::string, std::size_t>> reasons;
   for (const auto& r : results) {
     if (r.status == CellStatus::kOk) continue;
-    const std::string reason = status_text(r.status) + (": " + r.reason);
+    const std::string reason = text_of(r.status) + (": " + r.reason);
     auto it = std::find_if(reasons.begin(), reasons.end(),
                            [&](const auto& x) { return x.first == reason; });
     if (it == reasons.end())
@@ -296,7 +296,7 @@ std::string markdown_caveats(const std::vector<Result>& results) {
   for (const auto& r : results) {
     if (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted) continue;
     not_run.rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
-                            status_text(r.status), r.reason});
+                            text_of(r.status), r.reason});
   }
   if (!not_run.rows.empty()) {
     out += "## Cells that did not run\n\n" + render_markdown_table(not_run) + "\n";

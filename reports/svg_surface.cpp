@@ -62,7 +62,7 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
       const double x0 = left + cell_w * static_cast<double>(col);
       if (found == s.at.end()) continue;  // not measured: left blank
       const Pair& p = *found->second;
-      squares += "<rect class='surface-cell' data-winner='" + std::string(winner_text(p.winner)) +
+      squares += "<rect class='surface-cell' data-winner='" + text_of(p.winner) +
                  "' x='" + num(x0) + "' y='" + num(y0) + "' width='" + num(cell_w - 2) +
                  "' height='" + num(cell_h - 2) + "' fill='" + fill_of(p) + "'><title>" +
                  html_escape(x_axis + " " + format_axis_value(xs[col]) + ", " + y_axis + " " +

@@ -93,7 +93,7 @@ bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
     if (in_grid.count(cell_match_json(r.cell).dump()) == 0 &&
         !belongs_to_search(r.cell, expansion.searches))
       dropped.push_back("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ", " +
-                        status_text(r.status) + ")");
+                        text_of(r.status) + ")");
   }
   if (dropped.empty()) return true;
   spdlog::error(

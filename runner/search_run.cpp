@@ -98,7 +98,7 @@ bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measur
   for (const Result& r : results) {
     if (r.status != CellStatus::kOk) {
       search.stop("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ") " +
-                  status_text(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
+                  text_of(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
       return false;
     }
     known_.emplace(identity(r.cell), r);

@@ -68,7 +68,7 @@ class ProgressLine : public Reporter {
       ran_.emplace_back(cost_[done - 1], r.wall_seconds);
     const auto next = cost_.begin() + static_cast<std::ptrdiff_t>(std::min(done, total));
     const std::vector<double> left(next, cost_.end());
-    std::string outcome = status_text(r.status);
+    std::string outcome = text_of(r.status);
     if (r.status == CellStatus::kOk) {
       outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
                  format_number(r.metric_value);

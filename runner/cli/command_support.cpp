@@ -153,7 +153,7 @@ bool required_devices_measured(const std::vector<std::string>& devices,
       if ((is_cuda_device(r.cell.device) ? "cuda" : r.cell.device) != device) continue;
       ++cells;
       if (r.status == CellStatus::kOk) ++measured;
-      else if (why.empty()) why = std::string("; the first was ") + status_text(r.status) + ": " + r.reason;
+      else if (why.empty()) why = std::string("; the first was ") + text_of(r.status) + ": " + r.reason;
     }
     if (measured > 0) continue;
     measured_all = false;

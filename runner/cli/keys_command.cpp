@@ -23,7 +23,7 @@ int keys_command(bool markdown) {
     if (!key.settable) continue;
     std::string fallback = default_text(key);
     fallback.erase(std::remove(fallback.begin(), fallback.end(), '`'), fallback.end());
-    table.rows.push_back({key.name, role_name(key.role), key.expected, fallback});
+    table.rows.push_back({key.name, text_of(key.role), key.expected, fallback});
   }
   std::cout << render_text_table(table)
             << "Roles: identity keys change what is measured, and pairs, tables and compare match "
