@@ -6,7 +6,7 @@
 // a "1 thread" CPU figure that limits only LibTorch is really a multi-threaded one.
 #include <benchmark/benchmark.h>
 
-#include "runner/threads.hpp"
+#include "runner/execution/threads.hpp"
 
 namespace {
 

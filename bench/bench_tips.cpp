@@ -11,7 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/cuda.h>
 
-#include "runner/devices.hpp"
+#include "runner/execution/devices.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <random>
 
-#include "reports/regression.hpp"
+#include "reports/gate/regression.hpp"
 
 int main() {
   using crossover::Result;

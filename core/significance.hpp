@@ -1,7 +1,7 @@
 #pragma once
 // Whether two sets of timing samples differ: the Mann-Whitney U test on the samples of one run per
 // side, and Welch's t on the logarithms of run medians when each side has several runs. compare's
-// gate is built on them (reports/regression.hpp).
+// gate is built on them (reports/gate/regression.hpp).
 
 #include <cstddef>
 #include <vector>

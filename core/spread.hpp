@@ -19,7 +19,7 @@ struct CellSpread {
 };
 
 /// The spread of one cell from its log ratios and machine drifts (log), as calibrate_pairs
-/// (reports/calibration.hpp) does.
+/// (reports/gate/run_drift.hpp) does.
 CellSpread estimate_spread(const std::vector<double>& log_ratios,
                            const std::vector<double>& log_machine);
 

@@ -12,12 +12,11 @@ build=${BUILD_DIR:-$top/build}
 [[ -f $build/compile_commands.json ]] || { echo "configure $build first (scripts/build.sh)" >&2; exit 2; }
 files=("$@")
 if [[ ${#files[@]} -eq 0 ]]; then
-  mapfile -t files < <(ls core/*.cpp reports/*.cpp runner/*.cpp runner/cli/*.cpp workloads/*.cpp |
-                       grep -v cuda_seam)
+  mapfile -t files < <(find core reports runner workloads -name '*.cpp' | sort | grep -v cuda_seam)
 fi
 # clang-tidy cannot read GCC's precompiled header: read each unit with the header's text instead.
 db=$(mktemp -d)
-sed 's| -include [^ ]*/cmake_pch\.hxx| -include '"$top"'/runner/torch_pch.hpp|; s| -Winvalid-pch||' \
+sed 's| -include [^ ]*/cmake_pch\.hxx| -include '"$top"'/runner/execution/torch_pch.hpp|; s| -Winvalid-pch||' \
   "$build/compile_commands.json" >"$db/compile_commands.json"
 out=$(mktemp)
 trap 'rm -rf "$db" "$out"' EXIT

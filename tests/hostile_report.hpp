@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_html.hpp"
+#include "reports/render/report_html.hpp"
 
 namespace crossover::testing {
 

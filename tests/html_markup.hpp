@@ -97,12 +97,12 @@ inline Markup read_markup(const std::string& html) {
 }
 
 /// Every element and attribute name that the renderers' sources write into their markup
-/// (reports/report_html.cpp, svg_charts.cpp and svg_surface.cpp): what a page may contain.
+/// (reports/render/report_html.cpp, svg_charts.cpp and svg_surface.cpp): what a page may contain.
 /// Attributes are written as NAME=' in the source, elements as <NAME.
 inline Markup renderer_markup(const std::string& source_dir) {
   std::string source;
-  for (const char* file :
-       {"/reports/report_html.cpp", "/reports/svg_charts.cpp", "/reports/svg_surface.cpp"}) {
+  for (const char* file : {"/reports/render/report_html.cpp", "/reports/render/svg_charts.cpp",
+                           "/reports/render/svg_surface.cpp"}) {
     std::ifstream in(source_dir + file);
     std::ostringstream text;
     text << in.rdbuf();

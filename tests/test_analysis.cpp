@@ -1,7 +1,7 @@
 // Pairing, bootstrap speedups and crossover detection on hand-made results with known answers.
 #include <gtest/gtest.h>
 
-#include "reports/analysis.hpp"
+#include "reports/analysis/analysis.hpp"
 
 namespace crossover {
 namespace {
@@ -96,8 +96,8 @@ TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
       r.back().step_ops_forward = 100;
     }
   }
-  const auto threads = find_crossovers(pair_results(r, parse_compare("threads=1:0")),
-                                       parse_compare("threads=1:0"));
+  const auto threads =
+      find_crossovers(pair_results(r, parse_compare("threads=1:0")), parse_compare("threads=1:0"));
   ASSERT_FALSE(threads.empty());
   EXPECT_NE(threads[0].why.find("threads=0's step is dispatch-bound"), std::string::npos)
       << threads[0].why;
@@ -343,8 +343,8 @@ TEST(Analysis, AMeanOverACrossingIsNoRecommendation) {
   const std::vector<double> bf16_speedup = {0.5, 0.8, 1.5, 2.1};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (const Precision precision : {Precision::kFp32, Precision::kBf16}) {
-      Result c = cell(r.size(), "cpu", 100,
-                      precision == Precision::kFp32 ? 1.0 : 1.0 / bf16_speedup[i]);
+      Result c =
+          cell(r.size(), "cpu", 100, precision == Precision::kFp32 ? 1.0 : 1.0 / bf16_speedup[i]);
       c.cell.dataset_size = static_cast<std::int64_t>(rows[i]);
       c.train_rows = c.cell.dataset_size;
       c.cell.precision = precision;

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "core/cost_model.hpp"
-#include "runner/anatomy.hpp"
-#include "runner/devices.hpp"
-#include "runner/executor.hpp"
-#include "runner/profile_measure.hpp"
+#include "runner/execution/anatomy.hpp"
+#include "runner/execution/devices.hpp"
+#include "runner/execution/executor.hpp"
+#include "runner/machine/profile_measure.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -1,12 +1,11 @@
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "runner/blas.hpp"
-#include "runner/packages.hpp"
+#include "runner/machine/blas.hpp"
+#include "runner/machine/packages.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {
@@ -36,8 +35,8 @@ TEST(Packages, TheDebianPackageOfALibraryAndItsVersionComeFromDpkgsLists) {
   fs::create_directories(dpkg + "/info/odd.list");
   ASSERT_EQ(mkfifo((dpkg + "/info/a-fifo.list").c_str(), 0644), 0);
   std::ofstream(dpkg + "/info/libc6:amd64.list") << "/usr/lib/libc.so.6\n";
-  std::ofstream(dpkg + "/info/libtorch1.13:amd64.list")
-      << "/.\n" << lib << "/libtorch_cpu.so.1.13.0\n";
+  std::ofstream(dpkg + "/info/libtorch1.13:amd64.list") << "/.\n"
+                                                        << lib << "/libtorch_cpu.so.1.13.0\n";
   std::ofstream(dpkg + "/status") << "Package: libc6\nVersion: 2.36-9\n\n"
                                   << "Package: libtorch1.13\nStatus: install ok installed\n"
                                   << "Version: 1.13.1+dfsg-4\n\n";

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <random>
 
-#include "reports/analysis.hpp"
-#include "reports/calibrate.hpp"
-#include "runner/busy_load.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/gate/gate_calibration.hpp"
+#include "runner/execution/busy_load.hpp"
 #include "tests/sample_results.hpp"
 
 namespace crossover {

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "core/results.hpp"
-#include "runner/output_dir.hpp"
-#include "workloads/catalog.hpp"
+#include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/catalog.hpp"
 
 namespace crossover {
 namespace {
@@ -457,7 +457,8 @@ TEST(Hostile, ANewcomersWrongTurnsAreNamedWithTheWayOut) {
   fs::create_symlink(dir.file("loop"), dir.file("loop"));
   o = crossover(dir, "list", std::string("CROSSOVER_DATA_DIR=") + dir.file("loop"));
   EXPECT_EQ(o.code, 0) << o.err;
-  EXPECT_TRUE(std::regex_search(o.out, std::regex("\niris .* missing: synthetic data will be used")))
+  EXPECT_TRUE(
+      std::regex_search(o.out, std::regex("\niris .* missing: synthetic data will be used")))
       << o.out;
   const std::string standin = dir.write("standin.json", R"({"name": "s",
     "defaults": {"repeats": 1}, "experiments": [{"workload": "standin_mlp"}]})");

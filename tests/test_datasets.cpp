@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "core/cell.hpp"
-#include "runner/shard.hpp"
+#include "runner/distributed/shard.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/datasets.hpp"
 
@@ -18,8 +18,8 @@ using testing::ScratchDir;
 
 // scripts/fetch-data.sh verifies each file it fetched; its numbers must be the declaration's.
 TEST(Datasets, TheFetchScriptChecksWhatEachDeclarationSays) {
-  std::istringstream script(testing::slurp(std::string(CROSSOVER_SOURCE_DIR) +
-                                           "/scripts/fetch-data.sh"));
+  std::istringstream script(
+      testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/scripts/fetch-data.sh"));
   const std::regex folder_var(R"re(^(\w+)=\$data/(\S+)$)re");
   const std::regex csv(R"re(^check_csv "\$data/([^"]+)" (\d+) (\d+) \d+$)re");
   const std::regex idx(R"re(^\s*check_idx "\$(\w+)/(\S+)-idx\d-ubyte\.gz" \d+ (\d+)$)re");

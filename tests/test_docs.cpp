@@ -16,7 +16,7 @@
 #include "core/keys.hpp"
 #include "core/results.hpp"
 #include "core/run_files.hpp"
-#include "runner/grid.hpp"
+#include "runner/grid/grid.hpp"
 #include "tests/cli_support.hpp"
 
 namespace crossover {
@@ -64,9 +64,9 @@ std::set<std::string> documented_options(const std::string& command) {
 }
 
 TEST(Docs, EachCommandsOptionsAreTheOnesItsSectionOfCommandsMdLists) {
-  for (const std::string command : {"", "run", "report", "compare", "calibrate", "validate", "keys",
-                                    "list", "env", "bench", "worker", "profile", "predict",
-                                    "history"}) {
+  for (const std::string command :
+       {"", "run", "report", "compare", "calibrate", "validate", "keys", "list", "env", "bench",
+        "worker", "profile", "predict", "history"}) {
     const auto declared = declared_options(command);
     EXPECT_FALSE(declared.empty() && command != "validate") << command;
     EXPECT_EQ(declared, documented_options(command))
@@ -115,8 +115,8 @@ TEST(Docs, EveryLinkIntoDocsNamesAPageAndAHeadingThatExist) {
     if (entry.path().extension() == ".md")
       expect_links_hold(entry.path().filename().string(), slurp(entry.path().string()), true);
   // Messages that send the user to a page: skip reasons, errors, --help.
-  for (const std::string folder : {"core", "workloads", "reports", "runner", "runner/cli"})
-    for (const auto& entry : fs::directory_iterator(source(folder)))
+  for (const std::string folder : {"core", "workloads", "reports", "runner"})
+    for (const auto& entry : fs::recursive_directory_iterator(source(folder)))
       if (entry.path().extension() == ".cpp" || entry.path().extension() == ".hpp")
         expect_links_hold(entry.path().string(), slurp(entry.path().string()), false);
 }
@@ -195,7 +195,8 @@ TEST(Docs, EachConfigStatesItsCellsAndItsTimeIsNoOlderThanThem) {
   const std::set<std::string> untimed = {"seed-002-cifar-dataparallel.json", "gpu-smoke.json"};
   // The history is there in a clone; a shallow or exported copy checks the cells alone.
   const std::string git = "git -C " + source("") + " ";
-  const bool history = output_of(git + "rev-parse --is-shallow-repository 2>/dev/null") == "false\n";
+  const bool history =
+      output_of(git + "rev-parse --is-shallow-repository 2>/dev/null") == "false\n";
   std::size_t configs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(source("configs"))) {
     const std::string name = entry.path().filename().string();

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/prices.hpp"
-#include "runner/energy.hpp"
+#include "runner/machine/energy.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "core/results_csv.hpp"
 #include "core/text.hpp"
-#include "reports/table.hpp"
+#include "reports/render/table.hpp"
 #include "tests/cli_support.hpp"
 #include "workloads/catalog.hpp"
 

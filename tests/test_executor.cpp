@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/keys.hpp"
-#include "runner/devices.hpp"
-#include "runner/executor.hpp"
-#include "runner/threads.hpp"
+#include "runner/execution/devices.hpp"
+#include "runner/execution/executor.hpp"
+#include "runner/execution/threads.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/catalog.hpp"
 #include "workloads/user_model.hpp"

@@ -12,7 +12,7 @@
 #include <regex>
 
 #include "core/text.hpp"
-#include "reports/svg_charts.hpp"
+#include "reports/render/svg_charts.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -102,7 +102,8 @@ TEST(GoldenReports, EveryOutputStatesTheSameCrossings) {
       for (const auto& r : comparison.at("recommendations"))
         sentences.push_back(r.at("statement").get<std::string>());
     const std::regex wins(R"(wins (from|at every)[^(]*\((speedup )?([0-9.]+)x)"),
-        worded(R"(speedup ([0-9.]+)x \([^ ]+ (faster|slower))"), faster(R"(([0-9.]+)x faster than)");
+        worded(R"(speedup ([0-9.]+)x \([^ ]+ (faster|slower))"),
+        faster(R"(([0-9.]+)x faster than)");
     std::size_t checked = 0;
     for (const std::string& s : sentences) {
       for (std::sregex_iterator m(s.begin(), s.end(), wins), end; m != end; ++m, ++checked)
@@ -126,8 +127,8 @@ TEST(GoldenReports, EveryOutputStatesTheSameCrossings) {
                                format_axis_value(std::round(search["bracket"][1].get<double>()));
       EXPECT_NE(statement.find("(" + span + ")"), std::string::npos) << span << ": " << statement;
       EXPECT_NE(html.find("crossing " +
-                          format_axis_value(std::round(search["bracket"][0].get<double>())) +
-                          "–" + format_axis_value(std::round(search["bracket"][1].get<double>()))),
+                          format_axis_value(std::round(search["bracket"][0].get<double>())) + "–" +
+                          format_axis_value(std::round(search["bracket"][1].get<double>()))),
                 std::string::npos)
           << span;
     }

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "runner/grid.hpp"
+#include "runner/grid/grid.hpp"
 
 namespace crossover {
 namespace {

@@ -1,5 +1,5 @@
-// crossover history (reports/history.hpp, runner/cli/history_command.cpp): runs in commit order,
-// cells matched on their identity keys, change points with their commits, the stored history
+// crossover history (reports/gate/history.hpp, runner/cli/history_command.cpp): runs in commit
+// order, cells matched on their identity keys, change points with their commits, the stored history
 // extended by one run, a hostile history.json refused, and the exit code of --fail-on-change.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <random>
 
 #include "core/file_writer.hpp"
-#include "reports/history.hpp"
-#include "runner/output_dir.hpp"
+#include "reports/gate/history.hpp"
+#include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 #include "tests/test_support.hpp"
@@ -92,7 +92,8 @@ TEST(History, TheStoredHistoryRoundTripsAndAHostileOneIsRefused) {
   };
   refused([](nlohmann::json& j) { j["format"] = "something else"; }, "not a history");
   refused([](nlohmann::json& j) { j["runs"] = 7; }, "history.runs: not an array but number");
-  refused([](nlohmann::json& j) { j["runs"][0]["commit"] = 3; }, "runs[0].commit: not a string but number");
+  refused([](nlohmann::json& j) { j["runs"][0]["commit"] = 3; },
+          "runs[0].commit: not a string but number");
   refused([](nlohmann::json& j) { j["cells"][0]["points"][0][0] = 99; },
           "cells[0].points[0]: run 99 is not one of the history's runs");
   refused([](nlohmann::json& j) { j["cells"][0]["points"][0][1] = -1.0; },
@@ -157,8 +158,8 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
   for (const char* file : {"history.json", "history.md", "history.html"})
     EXPECT_TRUE(fs::exists(out + "/" + file)) << file;
   // By start time instead, the same runs are in reverse: the step reads as a speed-up, no failure.
-  o = testing::crossover(dir, "history" + runs + " --out " + dir.file("by-time") +
-                                  " --fail-on-change");
+  o = testing::crossover(dir,
+                         "history" + runs + " --out " + dir.file("by-time") + " --fail-on-change");
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("-33.3 % ["), std::string::npos) << o.out;
 
@@ -174,8 +175,8 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
 
   // What is refused: an order that lacks a run's commit, a history.json that is not one.
   dir.write("short.txt", "abcdef10\n");
-  o = testing::crossover(dir, "history" + runs + " --order " + dir.file("short.txt") + " --out " +
-                                  dir.file("x"));
+  o = testing::crossover(
+      dir, "history" + runs + " --order " + dir.file("short.txt") + " --out " + dir.file("x"));
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("lacks the commit of"), std::string::npos) << o.err;
   fs::create_directories(dir.file("fake"));

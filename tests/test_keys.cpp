@@ -7,7 +7,7 @@
 
 #include "core/cell.hpp"
 #include "core/keys.hpp"
-#include "runner/grid.hpp"
+#include "runner/grid/grid.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -64,10 +64,27 @@ std::vector<std::string> sources() {
 
 TEST(Layers, EveryFolderHasALayer) {
   EXPECT_EQ(layer_of("core/cell.hpp"), 0u);
-  EXPECT_EQ(layer_of("reports/analysis.cpp"), 2u);
-  EXPECT_EQ(layer_of("runner/executor.cpp"), 3u);
+  EXPECT_EQ(layer_of("reports/analysis/analysis.cpp"), 2u);
+  EXPECT_EQ(layer_of("runner/execution/executor.cpp"), 3u);
   EXPECT_EQ(layer_of("runner/cli/main.cpp"), 4u);
   for (const auto& file : sources()) EXPECT_TRUE(layer_of(file).has_value()) << file;
+}
+
+// Every folder of the layers says in a README.md what it holds, for whoever opens it first.
+TEST(Layers, EveryFolderOfTheLayersHasAReadme) {
+  const fs::path root(CROSSOVER_SOURCE_DIR);
+  std::size_t folders = 0;
+  for (const char* top : {"core", "workloads", "reports", "runner"}) {
+    std::vector<fs::path> all = {root / top};
+    for (const auto& entry : fs::recursive_directory_iterator(root / top))
+      if (entry.is_directory()) all.push_back(entry.path());
+    for (const fs::path& folder : all) {
+      ++folders;
+      EXPECT_TRUE(fs::is_regular_file(folder / "README.md"))
+          << fs::relative(folder, root).string() << "/ has no README.md";
+    }
+  }
+  EXPECT_GE(folders, 13u);
 }
 
 // The includes of `text` (the file `file`) that point to a higher layer, as messages.
@@ -103,18 +120,23 @@ TEST(Layers, IncludesPointDown) {
 TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
   const std::string text =
       "#include \"core/stats.hpp\"\n#include <vector>\n  #include "
-      "\"reports/analysis.hpp\"\n";
+      "\"reports/analysis/analysis.hpp\"\n";
   const auto problems = upward_includes("core/results.cpp", text);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0],
-            "core/results.cpp:3 (core) includes reports/analysis.hpp (reports), a "
+            "core/results.cpp:3 (core) includes reports/analysis/analysis.hpp (reports), a "
             "higher layer");
   EXPECT_TRUE(upward_includes("runner/cli/main.cpp", text).empty());
-  EXPECT_EQ(upward_includes("workloads/registry.cpp", "#include \"runner/devices.hpp\"").size(),
-            1u);
+  EXPECT_EQ(
+      upward_includes("workloads/registry.cpp", "#include \"runner/execution/devices.hpp\"").size(),
+      1u);
   // At folder level too: the reports read results, never the execution that made them.
-  EXPECT_EQ(upward_includes("reports/analysis.cpp", "#include \"runner/grid.hpp\"").size(), 1u);
-  EXPECT_TRUE(upward_includes("runner/executor.cpp", "#include \"reports/table.hpp\"").empty());
+  EXPECT_EQ(
+      upward_includes("reports/analysis/analysis.cpp", "#include \"runner/grid/grid.hpp\"").size(),
+      1u);
+  EXPECT_TRUE(
+      upward_includes("runner/execution/executor.cpp", "#include \"reports/render/table.hpp\"")
+          .empty());
 }
 
 TEST(Layers, NoSourceFileOverAbout500Lines) {

@@ -12,11 +12,11 @@
 #include "core/processes.hpp"
 #include "core/results_csv.hpp"
 #include "core/stats.hpp"
-#include "reports/analysis.hpp"
-#include "reports/measures.hpp"
-#include "reports/regression.hpp"
-#include "reports/report_html.hpp"
-#include "reports/report_markdown.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/analysis/measures.hpp"
+#include "reports/gate/regression.hpp"
+#include "reports/render/report_html.hpp"
+#include "reports/render/report_markdown.hpp"
 #include "tests/sample_results.hpp"
 
 namespace crossover {
@@ -274,7 +274,6 @@ TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
   EXPECT_DOUBLE_EQ(weighted.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
 }
 
-
 // A result field, checked by its declared unit (core/results.hpp): written and read back, in the
 // CSV unless a list of samples, and in another measure converted as its unit says.
 template <typename T>
@@ -290,8 +289,8 @@ void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result&
     r.*field = T{3.0};
     EXPECT_EQ(result_from_json(result_to_json(r)).*field, r.*field);
     const double expected = unit == Unit::kEpochSeconds || unit == Unit::kEpochSamples ? 30.0
-                            : unit == Unit::kPerSecond                               ? 0.3
-                                                                                     : 3.0;
+                            : unit == Unit::kPerSecond                                 ? 0.3
+                                                                                       : 3.0;
     EXPECT_EQ(in_measure({r}, "energy").front().*field, T{expected});
   }
 }

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runner/output_dir.hpp"
+#include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "workloads/catalog.hpp"
 

@@ -3,8 +3,8 @@
 // scopes. What needs a GPU is in the *_CUDA tests.
 #include <gtest/gtest.h>
 
-#include "runner/cuda_seam.hpp"
-#include "runner/devices.hpp"
+#include "runner/execution/cuda_seam.hpp"
+#include "runner/execution/devices.hpp"
 #include "workloads/fused_optimizer.hpp"
 #include "workloads/optimizers.hpp"
 #include "workloads/precision.hpp"

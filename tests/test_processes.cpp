@@ -7,9 +7,9 @@
 #include <random>
 
 #include "core/processes.hpp"
-#include "reports/calibrate.hpp"
-#include "reports/regression.hpp"
-#include "runner/busy_load.hpp"
+#include "reports/gate/gate_calibration.hpp"
+#include "reports/gate/regression.hpp"
+#include "runner/execution/busy_load.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 

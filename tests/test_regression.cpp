@@ -8,8 +8,8 @@
 #include <map>
 #include <random>
 
-#include "reports/regression.hpp"
-#include "reports/report_gbench.hpp"
+#include "reports/gate/regression.hpp"
+#include "reports/render/report_gbench.hpp"
 #include "tests/sample_results.hpp"
 
 namespace crossover {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "reports/report_html.hpp"
-#include "reports/svg_charts.hpp"
+#include "reports/render/report_html.hpp"
+#include "reports/render/svg_charts.hpp"
 #include "tests/hostile_report.hpp"
 #include "tests/html_markup.hpp"
 

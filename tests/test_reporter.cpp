@@ -7,8 +7,8 @@
 
 #include "core/results_csv.hpp"
 #include "core/run_files.hpp"
-#include "reports/report_html.hpp"
-#include "reports/reporter.hpp"
+#include "reports/render/report_html.hpp"
+#include "reports/render/reporter.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -7,9 +7,9 @@
 
 #include "core/results_csv.hpp"
 #include "core/text.hpp"
-#include "reports/analysis.hpp"
-#include "reports/comparison.hpp"
-#include "reports/report_markdown.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/analysis/comparison.hpp"
+#include "reports/render/report_markdown.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

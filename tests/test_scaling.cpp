@@ -1,10 +1,10 @@
 // Scaling rows, efficiency against the one-replica cell, and where they show in the reports.
 #include <gtest/gtest.h>
 
-#include "reports/analysis.hpp"
-#include "reports/report_html.hpp"
-#include "reports/report_markdown.hpp"
-#include "reports/scaling.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/analysis/scaling.hpp"
+#include "reports/render/report_html.hpp"
+#include "reports/render/report_markdown.hpp"
 
 namespace crossover {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "core/search.hpp"
 #include "core/text.hpp"
-#include "reports/report_markdown.hpp"
-#include "reports/svg_charts.hpp"
+#include "reports/render/report_markdown.hpp"
+#include "reports/render/svg_charts.hpp"
 
 namespace crossover {
 namespace {
@@ -28,9 +28,7 @@ CrossoverSearch run_search(const Curve& curve, SearchSpec spec, double spread = 
     p.speedup = curve(*value);
     p.low = p.speedup * (1 - spread);
     p.high = p.speedup * (1 + spread);
-    p.winner = p.low > 1    ? Winner::kContender
-               : p.high < 1 ? Winner::kBaseline
-                            : Winner::kTie;
+    p.winner = p.low > 1 ? Winner::kContender : p.high < 1 ? Winner::kBaseline : Winner::kTie;
     search.record(p);
   }
   return search;
@@ -106,9 +104,7 @@ TEST(Search, OnNoisyIrisLikeSpeedupsMostSearchesBracketTheCrossingWithinTenPerce
       p.speedup = std::pow(*value / 2700.0, 0.22) * std::exp(noise(random));
       p.low = p.speedup * 0.996;
       p.high = p.speedup * 1.004;
-      p.winner = p.low > 1    ? Winner::kContender
-                 : p.high < 1 ? Winner::kBaseline
-                              : Winner::kTie;
+      p.winner = p.low > 1 ? Winner::kContender : p.high < 1 ? Winner::kBaseline : Winner::kTie;
       search.record(p);
     }
     const auto b = search.bracket();
@@ -162,7 +158,8 @@ TEST(Search, WhereNeitherWinsTheSearchFindsTheTieRegionsTwoEdges) {
   }
   // The tie region's probes, the side each edge falls to, and the crossing never inside the ties.
   EXPECT_EQ(search.statement().rfind("cuda wins from dataset_size ", 0), 0U) << search.statement();
-  EXPECT_NE(search.statement().find("; the two tie from "), std::string::npos) << search.statement();
+  EXPECT_NE(search.statement().find("; the two tie from "), std::string::npos)
+      << search.statement();
   EXPECT_NE(search.statement().find("; cpu wins at "), std::string::npos) << search.statement();
   EXPECT_NE(search.statement().find("), so the crossing lies between "), std::string::npos)
       << search.statement();

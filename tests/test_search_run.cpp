@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "runner/grid.hpp"
-#include "runner/search_run.hpp"
+#include "runner/grid/grid.hpp"
+#include "runner/sweep/search_run.hpp"
 #include "tests/cli_support.hpp"
 #include "workloads/catalog.hpp"
 

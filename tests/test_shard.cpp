@@ -10,9 +10,9 @@
 #include <thread>
 #include <tuple>
 
-#include "runner/grid.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/shard.hpp"
+#include "runner/distributed/shard.hpp"
+#include "runner/grid/grid.hpp"
+#include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "workloads/catalog.hpp"
 
@@ -39,7 +39,8 @@ TEST(Shard, TheTimeLeftWeighsEachCellByItsEstimatedCost) {
   // floor 1 s; 0.1 s above it for 3e6 of cost: a cell of 1e9 takes 1 + 1e9 * 0.1 / 3e6 s.
   EXPECT_NEAR(seconds_left(ran, {1e9}), 1.0 + 1e9 * 0.1 / 3e6, 1e-9);
   EXPECT_GT(seconds_left(ran, {1e9}), 10 * 1.05);  // counting cells would say 1.05 s
-  EXPECT_NEAR(seconds_left(ran, {1e6, 0.0, 1e6}), 2 * (1.0 + 1e6 * 0.1 / 3e6), 1e-12);  // 0: skipped
+  EXPECT_NEAR(seconds_left(ran, {1e6, 0.0, 1e6}), 2 * (1.0 + 1e6 * 0.1 / 3e6),
+              1e-12);  // 0: skipped
 }
 
 TEST(Shard, KOfNIsParsedAndEveryMistakeNamed) {

@@ -1,7 +1,7 @@
 // Which cells a machine cannot run, for machines we do not have.
 #include <gtest/gtest.h>
 
-#include "runner/skip.hpp"
+#include "runner/grid/skip.hpp"
 
 namespace crossover {
 namespace {

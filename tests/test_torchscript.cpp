@@ -9,8 +9,8 @@
 #include <csignal>
 #include <filesystem>
 
-#include "runner/executor.hpp"
-#include "runner/model_check.hpp"
+#include "runner/execution/executor.hpp"
+#include "runner/grid/model_check.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/precision.hpp"
 #include "workloads/supervised.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // What is wrong with a `torchscript` cell's model, asked without LibTorch's headers: `validate` and
-// `run` ask it in a child process (runner/model_check.cpp), so a file that crashes LibTorch's
+// `run` ask it in a child process (runner/grid/model_check.cpp), so a file that crashes LibTorch's
 // loader costs no more than its message.
 
 #include <string>

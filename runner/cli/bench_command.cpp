@@ -11,8 +11,8 @@
 #include "core/user_files.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/launch.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/execution/launch.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {

@@ -8,12 +8,12 @@
 
 #include "core/file_writer.hpp"
 #include "core/user_files.hpp"
-#include "reports/calibrate.hpp"
-#include "runner/busy_load.hpp"
+#include "reports/gate/gate_calibration.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/launch.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/execution/busy_load.hpp"
+#include "runner/execution/launch.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {

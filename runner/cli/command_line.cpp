@@ -17,7 +17,7 @@
 
 #include "core/text.hpp"
 #include "runner/cli/terminal.hpp"
-#include "runner/memory.hpp"
+#include "runner/execution/memory.hpp"
 
 namespace {
 
@@ -90,9 +90,9 @@ void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
 // Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
 // variable), never a request for the default.
 void refuse_empty_paths(CLI::App& app) {
-  static const std::set<std::string> paths = {
-      "--out",   "--data-dir",    "--resume", "--markdown", "--json",  "--rerun",
-      "--order", "--calibration", "--cell",   "--into",     "--append"};
+  static const std::set<std::string> paths = {"--out",  "--data-dir", "--resume", "--markdown",
+                                              "--json", "--rerun",    "--order",  "--calibration",
+                                              "--cell", "--into",     "--append"};
   const CLI::Validator non_empty(
       [](std::string& value) {
         return value.empty() ? std::string(
@@ -160,7 +160,8 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) explain_unknown_options(argc, argv, app);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
+      explain_unknown_options(argc, argv, app);
     const int code = app.exit(e);
     return check_standard_output(code == 0 ? 0 : 2);
   }

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "core/text.hpp"
-#include "reports/regression.hpp"
-#include "runner/grid.hpp"
-#include "runner/model_check.hpp"
+#include "reports/gate/regression.hpp"
+#include "runner/grid/grid.hpp"
+#include "runner/grid/model_check.hpp"
 
 namespace crossover {
 
@@ -33,7 +33,7 @@ void catch_interrupts();
 
 /// Loads and expands a grid, logging every issue; nullopt means bad input. Its own models
 /// (workload "torchscript") are each checked in a child process, for at most
-/// `model_check_seconds` (runner/model_check.hpp).
+/// `model_check_seconds` (runner/grid/model_check.hpp).
 std::optional<std::pair<Grid, Expansion>> load_and_expand(
     const std::string& path, double model_check_seconds = kModelCheckSeconds);
 

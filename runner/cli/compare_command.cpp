@@ -11,10 +11,10 @@
 #include "core/file_writer.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
-#include "reports/regression.hpp"
+#include "reports/gate/regression.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -35,7 +35,7 @@ struct CompareArgs {
   int rounds = 3;        ///< with `rerun`: rounds of baseline and candidate runs
   std::string out_dir;   ///< with `rerun`: where the runs go (default runs/compare-<timestamp>)
   std::string data_dir = "data";
-  std::string calibration;  ///< a calibrate.json for one-run comparisons ("" = none)
+  std::string calibration;           ///< a calibrate.json for one-run comparisons ("" = none)
   std::vector<std::string> require;  ///< --require DEVICE: measured on both sides
 };
 
@@ -179,9 +179,8 @@ int compare_command(const CompareArgs& args) {
     if (!file.empty()) written.push_back(file);
   }
   if (!written.empty()) std::cout << "Written: " << join(written) << "\n";
-  const bool required =
-      required_devices_measured(args.require, baseline.results, "the baseline") &
-      required_devices_measured(args.require, candidate.results, "the candidate");
+  const bool required = required_devices_measured(args.require, baseline.results, "the baseline") &
+                        required_devices_measured(args.require, candidate.results, "the candidate");
   return report.fails() || !required ? kExitRunFailed : kExitOk;
 }
 

@@ -8,7 +8,7 @@
 #include "core/file_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/env.hpp"
+#include "runner/machine/env.hpp"
 
 namespace crossover {
 namespace {

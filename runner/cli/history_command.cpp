@@ -1,5 +1,5 @@
 // crossover history: runs of one grid over time, each cell's series of epoch medians and where it
-// shifted (reports/history.hpp). history.json holds the series, so one more run is appended
+// shifted (reports/gate/history.hpp). history.json holds the series, so one more run is appended
 // without reading the earlier ones again.
 #include <spdlog/spdlog.h>
 
@@ -14,10 +14,10 @@
 
 #include "core/file_writer.hpp"
 #include "core/user_files.hpp"
-#include "reports/history.hpp"
+#include "reports/gate/history.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -44,8 +44,9 @@ HistoryRun history_run(const std::string& path, const RunRecord& record) {
   run.name = folder.string();
   const auto text = [&](const char* key) {
     const auto& env = record.environment;
-    return env.is_object() && env.contains(key) && env[key].is_string() ? env[key].get<std::string>()
-                                                                        : std::string();
+    return env.is_object() && env.contains(key) && env[key].is_string()
+               ? env[key].get<std::string>()
+               : std::string();
   };
   run.commit = text("crossover_revision");
   if (run.commit.empty()) run.commit = text("label");
@@ -77,8 +78,8 @@ std::vector<std::size_t> commit_positions(const std::string& order_file,
     positions.push_back(static_cast<std::size_t>(it - commits.begin()));
   }
   if (!missing.empty())
-    throw std::invalid_argument("--order " + order_file + " lacks the commit of " +
-                                join(missing) + " (git rev-list --reverse HEAD lists them)");
+    throw std::invalid_argument("--order " + order_file + " lacks the commit of " + join(missing) +
+                                " (git rev-list --reverse HEAD lists them)");
   return positions;
 }
 
@@ -109,9 +110,9 @@ History read_runs(const HistoryArgs& args) {
 void set_thresholds(History& history, const HistoryArgs& args) {
   std::optional<Calibration> calibration;
   if (!args.calibration.empty()) {
-    calibration = calibration_from_json(
-        nlohmann::json::parse(read_json_text(args.calibration, kMaxRecordBytes, "a calibrate.json")),
-        args.calibration);
+    calibration = calibration_from_json(nlohmann::json::parse(read_json_text(
+                                            args.calibration, kMaxRecordBytes, "a calibrate.json")),
+                                        args.calibration);
   }
   for (HistoryCell& cell : history.cells) {
     cell.threshold = 0.05;
@@ -182,9 +183,11 @@ Command add_history_command(CLI::App& app) {
       "Runs of one grid over time: each cell's epoch medians in commit order and where they "
       "shifted (E-divisive means with a permutation test); writes history.json, history.md and "
       "history.html");
-  CLI::Option* runs = history->add_option("runs", args->runs, "The runs' folders (or results.jsonl)");
-  history->add_option("--out", args->out_dir,
-                      "Where history.json, .md and .html go (default runs/history-<timestamp>)")
+  CLI::Option* runs =
+      history->add_option("runs", args->runs, "The runs' folders (or results.jsonl)");
+  history
+      ->add_option("--out", args->out_dir,
+                   "Where history.json, .md and .html go (default runs/history-<timestamp>)")
       ->excludes(history->add_option("--into", args->into,
                                      "With --append: the folder of the history to extend"));
   CLI::Option* append = history->add_option(
@@ -197,9 +200,10 @@ Command add_history_command(CLI::App& app) {
                    "A file of commits, oldest first (git rev-list --reverse HEAD): the runs' "
                    "order (default: when each run started)")
       ->excludes(append);
-  history->add_option("--threshold", args->threshold,
-                      "A slowdown larger than this, in percent, is one (default: twice each "
-                      "cell's run-to-run spread in --calibration, else 5)")
+  history
+      ->add_option("--threshold", args->threshold,
+                   "A slowdown larger than this, in percent, is one (default: twice each "
+                   "cell's run-to-run spread in --calibration, else 5)")
       ->check(CLI::Range(0.0, 1000.0));
   history->add_option("--calibration", args->calibration,
                       "calibrate.json of this runner: each cell's threshold from its spread");

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/keys.hpp"
-#include "reports/table.hpp"
+#include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 

@@ -5,10 +5,10 @@
 #include <memory>
 
 #include "core/text.hpp"
-#include "reports/table.hpp"
+#include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/devices.hpp"
+#include "runner/execution/devices.hpp"
 #include "workloads/catalog.hpp"
 #include "workloads/datasets.hpp"
 
@@ -41,7 +41,9 @@ TextTable dataset_table(const std::string& data_dir) {
   const bool tests = std::getenv(kTestWorkloadsVariable) != nullptr;
   for (const auto& d : dataset_catalog()) {
     if (d.name == "standin" && !tests) continue;
-    const auto rows = [&](std::int64_t n) { return n > 0 ? format_axis_value(static_cast<double>(n)) : std::string("-"); };
+    const auto rows = [&](std::int64_t n) {
+      return n > 0 ? format_axis_value(static_cast<double>(n)) : std::string("-");
+    };
     table.rows.push_back({d.name, shape_text(d), rows(d.train_rows()), rows(d.test_rows()),
                           d.source.empty() ? "-" : d.source, found_text(d, data_dir)});
   }
@@ -74,7 +76,8 @@ int list_command(const std::string& data_dir) {
     std::cout << "  (CUDA compiled in, but no CUDA device found)\n";
   }
 
-  std::cout << "\nData sets under " << data_dir << "/ (train: a cell's rows at dataset_size "
+  std::cout << "\nData sets under " << data_dir
+            << "/ (train: a cell's rows at dataset_size "
                "\"full\")\n"
             << render_text_table(dataset_table(data_dir));
   return kExitOk;

@@ -12,7 +12,7 @@
 #include <iostream>
 
 #include "runner/cli/command_line.hpp"
-#include "runner/launch.hpp"
+#include "runner/execution/launch.hpp"
 
 namespace {
 
@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   execvp(torch.c_str(), argv);
   const int error = errno;
   std::cerr << "crossover: cannot start " << torch << " (" << std::strerror(error)
-            << "), the half of crossover that loads LibTorch and runs `" << (name.empty() ? "--help" : name)
+            << "), the half of crossover that loads LibTorch and runs `"
+            << (name.empty() ? "--help" : name)
             << "`; build the target crossover (it builds both programs) or install "
                "crossover-torch beside crossover\n";
   return 2;

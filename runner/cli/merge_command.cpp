@@ -17,9 +17,9 @@
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
-#include "runner/env.hpp"
-#include "runner/merge.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/distributed/merge.hpp"
+#include "runner/machine/env.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {

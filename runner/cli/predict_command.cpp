@@ -13,14 +13,14 @@
 #include "core/cost_model.hpp"
 #include "core/file_writer.hpp"
 #include "core/stats.hpp"
-#include "reports/analysis.hpp"
-#include "reports/table.hpp"
-#include "runner/anatomy.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/profile_measure.hpp"
+#include "runner/execution/anatomy.hpp"
+#include "runner/machine/profile_measure.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -240,8 +240,9 @@ Command add_predict_command(CLI::App& app) {
   predict->add_option("--check", args->run, "The measured run (its folder or results.jsonl)")
       ->required();
   predict->add_option("--profile", args->profile, "The profile to predict with")->required();
-  predict->add_option("--data-dir", args->data_dir,
-                      std::string("To take a cell's anatomy again: ") + kDataDirHelp)
+  predict
+      ->add_option("--data-dir", args->data_dir,
+                   std::string("To take a cell's anatomy again: ") + kDataDirHelp)
       ->envname(kDataDirVariable);
   predict->add_option("--json", args->json, "Also write the check as JSON to this file");
   predict

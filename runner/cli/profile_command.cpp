@@ -6,12 +6,12 @@
 
 #include "core/file_writer.hpp"
 #include "core/text.hpp"
-#include "runner/busy_load.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/profile_derive.hpp"
-#include "runner/profile_measure.hpp"
+#include "runner/execution/busy_load.hpp"
+#include "runner/machine/profile_derive.hpp"
+#include "runner/machine/profile_measure.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -60,9 +60,10 @@ int profile_command(const ProfileArgs& args) {
   // A profile taken beside other work reads the machine slow (on the H200, every core at 7.6
   // GFLOP/s while killed tests still ran, 1,739 when alone) and would mislead every prediction.
   if (const int others = other_running_processes(); others > 0) {
-    spdlog::warn("{} other process(es) are running on the CPUs: the profile will read this "
-                 "machine slower than it is; measure it when nothing else runs",
-                 others);
+    spdlog::warn(
+        "{} other process(es) are running on the CPUs: the profile will read this "
+        "machine slower than it is; measure it when nothing else runs",
+        others);
   }
   ProfileOptions options;
   options.quick = args.quick;
@@ -111,9 +112,11 @@ Command add_profile_command(CLI::App& app) {
                       "profiled (one that cannot be measured here), each constant from the "
                       "cells that show it; the formulas and cells are in its provenance "
                       "(docs/methodology.md)");
-  profile->add_option("--data-dir", args->data_dir,
-                      std::string("With --derive, to take each cell's anatomy again on this "
-                                  "CPU: ") + kDataDirHelp)
+  profile
+      ->add_option("--data-dir", args->data_dir,
+                   std::string("With --derive, to take each cell's anatomy again on this "
+                               "CPU: ") +
+                       kDataDirHelp)
       ->envname(kDataDirVariable);
   profile->add_flag("--quick", args->quick,
                     "The quick profile every run measures (a quarter of a second), not the "

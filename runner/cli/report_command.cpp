@@ -12,13 +12,13 @@
 #include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
-#include "reports/measures.hpp"
-#include "reports/table.hpp"
+#include "reports/analysis/measures.hpp"
+#include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
-#include "runner/env.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/machine/env.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {
@@ -238,8 +238,8 @@ int report_command(const ReportArgs& args) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << "Reports: "
-            << written_files_text(out_dir, run_file_names(RunFileWriter::kReports)) << "\n";
+  std::cout << "Reports: " << written_files_text(out_dir, run_file_names(RunFileWriter::kReports))
+            << "\n";
   return kExitOk;
 }
 
@@ -247,9 +247,9 @@ int report_command(const ReportArgs& args) {
 
 Command add_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* report = app.add_subcommand(
-      "report", "Regenerate " + join(run_file_names(RunFileWriter::kReports)) +
-                    " from a results file, comparing any axis");
+  CLI::App* report =
+      app.add_subcommand("report", "Regenerate " + join(run_file_names(RunFileWriter::kReports)) +
+                                       " from a results file, comparing any axis");
   report
       ->add_option("results", args->results,
                    "results.jsonl, or the directory holding it; several runs (of one grid on "

@@ -9,15 +9,15 @@
 #include <optional>
 
 #include "core/keys.hpp"
-#include "core/run_files.hpp"
 #include "core/machine_profile.hpp"
+#include "core/run_files.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
-#include "runner/devices.hpp"
-#include "runner/env.hpp"
-#include "runner/shard.hpp"
-#include "runner/sweep.hpp"
+#include "runner/distributed/shard.hpp"
+#include "runner/execution/devices.hpp"
+#include "runner/machine/env.hpp"
+#include "runner/sweep/sweep.hpp"
 
 namespace crossover {
 namespace {
@@ -32,7 +32,7 @@ struct RunArgs {
   std::vector<std::string> compare = {"device=cpu:cuda"};
   std::vector<std::string> prices;  ///< --price KIND=PRICE
   double model_check_seconds = kModelCheckSeconds;
-  std::string predict;  ///< --predict cuda=FILE
+  std::string predict;               ///< --predict cuda=FILE
   std::vector<std::string> require;  ///< --require DEVICE: devices that must have been measured
 };
 
@@ -213,8 +213,7 @@ Command add_run_command(CLI::App& app) {
   const GridKey& isolate = *find_grid_key("isolate");
   run->add_flag("--isolate", args->sweep.isolate,
                 "Set the grid key isolate to true for every cell (its default: " +
-                    default_text(isolate) + "; true with timeout_seconds). " +
-                    isolate.description);
+                    default_text(isolate) + "; true with timeout_seconds). " + isolate.description);
   run->add_flag("--fresh-process-per-cell", args->sweep.fresh_processes,
                 "Start a new process for every isolated cell instead of a warm worker (each "
                 "result's worker and worker_cells_before say which process ran it)");

@@ -7,7 +7,7 @@
 
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/model_check.hpp"
+#include "runner/grid/model_check.hpp"
 
 namespace crossover {
 
@@ -18,7 +18,7 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
   try {
     Grid grid = load_grid(path);
     Expansion expansion = expand_grid(grid);
-    // The grid's own models, each loaded in a child process (runner/model_check.hpp).
+    // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
     std::vector<Cell> models = expansion.cells;
     for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
     if (auto problems = check_user_models(models, {}, model_check_seconds); !problems.empty())

@@ -3,7 +3,7 @@
 
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/ddp.hpp"
+#include "runner/distributed/ddp.hpp"
 
 namespace crossover {
 

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "core/file_writer.hpp"
-#include "reports/reporter.hpp"
+#include "reports/render/reporter.hpp"
 
 namespace crossover {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/analysis.hpp"
-#include "reports/report_markdown.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/render/report_markdown.hpp"
 
 namespace crossover {
 
@@ -16,11 +16,11 @@ namespace crossover {
 /// nothing (logged) when one is malformed.
 std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts);
 
-/// Writes the reports of `results` into `out_dir` (reports/reporter.hpp's report_files), with one
-/// analysis per comparison (the first one is also the top level of summary.json; each search's
-/// comparison is added when --compare did not name it), after printing
-/// the terminal's summary (the device tables and the crossover statements) on standard output.
-/// Throws std::runtime_error when a file cannot be written.
+/// Writes the reports of `results` into `out_dir` (reports/render/reporter.hpp's report_files),
+/// with one analysis per comparison (the first one is also the top level of summary.json; each
+/// search's comparison is added when --compare did not name it), after printing the terminal's
+/// summary (the device tables and the crossover statements) on standard output. Throws
+/// std::runtime_error when a file cannot be written.
 void write_reports(const std::string& out_dir, const ReportContext& context,
                    const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
                    const nlohmann::json& environment);

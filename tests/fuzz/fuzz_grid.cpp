@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/user_files.hpp"
-#include "runner/grid.hpp"
+#include "runner/grid/grid.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

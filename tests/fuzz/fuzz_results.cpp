@@ -10,8 +10,8 @@
 
 #include "core/results.hpp"
 #include "core/results_csv.hpp"
-#include "reports/regression.hpp"
-#include "reports/report_markdown.hpp"
+#include "reports/gate/regression.hpp"
+#include "reports/render/report_markdown.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 // The reader's warning for a cut-off last line would flood the fuzzer's output.

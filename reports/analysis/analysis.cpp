@@ -1,0 +1,458 @@
+#include "reports/analysis/analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+#include "core/cost_model.hpp"
+#include "core/crossing.hpp"
+#include "core/keys.hpp"
+#include "core/text.hpp"
+#include "reports/analysis/cell_names.hpp"
+#include "reports/analysis/comparison.hpp"
+#include "reports/analysis/measures.hpp"
+#include "reports/analysis/mode_effects.hpp"
+#include "reports/render/table.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// pairing_key, less `also_drop` (a knob whose effect is measured across pairs) and, unless the
+// machines are kept apart, less the machine's label.
+Json pair_key(const Result& r, const CompareSpec& spec, const std::string& also_drop = "") {
+  Json key = pairing_key(r.cell, spec.axis);
+  if (!also_drop.empty()) key.erase(also_drop);
+  if (!spec.machines_apart) key.erase("host");
+  return key;
+}
+
+// Keeps the members of `items` that satisfy `preferred`, when any does.
+template <typename T, typename Preferred>
+void keep_preferred(std::vector<T>& items, Preferred preferred) {
+  if (std::none_of(items.begin(), items.end(), preferred)) return;
+  items.erase(std::remove_if(items.begin(), items.end(), [&](const T& x) { return !preferred(x); }),
+              items.end());
+}
+
+// The series a pair belongs to along `axis`: its pairing key less the axis, plus the
+// contender's values of the keys pairing leaves out (a CUDA cell's data_placement or execution),
+// so that a CPU cell paired with several kinds of CUDA cell lies on one series per kind.
+Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis) {
+  Json key = pair_key(*p.baseline, spec, axis);
+  const Json contender = cell_identity_json(p.contender->cell);
+  for (const auto& [k, v] : contender.items()) {
+    if (k != axis && k != spec.axis && !key.contains(k) && (k != "host" || spec.machines_apart))
+      key[spec.contender + " " + k] = v;
+  }
+  return key;
+}
+
+}  // namespace
+
+std::string speedup_text(const Pair& p) {
+  return format_number(p.speedup) + "x [" + format_number(p.ci.low) + ", " +
+         format_number(p.ci.high) + "]";
+}
+
+CompareSpec parse_compare(const std::string& text) {
+  const auto equals = text.find('=');
+  const auto colon = text.find(':', equals == std::string::npos ? 0 : equals);
+  if (equals == std::string::npos || colon == std::string::npos || equals == 0 ||
+      colon == equals + 1 || colon + 1 == text.size()) {
+    throw std::invalid_argument("--compare \"" + text +
+                                "\": expected AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda");
+  }
+  CompareSpec spec;
+  spec.axis = text.substr(0, equals);
+  spec.baseline = text.substr(equals + 1, colon - equals - 1);
+  spec.contender = text.substr(colon + 1);
+  // "device=cpu:cuda:1" splits at the first colon after '='.
+  const Json known = cell_config_json(Cell{});
+  if (!known.contains(spec.axis)) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : known.items()) keys.push_back(key);
+    std::string message = "--compare: unknown axis \"" + spec.axis + "\"";
+    const std::string guess = did_you_mean(spec.axis, keys);
+    if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
+    throw std::invalid_argument(message);
+  }
+  // A value the grid would refuse is refused here too, in the grid's words ("gpu" -> "cuda").
+  const GridKey* key = find_grid_key(spec.axis);
+  const bool listed = key != nullptr && key->kind == KeyKind::kText && !key->workload_choices &&
+                      !(key->choices.empty() && key->pattern.empty());
+  for (const std::string* value : {&spec.baseline, &spec.contender}) {
+    if (const std::string problem = listed ? value_problem(*key, *value) : ""; !problem.empty())
+      throw std::invalid_argument("--compare \"" + text + "\": " + problem);
+  }
+  if (spec.contender == "cuda:0") spec.contender = "cuda";
+  if (spec.baseline == "cuda:0") spec.baseline = "cuda";
+  return spec;
+}
+
+std::string predicted_mark(const Result& r) {
+  if (r.status != CellStatus::kPredicted) return "";
+  return r.prediction_error > 0.0
+             ? " (predicted ± " + format_percent(r.prediction_error, false) + ")"
+             : std::string(" (predicted)");
+}
+
+bool comparable(const Result& r) {
+  if (r.status == CellStatus::kPredicted)
+    return std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0;
+  return r.status == CellStatus::kOk && !r.epoch_seconds_samples.empty();
+}
+
+namespace {
+
+// A side's epoch as an interval: a predicted one within its error band, a measured one its
+// median's 95 % interval (the median itself when the result has none).
+Interval epoch_interval(const Result& r) {
+  if (r.status == CellStatus::kPredicted)
+    return {r.epoch_seconds / (1.0 + r.prediction_error),
+            r.epoch_seconds * (1.0 + r.prediction_error)};
+  const bool has =
+      r.epoch_seconds_ci_low > 0.0 && r.epoch_seconds_ci_high >= r.epoch_seconds_ci_low;
+  return has ? Interval{r.epoch_seconds_ci_low, r.epoch_seconds_ci_high}
+             : Interval{r.epoch_seconds, r.epoch_seconds};
+}
+
+}  // namespace
+
+Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed) {
+  Pair p;
+  p.baseline = &baseline;
+  p.contender = &contender;
+  p.speedup = baseline.epoch_seconds / contender.epoch_seconds;
+  p.predicted =
+      baseline.status == CellStatus::kPredicted || contender.status == CellStatus::kPredicted;
+  if (p.predicted) {
+    const Interval b = epoch_interval(baseline), c = epoch_interval(contender);
+    p.ci = {b.low / c.high, b.high / c.low};
+  } else {
+    p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
+                             seed + 1000003 * baseline.cell.index + contender.cell.index);
+  }
+  p.winner = p.ci.low > 1.0    ? Winner::kContender
+             : p.ci.high < 1.0 ? Winner::kBaseline
+                               : Winner::kTie;
+  return p;
+}
+
+std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
+                               std::uint64_t seed) {
+  // Each side's cells and their pairing keys, found once: a grid may hold thousands of cells.
+  std::vector<std::pair<const Result*, std::string>> baselines, contenders;
+  for (const Result& r : results) {
+    if (!comparable(r)) continue;
+    const std::string value = value_text(cell_config_json(r.cell)[spec.axis]);
+    if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec).dump());
+    if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec).dump());
+  }
+  // Guard and policy keys (isolate, timeout_seconds, max_repeats...) never split a pair, but where
+  // a grid sweeps one on both sides (isolate false and true), a cell pairs with its own kind only,
+  // not with every cross combination; and with a cell of its own machine where there is one.
+  std::vector<Pair> pairs;
+  std::vector<const Result*> partners;
+  for (const auto& [b, key] : baselines) {
+    partners.clear();
+    for (const auto& [c, other] : contenders)  // two predictions: the model against itself
+      if (other == key && (b->status != CellStatus::kPredicted || c->status != b->status))
+        partners.push_back(c);
+    const Result* baseline = b;
+    keep_preferred(partners, [&](const Result* c) {
+      return measuring_differences(baseline->cell, c->cell).empty();
+    });
+    keep_preferred(partners, [&](const Result* c) { return c->cell.host == baseline->cell.host; });
+    for (const Result* c : partners) pairs.push_back(compare_pair(*b, *c, seed));
+  }
+  return pairs;
+}
+
+std::optional<double> axis_value(const Result& r, const std::string& axis) {
+  const Json value = cell_config_json(r.cell)[axis];
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string() && value.get<std::string>() == "full" && r.train_rows > 0) {
+    return static_cast<double>(r.train_rows);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+using Series = std::vector<const Pair*>;
+
+// Groups of pairs equal in everything but `axis`, each with its series key.
+std::vector<std::pair<Json, Series>> series_along(const std::vector<Pair>& pairs,
+                                                  const CompareSpec& spec,
+                                                  const std::string& axis) {
+  std::vector<std::pair<Json, Series>> groups;
+  for (const Pair& p : pairs) {
+    if (!axis_value(*p.baseline, axis)) continue;
+    const Json key = series_key(p, spec, axis);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) {
+      groups.push_back({key, {}});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(&p);
+  }
+  return groups;
+}
+
+// Where along one series (sorted by the axis) the contender starts winning: the one rule of
+// core/crossing.hpp, in its words.
+void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spec) {
+  std::vector<Probe> points;
+  for (const Pair* p : members) {
+    Probe point;
+    point.value = *axis_value(*p->baseline, c.axis);
+    point.speedup = p->speedup;
+    point.low = p->ci.low;
+    point.high = p->ci.high;
+    point.winner = p->winner;
+    points.push_back(point);
+    c.values.push_back(point.value);
+    c.cells.push_back(p->baseline->cell.index);
+    c.cells.push_back(p->contender->cell.index);
+  }
+  const CrossingFinding f = find_crossing(points);
+  if (f.from < points.size()) c.from = points[f.from].value;
+  c.crossing = f.at;
+  c.crossing_low = f.low;
+  c.crossing_high = f.high;
+  if (f.tie_region()) {
+    c.tie_low = points[f.tie_first].value;
+    c.tie_high = points[f.from - 1].value;
+  }
+  c.statement = crossing_statement(points, f, c.axis, spec.axis + "=" + spec.baseline,
+                                   spec.axis + "=" + spec.contender);
+}
+
+// The other keys of the crossover's workload that vary, so the statement says where it holds.
+std::string fixed_keys(const Json& key, const Crossover& c, const std::vector<Pair>& pairs,
+                       const CompareSpec& spec) {
+  std::vector<std::string> fixed;
+  for (const auto& [k, v] : key.items()) {
+    bool varies = false;
+    for (const Pair& p : pairs) {
+      if (p.baseline->cell.workload != c.workload) continue;
+      const Json other_key = series_key(p, spec, c.axis);
+      if (other_key.contains(k) && other_key[k] != v) varies = true;
+    }
+    if (varies) fixed.push_back(k + "=" + value_text(v));
+  }
+  return join(fixed, ", ");
+}
+
+// A crossover some of whose cells are predicted says so first, and what the prediction is worth.
+void mark_predicted(Crossover& c, const Series& members) {
+  const Result* predicted = nullptr;
+  for (const Pair* p : members) {
+    if (p->baseline->status == CellStatus::kPredicted) predicted = p->baseline;
+    if (p->contender->status == CellStatus::kPredicted) predicted = p->contender;
+  }
+  if (predicted == nullptr) return;
+  c.predicted = true;
+  c.statement =
+      "predicted: " + c.statement + " (predicted with the profile " +
+      predicted->prediction_profile + ", " +
+      (predicted->prediction_error > 0.0
+           ? "whose validated error is " + format_percent(predicted->prediction_error, false) + ")"
+           : "not validated against real runs)");
+}
+
+// One side of a pair in the cost model's words: "cuda's step is dispatch-bound (...)".
+std::string side_why(const Result& r, const std::string& name) {
+  StepPrediction p;
+  p.dispatch = r.predicted_dispatch_seconds;
+  p.compute = r.predicted_compute_seconds;
+  p.memory = r.predicted_memory_seconds;
+  p.transfer = r.predicted_transfer_seconds;
+  p.loader = r.predicted_loader_seconds;
+  const double ops = static_cast<double>(r.step_ops_data + r.step_ops_forward +
+                                         r.step_ops_backward + r.step_ops_optimizer);
+  p.dispatched_ops = p.dispatch > 0.0 ? ops : 0.0;
+  p.arithmetic = p.compute;
+  StepAnatomy a;
+  a.add(Phase::kForward, r.step_flops, r.step_bytes);
+  a.h2d_bytes = r.step_h2d_bytes;
+  return name + "'s step is " + bound_text(p, a);
+}
+
+// Why each side wins or loses at the two ends of a series, in the cost model's words; "" when
+// the cells have no account of their steps.
+std::string why_text(const Series& members, const CompareSpec& spec, const std::string& axis) {
+  const auto at = [&](const Pair* p) -> std::string {
+    if (p->baseline->bound == Bound::kNone || p->contender->bound == Bound::kNone) return "";
+    const std::string key = spec.axis == "device" ? "" : spec.axis + "=";  // threads=0's step
+    return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ", " +
+           side_why(*p->contender, key + spec.contender) + " and " +
+           side_why(*p->baseline, key + spec.baseline);
+  };
+  const std::string first = at(members.front()), last = at(members.back());
+  if (first.empty() || last.empty()) return "";
+  return first + "; " + last;
+}
+
+}  // namespace
+
+std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec) {
+  std::vector<Crossover> out;
+  for (const std::string& axis : numeric_axis_names()) {
+    if (axis == spec.axis) continue;
+    for (auto& [key, members] : series_along(pairs, spec, axis)) {
+      std::sort(members.begin(), members.end(), [&](const Pair* a, const Pair* b) {
+        return *axis_value(*a->baseline, axis) < *axis_value(*b->baseline, axis);
+      });
+      // A series needs two values of the axis: pairs equal in it (the same CPU cell against an
+      // isolated and a shared CUDA cell) say nothing about a crossover along it.
+      if (members.size() < 2 || *axis_value(*members.front()->baseline, axis) ==
+                                    *axis_value(*members.back()->baseline, axis))
+        continue;
+      Crossover c;
+      c.workload = members.front()->baseline->cell.workload;
+      c.axis = axis;
+      locate_crossing(c, members, spec);
+      c.fixed = fixed_keys(key, c, pairs, spec);
+      if (!c.fixed.empty()) c.statement += " (at " + c.fixed + ")";
+      c.statement = statement_in(c.statement, spec.measure);
+      mark_predicted(c, members);
+      c.why = why_text(members, spec, axis);
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The configuration with the highest throughput: by throughput, not epoch time (the smallest
+// data set's epoch is trivially the shortest); in energy or cost, the most samples per joule or
+// per unit of money (in_measure).
+Recommendation best_throughput(const std::vector<Result>& mine, const CompareSpec& spec) {
+  const Result& best = *std::max_element(
+      mine.begin(), mine.end(),
+      [](const Result& a, const Result& b) { return a.samples_per_second < b.samples_per_second; });
+  const std::string what = spec.measure == "time"     ? "highest throughput"
+                           : spec.measure == "energy" ? "most samples per joule"
+                                                      : "most samples per unit of money";
+  return {best.cell.workload,
+          what + " measured: " + cell_label(best.cell) + ", " +
+              throughput_text(best.samples_per_second, spec.measure) + " (" +
+              format_measure(best.epoch_seconds, spec.measure) + " per epoch)",
+          {best.cell.index}};
+}
+
+}  // namespace
+
+std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
+                                      const std::vector<Crossover>& crossovers) {
+  std::vector<std::string> workloads;
+  for (const Result& r : results) {
+    if (r.status == CellStatus::kOk &&
+        std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
+      workloads.push_back(r.cell.workload);
+    }
+  }
+  std::vector<Recommendation> out;
+  for (const std::string& workload : workloads) {
+    std::vector<Result> mine;
+    for (const Result& r : results) {
+      if (r.status == CellStatus::kOk && r.cell.workload == workload) mine.push_back(r);
+    }
+    out.push_back(best_throughput(mine, spec));
+    for (const Crossover& c : crossovers) {
+      if (c.workload == workload && c.from) out.push_back({workload, c.statement, c.cells});
+    }
+    // The crossover in epochs: after how many epochs the contender's start-up is paid back (a
+    // matter of time: start-up is measured in seconds only).
+    for (const Pair& p : pair_results(mine, spec)) {
+      if (p.winner != Winner::kContender || spec.measure != "time") continue;
+      const auto epochs = break_even_epochs(*p.baseline, *p.contender);
+      if (!epochs) continue;
+      out.push_back({workload,
+                     spec.axis + "=" + spec.contender + " pays back its start-up (" +
+                         format_seconds(p.contender->startup_seconds) + " + first epoch " +
+                         format_seconds(p.contender->first_epoch_seconds) + ") after " +
+                         std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs") + " at " +
+                         cell_label(p.contender->cell),
+                     {p.baseline->cell.index, p.contender->cell.index}});
+    }
+    const auto modes = mode_findings(mine, spec, crossovers);
+    out.insert(out.end(), modes.begin(), modes.end());
+    // Knobs: each other value of a knob against its first, cells equal in everything else.
+    for (const std::string& knob : knob_names()) {
+      if (knob == spec.axis) continue;
+      std::vector<std::string> values;
+      for (const Result& r : mine) {
+        const std::string v = value_text(cell_config_json(r.cell)[knob]);
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+      }
+      for (std::size_t j = 1; j < values.size(); ++j) {
+        CompareSpec knob_spec{knob, values[0], values[j], spec.measure, spec.machines_apart};
+        const std::vector<Pair> pairs = pair_results(mine, knob_spec);
+        if (pairs.empty()) continue;
+        double log_sum = 0.0;
+        bool matters = false;
+        std::vector<std::size_t> cells;
+        for (const Pair& p : pairs) {
+          log_sum += std::log(p.speedup);
+          matters |= p.ci.low > 1.05 || p.ci.high < 0.95;
+          cells.push_back(p.baseline->cell.index);
+          cells.push_back(p.contender->cell.index);
+        }
+        const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
+        const std::string change = knob + " " + values[0] + " -> " + values[j];
+        const std::string count = std::to_string(pairs.size()) + " pair(s)";
+        // One wording for every ratio: a speedup (> 1: the side named is faster), or how much of
+        // the baseline's energy or cost the side named uses; the direction word names that side.
+        const bool time = spec.measure == "time";
+        const std::string ratio = time ? "speedup " + format_number(effect) + "x"
+                                       : values[j] + " uses " + format_number(1.0 / effect) +
+                                             "x the " + measure_noun(spec.measure);
+        const std::string side = time ? values[j] + (effect > 1 ? " faster" : " slower")
+                                      : (effect > 1 ? "less" : "more");
+        out.push_back(
+            {workload,
+             change + (matters ? ": " + ratio + " (" + side + "; geometric mean of " + count + ")"
+                               : " did not matter: " + ratio +
+                                     ", every interval within 5 % of 1 (" + count + ")"),
+             cells});
+      }
+    }
+  }
+  return out;
+}
+
+const std::vector<Result>& compared_results(const Analysis& analysis,
+                                            const std::vector<Result>& results) {
+  return analysis.measured ? *analysis.measured : results;
+}
+
+Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
+                 const std::string& measure, bool machines_apart) {
+  Analysis analysis;
+  analysis.measure = measure;
+  if (measure != "time")
+    analysis.measured = std::make_shared<const std::vector<Result>>(in_measure(results, measure));
+  const std::vector<Result>& seen = compared_results(analysis, results);
+  for (CompareSpec spec : specs) {
+    spec.measure = measure;
+    spec.machines_apart = machines_apart || spec.axis == "host";
+    ComparisonFindings f{spec, pair_results(seen, spec), {}, {}, {}};
+    f.crossovers = find_crossovers(f.pairs, spec);
+    f.recommendations = recommend(seen, spec, f.crossovers);
+    f.by_measure = crossovers_by_measure(results, spec);
+    analysis.comparisons.push_back(std::move(f));
+  }
+  analysis.devices = compare_devices(seen, measure, machines_apart);
+  analysis.scaling = scaling_rows(results);
+  return analysis;
+}
+
+}  // namespace crossover

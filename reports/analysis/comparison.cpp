@@ -1,0 +1,238 @@
+#include "reports/analysis/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "core/text.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/analysis/measures.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A row holds the cells that pair across devices (pairing_key: the rule of every report).
+Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
+
+// A cell's epoch in the table's measure, ± its interquartile range.
+std::string epoch_text(const Result& r, const std::string& measure) {
+  if (r.status == CellStatus::kPredicted && measure == "time") {
+    return format_measure(r.epoch_seconds, measure) +
+           (r.prediction_error > 0.0 ? " ± " + format_percent(r.prediction_error, false) : "");
+  }
+  if (r.status != CellStatus::kOk) return text_of(r.status);
+  return format_measure(r.epoch_seconds, measure) + " ± " +
+         format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
+         (r.throttled ? " (throttled)" : "") + (r.data_source == "synthetic" ? " (synthetic)" : "");
+}
+
+bool comparable(const Result* r) { return r != nullptr && comparable(*r); }
+
+struct Row {
+  Json key;
+  std::map<std::string, const Result*> by_device;
+};
+
+}  // namespace
+
+std::optional<long> break_even_epochs(const Result& baseline, const Result& contender) {
+  const double extra = (contender.startup_seconds + contender.first_epoch_seconds) -
+                       (baseline.startup_seconds + baseline.first_epoch_seconds);
+  const double saving = baseline.epoch_seconds - contender.epoch_seconds;    // per steady epoch
+  if (!std::isfinite(extra) || !std::isfinite(saving)) return std::nullopt;  // no time to add up
+  if (saving <= 0.0) {
+    if (saving == 0.0 && extra < 0.0) return 1;
+    return std::nullopt;  // slower per epoch: any lead from start-up is lost in the end
+  }
+  if (extra < 0.0) return 1;
+  // S_c + F_c + (n-1) E_c < S_b + F_b + (n-1) E_b  <=>  n > 1 + extra / saving.
+  const double epochs = std::floor(1.0 + extra / saving) + 1.0;
+  // Past what a long can count, the lead is never made up in any run.
+  if (!(epochs < static_cast<double>(std::numeric_limits<long>::max()))) return std::nullopt;
+  return static_cast<long>(epochs);
+}
+
+std::string device_column(const Cell& cell) {
+  if (!is_cuda_device(cell.device)) return cell.device;
+  std::string column = cell.device;
+  if (cell.gpus > 1) column += " x" + std::to_string(cell.gpus);
+  if (cell.loader == Loader::kTensor && cell.data_placement == Placement::kHost) column += " @host";
+  if (cell.execution != Execution::kEager) column += " " + text_of(cell.execution);
+  return column;
+}
+
+namespace {
+
+bool predicted_column(const std::string& column) {
+  return column.find(" (predicted") != std::string::npos;
+}
+
+// The cells after the device columns of one row: per device its speedup over the CPU and break
+// even, then the winner, by the one rule of every report (compare_pair): the fastest device wins
+// when its speedup interval against the CPU lies above 1; the CPU wins when every other device's
+// lies below 1; anything else is a tie.
+void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool break_even,
+                   std::vector<std::string>& cells) {
+  const auto cpu = row.by_device.find(devices.front());
+  const Result* baseline =
+      cpu != row.by_device.end() && comparable(cpu->second) ? cpu->second : nullptr;
+  const Result* fastest = baseline;
+  std::optional<Pair> fastest_pair;
+  bool cpu_beats_all = baseline != nullptr;
+  std::size_t contenders = 0;
+  for (std::size_t i = 1; i < devices.size(); ++i) {
+    const auto it = row.by_device.find(devices[i]);
+    const Result* other =
+        it != row.by_device.end() && comparable(it->second) ? it->second : nullptr;
+    // A predicted device has no start-up to pay back: no break-even column.
+    const bool even = break_even && !predicted_column(devices[i]);
+    if (baseline == nullptr || other == nullptr) {
+      cells.push_back("-");
+      if (even) cells.push_back("-");
+      continue;
+    }
+    ++contenders;
+    const Pair pair = compare_pair(*baseline, *other);
+    cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
+                    format_number(pair.ci.high) + "]");
+    const auto epochs = break_even_epochs(*baseline, *other);
+    if (even) {
+      cells.push_back(pair.predicted ? "-"
+                      : epochs ? std::to_string(*epochs) + (*epochs == 1 ? " epoch" : " epochs")
+                               : "never");
+    }
+    if (pair.winner != Winner::kBaseline) cpu_beats_all = false;
+    if (other->epoch_seconds < fastest->epoch_seconds) {
+      fastest = other;
+      fastest_pair = pair;
+    }
+  }
+  if (devices.size() <= 1) return;
+  std::string winner = "-";
+  if (contenders > 0) {
+    const auto column_of = [&](const Result* r) {
+      for (const auto& [column, result] : row.by_device)
+        if (result == r) return column;
+      return device_column(r->cell);
+    };
+    if (fastest_pair && fastest_pair->winner == Winner::kContender) {
+      winner = column_of(fastest);
+    } else if (cpu_beats_all) {
+      winner = devices.front();
+    } else {
+      winner = "tie (interval contains 1)";
+    }
+  }
+  cells.push_back(winner);
+}
+
+// One workload's rows (cells equal in every setting but the device) and its device columns, the
+// CPU first: it is the baseline of every speedup. Results of several machines (`report` of
+// several labelled runs) get a column per machine and device ("cuda on h100-node"), the first
+// machine's CPU the baseline: the H100 node's GPU against the CPU node's CPU.
+std::vector<Row> device_rows(const std::vector<Result>& results, const std::string& workload,
+                             bool machines_apart, std::vector<std::string>& devices) {
+  std::vector<Row> rows;
+  std::vector<std::string> hosts;
+  for (const auto& r : results) {
+    if (r.cell.workload == workload &&
+        std::find(hosts.begin(), hosts.end(), r.cell.host) == hosts.end())
+      hosts.push_back(r.cell.host);
+  }
+  const bool machines = machines_apart && hosts.size() > 1;
+  // A predicted column names its profile only where several profiles predicted (the legend
+  // below the tables names it): the terminal's table stays narrow.
+  std::set<std::string> profiles;
+  for (const auto& r : results)
+    if (r.status == CellStatus::kPredicted) profiles.insert(r.prediction_profile);
+  for (const auto& r : results) {
+    if (r.cell.workload != workload) continue;
+    const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
+                               (r.status != CellStatus::kPredicted ? ""
+                                : profiles.size() > 1 ? " (predicted: " + r.prediction_profile + ")"
+                                                      : " (predicted)");
+    if (std::find(devices.begin(), devices.end(), column) == devices.end())
+      devices.push_back(column);
+    Json key = setting_key(r.cell);
+    key.erase("host");  // a column's name says the machine, where machines are apart
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
+    if (row == rows.end()) {
+      rows.push_back({key, {}});
+      row = rows.end() - 1;
+    }
+    row->by_device.emplace(column, &r);  // a cell measured twice: the first one
+  }
+  std::stable_sort(devices.begin(), devices.end(), [](const std::string& a, const std::string& b) {
+    return device_kind(a) == DeviceKind::kCpu && device_kind(b) != DeviceKind::kCpu;
+  });
+  return rows;
+}
+
+// The keys that vary within a workload's rows; the rest are the same everywhere.
+std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
+  std::vector<std::string> varying;
+  for (const auto& [key, value] : rows.front().key.items()) {
+    for (const auto& row : rows) {
+      if (row.key[key] != value) {
+        varying.push_back(key);
+        break;
+      }
+    }
+  }
+  if (varying.empty()) varying = {"batch_size", "dataset_size"};
+  return varying;
+}
+
+}  // namespace
+
+std::vector<Comparison> compare_devices(const std::vector<Result>& results,
+                                        const std::string& measure, bool machines_apart) {
+  std::vector<std::string> workloads;
+  for (const auto& r : results) {
+    if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
+      workloads.push_back(r.cell.workload);
+    }
+  }
+  std::vector<Comparison> out;
+  for (const auto& workload : workloads) {
+    std::vector<std::string> devices;
+    const std::vector<Row> rows = device_rows(results, workload, machines_apart, devices);
+    const std::vector<std::string> varying = varying_keys(rows);
+    Comparison comparison;
+    comparison.workload = workload;
+    TextTable& table = comparison.table;
+    table.header = varying;
+    // Time: the epoch and the speedup; energy or cost: the epoch's joules or money and their
+    // ratio, without the break even (start-up is measured in time only).
+    const bool time = measure == "time";
+    for (const auto& d : devices) table.header.push_back(d + (time ? " epoch" : " " + measure));
+    const bool has_baseline = !devices.empty() && device_kind(devices.front()) == DeviceKind::kCpu;
+    for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
+      table.header.push_back((time ? "speedup " : "ratio ") + devices[i]);
+      if (time && !predicted_column(devices[i])) table.header.push_back(devices[i] + " wins after");
+    }
+    if (has_baseline && devices.size() > 1) table.header.push_back("winner");
+    table.right_aligned.assign(table.header.size(), true);
+    for (const auto& row : rows) {
+      std::vector<std::string> cells;
+      for (const auto& key : varying) {
+        const Json& v = row.key[key];
+        cells.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      }
+      for (const auto& d : devices) {
+        const auto it = row.by_device.find(d);
+        cells.push_back(it == row.by_device.end() ? "" : epoch_text(*it->second, measure));
+      }
+      if (has_baseline) speedup_cells(row, devices, time, cells);
+      table.rows.push_back(cells);
+    }
+    out.push_back(std::move(comparison));
+  }
+  return out;
+}
+
+}  // namespace crossover

@@ -1,0 +1,185 @@
+#include "reports/gate/history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+#include "core/bootstrap.hpp"
+#include "core/cell.hpp"
+#include "core/text.hpp"
+
+namespace crossover {
+namespace {
+
+constexpr const char* kFormat = "crossover history 1";
+// An epoch time no run measures (a year): a result or a stored point beyond it is not a time that
+// a ratio or an interval could be made of (1e308 would give an infinite change).
+constexpr double kMostEpochSeconds = 365.0 * 24 * 3600;
+
+// The medians of points [from, to).
+std::vector<double> medians(const HistoryCell& cell, std::size_t from, std::size_t to) {
+  std::vector<double> out;
+  for (std::size_t i = from; i < to; ++i) out.push_back(cell.points[i].median);
+  return out;
+}
+
+// A field of a stored history, checked; `where` names it in the error.
+const nlohmann::json& member(const nlohmann::json& object, const char* key,
+                             nlohmann::json::value_t type, const std::string& where) {
+  if (!object.is_object() || !object.contains(key))
+    throw std::runtime_error(where + ": no \"" + key + "\"");
+  const nlohmann::json& value = object.at(key);
+  if (value.type() != type) {
+    const char* expected = type == nlohmann::json::value_t::array    ? "an array"
+                           : type == nlohmann::json::value_t::object ? "an object"
+                                                                     : "a string";
+    throw std::runtime_error(where + "." + key + ": not " + expected + " but " + value.type_name());
+  }
+  return value;
+}
+
+std::string text(const nlohmann::json& object, const char* key, const std::string& where) {
+  return member(object, key, nlohmann::json::value_t::string, where).get<std::string>();
+}
+
+HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const std::string& where) {
+  if (!p.is_array() || p.size() != 4)
+    throw std::runtime_error(where + ": not [run, median, p25, p75]");
+  for (const auto& v : p)
+    if (!v.is_number()) throw std::runtime_error(where + ": not [run, median, p25, p75]");
+  HistoryPoint point;
+  const double run = p[0].get<double>();
+  if (!(run >= 0.0 && run < static_cast<double>(runs)) || run != std::floor(run))
+    throw std::runtime_error(where + ": run " + p[0].dump() + " is not one of the history's runs");
+  point.run = static_cast<std::size_t>(run);
+  point.median = p[1].get<double>();
+  point.p25 = p[2].get<double>();
+  point.p75 = p[3].get<double>();
+  if (!(point.median > 0.0 && point.median <= kMostEpochSeconds && std::isfinite(point.p25) &&
+        std::isfinite(point.p75)))
+    throw std::runtime_error(where + ": a time that is not a positive number of seconds up to " +
+                             format_number(kMostEpochSeconds));
+  return point;
+}
+
+}  // namespace
+
+void append_run(History& history, const HistoryRun& run, const std::vector<Result>& results) {
+  for (const HistoryRun& r : history.runs) {
+    if (r.name == run.name && r.recorded_at == run.recorded_at && r.commit == run.commit)
+      throw std::invalid_argument("the history already holds the run " + run.name + " (" +
+                                  run.commit + ", " + run.recorded_at + ")");
+  }
+  const std::size_t index = history.runs.size();
+  history.runs.push_back(run);
+  for (const Result& r : results) {
+    if (r.status != CellStatus::kOk || !(r.epoch_seconds > 0.0) ||
+        r.epoch_seconds > kMostEpochSeconds)
+      continue;
+    const nlohmann::ordered_json identity = cell_identity_json(r.cell);
+    // Compared as plain JSON: a stored history's keys may come back in another order.
+    const nlohmann::json key = identity;
+    auto cell = std::find_if(history.cells.begin(), history.cells.end(), [&](const HistoryCell& c) {
+      return nlohmann::json(c.identity) == key;
+    });
+    if (cell == history.cells.end()) {
+      history.cells.push_back({identity, cell_label(r.cell), {}, {}});
+      cell = history.cells.end() - 1;
+    }
+    // A cell twice in one run (the rounds of compare --rerun): its first result stands for it.
+    if (!cell->points.empty() && cell->points.back().run == index) continue;
+    cell->points.push_back({index, r.epoch_seconds, r.epoch_seconds_p25, r.epoch_seconds_p75});
+  }
+}
+
+void find_changes(History& history, const ChangePointOptions& options) {
+  for (HistoryCell& cell : history.cells) {
+    cell.changes.clear();
+    std::vector<double> series;
+    for (const HistoryPoint& p : cell.points) series.push_back(std::log(p.median));
+    const std::vector<ChangePoint> found = e_divisive(series, options);
+    for (std::size_t k = 0; k < found.size(); ++k) {
+      const std::size_t at = found[k].index;
+      const std::size_t from = k == 0 ? 0 : found[k - 1].index;
+      const std::size_t to = k + 1 < found.size() ? found[k + 1].index : cell.points.size();
+      const std::vector<double> before = medians(cell, from, at), after = medians(cell, at, to);
+      HistoryChange change;
+      change.point = at;
+      change.last_before = history.runs[cell.points[at - 1].run].commit;
+      change.first_after = history.runs[cell.points[at].run].commit;
+      change.change = quantile(after, 0.5) / quantile(before, 0.5) - 1.0;
+      const Interval ratio = bootstrap_speedup(after, before, options.seed + at);
+      change.interval = {ratio.low - 1.0, ratio.high - 1.0};
+      change.p_value = found[k].p_value;
+      cell.changes.push_back(change);
+    }
+  }
+}
+
+std::optional<HistoryChange> newest_slowdown(const HistoryCell& cell) {
+  if (cell.changes.empty()) return std::nullopt;
+  const HistoryChange& newest = cell.changes.back();
+  if (newest.change > cell.threshold && newest.interval.low > 0.0) return newest;
+  return std::nullopt;
+}
+
+nlohmann::ordered_json history_json(const History& history) {
+  nlohmann::ordered_json out;
+  out["format"] = kFormat;
+  out["runs"] = nlohmann::ordered_json::array();
+  for (const HistoryRun& r : history.runs)
+    out["runs"].push_back({{"name", r.name}, {"commit", r.commit}, {"recorded_at", r.recorded_at}});
+  out["cells"] = nlohmann::ordered_json::array();
+  for (const HistoryCell& c : history.cells) {
+    nlohmann::ordered_json cell = {{"identity", c.identity}, {"label", c.label}};
+    cell["threshold"] = c.threshold;
+    cell["newest_slower"] = newest_slowdown(c).has_value();
+    cell["points"] = nlohmann::ordered_json::array();
+    for (const HistoryPoint& p : c.points)
+      cell["points"].push_back({p.run, p.median, p.p25, p.p75});
+    cell["changes"] = nlohmann::ordered_json::array();
+    for (const HistoryChange& h : c.changes) {
+      cell["changes"].push_back({{"point", h.point},
+                                 {"run", c.points[h.point].run},
+                                 {"last_before", h.last_before},
+                                 {"first_after", h.first_after},
+                                 {"change", h.change},
+                                 {"interval", {h.interval.low, h.interval.high}},
+                                 {"p_value", h.p_value}});
+    }
+    out["cells"].push_back(cell);
+  }
+  return out;
+}
+
+History history_from_json(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("format") || json["format"] != kFormat)
+    throw std::runtime_error(std::string("not a history (its \"format\" is not \"") + kFormat +
+                             "\")");
+  History history;
+  const auto& runs = member(json, "runs", nlohmann::json::value_t::array, "history");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string where = "runs[" + std::to_string(i) + "]";
+    history.runs.push_back({text(runs[i], "name", where), text(runs[i], "commit", where),
+                            text(runs[i], "recorded_at", where)});
+  }
+  const auto& cells = member(json, "cells", nlohmann::json::value_t::array, "history");
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::string where = "cells[" + std::to_string(i) + "]";
+    HistoryCell cell;
+    cell.identity = member(cells[i], "identity", nlohmann::json::value_t::object, where);
+    cell.label = text(cells[i], "label", where);
+    const auto& points = member(cells[i], "points", nlohmann::json::value_t::array, where);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      cell.points.push_back(point_from_json(points[k], history.runs.size(),
+                                            where + ".points[" + std::to_string(k) + "]"));
+      if (k > 0 && cell.points[k].run <= cell.points[k - 1].run)
+        throw std::runtime_error(where + ".points: runs out of order");
+    }
+    history.cells.push_back(std::move(cell));
+  }
+  return history;
+}
+
+}  // namespace crossover

@@ -1,0 +1,76 @@
+#pragma once
+// CI over time: runs of one grid in commit order, each cell's series of epoch medians, and where
+// each series shifted (core/changepoint.hpp). A history is a small JSON file (history.json) that
+// one more run extends without reading the earlier ones again. The writers return text and do no
+// I/O.
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/changepoint.hpp"
+#include "core/results.hpp"
+#include "core/stats.hpp"
+
+namespace crossover {
+
+/// One run of the history, from its env.json.
+struct HistoryRun {
+  std::string name;         ///< its folder as given (a nightly job may reuse one name)
+  std::string commit;       ///< crossover_revision, or the run's label when it has none
+  std::string recorded_at;  ///< when the run started (UTC, ISO 8601)
+};
+
+/// A cell's epoch time in one run: its median and interquartile range (seconds).
+struct HistoryPoint {
+  std::size_t run = 0;  ///< index into History::runs
+  double median = 0.0, p25 = 0.0, p75 = 0.0;
+};
+
+/// Where a cell's series shifted: the newer segment against the one before it.
+struct HistoryChange {
+  std::size_t point = 0;                 ///< the first point of the newer segment
+  std::string last_before, first_after;  ///< the commits on either side of the change
+  double change = 0.0;                   ///< median after / median before - 1
+  Interval interval;                     ///< its bootstrap 95 % interval
+  double p_value = 1.0;                  ///< of the permutation test
+};
+
+struct HistoryCell {
+  nlohmann::ordered_json identity;  ///< the cell's identity keys (cell_identity_json)
+  std::string label;
+  std::vector<HistoryPoint> points;  ///< in run order; runs where it was not ok have none
+  std::vector<HistoryChange> changes;
+  /// A newer segment slower than the one before it by more than this fails the history: the
+  /// `--threshold`, or twice the cell's run-to-run spread in a calibration.
+  double threshold = 0.05;
+};
+
+struct History {
+  std::vector<HistoryRun> runs;  ///< oldest first
+  std::vector<HistoryCell> cells;
+};
+
+/// Adds one run's ok cells (matched on their identity keys) at the end of the history. Throws
+/// std::invalid_argument when the same run (name, commit and start) is already in it.
+void append_run(History& history, const HistoryRun& run, const std::vector<Result>& results);
+
+/// Finds every cell's change points again (on the logarithm of its medians).
+void find_changes(History& history, const ChangePointOptions& options = {});
+
+/// The cell's newest change when it is a slowdown beyond its threshold (its whole interval above
+/// 0): what fails `history --fail-on-change`.
+std::optional<HistoryChange> newest_slowdown(const HistoryCell& cell);
+
+nlohmann::ordered_json history_json(const History& history);
+/// Reads history_json's output; throws std::runtime_error naming what is wrong.
+History history_from_json(const nlohmann::json& json);
+
+/// history.md: a table per cell (latest, best, change points with their commits), for a PR.
+std::string render_history_markdown(const History& history);
+/// history.html: one chart per cell, its runs with their spread, the changes marked by commit.
+std::string render_history_html(const History& history);
+
+}  // namespace crossover

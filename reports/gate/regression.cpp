@@ -1,0 +1,472 @@
+#include "reports/gate/regression.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "core/stats.hpp"
+#include "core/text.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/analysis/cell_names.hpp"
+#include "reports/gate/one_run_evidence.hpp"
+#include "reports/render/table.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Verdicts in the order the reports list them: the worst first (the enum's order).
+int severity(Verdict verdict) { return static_cast<int>(verdict); }
+
+// The configuration cells are matched on: what is measured, not how long (the stopping rule) nor
+// how the cell was guarded (isolation, time-out).
+// What `compare` matches cells on: their identity keys, less the machine's label — comparing
+// two machines is what it is for, and it names their differences first.
+Json match_config(const Cell& cell) { return cell_match_json(cell); }
+
+std::vector<double> metric_samples(const Result& r, const std::string& metric) {
+  if (metric == "step") return r.step_seconds_samples;
+  if (metric == "epoch") return r.epoch_seconds_samples;
+  if (metric == "energy") {  // each epoch's joules at the cell's mean power; none unmeasured
+    if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
+    std::vector<double> joules = r.epoch_seconds_samples;
+    for (double& j : joules) j *= r.mean_watts;
+    return joules;
+  }
+  std::vector<double> throughput;
+  for (double seconds : r.epoch_seconds_samples) {
+    if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
+  }
+  return throughput;
+}
+
+// Every occurrence of one configuration in one run.
+struct Group {
+  Json config;
+  std::vector<const Result*> results;
+
+  const Result* first_ok() const {
+    for (const Result* r : results) {
+      if (r->status == CellStatus::kOk) return r;
+    }
+    return nullptr;
+  }
+  // The samples of each run in which the cell was ok (empty runs left out). A run measured in
+  // several processes (`processes`) gives, where it is the side's only run, one run per process,
+  // its median alone; beside other runs, the median of its processes' medians: the run is the
+  // unit, since its processes share its machine's state (a same-binary A/A pair of two runs
+  // each was called an improvement of 7.8 % at p = 0.017 on its processes pooled).
+  std::vector<std::vector<double>> runs(const std::string& metric) const {
+    std::vector<std::vector<double>> out;
+    const bool alone = ok_runs() == 1;
+    for (const Result* r : results) {
+      if (r->status != CellStatus::kOk) continue;
+      if (r->process_epoch_seconds.size() >= 2) {
+        const std::vector<double> medians = process_medians(*r, metric);
+        if (alone) {
+          for (double m : medians) out.push_back({m});
+        } else {
+          out.push_back({quantile(medians, 0.5)});
+        }
+        continue;
+      }
+      auto s = metric_samples(*r, metric);
+      if (!s.empty()) out.push_back(std::move(s));
+    }
+    return out;
+  }
+  // Every sample of every run in which the cell was ok.
+  std::vector<double> samples(const std::string& metric) const {
+    std::vector<double> out;
+    for (const Result* r : results) {
+      if (r->status != CellStatus::kOk) continue;
+      const auto s = metric_samples(*r, metric);
+      out.insert(out.end(), s.begin(), s.end());
+    }
+    return out;
+  }
+  std::size_t ok_runs() const {
+    return static_cast<std::size_t>(
+        std::count_if(results.begin(), results.end(),
+                      [](const Result* r) { return r->status == CellStatus::kOk; }));
+  }
+  // "process" when its one run was measured in several processes, "run" otherwise.
+  std::string unit() const {
+    const bool processes = std::any_of(results.begin(), results.end(), [](const Result* r) {
+      return r->status == CellStatus::kOk && r->process_epoch_seconds.size() >= 2;
+    });
+    return processes && ok_runs() == 1 ? "process" : "run";
+  }
+};
+
+// Groups in the order their configurations first occur.
+std::vector<Group> group(const std::vector<Result>& results) {
+  std::vector<Group> groups;
+  std::map<std::string, std::size_t> where;
+  for (const Result& r : results) {
+    Json config = match_config(r.cell);
+    const auto [it, inserted] = where.emplace(config.dump(), groups.size());
+    if (inserted) groups.push_back({std::move(config), {}});
+    groups[it->second].results.push_back(&r);
+  }
+  return groups;
+}
+
+// Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
+// the sample counts either way.
+bool comparable(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o) {
+  const Result* base = b.first_ok();
+  const Result* cand = c.first_ok();
+  if (base == nullptr) {
+    const Result& r = *b.results.front();
+    v.verdict = Verdict::kNotCompared;
+    v.reason =
+        "baseline " + std::string(text_of(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
+    return false;
+  }
+  v.baseline_cell = base->cell.index;
+  if (cand == nullptr) {
+    const Result& r = *c.results.front();
+    v.verdict = r.status == CellStatus::kFailed ? Verdict::kFailed : Verdict::kNotCompared;
+    v.reason =
+        "candidate " + std::string(text_of(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
+    return false;
+  }
+  v.candidate_cell = cand->cell.index;
+  const auto b_runs = b.runs(o.metric);
+  const auto c_runs = c.runs(o.metric);
+  const auto bs = b.samples(o.metric);
+  const auto cs = c.samples(o.metric);
+  v.baseline_runs = b_runs.size();
+  v.candidate_runs = c_runs.size();
+  v.baseline_samples = bs.size();
+  v.candidate_samples = cs.size();
+  if (!bs.empty()) v.baseline_median = quantile(bs, 0.5);
+  if (!cs.empty()) v.candidate_median = quantile(cs, 0.5);
+  if (base->data_source != cand->data_source || base->train_rows != cand->train_rows) {
+    v.verdict = Verdict::kInconclusive;
+    v.reason = "the data differ: baseline " + base->data_source + " " +
+               std::to_string(base->train_rows) + " rows, candidate " + cand->data_source + " " +
+               std::to_string(cand->train_rows) + " rows";
+    return false;
+  }
+  if (o.metric == "energy" && (bs.empty() || cs.empty())) {
+    const Result& without = bs.empty() ? *base : *cand;
+    v.verdict = Verdict::kNotCompared;
+    v.reason = std::string(bs.empty() ? "baseline" : "candidate") + ": no energy measured (" +
+               (without.energy_note.empty() ? "an older result" : without.energy_note) + ")";
+    return false;
+  }
+  const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
+  if (!by_runs &&
+      (bs.size() < 2 || cs.size() < 2 || smallest_p_value(bs.size(), cs.size()) > o.alpha)) {
+    v.verdict = Verdict::kInconclusive;
+    v.reason = "too few samples (" + std::to_string(bs.size()) + " and " +
+               std::to_string(cs.size()) + "): at least " +
+               std::to_string(samples_needed(o.alpha)) + " per side can reach alpha " +
+               format_number(o.alpha) + "; raise repeats or epochs";
+    return false;
+  }
+  return true;
+}
+
+// Several runs per side: the run is the unit of replication, not the epoch (Welch's t on the
+// runs' medians).
+Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double>>& b_runs,
+                            const std::vector<std::vector<double>>& c_runs,
+                            const RegressionOptions& o, const std::string& unit) {
+  const RunLevelTest t = run_level_test(b_runs, c_runs);
+  v.test = "welch-runs";
+  v.change = t.change;
+  v.change_ci = t.change_ci;
+  v.p_value = t.p_value;
+  v.run_level_p = t.p_value;
+  v.net_change = v.change;
+  v.decided_by = DecidedBy::kRunLevel;
+  v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
+               std::to_string(c_runs.size()) + " " + unit + " medians, p = " + p_text(v.p_value);
+  return {v.change, v.change_ci, v.p_value < o.alpha, false, false};
+}
+
+// The rule that combines the evidence into a verdict and its reason.
+void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool by_runs) {
+  const bool worse = is_time_metric(o.metric) ? e.effective > 0.0 : e.effective < 0.0;
+  // The p-value of the test that decided: with a calibration, the larger of the two.
+  const double decisive_p =
+      v.decided_by == DecidedBy::kRunLevel || v.decided_by == DecidedBy::kAssumedSpread
+          ? std::max(v.p_value, v.run_level_p)
+          : v.p_value;
+  const std::string bounds = "±" + format_percent(o.threshold, false);
+  if (e.drift_explains) {
+    v.verdict = Verdict::kInconclusive;
+    v.reason = "the machine's own change of speed explains it: " + format_percent(v.change) +
+               " measured, " + format_percent(v.net_change) + " net of the reference drift";
+  } else if (e.significant && std::abs(e.effective) >= o.threshold) {
+    v.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
+    v.reason = "significant and beyond " + bounds;
+  } else if (e.significant) {
+    v.verdict = Verdict::kNoChange;
+    v.reason = "significant (p = " + p_text(decisive_p) + ") but within " + bounds;
+  } else if (e.interval.low > -o.threshold && e.interval.high < o.threshold) {
+    v.verdict = Verdict::kNoChange;
+    v.reason = "not significant (p = " + p_text(decisive_p) + "), interval within " + bounds;
+  } else if (e.assumed) {
+    v.verdict = Verdict::kInconclusive;
+    v.reason =
+        "one run per side cannot tell this change from the difference between two "
+        "processes (an assumed " +
+        format_percent(o.assumed_spread, false) +
+        " per run): calibrate this runner (crossover calibrate) or compare several runs "
+        "per side (--rerun)";
+  } else {
+    v.verdict = Verdict::kInconclusive;
+    v.reason =
+        "too noisy: not significant, and the interval reaches past " + bounds +
+        (by_runs ? "; the runs (processes) differ: more processes, more rounds or a quieter machine"
+                 : "; more repeats or a quieter machine");
+  }
+}
+
+void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
+           const RunLevelContext& context) {
+  if (!comparable(v, b, c, o)) return;
+  const Result* base = b.first_ok();
+  const Result* cand = c.first_ok();
+  const auto b_runs = b.runs(o.metric);
+  const auto c_runs = c.runs(o.metric);
+  const auto bs = b.samples(o.metric);
+  const auto cs = c.samples(o.metric);
+  // One run per side measured in several processes: a calibration of this runner, when it has
+  // the cell, is the better evidence (its spread is measured over many runs, not guessed from
+  // a few processes); several runs per side are always compared run by run.
+  const bool one_run_each = b.results.size() == 1 && c.results.size() == 1;
+  const bool calibrated =
+      context.calibration != nullptr && context.calibration->find(v.config) != nullptr;
+  const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2 && !(one_run_each && calibrated);
+  v.tested = true;
+  const std::string unit = b.unit() == "process" || c.unit() == "process" ? "process" : "run";
+  Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, o, unit)
+                              : one_run_evidence(v, *base, *cand, bs, cs, o, context);
+  if (by_runs && one_run_each) check_machine_drift(v, evidence, *base, *cand, o, context);
+  decide(v, evidence, o, by_runs);
+  v.decided_change = evidence.effective;
+  v.decided_ci = evidence.interval;
+  v.decided_net = evidence.net;
+  v.reason += by_runs ? " (Welch t on " + std::to_string(b_runs.size()) + " and " +
+                            std::to_string(c_runs.size()) + " " + unit + " medians)"
+                      : " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
+                            std::to_string(cs.size()) + " samples)";
+  if (base->noisy || cand->noisy) {
+    v.reason += std::string("; noisy ") +
+                (base->noisy && cand->noisy ? "both runs"
+                 : base->noisy              ? "baseline"
+                                            : "candidate") +
+                " (IQR > 10 % of the median)";
+  }
+}
+
+}  // namespace
+
+std::vector<double> process_medians(const Result& r, const std::string& metric) {
+  if (r.process_epoch_seconds.size() < 2) return {};
+  if (metric == "step" && r.process_step_seconds.size() == r.process_epoch_seconds.size())
+    return r.process_step_seconds;
+  if (metric == "energy") {
+    if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
+    std::vector<double> joules = r.process_epoch_seconds;
+    for (double& j : joules) j *= r.mean_watts;
+    return joules;
+  }
+  if (metric != "throughput") return r.process_epoch_seconds;
+  std::vector<double> throughput;
+  for (double seconds : r.process_epoch_seconds) {
+    if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
+  }
+  return throughput;
+}
+
+void check_options(const RegressionOptions& o) {
+  if (!(o.threshold >= 0.0 && o.threshold < 10.0))
+    throw std::invalid_argument("--threshold must be a percentage from 0 to 1000, got " +
+                                format_number(100.0 * o.threshold));
+  if (!(o.assumed_spread >= 0.0 && o.assumed_spread < 10.0))
+    throw std::invalid_argument("--assumed-spread must be a percentage from 0 to 1000, got " +
+                                format_number(100.0 * o.assumed_spread));
+  if (!(o.alpha > 0.0 && o.alpha < 1.0))
+    throw std::invalid_argument("--alpha must lie between 0 and 1, got " + format_number(o.alpha));
+  if (o.metric != "epoch" && o.metric != "step" && o.metric != "throughput" && o.metric != "energy")
+    throw std::invalid_argument("--metric must be epoch, step, throughput or energy, got " +
+                                o.metric);
+  if (o.fail_on != "regression" && o.fail_on != "any-change" && o.fail_on != "none")
+    throw std::invalid_argument("--fail-on must be regression, any-change or none, got " +
+                                o.fail_on);
+}
+
+std::size_t RegressionReport::count(Verdict verdict) const {
+  return static_cast<std::size_t>(std::count_if(
+      cells.begin(), cells.end(), [&](const CellVerdict& v) { return v.verdict == verdict; }));
+}
+
+bool RegressionReport::unfair() const {
+  return std::any_of(environment.begin(), environment.end(),
+                     [](const EnvironmentDifference& d) { return d.unfair; });
+}
+
+bool RegressionReport::fails() const {
+  if (options.fail_on == "none") return false;
+  const std::size_t bad = count(Verdict::kRegression) + count(Verdict::kFailed);
+  if (options.fail_on == "any-change") return bad + count(Verdict::kImprovement) > 0;
+  return bad > 0;
+}
+
+namespace {
+
+// What the comparison as a whole rests on (report.evidence), and the notes that go with it.
+void describe_evidence(RegressionReport& report, const RunLevelContext& context) {
+  const bool by_runs = std::any_of(report.cells.begin(), report.cells.end(),
+                                   [](const CellVerdict& v) { return v.test == "welch-runs"; });
+  report.drift = context.drift();
+  if (context.calibration != nullptr) report.calibration = context.calibration->source;
+  const std::string machine =
+      report.drift ? drift_text(*report.drift) : "machine drift unknown (no reference)";
+  if (by_runs) {
+    report.evidence =
+        "several processes per side (the grid's `processes`, or several runs): each cell's "
+        "processes are compared by their medians (the run-level test, Welch's t), so the change "
+        "must stand out from the variation between processes; " +
+        machine;
+  } else if (context.calibration != nullptr) {
+    report.evidence =
+        "one run per side; a regression must stand out from this runner's "
+        "run-to-run spread, calibrated in " +
+        context.calibration->source + "; " + machine;
+  } else {
+    report.evidence =
+        report.options.assumed_spread > 0.0
+            ? "one run per side and no calibration: a change must stand out from the within-run "
+              "noise and from an assumed run-to-run variation of " +
+                  format_percent(report.options.assumed_spread, false) +
+                  " per run (--assumed-spread); " + machine
+            : "one run per side and no calibration: the within-run test, and the reference for "
+              "the machine's drift; " +
+                  machine;
+    report.notes.push_back(
+        std::string("one run (process) per side without a calibration: the samples show the noise "
+                    "within a run, not the larger differences between processes (memory layout, "
+                    "neighbours on a shared machine)") +
+        (report.options.assumed_spread > 0.0
+             ? ", so a change must also stand out from an assumed " +
+                   format_percent(report.options.assumed_spread, false) + " per run"
+             : "") +
+        "; measure each cell in several processes (`\"processes\": 5` in the grid), "
+        "measure this runner once with crossover calibrate and pass --calibration "
+        "calibrate.json, or use compare --rerun with 3 or more rounds");
+  }
+  if (context.calibration != nullptr) {
+    std::size_t missing = 0;
+    for (const auto& v : report.cells)
+      missing += v.tested && v.test == "mann-whitney" && v.decided_by != DecidedBy::kRunLevel &&
+                         context.calibration->find(v.config) == nullptr
+                     ? 1
+                     : 0;
+    if (missing > 0)
+      report.notes.push_back(std::to_string(missing) + " cell(s) are not in " +
+                             context.calibration->source +
+                             ": they were judged by the within-run test alone");
+  }
+}
+
+}  // namespace
+
+RegressionReport compare_runs(const std::vector<Result>& baseline,
+                              const std::vector<Result>& candidate,
+                              const RegressionOptions& options, const RunLevelContext& context) {
+  check_options(options);
+  const auto base_groups = group(baseline);
+  const auto cand_groups = group(candidate);
+  std::map<std::string, std::size_t> cand_where;
+  for (std::size_t i = 0; i < cand_groups.size(); ++i) cand_where[cand_groups[i].config.dump()] = i;
+
+  // Names are computed over both runs, so a cell has the same name on both sides.
+  std::vector<Json> configs;
+  for (const auto& g : base_groups) configs.push_back(g.config);
+  for (const auto& g : cand_groups) configs.push_back(g.config);
+  const auto names = distinguishing_names(configs);
+
+  RegressionReport report;
+  report.options = options;
+  std::vector<bool> matched(cand_groups.size(), false);
+  for (std::size_t i = 0; i < base_groups.size(); ++i) {
+    const auto it = cand_where.find(base_groups[i].config.dump());
+    if (it == cand_where.end()) {
+      report.only_in_baseline.push_back(names[i]);
+      continue;
+    }
+    matched[it->second] = true;
+    CellVerdict v;
+    v.name = names[i];
+    v.config = base_groups[i].config;
+    v.baseline_cell = base_groups[i].results.front()->cell.index;
+    v.candidate_cell = cand_groups[it->second].results.front()->cell.index;
+    judge(v, base_groups[i], cand_groups[it->second], options, context);
+    // Matched on identity keys: say when the two were measured or guarded differently.
+    const Cell& b = base_groups[i].results.front()->cell;
+    const Cell& c = cand_groups[it->second].results.front()->cell;
+    const auto changed = measuring_differences(b, c);
+    if (!changed.empty()) {
+      report.notes.push_back(v.name + ": measured with other policy or protection settings (" +
+                             join(changed, "; ") + "); they do not change what is measured");
+    }
+    report.cells.push_back(std::move(v));
+  }
+  for (std::size_t i = 0; i < cand_groups.size(); ++i) {
+    if (!matched[i]) report.only_in_candidate.push_back(names[base_groups.size() + i]);
+  }
+  describe_evidence(report, context);
+  std::stable_sort(report.cells.begin(), report.cells.end(),
+                   [](const CellVerdict& a, const CellVerdict& b) {
+                     return severity(a.verdict) < severity(b.verdict);
+                   });
+  return report;
+}
+
+std::optional<ReferenceDrift> RunLevelContext::drift(std::optional<std::size_t> baseline_cell,
+                                                     std::optional<std::size_t> candidate_cell,
+                                                     bool all_cores) const {
+  if (baseline_env == nullptr || candidate_env == nullptr) return std::nullopt;
+  return reference_drift(*baseline_env, *candidate_env, baseline_cell, candidate_cell, all_cores);
+}
+
+RegressionReport compare_records(const RunRecord& baseline, const RunRecord& candidate,
+                                 const RegressionOptions& options, const Calibration* calibration) {
+  RunLevelContext context;
+  context.baseline_env = &baseline.environment;
+  context.candidate_env = &candidate.environment;
+  context.calibration = calibration;
+  RegressionReport report = compare_runs(baseline.results, candidate.results, options, context);
+  report.baseline_label = baseline.label;
+  report.candidate_label = candidate.label;
+  report.environment = environment_differences(baseline.environment, candidate.environment);
+  for (const RunRecord* run : {&baseline, &candidate}) {
+    if (run->environment.is_null())
+      report.notes.push_back(run->label + " has no env.json: the environments were not compared");
+  }
+  if (calibration != nullptr && !baseline.environment.is_null()) {
+    const auto here = runner_of(baseline.environment);
+    for (const char* key : {"host", "cpu", "logical_cores"}) {
+      if (calibration->runner.contains(key) && here.contains(key) &&
+          calibration->runner[key] != here[key]) {
+        report.notes.push_back(calibration->source + " was measured on another runner (" + key +
+                               " " + calibration->runner[key].dump() + ", here " +
+                               here[key].dump() + "): its run-to-run spread may not hold here");
+        break;
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace crossover

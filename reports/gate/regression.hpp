@@ -1,0 +1,224 @@
+#pragma once
+// Did a change make training slower? Two runs of the same grid, cell by cell: the change in the
+// median with a bootstrap interval, a Mann-Whitney U test on the raw samples, and a verdict that
+// needs both significance and a change beyond a threshold — so that noise alone rarely fails a
+// CI job and a real slowdown rarely passes. The writers return text and do no I/O.
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/results.hpp"
+#include "core/significance.hpp"
+#include "core/stats.hpp"
+#include "core/words.hpp"
+#include "reports/gate/run_drift.hpp"
+
+namespace crossover {
+
+/// What compare says of one cell, in the order the reports list verdicts: the worst first.
+enum class Verdict {
+  kRegression,    ///< slower (or less throughput) beyond the threshold, and significantly
+  kFailed,        ///< ran in the baseline, failed in the candidate
+  kImprovement,   ///< faster beyond the threshold, and significantly
+  kInconclusive,  ///< too few samples, or a change the evidence cannot decide
+  kNoChange,      ///< within the threshold, or not significant
+  kNotCompared,   ///< skipped, or not ok in the baseline
+};
+
+/// "regression", "failed", "improvement", "inconclusive", "no change", "not compared": the words of
+/// the tables and the verdict file.
+inline constexpr auto words(Verdict) {
+  return std::array{std::pair{Verdict::kRegression, std::string_view("regression")},
+                    std::pair{Verdict::kFailed, std::string_view("failed")},
+                    std::pair{Verdict::kImprovement, std::string_view("improvement")},
+                    std::pair{Verdict::kInconclusive, std::string_view("inconclusive")},
+                    std::pair{Verdict::kNoChange, std::string_view("no change")},
+                    std::pair{Verdict::kNotCompared, std::string_view("not compared")}};
+}
+
+inline std::ostream& operator<<(std::ostream& out, Verdict verdict) {
+  return out << text_of(verdict);
+}
+
+/// JSON: the word.
+template <typename BasicJson>
+void to_json(BasicJson& json, Verdict verdict) {
+  json = text_of(verdict);
+}
+
+/// A p-value as the reports write it: "0.012", "3.1e-05".
+std::string p_text(double p);
+
+/// A change's interval: "[-1.2, +3.4] %".
+std::string interval_text(const Interval& ci);
+
+/// Whether a metric is a time, where lower is better ("epoch", "step"); "throughput" is not.
+bool is_time_metric(const std::string& metric);
+
+/// The metric in words: "time per epoch", "time per step", "throughput (samples/s)".
+std::string metric_text(const std::string& metric);
+
+/// A value of the metric with its unit: "12.3 ms" or "4.56e+03/s".
+std::string value_in_unit(double value, const std::string& metric);
+
+/// How `compare` decides.
+/// compare's default assumed run-to-run variation of one run (see RegressionOptions).
+inline constexpr double kAssumedRunSpread = 0.04;
+
+struct RegressionOptions {
+  double threshold = 0.05;  ///< a relative change smaller than this is never a regression
+  double alpha = 0.05;      ///< significance level of the two-sided U test
+  std::string metric =
+      "epoch";  ///< "epoch" (seconds), "step" (seconds) or "throughput" (samples/s)
+  std::string fail_on = "regression";  ///< "regression", "any-change" or "none"
+  std::uint64_t seed = 0;              ///< of the bootstrap
+  /// One run per side without a calibration: how much one run's median is assumed to vary from
+  /// one process to the next (a stated prior until `crossover calibrate` measures it); a change
+  /// must stand out from it as from a calibrated spread. 0: the within-run test alone.
+  double assumed_spread = kAssumedRunSpread;
+};
+
+/// Each process's median of the metric ("epoch", "step" or "throughput") for a result measured
+/// in several processes; empty for one.
+std::vector<double> process_medians(const Result& result, const std::string& metric);
+
+/// Throws std::invalid_argument naming the option that is out of range.
+void check_options(const RegressionOptions& options);
+
+/// Which evidence decided a verdict.
+enum class DecidedBy {
+  kNone,            ///< no test ran (not compared, too few samples)
+  kRunLevel,        ///< the run-level test: Welch's t on runs, or a calibration's spread
+  kWithinRun,       ///< the within-run test alone
+  kReferenceDrift,  ///< the machine's drift, as large as the change
+  kAssumedSpread,   ///< one run per side, no calibration: the change against an assumed spread
+};
+
+/// "", "run-level test", "within-run test", "reference drift", "assumed spread": the words of
+/// compare's reports.
+inline constexpr auto words(DecidedBy) {
+  return std::array{std::pair{DecidedBy::kNone, std::string_view("")},
+                    std::pair{DecidedBy::kRunLevel, std::string_view("run-level test")},
+                    std::pair{DecidedBy::kWithinRun, std::string_view("within-run test")},
+                    std::pair{DecidedBy::kReferenceDrift, std::string_view("reference drift")},
+                    std::pair{DecidedBy::kAssumedSpread, std::string_view("assumed spread")}};
+}
+inline std::ostream& operator<<(std::ostream& out, DecidedBy d) { return out << text_of(d); }
+
+/// One cell of the grid in both runs.
+struct CellVerdict {
+  std::string name;               ///< workload and the keys that tell the cells apart
+  nlohmann::ordered_json config;  ///< the configuration the cells were matched on
+  std::size_t baseline_cell = 0;  ///< the cell's index in each run
+  std::size_t candidate_cell = 0;
+  Verdict verdict = Verdict::kNotCompared;
+  std::string reason;  ///< why, in a few words
+  std::size_t baseline_samples = 0;
+  std::size_t candidate_samples = 0;
+  std::size_t baseline_runs = 0;  ///< runs (processes) pooled on each side
+  std::size_t candidate_runs = 0;
+  double baseline_median = 0.0;  ///< of the metric, in its unit
+  double candidate_median = 0.0;
+  double change = 0.0;  ///< candidate / baseline - 1
+  Interval change_ci;   ///< bootstrap 95 % interval of the change
+  double p_value = 1.0;
+  std::string test;     ///< "mann-whitney" (samples of one run per side) or "welch-runs"
+  bool tested = false;  ///< change, interval and p-value were computed
+  /// One run per side with a calibration: the p-value of the change against this runner's
+  /// run-to-run spread, and the change net of the machine's drift; 1 and `change` otherwise.
+  double run_level_p = 1.0;
+  double net_change = 0.0;
+  std::optional<double> machine;  ///< the machine's drift around this cell (reference ratio)
+  /// The change and interval the verdict was decided on, which the tables print: the measured
+  /// change and its interval, or, with a calibration, the change net of the machine and its
+  /// interval against this runner's run-to-run spread.
+  double decided_change = 0.0;
+  Interval decided_ci;
+  bool decided_net = false;  ///< decided_change is net of the machine's drift
+  /// Which evidence decided the verdict (kNone when nothing was tested), and all of it in one
+  /// line for a reviewer.
+  DecidedBy decided_by = DecidedBy::kNone;
+  std::string evidence;
+};
+
+/// One difference between the two runs' environments.
+struct EnvironmentDifference {
+  std::string what;  ///< "CPU", "BLAS", "LibTorch", "intra-op threads", ...
+  std::string baseline;
+  std::string candidate;
+  bool unfair = false;  ///< it can change the timings by itself
+};
+
+/// What `compare` found.
+struct RegressionReport {
+  RegressionOptions options;
+  std::string baseline_label;  ///< where each run came from, for the reader
+  std::string candidate_label;
+  std::vector<CellVerdict> cells;             ///< regressions first, then by name
+  std::vector<std::string> only_in_baseline;  ///< names of cells one run lacks
+  std::vector<std::string> only_in_candidate;
+  std::vector<EnvironmentDifference> environment;
+  std::vector<std::string> notes;       ///< e.g. a run without env.json
+  std::optional<ReferenceDrift> drift;  ///< from the runs' references, when both have one
+  std::string calibration;              ///< the calibration file used ("" = none)
+  std::string evidence;                 ///< what the verdicts rest on, in one line
+
+  std::size_t count(Verdict verdict) const;
+  bool unfair() const;
+  /// Whether the job should fail under options.fail_on: a regression or a failed cell
+  /// ("regression"), also an improvement ("any-change"), never ("none").
+  bool fails() const;
+};
+
+/// What a comparison of one run per side can know beyond the samples: the machine's drift
+/// between the runs (their references) and this runner's run-to-run spread (a calibration).
+struct RunLevelContext {
+  const nlohmann::json* baseline_env = nullptr;  ///< the runs' env.json records, when known
+  const nlohmann::json* candidate_env = nullptr;
+  const Calibration* calibration = nullptr;
+  /// The machine's drift between the runs, or around one cell of each.
+  std::optional<ReferenceDrift> drift(std::optional<std::size_t> baseline_cell = std::nullopt,
+                                      std::optional<std::size_t> candidate_cell = std::nullopt,
+                                      bool all_cores = false) const;
+};
+
+/// Matches the cells of two runs by their identity keys (cell_identity_json) and judges each.
+/// Cells that occur several times in one run (rounds of `compare --rerun`, concatenated files)
+/// have their samples pooled, and are judged by run (Welch t on the run medians). A cell with
+/// one run per side is judged on its samples (Mann-Whitney U, moving-block bootstrap interval);
+/// then a regression also needs the change to stand out from the calibrated run-to-run spread
+/// (with a calibration), and is `inconclusive` when the machine's own drift explains it.
+RegressionReport compare_runs(const std::vector<Result>& baseline,
+                              const std::vector<Result>& candidate,
+                              const RegressionOptions& options,
+                              const RunLevelContext& context = {});
+
+/// compare_runs on two runs with their environment records: the reference drift between them,
+/// the environment differences, and notes on what is missing.
+RegressionReport compare_records(const RunRecord& baseline, const RunRecord& candidate,
+                                 const RegressionOptions& options,
+                                 const Calibration* calibration = nullptr);
+
+/// The differences between two env.json records; null records give none. `measured` adds the
+/// matmul peaks measured at each run's start when they differ by more than 30 %.
+std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
+                                                           const nlohmann::json& candidate,
+                                                           bool measured = true);
+
+/// An aligned table for the terminal, regressions first, and the summary line.
+std::string render_regression_text(const RegressionReport& report);
+
+/// A Markdown summary for a pull-request comment: the verdict, environment warnings, regressions,
+/// failures, improvements and inconclusive cells, the unchanged ones folded away.
+std::string render_regression_markdown(const RegressionReport& report);
+
+/// The verdict file: settings, counts, environment, every cell.
+nlohmann::ordered_json regression_json(const RegressionReport& report);
+
+}  // namespace crossover

@@ -1,0 +1,244 @@
+// compare's verdicts as text: the terminal table, the Markdown for a pull request, the JSON file.
+#include <algorithm>
+#include <cstdio>
+
+#include "core/text.hpp"
+#include "reports/gate/regression.hpp"
+#include "reports/render/table.hpp"
+
+namespace crossover {
+
+std::string p_text(double p) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, p < 0.001 ? "%.1e" : "%.3f", p);
+  return buffer;
+}
+
+std::string interval_text(const Interval& ci) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "[%+.1f, %+.1f] %%", 100.0 * ci.low, 100.0 * ci.high);
+  return buffer;
+}
+
+bool is_time_metric(const std::string& metric) { return metric != "throughput"; }
+
+std::string metric_text(const std::string& metric) {
+  if (metric == "step") return "time per step";
+  if (metric == "energy") return "energy per epoch (J)";
+  if (metric == "throughput") return "throughput (samples/s)";
+  return "time per epoch";
+}
+
+std::string value_in_unit(double value, const std::string& metric) {
+  if (metric == "energy") return format_number(value) + " J";
+  return is_time_metric(metric) ? format_seconds(value) : format_number(value) + "/s";
+}
+
+// The configuration cells are matched on: what is measured, not how long (the stopping rule) nor
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string cell_value(double median, std::size_t samples, std::size_t runs,
+                       const std::string& metric) {
+  if (samples == 0) return "-";
+  return value_in_unit(median, metric) + " (n=" + std::to_string(samples) +
+         (runs > 1 ? ", " + std::to_string(runs) + " runs" : "") + ")";
+}
+
+TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std::string& metric,
+                        bool with_verdict) {
+  TextTable table;
+  if (with_verdict) table.header.push_back("verdict");
+  for (const char* h :
+       {"cell", "baseline", "candidate", "change", "95 % CI", "p", "decided by", "why"})
+    table.header.push_back(h);
+  table.right_aligned.assign(table.header.size(), false);
+  for (std::size_t i = table.header.size() - 7; i < table.header.size() - 2; ++i)
+    table.right_aligned[i] = true;
+  for (const CellVerdict* v : cells) {
+    std::vector<std::string> row;
+    if (with_verdict) row.push_back(text_of(v->verdict));
+    const bool measured = v->tested;
+    row.push_back(v->name);
+    row.push_back(cell_value(v->baseline_median, v->baseline_samples, v->baseline_runs, metric));
+    row.push_back(cell_value(v->candidate_median, v->candidate_samples, v->candidate_runs, metric));
+    // The change and interval the verdict was decided on, so that its words match them.
+    row.push_back(measured ? format_percent(v->decided_change) + (v->decided_net ? " net" : "")
+                           : "-");
+    row.push_back(measured ? interval_text(v->decided_ci) : "-");
+    row.push_back(measured ? p_text(v->p_value) : "-");
+    row.push_back(v->decided_by == DecidedBy::kNone ? "-" : text_of(v->decided_by));
+    row.push_back(v->reason);
+    table.rows.push_back(row);
+  }
+  return table;
+}
+
+std::string headline(const RegressionReport& r) {
+  const std::size_t regressions = r.count(Verdict::kRegression), failed = r.count(Verdict::kFailed);
+  std::string text;
+  if (regressions + failed == 0) {
+    text = "no regression";
+  } else {
+    text = std::to_string(regressions) + " regression(s)";
+    if (failed > 0) text += ", " + std::to_string(failed) + " cell(s) failed in the candidate";
+  }
+  text += " in " + std::to_string(r.cells.size()) +
+          " matched cell(s): " + std::to_string(r.count(Verdict::kImprovement)) + " improved, " +
+          std::to_string(r.count(Verdict::kNoChange)) + " unchanged, " +
+          std::to_string(r.count(Verdict::kInconclusive)) + " inconclusive, " +
+          std::to_string(r.count(Verdict::kNotCompared)) + " not compared";
+  return text;
+}
+
+std::string settings_text(const RegressionOptions& o) {
+  return "metric: " + metric_text(o.metric) + "; a regression needs p < " + format_number(o.alpha) +
+         " (two-sided: Mann-Whitney U on the samples of one run per side, Welch t on the "
+         "logarithms of the run medians when each side has several runs) and a change of " +
+         format_percent(o.threshold, false) +
+         " or more in the median; change = candidate / baseline - 1 " +
+         "with a bootstrap 95 % interval";
+}
+
+}  // namespace
+
+std::string render_regression_text(const RegressionReport& r) {
+  std::string out = "crossover compare: " + r.baseline_label + " -> " + r.candidate_label + "\n";
+  out += settings_text(r.options) + "\n";
+  for (const auto& d : r.environment) {
+    out += std::string(d.unfair ? "WARNING environment differs: " : "environment differs: ") +
+           d.what + ": " + d.baseline + " -> " + d.candidate + "\n";
+  }
+  if (!r.evidence.empty()) out += "evidence: " + r.evidence + "\n";
+  for (const auto& note : r.notes) out += "note: " + note + "\n";
+  std::vector<const CellVerdict*> all;
+  for (const auto& v : r.cells) all.push_back(&v);
+  out += "\n" + render_text_table(verdict_table(all, r.options.metric, true));
+  for (const auto& name : r.only_in_baseline) out += "only in the baseline: " + name + "\n";
+  for (const auto& name : r.only_in_candidate) out += "only in the candidate: " + name + "\n";
+  out += "\n" + headline(r) + "\n";
+  return out;
+}
+
+std::string render_regression_markdown(const RegressionReport& r) {
+  std::string out = "## crossover compare: " + headline(r) + "\n\n";
+  out += "Baseline " + markdown_text(r.baseline_label) + ", candidate " +
+         markdown_text(r.candidate_label) + ". " + settings_text(r.options) + ".\n\n";
+  if (!r.evidence.empty()) out += "**Evidence:** " + markdown_text(r.evidence) + ".\n\n";
+  if (r.unfair()) {
+    out +=
+        "> **Warning:** the two runs' environments differ in ways that change timings by "
+        "themselves; read the verdicts with care.\n\n";
+  }
+  if (!r.environment.empty()) {
+    TextTable env;
+    env.header = {"environment", "baseline", "candidate", "can skew timings"};
+    for (const auto& d : r.environment)
+      env.rows.push_back({d.what, d.baseline, d.candidate, d.unfair ? "yes" : "no"});
+    out += render_markdown_table(env) + "\n";
+  }
+  for (const auto& note : r.notes) out += "- " + markdown_text(note) + "\n";
+  if (!r.notes.empty()) out += "\n";
+  const auto section = [&](Verdict verdict, const std::string& title, bool folded) {
+    std::vector<const CellVerdict*> cells;
+    for (const auto& v : r.cells) {
+      if (v.verdict == verdict) cells.push_back(&v);
+    }
+    if (cells.empty()) return;
+    const std::string table = render_markdown_table(verdict_table(cells, r.options.metric, false));
+    if (folded) {
+      out += "<details><summary>" + title + " (" + std::to_string(cells.size()) +
+             ")</summary>\n\n" + table + "\n</details>\n\n";
+    } else {
+      out += "### " + title + " (" + std::to_string(cells.size()) + ")\n\n" + table + "\n";
+    }
+  };
+  section(Verdict::kRegression, "Regressions", false);
+  section(Verdict::kFailed, "Failed in the candidate", false);
+  section(Verdict::kImprovement, "Improvements", false);
+  section(Verdict::kInconclusive, "Inconclusive", false);
+  section(Verdict::kNoChange, "No change", true);
+  section(Verdict::kNotCompared, "Not compared", true);
+  if (!r.only_in_baseline.empty() || !r.only_in_candidate.empty()) {
+    out += "### Cells in one run only\n\n";
+    for (const auto& name : r.only_in_baseline)
+      out += "- only in the baseline: " + markdown_text(name) + "\n";
+    for (const auto& name : r.only_in_candidate)
+      out += "- only in the candidate: " + markdown_text(name) + "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json regression_json(const RegressionReport& r) {
+  Json j;
+  j["verdict"] = r.count(Verdict::kRegression) + r.count(Verdict::kFailed) > 0 ? "regression"
+                                                                               : "no regression";
+  j["fails"] = r.fails();
+  j["summary"] = headline(r);
+  j["baseline"] = r.baseline_label;
+  j["candidate"] = r.candidate_label;
+  j["options"] = {{"metric", r.options.metric},
+                  {"threshold", r.options.threshold},
+                  {"alpha", r.options.alpha},
+                  {"fail_on", r.options.fail_on}};
+  Json counts;
+  // In the order of the first verdict files (they are read by CI jobs).
+  for (Verdict v : {Verdict::kRegression, Verdict::kFailed, Verdict::kImprovement,
+                    Verdict::kNoChange, Verdict::kInconclusive, Verdict::kNotCompared})
+    counts[text_of(v)] = r.count(v);
+  j["counts"] = counts;
+  Json env = Json::array();
+  for (const auto& d : r.environment) {
+    env.push_back({{"what", d.what},
+                   {"baseline", d.baseline},
+                   {"candidate", d.candidate},
+                   {"unfair", d.unfair}});
+  }
+  j["environment"] = {{"unfair", r.unfair()}, {"differences", env}};
+  j["notes"] = r.notes;
+  j["evidence"] = r.evidence;
+  j["calibration"] = r.calibration;
+  if (r.drift) {
+    j["reference_drift"] = {{"machine", r.drift->machine},
+                            {"matmul", r.drift->matmul},
+                            {"step", r.drift->step},
+                            {"within_baseline", r.drift->within_baseline},
+                            {"within_candidate", r.drift->within_candidate}};
+  } else {
+    j["reference_drift"] = nullptr;
+  }
+  Json cells = Json::array();
+  for (const auto& v : r.cells) {
+    cells.push_back({{"name", v.name},
+                     {"verdict", v.verdict},
+                     {"reason", v.reason},
+                     {"baseline_cell", v.baseline_cell},
+                     {"candidate_cell", v.candidate_cell},
+                     {"baseline_median", v.baseline_median},
+                     {"candidate_median", v.candidate_median},
+                     {"baseline_samples", v.baseline_samples},
+                     {"candidate_samples", v.candidate_samples},
+                     {"baseline_runs", v.baseline_runs},
+                     {"candidate_runs", v.candidate_runs},
+                     {"change", v.change},
+                     {"change_ci", {v.change_ci.low, v.change_ci.high}},
+                     {"decided_change", v.decided_change},
+                     {"decided_ci", {v.decided_ci.low, v.decided_ci.high}},
+                     {"p_value", v.p_value},
+                     {"test", v.test},
+                     {"run_level_p", v.run_level_p},
+                     {"net_change", v.net_change},
+                     {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},
+                     {"decided_by", text_of(v.decided_by)},
+                     {"evidence", v.evidence},
+                     {"config", v.config}});
+  }
+  j["cells"] = cells;
+  j["only_in_baseline"] = r.only_in_baseline;
+  j["only_in_candidate"] = r.only_in_candidate;
+  return j;
+}
+
+}  // namespace crossover

@@ -1,0 +1,269 @@
+#include "reports/gate/run_drift.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "core/stats.hpp"
+#include "core/text.hpp"
+#include "reports/analysis/cell_names.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The reference measurements around one cell (reference.cells.<index>), or around the whole run
+// when the cell has none (no index given, or a run of an older crossover).
+const nlohmann::json* reference_around(const nlohmann::json& env, std::optional<std::size_t> cell) {
+  if (!env.is_object() || !env.contains("reference") || !env["reference"].is_object())
+    return nullptr;
+  const auto& reference = env["reference"];
+  if (cell && reference.contains("cells") && reference["cells"].is_object()) {
+    const auto it = reference["cells"].find(std::to_string(*cell));
+    if (it != reference["cells"].end() && it->is_object()) return &*it;
+  }
+  return &reference;
+}
+
+// The geometric mean of a reference's before and after times, or 0 when unrecorded.
+double reference_seconds(const nlohmann::json* around, const char* what) {
+  if (around == nullptr) return 0.0;
+  std::vector<double> times;
+  for (const char* when : {"before", "after"}) {
+    if (!around->contains(when) || !(*around)[when].is_object()) continue;
+    const auto value = (*around)[when].find(what);
+    if (value != (*around)[when].end() && value->is_number() && value->get<double>() > 0.0)
+      times.push_back(value->get<double>());
+  }
+  if (times.empty()) return 0.0;
+  double log_sum = 0.0;
+  for (double t : times) log_sum += std::log(t);
+  return std::exp(log_sum / static_cast<double>(times.size()));
+}
+
+// after / before of the reference that moved most; 1 without both.
+double within_run_move(const nlohmann::json* around) {
+  double furthest = 1.0;
+  if (around == nullptr || !around->contains("before") || !around->contains("after"))
+    return furthest;
+  for (const char* what : {"matmul_seconds", "step_seconds"}) {
+    const double before = (*around)["before"].value(what, 0.0);
+    const double after = (*around)["after"].value(what, 0.0);
+    if (before > 0.0 && after > 0.0 &&
+        std::abs(std::log(after / before)) > std::abs(std::log(furthest)))
+      furthest = after / before;
+  }
+  return furthest;
+}
+
+std::string signed_percent(double ratio) { return format_percent(ratio - 1.0); }
+
+// Each ok cell's index and the medians of its epoch and step samples, by identity.
+struct CellMedians {
+  std::size_t index = 0;
+  double epoch = 0.0;
+  double step = 0.0;
+  bool all_cores = false;  // uses_all_cores
+};
+
+std::map<std::string, CellMedians> cell_medians(const RunRecord& run) {
+  std::map<std::string, CellMedians> out;
+  for (const Result& r : run.results) {
+    if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
+    const std::string key = cell_identity_json(r.cell).dump();
+    if (out.count(key) != 0) continue;
+    const double step =
+        r.step_seconds_samples.empty() ? 0.0 : quantile(r.step_seconds_samples, 0.5);
+    out[key] = {r.cell.index, quantile(r.epoch_seconds_samples, 0.5), step, uses_all_cores(r.cell)};
+  }
+  return out;
+}
+
+Json spread_json(const CellSpread& s) {
+  return {{"beta", s.beta},
+          {"sigma", s.sigma},
+          {"sigma_raw", s.sigma_raw},
+          {"pairs", s.pairs},
+          {"degrees_of_freedom", s.degrees_of_freedom}};
+}
+
+CellSpread spread_from_json(const nlohmann::json& j, const std::string& where) {
+  CellSpread s;
+  try {
+    s.beta = j.at("beta").get<double>();
+    s.sigma = j.at("sigma").get<double>();
+    s.sigma_raw = j.at("sigma_raw").get<double>();
+    s.pairs = j.at("pairs").get<std::size_t>();
+    s.degrees_of_freedom = j.at("degrees_of_freedom").get<double>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
+  if (!(s.sigma >= 0.0) || !(s.degrees_of_freedom >= 1.0) || !(s.beta >= 0.0 && s.beta <= 1.0))
+    throw std::invalid_argument(where +
+                                ": sigma must be >= 0, beta within [0, 1] and "
+                                "degrees_of_freedom >= 1");
+  return s;
+}
+
+}  // namespace
+
+std::optional<ReferenceDrift> reference_drift(const nlohmann::json& baseline_env,
+                                              const nlohmann::json& candidate_env,
+                                              std::optional<std::size_t> baseline_cell,
+                                              std::optional<std::size_t> candidate_cell,
+                                              bool all_cores) {
+  const nlohmann::json* b = reference_around(baseline_env, baseline_cell);
+  const nlohmann::json* c = reference_around(candidate_env, candidate_cell);
+  const bool all = all_cores && reference_seconds(b, "step_all_seconds") > 0.0 &&
+                   reference_seconds(c, "step_all_seconds") > 0.0;
+  const char* matmul = all ? "matmul_all_seconds" : "matmul_seconds";
+  const char* step = all ? "step_all_seconds" : "step_seconds";
+  const double bm = reference_seconds(b, matmul);
+  const double bs = reference_seconds(b, step);
+  const double cm = reference_seconds(c, matmul);
+  const double cs = reference_seconds(c, step);
+  if (bm <= 0.0 || bs <= 0.0 || cm <= 0.0 || cs <= 0.0) return std::nullopt;
+  ReferenceDrift d;
+  d.matmul = cm / bm;
+  d.step = cs / bs;
+  d.machine = std::sqrt(d.matmul * d.step);
+  d.within_baseline = within_run_move(b);
+  d.within_candidate = within_run_move(c);
+  return d;
+}
+
+std::string drift_text(const ReferenceDrift& d) {
+  const double move = std::abs(std::log(d.machine));
+  std::string text =
+      move < std::log(1.05) ? "machine steady (reference " + signed_percent(d.machine) + ")"
+      : d.machine > 1.0
+          ? "the candidate's machine was " + signed_percent(d.machine).substr(1) + " slower"
+          : "the candidate's machine was " + signed_percent(1.0 / d.machine).substr(1) + " faster";
+  if (move >= std::log(1.05))
+    text +=
+        " (reference matmul " + signed_percent(d.matmul) + ", step " + signed_percent(d.step) + ")";
+  for (const auto& [side, within] :
+       {std::pair{"baseline", d.within_baseline}, std::pair{"candidate", d.within_candidate}}) {
+    if (std::abs(std::log(within)) >= std::log(1.10))
+      text += "; the machine's speed moved during the " + std::string(side) + " run (" +
+              signed_percent(within) + ")";
+  }
+  return text;
+}
+
+const CellSpread& CellCalibration::spread(const std::string& metric) const {
+  return metric == "step" ? step : epoch;
+}
+
+const CellCalibration* Calibration::find(const nlohmann::ordered_json& identity) const {
+  // As plain json: a file read back has its keys in another order. The machine's label is no
+  // part of a cell here: a calibration is of a runner, whatever it was called.
+  nlohmann::json wanted = identity;
+  wanted.erase("host");
+  for (const auto& cell : cells) {
+    nlohmann::json config = cell.config;
+    config.erase("host");
+    if (config == wanted) return &cell;
+  }
+  return nullptr;
+}
+
+nlohmann::ordered_json runner_of(const nlohmann::json& env) {
+  Json runner = Json::object();
+  if (!env.is_object()) return runner;
+  const nlohmann::json::json_pointer host("/host/hostname"), cpu("/cpu/model"),
+      cores("/cpu/logical_cores");
+  if (env.contains(host)) runner["host"] = env.at(host);
+  if (env.contains(cpu)) runner["cpu"] = env.at(cpu);
+  if (env.contains(cores)) runner["logical_cores"] = env.at(cores);
+  return runner;
+}
+
+Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& pairs,
+                            std::optional<std::size_t> leave_out) {
+  struct Series {
+    Json config;
+    std::vector<double> epoch, step, machine;
+  };
+  std::map<std::string, Series> series;
+  std::vector<std::string> order;
+  std::size_t used = 0;
+  bool every_pair_has_reference = true;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (leave_out && *leave_out == i) continue;
+    ++used;
+    const auto& [first, second] = pairs[i];
+    const auto a = cell_medians(first), b = cell_medians(second);
+    for (const auto& [key, medians] : a) {
+      const auto other = b.find(key);
+      if (other == b.end()) continue;
+      const auto drift = reference_drift(first.environment, second.environment, medians.index,
+                                         other->second.index, medians.all_cores);
+      every_pair_has_reference &= drift.has_value();
+      auto [it, inserted] = series.try_emplace(key);
+      if (inserted) {
+        it->second.config = Json::parse(key);
+        order.push_back(key);
+      }
+      it->second.epoch.push_back(std::log(other->second.epoch / medians.epoch));
+      const bool steps = medians.step > 0.0 && other->second.step > 0.0;
+      it->second.step.push_back(steps ? std::log(other->second.step / medians.step) : 0.0);
+      it->second.machine.push_back(drift ? std::log(drift->machine) : 0.0);
+    }
+  }
+  if (used < 2)
+    throw std::invalid_argument("a calibration needs at least two A/A pairs of runs, got " +
+                                std::to_string(used));
+  Calibration calibration;
+  if (!pairs.empty()) calibration.runner = runner_of(pairs.front().first.environment);
+  std::vector<Json> configs;
+  for (const auto& key : order) {
+    if (series[key].epoch.size() == used) configs.push_back(series[key].config);
+  }
+  const auto names = distinguishing_names(configs);
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    const Series& s = series[configs[k].dump()];
+    const std::vector<double> none;
+    const auto& machine = every_pair_has_reference ? s.machine : none;
+    calibration.cells.push_back({names[k], configs[k], estimate_spread(s.epoch, machine),
+                                 estimate_spread(s.step, machine)});
+  }
+  return calibration;
+}
+
+nlohmann::ordered_json calibration_json(const Calibration& c) {
+  Json cells = Json::array();
+  for (const auto& cell : c.cells) {
+    cells.push_back({{"name", cell.name},
+                     {"config", cell.config},
+                     {"epoch", spread_json(cell.epoch)},
+                     {"step", spread_json(cell.step)}});
+  }
+  return {{"runner", c.runner}, {"cells", cells}};
+}
+
+Calibration calibration_from_json(const nlohmann::json& j, const std::string& source) {
+  Calibration c;
+  c.source = source;
+  if (!j.is_object() || !j.contains("cells") || !j["cells"].is_array())
+    throw std::invalid_argument(source +
+                                ": not a calibration (no \"cells\" list); give the "
+                                "calibrate.json that crossover calibrate wrote");
+  if (j.contains("runner") && j["runner"].is_object()) c.runner = j["runner"];
+  for (std::size_t i = 0; i < j["cells"].size(); ++i) {
+    const auto& cell = j["cells"][i];
+    const std::string where = source + ": cells[" + std::to_string(i) + "]";
+    if (!cell.is_object() || !cell.contains("config") || !cell["config"].is_object() ||
+        !cell.contains("epoch") || !cell.contains("step"))
+      throw std::invalid_argument(where + " needs \"config\", \"epoch\" and \"step\"");
+    c.cells.push_back({cell.value("name", std::string()), cell["config"],
+                       spread_from_json(cell["epoch"], where + ".epoch"),
+                       spread_from_json(cell["step"], where + ".step")});
+  }
+  return c;
+}
+
+}  // namespace crossover

@@ -1,0 +1,108 @@
+#include "reports/render/report_gbench.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/analysis/cell_names.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kMillisecondsPerSecond = 1e3;
+// The most iterations gbench.json lists per cell: more than any repetition count a Google
+// Benchmark user compares.
+constexpr std::size_t kGbenchIterations = 200;
+
+Json entry(const std::string& name, std::size_t family, const Result& r, std::size_t repetitions) {
+  Json j;
+  j["name"] = name;
+  j["family_index"] = family;
+  j["per_family_instance_index"] = 0;
+  j["run_name"] = name;
+  j["repetitions"] = repetitions;
+  j["threads"] = 1;
+  j["workload"] = r.cell.workload;  // extra keys are kept by readers of the format
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
+                                          const nlohmann::json& environment) {
+  Json context;
+  const auto from_env = [&](const char* pointer, Json fallback) -> Json {
+    const nlohmann::json::json_pointer p(pointer);
+    return environment.is_object() && environment.contains(p) ? Json(environment.at(p)) : fallback;
+  };
+  context["date"] = from_env("/recorded_at", "");
+  context["host_name"] = from_env("/host/hostname", "");
+  context["executable"] = "crossover";
+  context["num_cpus"] = from_env("/cpu/logical_cores", 0);
+  context["mhz_per_cpu"] = 0;  // not recorded
+  const std::string governor = from_env("/cpu/governor", "").get<std::string>();
+  context["cpu_scaling_enabled"] = !governor.empty() && governor != "performance";
+  context["caches"] = Json::array();
+  context["load_avg"] = from_env("/cpu/load_average", Json::array());
+  context["library_build_type"] = "release";
+  context["crossover_version"] = from_env("/crossover_version", "");
+  context["crossover_revision"] = from_env("/crossover_revision", "");
+  context["libtorch_version"] = from_env("/libtorch/version", "");
+
+  std::vector<const Result*> ok;
+  std::vector<Json> configs;
+  for (const Result& r : results) {
+    if (r.status != CellStatus::kOk || r.epoch_seconds_samples.empty()) continue;
+    ok.push_back(&r);
+    configs.push_back(cell_config_json(r.cell));
+  }
+  const auto names = distinguishing_names(configs, ":", "/");
+  Json benchmarks = Json::array();
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    const Result& r = *ok[i];
+    // One iteration per epoch sample, up to kGbenchIterations (a cell of 100 processes would
+    // list 200,000), evenly spread beyond that; the aggregates are over every sample.
+    std::vector<double> samples;
+    const auto& all = r.epoch_seconds_samples;
+    const std::size_t shown = std::min(all.size(), kGbenchIterations);
+    for (std::size_t k = 0; k < shown; ++k) samples.push_back(all[k * all.size() / shown]);
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      Json j = entry(names[i], i, r, samples.size());
+      j["run_type"] = "iteration";
+      j["repetition_index"] = k;
+      j["iterations"] = 1;
+      j["real_time"] = samples[k] * kMillisecondsPerSecond;
+      j["cpu_time"] = samples[k] * kMillisecondsPerSecond;
+      j["time_unit"] = "ms";
+      j["items_per_second"] = static_cast<double>(r.train_rows) / samples[k];
+      benchmarks.push_back(j);
+    }
+    // The result's own statistics, over every sample it kept.
+    const double cv =
+        r.epoch_seconds_mean > 0.0 ? r.epoch_seconds_stdev / r.epoch_seconds_mean : 0.0;
+    const std::pair<const char*, double> aggregates[] = {{"mean", r.epoch_seconds_mean},
+                                                         {"median", r.epoch_seconds},
+                                                         {"stddev", r.epoch_seconds_stdev},
+                                                         {"cv", cv}};
+    for (const auto& [aggregate, value] : aggregates) {
+      Json j = entry(names[i] + "_" + aggregate, i, r, samples.size());
+      j["run_name"] = names[i];
+      j["run_type"] = "aggregate";
+      j["aggregate_name"] = aggregate;
+      const bool percentage = std::string(aggregate) == "cv";
+      j["aggregate_unit"] = percentage ? "percentage" : "time";
+      j["iterations"] = all.size();
+      const double time = percentage ? value : value * kMillisecondsPerSecond;
+      j["real_time"] = time;
+      j["cpu_time"] = time;
+      j["time_unit"] = "ms";
+      if (std::string(aggregate) == "median" || std::string(aggregate) == "mean")
+        j["items_per_second"] = static_cast<double>(r.train_rows) / value;
+      benchmarks.push_back(j);
+    }
+  }
+  return Json{{"context", context}, {"benchmarks", benchmarks}};
+}
+
+}  // namespace crossover

@@ -1,0 +1,347 @@
+#include "reports/render/report_markdown.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/text.hpp"
+#include "reports/analysis/cell_names.hpp"
+#include "reports/analysis/comparison.hpp"
+#include "reports/analysis/measures.hpp"
+#include "reports/analysis/scaling.hpp"
+#include "workloads/catalog.hpp"
+
+namespace crossover {
+namespace {
+
+std::string percent(double fraction) { return format_number(100.0 * fraction) + " %"; }
+
+std::string megabytes(std::int64_t bytes) {
+  return format_number(static_cast<double>(bytes) / 1e6) + " MB";
+}
+
+// The identity keys beyond the fixed columns (device, batch, rows, data path) whose values differ
+// among `cells`: the run table shows them, named as in the grid.
+std::vector<const GridKey*> varying_keys(const std::vector<const Result*>& cells) {
+  static const std::vector<std::string> shown = {
+      "workload", "device",         "gpus",        "batch_size", "dataset_size",
+      "loader",   "data_placement", "num_workers", "pin_memory", "timing"};
+  std::vector<const GridKey*> out;
+  for (const auto& key : grid_keys()) {
+    if (!key.get || key.role != KeyRole::kIdentity ||
+        std::find(shown.begin(), shown.end(), key.name) != shown.end())
+      continue;
+    for (const Result* r : cells) {
+      if (key.get(r->cell) != key.get(cells.front()->cell)) {
+        out.push_back(&key);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// Every cell of a workload: what ran, its timing statistics, start-up, efficiency and memory.
+TextTable cell_table(const std::vector<Result>& results, const std::string& workload) {
+  std::vector<const Result*> cells;
+  for (const auto& r : results) {
+    if (r.cell.workload == workload) cells.push_back(&r);
+  }
+  const auto keys = varying_keys(cells);
+  TextTable t;
+  t.header = {"#", "device", "batch", "rows", "data path"};
+  for (const GridKey* key : keys) t.header.push_back(key->name);
+  const std::size_t measured = t.header.size();
+  for (const char* h :
+       {"status", "data", "epoch median", "IQR", "95 % CI", "repeats", "step", "first epoch",
+        "start-up", "samples/s", "GFLOP/s", "of peak", "peak RSS", "loss", "metric", "bound"})
+    t.header.push_back(h);
+  t.right_aligned.assign(t.header.size(), true);
+  for (std::size_t c : {std::size_t{1}, std::size_t{4}, measured, measured + 1})
+    t.right_aligned[c] = false;
+  t.right_aligned.back() = false;
+  for (const Result* cell : cells) {
+    const Result& r = *cell;
+    const bool ok = r.status == CellStatus::kOk;
+    const bool predicted = r.status == CellStatus::kPredicted;
+    const auto when_ok = [ok](const std::string& text) { return ok ? text : std::string("-"); };
+    // A predicted cell shows the model's epoch and step, and nothing it did not measure.
+    const auto when_timed = [&](const std::string& text) {
+      return ok || predicted ? text : std::string("-");
+    };
+    std::vector<std::string> row = {
+        std::to_string(r.cell.index), device_column(r.cell), size_text(r.cell.batch_size),
+        ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
+        data_path_text(r.cell) + (r.cell.timing == Timing::kPhases ? " (phases)" : "")};
+    for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
+    for (auto& text : std::vector<std::string>{
+             text_of(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
+                 std::string(ok && r.throttled ? " (throttled)" : ""),
+             r.data_source.empty() ? "-" : r.data_source,
+             when_timed(format_seconds(r.epoch_seconds)),
+             when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
+             when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
+                     format_seconds(r.epoch_seconds_ci_high)),
+             when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
+             when_timed(format_seconds(r.step_seconds)),
+             when_ok(format_seconds(r.first_epoch_seconds)),
+             when_ok(format_seconds(r.startup_seconds)),
+             when_ok(format_number(r.samples_per_second)),
+             when_ok(format_number(r.achieved_gflops)),
+             when_ok(r.peak_fraction > 0 ? percent(r.peak_fraction) : "-"),
+             when_ok(megabytes(r.peak_rss_bytes)), when_ok(format_number(r.train_loss)),
+             when_ok(r.metric + " " + format_number(r.metric_value)),
+             r.bound == Bound::kNone ? "-" : text_of(r.bound)})
+      row.push_back(std::move(text));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+// Per-step phase times of the cells timed with `timing: "phases"`.
+TextTable phase_table(const std::vector<Result>& results) {
+  TextTable t;
+  t.header = {"#", "cell", "data", "host→device", "forward", "backward", "optimizer", "step (sum)"};
+  t.right_aligned = {true, false, true, true, true, true, true, true};
+  for (const auto& r : results) {
+    if (r.status != CellStatus::kOk || r.cell.timing != Timing::kPhases) continue;
+    const double sum = r.phase_data_seconds + r.phase_copy_seconds + r.phase_forward_seconds +
+                       r.phase_backward_seconds + r.phase_optimizer_seconds;
+    t.rows.push_back({std::to_string(r.cell.index), cell_label(r.cell),
+                      format_seconds(r.phase_data_seconds), format_seconds(r.phase_copy_seconds),
+                      format_seconds(r.phase_forward_seconds),
+                      format_seconds(r.phase_backward_seconds),
+                      format_seconds(r.phase_optimizer_seconds), format_seconds(sum)});
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string render_comparison_text(const std::vector<Result>& results) {
+  return render_comparison_text(results, compare_devices(results));
+}
+
+std::string render_comparison_text(const std::vector<Result>& results,
+                                   const std::vector<Comparison>& devices,
+                                   const std::string& measure) {
+  std::string out;
+  for (const auto& c : devices) {
+    out += c.workload + "\n" + render_text_table(c.table) + "\n";
+  }
+  // The speedup legend only where a table has a speedup column (not on a CPU-only run).
+  const bool time = measure == "time";
+  const bool speedups = std::any_of(devices.begin(), devices.end(), [&](const Comparison& c) {
+    return std::any_of(c.table.header.begin(), c.table.header.end(), [&](const std::string& h) {
+      return h.rfind(time ? "speedup" : "ratio", 0) == 0;
+    });
+  });
+  out += (time ? "epoch: median" : measure + ": median " + measure_noun(measure)) +
+         " ± interquartile range over every timed epoch" +
+         std::string(!speedups ? ""
+                     : time    ? "; speedup: CPU time / device time"
+                               : "; ratio: the CPU's / the device's") +
+         "\n";
+  // A threads column that holds 0 next to other counts: 0 is not "no threads".
+  const auto default_threads = [](const Result& r) { return r.cell.threads == 0; };
+  if (std::any_of(results.begin(), results.end(), default_threads) &&
+      !std::all_of(results.begin(), results.end(), default_threads))
+    out += "threads 0: the libraries' own thread counts (crossover env prints them)\n";
+  if (std::any_of(results.begin(), results.end(), [](const Result& r) {
+        return r.status == CellStatus::kOk && r.data_source == "synthetic";
+      }))
+    out +=
+        "(synthetic): trained on a synthetic data set of the real one's shape, not on the real "
+        "data (scripts/fetch-data.sh fetches it; --data-dir or CROSSOVER_DATA_DIR names its "
+        "folder)\n";
+  // Why cells did not run, once per reason rather than once per cell.
+  std::vector<std::pair<std::string, std::size_t>> reasons;
+  for (const auto& r : results) {
+    if (r.status == CellStatus::kOk) continue;
+    const std::string reason = text_of(r.status) + (": " + r.reason);
+    auto it = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& x) { return x.first == reason; });
+    if (it == reasons.end())
+      reasons.emplace_back(reason, 1);
+    else
+      ++it->second;
+  }
+  for (const auto& [reason, count] : reasons)
+    out += std::to_string(count) + " cell(s) " + reason + "\n";
+  if (!time) {
+    const auto without = std::count_if(results.begin(), results.end(), [&](const Result& r) {
+      return r.status == CellStatus::kOk && !has_measure(r, measure);
+    });
+    if (without > 0)
+      out += std::to_string(without) + " ok cell(s) without " + measure +
+             ": \"skipped\" in the tables above\n";
+  }
+  const std::string energy = energy_summary(results);
+  return out + (energy.empty() ? "" : energy + "\n");
+}
+
+namespace {
+
+// The title, the warnings, the cell counts and the synthetic-data note.
+std::string markdown_head(const ReportContext& context, const std::vector<Result>& results) {
+  std::string out = "# crossover: " + markdown_text(context.title) + "\n\n";
+  if (!context.description.empty()) out += markdown_text(context.description) + "\n\n";
+  for (const auto& w : context.warnings) out += "> **Warning:** " + markdown_text(w) + "\n\n";
+
+  std::size_t ok = 0, skipped = 0, failed = 0, predicted = 0;
+  std::vector<std::string> synthetic;
+  for (const auto& r : results) {
+    ok += r.status == CellStatus::kOk;
+    predicted += r.status == CellStatus::kPredicted;
+    skipped += r.status == CellStatus::kSkipped;
+    failed += r.status == CellStatus::kFailed;
+    if (r.data_source == "synthetic" &&
+        std::find(synthetic.begin(), synthetic.end(), r.cell.workload) == synthetic.end()) {
+      synthetic.push_back(r.cell.workload);
+    }
+  }
+  out += std::to_string(results.size()) + " cells: " + std::to_string(ok) + " ok, " +
+         (predicted > 0 ? std::to_string(predicted) + " predicted, " : std::string()) +
+         std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed.\n\n";
+  if (predicted > 0) {
+    out += "> **Predicted:** " + std::to_string(predicted) +
+           " cell(s) were not measured: their device is not on this machine, and the cost "
+           "model predicted them from their steps' anatomy and a machine profile (`run "
+           "--predict`; docs/methodology.md). Their times are predictions, marked so in every "
+           "table; no gate decides on them.\n\n";
+  }
+  if (!synthetic.empty()) {
+    out += "> **Synthetic data:** " + markdown_text(join(synthetic)) +
+           " ran on a synthetic data set of the real one's shape (`data_source: synthetic`); "
+           "run `scripts/fetch-data.sh` for the real data (MNIST and CIFAR-10: "
+           "`scripts/fetch-data.sh --download`, where the network allows) and give `run "
+           "--data-dir` its folder.\n\n";
+  }
+  return out;
+}
+
+// The device comparison of each workload, with every cell folded beneath it.
+std::string markdown_devices(const std::vector<Result>& results, const Analysis& analysis) {
+  const std::vector<Comparison>& devices = analysis.devices;
+  std::string out = "## Device comparison\n\n";
+  if (analysis.measure != "time") {
+    out += "The tables compare " + measure_noun(analysis.measure) +
+           (analysis.measure == "energy"
+                ? " in joules: each epoch's time times the cell's mean power over its timed epochs"
+                : " in the units of the prices: each epoch's time times the device's price per "
+                  "second") +
+           "; the ratio is the CPU's divided by the device's, the winner the device that needs "
+           "less. Cells without it are skipped here. Every cell's own table keeps seconds.\n\n";
+  }
+  out +=
+      "Epoch time is the median over every timed epoch of every repeat, ± the interquartile "
+      "range; warm-up epochs are not timed. Repeats go on until the median's 95 % confidence "
+      "interval is narrow enough (`ci_target`), up to `max_repeats` or the time budget. Speedup "
+      "is the CPU's median divided by the device's, with its bootstrap 95 % interval; *wins "
+      "after* is the number of epochs from which the device's total time, start-up and first "
+      "epoch included, stays below the CPU's. A winner is named only when the interval excludes "
+      "1 (the rule of the crossover statements above); otherwise the row is a tie. Settings that "
+      "only guard a cell (`isolate`, `timeout_seconds`) or bound its measuring (`min_repeats`, "
+      "`max_repeats`, `time_budget_seconds`, `ci_target`) never split a row.\n\n";
+  for (const auto& c : devices) {
+    out += "### " + markdown_text(c.workload) + "\n\n";
+    if (const WorkloadInfo* info = find_workload(c.workload)) {
+      out += info->model + "; " + info->optimizer + " lr " + format_number(info->lr) + "; " +
+             info->notes + "\n\n";
+    }
+    out += render_markdown_table(c.table) + "\n";
+    out += "<details><summary>Every cell</summary>\n\n" +
+           render_markdown_table(cell_table(results, c.workload)) + "\n</details>\n\n";
+  }
+  return out;
+}
+
+// The noise note and the cells that did not run, with their reasons.
+std::string markdown_caveats(const std::vector<Result>& results) {
+  std::string out;
+  std::vector<std::string> noisy;
+  for (const auto& r : results) {
+    if (r.status == CellStatus::kOk && r.noisy) noisy.push_back("#" + std::to_string(r.cell.index));
+  }
+  if (!noisy.empty()) {
+    out += "> **Noise:** cells " + join(noisy) +
+           " have an interquartile range above 10 % of their median; their figures are less "
+           "certain (a busy machine, frequency scaling, or too few repeats).\n\n";
+  }
+  std::vector<std::string> throttled;
+  for (const auto& r : results) {
+    if (r.status != CellStatus::kOk || !r.throttled) continue;
+    // A results file is the user's: only the reason names crossover writes reach the prose.
+    std::string reasons = r.throttle_reasons;
+    reasons.erase(std::remove_if(reasons.begin(), reasons.end(),
+                                 [](char c) {
+                                   return !(std::islower(static_cast<unsigned char>(c)) ||
+                                            c == '_' || c == ',');
+                                 }),
+                  reasons.end());
+    throttled.push_back("#" + std::to_string(r.cell.index) +
+                        (reasons.empty() ? "" : " (" + reasons + ")"));
+  }
+  if (!throttled.empty()) {
+    out += "> **Throttled:** cells " + join(throttled) +
+           " ran with the GPU's SM clock below 75 % of its maximum, or under a thermal or power "
+           "throttle: their times are slower than the device is, and speedups against them "
+           "are wrong.\n\n";
+  }
+  if (const std::string energy = energy_summary(results); !energy.empty()) {
+    out += "> **Energy:** " + markdown_text(energy.substr(std::string("energy: ").size())) +
+           ". Energy covers the timed epochs only; a CPU package or a GPU counts every process "
+           "on it, not this run's alone.\n\n";
+  }
+  TextTable not_run;
+  not_run.header = {"#", "workload", "device", "status", "reason"};
+  for (const auto& r : results) {
+    if (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted) continue;
+    not_run.rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
+                            text_of(r.status), r.reason});
+  }
+  if (!not_run.rows.empty()) {
+    out += "## Cells that did not run\n\n" + render_markdown_table(not_run) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results) {
+  return render_markdown(context, results, analyse(results, {}));
+}
+
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
+                            const Analysis& analysis) {
+  std::string out = markdown_head(context, results);
+  out += "## Environment\n\n";
+  for (const auto& line : context.environment) out += "- " + markdown_text(line) + "\n";
+  out += "\n";
+  out += render_searches_markdown(context.searches);
+  for (const ComparisonFindings& f : analysis.comparisons) {
+    out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
+    const auto measures = measure_statements(f);
+    std::vector<std::string> names;
+    for (const auto& by : f.by_measure) names.push_back(by.first);
+    if (!measures.empty())
+      out += "On " + join(names, " and on ") + " (" + markdown_text(f.spec.axis) + "):\n\n";
+    for (const auto& line : measures) out += "- " + markdown_text(line) + "\n";
+    if (!measures.empty()) out += "\n";
+  }
+  out += markdown_devices(results, analysis);
+  const TextTable phases = phase_table(results);
+  if (!phases.rows.empty()) {
+    out +=
+        "## Phases\n\n"
+        "Mean time per step of each phase, for the cells run with `timing: \"phases\"`. Phase mode "
+        "synchronises the device at every phase boundary, so these steps are slower than "
+        "`end_to_end` ones; use the breakdown for proportions, the end-to-end times for "
+        "speed.\n\n" +
+        render_markdown_table(phases) + "\n";
+  }
+  out += render_scaling_markdown(analysis.scaling);
+  out += markdown_caveats(results);
+  return out;
+}
+
+}  // namespace crossover

@@ -1,0 +1,49 @@
+#pragma once
+// report.md: the environment summary, then per workload the device comparison and every cell,
+// then the cells that did not run and why. Turns results into text; writes nothing.
+
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+#include "reports/analysis/analysis.hpp"
+
+namespace crossover {
+
+/// What a report says about the run besides the results.
+struct ReportContext {
+  std::string title;                     ///< the grid's name
+  std::string description;               ///< the grid's description, may be empty
+  std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
+  std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
+  /// What the tables, crossovers and recommendations compare: "time", "energy" or "cost"
+  /// (`report --measure`).
+  std::string measure = "time";
+  /// `report` of several runs: the machines' labels keep cells apart (CompareSpec's
+  /// machines_apart); one run, merged shards included, reads as one machine.
+  bool machines_apart = false;
+  /// The run's searches (searches.json): per line its probes, bracket and statement.
+  nlohmann::ordered_json searches = nlohmann::ordered_json::array();
+};
+
+/// What makes a searches.json unfit for the reports (a missing or mistyped field); "" if none.
+std::string searches_problem(const nlohmann::ordered_json& searches);
+
+/// The searches of a run as Markdown: each line's statement and its probes in order; "" if none.
+std::string render_searches_markdown(const nlohmann::ordered_json& searches);
+
+/// The whole report.md text: the analysis's crossover sections right after the environment.
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
+                            const Analysis& analysis);
+/// The same without a crossover section (the analysis of no comparison).
+std::string render_markdown(const ReportContext& context, const std::vector<Result>& results);
+
+/// The device comparison tables alone, for the terminal after a run: their legend in `measure`
+/// (the tables' own), why cells did not run, and where the energy came from (energy_summary).
+std::string render_comparison_text(const std::vector<Result>& results,
+                                   const std::vector<Comparison>& devices,
+                                   const std::string& measure = "time");
+/// The same with the device tables made from `results`.
+std::string render_comparison_text(const std::vector<Result>& results);
+
+}  // namespace crossover

@@ -1,0 +1,188 @@
+#include "reports/render/reporter.hpp"
+
+#include <set>
+#include <utility>
+
+#include "core/file_writer.hpp"
+#include "core/results_csv.hpp"
+#include "reports/analysis/measures.hpp"
+#include "reports/analysis/scaling.hpp"
+#include "reports/render/report_gbench.hpp"
+#include "reports/render/report_html.hpp"
+
+namespace crossover {
+namespace {
+
+// A report written at the end as one file: `render` makes its text from what the reporter kept.
+class FileReporter : public Reporter {
+ public:
+  using Render =
+      std::function<std::string(const ReportContext&, const std::vector<Result>&, const Analysis&)>;
+  FileReporter(std::string name, TextSink sink, Render render)
+      : name_(std::move(name)), sink_(std::move(sink)), render_(std::move(render)) {}
+  void begin(const ReportContext& context) override { context_ = context; }
+  void finish(const std::vector<Result>& results, const Analysis& analysis) override {
+    sink_(name_, render_(context_, results, analysis));
+  }
+
+ private:
+  std::string name_;
+  TextSink sink_;
+  Render render_;
+  ReportContext context_;
+};
+
+// The crossover statements of one comparison as terminal lines.
+std::string crossover_text(const ComparisonFindings& f) {
+  const CompareSpec& spec = f.spec;
+  std::string out = "\nCrossovers" + (spec.measure == "time" ? "" : " on " + spec.measure) + " (" +
+                    spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
+  for (const auto& c : f.crossovers) {
+    out += "  " + c.workload + ": " + c.statement + "\n";
+    if (!c.why.empty()) out += "    why: " + c.why + "\n";
+  }
+  for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
+  // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
+  std::set<std::string> crossed;
+  for (const auto& c : f.crossovers) crossed.insert(c.workload);
+  for (const Pair& p : f.pairs) {
+    if (crossed.count(p.baseline->cell.workload) != 0) continue;
+    const std::string better = spec.measure == "time" ? " faster" : " needs less " + spec.measure;
+    const std::string verdict = p.winner == Winner::kTie         ? "a tie"
+                                : p.winner == Winner::kContender ? spec.contender + better
+                                                                 : spec.baseline + better;
+    out += "  " + cell_label(p.contender->cell) + predicted_mark(*p.contender) + ": " +
+           speedup_text(p) + " against " + spec.baseline + predicted_mark(*p.baseline) + ", " +
+           verdict + (p.predicted ? ", predicted, not measured" : "") + "\n";
+  }
+  if (f.pairs.empty()) {
+    out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
+           " vs " + spec.contender + ")\n";
+  }
+  return out;
+}
+
+class TerminalReporter : public Reporter {
+ public:
+  explicit TerminalReporter(std::function<void(const std::string&)> print)
+      : print_(std::move(print)) {}
+  void begin(const ReportContext& context) override { searches_ = context.searches; }
+  void finish(const std::vector<Result>& results, const Analysis& analysis) override {
+    std::string out = render_comparison_text(results, analysis.devices, analysis.measure);
+    for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
+    if (!searches_.empty()) out += "\nSearches:\n";
+    for (const auto& search : searches_) {
+      const std::string fixed = search.value("fixed", "");
+      out += "  " + search.value("workload", "") + (fixed.empty() ? "" : " (" + fixed + ")") +
+             ", " + search.value("compare", "") + ": " + search.value("statement", "") + "\n";
+    }
+    print_(out);
+  }
+
+ private:
+  std::function<void(const std::string&)> print_;
+  nlohmann::ordered_json searches_;
+};
+
+// A cell's step as the cost model accounts for it: its bound, each term, what it was measured.
+nlohmann::ordered_json bound_json(const Result& r) {
+  return {{"cell", r.cell.index},
+          {"status", r.status},
+          {"bound", r.bound},
+          {"profile", r.prediction_profile},
+          {"measured_step_seconds", r.status == CellStatus::kOk ? r.step_seconds : 0.0},
+          {"predicted_step_seconds", r.predicted_step_seconds},
+          {"dispatch_seconds", r.predicted_dispatch_seconds},
+          {"compute_seconds", r.predicted_compute_seconds},
+          {"memory_seconds", r.predicted_memory_seconds},
+          {"transfer_seconds", r.predicted_transfer_seconds},
+          {"loader_seconds", r.predicted_loader_seconds},
+          {"operators",
+           r.step_ops_data + r.step_ops_forward + r.step_ops_backward + r.step_ops_optimizer},
+          {"flops", r.step_flops},
+          {"bytes", r.step_bytes},
+          {"h2d_bytes", r.step_h2d_bytes}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json render_summary_json(const ReportContext& context,
+                                           const std::vector<Result>& results,
+                                           const Analysis& analysis) {
+  nlohmann::ordered_json summary;
+  nlohmann::ordered_json comparisons = nlohmann::ordered_json::array();
+  for (const ComparisonFindings& f : analysis.comparisons) {
+    comparisons.push_back(analysis_json(f.spec, f.pairs, f.crossovers, f.recommendations));
+    comparisons.back()["by_measure"] = measures_json(f);
+    if (comparisons.size() == 1) summary = comparisons.back();
+  }
+  summary["comparisons"] = comparisons;
+  summary["title"] = context.title;
+  summary["warnings"] = context.warnings;
+  summary["environment"] = context.environment;
+  nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
+  nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
+  std::size_t ok = 0, predicted = 0;
+  for (const auto& r : results) {
+    if (r.bound != Bound::kNone) bounds.push_back(bound_json(r));
+    if (r.status == CellStatus::kOk) {
+      ++ok;
+    } else if (r.status == CellStatus::kPredicted) {
+      ++predicted;
+    } else {
+      not_run.push_back({{"cell", r.cell.index},
+                         {"workload", r.cell.workload},
+                         {"device", r.cell.device},
+                         {"status", r.status},
+                         {"reason", r.reason}});
+    }
+  }
+  summary["cells"] = {
+      {"total", results.size()}, {"ok", ok}, {"predicted", predicted}, {"not_run", not_run}};
+  summary["bounds"] = bounds;
+  summary["scaling"] = scaling_json(analysis.scaling);
+  summary["searches"] = context.searches;
+  return summary;
+}
+
+std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, nlohmann::json environment) {
+  std::vector<std::unique_ptr<Reporter>> out;
+  const auto add = [&](std::string name, FileReporter::Render render) {
+    out.push_back(std::make_unique<FileReporter>(std::move(name), sink, std::move(render)));
+  };
+  add("report.html",
+      [](const ReportContext& context, const std::vector<Result>& results,
+         const Analysis& analysis) { return render_html(context, results, analysis); });
+  add("report.md",
+      [](const ReportContext& context, const std::vector<Result>& results,
+         const Analysis& analysis) { return render_markdown(context, results, analysis); });
+  add("results.csv", [](const ReportContext&, const std::vector<Result>& results, const Analysis&) {
+    return render_csv(results);
+  });
+  add("summary.json", [](const ReportContext& context, const std::vector<Result>& results,
+                         const Analysis& analysis) {
+    return json_text(render_summary_json(context, results, analysis), 2) + "\n";
+  });
+  add("gbench.json",
+      [environment = std::move(environment)](const ReportContext&,
+                                             const std::vector<Result>& results, const Analysis&) {
+        return json_text(render_gbench_json(results, environment), 2) + "\n";
+      });
+  return out;
+}
+
+std::unique_ptr<Reporter> terminal_report(std::function<void(const std::string&)> print) {
+  return std::make_unique<TerminalReporter>(std::move(print));
+}
+
+void report(const std::vector<std::unique_ptr<Reporter>>& reporters, const ReportContext& context,
+            const std::vector<Result>& results, const std::vector<CompareSpec>& specs) {
+  const Analysis analysis = analyse(results, specs, context.measure, context.machines_apart);
+  for (const auto& reporter : reporters) reporter->begin(context);
+  for (const Result& r : results) {
+    for (const auto& reporter : reporters) reporter->cell(r);
+  }
+  for (const auto& reporter : reporters) reporter->finish(results, analysis);
+}
+
+}  // namespace crossover

@@ -1,0 +1,83 @@
+// The searches of a run in report.md: each line's statement, then its probes in the order
+// measured with the bracket after each.
+#include "core/text.hpp"
+#include "reports/render/report_markdown.hpp"
+#include "reports/render/table.hpp"
+
+namespace crossover {
+
+std::string searches_problem(const nlohmann::ordered_json& searches) {
+  if (!searches.is_array()) return "not a list of searches";
+  for (std::size_t i = 0; i < searches.size(); ++i) {
+    const auto& s = searches[i];
+    const std::string at = "search " + std::to_string(i) + ": ";
+    if (!s.is_object()) return at + "not an object";
+    for (const char* key : {"key", "compare", "statement", "outcome", "baseline", "contender"})
+      if (!s.contains(key) || !s[key].is_string()) return at + "no text \"" + key + "\"";
+    for (const char* key : {"from", "to"})
+      if (!s.contains(key) || !s[key].is_number()) return at + "no number \"" + key + "\"";
+    for (const char* key : {"bracket", "tie_region"})
+      if (s.contains(key) && (!s[key].is_array() || s[key].size() != 2 || !s[key][0].is_number() ||
+                              !s[key][1].is_number()))
+        return at + "a " + (std::string(key) == "bracket" ? "bracket" : "tie region") +
+               " that is not two numbers";
+    if (!s.contains("probes") || !s["probes"].is_array()) return at + "no list of probes";
+    for (const auto& p : s["probes"]) {
+      if (!p.is_object() || !p.contains("cells") || !p["cells"].is_array() ||
+          !p.contains("winner") || !p["winner"].is_string())
+        return at + "a probe without its cells or winner";
+      for (const char* key : {"value", "speedup", "low", "high"})
+        if (!p.contains(key) || !p[key].is_number()) return at + "a probe without \"" + key + "\"";
+      if (p.contains("bracket_after") &&
+          (!p["bracket_after"].is_array() || p["bracket_after"].size() != 2 ||
+           !p["bracket_after"][0].is_number() || !p["bracket_after"][1].is_number()))
+        return at + "a probe's bracket that is not two numbers";
+    }
+  }
+  return "";
+}
+
+std::string render_searches_markdown(const nlohmann::ordered_json& searches) {
+  if (searches.empty()) return "";
+  std::string out =
+      "## Searches\n\n"
+      "Each search probed pairs of cells along one axis, where the winner changes, until the "
+      "bracket was within its precision (docs/grids.md, \"Searching for the crossover\"). The "
+      "probes are ordinary cells: they appear in the tables below too.\n\n";
+  for (const auto& search : searches) {
+    const std::string fixed = search.value("fixed", "");
+    out += "### " +
+           markdown_text(search.value("workload", "") + ": " + search.value("compare", "") +
+                         " along " + search.value("key", "") +
+                         (fixed.empty() ? "" : " (" + fixed + ")")) +
+           "\n\n";
+    out += "**" + markdown_text(search.value("statement", "")) + "** (" +
+           markdown_text(search.value("outcome", "")) + ")\n\n";
+    TextTable table;
+    table.header = {"probe",  search.value("key", ""), "speedup [95 % CI]",
+                    "winner", "bracket after",         "cells"};
+    std::size_t n = 0;
+    for (const auto& p : search.at("probes")) {
+      const std::string winner = p.value("winner", "");
+      std::string bracket = "-";
+      if (p.contains("bracket_after")) {
+        bracket = format_axis_value(p["bracket_after"][0]) + " - " +
+                  format_axis_value(p["bracket_after"][1]);
+      }
+      std::string cells;
+      for (const auto& c : p.at("cells")) cells += (cells.empty() ? "" : ", ") + c.dump();
+      table.rows.push_back({std::to_string(++n), format_axis_value(p.value("value", 0.0)),
+                            format_number(p.value("speedup", 0.0)) + "x [" +
+                                format_number(p.value("low", 0.0)) + ", " +
+                                format_number(p.value("high", 0.0)) + "]",
+                            winner == "baseline"    ? search.value("baseline", "")
+                            : winner == "contender" ? search.value("contender", "")
+                                                    : "tie",
+                            bracket, cells});
+    }
+    out += render_markdown_table(table) + "\n";
+  }
+  return out;
+}
+
+}  // namespace crossover

@@ -1,0 +1,98 @@
+#pragma once
+// What the charts of report.html share (svg_charts.cpp, svg_search.cpp): the plot area with its
+// log or linear axes, the palette, the opening tag. Text only: no I/O.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/text.hpp"
+#include "reports/render/svg_charts.hpp"
+
+namespace crossover {
+namespace svg {
+
+constexpr auto num = svg_number;
+
+// An axis value as the crossover statements write it: "19,098" (rounded from 1,000 up), "0.5".
+inline std::string axis_text(double value) {
+  return format_axis_value(value >= 1000 ? std::round(value) : value);
+}
+
+inline const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                      "#9467bd", "#ff7f0e", "#8c564b"};
+
+// A plot area of 560 x 260 inside a 640 x 320 SVG, with log or linear axes.
+struct Plot {
+  double x_min, x_max, y_min, y_max;
+  bool x_log, y_log;
+  static constexpr double kLeft = 64, kTop = 16, kWidth = 556, kHeight = 250;
+
+  double sx(double x) const {
+    const double t = x_log ? (std::log(x) - std::log(x_min)) / (std::log(x_max) - std::log(x_min))
+                           : (x - x_min) / (x_max - x_min);
+    return kLeft + (std::isfinite(t) ? t : 0.5) * kWidth;
+  }
+  double sy(double y) const {
+    const double t = y_log ? (std::log(y) - std::log(y_min)) / (std::log(y_max) - std::log(y_min))
+                           : (y - y_min) / (y_max - y_min);
+    return kTop + kHeight - (std::isfinite(t) ? t : 0.5) * kHeight;
+  }
+  std::string axes(const std::string& x_label, const std::string& y_label) const {
+    std::string s = "<line x1='" + num(kLeft) + "' y1='" + num(kTop + kHeight) + "' x2='" +
+                    num(kLeft + kWidth) + "' y2='" + num(kTop + kHeight) + "' stroke='#444'/>";
+    s += "<line x1='" + num(kLeft) + "' y1='" + num(kTop) + "' x2='" + num(kLeft) + "' y2='" +
+         num(kTop + kHeight) + "' stroke='#444'/>";
+    for (double v : ticks(x_min, x_max, x_log)) {
+      s += "<text x='" + num(sx(v)) + "' y='" + num(kTop + kHeight + 16) +
+           "' text-anchor='middle'>" + html_escape(format_number(v)) + "</text>";
+    }
+    for (double v : ticks(y_min, y_max, y_log)) {
+      s += "<text x='" + num(kLeft - 6) + "' y='" + num(sy(v) + 4) + "' text-anchor='end'>" +
+           html_escape(format_number(v)) + "</text><line x1='" + num(kLeft) + "' y1='" +
+           num(sy(v)) + "' x2='" + num(kLeft + kWidth) + "' y2='" + num(sy(v)) +
+           "' stroke='#eee'/>";
+    }
+    s += "<text x='" + num(kLeft + kWidth / 2) + "' y='" + num(kTop + kHeight + 34) +
+         "' text-anchor='middle'>" + html_escape(x_label) + "</text>";
+    s += "<text transform='translate(14," + num(kTop + kHeight / 2) +
+         ") rotate(-90)' text-anchor='middle'>" + html_escape(y_label) + "</text>";
+    return s;
+  }
+  static std::vector<double> ticks(double lo, double hi, bool log_scale) {
+    std::vector<double> out;
+    // A degenerate range (one value, or values a log scale cannot show) gets its ends as ticks:
+    // a loop over decades from 0 or from infinity would never end.
+    if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo || (log_scale && lo <= 0)) {
+      for (double v : {lo, hi}) {
+        if (std::isfinite(v) && (out.empty() || v != out.back())) out.push_back(v);
+      }
+      return out;
+    }
+    if (log_scale) {
+      for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
+        if (p >= lo * 0.9999) out.push_back(p);
+      }
+      if (out.size() < 3) {  // less than two decades: 1, 2, 5 of each
+        out.clear();
+        for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
+          for (double m : {1.0, 2.0, 5.0}) {
+            if (p * m >= lo * 0.9999 && p * m <= hi * 1.0001) out.push_back(p * m);
+          }
+        }
+      }
+      if (out.size() < 2) out = {lo, hi};
+    } else {
+      for (int i = 0; i <= 4; ++i) out.push_back(lo + (hi - lo) * i / 4.0);
+    }
+    return out;
+  }
+};
+
+inline std::string svg_open(const std::string& label) {
+  return "<svg class='chart' role='img' aria-label='" + html_escape(label) +
+         "' viewBox='0 0 640 320' width='640' height='320' xmlns='http://www.w3.org/2000/svg'>";
+}
+
+}  // namespace svg
+}  // namespace crossover

@@ -1,0 +1,87 @@
+#include "reports/render/table.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/text.hpp"
+
+namespace crossover {
+namespace {
+
+bool right(const TextTable& table, std::size_t column) {
+  return column < table.right_aligned.size() && table.right_aligned[column];
+}
+
+// Columns are as wide as they look: count UTF-8 code points ("±"), not bytes.
+std::size_t display_width(const std::string& text) {
+  std::size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+}  // namespace
+
+std::string markdown_text(const std::string& text) {
+  static const std::map<char, std::string> marks = {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"},
+                                                    {'\n', " "},    {'\t', " "},   {'|', "\\|"},
+                                                    {'`', "\\`"},   {'\\', "\\\\"}};
+  return replaced(printable_text(text), marks);
+}
+
+std::string render_markdown_table(const TextTable& table) {
+  std::string out = "|";
+  for (const auto& h : table.header) out += " " + markdown_text(h) + " |";
+  out += "\n|";
+  for (std::size_t c = 0; c < table.header.size(); ++c) out += right(table, c) ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += "|";
+    for (const auto& cell : row) out += " " + markdown_text(cell) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_text_table(const TextTable& table) {
+  std::vector<std::size_t> width(table.header.size(), 0);
+  // A cell is one line of printable text: a newline in a label would break the table.
+  const auto one_line = [](const std::vector<std::string>& row) {
+    std::vector<std::string> out;
+    for (const auto& cell : row) {
+      std::string text = printable_text(cell);
+      std::replace(text.begin(), text.end(), '\n', ' ');
+      std::replace(text.begin(), text.end(), '\t', ' ');
+      out.push_back(std::move(text));
+    }
+    return out;
+  };
+  const std::vector<std::string> header = one_line(table.header);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : table.rows) rows.push_back(one_line(row));
+  const auto measure = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+    }
+  };
+  measure(header);
+  for (const auto& row : rows) measure(row);
+  const auto line = [&](const std::vector<std::string>& row) {
+    std::string out;
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const std::string cell = c < row.size() ? row[c] : "";
+      const std::string pad(width[c] - display_width(cell), ' ');
+      out += right(table, c) ? pad + cell : cell + pad;
+      if (c + 1 < width.size()) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  std::size_t total = 0;
+  for (std::size_t w : width) total += w + 2;
+  out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+}  // namespace crossover

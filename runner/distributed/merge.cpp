@@ -1,0 +1,307 @@
+#include "runner/distributed/merge.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <set>
+
+#include "core/text.hpp"
+#include "core/user_files.hpp"
+#include "reports/gate/regression.hpp"
+#include "reports/render/report_markdown.hpp"
+#include "runner/distributed/shard.hpp"
+#include "runner/grid/grid.hpp"
+#include "runner/sweep/search_run.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// One shard as read: its part of the grid (1 of 1 for a run without --shard).
+struct Part {
+  std::string dir;
+  std::string grid_text;
+  Json grid, env, searches = Json::array();
+  std::vector<Result> results;
+  int index = 1;
+  int count = 1;
+};
+
+// The JSON path of the first place where `a` and `b` differ, "" when they are equal.
+std::string first_difference(const Json& a, const Json& b, const std::string& path) {
+  if (a.type() != b.type()) return path.empty() ? "(document)" : path;
+  if (a.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      const std::string at = path.empty() ? key : path + "." + key;
+      if (!b.contains(key)) return at;
+      if (std::string d = first_difference(value, b[key], at); !d.empty()) return d;
+    }
+    for (const auto& [key, value] : b.items())
+      if (!a.contains(key)) return path.empty() ? key : path + "." + key;
+    return "";
+  }
+  if (a.is_array()) {
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+      if (std::string d = first_difference(a[i], b[i], path + "[" + std::to_string(i) + "]");
+          !d.empty())
+        return d;
+    }
+    return a.size() == b.size() ? ""
+                                : path + " (" + std::to_string(a.size()) + " against " +
+                                      std::to_string(b.size()) + " items)";
+  }
+  return a == b ? "" : path;
+}
+
+// Whether `path` is there at all (a dangling link or a loop is: it is refused when read).
+bool present(const std::string& path) {
+  struct stat info {};
+  return lstat(path.c_str(), &info) == 0;
+}
+
+// "a whole number from 1", with the value found: what a refusal of an env.json field says.
+[[noreturn]] void refuse_field(const Part& p, const std::string& field, const Json& value,
+                               const std::string& expected) {
+  throw MergeRefused(p.dir + "/env.json: " + field + " is " + json_text(value) + ", expected " +
+                     expected + "; this is not an env.json crossover wrote");
+}
+
+// Every field of env.json that merging reads, checked for type and range before it is used;
+// sets the part's index and count. The rest of env.json is read through checked accessors.
+void check_env(Part& p) {
+  const Json& env = p.env;
+  if (!env.is_object()) refuse_field(p, "the document", env, "an object");
+  for (const char* key : {"label", "crossover_revision"})
+    if (env.contains(key) && !env[key].is_string()) refuse_field(p, key, env[key], "text");
+  if (env.contains("host") && !env["host"].is_object())
+    refuse_field(p, "host", env["host"], "an object");
+  if (env.contains("reference")) {
+    const Json& reference = env["reference"];
+    if (!reference.is_object()) refuse_field(p, "reference", reference, "an object");
+    if (reference.contains("cells")) {
+      if (!reference["cells"].is_object())
+        refuse_field(p, "reference.cells", reference["cells"], "an object");
+      for (const auto& [index, times] : reference["cells"].items()) {
+        if (!times.is_object() || index.empty() ||
+            !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          refuse_field(p, "reference.cells." + index, times, "a cell's timings (an object)");
+      }
+    }
+  }
+  if (!env.contains("shard")) return;
+  const Json& shard = env["shard"];
+  if (!shard.is_object()) refuse_field(p, "shard", shard, "an object");
+  const auto whole = [&](const char* key, std::uint64_t most) {
+    const Json& v = shard.contains(key) ? shard[key] : Json();
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > most)
+      refuse_field(p, std::string("shard.") + key, v,
+                   "a whole number from 1 to " + std::to_string(most));
+    return static_cast<int>(v.get<std::uint64_t>());
+  };
+  p.count = whole("count", 1000000);
+  p.index = whole("index", static_cast<std::uint64_t>(p.count));
+}
+
+Part read_part(const std::string& dir) {
+  Part p;
+  p.dir = dir;
+  try {
+    check_real_folder(dir, "a shard's run folder");
+    for (const char* file : {"results.jsonl", "env.json", "grid.json"}) {
+      if (!present(dir + "/" + file))
+        throw MergeRefused(dir + " is not a run: it has no " + file +
+                           " (give the folders `run --shard K/N --out DIR` wrote)");
+    }
+    p.results = read_results(dir + "/results.jsonl", Links::kRefuse);
+    p.env = Json::parse(
+        read_json_text(dir + "/env.json", kMaxRecordBytes, "a run's env.json", Links::kRefuse));
+    p.grid_text =
+        read_json_text(dir + "/grid.json", kMaxRecordBytes, "a run's grid.json", Links::kRefuse);
+    p.grid = Json::parse(p.grid_text);
+    if (present(dir + "/searches.json")) {
+      p.searches = Json::parse(read_json_text(dir + "/searches.json", kMaxRecordBytes,
+                                              "a run's searches.json", Links::kRefuse));
+      if (const std::string problem = searches_problem(p.searches); !problem.empty())
+        throw std::runtime_error("searches.json: " + problem);
+    }
+  } catch (const MergeRefused&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw MergeRefused(std::string(e.what()).rfind(dir, 0) == 0 ? e.what() : dir + ": " + e.what());
+  }
+  check_env(p);
+  return p;
+}
+
+// "3", "3 and 5", "3, 5, 7 and 12 more": the parts not given.
+std::string some_parts(const std::vector<int>& parts) {
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < parts.size() && i < 5; ++i) shown.push_back(std::to_string(parts[i]));
+  if (parts.size() > shown.size())
+    return join(shown) + " and " + std::to_string(parts.size() - shown.size()) + " more";
+  if (shown.size() == 1) return shown.front();
+  const std::string last = shown.back();
+  shown.pop_back();
+  return join(shown) + " and " + last;
+}
+
+// The parts: one count, no more than the grid's units, no part twice. Returns the missing ones.
+std::vector<int> check_parts(const std::vector<Part>& parts, std::size_t units) {
+  const Part& first = parts.front();
+  std::map<int, std::string> seen;
+  for (const Part& p : parts) {
+    if (p.count != first.count)
+      throw MergeRefused(p.dir + " is part " + std::to_string(p.index) + " of " +
+                         std::to_string(p.count) + ", " + first.dir + " part of " +
+                         std::to_string(first.count) +
+                         ": shards of different --shard counts do not make one run");
+    if (const auto [it, fresh] = seen.emplace(p.index, p.dir); !fresh)
+      throw MergeRefused(it->second + " and " + p.dir + " are both part " +
+                         std::to_string(p.index) + " of " + std::to_string(p.count) +
+                         " (overlapping --shard values)");
+  }
+  if (static_cast<std::size_t>(first.count) > units)
+    throw MergeRefused(first.dir + "/env.json: shard.count is " + std::to_string(first.count) +
+                       ", but the grid has " + std::to_string(units) +
+                       " unit(s) to share out: no run of this grid was cut into so many parts");
+  std::vector<int> missing;
+  for (int k = 1; k <= first.count; ++k)
+    if (seen.count(k) == 0) missing.push_back(k);
+  return missing;
+}
+
+// The one warning of what is missing: the parts not given and the grid's cells in no folder.
+std::string missing_warning(const std::vector<int>& parts, int count, std::size_t cells) {
+  const std::string not_run =
+      std::to_string(cells) + " cell(s) of the grid " + (cells == 1 ? "is" : "are") +
+      " in none of the folders: `not run` in the merged results (`crossover run GRID --resume "
+      "OUT` measures them)";
+  if (parts.empty()) return not_run;
+  return std::string(parts.size() == 1 ? "part " : "parts ") + some_parts(parts) + " of " +
+         std::to_string(count) + (parts.size() == 1 ? " is" : " are") + " not among the folders; " +
+         not_run;
+}
+
+// A cell as merging matches it: its identity keys less the machine's label (each shard is
+// labelled by its node, the grid by none) and the model's path (which a grid.json copied into
+// another folder resolves elsewhere).
+Cell comparable(Cell cell) {
+  cell.host.clear();
+  cell.model.clear();
+  return cell;
+}
+std::string match_key(const Cell& cell) { return cell_match_json(comparable(cell)).dump(); }
+
+// The grid's cells by match key, and its search lines as merging compares them.
+struct GridCells {
+  std::map<std::string, std::size_t> index_of;
+  std::vector<SearchLine> searches;
+};
+
+GridCells grid_cells(const Expansion& expansion) {
+  GridCells g;
+  for (const Cell& cell : expansion.cells) g.index_of.emplace(match_key(cell), cell.index);
+  g.searches = expansion.searches;
+  for (SearchLine& line : g.searches) {
+    line.baseline = comparable(line.baseline);
+    line.contender = comparable(line.contender);
+  }
+  return g;
+}
+
+// Each part's results into `by_index`: every one a cell of the grid (or a search's probe), each
+// cell once across the folders; refuses naming the cell otherwise.
+void collect_results(const std::vector<Part>& parts, const GridCells& grid,
+                     std::map<std::size_t, Result>& by_index, std::set<std::string>& measured) {
+  std::map<std::size_t, std::string> folder_of;
+  for (const Part& p : parts) {
+    for (const Result& r : p.results) {
+      const std::string key = match_key(r.cell);
+      const std::string name =
+          "cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ")";
+      const auto in_grid = grid.index_of.find(key);
+      if (in_grid == grid.index_of.end() && !belongs_to_search(comparable(r.cell), grid.searches))
+        throw MergeRefused(p.dir + " holds " + name +
+                           ", which is not a cell of the grid: not a shard of this grid as run");
+      if (in_grid != grid.index_of.end() && in_grid->second != r.cell.index)
+        throw MergeRefused(p.dir + " holds " + name + " as the grid's cell " +
+                           std::to_string(in_grid->second) +
+                           ": its results were renumbered; merge the shards as run wrote them");
+      if (const auto [it, fresh] = folder_of.emplace(r.cell.index, p.dir); !fresh)
+        throw MergeRefused(name + " is in both " + it->second + " and " + p.dir +
+                           ": the folders overlap; merge each cell once");
+      if (!measured.insert(key).second)
+        throw MergeRefused(name + " is measured twice among the folders (the second in " + p.dir +
+                           "); merge each cell once");
+      by_index.emplace(r.cell.index, r);
+    }
+  }
+}
+
+}  // namespace
+
+MergedRun merge_runs(const std::vector<std::string>& dirs) {
+  if (dirs.empty()) throw MergeRefused("no folders to merge");
+  std::vector<Part> parts;
+  for (const std::string& dir : dirs) parts.push_back(read_part(dir));
+  MergedRun out;
+  for (const Part& p : parts) {
+    if (const std::string d = first_difference(parts.front().grid, p.grid, ""); !d.empty())
+      throw MergeRefused(parts.front().dir + " and " + p.dir +
+                         " ran different grids (they differ at " + d +
+                         "): only shards of one grid merge");
+  }
+  Expansion expansion;
+  try {
+    expansion = expand_grid(parse_grid(parts.front().grid_text, parts.front().dir + "/grid.json"));
+  } catch (const GridError& e) {
+    throw MergeRefused(parts.front().dir + "/grid.json: " + e.what());
+  }
+  const std::vector<int> missing_parts = check_parts(parts, shard_units(expansion));
+  // Nodes of one kind (another host name, kernel or compiler) read as one machine, listed in
+  // the environment section; only what changes timings by itself is a warning.
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    for (const auto& d : environment_differences(parts.front().env, parts[i].env, false)) {
+      if (!d.unfair) continue;
+      out.warnings.push_back(parts.front().dir + " and " + parts[i].dir +
+                             " ran on different kinds of machine: " + d.what + ": " + d.baseline +
+                             " against " + d.candidate +
+                             " (this alone can change the timings; docs/distributed.md)");
+    }
+  }
+  std::map<std::size_t, Result> by_index;
+  std::set<std::string> measured;
+  collect_results(parts, grid_cells(expansion), by_index, measured);
+  out.grid_text = parts.front().grid_text;
+  out.env = parts.front().env;
+  out.env.erase("shard");
+  out.env["shards"] = Json::array();
+  for (const Part& p : parts) {
+    out.env["shards"].push_back({{"folder", p.dir}, {"env", p.env}});
+    if (p.env.contains("reference") && p.env["reference"].contains("cells"))
+      for (const auto& [index, times] : p.env["reference"]["cells"].items())
+        out.env["reference"]["cells"][index] = times;
+    for (const auto& s : p.searches) out.searches.push_back(s);
+  }
+  // The grid's cells that no part measured: `not run`, so that --resume of the merged run runs
+  // them.
+  for (const Cell& cell : expansion.cells) {
+    if (measured.count(match_key(cell)) != 0) continue;
+    Result r;
+    r.cell = cell;
+    r.status = CellStatus::kNotRun;
+    r.reason = "in none of the merged shards; `crossover run GRID --resume DIR` measures it";
+    by_index.emplace(cell.index, r);
+    ++out.not_run;
+  }
+  if (out.not_run > 0 || !missing_parts.empty())
+    out.warnings.insert(out.warnings.begin(),
+                        missing_warning(missing_parts, parts.front().count, out.not_run));
+  for (auto& [index, r] : by_index) out.results.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace crossover

@@ -1,0 +1,123 @@
+#include "runner/execution/anatomy.hpp"
+
+#include <chrono>
+
+#include "core/log.hpp"
+#include "core/text.hpp"
+#include "runner/execution/devices.hpp"
+#include "runner/execution/threads.hpp"
+#include "workloads/step_probe.hpp"
+#include "workloads/workload.hpp"
+
+namespace crossover {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A probed step into the result's fields.
+void set_fields(const StepAnatomy& a, double seconds, Result& r) {
+  const auto ops = [&](Phase p) { return static_cast<std::int64_t>(a.ops(p)); };
+  r.step_ops_data = ops(Phase::kData) + ops(Phase::kCopy);
+  r.step_ops_forward = ops(Phase::kForward);
+  r.step_ops_backward = ops(Phase::kBackward);
+  r.step_ops_optimizer = ops(Phase::kOptimizer);
+  r.step_flops = a.flops();
+  r.step_bytes = a.bytes();
+  r.step_h2d_bytes = a.h2d_bytes;
+  r.step_loader_seconds = a.loader_seconds;
+  r.step_loader_share = a.step_seconds > 0.0 ? a.loader_seconds / a.step_seconds : 0.0;
+  r.step_batch_seconds = a.loader_seconds;  // without loader workers, what one batch costs
+  r.step_op_groups = groups_to_rows(a.groups);
+  r.anatomy_seconds = seconds;
+}
+
+// The cell as this machine's CPU runs it.
+Cell cpu_twin(const Cell& cell) {
+  Cell twin = cell;
+  twin.device = "cpu";
+  twin.gpus = 0;
+  twin.data_placement = Placement::kDevice;
+  twin.pin_memory = false;
+  twin.execution = Execution::kEager;
+  if (twin.precision == Precision::kTf32) twin.precision = Precision::kFp32;
+  if (twin.optimizer_impl == OptimizerImpl::kFused) twin.optimizer_impl = OptimizerImpl::kFlat;
+  twin.isolate = false;
+  twin.timeout_seconds = 0.0;
+  return twin;
+}
+
+bool has_loader_workers(const Cell& cell) {
+  return cell.loader == Loader::kDataLoader && cell.num_workers > 0;
+}
+
+// What making one batch costs the host: the wait of the CPU twin's probed step with no loader
+// workers, so that the training thread makes each batch itself. Workers hide that wait from the
+// cell's own probe (its batch is ready), not from its epoch when they fall behind.
+double host_batch_seconds(const Cell& cell, const std::string& data_dir) {
+  Cell twin = cpu_twin(cell);
+  twin.num_workers = 0;
+  apply_threads(twin.threads);
+  const std::unique_ptr<Workload> workload = make_workload(twin, torch::kCPU, data_dir);
+  workload->reset(twin.seed);
+  return probe_step(*workload, [] {}).loader_seconds;
+}
+
+}  // namespace
+
+std::string prediction_refusal(const Cell& cell) {
+  if (cell.parallel != Parallel::kNone || cell.gpus > 1)
+    return "several replicas are not predicted: their all-reduce and overlap are not in the "
+           "cost model";
+  if (const std::string reason = key_skip_reason(cell); !reason.empty()) return reason;
+  return "";
+}
+
+void record_anatomy(const Cell& cell, Workload& workload, const std::string& data_dir,
+                    Result& result) {
+  if (cell.parallel != Parallel::kNone) return;
+  const Clock::time_point start = Clock::now();
+  try {
+    // A CUDA graph's step is one replay: the dispatcher sees none of the operators it runs. They
+    // are the eager step's, which the twin dispatches one by one.
+    if (cell.execution == Execution::kGraph) return record_twin_anatomy(cell, data_dir, result);
+    const StepAnatomy anatomy = probe_step(workload, [&cell] { synchronize_device(cell.device); });
+    const double batch = has_loader_workers(cell) ? host_batch_seconds(cell, data_dir) : 0.0;
+    set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
+    if (has_loader_workers(cell)) result.step_batch_seconds = batch;
+  } catch (const std::exception& e) {
+    log_warning("cell " + std::to_string(cell.index) + " (" + cell_label(cell) +
+                "): its step could not be taken apart (" + e.what() +
+                "); it has no anatomy and no bound");
+  }
+}
+
+void record_twin_anatomy(const Cell& cell, const std::string& data_dir, Result& result) {
+  const Cell twin = cpu_twin(cell);
+  apply_threads(twin.threads);
+  const Clock::time_point start = Clock::now();
+  const std::unique_ptr<Workload> workload = make_workload(twin, torch::kCPU, data_dir);
+  workload->reset(twin.seed);
+  StepAnatomy anatomy = probe_step(*workload, [] {});
+  const WorkloadFacts& facts = workload->facts();
+  // A batch made on the host crosses to the device each step.
+  const bool host_batch =
+      cell.loader == Loader::kDataLoader || cell.data_placement == Placement::kHost;
+  if (is_cuda_device(cell.device) && host_batch)
+    anatomy.h2d_bytes = static_cast<double>(facts.rows_per_step) * facts.sample_bytes;
+  const double batch = has_loader_workers(cell) ? host_batch_seconds(cell, data_dir) : 0.0;
+  set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
+  if (has_loader_workers(cell)) result.step_batch_seconds = batch;
+  record_facts(facts, result);
+}
+
+void record_facts(const WorkloadFacts& facts, Result& result) {
+  result.data_source = facts.data_source;
+  result.train_rows = facts.train_rows;
+  result.test_rows = facts.test_rows;
+  result.steps_per_epoch = facts.steps_per_epoch;
+  result.metric = facts.metric;
+  result.flops_per_sample = facts.flops_per_sample;
+  result.flops_source = facts.flops_source;
+}
+
+}  // namespace crossover

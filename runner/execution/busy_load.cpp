@@ -1,0 +1,77 @@
+#include "runner/execution/busy_load.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace crossover {
+
+int planted_load_from_environment() {
+  const char* text = std::getenv(kPlantLoadVariable);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 0 || value > kMaxPlantLoad) {
+    throw std::invalid_argument(std::string(kPlantLoadVariable) +
+                                " must be a number of busy processes from 0 to " +
+                                std::to_string(kMaxPlantLoad) + ", got '" + text + "'");
+  }
+  return static_cast<int>(value);
+}
+
+BusyLoad::BusyLoad(int processes) {
+  const pid_t parent = getpid();
+  for (int i = 0; i < processes; ++i) {
+    const pid_t child = fork();
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);   // never outlive the run
+      if (getppid() != parent) _exit(0);  // it ended before the line above took effect
+      volatile unsigned long spin = 0;
+      for (;;) spin = spin + 1;
+    }
+    if (child > 0) children_.push_back(child);
+  }
+}
+
+int other_running_processes() {
+  std::vector<int> reads;
+  for (int i = 0; i < 5; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream stat("/proc/stat");
+    for (std::string word; stat >> word;) {
+      int running = 0;
+      if (word == "procs_running" && stat >> running) reads.push_back(running - 1);
+    }
+  }
+  if (reads.empty()) return -1;
+  std::sort(reads.begin(), reads.end());
+  return std::max(0, reads[reads.size() / 2]);
+}
+
+void BusyLoad::stop() {
+  for (const pid_t child : children_) kill(child, SIGKILL);
+  for (const pid_t child : children_) waitpid(child, nullptr, 0);
+  children_.clear();
+}
+
+void BusyLoad::pause() {
+  for (const pid_t child : children_) kill(child, SIGSTOP);
+}
+
+void BusyLoad::resume() {
+  for (const pid_t child : children_) kill(child, SIGCONT);
+}
+
+BusyLoad::~BusyLoad() { stop(); }
+
+}  // namespace crossover

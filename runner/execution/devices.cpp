@@ -1,0 +1,59 @@
+#include "runner/execution/devices.hpp"
+
+#include <torch/cuda.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "runner/execution/cuda_seam.hpp"
+#include "workloads/fused_optimizer.hpp"
+
+namespace crossover {
+
+DeviceInventory probe_devices() {
+  DeviceInventory inventory;
+  inventory.cuda_compiled = cuda_seam::compiled();
+  inventory.cuda_devices =
+      inventory.cuda_compiled ? static_cast<int>(torch::cuda::device_count()) : 0;
+  for (const std::string optimizer : {"adam", "sgd"}) {
+    if (fused_kernel_available(optimizer, torch::kCPU))
+      inventory.fused_kernels.push_back(optimizer + "/cpu");
+    if (inventory.cuda_compiled && fused_kernel_available(optimizer, torch::kCUDA))
+      inventory.fused_kernels.push_back(optimizer + "/cuda");
+  }
+  return inventory;
+}
+
+int cuda_index(const std::string& device) {
+  if (!is_cuda_device(device)) return -1;
+  const auto colon = device.find(':');
+  return colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1));
+}
+
+double device_init_seconds(const std::string& device) {
+  static std::map<std::string, double> measured;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string key =
+      is_cuda_device(device) ? "cuda:" + std::to_string(cuda_index(device)) : "cpu";
+  auto it = measured.find(key);
+  if (it == measured.end()) {
+    const auto start = std::chrono::steady_clock::now();
+    const torch::Tensor touch = torch::ones({1}, torch::TensorOptions().device(key));
+    synchronize_device(key);
+    it = measured
+             .emplace(
+                 key,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+             .first;
+  }
+  return it->second;
+}
+
+void synchronize_device(const std::string& device) {
+  if (!is_cuda_device(device)) return;
+  cuda_seam::synchronize(cuda_index(device));
+}
+
+}  // namespace crossover

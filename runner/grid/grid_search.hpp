@@ -1,0 +1,42 @@
+#pragma once
+// An axis given as {"search": {...}} in a grid (runner/grid/grid.cpp's part of it): the search's
+// own keys checked, and its contenders read as the compared key takes them.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/keys.hpp"
+#include "core/search.hpp"
+#include "runner/grid/grid.hpp"
+
+namespace crossover {
+
+/// The value of a search's defaults and limits, as docs/grids.md states them.
+inline constexpr int kMostProbes = 64;
+
+/// The search given for `key` at `path` (the axis's JSON path), or none with the problems added
+/// to `issues`: an object {"search": {"from", "to", "precision", "max_probes", "scale",
+/// "compare"}} on a numeric identity key.
+std::optional<SearchSpec> parse_search(const std::string& path, const GridKey& key,
+                                       const nlohmann::ordered_json& value,
+                                       std::vector<GridIssue>& issues);
+
+/// The compared key of a search and its two values as that key takes them (threads=1:0: the
+/// integers 1 and 0).
+struct Contenders {
+  const GridKey* key = nullptr;
+  std::string baseline_text, contender_text;
+  nlohmann::ordered_json baseline, contender;
+};
+
+/// The contenders of `spec.compare`; throws std::invalid_argument saying what is wrong.
+Contenders search_contenders(const SearchSpec& spec);
+
+/// A search experiment's axes against its contenders: an axis of the compared key may list only
+/// the two values (it is dropped: the search sets them); problems go to `issues` at `path`.
+void fit_search_axes(const std::string& path, Experiment& experiment,
+                     std::vector<GridIssue>& issues);
+
+}  // namespace crossover

@@ -1,0 +1,28 @@
+#pragma once
+// Which cells this machine cannot run, and why. Pure functions of a cell and an inventory of the
+// machine's devices, so every rule is tested without the hardware it talks about.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cell.hpp"
+
+namespace crossover {
+
+/// What the machine offers, as found by runner/execution/devices.cpp.
+struct DeviceInventory {
+  bool cuda_compiled = false;  ///< this build of crossover and LibTorch has CUDA
+  int cuda_devices = 0;        ///< CUDA devices visible at run time
+  /// The fused optimiser kernels this LibTorch has, as "adam/cpu", "sgd/cuda", ...
+  std::vector<std::string> fused_kernels;
+};
+
+/// True when `cell` is a CUDA cell and this machine has no such device (no CUDA in the build, no
+/// device, or too few): what `run --predict` predicts instead.
+bool device_missing(const Cell& cell, const DeviceInventory& inventory);
+
+/// Why `cell` cannot run here, or nothing when it can.
+std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory);
+
+}  // namespace crossover

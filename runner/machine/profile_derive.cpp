@@ -1,0 +1,270 @@
+#include "runner/machine/profile_derive.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/cost_model.hpp"
+#include "core/stats.hpp"
+#include "core/text.hpp"
+#include "runner/execution/anatomy.hpp"
+#include "runner/machine/revision.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A measured cell with its anatomy, as derivation reads it.
+struct Observed {
+  const Result* result = nullptr;
+  std::string run;
+  StepAnatomy anatomy;
+  double ops = 0.0;  // the operators the model counts on its device
+  double step = 0.0;
+};
+
+// The operators the model counts for a cell: every phase but a batch made on the host.
+double counted_ops(const StepAnatomy& a, const Cell& cell) {
+  const StepContext c = context_of(cell);
+  double ops = 0.0;
+  for (const OpGroup& g : a.groups)
+    if (g.phase != Phase::kData || c.batch_on_device) ops += g.count;
+  return ops;
+}
+
+std::vector<Observed> observe(const std::vector<RunRecord>& runs, const std::string& data_dir) {
+  std::vector<Observed> out;
+  for (const RunRecord& run : runs) {
+    for (const Result& r : run.results) {
+      if (r.status != CellStatus::kOk || r.step_seconds <= 0.0) continue;
+      Result copy = r;
+      if (copy.step_op_groups.empty()) {
+        try {
+          record_twin_anatomy(r.cell, data_dir, copy);
+        } catch (const std::exception& e) {
+          spdlog::warn("{}: cell {}: no anatomy ({}); left out", run.label, r.cell.index, e.what());
+          continue;
+        }
+      }
+      Observed o;
+      o.result = &r;
+      o.run = run.label;
+      o.anatomy = anatomy_of(copy);
+      o.ops = counted_ops(o.anatomy, r.cell);
+      o.step = r.step_seconds;
+      if (o.ops > 0.0) out.push_back(o);
+    }
+  }
+  return out;
+}
+
+std::string cell_name(const Observed& o) {
+  return o.run + "#" + std::to_string(o.result->cell.index);
+}
+
+// Median of `values`, or why there is none.
+double median_of(const std::vector<double>& values, const std::string& what) {
+  if (values.empty()) throw std::runtime_error("no cell to derive " + what + " from");
+  return summarize(values).median;
+}
+
+// The cells of `kind` whose batch is cut on the device (no loader's wait in their step), sorted
+// by `key` ascending.
+template <typename Key>
+std::vector<const Observed*> device_cells(const std::vector<Observed>& cells, DeviceKind kind,
+                                          Key key) {
+  std::vector<const Observed*> mine;
+  for (const Observed& o : cells) {
+    if (device_kind(o.result->cell.device) == kind && context_of(o.result->cell).batch_on_device)
+      mine.push_back(&o);
+  }
+  std::sort(mine.begin(), mine.end(),
+            [&](const Observed* a, const Observed* b) { return key(*a) < key(*b); });
+  return mine;
+}
+
+// dispatch = median of step / operators over the quarter of the cells (at least one) with the
+// fewest FLOPs per operator: their steps are their operators' fixed cost.
+double derive_dispatch(const std::vector<Observed>& cells, DeviceKind kind, Json& used) {
+  auto mine =
+      device_cells(cells, kind, [](const Observed& o) { return o.anatomy.flops() / o.ops; });
+  mine.resize(std::min(mine.size(), std::max<std::size_t>(1, mine.size() / 4)));
+  std::vector<double> values;
+  for (const Observed* o : mine) {
+    values.push_back(o->step / o->ops);
+    used.push_back(cell_name(*o));
+  }
+  return median_of(values, text_of(kind) + " dispatch_seconds");
+}
+
+// bandwidth = median over the quarter of the cells with the most bytes (their batch cut on the
+// device) of bytes / (step - ops x dispatch - FLOPs / P), where positive.
+double derive_memory(const std::vector<Observed>& cells, DeviceKind kind, double dispatch,
+                     double peak, Json& used) {
+  auto mine = device_cells(cells, kind, [](const Observed& o) { return -o.anatomy.bytes(); });
+  mine.resize(std::min(mine.size(), std::max<std::size_t>(1, mine.size() / 4)));
+  std::vector<double> values;
+  for (const Observed* o : mine) {
+    const double rest = o->step - o->ops * dispatch - o->anatomy.flops() / peak;
+    if (rest <= 0.0) continue;
+    values.push_back(o->anatomy.bytes() / rest);
+    used.push_back(cell_name(*o));
+  }
+  return median_of(values, text_of(kind) + " memory_bytes_per_second");
+}
+
+// The two cells that differ only in where the batch is cut: on the host (`pinned` or not) and
+// on the device. h2d bytes / (their step difference), where positive.
+std::vector<double> h2d_rates(const std::vector<Observed>& cells, bool pinned, Json& used) {
+  std::vector<double> rates;
+  for (const Observed& host : cells) {
+    const Cell& c = host.result->cell;
+    if (!is_cuda_device(c.device) || c.loader != Loader::kTensor ||
+        c.data_placement != Placement::kHost || c.pin_memory != pinned ||
+        host.anatomy.h2d_bytes <= 0.0)
+      continue;
+    for (const Observed& device : cells) {
+      Cell twin = device.result->cell;
+      if (twin.data_placement != Placement::kDevice || !is_cuda_device(twin.device)) continue;
+      twin.data_placement = Placement::kHost;
+      twin.pin_memory = pinned;
+      if (cell_match_json(twin) != cell_match_json(c)) continue;
+      const double difference = host.step - device.step;
+      used.push_back(cell_name(host) + " - " + cell_name(device) + ": " +
+                     format_seconds(difference));
+      if (difference > 0.0) rates.push_back(host.anatomy.h2d_bytes / difference);
+    }
+  }
+  return rates;
+}
+
+// The first number at `pointer` among the runs' env.json records.
+double from_env(const std::vector<RunRecord>& runs, const char* pointer) {
+  for (const RunRecord& run : runs) {
+    const nlohmann::json::json_pointer p(pointer);
+    if (run.environment.is_object() && run.environment.contains(p) &&
+        run.environment.at(p).is_number())
+      return run.environment.at(p).get<double>();
+  }
+  return 0.0;
+}
+
+// A GPU's ladder from its peak P and its dispatch floor: 2 n^3 / max(dispatch, 2 n^3 / P).
+std::vector<std::pair<double, double>> floor_ladder(double peak, double dispatch) {
+  std::vector<std::pair<double, double>> ladder;
+  for (double n = 8; n <= 8192; n *= 2) {
+    const double flops = 2.0 * n * n * n;
+    ladder.emplace_back(n, flops / std::max(dispatch, flops / peak));
+  }
+  return ladder;
+}
+
+// `shape`'s ladder scaled so that its rung at 1024 (interpolated) runs at `rate_1024`.
+std::vector<std::pair<double, double>> scaled_ladder(const DeviceProfile& shape, double rate_1024) {
+  const double factor = rate_1024 / shape.gemm_flops_per_second(2.0 * 1024.0 * 1024.0 * 1024.0);
+  std::vector<std::pair<double, double>> ladder = shape.gemm;
+  for (auto& rung : ladder) rung.second *= factor;
+  return ladder;
+}
+
+// The CPU at every core (the runs' default threads) from the cells; one thread as `here` relates
+// them.
+void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>& runs,
+                const MachineProfile& here, Json& used, MachineProfile& p) {
+  const double cpu_1024 = from_env(runs, "/blas/matmul_1024_gflops") * 1e9;
+  if (cpu_1024 <= 0.0) throw std::runtime_error("no run's env.json has blas.matmul_1024_gflops");
+  p.cpu_all_threads.dispatch_seconds =
+      derive_dispatch(cells, DeviceKind::kCpu, used["cpu_dispatch"]);
+  p.cpu_all_threads.gemm = scaled_ladder(here.cpu_all_threads, cpu_1024);
+  const double cpu_peak = p.cpu_all_threads.gemm.back().second;
+  p.cpu_all_threads.memory_bytes_per_second = derive_memory(
+      cells, DeviceKind::kCpu, p.cpu_all_threads.dispatch_seconds, cpu_peak, used["cpu_memory"]);
+  p.cpu_one_thread = p.cpu_all_threads;
+  p.cpu_one_thread.gemm =
+      scaled_ladder(here.cpu_one_thread,
+                    cpu_1024 * here.cpu_one_thread.gemm_flops_per_second(2.0 * 1073741824.0) /
+                        here.cpu_all_threads.gemm_flops_per_second(2.0 * 1073741824.0));
+  p.cpu_one_thread.memory_bytes_per_second *=
+      here.cpu_one_thread.memory_bytes_per_second / here.cpu_all_threads.memory_bytes_per_second;
+}
+
+// A text field of a run's env.json; empty where it is missing or not text.
+std::string env_text(const RunRecord& run, const char* pointer) {
+  const nlohmann::json::json_pointer at(pointer);
+  return run.environment.is_object() && run.environment.contains(at) &&
+                 run.environment.at(at).is_string()
+             ? run.environment.at(at).get<std::string>()
+             : std::string();
+}
+
+// The GPU from the cells, when the runs' env.json names its peak.
+void derive_cuda(const std::vector<Observed>& cells, const std::vector<RunRecord>& runs, Json& used,
+                 MachineProfile& p) {
+  const double gpu_peak = from_env(runs, "/peak_gflops/cuda:0") * 1e9;
+  if (gpu_peak <= 0.0) return;
+  DeviceProfile d;
+  d.dispatch_seconds = derive_dispatch(cells, DeviceKind::kCuda, used["cuda_dispatch"]);
+  d.gemm = floor_ladder(gpu_peak, d.dispatch_seconds);
+  d.memory_bytes_per_second =
+      derive_memory(cells, DeviceKind::kCuda, d.dispatch_seconds, gpu_peak, used["cuda_memory"]);
+  const auto pageable = h2d_rates(cells, false, used["h2d_pageable"]);
+  const auto pinned = h2d_rates(cells, true, used["h2d_pinned"]);
+  d.h2d_pageable_bytes_per_second = pageable.empty() ? 25e9 : summarize(pageable).median;
+  d.h2d_pinned_bytes_per_second = pinned.empty() ? 50e9 : summarize(pinned).median;
+  d.sync_seconds = 0.0;  // inside each small step's dispatch, which it was derived from
+  p.cuda = d;
+  for (const RunRecord& run : runs) {
+    if (p.gpu_name.empty()) p.gpu_name = env_text(run, "/gpus/0/name");
+  }
+  if (pageable.empty() || pinned.empty()) {
+    used["nominal"] =
+        "host-to-device bandwidth: the runs' host and device placements differ by "
+        "less than their noise, so the copy could not be derived; nominal PCIe "
+        "values stand in (25 GB/s pageable, 50 GB/s pinned)";
+  }
+}
+
+}  // namespace
+
+MachineProfile derive_profile(const std::string& name, const std::vector<RunRecord>& runs,
+                              const MachineProfile& here, const std::string& data_dir) {
+  const std::vector<Observed> cells = observe(runs, data_dir);
+  MachineProfile p;
+  p.name = name;
+  Json used = Json::object();
+  for (const char* key :
+       {"cpu_dispatch", "cpu_memory", "cuda_dispatch", "cuda_memory", "h2d_pageable", "h2d_pinned"})
+    used[key] = Json::array();
+  derive_cpu(cells, runs, here, used, p);
+  derive_cuda(cells, runs, used, p);
+  for (const RunRecord& run : runs) {
+    if (p.cpu_model.empty()) p.cpu_model = env_text(run, "/cpu/model");
+    if (p.libtorch_version.empty()) p.libtorch_version = env_text(run, "/libtorch/version");
+    const nlohmann::json::json_pointer cores("/cpu/logical_cores");
+    if (p.logical_cores == 0 && run.environment.is_object() && run.environment.contains(cores) &&
+        run.environment.at(cores).is_number_unsigned())
+      p.logical_cores = run.environment.at(cores).get<int>();
+  }
+  Json runs_used = Json::array();
+  for (const RunRecord& run : runs) runs_used.push_back(run.label);
+  p.provenance = {
+      {"derived_from", runs_used},
+      {"revision", build_revision()},
+      {"method",
+       "derived by crossover profile --derive from the runs named, each cell's anatomy taken "
+       "again on the CPU of the machine that derived it, from the cells whose batch is cut on the "
+       "device: dispatch_seconds (per device) = median of step / operators over the quarter of "
+       "them with the fewest FLOPs per operator; the GPU's gemm ladder = 2 "
+       "n^3 / max(dispatch, 2 n^3 / P), P its env.json peak_gflops; the CPU's ladder = the "
+       "deriving machine's shape scaled to the runs' blas.matmul_1024_gflops; "
+       "memory_bytes_per_second = median over the quarter of them with the most bytes of bytes / "
+       "(step - operators x dispatch - FLOPs / peak); h2d = h2d bytes / (step with the batch on "
+       "the host - step with it on the device)"},
+      {"cells", used}};
+  return p;
+}
+
+}  // namespace crossover

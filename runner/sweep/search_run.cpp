@@ -1,0 +1,141 @@
+#include "runner/sweep/search_run.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "core/keys.hpp"
+#include "core/text.hpp"
+#include "reports/analysis/analysis.hpp"
+
+namespace crossover {
+namespace {
+
+std::string identity(const Cell& cell) { return cell_identity_json(cell).dump(); }
+
+// A cell's identity keys without the searched one (nor the machine's label: a merged run's
+// probes were labelled by the node that ran them).
+std::string identity_without(const Cell& cell, const std::string& key) {
+  nlohmann::ordered_json j = cell_match_json(cell);
+  j.erase(key);
+  return j.dump();
+}
+
+Winner probe_winner(Winner w) {
+  return w == Winner::kBaseline    ? Winner::kBaseline
+         : w == Winner::kContender ? Winner::kContender
+                                   : Winner::kTie;
+}
+
+}  // namespace
+
+bool belongs_to_search(const Cell& cell, const std::vector<SearchLine>& lines) {
+  for (const SearchLine& line : lines) {
+    const std::string mine = identity_without(cell, line.spec.key);
+    if (mine == identity_without(line.baseline, line.spec.key) ||
+        mine == identity_without(line.contender, line.spec.key))
+      return true;
+  }
+  return false;
+}
+
+SearchRunner::SearchRunner(std::vector<SearchLine> lines, const std::vector<Result>& known,
+                           std::size_t next_index)
+    : lines_(std::move(lines)), next_index_(next_index) {
+  for (const SearchLine& line : lines_)
+    searches_.emplace_back(line.spec, line.baseline_name, line.contender_name);
+  for (const Result& r : known) {
+    if (r.status == CellStatus::kOk) known_.emplace(identity(r.cell), r);
+    next_index_ = std::max(next_index_, r.cell.index + 1);
+  }
+}
+
+void SearchRunner::run(const MeasureCells& measure,
+                       const std::function<void(const nlohmann::ordered_json&)>& after_probe,
+                       const std::atomic<int>* interrupted) {
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    const SearchLine& line = lines_[i];
+    spdlog::info("searching {} from {} to {} for where {} beats {}{}", line.spec.key,
+                 format_axis_value(line.spec.from), format_axis_value(line.spec.to),
+                 line.contender_name, line.baseline_name,
+                 line.fixed.empty() ? "" : " (" + line.fixed + ")");
+    while (const auto value = searches_[i].next()) {
+      if (interrupted != nullptr && interrupted->load() > 0) {
+        searches_[i].stop("interrupted before the probe at " + format_axis_value(*value));
+        break;
+      }
+      if (!probe(i, *value, measure)) break;
+      after_probe(json());
+    }
+    spdlog::info("search: {}", searches_[i].statement());
+    after_probe(json());
+  }
+}
+
+// Measures (or reuses) the two cells at `value` and records the probe; false when the search
+// stopped instead.
+bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measure) {
+  const SearchLine& line = lines_[i];
+  CrossoverSearch& search = searches_[i];
+  std::vector<Cell> cells = {probe_cell(line.baseline, line.spec.key, value),
+                             probe_cell(line.contender, line.spec.key, value)};
+  for (const Cell& cell : cells) {
+    if (const std::string problem = cell_problem(cell); !problem.empty()) {
+      search.stop("at " + line.spec.key + " " + format_axis_value(value) + ": " + problem);
+      return false;
+    }
+  }
+  std::vector<Cell> to_measure;
+  for (Cell& cell : cells) {
+    const auto found = known_.find(identity(cell));
+    if (found != known_.end()) {
+      cell.index = found->second.cell.index;
+      continue;
+    }
+    cell.index = next_index_++;
+    to_measure.push_back(cell);
+  }
+  const std::vector<Result> results = measure(to_measure);
+  measured_.insert(measured_.end(), results.begin(), results.end());
+  for (const Result& r : results) {
+    if (r.status != CellStatus::kOk) {
+      search.stop("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ") " +
+                  text_of(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
+      return false;
+    }
+    known_.emplace(identity(r.cell), r);
+  }
+  if (results.size() != to_measure.size()) {
+    search.stop("the probe at " + format_axis_value(value) + " was not measured");
+    return false;
+  }
+  const Result& baseline = known_.at(identity(cells[0]));
+  const Result& contender = known_.at(identity(cells[1]));
+  const Pair pair = compare_pair(baseline, contender);
+  Probe probe;
+  probe.value = value;
+  probe.speedup = pair.speedup;
+  probe.low = pair.ci.low;
+  probe.high = pair.ci.high;
+  probe.winner = probe_winner(pair.winner);
+  probe.cells = {baseline.cell.index, contender.cell.index};
+  search.record(probe);
+  return true;
+}
+
+nlohmann::ordered_json SearchRunner::json() const {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    const SearchLine& line = lines_[i];
+    nlohmann::ordered_json j;
+    j["experiment"] = line.experiment;
+    j["workload"] = line.contender.workload;
+    j["fixed"] = line.fixed;
+    j["baseline"] = line.baseline_name;
+    j["contender"] = line.contender_name;
+    const nlohmann::ordered_json search = searches_[i].to_json();
+    for (const auto& [key, value] : search.items()) j[key] = value;
+    all.push_back(j);
+  }
+  return all;
+}
+
+}  // namespace crossover

@@ -1,0 +1,447 @@
+#include "runner/sweep/sweep.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/file_writer.hpp"
+#include "core/text.hpp"
+#include "core/user_files.hpp"
+#include "reports/render/reporter.hpp"
+#include "reports/render/table.hpp"
+#include "runner/distributed/shard.hpp"
+#include "runner/execution/busy_load.hpp"
+#include "runner/execution/executor.hpp"
+#include "runner/execution/reference.hpp"
+#include "runner/machine/env.hpp"
+#include "runner/machine/profile_measure.hpp"
+#include "runner/sweep/search_run.hpp"
+#include "workloads/datasets.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+// results.jsonl and results.csv: each result appended and synced as it comes. After a write
+// failed (the error went to the sweep) it writes nothing more.
+class ResultAppender : public Reporter {
+ public:
+  explicit ResultAppender(ResultFiles& files) : files_(files) {}
+  void cell(const Result& r) override {
+    if (failed_) return;
+    failed_ = true;  // stays set when append throws
+    files_.append(r);
+    failed_ = false;
+  }
+
+ private:
+  ResultFiles& files_;
+  bool failed_ = false;
+};
+
+// The progress line of every cell: its outcome, the time so far, and the time to go, from each
+// cell's estimated cost (skipped and predicted cells take none).
+class ProgressLine : public Reporter {
+ public:
+  ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
+      : start_(std::chrono::steady_clock::now()), inventory_(inventory) {
+    add(cells);
+  }
+
+  /// More cells to come: a search's probe.
+  void add(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells)
+      cost_.push_back(skip_reason(cell, inventory_) ? 0.0 : estimated_cost(cell));
+  }
+
+  void cell(const Result& r) override {
+    const std::size_t done = ++done_, total = cost_.size();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (done <= total && cost_[done - 1] > 0.0 && r.status != CellStatus::kSkipped)
+      ran_.emplace_back(cost_[done - 1], r.wall_seconds);
+    const auto next = cost_.begin() + static_cast<std::ptrdiff_t>(std::min(done, total));
+    const std::vector<double> left(next, cost_.end());
+    std::string outcome = text_of(r.status);
+    if (r.status == CellStatus::kOk) {
+      outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
+                 format_number(r.metric_value);
+      if (r.data_source == "synthetic") outcome += " (synthetic data)";
+    } else {
+      outcome += ": " + r.reason;
+    }
+    spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
+                 clock_text(elapsed), clock_text(seconds_left(ran_, left)));
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  const DeviceInventory& inventory_;
+  std::vector<double> cost_;                    // each cell's estimated cost; 0: it will not run
+  std::vector<std::pair<double, double>> ran_;  // the cells that ran: cost, wall seconds
+  std::size_t done_ = 0;
+};
+
+// Whether `dataset` is read from files under the data directory (not made in memory); a data set
+// the catalog does not know reads nothing.
+bool reads_files(const std::string& dataset) {
+  const DatasetInfo* info = find_dataset(dataset);
+  return info != nullptr && info->kind != DatasetKind::kMadeInMemory;
+}
+
+// The run's folder, created: --resume's, --out's, or a new runs/<grid name>-<time> (with
+// -2, -3, ... when a run started in the same second took that name). Throws std::runtime_error.
+std::string create_output(const SweepOptions& options, const std::string& grid_name) {
+  for (const std::string& given : {options.resume, options.out_dir}) {
+    if (const std::string problem = output_folder_problem(given);
+        !given.empty() && !problem.empty())
+      throw std::runtime_error(problem);
+  }
+  if (!options.resume.empty()) return options.resume;
+  if (!options.out_dir.empty()) {
+    fs::create_directories(options.out_dir);
+    return options.out_dir;
+  }
+  return create_unique_directory("runs/" + grid_name + "-" + timestamp());
+}
+
+}  // namespace
+
+std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
+                         bool predict_cuda) {
+  TextTable table;
+  table.header = {"#", "cell", "epochs", "repeats", "would"};
+  const auto repeats = [](const Cell& c) {
+    return c.min_repeats == c.max_repeats
+               ? std::to_string(c.min_repeats)
+               : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
+  };
+  std::size_t runnable = 0, predicted = 0;
+  for (const Cell& cell : expansion.cells) {
+    const auto reason = skip_reason(cell, inventory);
+    const bool predict = reason && predict_cuda && device_missing(cell, inventory);
+    runnable += reason ? 0 : 1;
+    predicted += predict ? 1 : 0;
+    table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
+                          repeats(cell),
+                          predict  ? "predict (no CUDA here)"
+                          : reason ? "skip: " + *reason
+                                   : "run"});
+  }
+  std::string text =
+      (expansion.cells.empty() ? "" : render_text_table(table)) +
+      std::to_string(expansion.cells.size()) + " cells: " + std::to_string(runnable) +
+      " would run, " + (predicted > 0 ? std::to_string(predicted) + " would be predicted, " : "") +
+      std::to_string(expansion.cells.size() - runnable - predicted) + " would be skipped";
+  if (expansion.excluded > 0)
+    text += "; " + std::to_string(expansion.excluded) + " excluded by rules";
+  if (expansion.duplicates > 0)
+    text += "; " + std::to_string(expansion.duplicates) + " duplicates dropped";
+  text += "\n";
+  for (const SearchLine& line : expansion.searches) {
+    text += "search experiments[" + std::to_string(line.experiment) + "]" +
+            (line.fixed.empty() ? "" : " (" + line.fixed + ")") + ": " + line.spec.compare +
+            " along " + line.spec.key + " from " + format_axis_value(line.spec.from) + " to " +
+            format_axis_value(line.spec.to) + ", precision " +
+            format_percent(line.spec.precision, false) + ": at most " +
+            std::to_string(line.spec.max_probes) + " probes (" +
+            std::to_string(2 * line.spec.max_probes) + " cells)";
+    for (const Cell* cell : {&line.baseline, &line.contender}) {
+      if (const auto reason = skip_reason(*cell, inventory)) {
+        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + *reason;
+        break;
+      }
+    }
+    text += "\n";
+  }
+  if (!expansion.searches.empty()) {
+    text += std::to_string(expansion.searches.size()) + " search(es): at most " +
+            std::to_string(2 * most_probes(expansion.searches)) +
+            " cells more, fewer when probes share cells or a search ends early\n";
+  }
+  return text;
+}
+
+std::string dataset_fingerprint(const std::string& dataset, const std::string& data_dir) {
+  const DatasetInfo* info = find_dataset(dataset);
+  if (info == nullptr) return "synthetic";
+  const DatasetFiles found = dataset_files(*info, data_dir);
+  const std::vector<std::string>& files = found.paths;
+  if (files.empty()) return "synthetic";
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uint64_t bytes = 0;
+  try {
+    for (const auto& file : files) {
+      read_user_file_chunks(
+          file, found.max_bytes, "a data file", [&](const char* data, std::size_t size) {
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(size));
+            bytes += size;
+          });
+    }
+  } catch (const UserFileError& e) {
+    spdlog::warn("data set {}: {}; its cells will fail with this reason", dataset, e.what());
+    return std::string("unreadable: ") + e.what();
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, "real %ju bytes crc32 %08lx", static_cast<std::uintmax_t>(bytes),
+                crc);
+  return text;
+}
+
+Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
+             DeviceInventory inventory)
+    : options_(std::move(options)),
+      inventory_(std::move(inventory)),
+      grid_name_(grid.name),
+      searches_(expansion.searches),
+      grid_cells_(options_.first_probe_index > 0 ? options_.first_probe_index
+                                                 : expansion.cells.size()) {
+  std::error_code error;
+  if (!options_.resume.empty() && !options_.out_dir.empty() &&
+      fs::weakly_canonical(options_.out_dir, error) !=
+          fs::weakly_canonical(options_.resume, error)) {
+    spdlog::error("--resume {} writes into that directory; drop --out {}", options_.resume,
+                  options_.out_dir);
+    throw SweepRefused("--resume with another --out");
+  }
+  open_output(grid.name);
+  try {
+    planted_load_ = planted_load_from_environment();
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  prices_ = grid.prices;
+  for (const auto& [kind, price] : options_.prices) prices_[kind] = price;
+  try {
+    if (!options_.predict_cuda.empty())
+      predict_cuda_ =
+          std::make_shared<const MachineProfile>(load_gpu_profile(options_.predict_cuda));
+    if (!options_.profile.empty())
+      profile_ = std::make_shared<const MachineProfile>(load_profile(options_.profile));
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  record_environment(expansion);
+  // --resume: the cells already ok in the folder are kept, if the environment is the same.
+  plan_.to_run = expansion.cells;
+  if (!options_.resume.empty()) {
+    auto resumed = plan_resume({options_.resume, grid.file, options_.shard}, expansion, record_);
+    if (!resumed) throw SweepRefused("--resume refused");
+    plan_ = std::move(*resumed);
+  }
+  write_first_files(grid, expansion.cells.size());
+}
+
+Sweep::~Sweep() = default;
+
+// One run at a time writes into a folder, for the whole run (also when it resumes); an earlier
+// run's files are moved aside only when asked.
+void Sweep::open_output(const std::string& grid_name) {
+  try {
+    out_dir_ = create_output(options_, grid_name);
+  } catch (const std::exception& e) {
+    const std::string& given = !options_.resume.empty() ? options_.resume : options_.out_dir;
+    spdlog::error("cannot write results to {}: {}", given.empty() ? "runs/" : given, e.what());
+    throw SweepRefused(e.what());
+  }
+  try {
+    std::error_code error;  // a --resume of nothing fails later, saying so
+    if (fs::is_directory(out_dir_, error)) lock_.emplace(out_dir_);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  if (!options_.resume.empty() || !holds_run(out_dir_)) return;
+  if (!options_.overwrite) {
+    spdlog::error(
+        "{} already holds the results of a run; nothing was overwritten. Continue it with "
+        "--resume {}, write into another --out, or add --overwrite to move its files into "
+        "{}/previous-<time>/ first",
+        out_dir_, out_dir_, out_dir_);
+    throw SweepRefused("the folder holds a run");
+  }
+  try {
+    spdlog::info("moved the earlier run's files into {}", move_previous_run(out_dir_, timestamp()));
+  } catch (const std::exception& e) {
+    spdlog::error("--overwrite: {}", e.what());
+    throw SweepRefused(e.what());
+  }
+}
+
+void Sweep::record_environment(const Expansion& expansion) {
+  record_ = environment_record(true);
+  // This machine's profile: the cost model's constants for every cell's bound.
+  if (!profile_) profile_ = std::make_shared<const MachineProfile>(measure_profile({}));
+  record_["profile"] = profile_to_json(*profile_);
+  if (predict_cuda_) record_["predicted_with"] = profile_to_json(*predict_cuda_);
+  record_["reference"]["before"] = measure_reference();
+  if (planted_load_ > 0) record_["planted_load"] = planted_load_;
+  // How isolated cells ran (each result's `worker` says which process ran it).
+  record_["isolation"] =
+      options_.fresh_processes ? "a fresh process per isolated cell" : "warm workers";
+  if (!options_.label.empty()) record_["label"] = options_.label;
+  if (!prices_.empty()) record_["prices"] = prices_;
+  if (options_.shard) {
+    record_["shard"] = {{"index", options_.shard->index},
+                        {"count", options_.shard->count},
+                        {"source", options_.shard->source}};
+  }
+  for (const Cell& cell : expansion.cells) {
+    if (!record_["datasets"].contains(cell.dataset))
+      record_["datasets"][cell.dataset] = dataset_fingerprint(cell.dataset, options_.data_dir);
+  }
+  warnings_ = environment_warnings(record_);
+  for (const auto& w : warnings_) spdlog::warn("{}", w);
+}
+
+void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
+  try {
+    if (const std::string problem = space_problem(out_dir_, cells); !problem.empty()) {
+      spdlog::error("{}", problem);
+      throw SweepRefused(problem);
+    }
+    // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
+    files_ = std::make_unique<ResultFiles>(out_dir_, plan_.kept);
+    write_text_file(out_dir_ + "/grid.json", grid.text);
+    write_text_file(out_dir_ + "/env.json", json_text(record_, 2) + "\n");
+  } catch (const SweepRefused&) {
+    throw;
+  } catch (const std::exception& e) {
+    spdlog::error("cannot write results to {}: {}", out_dir_, e.what());
+    throw SweepRefused(e.what());
+  }
+  // Only a grid that reads a data set from files needs the folder.
+  std::vector<std::string> from_files;
+  for (const Cell& cell : plan_.to_run) {
+    if (reads_files(cell.dataset) &&
+        std::find(from_files.begin(), from_files.end(), cell.dataset) == from_files.end())
+      from_files.push_back(cell.dataset);
+  }
+  if (!from_files.empty() && !fs::is_directory(options_.data_dir)) {
+    spdlog::warn(
+        "data directory {} does not exist: {} will be synthetic. Give --data-dir (or set "
+        "CROSSOVER_DATA_DIR to) the folder scripts/fetch-data.sh filled (its data/ in the "
+        "repository), or run that script here",
+        options_.data_dir, join(from_files));
+  }
+}
+
+SweepOutcome Sweep::run() {
+  spdlog::info("running {} cells of {} into {}", plan_.to_run.size(), grid_name_, out_dir_);
+  RunOptions options;
+  options.data_dir = options_.data_dir;
+  options.interrupted = options_.interrupted;
+  options.isolate = options_.isolate;
+  options.fresh_processes = options_.fresh_processes;
+  options.workers = make_worker_pool(options);
+  options.prices = prices_;
+  options.profile = profile_;
+  options.predict_cuda = predict_cuda_;
+  if (record_.contains("peak_gflops")) {
+    for (const auto& [device, gflops] : record_["peak_gflops"].items())
+      options.peak_gflops[device] = gflops;
+  }
+  if (planted_load_ > 0)
+    spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
+                 kPlantLoadVariable, planted_load_, planted_load_);
+  BusyLoad load(planted_load_);
+  // The reference is timed again after every cell that ran, so that each cell has the machine's
+  // speed just before and just after it (env.json: reference.cells.<index>).
+  nlohmann::ordered_json last_reference = record_["reference"]["before"];
+  const auto time_reference_after = [&](const Result& r) {
+    if (r.status != CellStatus::kOk && r.status != CellStatus::kFailed) return;
+    load.pause();
+    nlohmann::ordered_json now = measure_reference();
+    load.resume();
+    record_["reference"]["cells"][std::to_string(r.cell.index)] = {{"before", last_reference},
+                                                                   {"after", now}};
+    last_reference = std::move(now);
+  };
+  SweepOutcome outcome;
+  // The per-cell outputs, in order: the result files, then the progress line.
+  std::vector<std::unique_ptr<Reporter>> outputs;
+  outputs.push_back(std::make_unique<ResultAppender>(*files_));
+  auto progress_line = std::make_unique<ProgressLine>(plan_.to_run, inventory_);
+  ProgressLine* progress = progress_line.get();
+  outputs.push_back(std::move(progress_line));
+  bool announced = false;
+  const ResultCallback on_result = [&](const Result& r) {
+    time_reference_after(r);
+    for (const auto& output : outputs) {
+      try {
+        output->cell(r);
+      } catch (const std::exception& e) {
+        // The results before this one are on disk; the next cells would be measured for
+        // nothing, so the sweep stops here (a signal that came first keeps its meaning).
+        spdlog::error("{}; the sweep stops after this cell", e.what());
+        outcome.write_failed = true;
+        int none = 0;
+        if (options_.interrupted != nullptr)
+          options_.interrupted->compare_exchange_strong(none, kStopWriteFailed);
+      }
+    }
+    if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
+      announced = true;
+      spdlog::warn(
+          "interrupted: the cells after this one are not run; the reports are "
+          "written for what finished (interrupt again to stop at once)");
+    }
+  };
+  outcome.results = run_cells(plan_.to_run, inventory_, options, on_result);
+  if (!searches_.empty()) {
+    run_searches(
+        options, on_result, [&](const std::vector<Cell>& cells) { progress->add(cells); }, outcome);
+  }
+  load.stop();
+  // How fast the machine was after the last cell: with the first, how much it moved in the run.
+  record_["reference"]["after"] = last_reference;
+  try {
+    write_text_file(out_dir_ + "/env.json", json_text(record_, 2) + "\n");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    outcome.write_failed = true;
+  }
+  // The reports cover the whole grid: the kept cells and the new ones, in grid order.
+  outcome.results.insert(outcome.results.end(), plan_.kept.begin(), plan_.kept.end());
+  std::stable_sort(outcome.results.begin(), outcome.results.end(),
+                   [](const Result& a, const Result& b) { return a.cell.index < b.cell.index; });
+  return outcome;
+}
+
+// The searches after the listed cells: each probe's new cells run as any cell (`expect` tells the
+// progress line they come), the searches' state rewritten after every probe (an interrupted run
+// keeps its trace).
+void Sweep::run_searches(const RunOptions& options, const ResultCallback& on_result,
+                         const std::function<void(const std::vector<Cell>&)>& expect,
+                         SweepOutcome& outcome) {
+  std::vector<Result> known = plan_.kept;
+  known.insert(known.end(), outcome.results.begin(), outcome.results.end());
+  SearchRunner searches(searches_, known, grid_cells_);
+  searches.run(
+      [&](const std::vector<Cell>& cells) {
+        expect(cells);
+        return run_cells(cells, inventory_, options, on_result);
+      },
+      [&](const nlohmann::ordered_json& state) {
+        outcome.searches = state;
+        try {
+          write_text_file(out_dir_ + "/searches.json", json_text(state, 2) + "\n");
+        } catch (const std::exception& e) {
+          spdlog::error("{}", e.what());
+          outcome.write_failed = true;
+        }
+      },
+      options_.interrupted);
+  outcome.results.insert(outcome.results.end(), searches.measured().begin(),
+                         searches.measured().end());
+}
+
+}  // namespace crossover
