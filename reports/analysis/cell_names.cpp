@@ -11,29 +11,42 @@ std::string value_text(const nlohmann::ordered_json& value) {
   return text;
 }
 
-std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordered_json>& configs,
-                                              const std::string& kv, const std::string& separator) {
-  // Keys in the order of the first configuration that has them.
+std::vector<std::string> differing_keys(const std::vector<nlohmann::ordered_json>& configs) {
   std::vector<std::string> keys;
   std::set<std::string> seen;
   for (const auto& config : configs) {
     for (auto it = config.begin(); it != config.end(); ++it) {
-      if (it.key() != "workload" && seen.insert(it.key()).second) keys.push_back(it.key());
+      if (seen.insert(it.key()).second) keys.push_back(it.key());
     }
   }
-  // Per workload, the keys whose values differ among its configurations.
+  std::vector<std::string> differing;
+  for (const auto& key : keys) {
+    std::set<std::string> values;
+    for (const auto& config : configs)
+      values.insert(config.contains(key) ? value_text(config.at(key)) : "");
+    if (values.size() > 1) differing.push_back(key);
+  }
+  return differing;
+}
+
+std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordered_json>& configs,
+                                              const std::string& kv, const std::string& separator) {
+  // Per workload, the keys that differ among its configurations, and the device always, in the
+  // order of the first configuration that has them.
+  std::map<std::string, std::vector<nlohmann::ordered_json>> by_workload;
+  for (const auto& config : configs)
+    by_workload[config.value("workload", std::string("?"))].push_back(config);
   std::map<std::string, std::vector<std::string>> varying;
-  for (const auto& config : configs) {
-    const std::string workload = config.value("workload", std::string("?"));
-    if (varying.count(workload) > 0) continue;
-    auto& keys_of_workload = varying[workload];
-    for (const auto& key : keys) {
-      std::set<std::string> values;
-      for (const auto& other : configs) {
-        if (other.value("workload", std::string("?")) != workload) continue;
-        values.insert(other.contains(key) ? value_text(other[key]) : "");
+  for (const auto& [workload, mine] : by_workload) {
+    const std::vector<std::string> differing = differing_keys(mine);
+    std::set<std::string> shown(differing.begin(), differing.end());
+    shown.insert("device");
+    std::set<std::string> seen;
+    for (const auto& config : configs) {
+      for (auto it = config.begin(); it != config.end(); ++it) {
+        if (it.key() != "workload" && shown.count(it.key()) != 0 && seen.insert(it.key()).second)
+          varying[workload].push_back(it.key());
       }
-      if (key == "device" || values.size() > 1) keys_of_workload.push_back(key);
     }
   }
   std::vector<std::string> names;

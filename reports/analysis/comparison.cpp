@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/measures.hpp"
 
 namespace crossover {
@@ -174,15 +175,9 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
 
 // The keys that vary within a workload's rows; the rest are the same everywhere.
 std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
-  std::vector<std::string> varying;
-  for (const auto& [key, value] : rows.front().key.items()) {
-    for (const auto& row : rows) {
-      if (row.key[key] != value) {
-        varying.push_back(key);
-        break;
-      }
-    }
-  }
+  std::vector<nlohmann::ordered_json> keys;
+  for (const auto& row : rows) keys.push_back(row.key);
+  std::vector<std::string> varying = differing_keys(keys);
   if (varying.empty()) varying = {"batch_size", "dataset_size"};
   return varying;
 }

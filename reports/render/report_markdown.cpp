@@ -25,17 +25,14 @@ std::vector<const GridKey*> varying_keys(const std::vector<const Result*>& cells
   static const std::vector<std::string> shown = {
       "workload", "device",         "gpus",        "batch_size", "dataset_size",
       "loader",   "data_placement", "num_workers", "pin_memory", "timing"};
+  std::vector<nlohmann::ordered_json> configs;
+  for (const Result* r : cells) configs.push_back(cell_config_json(r->cell));
   std::vector<const GridKey*> out;
-  for (const auto& key : grid_keys()) {
-    if (!key.get || key.role != KeyRole::kIdentity ||
-        std::find(shown.begin(), shown.end(), key.name) != shown.end())
-      continue;
-    for (const Result* r : cells) {
-      if (key.get(r->cell) != key.get(cells.front()->cell)) {
-        out.push_back(&key);
-        break;
-      }
-    }
+  for (const std::string& name : differing_keys(configs)) {
+    const GridKey* key = find_grid_key(name);
+    if (key != nullptr && key->role == KeyRole::kIdentity &&
+        std::find(shown.begin(), shown.end(), name) == shown.end())
+      out.push_back(key);
   }
   return out;
 }
