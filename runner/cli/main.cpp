@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/text.hpp"
 #include "runner/cli/command_line.hpp"
 #include "runner/execution/launch.hpp"
 
@@ -30,17 +31,22 @@ int main(int argc, char** argv) {
                                  [&](const auto& command) { return name == command.first; });
   if (here != kWithoutTorch.end()) return crossover::run_command_line(argc, argv, {here->second});
 
-  std::string torch = "crossover-torch";
+  // Beside this program, never from PATH: another build's crossover-torch would measure with
+  // other code under this one's name.
+  std::string torch;
   try {
-    torch = (std::filesystem::path(crossover::self_executable()).parent_path() / torch).string();
-  } catch (const std::exception&) {
-    // Without /proc: crossover-torch on PATH.
+    torch = (std::filesystem::path(crossover::self_executable()).parent_path() / "crossover-torch")
+                .string();
+  } catch (const std::exception& e) {
+    std::cerr << "crossover: " << e.what()
+              << ", so crossover-torch beside it cannot be found; run crossover-torch directly\n";
+    return 2;
   }
-  execvp(torch.c_str(), argv);
+  execv(torch.c_str(), argv);
   const int error = errno;
   std::cerr << "crossover: cannot start " << torch << " (" << std::strerror(error)
             << "), the half of crossover that loads LibTorch and runs `"
-            << (name.empty() ? "--help" : name)
+            << (name.empty() ? std::string("--help") : crossover::printable_text(name))
             << "`; build the target crossover (it builds both programs) or install "
                "crossover-torch beside crossover\n";
   return 2;
