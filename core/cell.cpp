@@ -101,13 +101,13 @@ std::string data_path_text(const Cell& cell) {
 
 std::string cell_label(const Cell& cell) {
   std::string label = cell.workload;
-  if (cell.workload == "torchscript") {
+  if (cell.workload == kUserModelWorkload) {
     // Its file's name, as plain text: a label lands in Markdown prose, HTML and terminals.
     std::string name = cell.model.substr(cell.model.find_last_of('/') + 1);
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '?';
     label += " " + name;
-  } else if (cell.workload == "mlp") {  // its model: features-width x depth-classes
+  } else if (cell.workload == kSizedMlpWorkload) {  // its model: features-width x depth-classes
     label += " " + std::to_string(cell.features) + "-" + std::to_string(cell.width) + "x" +
              std::to_string(cell.depth) + "-" + std::to_string(cell.classes);
   }

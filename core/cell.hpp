@@ -132,6 +132,12 @@ T json_as(const nlohmann::json& value) {
   }
 }
 
+/// The two workloads the model keys shape (core/model_keys.cpp), named once: a user's TorchScript
+/// model, and the MLP sized by features, width, depth and classes. The catalog
+/// (workloads/catalog.cpp) describes them with the others.
+inline constexpr const char* kUserModelWorkload = "torchscript";
+inline constexpr const char* kSizedMlpWorkload = "mlp";
+
 /// A short label for progress lines: "iris_mlp cpu batch=full size=1000 threads=1"; the generic
 /// mlp names its model ("mlp 32-256x2-10 cpu ..."), torchscript its file ("torchscript mynet.pt
 /// cpu ...").

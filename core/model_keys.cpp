@@ -43,18 +43,24 @@ void declare_mlp_sizes(Keys& keys) {
     const char* why_min = "";  ///< why the least value is what it is, where it is not plain
   };
   const SizeKey size_keys[] = {
-      {"features", &Cell::features, 32, 1, true, {"mlp"}, "input features of the synthetic rows"},
+      {"features",
+       &Cell::features,
+       32,
+       1,
+       true,
+       {kSizedMlpWorkload},
+       "input features of the synthetic rows"},
       {"classes",
        &Cell::classes,
        10,
        2,
        false,
-       {"mlp", "torchscript"},
+       {kSizedMlpWorkload, kUserModelWorkload},
        "classes of the synthetic samples (the output width; cross entropy, accuracy)",
        " (with one class there is nothing to learn: its cross entropy is always 0; for "
        "regression give \"outputs\")"},
-      {"width", &Cell::width, 256, 1, true, {"mlp"}, "units in each hidden layer"},
-      {"depth", &Cell::depth, 2, 0, true, {"mlp"}, "hidden layers (0: a linear model)"},
+      {"width", &Cell::width, 256, 1, true, {kSizedMlpWorkload}, "units in each hidden layer"},
+      {"depth", &Cell::depth, 2, 0, true, {kSizedMlpWorkload}, "hidden layers (0: a linear model)"},
   };
   for (const SizeKey& k : size_keys) {
     const std::string name = k.name;
@@ -63,7 +69,7 @@ void declare_mlp_sizes(Keys& keys) {
     const std::vector<std::string> workloads = k.workloads;
     Declare key(name, kInteger, field);
     key.normalise([field, fallback](Cell& c) {
-         if (c.workload == "mlp" && c.*field == 0) c.*field = fallback;
+         if (c.workload == kSizedMlpWorkload && c.*field == 0) c.*field = fallback;
        })
         .problem([name, field, workloads](const Cell& c) -> std::string {
           return uses(c, workloads) || c.*field == 0 ? "" : not_here(name, c, workloads);
@@ -87,12 +93,12 @@ constexpr double kMaxInputValues = 1e8;
 
 // The torchscript workload: its file, one sample's shape, and regression outputs.
 void declare_torchscript_keys(Keys& keys) {
-  const std::vector<std::string> only = {"torchscript"};
+  const std::vector<std::string> only = {kUserModelWorkload};
   keys.push_back(
       Declare("model", kText, &Cell::model)
           .pattern(".+")
           .problem([only](const Cell& c) -> std::string {
-            if (c.workload != "torchscript")
+            if (c.workload != kUserModelWorkload)
               return c.model.empty() ? "" : not_here("model", c, only);
             if (c.model.empty())
               return "workload \"torchscript\" needs \"model\": the file torch.jit.save wrote "
@@ -112,7 +118,7 @@ void declare_torchscript_keys(Keys& keys) {
             return "";
           })
           .skip_when([](const Cell& c) -> std::string {
-            if (c.workload == "torchscript" && c.parallel == Parallel::kDp)
+            if (c.workload == kUserModelWorkload && c.parallel == Parallel::kDp)
               return "parallel \"dp\" clones a C++ module onto each GPU, and a TorchScript model "
                      "is none; use parallel \"ddp\"";
             return "";
@@ -124,7 +130,7 @@ void declare_torchscript_keys(Keys& keys) {
           .defaults_to("`\"\"`"));
   keys.push_back(Declare("input_shape", KeyKind::kShape, &Cell::input_shape)
                      .problem([only](const Cell& c) -> std::string {
-                       if (c.workload != "torchscript" && !c.input_shape.empty())
+                       if (c.workload != kUserModelWorkload && !c.input_shape.empty())
                          return not_here("input_shape", c, only);
                        double values = 1.0;
                        for (const std::int64_t size : c.input_shape)
@@ -147,7 +153,7 @@ void declare_torchscript_keys(Keys& keys) {
                      .defaults_to("`[]`"));
   keys.push_back(Declare("outputs", kInteger, &Cell::outputs)
                      .problem([only](const Cell& c) -> std::string {
-                       return c.workload == "torchscript" || c.outputs == 0
+                       return c.workload == kUserModelWorkload || c.outputs == 0
                                   ? ""
                                   : not_here("outputs", c, only);
                      })

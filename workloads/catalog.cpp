@@ -98,14 +98,14 @@ std::vector<WorkloadInfo> build_catalog() {
   c.back().stdev = {0.2023, 0.1994, 0.2010};
   c.back().flops_per_sample = training_flops(resnet18_forward_macs(32, 32));
   c.push_back(info(
-      "mlp", "-", "MLP features-width x depth-classes, ReLU (the model keys)", {"synthetic"},
-      "classification", "adam", 0.001, 0.0, 256, 1,
+      kSizedMlpWorkload, "-", "MLP features-width x depth-classes, ReLU (the model keys)",
+      {"synthetic"}, "classification", "adam", 0.001, 0.0, 256, 1,
       "Not a seed's: a generic MLP whose size is the grid's (features, classes, width, depth; "
       "defaults 32, 10, 256, 2) on synthetic rows of `features` Gaussian features around one "
       "centre per class (4,096 training rows unless dataset_size says, 1,366 test rows), to find "
       "from which model size on the GPU wins. FLOPs per sample from the cell's model."));
   c.push_back(info(
-      "torchscript", "-", "your model: a TorchScript file (the model key)", {"synthetic"},
+      kUserModelWorkload, "-", "your model: a TorchScript file (the model key)", {"synthetic"},
       "classification", "adam", 0.001, 0.0, 64, 1,
       "Not a seed's: the model torch.jit.save wrote (model, relative to the grid's folder), "
       "trained on synthetic samples of input_shape (1,024 training rows unless dataset_size says, "
@@ -167,7 +167,8 @@ std::vector<std::int64_t> generic_mlp_sizes(const Cell& cell) {
 }
 
 double flops_per_sample(const Cell& cell) {
-  if (cell.workload == "mlp") return training_flops(mlp_forward_macs(generic_mlp_sizes(cell)));
+  if (cell.workload == kSizedMlpWorkload)
+    return training_flops(mlp_forward_macs(generic_mlp_sizes(cell)));
   const WorkloadInfo* info = find_workload(cell.workload);
   return info == nullptr ? 0.0 : info->flops_per_sample;
 }

@@ -20,8 +20,8 @@ SupervisedWorkload::ModelFactory model_for(const Cell& cell) {
     return [sizes] { return torch::nn::AnyModule(Mlp(sizes)); };
   };
   const std::string& workload = cell.workload;
-  if (workload == "mlp") return mlp(generic_mlp_sizes(cell));
-  if (workload == "torchscript") {
+  if (workload == kSizedMlpWorkload) return mlp(generic_mlp_sizes(cell));
+  if (workload == kUserModelWorkload) {
     // Loaded afresh for every reset: the file's weights are the start of every repeat.
     return [path = cell.model] {
       return torch::nn::AnyModule(ScriptedModel(load_scripted_model(path)));
@@ -74,14 +74,14 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
 
   TensorData data;
   double flops = flops_per_sample(cell);
-  if (cell.workload == "torchscript") {
+  if (cell.workload == kUserModelWorkload) {
     torch::jit::Module module = load_checked_model(cell);
     flops = estimate_training_flops(module, cell.input_shape);
     spec.loss = cell.outputs > 0 ? "mse" : "cross_entropy";
     spec.flops_estimated = true;
     data = synthetic_samples(cell.input_shape, cell.classes, cell.outputs, cell.dataset_size,
                              cell.seed);
-  } else if (cell.workload == "mlp") {
+  } else if (cell.workload == kSizedMlpWorkload) {
     if (cell.features < 1 || cell.classes < 2 || cell.depth < 0 ||
         (cell.depth > 0 && cell.width < 1))
       throw std::invalid_argument(

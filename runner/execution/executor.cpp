@@ -299,7 +299,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   }
   result.train_loss = repeats.last_loss.item<double>();
   // A user's model whose loss is not a number has not trained: a failure with why, not a result.
-  if (cell.workload == "torchscript" && !std::isfinite(result.train_loss))
+  if (cell.workload == kUserModelWorkload && !std::isfinite(result.train_loss))
     throw std::runtime_error(std::string("the model's training loss is ") +
                              (std::isnan(result.train_loss) ? "NaN" : "infinite") +
                              " after its last epoch: its outputs or gradients "

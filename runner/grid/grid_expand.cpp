@@ -143,7 +143,7 @@ class ExperimentCells {
         key.set(cell, *key.cuda_default);
     }
     normalise_cell(cell);  // each key's own rule (core/keys.cpp)
-    if (cell.workload == "torchscript") {
+    if (cell.workload == kUserModelWorkload) {
       // A user's model is code from outside: in a child process unless the grid says, so that
       // a crash in it costs its cell alone; its file relative to the grid's folder.
       if (!sets(experiment_, "isolate")) cell.isolate = true;

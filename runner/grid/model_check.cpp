@@ -93,7 +93,7 @@ std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells, const M
   std::vector<GridIssue> issues;
   std::set<std::string> checked;
   for (const Cell& cell : cells) {
-    if (cell.workload != "torchscript") continue;
+    if (cell.workload != kUserModelWorkload) continue;
     std::string key =
         cell.model + "|" + std::to_string(cell.classes) + "|" + std::to_string(cell.outputs);
     for (const std::int64_t size : cell.input_shape) key += "|" + std::to_string(size);
