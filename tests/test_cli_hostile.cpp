@@ -360,6 +360,16 @@ TEST(Hostile, SmallSlipsGetClearAnswers) {
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("unknown command \"reprot\" (did you mean \"report\"?)"), std::string::npos)
       << o.err;
+  // A command or an option with an escape sequence in it is named as plain text: the terminal
+  // gets no command from a command line.
+  o = crossover(dir, "\"$(printf 're\\033[31mprot')\" " + run);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.find('\x1b'), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("unknown command \"re[31mprot\""), std::string::npos) << o.err;
+  o = crossover(dir, "validate " + grid + " \"$(printf -- '--x\\033[2J')\"");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.find('\x1b'), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--x[2J"), std::string::npos) << o.err;
 }
 
 TEST(Hostile, TwoRunsStartedTogetherGetTheirOwnDefaultFolders) {

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <new>
 #include <set>
+#include <sstream>
 
 #include "core/text.hpp"
 #include "runner/cli/terminal.hpp"
@@ -48,7 +49,7 @@ std::string unknown_command(int argc, char** argv, const CLI::App& app) {
 int refuse_unknown_command(const std::string& name, const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
-  std::string message = "unknown command \"" + name + "\"";
+  std::string message = "unknown command \"" + crossover::printable_text(name) + "\"";
   const std::string guess = crossover::did_you_mean(name, names);
   if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
   std::cerr << message << "; the commands are " << crossover::join(names)
@@ -81,7 +82,7 @@ void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
       if (arg.rfind("--", 0) != 0 || arg.size() <= 2) continue;
       if (app.get_option_no_throw(arg.substr(0, arg.find('='))) != nullptr) continue;  // global
       if (const std::string guess = suggest_option(arg.substr(2), *command); !guess.empty())
-        std::cerr << arg << ": crossover " << command->get_name()
+        std::cerr << crossover::printable_text(arg) << ": crossover " << command->get_name()
                   << " has no such option; did you mean --" << guess << "?\n";
     }
   }
@@ -162,7 +163,12 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
   } catch (const CLI::ParseError& e) {
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
       explain_unknown_options(argc, argv, app);
-    const int code = app.exit(e);
+    // CLI11's messages quote the command line: printed as plain text (an escape sequence in an
+    // argument must not reach the terminal).
+    std::ostringstream out, err;
+    const int code = app.exit(e, out, err);
+    std::cout << out.str();
+    std::cerr << crossover::printable_text(err.str());
     return check_standard_output(code == 0 ? 0 : 2);
   }
 
