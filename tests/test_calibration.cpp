@@ -21,13 +21,14 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // An env.json record whose references took these times before and after the cells.
-Json env_with_reference(double matmul, double step, double after_factor = 1.0) {
-  return {{"host", {{"hostname", "runner-1"}}},
-          {"cpu", {{"model", "Test CPU"}, {"logical_cores", 2}}},
-          {"reference",
-           {{"before", {{"matmul_seconds", matmul}, {"step_seconds", step}}},
-            {"after",
-             {{"matmul_seconds", matmul * after_factor}, {"step_seconds", step * after_factor}}}}}};
+Environment env_with_reference(double matmul, double step, double after_factor = 1.0) {
+  return environment_from_json(Json{
+      {"host", {{"hostname", "runner-1"}}},
+      {"cpu", {{"model", "Test CPU"}, {"logical_cores", 2}}},
+      {"reference",
+       {{"before", {{"matmul_seconds", matmul}, {"step_seconds", step}}},
+        {"after",
+         {{"matmul_seconds", matmul * after_factor}, {"step_seconds", step * after_factor}}}}}});
 }
 
 using testing::noisy;
@@ -41,7 +42,8 @@ Result cell(std::size_t index, int batch, const std::vector<double>& samples) {
 }
 
 // One run of two cells (batch 512 and 4096) at `level` (1 = nominal), 1 % noise within the run.
-RunRecord run(std::mt19937_64& rng, double level, const Json& env, const std::string& label) {
+RunRecord run(std::mt19937_64& rng, double level, const Environment& env,
+              const std::string& label) {
   RunRecord r;
   r.results = {cell(0, 512, noisy(rng, 10, 0.100 * level, 0.01)),
                cell(1, 4096, noisy(rng, 10, 0.080 * level, 0.01))};
@@ -50,7 +52,7 @@ RunRecord run(std::mt19937_64& rng, double level, const Json& env, const std::st
   return r;
 }
 
-RunRecord one_cell_run(const std::vector<double>& samples, const Json& env) {
+RunRecord one_cell_run(const std::vector<double>& samples, const Environment& env) {
   RunRecord r;
   r.results = {cell(0, 512, samples)};
   r.environment = env;
@@ -101,21 +103,26 @@ TEST(Calibration, TheReferenceDriftIsTheRatioOfTheRunsReferenceTimes) {
                 .find("machine steady"),
             std::string::npos);
   // A run of an older crossover has no reference: nothing is claimed.
-  EXPECT_FALSE(reference_drift(Json{{"cpu", Json::object()}}, env_with_reference(1e-3, 5e-5)));
-  EXPECT_FALSE(reference_drift(nullptr, env_with_reference(1e-3, 5e-5)));
+  EXPECT_FALSE(reference_drift(environment_from_json(Json{{"cpu", Json::object()}}),
+                               env_with_reference(1e-3, 5e-5)));
+  EXPECT_FALSE(reference_drift(Environment{}, env_with_reference(1e-3, 5e-5)));
+  // A reference that is not timings (a hand-edited or hostile env.json) claims nothing either.
+  EXPECT_FALSE(
+      reference_drift(environment_from_json(Json{{"reference", {{"before", 3}, {"after", "x"}}}}),
+                      env_with_reference(1e-3, 5e-5)));
 }
 
 TEST(Calibration, EachCellIsJudgedByTheReferencesTimedAroundIt) {
   // The baseline's machine was slow only while its first cell ran (the reference before it
   // took 1.6x as long); its second cell and the candidate ran on a steady machine.
-  Json slow_start = env_with_reference(1e-3, 5e-5);
-  slow_start["reference"]["cells"]["0"] = {
+  Environment slow_start = env_with_reference(1e-3, 5e-5);
+  slow_start.reference["cells"]["0"] = {
       {"before", {{"matmul_seconds", 1.6e-3}, {"step_seconds", 8e-5}}},
       {"after", {{"matmul_seconds", 1e-3}, {"step_seconds", 5e-5}}}};
-  slow_start["reference"]["cells"]["1"] = {
+  slow_start.reference["cells"]["1"] = {
       {"before", {{"matmul_seconds", 1e-3}, {"step_seconds", 5e-5}}},
       {"after", {{"matmul_seconds", 1e-3}, {"step_seconds", 5e-5}}}};
-  const Json steady = env_with_reference(1e-3, 5e-5);
+  const Environment steady = env_with_reference(1e-3, 5e-5);
   const auto first = reference_drift(slow_start, steady, 0, 0);
   const auto second = reference_drift(slow_start, steady, 1, 1);
   ASSERT_TRUE(first && second);
@@ -149,7 +156,7 @@ TEST(Calibration, TheSpreadSeparatesTheMachinesShareFromTheRest) {
 
 TEST(Calibration, ACalibratedSpreadDecidesWhetherAOneRunChangeIsARegression) {
   RegressionOptions options;
-  const Json env = env_with_reference(1e-3, 5e-5);
+  const Environment env = env_with_reference(1e-3, 5e-5);
   const auto base = one_cell_run(around(0.100), env);
   const auto slower = one_cell_run(around(0.120), env);  // +20 %, clear within the run
   // Uncalibrated, it stands out from the within-run noise and from the assumed 4 % per run.
@@ -190,7 +197,7 @@ TEST(Calibration, TheTablesPrintTheIntervalThatDecided) {
   // the run-level interval reaches past 5 %: "inconclusive ... the interval reaches past ±5 %"
   // must stand beside that interval, not beside the narrow within-run one.
   RegressionOptions options;
-  const Json env = env_with_reference(1e-3, 5e-5);
+  const Environment env = env_with_reference(1e-3, 5e-5);
   const Calibration loose = calibration_of(0.10);
   const auto report = compare_records(one_cell_run(around(0.100), env),
                                       one_cell_run(around(0.102), env), options, &loose);
@@ -246,7 +253,7 @@ TEST(Calibration, AMachineThatSlowedDownAsMuchAsTheChangeIsNotBlamedOnTheCode) {
 
 TEST(Calibration, MarkdownAndJsonSayWhichEvidenceDecided) {
   RegressionOptions options;
-  const Json env = env_with_reference(1e-3, 5e-5);
+  const Environment env = env_with_reference(1e-3, 5e-5);
   const Calibration tight = calibration_of(0.03);
   const auto report = compare_records(one_cell_run(around(0.100), env),
                                       one_cell_run(around(0.120), env), options, &tight);
@@ -299,7 +306,7 @@ TEST(Calibration, OnSimulatedRunsTheCalibratedGateRarelyCriesWolfAndCatchesThePl
   std::mt19937_64 rng(2026);
   std::normal_distribution<double> z(0.0, 1.0);
   const double drift = 0.04;
-  const Json env = env_with_reference(1e-3, 5e-5);
+  const Environment env = env_with_reference(1e-3, 5e-5);
   RunPairs aa, planted;
   for (int i = 0; i < 20; ++i) {
     aa.emplace_back(run(rng, std::exp(drift * z(rng)), env, "a"),

@@ -141,12 +141,14 @@ TEST(Processes, OneRunPerSideInSeveralProcessesNeitherCriesWolfNorMissesAQuarter
 
 // An env.json whose references, timed around every cell, took these times: one thread, and
 // every core (`step_all`).
-nlohmann::json env_with_references(double step_all) {
-  const nlohmann::json times = {{"matmul_seconds", 2.5e-4},
-                                {"step_seconds", 4.5e-5},
-                                {"matmul_all_seconds", 5e-4},
-                                {"step_all_seconds", step_all}};
-  return {{"reference", {{"before", times}, {"after", times}}}};
+Environment env_with_references(double step_all) {
+  const nlohmann::ordered_json times = {{"matmul_seconds", 2.5e-4},
+                                        {"step_seconds", 4.5e-5},
+                                        {"matmul_all_seconds", 5e-4},
+                                        {"step_all_seconds", step_all}};
+  Environment env;
+  env.reference = {{"before", times}, {"after", times}};
+  return env;
 }
 
 TEST(Processes, AMachineWhoseOtherCoresWereTakenIsNotBlamedOnTheCode) {
@@ -157,7 +159,7 @@ TEST(Processes, AMachineWhoseOtherCoresWereTakenIsNotBlamedOnTheCode) {
   std::mt19937_64 rng(21);
   const Result base = run_in_processes(rng, 5, 0.050, 0.01);
   const Result cand = run_in_processes(rng, 5, 0.058, 0.01);
-  const nlohmann::json quiet = env_with_references(160e-6), busy = env_with_references(256e-6);
+  const Environment quiet = env_with_references(160e-6), busy = env_with_references(256e-6);
   RunLevelContext context;
   context.baseline_env = &quiet;
   context.candidate_env = &busy;

@@ -277,26 +277,45 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
 }
 
 TEST(Regression, EnvironmentDifferencesAreListedAndTheUnfairOnesMarked) {
-  const nlohmann::json base = {{"cpu", {{"model", "Xeon"}, {"logical_cores", 2}}},
-                               {"blas", {{"kind", "openblas"}}},
-                               {"host", {{"hostname", "a"}}},
-                               {"peak_gflops", {{"cpu", 200.0}}}};
+  const Environment base =
+      environment_from_json({{"cpu", {{"model", "Xeon"}, {"logical_cores", 2}}},
+                             {"blas", {{"kind", "openblas"}}},
+                             {"host", {{"hostname", "a"}}},
+                             {"peak_gflops", {{"cpu", 200.0}}}});
   EXPECT_TRUE(environment_differences(base, base).empty());
-  EXPECT_TRUE(environment_differences(base, nullptr).empty());
-  nlohmann::json cand = base;
-  cand["host"]["hostname"] = "b";
+  Environment cand = base;
+  cand.host.hostname = "b";
   auto diffs = environment_differences(base, cand);
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_EQ(diffs[0].what, "host");
   EXPECT_FALSE(diffs[0].unfair);
-  cand["blas"]["kind"] = "reference";
-  cand["peak_gflops"]["cpu"] = 100.0;  // half the matmul peak: a busy machine
+  cand.blas.kind = "reference";
+  cand.peak_gflops = {{"cpu", 100.0}};  // half the matmul peak: a busy machine
   diffs = environment_differences(base, cand);
   ASSERT_EQ(diffs.size(), 3u);
   EXPECT_EQ(diffs[0].what, "BLAS");
   EXPECT_TRUE(diffs[0].unfair);
   EXPECT_NE(diffs[2].candidate.find("-50.0 %"), std::string::npos);
   EXPECT_TRUE(diffs[2].unfair);
+  // A text a record lacks, or has empty, is "(none)"; a count it lacks is "(not recorded)"; an
+  // empty text against a lacking one is no difference.
+  Environment older = base;
+  older.cpu.logical_cores.reset();
+  Environment governed = base;
+  governed.cpu.governor = "powersave";
+  diffs = environment_differences(older, governed);
+  ASSERT_EQ(diffs.size(), 2u);
+  EXPECT_EQ(diffs[0].what, "logical cores");
+  EXPECT_EQ(diffs[0].baseline, "(not recorded)");
+  EXPECT_EQ(diffs[0].candidate, "2");
+  EXPECT_EQ(diffs[1].baseline, "(none)");
+  EXPECT_EQ(diffs[1].candidate, "powersave");
+  governed =
+      environment_from_json({{"cpu", {{"model", "Xeon"}, {"logical_cores", 2}, {"governor", ""}}},
+                             {"blas", {{"kind", "openblas"}}},
+                             {"host", {{"hostname", "a"}}},
+                             {"peak_gflops", {{"cpu", 200.0}}}});
+  EXPECT_TRUE(environment_differences(base, governed).empty());
 }
 
 TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
@@ -344,8 +363,9 @@ TEST(GbenchExport, ReadsBackAsTheResults) {
   results[2].status = CellStatus::kSkipped;
   // The aggregates are the results' own statistics, as every measured result has them.
   for (int i : {0, 1}) set_epoch_statistics(results[i], results[i].epoch_seconds_samples);
-  const nlohmann::json env = {{"host", {{"hostname", "box"}}},
-                              {"cpu", {{"logical_cores", 2}, {"governor", "powersave"}}}};
+  const Environment env =
+      environment_from_json({{"host", {{"hostname", "box"}}},
+                             {"cpu", {{"logical_cores", 2}, {"governor", "powersave"}}}});
   const auto parsed = nlohmann::json::parse(render_gbench_json(results, env).dump());
   EXPECT_EQ(parsed["context"]["host_name"], "box");
   EXPECT_EQ(parsed["context"]["num_cpus"], 2);

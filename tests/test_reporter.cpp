@@ -67,7 +67,7 @@ TEST(Reporter, TheReportFilesAreTheRenderersTextsThroughTheSink) {
       [&files](const std::string& name, const std::string& text) {
         EXPECT_TRUE(files.emplace(name, text).second) << name << " written twice";
       },
-      nlohmann::json::object());
+      Environment{});
   ReportContext context;
   context.title = "g";
   report(reporters, context, results, {CompareSpec{}});

@@ -114,7 +114,7 @@ TEST(Shard, MorePartsThanUnitsAreRefusedBeforeAnyWork) {
 
 TEST(Shard, AutoReadsASlurmArrayOrAKubernetesIndexedJob) {
   std::map<std::string, std::string> env;
-  const Environment read = [&](const char* name) -> const char* {
+  const VariableReader read = [&](const char* name) -> const char* {
     const auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();
   };

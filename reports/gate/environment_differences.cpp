@@ -1,6 +1,8 @@
 // What differs between the environments of two runs, and whether it makes the comparison unfair
 // (another CPU, GPU, driver or LibTorch) or only worth a note.
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,71 +16,70 @@ namespace {
 // shared 2-core VM; two busy processes lowered it by 40 %.
 constexpr double kPeakTolerance = 0.30;
 
+// A field as the comparison shows it: "(none)" for an empty text (nothing there, or a record
+// that did not have the field), "(not recorded)" for a count a record lacks.
+std::string shown(const std::string& text) { return text.empty() ? "(none)" : text; }
+std::string shown(const std::optional<std::int64_t>& count) {
+  return count ? std::to_string(*count) : "(not recorded)";
+}
+
+std::string gpu_names(const Environment& record) {
+  std::vector<std::string> names;
+  for (const GpuRecord& gpu : record.gpus) names.push_back(gpu.name.empty() ? "?" : gpu.name);
+  return names.empty() ? std::string("none") : join(names);
+}
+
 }  // namespace
 
-std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
-                                                           const nlohmann::json& candidate,
+std::vector<EnvironmentDifference> environment_differences(const Environment& baseline,
+                                                           const Environment& candidate,
                                                            bool measured) {
   std::vector<EnvironmentDifference> out;
-  if (baseline.is_null() || candidate.is_null()) return out;
-  const auto text = [](const nlohmann::json& record, const std::string& pointer) -> std::string {
-    const nlohmann::json::json_pointer p(pointer);
-    if (!record.contains(p)) return "(not recorded)";
-    const auto& value = record.at(p);
-    return value.is_string() ? value.get<std::string>() : value.dump();
-  };
   struct Field {
-    const char* pointer;
     const char* what;
+    std::string (*text)(const Environment&);
     bool unfair;
   };
   static const Field fields[] = {
-      {"/cpu/model", "CPU", true},
-      {"/cpu/logical_cores", "logical cores", true},
-      {"/cpu/governor", "CPU frequency governor", true},
-      {"/threads/intra_op", "intra-op threads", true},
-      {"/threads/inter_op", "inter-op threads", true},
-      {"/threads/blas", "BLAS threads", true},
-      {"/threads/OMP_NUM_THREADS", "OMP_NUM_THREADS", true},
-      {"/blas/kind", "BLAS", true},
-      {"/blas/version", "BLAS version", true},
-      {"/libtorch/version", "LibTorch", true},
-      {"/libtorch/parallel_backend", "LibTorch parallel backend", true},
-      {"/libtorch/use_cuda", "LibTorch with CUDA", true},
-      {"/cuda/runtime_version", "CUDA runtime", true},
-      {"/cuda/cudnn_version", "cuDNN", true},
-      {"/nvml/driver_version", "NVIDIA driver", true},
-      {"/host/hostname", "host", false},
-      {"/host/kernel", "kernel", false},
-      {"/host/os", "OS", false},
-      {"/compiler", "compiler", false},
-      {"/crossover_revision", "crossover revision", false},
-      {"/planted_load", "planted load (busy processes, CROSSOVER_PLANT_LOAD)", true},
+      {"CPU", [](const Environment& e) { return shown(e.cpu.model); }, true},
+      {"logical cores", [](const Environment& e) { return shown(e.cpu.logical_cores); }, true},
+      {"CPU frequency governor", [](const Environment& e) { return shown(e.cpu.governor); }, true},
+      {"intra-op threads", [](const Environment& e) { return shown(e.threads.intra_op); }, true},
+      {"inter-op threads", [](const Environment& e) { return shown(e.threads.inter_op); }, true},
+      {"BLAS threads", [](const Environment& e) { return shown(e.threads.blas); }, true},
+      {"OMP_NUM_THREADS", [](const Environment& e) { return shown(e.threads.omp_num_threads); },
+       true},
+      {"BLAS", [](const Environment& e) { return shown(e.blas.kind); }, true},
+      {"BLAS version", [](const Environment& e) { return shown(e.blas.version); }, true},
+      {"LibTorch", [](const Environment& e) { return shown(e.libtorch.version); }, true},
+      {"LibTorch parallel backend",
+       [](const Environment& e) { return shown(e.libtorch.parallel_backend); }, true},
+      {"LibTorch with CUDA", [](const Environment& e) { return shown(e.libtorch.use_cuda); }, true},
+      {"CUDA runtime", [](const Environment& e) { return shown(e.cuda.runtime_version); }, true},
+      {"cuDNN", [](const Environment& e) { return shown(e.cuda.cudnn_version); }, true},
+      {"NVIDIA driver", [](const Environment& e) { return shown(e.nvml.driver_version); }, true},
+      {"host", [](const Environment& e) { return shown(e.host.hostname); }, false},
+      {"kernel", [](const Environment& e) { return shown(e.host.kernel); }, false},
+      {"OS", [](const Environment& e) { return shown(e.host.os); }, false},
+      {"compiler", [](const Environment& e) { return shown(e.compiler); }, false},
+      {"crossover revision", [](const Environment& e) { return shown(e.crossover_revision); },
+       false},
+      {"planted load (busy processes, CROSSOVER_PLANT_LOAD)",
+       [](const Environment& e) {
+         return e.planted_load > 0 ? std::to_string(e.planted_load) : "(none)";
+       },
+       true},
+      {"GPUs", gpu_names, true},
   };
   for (const Field& f : fields) {
-    const std::string b = text(baseline, f.pointer), c = text(candidate, f.pointer);
+    const std::string b = f.text(baseline), c = f.text(candidate);
     if (b != c) out.push_back({f.what, b, c, f.unfair});
   }
-  const auto gpu_names = [](const nlohmann::json& record) {
-    std::vector<std::string> names;
-    if (record.contains("gpus") && record["gpus"].is_array()) {
-      for (const auto& gpu : record["gpus"])
-        names.push_back(gpu.is_object() && gpu.contains("name") && gpu["name"].is_string()
-                            ? gpu["name"].get<std::string>()
-                            : std::string("?"));
-    }
-    return names.empty() ? std::string("none") : join(names);
-  };
-  if (gpu_names(baseline) != gpu_names(candidate))
-    out.push_back({"GPUs", gpu_names(baseline), gpu_names(candidate), true});
   // The matmul peak measured at the start of each run: a busy or throttled machine shows here.
-  if (measured && baseline.contains("peak_gflops") && candidate.contains("peak_gflops") &&
-      baseline["peak_gflops"].is_object()) {
-    for (const auto& [device, b] : baseline["peak_gflops"].items()) {
-      if (!candidate["peak_gflops"].is_object() || !candidate["peak_gflops"].contains(device) ||
-          !b.is_number() || !candidate["peak_gflops"][device].is_number())
-        continue;
-      const double bv = b.get<double>(), cv = candidate["peak_gflops"][device].get<double>();
+  if (!measured) return out;
+  for (const auto& [device, bv] : baseline.peak_gflops) {
+    for (const auto& [other, cv] : candidate.peak_gflops) {
+      if (other != device) continue;
       if (bv > 0.0 && std::abs(cv / bv - 1.0) > kPeakTolerance) {
         out.push_back({device + " matmul peak (GFLOP/s, measured at the start)", format_number(bv),
                        format_number(cv) + " (" + format_percent(cv / bv - 1.0) +

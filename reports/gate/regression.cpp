@@ -443,19 +443,20 @@ std::optional<ReferenceDrift> RunLevelContext::drift(std::optional<std::size_t> 
 RegressionReport compare_records(const RunRecord& baseline, const RunRecord& candidate,
                                  const RegressionOptions& options, const Calibration* calibration) {
   RunLevelContext context;
-  context.baseline_env = &baseline.environment;
-  context.candidate_env = &candidate.environment;
+  context.baseline_env = baseline.environment ? &*baseline.environment : nullptr;
+  context.candidate_env = candidate.environment ? &*candidate.environment : nullptr;
   context.calibration = calibration;
   RegressionReport report = compare_runs(baseline.results, candidate.results, options, context);
   report.baseline_label = baseline.label;
   report.candidate_label = candidate.label;
-  report.environment = environment_differences(baseline.environment, candidate.environment);
+  if (baseline.environment && candidate.environment)
+    report.environment = environment_differences(*baseline.environment, *candidate.environment);
   for (const RunRecord* run : {&baseline, &candidate}) {
-    if (run->environment.is_null())
+    if (!run->environment)
       report.notes.push_back(run->label + " has no env.json: the environments were not compared");
   }
-  if (calibration != nullptr && !baseline.environment.is_null()) {
-    const auto here = runner_of(baseline.environment);
+  if (calibration != nullptr && baseline.environment) {
+    const auto here = runner_of(*baseline.environment);
     for (const char* key : {"host", "cpu", "logical_cores"}) {
       if (calibration->runner.contains(key) && here.contains(key) &&
           calibration->runner[key] != here[key]) {

@@ -179,8 +179,8 @@ struct RegressionReport {
 /// What a comparison of one run per side can know beyond the samples: the machine's drift
 /// between the runs (their references) and this runner's run-to-run spread (a calibration).
 struct RunLevelContext {
-  const nlohmann::json* baseline_env = nullptr;  ///< the runs' env.json records, when known
-  const nlohmann::json* candidate_env = nullptr;
+  const Environment* baseline_env = nullptr;  ///< the runs' env.json records, when known
+  const Environment* candidate_env = nullptr;
   const Calibration* calibration = nullptr;
   /// The machine's drift between the runs, or around one cell of each.
   std::optional<ReferenceDrift> drift(std::optional<std::size_t> baseline_cell = std::nullopt,
@@ -205,10 +205,10 @@ RegressionReport compare_records(const RunRecord& baseline, const RunRecord& can
                                  const RegressionOptions& options,
                                  const Calibration* calibration = nullptr);
 
-/// The differences between two env.json records; null records give none. `measured` adds the
-/// matmul peaks measured at each run's start when they differ by more than 30 %.
-std::vector<EnvironmentDifference> environment_differences(const nlohmann::json& baseline,
-                                                           const nlohmann::json& candidate,
+/// The differences between two env.json records. `measured` adds the matmul peaks measured at
+/// each run's start when they differ by more than 30 %.
+std::vector<EnvironmentDifference> environment_differences(const Environment& baseline,
+                                                           const Environment& candidate,
                                                            bool measured = true);
 
 /// An aligned table for the terminal, regressions first, and the summary line.

@@ -17,10 +17,9 @@ using Json = nlohmann::ordered_json;
 
 // The reference measurements around one cell (reference.cells.<index>), or around the whole run
 // when the cell has none (no index given, or a run of an older crossover).
-const nlohmann::json* reference_around(const nlohmann::json& env, std::optional<std::size_t> cell) {
-  if (!env.is_object() || !env.contains("reference") || !env["reference"].is_object())
-    return nullptr;
-  const auto& reference = env["reference"];
+const Json* reference_around(const Environment& env, std::optional<std::size_t> cell) {
+  const Json& reference = env.reference;
+  if (!reference.is_object()) return nullptr;
   if (cell && reference.contains("cells") && reference["cells"].is_object()) {
     const auto it = reference["cells"].find(std::to_string(*cell));
     if (it != reference["cells"].end() && it->is_object()) return &*it;
@@ -29,7 +28,7 @@ const nlohmann::json* reference_around(const nlohmann::json& env, std::optional<
 }
 
 // The geometric mean of a reference's before and after times, or 0 when unrecorded.
-double reference_seconds(const nlohmann::json* around, const char* what) {
+double reference_seconds(const Json* around, const char* what) {
   if (around == nullptr) return 0.0;
   std::vector<double> times;
   for (const char* when : {"before", "after"}) {
@@ -45,9 +44,10 @@ double reference_seconds(const nlohmann::json* around, const char* what) {
 }
 
 // after / before of the reference that moved most; 1 without both.
-double within_run_move(const nlohmann::json* around) {
+double within_run_move(const Json* around) {
   double furthest = 1.0;
-  if (around == nullptr || !around->contains("before") || !around->contains("after"))
+  if (around == nullptr || !around->contains("before") || !around->contains("after") ||
+      !(*around)["before"].is_object() || !(*around)["after"].is_object())
     return furthest;
   for (const char* what : {"matmul_seconds", "step_seconds"}) {
     const double before = (*around)["before"].value(what, 0.0);
@@ -110,13 +110,13 @@ CellSpread spread_from_json(const nlohmann::json& j, const std::string& where) {
 
 }  // namespace
 
-std::optional<ReferenceDrift> reference_drift(const nlohmann::json& baseline_env,
-                                              const nlohmann::json& candidate_env,
+std::optional<ReferenceDrift> reference_drift(const Environment& baseline_env,
+                                              const Environment& candidate_env,
                                               std::optional<std::size_t> baseline_cell,
                                               std::optional<std::size_t> candidate_cell,
                                               bool all_cores) {
-  const nlohmann::json* b = reference_around(baseline_env, baseline_cell);
-  const nlohmann::json* c = reference_around(candidate_env, candidate_cell);
+  const Json* b = reference_around(baseline_env, baseline_cell);
+  const Json* c = reference_around(candidate_env, candidate_cell);
   const bool all = all_cores && reference_seconds(b, "step_all_seconds") > 0.0 &&
                    reference_seconds(c, "step_all_seconds") > 0.0;
   const char* matmul = all ? "matmul_all_seconds" : "matmul_seconds";
@@ -171,14 +171,11 @@ const CellCalibration* Calibration::find(const nlohmann::ordered_json& identity)
   return nullptr;
 }
 
-nlohmann::ordered_json runner_of(const nlohmann::json& env) {
+nlohmann::ordered_json runner_of(const Environment& env) {
   Json runner = Json::object();
-  if (!env.is_object()) return runner;
-  const nlohmann::json::json_pointer host("/host/hostname"), cpu("/cpu/model"),
-      cores("/cpu/logical_cores");
-  if (env.contains(host)) runner["host"] = env.at(host);
-  if (env.contains(cpu)) runner["cpu"] = env.at(cpu);
-  if (env.contains(cores)) runner["logical_cores"] = env.at(cores);
+  if (!env.host.hostname.empty()) runner["host"] = env.host.hostname;
+  if (!env.cpu.model.empty()) runner["cpu"] = env.cpu.model;
+  if (env.cpu.logical_cores) runner["logical_cores"] = *env.cpu.logical_cores;
   return runner;
 }
 
@@ -200,8 +197,11 @@ Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& 
     for (const auto& [key, medians] : a) {
       const auto other = b.find(key);
       if (other == b.end()) continue;
-      const auto drift = reference_drift(first.environment, second.environment, medians.index,
-                                         other->second.index, medians.all_cores);
+      const auto drift =
+          first.environment && second.environment
+              ? reference_drift(*first.environment, *second.environment, medians.index,
+                                other->second.index, medians.all_cores)
+              : std::nullopt;
       every_pair_has_reference &= drift.has_value();
       auto [it, inserted] = series.try_emplace(key);
       if (inserted) {
@@ -218,7 +218,8 @@ Calibration calibrate_pairs(const std::vector<std::pair<RunRecord, RunRecord>>& 
     throw std::invalid_argument("a calibration needs at least two A/A pairs of runs, got " +
                                 std::to_string(used));
   Calibration calibration;
-  if (!pairs.empty()) calibration.runner = runner_of(pairs.front().first.environment);
+  if (!pairs.empty() && pairs.front().first.environment)
+    calibration.runner = runner_of(*pairs.front().first.environment);
   std::vector<Json> configs;
   for (const auto& key : order) {
     if (series[key].epoch.size() == used) configs.push_back(series[key].config);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/results.hpp"
 #include "core/spread.hpp"
 
@@ -36,7 +37,7 @@ struct ReferenceDrift {
 /// on a virtual machine — that the one-thread references cannot; the one-thread ones where a run
 /// lacks them.
 std::optional<ReferenceDrift> reference_drift(
-    const nlohmann::json& baseline_env, const nlohmann::json& candidate_env,
+    const Environment& baseline_env, const Environment& candidate_env,
     std::optional<std::size_t> baseline_cell = std::nullopt,
     std::optional<std::size_t> candidate_cell = std::nullopt, bool all_cores = false);
 
@@ -67,15 +68,15 @@ struct Calibration {
   const CellCalibration* find(const nlohmann::ordered_json& identity) const;
 };
 
-/// One run of a grid: its results and the environment record beside them (null when absent).
+/// One run of a grid: its results and the environment record beside them (none when absent).
 struct RunRecord {
   std::vector<Result> results;
-  nlohmann::json environment;
+  std::optional<Environment> environment;
   std::string label;
 };
 
 /// The host, CPU model and core count of an env.json record.
-nlohmann::ordered_json runner_of(const nlohmann::json& environment);
+nlohmann::ordered_json runner_of(const Environment& environment);
 
 /// Estimates each cell's spread from pairs of runs of the same binary (A/A pairs), using only
 /// the cells that were ok in both runs of every pair, ignoring the pair at `leave_out` (for an

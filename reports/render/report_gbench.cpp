@@ -30,25 +30,22 @@ Json entry(const std::string& name, std::size_t family, const Result& r, std::si
 }  // namespace
 
 nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
-                                          const nlohmann::json& environment) {
+                                          const std::optional<Environment>& environment) {
+  const Environment none;
+  const Environment& env = environment ? *environment : none;
   Json context;
-  const auto from_env = [&](const char* pointer, Json fallback) -> Json {
-    const nlohmann::json::json_pointer p(pointer);
-    return environment.is_object() && environment.contains(p) ? Json(environment.at(p)) : fallback;
-  };
-  context["date"] = from_env("/recorded_at", "");
-  context["host_name"] = from_env("/host/hostname", "");
+  context["date"] = env.recorded_at;
+  context["host_name"] = env.host.hostname;
   context["executable"] = "crossover";
-  context["num_cpus"] = from_env("/cpu/logical_cores", 0);
+  context["num_cpus"] = env.cpu.logical_cores.value_or(0);
   context["mhz_per_cpu"] = 0;  // not recorded
-  const std::string governor = from_env("/cpu/governor", "").get<std::string>();
-  context["cpu_scaling_enabled"] = !governor.empty() && governor != "performance";
+  context["cpu_scaling_enabled"] = !env.cpu.governor.empty() && env.cpu.governor != "performance";
   context["caches"] = Json::array();
-  context["load_avg"] = from_env("/cpu/load_average", Json::array());
+  context["load_avg"] = env.cpu.load_average;
   context["library_build_type"] = "release";
-  context["crossover_version"] = from_env("/crossover_version", "");
-  context["crossover_revision"] = from_env("/crossover_revision", "");
-  context["libtorch_version"] = from_env("/libtorch/version", "");
+  context["crossover_version"] = env.crossover_version;
+  context["crossover_revision"] = env.crossover_revision;
+  context["libtorch_version"] = env.libtorch.version;
 
   std::vector<const Result*> ok;
   std::vector<Json> configs;

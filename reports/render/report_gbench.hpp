@@ -4,19 +4,21 @@
 // Turns results into JSON; writes nothing.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/results.hpp"
 
 namespace crossover {
 
-/// Google Benchmark JSON: a `context` from the environment record (null: what is known without
+/// Google Benchmark JSON: a `context` from the environment record (none: what is known without
 /// it), then per `ok` cell one "iteration" entry per timed epoch (iterations 1, real_time = the
 /// epoch in ms, items_per_second = samples/s) and the aggregates mean, median, stddev and cv.
 /// Names are the workload and the keys that differ among the cells ("mnist_mlp/device:cpu/
 /// batch_size:128"). Cells that did not run are left out: Google Benchmark has no "skipped".
 /// cpu_time repeats real_time: crossover measures wall time only.
 nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
-                                          const nlohmann::json& environment);
+                                          const std::optional<Environment>& environment);
 
 }  // namespace crossover

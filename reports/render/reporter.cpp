@@ -145,7 +145,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   return summary;
 }
 
-std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, nlohmann::json environment) {
+std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, std::optional<Environment> environment) {
   std::vector<std::unique_ptr<Reporter>> out;
   const auto add = [&](std::string name, FileReporter::Render render) {
     out.push_back(std::make_unique<FileReporter>(std::move(name), sink, std::move(render)));

@@ -8,9 +8,11 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/results.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/report_markdown.hpp"
@@ -37,7 +39,7 @@ using TextSink = std::function<void(const std::string& name, const std::string& 
 
 /// The reports written at a run's end, each through `sink`: report.md, report.html, results.csv,
 /// summary.json and gbench.json (which carries `environment`, the run's env.json record).
-std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, nlohmann::json environment);
+std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, std::optional<Environment> environment);
 
 /// The terminal's summary at a run's end: the device tables, then each comparison's crossover
 /// statements, through `print`.

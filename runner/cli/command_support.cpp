@@ -113,12 +113,12 @@ RunRecord load_run(const std::string& path) {
   const fs::path env = fs::path(file).parent_path() / "env.json";
   if (fs::exists(env, error)) {
     try {
-      run.environment =
-          nlohmann::json::parse(read_json_text(env.string(), kMaxRecordBytes, "an env.json"));
+      run.environment = environment_from_json(nlohmann::ordered_json::parse(
+          read_json_text(env.string(), kMaxRecordBytes, "an env.json")));
     } catch (const std::exception& e) {
       spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
                    e.what());
-      run.environment = nullptr;
+      run.environment.reset();
     }
   }
   return run;
@@ -152,8 +152,10 @@ bool required_devices_measured(const std::vector<std::string>& devices,
     for (const Result& r : results) {
       if ((is_cuda_device(r.cell.device) ? "cuda" : r.cell.device) != device) continue;
       ++cells;
-      if (r.status == CellStatus::kOk) ++measured;
-      else if (why.empty()) why = std::string("; the first was ") + text_of(r.status) + ": " + r.reason;
+      if (r.status == CellStatus::kOk)
+        ++measured;
+      else if (why.empty())
+        why = std::string("; the first was ") + text_of(r.status) + ": " + r.reason;
     }
     if (measured > 0) continue;
     measured_all = false;

@@ -16,7 +16,7 @@ namespace {
 int env_command(bool json) {
   const auto record = environment_record(true);
   if (json) {
-    std::cout << json_text(record, 2) << "\n";
+    std::cout << json_text(environment_json(record), 2) << "\n";
   } else {
     for (const auto& line : environment_summary(record)) std::cout << line << "\n";
   }

@@ -42,16 +42,12 @@ HistoryRun history_run(const std::string& path, const RunRecord& record) {
   if (folder.filename() == "results.jsonl") folder = folder.parent_path();
   if (folder.filename().empty()) folder = folder.parent_path();
   run.name = folder.string();
-  const auto text = [&](const char* key) {
-    const auto& env = record.environment;
-    return env.is_object() && env.contains(key) && env[key].is_string()
-               ? env[key].get<std::string>()
-               : std::string();
-  };
-  run.commit = text("crossover_revision");
-  if (run.commit.empty()) run.commit = text("label");
+  const Environment none;
+  const Environment& env = record.environment ? *record.environment : none;
+  run.commit = env.crossover_revision;
+  if (run.commit.empty()) run.commit = env.label;
   if (run.commit.empty()) run.commit = "unknown";
-  run.recorded_at = text("recorded_at");
+  run.recorded_at = env.recorded_at;
   return run;
 }
 

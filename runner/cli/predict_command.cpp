@@ -45,9 +45,9 @@ struct Checked {
 // The machine the run's anatomy was taken on: the run's own profile (env.json) when its cells
 // carry anatomy, else this machine's (quick), on which it is taken again.
 std::shared_ptr<const MachineProfile> anatomy_machine(const RunRecord& run, bool recorded) {
-  if (recorded && run.environment.is_object() && run.environment.contains("profile")) {
+  if (recorded && run.environment && !run.environment->profile.is_null()) {
     try {
-      return std::make_shared<const MachineProfile>(profile_from_json(run.environment["profile"]));
+      return std::make_shared<const MachineProfile>(profile_from_json(run.environment->profile));
     } catch (const std::exception& e) {
       spdlog::warn(
           "{}'s env.json has no readable profile ({}); the loader's waits are not "

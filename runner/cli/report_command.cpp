@@ -74,7 +74,7 @@ struct RunRead {
   std::string directory;
   std::string file;  ///< its results.jsonl
   std::vector<Result> results;
-  nlohmann::ordered_json record;
+  Environment record;  ///< empty when the run has no readable env.json
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   std::string label;  ///< its cells' host, or env.json's label, or its folder's name
 };
@@ -117,27 +117,20 @@ std::optional<RunRead> read_run(const std::string& path) {
       into = name == "searches.json" ? nlohmann::ordered_json::array() : nlohmann::ordered_json();
     }
   };
-  optional_json("env.json", run.record, "environment");
+  nlohmann::ordered_json environment;
+  optional_json("env.json", environment, "environment");
+  run.record = environment_from_json(environment);
   optional_json("searches.json", run.searches, "searches");
   for (const Result& r : run.results)
     if (run.label.empty()) run.label = r.cell.host;
-  if (run.label.empty() && run.record.is_object() && run.record.contains("label") &&
-      run.record["label"].is_string())
-    run.label = run.record["label"].get<std::string>();
+  if (run.label.empty()) run.label = run.record.label;
   if (run.label.empty())
     run.label = fs::absolute(run.directory).lexically_normal().filename().string();
   return run;
 }
 
 // The machine a run's env.json names, or "".
-std::string hostname_of(const RunRead& run) {
-  if (!run.record.is_object() || !run.record.contains("host") || !run.record["host"].is_object())
-    return "";
-  const auto& host = run.record["host"];
-  return host.contains("hostname") && host["hostname"].is_string()
-             ? host["hostname"].get<std::string>()
-             : "";
-}
+std::string hostname_of(const RunRead& run) { return run.record.host.hostname; }
 
 // Several runs as one: each one's cells labelled with its machine and numbered after the runs
 // before it (their searches' cells too), its environment lines under its label. Refuses (false,

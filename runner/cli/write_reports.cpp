@@ -24,7 +24,7 @@ std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::str
 
 void write_reports(const std::string& out_dir, const ReportContext& context,
                    const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                   const nlohmann::json& environment) {
+                   const std::optional<Environment>& environment) {
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(terminal_report([](const std::string& text) { std::cout << text; }));
   // Each search's own comparison is analysed too, so its probes pair in the tables.

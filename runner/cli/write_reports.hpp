@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/report_markdown.hpp"
 
@@ -23,6 +24,6 @@ std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::str
 /// std::runtime_error when a file cannot be written.
 void write_reports(const std::string& out_dir, const ReportContext& context,
                    const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                   const nlohmann::json& environment);
+                   const std::optional<Environment>& environment);
 
 }  // namespace crossover

@@ -25,6 +25,7 @@ struct Part {
   std::string dir;
   std::string grid_text;
   Json grid, env, searches = Json::array();
+  Environment record;  ///< env, read once check_env passed it
   std::vector<Result> results;
   int index = 1;
   int count = 1;
@@ -133,6 +134,7 @@ Part read_part(const std::string& dir) {
     throw MergeRefused(std::string(e.what()).rfind(dir, 0) == 0 ? e.what() : dir + ": " + e.what());
   }
   check_env(p);
+  p.record = environment_from_json(p.env);
   return p;
 }
 
@@ -264,7 +266,7 @@ MergedRun merge_runs(const std::vector<std::string>& dirs) {
   // Nodes of one kind (another host name, kernel or compiler) read as one machine, listed in
   // the environment section; only what changes timings by itself is a warning.
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    for (const auto& d : environment_differences(parts.front().env, parts[i].env, false)) {
+    for (const auto& d : environment_differences(parts.front().record, parts[i].record, false)) {
       if (!d.unfair) continue;
       out.warnings.push_back(parts.front().dir + " and " + parts[i].dir +
                              " ran on different kinds of machine: " + d.what + ": " + d.baseline +
@@ -276,14 +278,15 @@ MergedRun merge_runs(const std::vector<std::string>& dirs) {
   std::set<std::string> measured;
   collect_results(parts, grid_cells(expansion), by_index, measured);
   out.grid_text = parts.front().grid_text;
-  out.env = parts.front().env;
-  out.env.erase("shard");
-  out.env["shards"] = Json::array();
+  out.env = parts.front().record;
+  out.env.shard.reset();
+  out.env.shards.clear();
   for (const Part& p : parts) {
-    out.env["shards"].push_back({{"folder", p.dir}, {"env", p.env}});
-    if (p.env.contains("reference") && p.env["reference"].contains("cells"))
-      for (const auto& [index, times] : p.env["reference"]["cells"].items())
-        out.env["reference"]["cells"][index] = times;
+    out.env.shards.push_back({p.dir, p.record});
+    const Json& reference = p.record.reference;
+    if (reference.is_object() && reference.contains("cells"))
+      for (const auto& [index, times] : reference["cells"].items())
+        out.env.reference["cells"][index] = times;
     for (const auto& s : p.searches) out.searches.push_back(s);
   }
   // The grid's cells that no part measured: `not run`, so that --resume of the merged run runs

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/results.hpp"
 
 namespace crossover {
@@ -23,7 +24,7 @@ class MergeRefused : public std::runtime_error {
 /// One run made of shards.
 struct MergedRun {
   std::string grid_text;        ///< the grid as run (every shard's is the same)
-  nlohmann::ordered_json env;   ///< the first shard's record, with `shards`: each one's own
+  Environment env;              ///< the first shard's record, with `shards`: each one's own
   std::vector<Result> results;  ///< every cell of the grid in grid order; missing ones `not run`
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();  ///< every shard's
   std::vector<std::string> warnings;  ///< parts missing (one line), machines that differ

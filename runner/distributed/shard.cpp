@@ -32,7 +32,7 @@ int whole_number(const std::string& what, const std::string& text) {
 }
 
 // A variable of the environment as a whole number; false when it is not set.
-bool variable(const Environment& environment, const char* name, int& out) {
+bool variable(const VariableReader& environment, const char* name, int& out) {
   const char* value = environment(name);
   if (value == nullptr) return false;
   out = whole_number(std::string(name) + " \"" + value + "\"", value);
@@ -48,7 +48,7 @@ double full_rows(const std::string& dataset) {
 }
 
 // A Slurm job array's task as part K of N: its position among the tasks MIN, MIN + STEP, ...
-Shard slurm_shard(const Environment& environment, int id) {
+Shard slurm_shard(const VariableReader& environment, int id) {
   int low = 0, high = 0, step = 1, count = 0;
   const bool has_low = variable(environment, "SLURM_ARRAY_TASK_MIN", low);
   const bool has_high = variable(environment, "SLURM_ARRAY_TASK_MAX", high);
@@ -102,7 +102,7 @@ Shard parse_shard(const std::string& text) {
   return {k, n, "--shard"};
 }
 
-Shard shard_from_environment(const Environment& environment, int shards) {
+Shard shard_from_environment(const VariableReader& environment, int shards) {
   int id = 0;
   if (variable(environment, "SLURM_ARRAY_TASK_ID", id)) return slurm_shard(environment, id);
   if (variable(environment, "JOB_COMPLETION_INDEX", id)) {

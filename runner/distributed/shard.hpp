@@ -28,7 +28,7 @@ struct Shard {
 Shard parse_shard(const std::string& text);
 
 /// How `--shard auto` reads the environment (getenv in a run, a map in tests).
-using Environment = std::function<const char*(const char*)>;
+using VariableReader = std::function<const char*(const char*)>;
 
 /// `--shard auto`: in a Slurm job array, K is the task's position among the array's tasks
 /// (SLURM_ARRAY_TASK_ID from SLURM_ARRAY_TASK_MIN in steps of SLURM_ARRAY_TASK_STEP) and N their
@@ -36,7 +36,7 @@ using Environment = std::function<const char*(const char*)>;
 /// Indexed Job, K is JOB_COMPLETION_INDEX + 1 and N `shards` (--shards N). Throws
 /// std::invalid_argument naming the variable and its value when one is not a whole number in
 /// range or the array's variables disagree, and what is missing outside such a job.
-Shard shard_from_environment(const Environment& environment, int shards);
+Shard shard_from_environment(const VariableReader& environment, int shards);
 
 /// A cell's cost, relative to others: timed and warm-up epochs x rows x FLOPs per sample x the
 /// fewest repeats, rows the dataset_size or the data set's training split.

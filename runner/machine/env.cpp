@@ -28,8 +28,6 @@
 namespace crossover {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 std::string first_line_with(const std::string& path, const std::string& prefix) {
   std::ifstream in(path);
   std::string line;
@@ -95,148 +93,133 @@ double matmul_gflops(int n, const std::string& device = "cpu", int trials = 5,
 namespace {
 
 // The machine: its name, kernel and operating system.
-Json host_json() {
-  Json host;
+Environment::Host host_record() {
+  Environment::Host host;
   char hostname[256] = {};
   gethostname(hostname, sizeof hostname - 1);
-  host["hostname"] = hostname;
+  host.hostname = hostname;
   utsname uts{};
   if (uname(&uts) == 0)
-    host["kernel"] = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
-  std::string os;
+    host.kernel = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
   std::ifstream os_release("/etc/os-release");
   for (std::string line; std::getline(os_release, line);) {
-    if (line.rfind("PRETTY_NAME=", 0) == 0) os = line.substr(12);
+    if (line.rfind("PRETTY_NAME=", 0) == 0) host.os = line.substr(12);
   }
+  std::string& os = host.os;
   if (os.size() >= 2 && os.front() == '"') os = os.substr(1, os.size() - 2);
-  host["os"] = os;
   return host;
 }
 
-Json cpu_json() {
-  Json cpu;
-  cpu["model"] = first_line_with("/proc/cpuinfo", "model name");
-  cpu["logical_cores"] = std::thread::hardware_concurrency();
-  cpu["governor"] = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+Environment::Cpu cpu_record() {
+  Environment::Cpu cpu;
+  cpu.model = first_line_with("/proc/cpuinfo", "model name");
+  cpu.logical_cores = std::thread::hardware_concurrency();
+  cpu.governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) == 3) cpu["load_average"] = {load[0], load[1], load[2]};
+  if (getloadavg(load, 3) == 3) cpu.load_average = {load[0], load[1], load[2]};
   return cpu;
 }
 
 // How this LibTorch was built: version, BLAS, CUDA, OpenMP, the fused kernels it has.
-Json libtorch_json() {
+Environment::LibTorch libtorch_record() {
   const std::string config = at::show_config();
-  Json torch_json;
-  torch_json["version"] = TORCH_VERSION;
-  // The library file this process loaded, and the Debian package that installed it, whose version
-  // can differ (Debian's 1.13.1 calls itself 1.13.0).
+  Environment::LibTorch t;
+  t.version = TORCH_VERSION;
+  // The library file this process loaded, and the Debian package that installed it.
   Dl_info where{};
   const bool found =
       dladdr(reinterpret_cast<void*>(&at::show_config), &where) != 0 && where.dli_fname != nullptr;
-  torch_json["library"] = found ? where.dli_fname : "";
+  t.library = found ? where.dli_fname : "";
   const DebianPackage package = found ? debian_package(where.dli_fname) : DebianPackage{};
-  torch_json["package"] = package.name;
-  torch_json["package_version"] = package.version;
-  torch_json["blas_info"] = build_setting(config, "BLAS_INFO");
-  torch_json["use_cuda"] = build_setting(config, "USE_CUDA");
-  torch_json["use_cudnn"] = build_setting(config, "USE_CUDNN");
-  torch_json["use_openmp"] = build_setting(config, "USE_OPENMP");
-  torch_json["use_mkldnn"] = build_setting(config, "USE_MKLDNN");
-  torch_json["cxx11_abi"] = _GLIBCXX_USE_CXX11_ABI != 0;
+  t.package = package.name;
+  t.package_version = package.version;
+  t.blas_info = build_setting(config, "BLAS_INFO");
+  t.use_cuda = build_setting(config, "USE_CUDA");
+  t.use_cudnn = build_setting(config, "USE_CUDNN");
+  t.use_openmp = build_setting(config, "USE_OPENMP");
+  t.use_mkldnn = build_setting(config, "USE_MKLDNN");
+  t.cxx11_abi = _GLIBCXX_USE_CXX11_ABI != 0;
   // The fused optimiser kernels (optimizer_impl "fused") this LibTorch has, as "adam/cuda".
-  torch_json["fused_kernels"] = probe_devices().fused_kernels;
+  t.fused_kernels = probe_devices().fused_kernels;
   const std::string parallel = at::get_parallel_info();
   const auto backend = parallel.find("ATen parallel backend: ");
-  torch_json["parallel_backend"] =
-      backend == std::string::npos
-          ? ""
-          : parallel.substr(backend + 23, parallel.find('\n', backend) - backend - 23);
-  return torch_json;
+  if (backend != std::string::npos)
+    t.parallel_backend = parallel.substr(backend + 23, parallel.find('\n', backend) - backend - 23);
+  return t;
 }
 
-Json threads_json() {
+Environment::Threads threads_record() {
   const ThreadCounts threads = current_threads();
-  Json out;
-  out["intra_op"] = threads.intra_op;
-  out["inter_op"] = threads.inter_op;
-  out["blas"] = threads.blas;
+  Environment::Threads out;
+  out.intra_op = threads.intra_op;
+  out.inter_op = threads.inter_op;
+  out.blas = threads.blas;
   const char* omp = std::getenv("OMP_NUM_THREADS");
-  out["OMP_NUM_THREADS"] = omp != nullptr ? omp : "";
+  out.omp_num_threads = omp != nullptr ? omp : "";
   return out;
 }
 
 // The BLAS library LibTorch calls, and whether it is the reference one (40x too slow).
-Json blas_json(const std::string& blas_info, bool measure_peak) {
+Environment::Blas blas_record(const std::string& blas_info, bool measure_peak) {
   const BlasInfo blas = detect_blas(blas_info);
-  Json out;
-  out["kind"] = blas.kind;
-  out["library"] = blas.library;
-  out["version"] = blas.version;
-  out["reference"] = blas.is_reference();
-  if (measure_peak) out["matmul_1024_gflops"] = matmul_gflops(1024, "cpu", 3);
+  Environment::Blas out;
+  out.kind = blas.kind;
+  out.library = blas.library;
+  out.version = blas.version;
+  out.reference = blas.is_reference();
+  if (measure_peak) out.matmul_1024_gflops = matmul_gflops(1024, "cpu", 3);
   return out;
 }
 
-Json cuda_json() {
-  Json cuda;
-  cuda["compiled"] = cuda_seam::compiled();
-  cuda["available"] = cuda_seam::compiled() && torch::cuda::is_available();
-  cuda["device_count"] = cuda_seam::compiled() ? static_cast<int>(torch::cuda::device_count()) : 0;
-  cuda["runtime_version"] = cuda_seam::compiled() ? cuda_seam::runtime_version() : "";
-  cuda["cudnn_version"] = cuda_seam::compiled() ? cuda_seam::cudnn_version() : "";
+Environment::Cuda cuda_record() {
+  Environment::Cuda cuda;
+  cuda.compiled = cuda_seam::compiled();
+  cuda.available = cuda_seam::compiled() && torch::cuda::is_available();
+  cuda.device_count = cuda_seam::compiled() ? static_cast<int>(torch::cuda::device_count()) : 0;
+  cuda.runtime_version = cuda_seam::compiled() ? cuda_seam::runtime_version() : "";
+  cuda.cudnn_version = cuda_seam::compiled() ? cuda_seam::cudnn_version() : "";
   return cuda;
 }
 
-Json gpus_json(const NvmlReport& nvml) {
-  Json gpus = Json::array();
-  for (const auto& g : nvml.gpus) {
-    gpus.push_back({{"index", g.index},
-                    {"name", g.name},
-                    {"memory_total_bytes", g.memory_total_bytes},
-                    {"sm_clock_mhz", g.sm_clock_mhz},
-                    {"sm_clock_max_mhz", g.sm_clock_max_mhz},
-                    {"temperature_c", g.temperature_c},
-                    {"throttle_reasons", g.throttle_reasons}});
-  }
+std::vector<GpuRecord> gpu_records(const NvmlReport& nvml) {
+  std::vector<GpuRecord> gpus;
+  for (const auto& g : nvml.gpus)
+    gpus.push_back({g.index, g.name, g.memory_total_bytes, g.sm_clock_mhz, g.sm_clock_max_mhz,
+                    g.temperature_c, g.throttle_reasons});
   return gpus;
 }
 
 }  // namespace
 
-Json environment_record(bool measure_peak) {
-  Json record;
-  record["crossover_version"] = CROSSOVER_VERSION;
-  record["crossover_revision"] = build_revision();
-  record["compiler"] = __VERSION__;
-  record["recorded_at"] = utc_now();
-  record["host"] = host_json();
-  record["cpu"] = cpu_json();
-  record["libtorch"] = libtorch_json();
-  record["threads"] = threads_json();
-  record["allocator"] = allocator_settings();  // "" where the process kept glibc's defaults
-  record["blas"] = blas_json(record["libtorch"]["blas_info"].get<std::string>(), measure_peak);
-  record["cuda"] = cuda_json();
+Environment environment_record(bool measure_peak) {
+  Environment record;
+  record.crossover_version = CROSSOVER_VERSION;
+  record.crossover_revision = build_revision();
+  record.compiler = __VERSION__;
+  record.recorded_at = utc_now();
+  record.host = host_record();
+  record.cpu = cpu_record();
+  record.libtorch = libtorch_record();
+  record.threads = threads_record();
+  record.allocator = allocator_settings();  // "" where the process kept glibc's defaults
+  record.blas = blas_record(record.libtorch.blas_info, measure_peak);
+  record.cuda = cuda_record();
   const NvmlReport nvml = query_nvml();
   // The peak each device's efficiency is measured against: a large float32 matrix product.
   if (measure_peak) {
-    Json peaks;
-    // Two timed products, not five, and no warm-up of their own (blas_json's 1024 products just
-    // warmed the threads): on a 2-core machine each 2048 one costs about 0.1 s of every run's
-    // start (docs/results.md, "Build and test times").
-    peaks["cpu"] = matmul_gflops(2048, "cpu", 2, false);
-    for (int i = 0; i < record["cuda"]["device_count"].get<int>(); ++i) {
-      peaks["cuda:" + std::to_string(i)] = matmul_gflops(8192, "cuda:" + std::to_string(i), 2);
+    // Two timed products, not five, and no warm-up of their own (blas_record's 1024 products
+    // just warmed the threads): on a 2-core machine each 2048 one costs about 0.1 s of every
+    // run's start (docs/results.md, "Build and test times").
+    record.peak_gflops.emplace_back("cpu", matmul_gflops(2048, "cpu", 2, false));
+    for (int i = 0; i < record.cuda.device_count; ++i) {
+      const std::string device = "cuda:" + std::to_string(i);
+      record.peak_gflops.emplace_back(device, matmul_gflops(8192, device, 2));
     }
-    record["peak_gflops"] = peaks;
   }
-  record["nvml"] = {{"available", nvml.available},
-                    {"error", nvml.error},
-                    {"driver_version", nvml.driver_version}};
-  record["gpus"] = gpus_json(nvml);
+  record.nvml = {nvml.available, nvml.error, nvml.driver_version};
+  record.gpus = gpu_records(nvml);
   // What can be read of energy and clocks here, and why not.
-  record["energy"] = {{"cpu", energy_availability("cpu")},
-                      {"cuda", energy_availability("cuda")},
-                      {"cpu_mhz", cpu_mhz()}};
+  record.energy = EnergyRecord{energy_availability("cpu"), energy_availability("cuda"), cpu_mhz()};
   return record;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "core/cost_model.hpp"
@@ -141,15 +142,21 @@ std::vector<double> h2d_rates(const std::vector<Observed>& cells, bool pinned, J
   return rates;
 }
 
-// The first number at `pointer` among the runs' env.json records.
-double from_env(const std::vector<RunRecord>& runs, const char* pointer) {
+// The first number `read` finds among the runs' env.json records, or 0.
+template <typename Read>
+double from_env(const std::vector<RunRecord>& runs, Read read) {
   for (const RunRecord& run : runs) {
-    const nlohmann::json::json_pointer p(pointer);
-    if (run.environment.is_object() && run.environment.contains(p) &&
-        run.environment.at(p).is_number())
-      return run.environment.at(p).get<double>();
+    if (!run.environment) continue;
+    if (const std::optional<double> number = read(*run.environment)) return *number;
   }
   return 0.0;
+}
+
+// A device's matrix-product peak recorded at a run's start.
+std::optional<double> peak_of(const Environment& env, const std::string& device) {
+  for (const auto& [name, gflops] : env.peak_gflops)
+    if (name == device) return gflops;
+  return std::nullopt;
 }
 
 // A GPU's ladder from its peak P and its dispatch floor: 2 n^3 / max(dispatch, 2 n^3 / P).
@@ -174,7 +181,8 @@ std::vector<std::pair<double, double>> scaled_ladder(const DeviceProfile& shape,
 // them.
 void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>& runs,
                 const MachineProfile& here, Json& used, MachineProfile& p) {
-  const double cpu_1024 = from_env(runs, "/blas/matmul_1024_gflops") * 1e9;
+  const double cpu_1024 =
+      from_env(runs, [](const Environment& e) { return e.blas.matmul_1024_gflops; }) * 1e9;
   if (cpu_1024 <= 0.0) throw std::runtime_error("no run's env.json has blas.matmul_1024_gflops");
   p.cpu_all_threads.dispatch_seconds =
       derive_dispatch(cells, DeviceKind::kCpu, used["cpu_dispatch"]);
@@ -191,19 +199,11 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
       here.cpu_one_thread.memory_bytes_per_second / here.cpu_all_threads.memory_bytes_per_second;
 }
 
-// A text field of a run's env.json; empty where it is missing or not text.
-std::string env_text(const RunRecord& run, const char* pointer) {
-  const nlohmann::json::json_pointer at(pointer);
-  return run.environment.is_object() && run.environment.contains(at) &&
-                 run.environment.at(at).is_string()
-             ? run.environment.at(at).get<std::string>()
-             : std::string();
-}
-
 // The GPU from the cells, when the runs' env.json names its peak.
 void derive_cuda(const std::vector<Observed>& cells, const std::vector<RunRecord>& runs, Json& used,
                  MachineProfile& p) {
-  const double gpu_peak = from_env(runs, "/peak_gflops/cuda:0") * 1e9;
+  const double gpu_peak =
+      from_env(runs, [](const Environment& e) { return peak_of(e, "cuda:0"); }) * 1e9;
   if (gpu_peak <= 0.0) return;
   DeviceProfile d;
   d.dispatch_seconds = derive_dispatch(cells, DeviceKind::kCuda, used["cuda_dispatch"]);
@@ -217,7 +217,8 @@ void derive_cuda(const std::vector<Observed>& cells, const std::vector<RunRecord
   d.sync_seconds = 0.0;  // inside each small step's dispatch, which it was derived from
   p.cuda = d;
   for (const RunRecord& run : runs) {
-    if (p.gpu_name.empty()) p.gpu_name = env_text(run, "/gpus/0/name");
+    if (p.gpu_name.empty() && run.environment && !run.environment->gpus.empty())
+      p.gpu_name = run.environment->gpus.front().name;
   }
   if (pageable.empty() || pinned.empty()) {
     used["nominal"] =
@@ -241,12 +242,12 @@ MachineProfile derive_profile(const std::string& name, const std::vector<RunReco
   derive_cpu(cells, runs, here, used, p);
   derive_cuda(cells, runs, used, p);
   for (const RunRecord& run : runs) {
-    if (p.cpu_model.empty()) p.cpu_model = env_text(run, "/cpu/model");
-    if (p.libtorch_version.empty()) p.libtorch_version = env_text(run, "/libtorch/version");
-    const nlohmann::json::json_pointer cores("/cpu/logical_cores");
-    if (p.logical_cores == 0 && run.environment.is_object() && run.environment.contains(cores) &&
-        run.environment.at(cores).is_number_unsigned())
-      p.logical_cores = run.environment.at(cores).get<int>();
+    if (!run.environment) continue;
+    const Environment& env = *run.environment;
+    if (p.cpu_model.empty()) p.cpu_model = env.cpu.model;
+    if (p.libtorch_version.empty()) p.libtorch_version = env.libtorch.version;
+    if (p.logical_cores == 0 && env.cpu.logical_cores.value_or(0) > 0)
+      p.logical_cores = static_cast<int>(*env.cpu.logical_cores);
   }
   Json runs_used = Json::array();
   for (const RunRecord& run : runs) runs_used.push_back(run.label);

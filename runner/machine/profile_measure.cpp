@@ -176,9 +176,9 @@ MachineProfile measure_profile(const ProfileOptions& options) {
   gethostname(host, sizeof host - 1);
   p.name =
       options.name.empty() ? std::string(host[0] != '\0' ? host : "this machine") : options.name;
-  p.cpu_model = record.value("/cpu/model"_json_pointer, std::string());
-  p.logical_cores = record.value("/cpu/logical_cores"_json_pointer, 0);
-  p.libtorch_version = record.value("/libtorch/version"_json_pointer, std::string());
+  p.cpu_model = record.cpu.model;
+  p.logical_cores = static_cast<int>(record.cpu.logical_cores.value_or(0));
+  p.libtorch_version = record.libtorch.version;
   const torch::Device cpu(torch::kCPU);
   apply_threads(1);
   p.cpu_one_thread = device_profile(cpu, "cpu", e);
@@ -199,7 +199,7 @@ MachineProfile measure_profile(const ProfileOptions& options) {
                   error.what() + "); graph cells are predicted with their operators free");
     }
     p.cuda = d;
-    p.gpu_name = record.value("/gpus/0/name"_json_pointer, std::string("cuda:0"));
+    p.gpu_name = record.gpus.empty() ? "cuda:0" : record.gpus.front().name;
   }
   p.provenance = {
       {"machine", std::string(host)},

@@ -27,8 +27,8 @@ std::string some_of(const std::vector<std::string>& items) {
 
 // Whether the environment is the one the run was measured in, as far as the timings go; logs
 // every difference, and an error when one matters.
-bool same_environment(const ResumeRequest& request, const nlohmann::json& before_env,
-                      const nlohmann::ordered_json& record) {
+bool same_environment(const ResumeRequest& request, const Environment& before_env,
+                      const Environment& record) {
   bool changed = false;
   for (const auto& d : environment_differences(before_env, record, false)) {
     spdlog::log(d.unfair ? spdlog::level::err : spdlog::level::warn,
@@ -54,9 +54,10 @@ std::string part_text(const std::optional<Shard>& shard) {
 }
 
 // Whether the folder holds the part of the grid resumed now; logs the refusal.
-bool same_part(const ResumeRequest& request, const nlohmann::json& before_env) {
+bool same_part(const ResumeRequest& request, const nlohmann::ordered_json& before_env) {
   std::optional<Shard> then;
-  const auto& record = before_env.contains("shard") ? before_env["shard"] : nlohmann::json();
+  const auto& record =
+      before_env.contains("shard") ? before_env["shard"] : nlohmann::ordered_json();
   if (!record.is_null()) {
     if (!record.is_object() || !record.contains("index") || !record.contains("count") ||
         !record["index"].is_number_unsigned() || !record["count"].is_number_unsigned() ||
@@ -110,8 +111,9 @@ bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
 // their reference timings. Returns how many.
 std::size_t keep_probes(const Expansion& expansion,
                         const std::map<std::string, const Result*>& done,
-                        const std::set<std::string>& changed_data, const nlohmann::json& references,
-                        ResumePlan& plan, nlohmann::ordered_json& record) {
+                        const std::set<std::string>& changed_data,
+                        const nlohmann::ordered_json& references, ResumePlan& plan,
+                        Environment& record) {
   std::set<std::string> in_grid;
   for (const Cell& cell : expansion.cells) in_grid.insert(cell_match_json(cell).dump());
   std::size_t probes = 0;
@@ -123,7 +125,7 @@ std::size_t keep_probes(const Expansion& expansion,
     ++probes;
     const std::string index = std::to_string(r->cell.index);
     if (references.is_object() && references.contains(index))
-      record["reference"]["cells"][index] = references[index];
+      record.reference["cells"][index] = references[index];
   }
   return probes;
 }
@@ -131,12 +133,12 @@ std::size_t keep_probes(const Expansion& expansion,
 }  // namespace
 
 std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expansion& expansion,
-                                      nlohmann::ordered_json& record) {
+                                      Environment& record) {
   std::vector<Result> before;
-  nlohmann::json before_env;
+  nlohmann::ordered_json before_document;
   try {
     before = read_results(request.resume + "/results.jsonl");
-    before_env = nlohmann::json::parse(
+    before_document = nlohmann::ordered_json::parse(
         read_json_text(request.resume + "/env.json", kMaxRecordBytes, "an env.json"));
   } catch (const std::exception& e) {
     spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)",
@@ -149,7 +151,8 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
                                                           : std::string();
   for (Result& r : before)
     if (r.cell.host.empty()) r.cell.host = label;
-  if (!same_part(request, before_env) || !same_environment(request, before_env, record) ||
+  const Environment before_env = environment_from_json(before_document);
+  if (!same_part(request, before_document) || !same_environment(request, before_env, record) ||
       !grid_covers(request, expansion, before))
     return std::nullopt;
   // Matched on identity keys: what is measured. A cell measured with other policy or
@@ -160,20 +163,17 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
   }
   // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
   std::set<std::string> changed_data;
-  for (const auto& [dataset, now] : record["datasets"].items()) {
-    const auto then =
-        before_env.contains("datasets") ? before_env["datasets"].value(dataset, "") : std::string();
-    if (then == now.get<std::string>()) continue;
+  for (const auto& [dataset, now] : record.datasets) {
+    const std::string then = before_env.dataset_fingerprint(dataset);
+    if (then == now) continue;
     changed_data.insert(dataset);
     spdlog::warn("--resume {}: data set {} changed ({} then, {} now): its cells run again",
-                 request.resume, dataset, then.empty() ? "not recorded" : then,
-                 now.get<std::string>());
+                 request.resume, dataset, then.empty() ? "not recorded" : then, now);
   }
-  const nlohmann::json no_reference;
-  const nlohmann::json& references =
-      before_env.contains("reference") && before_env["reference"].contains("cells")
-          ? before_env["reference"]["cells"]
-          : no_reference;
+  const nlohmann::ordered_json& reference = before_env.reference;
+  const nlohmann::ordered_json references = reference.is_object() && reference.contains("cells")
+                                                ? reference["cells"]
+                                                : nlohmann::ordered_json();
   ResumePlan plan;
   for (const Cell& cell : expansion.cells) {
     const auto it = done.find(cell_match_json(cell).dump());
@@ -194,7 +194,7 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
     // The machine's speed around it, as it was measured.
     const std::string then = std::to_string(kept.cell.index);
     if (references.is_object() && references.contains(then))
-      record["reference"]["cells"][std::to_string(cell.index)] = references[then];
+      record.reference["cells"][std::to_string(cell.index)] = references[then];
     // Its place in the grid as it is now; the settings it was measured with.
     kept.cell.index = cell.index;
     kept.cell.experiment = cell.experiment;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/results.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/grid/grid.hpp"
@@ -32,6 +33,6 @@ struct ResumeRequest {
 /// when the environment changed in a way that matters, or when the grid lacks cells the run
 /// measured (resuming would drop them). The kept cells' reference timings go into `record`.
 std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expansion& expansion,
-                                      nlohmann::ordered_json& record);
+                                      Environment& record);
 
 }  // namespace crossover

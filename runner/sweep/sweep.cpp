@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "core/file_writer.hpp"
 #include "core/text.hpp"
@@ -280,23 +281,23 @@ void Sweep::record_environment(const Expansion& expansion) {
   record_ = environment_record(true);
   // This machine's profile: the cost model's constants for every cell's bound.
   if (!profile_) profile_ = std::make_shared<const MachineProfile>(measure_profile({}));
-  record_["profile"] = profile_to_json(*profile_);
-  if (predict_cuda_) record_["predicted_with"] = profile_to_json(*predict_cuda_);
-  record_["reference"]["before"] = measure_reference();
-  if (planted_load_ > 0) record_["planted_load"] = planted_load_;
+  record_.profile = profile_to_json(*profile_);
+  if (predict_cuda_) record_.predicted_with = profile_to_json(*predict_cuda_);
+  record_.reference["before"] = measure_reference();
+  record_.planted_load = planted_load_;
   // How isolated cells ran (each result's `worker` says which process ran it).
-  record_["isolation"] =
+  record_.isolation =
       options_.fresh_processes ? "a fresh process per isolated cell" : "warm workers";
-  if (!options_.label.empty()) record_["label"] = options_.label;
-  if (!prices_.empty()) record_["prices"] = prices_;
-  if (options_.shard) {
-    record_["shard"] = {{"index", options_.shard->index},
-                        {"count", options_.shard->count},
-                        {"source", options_.shard->source}};
-  }
+  record_.label = options_.label;
+  record_.prices = prices_;
+  if (options_.shard)
+    record_.shard =
+        ShardRecord{options_.shard->index, options_.shard->count, options_.shard->source};
+  std::set<std::string> fingerprinted;
   for (const Cell& cell : expansion.cells) {
-    if (!record_["datasets"].contains(cell.dataset))
-      record_["datasets"][cell.dataset] = dataset_fingerprint(cell.dataset, options_.data_dir);
+    if (fingerprinted.insert(cell.dataset).second)
+      record_.datasets.emplace_back(cell.dataset,
+                                    dataset_fingerprint(cell.dataset, options_.data_dir));
   }
   warnings_ = environment_warnings(record_);
   for (const auto& w : warnings_) spdlog::warn("{}", w);
@@ -311,7 +312,7 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
     // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
     files_ = std::make_unique<ResultFiles>(out_dir_, plan_.kept);
     write_text_file(out_dir_ + "/grid.json", grid.text);
-    write_text_file(out_dir_ + "/env.json", json_text(record_, 2) + "\n");
+    write_text_file(out_dir_ + "/env.json", json_text(environment_json(record_), 2) + "\n");
   } catch (const SweepRefused&) {
     throw;
   } catch (const std::exception& e) {
@@ -345,24 +346,21 @@ SweepOutcome Sweep::run() {
   options.prices = prices_;
   options.profile = profile_;
   options.predict_cuda = predict_cuda_;
-  if (record_.contains("peak_gflops")) {
-    for (const auto& [device, gflops] : record_["peak_gflops"].items())
-      options.peak_gflops[device] = gflops;
-  }
+  for (const auto& [device, gflops] : record_.peak_gflops) options.peak_gflops[device] = gflops;
   if (planted_load_ > 0)
     spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
                  kPlantLoadVariable, planted_load_, planted_load_);
   BusyLoad load(planted_load_);
   // The reference is timed again after every cell that ran, so that each cell has the machine's
   // speed just before and just after it (env.json: reference.cells.<index>).
-  nlohmann::ordered_json last_reference = record_["reference"]["before"];
+  nlohmann::ordered_json last_reference = record_.reference["before"];
   const auto time_reference_after = [&](const Result& r) {
     if (r.status != CellStatus::kOk && r.status != CellStatus::kFailed) return;
     load.pause();
     nlohmann::ordered_json now = measure_reference();
     load.resume();
-    record_["reference"]["cells"][std::to_string(r.cell.index)] = {{"before", last_reference},
-                                                                   {"after", now}};
+    record_.reference["cells"][std::to_string(r.cell.index)] = {{"before", last_reference},
+                                                                {"after", now}};
     last_reference = std::move(now);
   };
   SweepOutcome outcome;
@@ -402,9 +400,9 @@ SweepOutcome Sweep::run() {
   }
   load.stop();
   // How fast the machine was after the last cell: with the first, how much it moved in the run.
-  record_["reference"]["after"] = last_reference;
+  record_.reference["after"] = last_reference;
   try {
-    write_text_file(out_dir_ + "/env.json", json_text(record_, 2) + "\n");
+    write_text_file(out_dir_ + "/env.json", json_text(environment_json(record_), 2) + "\n");
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;

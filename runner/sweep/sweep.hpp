@@ -81,7 +81,7 @@ class Sweep {
 
   const std::string& out_dir() const { return out_dir_; }
   /// The environment record (env.json), with the reference timings once run.
-  const nlohmann::ordered_json& record() const { return record_; }
+  const Environment& record() const { return record_; }
   /// What in the environment makes the figures untrustworthy, as sentences.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -103,7 +103,7 @@ class Sweep {
   int planted_load_ = 0;
   Prices prices_;  // the grid's, with --price over them
   std::shared_ptr<const MachineProfile> profile_, predict_cuda_;
-  nlohmann::ordered_json record_;
+  Environment record_;
   std::vector<std::string> warnings_;
   ResumePlan plan_;
   std::unique_ptr<ResultFiles> files_;
