@@ -1,10 +1,13 @@
 #include "core/run_files.hpp"
 
-namespace crossover {
+#include <utility>
 
-const std::vector<RunFile>& run_folder_files() {
+namespace crossover {
+namespace {
+
+std::vector<RunFile>& declared_files() {
   using W = RunFileWriter;
-  static const std::vector<RunFile> files = {
+  static std::vector<RunFile> files = {
       {"report.md", W::kReports, "the report for a pull request", true},
       {"report.html", W::kReports, "the report with its charts, one self-contained page", true},
       {"summary.json", W::kReports, "the crossover statements and pairs, machine-readable", true},
@@ -17,6 +20,13 @@ const std::vector<RunFile>& run_folder_files() {
   };
   return files;
 }
+
+}  // namespace
+
+const std::vector<RunFile>& run_folder_files() { return declared_files(); }
+
+ScopedRunFile::ScopedRunFile(RunFile file)
+    : ScopedEntry(declared_files(), std::move(file), "run file") {}
 
 std::vector<std::string> run_file_names() {
   std::vector<std::string> names;

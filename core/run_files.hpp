@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/scoped_entry.hpp"
+
 namespace crossover {
 
 enum class RunFileWriter {
@@ -17,12 +19,18 @@ enum class RunFileWriter {
 struct RunFile {
   std::string name;
   RunFileWriter writer = RunFileWriter::kReports;
-  std::string holds;  ///< in a few words
+  std::string holds;   ///< in a few words
   bool always = true;  ///< false: only some runs have it (searches.json: a grid with a search)
 };
 
 /// Every file of a run's folder, in the order the "Reports:" lines name them.
 const std::vector<RunFile>& run_folder_files();
+
+/// Declares one more file until this ends (a test's throw-away file: docs/development.md).
+class ScopedRunFile : public ScopedEntry<RunFile> {
+ public:
+  explicit ScopedRunFile(RunFile file);
+};
 
 /// Their names; with `writer`, only the files that writer writes.
 std::vector<std::string> run_file_names();

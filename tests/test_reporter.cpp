@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "core/results_csv.hpp"
 #include "core/run_files.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/reporter.hpp"
+#include "runner/sweep/output_dir.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {
@@ -115,6 +117,41 @@ TEST(Reporter, WithoutANumericAxisTheTerminalGivesEachPairsVerdict) {
       << terminal;
   EXPECT_NE(terminal.find("  " + cell_label(results[3].cell) + ": "), std::string::npos);
   EXPECT_NE(terminal.find(" against loop, a tie\n"), std::string::npos) << terminal;
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// docs/development.md: a new file of a run's folder is its line in core/run_files.cpp and its
+// writer. Declared for this test only, it reaches every rule that reads the list.
+TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
+  const std::string name = "throwaway.txt";
+  const testing::ScratchDir dir;
+  dir.write("results.jsonl", "");
+  dir.write(name, "the run's own");
+  EXPECT_EQ(run_file_problem(dir.file(name)), "");  // not declared: any file may be written
+  {
+    const ScopedRunFile declared({name, RunFileWriter::kReports, "a test's own file", true});
+    const auto reports = run_file_names(RunFileWriter::kReports);
+    EXPECT_NE(std::find(reports.begin(), reports.end(), name), reports.end());
+    const auto sweep = run_file_names(RunFileWriter::kSweep);
+    EXPECT_EQ(std::find(sweep.begin(), sweep.end(), name), sweep.end());
+    // What `compare --markdown` and the verdict files may not replace.
+    EXPECT_NE(run_file_problem(dir.file(name)).find("is a file of the run"), std::string::npos);
+    // What `run --overwrite` moves aside, with the run's other files.
+    const std::string previous = move_previous_run(dir.path(), "t");
+    EXPECT_EQ(testing::slurp(previous + "/" + name), "the run's own");
+    EXPECT_TRUE(std::filesystem::exists(previous + "/results.jsonl"));
+    // The "Reports:" lines name it.
+    EXPECT_NE(written_files_text("d", reports).find(name), std::string::npos);
+    EXPECT_THROW(ScopedRunFile({name, RunFileWriter::kSweep, "twice", true}),
+                 std::invalid_argument);
+  }
+  const auto after = run_file_names();
+  EXPECT_EQ(std::find(after.begin(), after.end(), name), after.end());
 }
 
 }  // namespace

@@ -28,8 +28,8 @@ DatasetInfo table(std::string name, std::string file, std::int64_t rows, std::in
 }
 
 DatasetInfo images(std::string name, std::string folder, std::vector<std::string> files, bool idx,
-                   std::int64_t channels, std::int64_t side, std::int64_t train,
-                   std::string source, std::string fetch) {
+                   std::int64_t channels, std::int64_t side, std::int64_t train, std::string source,
+                   std::string fetch) {
   DatasetInfo d;
   d.name = std::move(name);
   d.kind = DatasetKind::kImages;
@@ -109,18 +109,8 @@ std::vector<DatasetInfo>& catalog() {
 
 const std::vector<DatasetInfo>& dataset_catalog() { return catalog(); }
 
-ScopedDataset::ScopedDataset(DatasetInfo dataset) : name_(dataset.name) {
-  if (find_dataset(name_) != nullptr)
-    throw std::invalid_argument("a data set called \"" + name_ + "\" is already declared");
-  catalog().push_back(std::move(dataset));
-}
-
-ScopedDataset::~ScopedDataset() {
-  auto& all = catalog();
-  all.erase(std::remove_if(all.begin(), all.end(),
-                           [this](const DatasetInfo& d) { return d.name == name_; }),
-            all.end());
-}
+ScopedDataset::ScopedDataset(DatasetInfo dataset)
+    : ScopedEntry(catalog(), std::move(dataset), "data set") {}
 
 const DatasetInfo* find_dataset(const std::string& name) {
   for (const auto& d : dataset_catalog())

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/scoped_entry.hpp"
+
 namespace crossover {
 
 enum class DatasetKind {
@@ -26,8 +28,8 @@ struct DatasetInfo {
   /// An image set's files in that folder, the training files first (IDX names count with or
   /// without .gz).
   std::vector<std::string> files;
-  bool idx = false;              ///< the files are IDX (MNIST's format); else CIFAR-10's binary batches
-  std::int64_t rows = 0;         ///< a table's rows before its split; an image set's training images
+  bool idx = false;       ///< the files are IDX (MNIST's format); else CIFAR-10's binary batches
+  std::int64_t rows = 0;  ///< a table's rows before its split; an image set's training images
   std::int64_t test_images = 0;  ///< an image set's test images
   std::int64_t features = 0;     ///< a table's feature columns (its last column is the target)
   std::int64_t classes = 0;      ///< 0: the target is a number (regression)
@@ -50,17 +52,11 @@ std::int64_t table_test_rows(std::int64_t rows);
 /// Every data set, in the order `crossover list` shows them (the test-only `standin` last).
 const std::vector<DatasetInfo>& dataset_catalog();
 
-/// Declares one more data set until this ends (a test's throw-away data set: docs/development.md).
-/// Not thread-safe: for a test's own thread, before anything reads the catalog concurrently.
-class ScopedDataset {
+/// Declares one more data set until this ends (a test's throw-away data set:
+/// docs/development.md).
+class ScopedDataset : public ScopedEntry<DatasetInfo> {
  public:
   explicit ScopedDataset(DatasetInfo dataset);
-  ~ScopedDataset();
-  ScopedDataset(const ScopedDataset&) = delete;
-  ScopedDataset& operator=(const ScopedDataset&) = delete;
-
- private:
-  std::string name_;
 };
 
 /// The data set called `name`, or nullptr.
