@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "core/cell.hpp"
+#include "core/text.hpp"
 #include "runner/distributed/shard.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/catalog.hpp"
 #include "workloads/datasets.hpp"
 
 namespace crossover {
@@ -107,6 +109,36 @@ TEST(Datasets, AThrowAwayDataSetIsOneDeclaration) {
   Cell six = cell;
   six.dataset_size = 6;
   EXPECT_DOUBLE_EQ(estimated_cost(cell), estimated_cost(six));
+}
+
+// The rows a workload makes in memory are declared once, in its catalog entry: the shard
+// estimate, its notes (`crossover list`) and docs/grids.md's workload table say them.
+TEST(Datasets, TheRowsMadeInMemoryAreTheWorkloadsDeclared) {
+  const std::string grids = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/docs/grids.md");
+  int made = 0;
+  for (const WorkloadInfo& w : workload_catalog()) {
+    if (w.made_train_rows == 0) continue;
+    ++made;
+    const std::string rows = format_axis_value(static_cast<double>(w.made_train_rows)) + " / " +
+                             format_axis_value(static_cast<double>(w.made_test_rows));
+    EXPECT_NE(w.notes.find(format_axis_value(static_cast<double>(w.made_train_rows)) +
+                           " training rows"),
+              std::string::npos)
+        << w.notes;
+    const auto row = grids.find("\n| `" + w.name + "` |");
+    ASSERT_NE(row, std::string::npos) << w.name;
+    EXPECT_NE(grids.substr(row, grids.find('\n', row + 1) - row).find(rows), std::string::npos)
+        << "docs/grids.md's row of " << w.name << " does not say " << rows;
+    Cell cell;
+    cell.workload = w.name;
+    cell.dataset = "synthetic";
+    cell.dataset_size = kFull;
+    EXPECT_EQ(full_training_rows(cell), w.made_train_rows);
+    Cell sized = cell;
+    sized.dataset_size = w.made_train_rows;
+    EXPECT_DOUBLE_EQ(estimated_cost(cell), estimated_cost(sized));
+  }
+  EXPECT_EQ(made, 2);  // mlp and torchscript
 }
 
 }  // namespace

@@ -141,6 +141,11 @@ TEST_F(Models, TheGenericMlpIsSizedByItsCell) {
   EXPECT_EQ(d.y_train.max().item<std::int64_t>(), 3);
   EXPECT_TRUE(torch::equal(d.x_train, synthetic_classes(5, 4, 512, 3).x_train));
   EXPECT_FALSE(torch::equal(d.x_train, synthetic_classes(5, 4, 512, 4).x_train));
+  // At dataset_size "full", the rows the catalog declares.
+  const WorkloadInfo& declared = *find_workload(kSizedMlpWorkload);
+  const TensorData full = synthetic_classes(5, 4, kFull, 3);
+  EXPECT_EQ(full.x_train.size(0), declared.made_train_rows);
+  EXPECT_EQ(full.x_test.size(0), declared.made_test_rows);
 }
 
 TEST_F(Models, SgdAndAdamAndNothingElse) {

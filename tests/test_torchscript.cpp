@@ -12,6 +12,7 @@
 #include "runner/execution/executor.hpp"
 #include "runner/grid/model_check.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/catalog.hpp"
 #include "workloads/precision.hpp"
 #include "workloads/supervised.hpp"
 #include "workloads/torchscript.hpp"
@@ -257,6 +258,11 @@ TEST(TorchScript, ACellTrainsItThroughTheExecutor) {
   EXPECT_EQ(d.x_test.size(0), 256);
   EXPECT_LE(d.y_train.max().item<std::int64_t>(), 4);
   EXPECT_TRUE(torch::equal(d.x_train, synthetic_samples({3, 4, 4}, 5, 0, 100, 1).x_train));
+  // At dataset_size "full", the rows the catalog declares.
+  const WorkloadInfo& declared = *find_workload(kUserModelWorkload);
+  const TensorData full = synthetic_samples({2}, 3, 0, kFull, 1);
+  EXPECT_EQ(full.x_train.size(0), declared.made_train_rows);
+  EXPECT_EQ(full.x_test.size(0), declared.made_test_rows);
 }
 
 // Each distinct model is checked once, in a child process: one whose check crashes is an issue

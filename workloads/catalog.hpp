@@ -29,6 +29,10 @@ struct WorkloadInfo {
   std::vector<double> mean;         ///< per-channel normalisation after scaling pixels to [0, 1]
   std::vector<double> stdev;        ///< (empty: none, as for tabular data)
   double flops_per_sample = 0.0;    ///< analytical training FLOPs per sample (3x forward)
+  /// A workload whose data set is made in memory (`synthetic`): the training rows it makes at
+  /// dataset_size "full" (dataset_size resizes them), and its test rows. 0 for the others.
+  std::int64_t made_train_rows = 0;
+  std::int64_t made_test_rows = 0;
 };
 
 /// Multiply-accumulates of one forward pass through an MLP with these layer widths.
@@ -51,6 +55,10 @@ double flops_per_sample(const Cell& cell);
 
 /// Every workload, in the order `crossover list` shows them.
 const std::vector<WorkloadInfo>& workload_catalog();
+
+/// The training rows of `cell`'s data set at dataset_size "full": the data set's declared split,
+/// or the rows its workload makes in memory.
+std::int64_t full_training_rows(const Cell& cell);
 
 /// The workload called `name`, or nullptr.
 const WorkloadInfo* find_workload(const std::string& name);

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include "workloads/catalog.hpp"
+
 namespace crossover {
 namespace {
 
@@ -97,7 +99,9 @@ TensorData synthetic_classes(int features, int classes, std::int64_t dataset_siz
   std::vector<float> centres(static_cast<std::size_t>(classes) * f);
   for (float& c : centres) c = 1.4f * normal(rng);
   CsvTable t;
-  t.rows = 5462;  // 4,096 training rows after the 75/25 split
+  // The rows the catalog declares: its training rows, and its test rows after the 75/25 split.
+  const WorkloadInfo& sized = *find_workload(kSizedMlpWorkload);
+  t.rows = static_cast<std::size_t>(sized.made_train_rows + sized.made_test_rows);
   t.features = f;
   std::uniform_int_distribution<int> any_class(0, classes - 1);
   t.x.reserve(t.rows * f);
@@ -142,8 +146,8 @@ TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
   const DatasetInfo& info = dataset_info(dataset);
   const DatasetFiles files = dataset_files(info, data_dir);
   const bool real = !files.paths.empty();
-  const CsvTable table = real ? read_sklearn_csv(files.paths.front(), info.features)
-                              : synthetic_table(dataset, seed);
+  const CsvTable table =
+      real ? read_sklearn_csv(files.paths.front(), info.features) : synthetic_table(dataset, seed);
   TensorData data = split_table(table, info.classes > 0, dataset_size, seed);
   data.data_source = real ? "real" : "synthetic";
   return data;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/file_writer.hpp"
+#include "workloads/catalog.hpp"
 #include "workloads/torchscript.hpp"
 
 namespace crossover {
@@ -131,7 +132,9 @@ void write_example_model(const std::string& path) {
 TensorData synthetic_samples(const std::vector<std::int64_t>& input_shape, int classes, int outputs,
                              std::int64_t dataset_size, std::int64_t seed) {
   at::Generator generator = at::detail::createCPUGenerator(static_cast<std::uint64_t>(seed));
-  const std::int64_t train = dataset_size == kFull ? 1024 : dataset_size, test = 256;
+  const WorkloadInfo& declared = *find_workload(kUserModelWorkload);
+  const std::int64_t train = dataset_size == kFull ? declared.made_train_rows : dataset_size;
+  const std::int64_t test = declared.made_test_rows;
   std::vector<std::int64_t> shape = {train + test};
   shape.insert(shape.end(), input_shape.begin(), input_shape.end());
   const torch::Tensor noise = at::randn(shape, generator);

@@ -39,14 +39,6 @@ bool variable(const VariableReader& environment, const char* name, int& out) {
   return true;
 }
 
-// The training rows of a data set's full split, as the seeds use them (made in memory and sized
-// by the workload: 1,024).
-double full_rows(const std::string& dataset) {
-  const DatasetInfo* info = find_dataset(dataset);
-  const std::int64_t rows = info != nullptr ? info->train_rows() : 0;
-  return rows > 0 ? static_cast<double>(rows) : 1024.0;
-}
-
 // A Slurm job array's task as part K of N: its position among the tasks MIN, MIN + STEP, ...
 Shard slurm_shard(const VariableReader& environment, int id) {
   int low = 0, high = 0, step = 1, count = 0;
@@ -120,8 +112,9 @@ Shard shard_from_environment(const VariableReader& environment, int shards) {
 }
 
 double estimated_cost(const Cell& cell) {
-  const double rows =
-      cell.dataset_size == kFull ? full_rows(cell.dataset) : static_cast<double>(cell.dataset_size);
+  const double rows = static_cast<double>(cell.dataset_size == kFull
+                                              ? std::max<std::int64_t>(full_training_rows(cell), 1)
+                                              : cell.dataset_size);
   const double flops = std::max(flops_per_sample(cell), 1000.0);
   const double epochs = static_cast<double>(cell.epochs + cell.warmup_epochs);
   return epochs * rows * flops * std::max(cell.min_repeats, 1) * std::max(cell.nproc, 1);
