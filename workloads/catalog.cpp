@@ -51,6 +51,33 @@ std::string made_rows_text(const WorkloadInfo& w) {
          format_axis_value(static_cast<double>(w.made_test_rows)) + " test rows";
 }
 
+// The workloads not from a seed, whose data are made in memory: the rows each makes, declared here
+// and read by the makers, the shard estimate and their notes.
+void add_workloads_on_data_made_in_memory(std::vector<WorkloadInfo>& c) {
+  c.push_back(info(kSizedMlpWorkload, "-",
+                   "MLP features-width x depth-classes, ReLU (the model keys)", {"synthetic"},
+                   "classification", "adam", 0.001, 0.0, 256, 1, ""));
+  c.back().made_train_rows = 4096;  // 5,462 rows split 75/25, as a table is
+  c.back().made_test_rows = table_test_rows(5462);
+  c.back().notes =
+      "Not a seed's: a generic MLP whose size is the grid's (features, classes, width, depth; "
+      "defaults 32, 10, 256, 2) on synthetic rows of `features` Gaussian features around one "
+      "centre per class (" +
+      made_rows_text(c.back()) +
+      "), to find from which model size on the GPU wins. FLOPs per sample from the cell's model.";
+  c.push_back(info(kUserModelWorkload, "-", "your model: a TorchScript file (the model key)",
+                   {"synthetic"}, "classification", "adam", 0.001, 0.0, 64, 1, ""));
+  c.back().made_train_rows = 1024;
+  c.back().made_test_rows = 256;
+  c.back().notes =
+      "Not a seed's: the model torch.jit.save wrote (model, relative to the grid's folder), "
+      "trained on synthetic samples of input_shape (" +
+      made_rows_text(c.back()) +
+      ") with classes (cross entropy, accuracy) or outputs (MSE, RMSE); FLOPs per sample "
+      "estimated from the matrix products and convolutions one sample runs. Cells run isolated "
+      "unless the grid says.";
+}
+
 std::vector<WorkloadInfo> build_catalog() {
   std::vector<WorkloadInfo> c;
   c.push_back(
@@ -107,28 +134,7 @@ std::vector<WorkloadInfo> build_catalog() {
   c.back().mean = {0.4914, 0.4822, 0.4465};
   c.back().stdev = {0.2023, 0.1994, 0.2010};
   c.back().flops_per_sample = training_flops(resnet18_forward_macs(32, 32));
-  c.push_back(info(kSizedMlpWorkload, "-",
-                   "MLP features-width x depth-classes, ReLU (the model keys)", {"synthetic"},
-                   "classification", "adam", 0.001, 0.0, 256, 1, ""));
-  c.back().made_train_rows = 4096;  // 5,462 rows split 75/25, as a table is
-  c.back().made_test_rows = table_test_rows(5462);
-  c.back().notes =
-      "Not a seed's: a generic MLP whose size is the grid's (features, classes, width, depth; "
-      "defaults 32, 10, 256, 2) on synthetic rows of `features` Gaussian features around one "
-      "centre per class (" +
-      made_rows_text(c.back()) +
-      "), to find from which model size on the GPU wins. FLOPs per sample from the cell's model.";
-  c.push_back(info(kUserModelWorkload, "-", "your model: a TorchScript file (the model key)",
-                   {"synthetic"}, "classification", "adam", 0.001, 0.0, 64, 1, ""));
-  c.back().made_train_rows = 1024;
-  c.back().made_test_rows = 256;
-  c.back().notes =
-      "Not a seed's: the model torch.jit.save wrote (model, relative to the grid's folder), "
-      "trained on synthetic samples of input_shape (" +
-      made_rows_text(c.back()) +
-      ") with classes (cross entropy, accuracy) or outputs (MSE, RMSE); FLOPs per sample "
-      "estimated from the matrix products and convolutions one sample runs. Cells run isolated "
-      "unless the grid says.";
+  add_workloads_on_data_made_in_memory(c);
   if (std::getenv(kTestWorkloadsVariable) != nullptr) {
     c.push_back(info("standin_mlp", "-", "MLP 4-16-3, ReLU", {"standin"}, "classification", "adam",
                      0.05, 0.0, kFull, 3,
