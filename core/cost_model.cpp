@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "core/text.hpp"
 
@@ -44,42 +45,92 @@ Bound StepPrediction::bound() const {
   return largest->first > 0.0 ? largest->second : Bound::kNone;
 }
 
+namespace {
+
+// One operator of a batch made on the host: its fixed cost there (no autograd), or its bytes.
+double host_op_seconds(const OpGroup& g, const DeviceProfile& host) {
+  const double fixed = host.batch_op_seconds > 0.0 ? host.batch_op_seconds : host.dispatch_seconds;
+  const double memory =
+      host.memory_bytes_per_second > 0.0 ? g.bytes / host.memory_bytes_per_second : 0.0;
+  return std::max(fixed, memory);
+}
+
+// A CPU runs each operator in turn: the larger of its fixed cost, its FLOPs and its bytes.
+void add_synchronous(StepPrediction& p, const OpGroup& g, const DeviceProfile& device,
+                     double compute, double memory) {
+  const double fixed = device.dispatch_seconds;
+  if (fixed >= compute && fixed >= memory) {
+    p.dispatch += g.count * fixed;
+    p.dispatched_ops += g.count;
+  } else if (compute >= memory) {
+    p.compute += g.count * compute;
+  } else {
+    p.memory += g.count * memory;
+  }
+}
+
+// A GPU: the host pays each operator's dispatch (none in a graph replay); the device runs its
+// kernel, no shorter than the profile's cost of a kernel run back to back.
+void add_queued(StepPrediction& p, const OpGroup& g, const DeviceProfile& device,
+                const StepContext& context, double compute, double memory) {
+  if (!context.graph) {
+    p.dispatch += g.count * device.dispatch_seconds;
+    p.dispatched_ops += g.count;
+  }
+  const double kernel = std::max({device.graph_op_seconds, compute, memory});
+  (compute >= memory ? p.compute : p.memory) += g.count * kernel;
+}
+
+}  // namespace
+
 StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& device,
                             const StepContext& context) {
   StepPrediction p;
   for (const OpGroup& g : anatomy.groups) {
-    // A batch made on the host is the loader's wait, measured; one cut on the device is the
-    // device's operators.
-    if (g.phase == Phase::kData && !context.batch_on_device) continue;
-    const double fixed = context.graph ? device.graph_op_seconds : device.dispatch_seconds;
+    // A batch made on the host is the host CPU's operators; one cut on the device, the device's.
+    if (g.phase == Phase::kData && !context.batch_on_device) {
+      if (context.host != nullptr) p.batch += g.count * host_op_seconds(g, *context.host);
+      continue;
+    }
     const double rate = g.flops > 0.0 ? device.gemm_flops_per_second(g.flops) : 0.0;
     const double compute = rate > 0.0 ? g.flops / rate : 0.0;
-    const double memory =
-        device.memory_bytes_per_second > 0.0 ? g.bytes / device.memory_bytes_per_second : 0.0;
+    // A CPU step's tensors are allocated afresh; a GPU's caching allocator reuses its blocks.
+    const double bandwidth = !context.cuda && device.fresh_memory_bytes_per_second > 0.0
+                                 ? device.fresh_memory_bytes_per_second
+                                 : device.memory_bytes_per_second;
+    const double memory = bandwidth > 0.0 ? g.bytes / bandwidth : 0.0;
     p.arithmetic += g.count * compute;
     p.traffic += g.count * memory;
-    if (fixed >= compute && fixed >= memory) {
-      p.dispatch += g.count * fixed;
-      p.dispatched_ops += g.count;
-    } else if (compute >= memory) {
-      p.compute += g.count * compute;
-    } else {
-      p.memory += g.count * memory;
-    }
+    if (context.cuda)
+      add_queued(p, g, device, context, compute, memory);
+    else
+      add_synchronous(p, g, device, compute, memory);
   }
-  if (context.graph) p.dispatch += device.dispatch_seconds;  // the replay itself
+  if (context.graph) {
+    p.dispatch += device.dispatch_seconds;  // the replay itself
+    p.dispatched_ops += 1.0;
+  }
   if (context.cuda && anatomy.h2d_bytes > 0.0) {
     const double rate =
         context.pinned ? device.h2d_pinned_bytes_per_second : device.h2d_pageable_bytes_per_second;
     if (rate > 0.0) p.transfer = anatomy.h2d_bytes / rate;
   }
-  if (context.loader_workers > 0) {
+  // The training thread makes its own batch, before it dispatches the step.
+  if (context.loader_workers == 0) p.loader = p.batch;
+  if (context.cuda) {
+    // The device's queue: the shorter side runs beside the longer.
+    const double host = p.dispatch + p.loader, gpu = p.compute + p.memory + p.transfer;
+    p.hidden = std::min(host, gpu);
+  }
+  if (context.loader_workers > 0 && context.cores_busy) {
+    // The step's intra-op threads hold every core: the workers' batches take their time from it.
+    p.loader = p.batch;
+  } else if (context.loader_workers > 0) {
     // Workers make the next batches while the step runs: the step takes the longer of the two.
+    const double per_step = p.batch / context.loader_workers;
     const double rest = p.step();
-    p.loader_exposed = context.loader_seconds > rest;
-    p.loader = std::max(context.loader_seconds - rest, 0.0);
-  } else {
-    p.loader = context.loader_seconds;
+    p.loader_exposed = per_step > rest;
+    p.loader = std::max(per_step - rest, 0.0);
   }
   return p;
 }
@@ -99,6 +150,12 @@ StepAnatomy anatomy_of(const Result& r) {
   return a;
 }
 
+StepContext context_of(const Cell& cell, const MachineProfile& profile) {
+  StepContext c = context_of(cell);
+  c.host = &profile.cpu(cell.threads);
+  return c;
+}
+
 StepContext context_of(const Cell& cell) {
   StepContext c;
   c.cuda = is_cuda_device(cell.device);
@@ -107,6 +164,7 @@ StepContext context_of(const Cell& cell) {
   c.batch_on_device =
       cell.loader == Loader::kTensor && (!c.cuda || cell.data_placement == Placement::kDevice);
   c.loader_workers = cell.loader == Loader::kDataLoader ? std::max(cell.num_workers, 0) : 0;
+  c.cores_busy = !c.cuda && cell.threads != 1;
   return c;
 }
 
@@ -115,25 +173,10 @@ const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell) 
   return &profile.cpu(cell.threads);
 }
 
-void apply_prediction(Result& r, const MachineProfile& target, const MachineProfile* here) {
+void apply_prediction(Result& r, const MachineProfile& target) {
   const DeviceProfile* device = device_of(target, r.cell);
   if (device == nullptr || r.step_op_groups.empty()) return;
-  const StepAnatomy anatomy = anatomy_of(r);
-  StepContext context = context_of(r.cell);
-  // The batch made on the host is as fast as the host's CPU makes it.
-  double scale = 1.0;
-  if (here != nullptr && here->name != target.name) {
-    const double there = target.cpu(r.cell.threads).dispatch_seconds;
-    const double mine = here->cpu(r.cell.threads).dispatch_seconds;
-    if (there > 0.0 && mine > 0.0) scale = there / mine;
-  }
-  // Workers make a batch apiece at once: one batch's cost over their number; without them, the
-  // probed step's wait.
-  const double host_batch = context.loader_workers > 0
-                                ? anatomy.batch_seconds / context.loader_workers
-                                : anatomy.loader_seconds;
-  context.loader_seconds = context.batch_on_device ? 0.0 : host_batch * scale;
-  const StepPrediction p = predict_step(anatomy, *device, context);
+  const StepPrediction p = predict_step(anatomy_of(r), *device, context_of(r.cell, target));
   r.bound = p.bound();
   r.predicted_step_seconds = p.step();
   r.predicted_epoch_seconds =
@@ -144,6 +187,19 @@ void apply_prediction(Result& r, const MachineProfile& target, const MachineProf
   r.predicted_transfer_seconds = p.transfer;
   r.predicted_loader_seconds = p.loader;
   r.prediction_profile = target.name;
+}
+
+double band_error(const Result& r, const MachineProfile& target) {
+  const PredictionBand band = target.band(text_of(device_kind(r.cell.device)), text_of(r.bound));
+  return band.factor > 1.0 ? band.factor - 1.0 : 0.0;
+}
+
+std::string predicted_interval_text(double seconds, double error) {
+  if (error <= 0.0) return format_seconds(seconds) + ", predicted (no validated band)";
+  const double factor = 1.0 + error;
+  return format_seconds(seconds / factor) + "-" + format_seconds(seconds * factor) +
+         ", predicted, " + std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
+         " %";
 }
 
 std::string bound_text(const StepPrediction& p, const StepAnatomy& anatomy) {

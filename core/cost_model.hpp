@@ -3,8 +3,11 @@
 // device's profile (core/machine_profile.hpp). Per operator, the larger of the device's fixed
 // cost per dispatched operator, its FLOPs at the device's matrix-product throughput for its size,
 // and its bytes at the device's memory bandwidth; plus the bytes copied from the host at the
-// copy bandwidth (pageable or pinned) and the wait for the batch. The largest of those five sums
-// is what bounds the step. Small enough to state in docs/methodology.md; no LibTorch.
+// copy bandwidth (pageable or pinned) and the wait for a batch made on the host, costed from its
+// operators on the predicted machine's CPU (never from a wait measured on the checking machine).
+// On a GPU the host queues kernels ahead of the device, so a step takes the longer of the host's
+// side (dispatch, the batch) and the device's (the kernels, the copy). The largest term is what
+// bounds the step. Small enough to state in docs/methodology.md; no LibTorch.
 
 #include <string>
 
@@ -25,11 +28,16 @@ struct StepPrediction {
   double dispatched_ops = 0.0;  ///< how many operators the dispatch term counts
   double arithmetic = 0.0;      ///< every operator's FLOPs at the throughput, whatever bounds it
   double traffic = 0.0;         ///< every operator's bytes at the bandwidth, whatever bounds it
+  /// What one batch costs the host's CPU to make (its operators), whether or not it is waited for.
+  double batch = 0.0;
+  /// On a GPU: the shorter of the host's side and the device's, which runs beside the longer one
+  /// and so is not part of the step.
+  double hidden = 0.0;
   /// Loader workers make batches slower than the step uses them: `loader` is only the part of
   /// their time the step does not hide, and the loader bounds the step.
   bool loader_exposed = false;
 
-  double step() const { return dispatch + compute + memory + transfer + loader; }
+  double step() const { return dispatch + compute + memory + transfer + loader - hidden; }
   /// The largest term (kNone for an empty prediction); the loader where loader_exposed.
   Bound bound() const;
 };
@@ -43,13 +51,17 @@ struct StepContext {
   /// memory time.
   bool graph = false;
   /// The batch is cut on the device (the tensor loader with the data there): the data phase's
-  /// operators are the device's. Otherwise the host makes the batch, and `loader_seconds` is
-  /// that wait (measured, scaled to the machine predicted).
+  /// operators are the device's. Otherwise the host makes the batch: the data phase's operators
+  /// run on `host`.
   bool batch_on_device = true;
-  /// The wait for the batch on the machine predicted; with loader workers, the time they take to
-  /// make one batch between them (one batch's cost over their number), which runs beside the step.
-  double loader_seconds = 0.0;
-  int loader_workers = 0;  ///< DataLoader worker threads: 0, the training thread makes the batch
+  /// The predicted machine's CPU, which makes a batch on the host (none: such a batch is free).
+  const DeviceProfile* host = nullptr;
+  /// DataLoader worker threads: 0, the training thread makes each batch; k, they make a batch
+  /// apiece at once beside the step (one batch's cost over k per step).
+  int loader_workers = 0;
+  /// A CPU step whose intra-op threads use every core (threads other than 1): loader workers
+  /// find no idle core, and their batches add to the step instead of running beside it.
+  bool cores_busy = false;
 };
 
 /// A step predicted on `device`.
@@ -64,18 +76,28 @@ double predict_epoch(const StepPrediction& step, double steps, const DeviceProfi
 StepAnatomy anatomy_of(const Result& result);
 
 /// What the model knows of a cell's step besides its anatomy: on a GPU or not, pinned copies,
-/// graph execution, where the batch is cut.
+/// graph execution, where the batch is cut (no host CPU).
 StepContext context_of(const Cell& cell);
+/// The same, with the CPU of `profile` that makes a batch on the host.
+StepContext context_of(const Cell& cell, const MachineProfile& profile);
 
 /// The device of `profile` a cell runs on: its GPU for a CUDA cell (none when the profile has no
 /// GPU), its CPU at the cell's threads otherwise.
 const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell);
 
 /// The cost model's account of `result`'s step on the machine `target` describes, into its bound
-/// and predicted_* fields (left as they are for a result without anatomy, or a CUDA cell and a
-/// profile without a GPU). The loader's wait, measured on the machine `here` describes, scales
-/// with the two CPUs' cost per operator (none: as measured).
-void apply_prediction(Result& result, const MachineProfile& target, const MachineProfile* here);
+/// and predicted_* fields; left as they are for a result without anatomy, or a CUDA cell and a
+/// profile without a GPU. Nothing measured on the machine that took the anatomy enters the
+/// prediction: only its operators, FLOPs and bytes.
+void apply_prediction(Result& result, const MachineProfile& target);
+
+/// A predicted result's band (its prediction_error): the factor - 1 of the profile's band for the
+/// result's device kind and bound; 0 where the profile has none.
+double band_error(const Result& result, const MachineProfile& target);
+
+/// "1.1-2.3 ms, predicted, 80 %": a predicted time with its band (factor - 1 as `error`), or
+/// "1.6 ms, predicted (no validated band)".
+std::string predicted_interval_text(double seconds, double error);
 
 /// The bound in a few words with the numbers behind it: "dispatch-bound (96 operators x 13 us ~
 /// 1.25 ms, against 5 us of arithmetic)", "compute-bound (1.4 GFLOP at 80 GFLOP/s ~ 17.5 ms)".

@@ -30,6 +30,9 @@ Json device_json(const DeviceProfile& d, bool gpu) {
   j["gemm"] = Json::array();
   for (const auto& [n, rate] : d.gemm) j["gemm"].push_back({{"n", n}, {"flops_per_second", rate}});
   j["memory_bytes_per_second"] = d.memory_bytes_per_second;
+  if (d.fresh_memory_bytes_per_second > 0.0)
+    j["fresh_memory_bytes_per_second"] = d.fresh_memory_bytes_per_second;
+  if (d.batch_op_seconds > 0.0) j["batch_op_seconds"] = d.batch_op_seconds;
   if (gpu) {
     j["h2d_pageable_bytes_per_second"] = d.h2d_pageable_bytes_per_second;
     j["h2d_pinned_bytes_per_second"] = d.h2d_pinned_bytes_per_second;
@@ -62,6 +65,16 @@ DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, b
     if (!d.gemm.empty() && n <= d.gemm.back().first) refuse(rung + ".n", "sizes ascending");
     d.gemm.emplace_back(n, rate);
   }
+  if (j.contains("fresh_memory_bytes_per_second")) {
+    d.fresh_memory_bytes_per_second = positive(j["fresh_memory_bytes_per_second"],
+                                               at + ".fresh_memory_bytes_per_second", true);
+    if (d.fresh_memory_bytes_per_second > 1e15)
+      refuse(at + ".fresh_memory_bytes_per_second", "a bandwidth up to 1e15 bytes per second");
+  }
+  if (j.contains("batch_op_seconds")) {
+    d.batch_op_seconds = positive(j["batch_op_seconds"], at + ".batch_op_seconds", true);
+    if (d.batch_op_seconds > 1.0) refuse(at + ".batch_op_seconds", "a time up to 1 second");
+  }
   if (gpu) {
     d.h2d_pageable_bytes_per_second =
         positive(field("h2d_pageable_bytes_per_second"), at + ".h2d_pageable_bytes_per_second");
@@ -72,6 +85,64 @@ DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, b
       d.graph_op_seconds = positive(j["graph_op_seconds"], at + ".graph_op_seconds", true);
   }
   return d;
+}
+
+Json band_json(const PredictionBand& b) {
+  return {{"coverage", kBandCoverage}, {"factor", b.factor}, {"cells", b.cells}};
+}
+
+PredictionBand band_from_json(const nlohmann::json& j, const std::string& at) {
+  if (!j.is_object()) refuse(at, "an object with factor and cells");
+  PredictionBand b;
+  b.factor = positive(j.contains("factor") ? j["factor"] : nlohmann::json(), at + ".factor");
+  if (b.factor < 1.0 || b.factor > 1e6) refuse(at + ".factor", "a factor from 1 to 1e6");
+  const double cells = positive(j.contains("cells") ? j["cells"] : nlohmann::json(), at + ".cells");
+  if (cells > 1e6 || cells != std::floor(cells)) refuse(at + ".cells", "a count up to 1e6");
+  b.cells = static_cast<int>(cells);
+  if (j.contains("coverage") &&
+      (!j["coverage"].is_number() || j["coverage"].get<double>() != kBandCoverage))
+    refuse(at + ".coverage", "0.8, the coverage this version fits bands for");
+  return b;
+}
+
+Json validation_json(const Validation& v) {
+  Json j = {{"median_abs_error", v.median_abs_error}};
+  if (v.band.factor > 0.0) j["band"] = band_json(v.band);
+  if (!v.by_bound.empty()) {
+    j["band_by_bound"] = Json::object();
+    for (const auto& [bound, b] : v.by_bound) j["band_by_bound"][bound] = band_json(b);
+  }
+  if (!v.runs.empty()) j["runs"] = v.runs;
+  return j;
+}
+
+Validation validation_from_json(const nlohmann::json& j, const std::string& at) {
+  if (!j.is_object() || !j.contains("median_abs_error"))
+    refuse(at, "an object with median_abs_error");
+  Validation v;
+  v.median_abs_error = positive(j["median_abs_error"], at + ".median_abs_error", true);
+  if (j.contains("band")) v.band = band_from_json(j["band"], at + ".band");
+  if (j.contains("band_by_bound")) {
+    if (!j["band_by_bound"].is_object() || j["band_by_bound"].size() > 8)
+      refuse(at + ".band_by_bound", "an object of at most 8 bound classes");
+    for (const auto& [bound, b] : j["band_by_bound"].items()) {
+      static const std::vector<std::string> bounds = {"dispatch", "compute", "memory", "transfer",
+                                                      "loader"};
+      if (std::find(bounds.begin(), bounds.end(), bound) == bounds.end())
+        refuse(at + ".band_by_bound", "bound classes (dispatch, compute, memory, transfer, loader)");
+      v.by_bound[bound] = band_from_json(b, at + ".band_by_bound." + bound);
+    }
+  }
+  if (j.contains("runs")) {
+    if (!j["runs"].is_array() || j["runs"].size() > 1000) refuse(at + ".runs", "a list of names");
+    for (const auto& run : j["runs"]) {
+      if (!run.is_string() || run.get<std::string>().size() > 200 ||
+          printable_text(run.get<std::string>()) != run.get<std::string>())
+        refuse(at + ".runs", "a list of printable names");
+      v.runs.push_back(run.get<std::string>());
+    }
+  }
+  return v;
 }
 
 std::string text_field(const nlohmann::json& j, const char* key) {
@@ -104,9 +175,29 @@ double DeviceProfile::gemm_flops_per_second(double flops) const {
                   t * (std::log(upper->second) - std::log(lower->second)));
 }
 
+PredictionBand fit_band(std::vector<double> logs) {
+  PredictionBand band;
+  const auto n = logs.size();
+  // 1e-9 keeps a whole product (10 x 0.8) from rounding up past itself.
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(static_cast<double>(n + 1) * kBandCoverage - 1e-9));
+  if (n == 0 || rank > n) return band;
+  std::sort(logs.begin(), logs.end());
+  band.factor = std::exp(logs[rank - 1]);
+  band.cells = static_cast<int>(n);
+  return band;
+}
+
 double MachineProfile::validated_error(const std::string& kind) const {
   const auto it = validation.find(kind);
-  return it == validation.end() ? 0.0 : it->second;
+  return it == validation.end() ? 0.0 : it->second.median_abs_error;
+}
+
+PredictionBand MachineProfile::band(const std::string& kind, const std::string& bound) const {
+  const auto it = validation.find(kind);
+  if (it == validation.end()) return {};
+  const auto own = it->second.by_bound.find(bound);
+  return own != it->second.by_bound.end() ? own->second : it->second.band;
 }
 
 const DeviceProfile& MachineProfile::cpu(int threads) const {
@@ -128,8 +219,7 @@ nlohmann::ordered_json profile_to_json(const MachineProfile& p) {
   }
   if (!p.validation.empty()) {
     j["validation"] = Json::object();
-    for (const auto& [kind, error] : p.validation)
-      j["validation"][kind] = {{"median_abs_error", error}};
+    for (const auto& [kind, v] : p.validation) j["validation"][kind] = validation_json(v);
   }
   return j;
 }
@@ -158,10 +248,7 @@ MachineProfile profile_from_json(const nlohmann::json& j) {
     if (!j["validation"].is_object()) refuse("validation", "an object");
     for (const auto& [kind, v] : j["validation"].items()) {
       if (kind != "cpu" && kind != "cuda") refuse("validation." + kind, "\"cpu\" or \"cuda\"");
-      if (!v.is_object() || !v.contains("median_abs_error"))
-        refuse("validation." + kind, "an object with median_abs_error");
-      p.validation[kind] =
-          positive(v["median_abs_error"], "validation." + kind + ".median_abs_error", true);
+      p.validation[kind] = validation_from_json(v, "validation." + kind);
     }
   }
   return p;

@@ -23,6 +23,10 @@ struct DeviceProfile {
   /// log scales.
   std::vector<std::pair<double, double>> gemm;
   double memory_bytes_per_second = 0.0;        ///< element-wise: bytes read and written per second
+  /// CPU: the same into a tensor allocated afresh, as a training step's activations are (its pages
+  /// touched for the first time); 0 where the profile did not measure it, and
+  /// memory_bytes_per_second stands in.
+  double fresh_memory_bytes_per_second = 0.0;
   double h2d_pageable_bytes_per_second = 0.0;  ///< CUDA: host-to-device copies from pageable
   double h2d_pinned_bytes_per_second = 0.0;    ///< and from page-locked memory
   double sync_seconds = 0.0;                   ///< CUDA: one synchronisation of an idle device
@@ -30,9 +34,40 @@ struct DeviceProfile {
   /// back, with no dispatch); 0 where the profile did not measure it (a profile from before it
   /// was measured, or a derived one), and graph replays then count their operators as free.
   double graph_op_seconds = 0.0;
+  /// CPU: what one operator of making a batch on the host costs (a sample's indexing and
+  /// normalisation, the collation: no autograd); 0 where the profile did not measure it, and
+  /// dispatch_seconds stands in.
+  double batch_op_seconds = 0.0;
 
   /// FLOP/s of a matrix product with `flops` FLOPs (its size: the cube root of flops / 2).
   double gemm_flops_per_second(double flops) const;
+};
+
+/// The share of held-out real cells a prediction band must have covered.
+inline constexpr double kBandCoverage = 0.8;
+/// A bound class gets a band of its own from this many held-out cells; fewer share their kind's.
+inline constexpr int kMinBandCells = 8;
+
+/// A prediction interval: a predicted time t lies in [t / factor, t * factor], fitted by split
+/// conformal prediction on held-out real cells (the kBandCoverage quantile of |log(predicted /
+/// measured)|, rank ceil((n + 1) kBandCoverage) of n).
+struct PredictionBand {
+  double factor = 0.0;  ///< >= 1; 0: no band
+  int cells = 0;        ///< the held-out cells behind it
+};
+
+/// The split-conformal band of `log_ratios` (|log(predicted / measured)| of cells that set no
+/// constant of the model): rank ceil((n + 1) kBandCoverage) of the n sorted; none (factor 0)
+/// when that rank is past n.
+PredictionBand fit_band(std::vector<double> log_ratios);
+
+/// How a profile's predictions of one device kind did against real runs (`crossover predict
+/// --check ... --fit-band`).
+struct Validation {
+  double median_abs_error = 0.0;  ///< of the epoch, over the cells below
+  PredictionBand band;            ///< every bound class together
+  std::map<std::string, PredictionBand> by_bound;  ///< "dispatch", "compute", ...: kMinBandCells+
+  std::vector<std::string> runs;                   ///< the runs the cells came from
 };
 
 /// A machine's profile: its CPU at one thread and at every core, its GPU when it has one.
@@ -46,12 +81,15 @@ struct MachineProfile {
   DeviceProfile cpu_all_threads;
   std::optional<DeviceProfile> cuda;
   std::string gpu_name;  ///< "" without a GPU
-  /// The median absolute error of this profile's predictions, by device kind ("cpu", "cuda"),
-  /// as `crossover predict --check` measured it against real runs ("validation" in the file).
-  std::map<std::string, double> validation;
+  /// How its predictions did against real runs, by device kind ("cpu", "cuda"), as `crossover
+  /// predict --check` measured it ("validation" in the file).
+  std::map<std::string, Validation> validation;
 
-  /// The validated error for `kind` (0 when not validated).
+  /// The validated median absolute error for `kind` (0 when not validated).
   double validated_error(const std::string& kind) const;
+  /// The band of a prediction of `kind` whose bound is `bound`: the bound's own where it has
+  /// one, else the kind's (factor 0: none).
+  PredictionBand band(const std::string& kind, const std::string& bound) const;
 
   /// The CPU's constants for a cell with `threads` (1: one thread; 0 or more: every core).
   const DeviceProfile& cpu(int threads) const;

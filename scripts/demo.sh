@@ -10,6 +10,6 @@ scripts/fetch-data.sh
 ./build/crossover env
 echo
 # Two questions: the device and the threads. Without a GPU the CUDA cells are predicted for an
-# H100 from its profile (marked "predicted" everywhere, with the model's validated error); with
-# one they are measured.
+# H100 from its profile (marked "predicted" everywhere, with the band the model held on real H100
+# runs, and "undecided" where that band allows a tie); with one they are measured.
 ./build/crossover run configs/quick.json --compare device=cpu:cuda --compare threads=1:0 --predict cuda=profiles/h100-80gb.json "$@"

@@ -110,7 +110,10 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   d.h2d_pinned_bytes_per_second = 40e9;
   profile->cpu_one_thread = profile->cpu_all_threads = d;
   profile->cuda = d;
-  profile->validation["cuda"] = 0.3;
+  Validation validated;
+  validated.median_abs_error = 0.2;
+  validated.band = {1.3, 20};
+  profile->validation["cuda"] = validated;
   RunOptions options;
   options.data_dir = testing::data_dir();
   options.predict_cuda = profile;
@@ -120,9 +123,10 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   EXPECT_EQ(r.bound, Bound::kDispatch);          // tiny steps on a GPU
   EXPECT_NEAR(r.epoch_seconds, r.predicted_epoch_seconds, 1e-15);
   EXPECT_NEAR(r.predicted_epoch_seconds, 8 * r.predicted_step_seconds, 1e-12);
-  EXPECT_DOUBLE_EQ(r.prediction_error, 0.3);
+  EXPECT_NEAR(r.prediction_error, 0.3, 1e-12);  // the band's factor - 1
   EXPECT_EQ(r.prediction_profile, "gpu-box");
-  EXPECT_NE(r.reason.find("its validated error 30.0 %"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("its band held 80 % of held-out real cells"), std::string::npos)
+      << r.reason;
   // Several replicas are not in the model: skipped, with why.
   Cell dp = mlp_cell("cuda");
   dp.gpus = 2;

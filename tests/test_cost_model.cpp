@@ -45,42 +45,71 @@ TEST(CostModel, EachOperatorTakesItsLargestTermAndTheLargestSumIsTheBound) {
 
 TEST(CostModel, TheBatchCopyTheLoaderAndGraphsCountAsTheCellSays) {
   StepAnatomy a;
-  a.add(Phase::kData, 0.0, 8.0);  // cutting the batch
+  for (int i = 0; i < 100; ++i) a.add(Phase::kData, 0.0, 8.0);  // cutting the batch
   a.add(Phase::kForward, 0.0, 8.0);
   a.h2d_bytes = 4e6;
-  a.loader_seconds = 3e-3;
+  a.loader_seconds = 3e-3;  // measured where the anatomy was taken: never part of a prediction
   StepContext c;
-  EXPECT_DOUBLE_EQ(predict_step(a, device(), c).dispatch, 2 * 10e-6);  // the batch's cut counts
-  c.batch_on_device = false;  // made on the host: the loader's wait instead of its operators
-  c.loader_seconds = a.loader_seconds;
-  c.cuda = true;
+  EXPECT_DOUBLE_EQ(predict_step(a, device(), c).dispatch, 101 * 10e-6);  // the cut counts
+  // Made on the host: the host CPU's 100 operators at its cost for a batch's operator.
+  DeviceProfile host = device();
+  host.batch_op_seconds = 2e-6;
+  c.batch_on_device = false;
+  c.host = &host;
   StepPrediction p = predict_step(a, device(), c);
   EXPECT_DOUBLE_EQ(p.dispatch, 10e-6);
-  EXPECT_DOUBLE_EQ(p.loader, 3e-3);
+  EXPECT_DOUBLE_EQ(p.loader, 100 * 2e-6);
+  EXPECT_DOUBLE_EQ(p.batch, 100 * 2e-6);
+  // On a GPU the host's side (dispatch and the batch, 0.21 ms) runs beside the device's (the
+  // copy, 4 ms pageable): the step is the longer.
+  c.cuda = true;
+  p = predict_step(a, device(), c);
   EXPECT_DOUBLE_EQ(p.transfer, 4e6 / 1e9);  // pageable
+  EXPECT_NEAR(p.step(), 4e-3, 1e-9);
+  EXPECT_NEAR(p.hidden, 10e-6 + 100 * 2e-6, 1e-12);
   EXPECT_EQ(p.bound(), Bound::kTransfer);
   c.pinned = true;
   EXPECT_DOUBLE_EQ(predict_step(a, device(), c).transfer, 4e6 / 4e9);
-  EXPECT_EQ(predict_step(a, device(), c).bound(), Bound::kLoader);
+  EXPECT_EQ(predict_step(a, device(), c).bound(), Bound::kTransfer);
+  // A host without its cost per batch operator counts its dispatch instead.
+  host.batch_op_seconds = 0.0;
+  c.pinned = false;
+  c.cuda = false;
+  EXPECT_DOUBLE_EQ(predict_step(a, device(), c).loader, 100 * 10e-6);
   // A graph replays every operator from one launch: one dispatch in all.
+  c.cuda = true;
   c.graph = true;
   c.batch_on_device = true;
+  a.h2d_bytes = 0.0;
   EXPECT_DOUBLE_EQ(predict_step(a, device(), c).dispatch, 10e-6);
-  // With the profile's cost per replayed operator, each of the two pays it, and the launch once.
+  // With the profile's cost per replayed operator, the device pays it for each of the 101.
   DeviceProfile replaying = device();
   replaying.graph_op_seconds = 1e-6;
-  EXPECT_DOUBLE_EQ(predict_step(a, replaying, c).dispatch, 2 * 1e-6 + 10e-6);
-  EXPECT_DOUBLE_EQ(predict_step(a, replaying, c).dispatched_ops, 2.0);
+  EXPECT_NEAR(predict_step(a, replaying, c).memory, 101 * 1e-6, 1e-15);
+  EXPECT_NEAR(predict_step(a, replaying, c).step(), 101 * 1e-6, 1e-15);
   EXPECT_EQ(predict_step(StepAnatomy{}, device(), StepContext{}).bound(), Bound::kNone);
 }
 
+TEST(CostModel, AGpusQueueHidesTheShorterSide) {
+  // 100 operators of 10 us dispatch each (1 ms of host) and one 2 GFLOP product (20 ms of
+  // device): on a CPU they add, on a GPU the host's dispatch hides behind the kernel.
+  StepAnatomy a;
+  for (int i = 0; i < 100; ++i) a.add(Phase::kForward, 0.0, 4.0);
+  a.add(Phase::kForward, 2e9, 1e6);
+  StepContext c;
+  EXPECT_NEAR(predict_step(a, device(), c).step(), 100 * 10e-6 + 0.02, 1e-12);
+  c.cuda = true;
+  const StepPrediction gpu = predict_step(a, device(), c);
+  EXPECT_NEAR(gpu.step(), 0.02, 1e-7);
+  EXPECT_NEAR(gpu.dispatch, 101 * 10e-6, 1e-12);
+  EXPECT_EQ(gpu.bound(), Bound::kCompute);
+}
+
 TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
-  MachineProfile here;
-  here.name = "here";
-  here.cpu_one_thread = here.cpu_all_threads = device();
-  MachineProfile there = here;
+  MachineProfile there;
   there.name = "there";
-  there.cpu_all_threads.dispatch_seconds = 20e-6;  // a CPU twice as slow per operator
+  there.cpu_one_thread = there.cpu_all_threads = device();
+  there.cpu_all_threads.batch_op_seconds = 20e-6;
   there.cuda = device();
   there.cuda->dispatch_seconds = 5e-6;
   Result r;
@@ -89,43 +118,83 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   r.cell.data_placement = Placement::kHost;
   r.steps_per_epoch = 10;
   StepAnatomy a;
+  for (int i = 0; i < 100; ++i) a.add(Phase::kData, 0.0, 4.0);
   for (int i = 0; i < 100; ++i) a.add(Phase::kForward, 0.0, 4.0);
   r.step_op_groups = groups_to_rows(a.groups);
-  r.step_loader_seconds = 1e-3;
+  r.step_loader_seconds = 1.0;  // the checking machine's wait: not part of the prediction
   r.step_loader_share = 0.25;
-  apply_prediction(r, there, &here);
+  apply_prediction(r, there);
   EXPECT_DOUBLE_EQ(r.predicted_dispatch_seconds, 100 * 5e-6);
-  EXPECT_DOUBLE_EQ(r.predicted_loader_seconds, 2e-3);  // made on there's CPU: twice the wait
+  EXPECT_DOUBLE_EQ(r.predicted_loader_seconds, 100 * 20e-6);  // made on there's CPU
   EXPECT_EQ(r.bound, Bound::kLoader);
   EXPECT_NEAR(r.predicted_epoch_seconds, 10 * (0.5e-3 + 2e-3) + 20e-6, 1e-12);
   EXPECT_EQ(r.prediction_profile, "there");
-  // Two loader workers make the batches beside the step: one batch (8 ms there, 4 ms here) over
-  // two workers is 4 ms a batch, of which the 0.5 ms step hides 0.5 ms; the loader bounds it.
+  // Two loader workers make the batches beside the step: one batch (2 ms) over two workers is
+  // 1 ms a batch, of which the 0.5 ms step hides 0.5 ms; the loader bounds it.
   Result workers = r;
   workers.cell.num_workers = 2;
-  workers.step_loader_seconds = 0.0;  // the probed step found its batch made
-  workers.step_batch_seconds = 4e-3;
-  apply_prediction(workers, there, &here);
-  EXPECT_DOUBLE_EQ(workers.predicted_loader_seconds, 4e-3 - 0.5e-3);
-  EXPECT_DOUBLE_EQ(workers.predicted_step_seconds, 4e-3);
+  apply_prediction(workers, there);
+  EXPECT_NEAR(workers.predicted_loader_seconds, 1e-3 - 0.5e-3, 1e-12);
+  EXPECT_NEAR(workers.predicted_step_seconds, 1e-3, 1e-12);
   EXPECT_EQ(workers.bound, Bound::kLoader);
   // Workers quicker than the step are hidden behind it: nothing to wait for.
-  workers.step_batch_seconds = 0.2e-3;
-  apply_prediction(workers, there, &here);
+  workers.cell.num_workers = 8;
+  apply_prediction(workers, there);
   EXPECT_DOUBLE_EQ(workers.predicted_loader_seconds, 0.0);
-  EXPECT_DOUBLE_EQ(workers.predicted_step_seconds, 0.5e-3);
+  EXPECT_NEAR(workers.predicted_step_seconds, 0.5e-3, 1e-12);
   EXPECT_EQ(workers.bound, Bound::kDispatch);
+  // On a CPU whose every core runs the step, the workers find no idle core: the batch adds.
+  Result on_cpu = workers;
+  on_cpu.cell.device = "cpu";
+  on_cpu.cell.num_workers = 2;
+  apply_prediction(on_cpu, there);
+  EXPECT_NEAR(on_cpu.predicted_loader_seconds, 2e-3, 1e-12);
+  on_cpu.cell.threads = 1;  // one intra-op thread: the workers have cores of their own
+  apply_prediction(on_cpu, there);
+  EXPECT_LT(on_cpu.predicted_loader_seconds, 2e-3);
   // Without a GPU in the profile a CUDA cell is not accounted for; without anatomy neither.
+  MachineProfile cpu_only = there;
+  cpu_only.cuda.reset();
   Result none = r;
   none.bound = Bound::kNone;
-  apply_prediction(none, here, &here);
+  apply_prediction(none, cpu_only);
   EXPECT_EQ(none.bound, Bound::kNone);
   none.step_op_groups.clear();
-  apply_prediction(none, there, &here);
+  apply_prediction(none, there);
   EXPECT_EQ(none.bound, Bound::kNone);
   EXPECT_NE(bound_text(StepPrediction{1e-3, 0, 0, 0, 0, 100, 2e-6, 0}, a)
                 .find("dispatch-bound (100 operators x 10 us ~ 1 ms, against 2 us of arithmetic)"),
             std::string::npos);
+}
+
+TEST(CostModel, ABandIsTheConformalQuantileOfItsCells) {
+  // Nine cells: rank ceil(10 x 0.8) = 8 of the sorted |log ratios|.
+  std::vector<double> logs;
+  for (int i = 9; i >= 1; --i) logs.push_back(0.1 * i);
+  const PredictionBand band = fit_band(logs);
+  EXPECT_NEAR(band.factor, std::exp(0.8), 1e-12);
+  EXPECT_EQ(band.cells, 9);
+  // Three cells cannot promise 80 %: rank ceil(3.2) = 4 is past them.
+  EXPECT_DOUBLE_EQ(fit_band({0.1, 0.2, 0.3}).factor, 0.0);
+  EXPECT_DOUBLE_EQ(fit_band({}).factor, 0.0);
+}
+
+TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
+  MachineProfile p;
+  Validation v;
+  v.median_abs_error = 0.2;
+  v.band = {1.5, 20};
+  v.by_bound["dispatch"] = {1.2, 9};
+  p.validation["cuda"] = v;
+  EXPECT_DOUBLE_EQ(p.band("cuda", "dispatch").factor, 1.2);
+  EXPECT_DOUBLE_EQ(p.band("cuda", "compute").factor, 1.5);
+  EXPECT_DOUBLE_EQ(p.band("cpu", "compute").factor, 0.0);
+  Result r;
+  r.cell.device = "cuda";
+  r.bound = Bound::kCompute;
+  EXPECT_DOUBLE_EQ(band_error(r, p), 0.5);
+  EXPECT_EQ(predicted_interval_text(3e-3, 0.5), "2 ms-4.5 ms, predicted, 80 %");
+  EXPECT_EQ(predicted_interval_text(3e-3, 0.0), "3 ms, predicted (no validated band)");
 }
 
 TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
@@ -137,12 +206,20 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   p.cuda = device();
   p.cuda->graph_op_seconds = 1e-6;
   p.gpu_name = "a GPU";
-  p.validation["cuda"] = 0.2;
+  Validation v;
+  v.median_abs_error = 0.2;
+  v.band = {1.8, 17};
+  v.by_bound["dispatch"] = {1.3, 8};
+  v.runs = {"a-seed001"};
+  p.validation["cuda"] = v;
+  p.cpu_all_threads.batch_op_seconds = 2e-6;
   const MachineProfile back = profile_from_json(profile_to_json(p));
   EXPECT_EQ(profile_to_json(back), profile_to_json(p));
   EXPECT_DOUBLE_EQ(back.cuda->graph_op_seconds, 1e-6);
   EXPECT_DOUBLE_EQ(back.validated_error("cuda"), 0.2);
   EXPECT_DOUBLE_EQ(back.validated_error("cpu"), 0.0);
+  EXPECT_DOUBLE_EQ(back.band("cuda", "dispatch").factor, 1.3);
+  EXPECT_DOUBLE_EQ(back.cpu_all_threads.batch_op_seconds, 2e-6);
   const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
     nlohmann::ordered_json j = profile_to_json(p);
     edit(j);
@@ -174,6 +251,30 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   EXPECT_NE(refused([](auto& j) {
               j["validation"]["tpu"] = {{"median_abs_error", 0.1}};
             }).find("validation.tpu"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["cpu"]["all_threads"]["batch_op_seconds"] = 1e308;
+            }).find("cpu.all_threads.batch_op_seconds: expected a time up to 1 second"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["cpu"]["all_threads"]["fresh_memory_bytes_per_second"] = 1e300;
+            }).find("fresh_memory_bytes_per_second"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["band"]["factor"] = 0.5;
+            }).find("validation.cuda.band.factor: expected a factor from 1"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["band_by_bound"]["warp"] = {{"factor", 2}, {"cells", 9}};
+            }).find("bound classes"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["band"]["coverage"] = 0.5;
+            }).find("coverage"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["band"]["cells"] = 1e300;
+            }).find("cells"),
             std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["cuda"]["memory_bytes_per_second"] = "fast";

@@ -134,6 +134,7 @@ class LoaderBatches : public BatchSourceBase {
   void start_epoch() override {
     pinned_.reset();  // its thread reads the old iterator: stop it first
     iterator_.emplace(loader_->begin());
+    first_ = true;
     // Pinning runs on a thread of its own, two batches ahead, as in PyTorch's DataLoader: the
     // training thread only issues the non_blocking copies.
     if (pin_) pinned_ = std::make_unique<Prefetcher<Batch>>([this] { return take(true); }, 2);
@@ -154,16 +155,23 @@ class LoaderBatches : public BatchSourceBase {
   using Batch = std::pair<torch::Tensor, torch::Tensor>;
 
   // The loader's next batch, page-locked when `pin`; std::nullopt at the end of the epoch.
+  // LibTorch's iterator makes the next batch when it is advanced: it is advanced here, before the
+  // batch is taken, so that each step's data phase makes that step's own batch (and the last
+  // step of an epoch is no different from the others).
   std::optional<Batch> take(bool pin) {
-    if (!iterator_ || *iterator_ == loader_->end()) return std::nullopt;
+    if (!iterator_) return std::nullopt;
+    if (*iterator_ == loader_->end()) return std::nullopt;
+    if (!first_) ++*iterator_;
+    first_ = false;
+    if (*iterator_ == loader_->end()) return std::nullopt;
     torch::data::Example<> batch = **iterator_;
-    ++*iterator_;
     if (pin) return Batch(batch.data.pin_memory(), batch.target.pin_memory());
     return Batch(std::move(batch.data), std::move(batch.target));
   }
 
   std::unique_ptr<Loader> loader_;
   std::optional<torch::data::Iterator<Loader::BatchType>> iterator_;
+  bool first_ = true;  // the iterator stands on the epoch's first batch, not yet taken
   std::unique_ptr<Prefetcher<Batch>> pinned_;  // after iterator_: stopped before it goes
 };
 

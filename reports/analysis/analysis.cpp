@@ -95,9 +95,14 @@ CompareSpec parse_compare(const std::string& text) {
 
 std::string predicted_mark(const Result& r) {
   if (r.status != CellStatus::kPredicted) return "";
-  return r.prediction_error > 0.0
-             ? " (predicted ± " + format_percent(r.prediction_error, false) + ")"
-             : std::string(" (predicted)");
+  return " (" + predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
+}
+
+std::string winner_text(const Pair& p, const CompareSpec& spec) {
+  if (p.winner == Winner::kTie)
+    return p.predicted ? "undecided (predicted: the band allows a tie)" : "tie";
+  return spec.axis + "=" + (p.winner == Winner::kContender ? spec.contender : spec.baseline) +
+         (p.predicted ? " (predicted)" : "");
 }
 
 bool comparable(const Result& r) {
@@ -258,12 +263,23 @@ void mark_predicted(Crossover& c, const Series& members) {
   }
   if (predicted == nullptr) return;
   c.predicted = true;
-  c.statement =
-      "predicted: " + c.statement + " (predicted with the profile " +
-      predicted->prediction_profile + ", " +
-      (predicted->prediction_error > 0.0
-           ? "whose validated error is " + format_percent(predicted->prediction_error, false) + ")"
-           : "not validated against real runs)");
+  c.statement = "predicted: " + c.statement + " (predicted with the profile " +
+                predicted->prediction_profile + ", " +
+                (predicted->prediction_error > 0.0
+                     ? "a side wins only where the band excludes a tie)"
+                     : "whose predictions have no validated band)");
+}
+
+// A measured cell the model misses by more than 1.5x says so: its "why" is then the model's, not
+// the cell's.
+std::string model_miss(const Result& r) {
+  if (r.status != CellStatus::kOk || r.predicted_epoch_seconds <= 0.0 || r.epoch_seconds <= 0.0)
+    return "";
+  const double ratio = r.predicted_epoch_seconds / r.epoch_seconds;
+  if (ratio <= 1.5 && ratio >= 1.0 / 1.5) return "";
+  return "; but the model says " + format_seconds(r.predicted_epoch_seconds) + ", measured " +
+         format_seconds(r.epoch_seconds) + ": the model misses this cell by " +
+         format_number(std::max(ratio, 1.0 / ratio)) + "x";
 }
 
 // One side of a pair in the cost model's words: "cuda's step is dispatch-bound (...)".
@@ -281,7 +297,7 @@ std::string side_why(const Result& r, const std::string& name) {
   StepAnatomy a;
   a.add(Phase::kForward, r.step_flops, r.step_bytes);
   a.h2d_bytes = r.step_h2d_bytes;
-  return name + "'s step is " + bound_text(p, a);
+  return name + "'s step is " + bound_text(p, a) + model_miss(r);
 }
 
 // Why each side wins or loses at the two ends of a series, in the cost model's words; "" when

@@ -49,8 +49,9 @@ struct Pair {
   bool predicted = false;
 };
 
-/// " (predicted ± 44 %)" for a predicted result (" (predicted)" without a validated error), ""
-/// for a measured one: what every number of a predicted cell carries beside it.
+/// " (1.1 ms-2.3 ms, predicted, 80 %)" for a predicted result (its band; " (1.6 ms, predicted
+/// (no validated band))" without one), "" for a measured one: what every number of a predicted
+/// cell carries beside it.
 std::string predicted_mark(const Result& r);
 
 /// Whether a result has an epoch to compare: measured (ok, with its samples) or predicted.
@@ -63,6 +64,10 @@ bool comparable(const Result& result);
 /// is the measured side's median interval widened by the predicted side's error band
 /// (prediction_error; none when not validated).
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0);
+
+/// Who wins a pair, in a table's words: "device=cuda", "tie", and for a pair with a predicted side
+/// "device=cuda (predicted)" or "undecided (predicted: the band allows a tie)".
+std::string winner_text(const Pair& p, const CompareSpec& spec);
 
 /// A pair's speedup and interval: "1.59x [1.58, 1.6]".
 std::string speedup_text(const Pair& p);

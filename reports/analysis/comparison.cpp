@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/cost_model.hpp"
 #include "core/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"
@@ -22,8 +23,8 @@ Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 // A cell's epoch in the table's measure, ± its interquartile range.
 std::string epoch_text(const Result& r, const std::string& measure) {
   if (r.status == CellStatus::kPredicted && measure == "time") {
-    return format_measure(r.epoch_seconds, measure) +
-           (r.prediction_error > 0.0 ? " ± " + format_percent(r.prediction_error, false) : "");
+    return format_measure(r.epoch_seconds, measure) + " (" +
+           predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
   }
   if (r.status != CellStatus::kOk) return text_of(r.status);
   return format_measure(r.epoch_seconds, measure) + " ± " +
@@ -120,12 +121,14 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
         if (result == r) return column;
       return device_column(r->cell);
     };
+    const bool predicted = fastest_pair && fastest_pair->predicted;
     if (fastest_pair && fastest_pair->winner == Winner::kContender) {
-      winner = column_of(fastest);
+      winner = column_of(fastest) + (predicted ? " (predicted)" : "");
     } else if (cpu_beats_all) {
-      winner = devices.front();
+      winner = devices.front() + (predicted ? " (predicted)" : "");
     } else {
-      winner = "tie (interval contains 1)";
+      winner = predicted ? "undecided (predicted: the band allows a tie)"
+                         : "tie (interval contains 1)";
     }
   }
   cells.push_back(winner);

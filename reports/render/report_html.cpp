@@ -186,10 +186,7 @@ std::string tables_html(const std::vector<Result>& results,
            "#" + std::to_string(p.baseline->cell.index) + " / #" +
                std::to_string(p.contender->cell.index),
            format_number(p.speedup), format_number(p.ci.low), format_number(p.ci.high),
-           p.winner == Winner::kTie
-               ? "tie"
-               : spec.axis + "=" +
-                     (p.winner == Winner::kContender ? spec.contender : spec.baseline)});
+           winner_text(p, spec)});
     }
   }
   if (!pair_rows.empty()) {

@@ -48,7 +48,8 @@ std::string crossover_text(const ComparisonFindings& f) {
   for (const Pair& p : f.pairs) {
     if (crossed.count(p.baseline->cell.workload) != 0) continue;
     const std::string better = spec.measure == "time" ? " faster" : " needs less " + spec.measure;
-    const std::string verdict = p.winner == Winner::kTie         ? "a tie"
+    const std::string verdict = p.winner == Winner::kTie
+                                    ? (p.predicted ? "undecided (the band allows a tie)" : "a tie")
                                 : p.winner == Winner::kContender ? spec.contender + better
                                                                  : spec.baseline + better;
     out += "  " + cell_label(p.contender->cell) + predicted_mark(*p.contender) + ": " +

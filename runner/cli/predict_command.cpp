@@ -1,11 +1,13 @@
-// crossover predict --check: the cost model scored against a measured run. Every ok cell is
-// predicted with a profile (from its recorded anatomy, or its anatomy taken again on this
-// machine's CPU when the run has none) and set beside what was measured: per cell, per device,
-// and the crossovers the predictions would have found against the measured ones.
+// crossover predict --check: the cost model scored against measured runs (their cells predicted
+// by runner/cli/predict_check), per cell, per device, the band's coverage, the winner of every
+// pair and the crossovers the predictions would have found against the measured ones. With
+// --fit-band, the profile is written again with the band these cells give (split conformal,
+// core/machine_profile.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,91 +19,25 @@
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/predict_check.hpp"
 #include "runner/cli/write_reports.hpp"
-#include "runner/execution/anatomy.hpp"
-#include "runner/machine/profile_measure.hpp"
 #include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
 
 struct PredictArgs {
-  std::string run;      ///< --check RUN
-  std::string profile;  ///< --profile FILE
+  std::vector<std::string> runs;  ///< --check RUN...
+  std::string profile;            ///< --profile FILE
   std::string data_dir = "data";
   std::string json;  ///< --json FILE
   std::vector<std::string> compare = {"device=cpu:cuda"};
+  bool save_anatomy = false;  ///< --save-anatomy
+  std::string fit_band;       ///< --fit-band FILE
 };
-
-// The measured run's cells, each with its prediction. `anatomy_here` is set when the anatomy of
-// some cell had to be taken on this machine.
-struct Checked {
-  std::vector<Result> measured;   ///< the run's ok cells
-  std::vector<Result> predicted;  ///< the same cells, their epochs the model's
-};
-
-// The machine the run's anatomy was taken on: the run's own profile (env.json) when its cells
-// carry anatomy, else this machine's (quick), on which it is taken again.
-std::shared_ptr<const MachineProfile> anatomy_machine(const RunRecord& run, bool recorded) {
-  if (recorded && run.environment && !run.environment->profile.is_null()) {
-    try {
-      return std::make_shared<const MachineProfile>(profile_from_json(run.environment->profile));
-    } catch (const std::exception& e) {
-      spdlog::warn(
-          "{}'s env.json has no readable profile ({}); the loader's waits are not "
-          "scaled",
-          run.label, e.what());
-      return nullptr;
-    }
-  }
-  return recorded ? nullptr : std::make_shared<const MachineProfile>(measure_profile({}));
-}
-
-Checked check_run(const RunRecord& run, const MachineProfile& target, const std::string& data_dir) {
-  Checked out;
-  for (const Result& r : run.results)
-    if (r.status == CellStatus::kOk && r.epoch_seconds > 0.0) out.measured.push_back(r);
-  const bool recorded = std::all_of(out.measured.begin(), out.measured.end(),
-                                    [](const Result& r) { return !r.step_op_groups.empty(); });
-  const auto here = anatomy_machine(run, recorded);
-  for (const Result& r : out.measured) {
-    Result p = r;
-    // A graph cell recorded before its anatomy came from its twin saw only the replay.
-    const bool replay_only = r.cell.execution == Execution::kGraph && r.step_ops_forward == 0;
-    if (r.step_op_groups.empty() || replay_only) {
-      Result twin = r;
-      try {
-        record_twin_anatomy(r.cell, data_dir, twin);
-      } catch (const std::exception& e) {
-        spdlog::warn("cell {} ({}): its anatomy could not be taken here ({}); not predicted",
-                     r.cell.index, cell_label(r.cell), e.what());
-        continue;
-      }
-      for (auto field : {&Result::step_ops_data, &Result::step_ops_forward,
-                         &Result::step_ops_backward, &Result::step_ops_optimizer})
-        p.*field = twin.*field;
-      p.step_flops = twin.step_flops;
-      p.step_bytes = twin.step_bytes;
-      p.step_h2d_bytes = twin.step_h2d_bytes;
-      p.step_loader_seconds = twin.step_loader_seconds;
-      p.step_loader_share = twin.step_loader_share;
-      p.step_batch_seconds = twin.step_batch_seconds;
-      p.step_op_groups = twin.step_op_groups;
-    }
-    apply_prediction(p, target, here.get());
-    if (p.predicted_epoch_seconds <= 0.0) continue;
-    // As the analysis reads it: the model's epoch, with the measured spread around it.
-    const double scale = p.predicted_epoch_seconds / r.epoch_seconds;
-    for (double& s : p.epoch_seconds_samples) s *= scale;
-    p.epoch_seconds = p.predicted_epoch_seconds;
-    p.epoch_seconds_ci_low *= scale;
-    p.epoch_seconds_ci_high *= scale;
-    out.predicted.push_back(p);
-  }
-  return out;
-}
 
 // The measured result of a predicted one.
 const Result& measured_of(const Checked& c, const Result& p) {
@@ -109,38 +45,156 @@ const Result& measured_of(const Checked& c, const Result& p) {
                        [&](const Result& r) { return r.cell.index == p.cell.index; });
 }
 
-// Per cell, then per device: measured, predicted, error, bound.
-Json cells_json(const Checked& c, TextTable& table,
-                std::map<std::string, std::vector<double>>& errors) {
+// Inside its band: the measured epoch within [predicted / factor, predicted * factor].
+bool inside_band(const Result& p, double measured) {
+  const double factor = 1.0 + p.prediction_error;
+  return measured >= p.predicted_epoch_seconds / factor &&
+         measured <= p.predicted_epoch_seconds * factor;
+}
+
+// What the cells of one device kind (and one bound class) add up to.
+struct Score {
+  std::vector<double> errors;  ///< |predicted / measured - 1|
+  std::vector<double> logs;    ///< |log(predicted / measured)|
+  int banded = 0, inside = 0;  ///< cells with a band, and inside it
+};
+
+Json score_json(const Score& s) {
+  Json j = {{"cells", s.errors.size()}, {"median_abs_error", summarize(s.errors).median}};
+  if (s.banded > 0) {
+    j["band_cells"] = s.banded;
+    j["band_inside"] = s.inside;
+    j["band_coverage"] = static_cast<double>(s.inside) / s.banded;
+  }
+  return j;
+}
+
+std::string score_text(const std::string& kind, const Score& s) {
+  std::string text = kind + " " + format_percent(summarize(s.errors).median, false) + " (" +
+                     std::to_string(s.errors.size()) + " cells";
+  if (s.banded > 0)
+    text += "; " + std::to_string(s.inside) + " of " + std::to_string(s.banded) +
+            " inside their band, " + format_percent(static_cast<double>(s.inside) / s.banded, false);
+  return text + ")";
+}
+
+// Per cell: measured, predicted with its band, error, bound; into `scores` by kind and by
+// "kind/bound".
+Json cells_json(const Checked& c, TextTable& table, std::map<std::string, Score>& scores) {
   Json cells = Json::array();
-  table.header = {"#", "cell", "measured epoch", "predicted", "error", "bound"};
-  table.right_aligned = {true, false, true, true, true, false};
   for (const Result& p : c.predicted) {
     const Result& m = measured_of(c, p);
     const double error = p.predicted_epoch_seconds / m.epoch_seconds - 1.0;
-    errors[text_of(device_kind(p.cell.device))].push_back(std::abs(error));
-    table.rows.push_back(
-        {std::to_string(p.cell.index), cell_label(p.cell), format_seconds(m.epoch_seconds),
-         format_seconds(p.predicted_epoch_seconds), format_percent(error), text_of(p.bound)});
-    cells.push_back({{"cell", p.cell.index},
-                     {"label", cell_label(p.cell)},
-                     {"device", p.cell.device},
-                     {"measured_epoch_seconds", m.epoch_seconds},
-                     {"predicted_epoch_seconds", p.predicted_epoch_seconds},
-                     {"error", error},
-                     {"bound", p.bound},
-                     {"predicted_dispatch_seconds", p.predicted_dispatch_seconds},
-                     {"predicted_compute_seconds", p.predicted_compute_seconds},
-                     {"predicted_memory_seconds", p.predicted_memory_seconds},
-                     {"predicted_transfer_seconds", p.predicted_transfer_seconds},
-                     {"predicted_loader_seconds", p.predicted_loader_seconds}});
+    const std::string kind = text_of(device_kind(p.cell.device));
+    const bool banded = p.prediction_error > 0.0, inside = banded && inside_band(p, m.epoch_seconds);
+    for (const std::string& key : {kind, kind + "/" + text_of(p.bound)}) {
+      Score& s = scores[key];
+      s.errors.push_back(std::abs(error));
+      s.logs.push_back(std::abs(std::log(p.predicted_epoch_seconds / m.epoch_seconds)));
+      s.banded += banded ? 1 : 0;
+      s.inside += inside ? 1 : 0;
+    }
+    table.rows.push_back({c.run, std::to_string(p.cell.index), cell_label(p.cell),
+                          format_seconds(m.epoch_seconds),
+                          predicted_interval_text(p.predicted_epoch_seconds, p.prediction_error),
+                          format_percent(error), text_of(p.bound)});
+    Json j = {{"run", c.run},
+              {"cell", p.cell.index},
+              {"label", cell_label(p.cell)},
+              {"device", p.cell.device},
+              {"measured_epoch_seconds", m.epoch_seconds},
+              {"predicted_epoch_seconds", p.predicted_epoch_seconds},
+              {"error", error},
+              {"bound", p.bound}};
+    if (banded) {
+      j["predicted_low_seconds"] = p.predicted_epoch_seconds / (1.0 + p.prediction_error);
+      j["predicted_high_seconds"] = p.predicted_epoch_seconds * (1.0 + p.prediction_error);
+      j["inside_band"] = inside;
+    }
+    for (const auto& [key, value] :
+         {std::pair{"predicted_dispatch_seconds", p.predicted_dispatch_seconds},
+          {"predicted_compute_seconds", p.predicted_compute_seconds},
+          {"predicted_memory_seconds", p.predicted_memory_seconds},
+          {"predicted_transfer_seconds", p.predicted_transfer_seconds},
+          {"predicted_loader_seconds", p.predicted_loader_seconds}})
+      j[key] = value;
+    cells.push_back(j);
   }
   return cells;
 }
 
+// The winners of a run's pairs, measured and predicted: right, wrong or undecided (the predicted
+// speedup's interval holds 1). Scored twice: as `run --predict` decides on a machine with this
+// CPU and no GPU (the CPU side measured, with its 95 % interval; the CUDA side predicted, with
+// its band), and with both sides predicted.
+struct Winners {
+  int right = 0, wrong = 0, undecided = 0;
+  Json pairs = Json::array();
+
+  Json json() const {
+    return {{"right", right}, {"wrong", wrong}, {"undecided", undecided}, {"pairs", pairs}};
+  }
+  std::string text() const {
+    return std::to_string(right) + " right, " + std::to_string(wrong) + " wrong, " +
+           std::to_string(undecided) + " undecided";
+  }
+};
+
+const Result* predicted_of(const Checked& c, const Result& m) {
+  const auto it = std::find_if(c.predicted.begin(), c.predicted.end(),
+                               [&](const Result& p) { return p.cell.index == m.cell.index; });
+  return it == c.predicted.end() ? nullptr : &*it;
+}
+
+// One side of a pair: its epoch and interval, measured or predicted.
+Interval side_interval(const Result& m, const Result& p, bool measured, double& point) {
+  if (measured) {
+    point = m.epoch_seconds;
+    const bool has = m.epoch_seconds_ci_low > 0.0 && m.epoch_seconds_ci_high >= m.epoch_seconds_ci_low;
+    return has ? Interval{m.epoch_seconds_ci_low, m.epoch_seconds_ci_high}
+               : Interval{m.epoch_seconds, m.epoch_seconds};
+  }
+  point = p.predicted_epoch_seconds;
+  return {point / (1.0 + p.prediction_error), point * (1.0 + p.prediction_error)};
+}
+
+void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& k,
+                bool measured_cpu, Winners& w) {
+  const auto cpu = [&](const Result& r) {
+    return measured_cpu && device_kind(r.cell.device) == DeviceKind::kCpu;
+  };
+  double bp = 0.0, kp = 0.0;
+  const Interval bi = side_interval(*m.baseline, b, cpu(b), bp);
+  const Interval ki = side_interval(*m.contender, k, cpu(k), kp);
+  const double speedup = bp / kp, low = bi.low / ki.high, high = bi.high / ki.low;
+  std::string verdict = "undecided";
+  if (low > 1.0 || high < 1.0) verdict = (low > 1.0) == (m.speedup > 1.0) ? "right" : "wrong";
+  (verdict == "right" ? w.right : verdict == "wrong" ? w.wrong : w.undecided) += 1;
+  w.pairs.push_back({{"run", c.run},
+                     {"cells", {m.baseline->cell.index, m.contender->cell.index}},
+                     {"label", cell_label(m.contender->cell)},
+                     {"measured_speedup", m.speedup},
+                     {"predicted_speedup", speedup},
+                     {"predicted_low", low},
+                     {"predicted_high", high},
+                     {"verdict", verdict}});
+}
+
+void score_winners(const Checked& c, const CompareSpec& spec, Winners& as_run, Winners& both) {
+  for (const Pair& m : pair_results(c.measured, spec)) {
+    const Result* b = predicted_of(c, *m.baseline);
+    const Result* k = predicted_of(c, *m.contender);
+    if (b == nullptr || k == nullptr) continue;
+    score_pair(c, m, *b, *k, true, as_run);
+    score_pair(c, m, *b, *k, false, both);
+  }
+}
+
 // The crossovers of the measured cells and of the predicted ones, matched by workload, axis and
-// setting: the same side wins, and where the crossing lies.
-Json crossovers_json(const Checked& c, const std::vector<CompareSpec>& specs, std::string& text) {
+// setting: the same side wins, and where the crossing lies. Counts the measured crossings and
+// those reproduced within a factor of 2 into `within`.
+Json crossovers_json(const Checked& c, const std::vector<CompareSpec>& specs, std::string& text,
+                     std::pair<int, int>& within) {
   Json out = Json::array();
   const Analysis measured = analyse(c.measured, specs), predicted = analyse(c.predicted, specs);
   for (std::size_t s = 0; s < specs.size(); ++s) {
@@ -149,7 +203,8 @@ Json crossovers_json(const Checked& c, const std::vector<CompareSpec>& specs, st
       const auto p = std::find_if(candidates.begin(), candidates.end(), [&](const Crossover& x) {
         return x.workload == m.workload && x.axis == m.axis && x.fixed == m.fixed;
       });
-      Json j = {{"workload", m.workload},
+      Json j = {{"run", c.run},
+                {"workload", m.workload},
                 {"axis", m.axis},
                 {"fixed", m.fixed},
                 {"measured", m.statement}};
@@ -158,10 +213,14 @@ Json crossovers_json(const Checked& c, const std::vector<CompareSpec>& specs, st
           p == candidates.end() ? std::nullopt : (p->crossing ? p->crossing : p->from);
       const bool same_side = p != candidates.end() && m.from.has_value() == p->from.has_value();
       const bool within_two = mc && pc && *pc <= 2.0 * *mc && *pc >= *mc / 2.0;
+      if (m.crossing) {
+        ++within.second;
+        within.first += within_two ? 1 : 0;
+      }
       j["predicted"] = p == candidates.end() ? "" : p->statement;
       j["same_side"] = same_side;
       j["within_factor_2"] = mc && pc ? Json(within_two) : Json();
-      text += "  " + m.workload + " along " + m.axis +
+      text += "  " + c.run + ": " + m.workload + " along " + m.axis +
               (m.fixed.empty() ? "" : " (" + m.fixed + ")") + ":\n    measured:  " + m.statement +
               "\n    predicted: " + (p == candidates.end() ? std::string("none") : p->statement) +
               "\n    " + (same_side ? "the same side wins" : "ANOTHER SIDE WINS") +
@@ -175,46 +234,129 @@ Json crossovers_json(const Checked& c, const std::vector<CompareSpec>& specs, st
   return out;
 }
 
-int predict_command(const PredictArgs& args) {
-  const auto specs = compare_specs(args.compare);
-  if (!specs) return kExitBadInput;
-  if (!args.json.empty()) {
-    if (const std::string problem = run_file_problem(args.json); !problem.empty()) {
-      spdlog::error("--json {}", problem);
-      return kExitBadInput;
+// The profile with the band of these cells, by kind and by bound class.
+MachineProfile fitted_profile(MachineProfile profile, const std::map<std::string, Score>& scores,
+                              const std::vector<std::string>& runs) {
+  profile.validation.clear();
+  for (const auto& [key, s] : scores) {
+    if (key.find('/') != std::string::npos) continue;
+    Validation v;
+    v.median_abs_error = summarize(s.errors).median;
+    v.band = fit_band(s.logs);
+    v.runs = runs;
+    for (const auto& [other, t] : scores) {
+      if (other.rfind(key + "/", 0) != 0 || static_cast<int>(t.logs.size()) < kMinBandCells)
+        continue;
+      if (const PredictionBand b = fit_band(t.logs); b.factor > 0.0)
+        v.by_bound[other.substr(key.size() + 1)] = b;
+    }
+    if (v.band.factor > 0.0) profile.validation[key] = v;
+  }
+  return profile;
+}
+
+// Where --json and --fit-band may not write: a run's file, or the profile read.
+bool output_refused(const PredictArgs& args) {
+  for (const auto& [option, path] : {std::pair{"--json", args.json}, {"--fit-band", args.fit_band}}) {
+    if (path.empty()) continue;
+    if (const std::string problem = run_file_problem(path); !problem.empty()) {
+      spdlog::error("{} {}", option, problem);
+      return true;
+    }
+    std::error_code error;
+    if (fs::exists(path, error) && fs::equivalent(path, args.profile, error)) {
+      spdlog::error("{} {}: that is the profile read (--profile); write the new one beside it",
+                    option, path);
+      return true;
     }
   }
-  RunRecord run;
-  MachineProfile target;
+  return false;
+}
+
+// Writes what this check took and fitted: anatomy.jsonl beside each run, the fitted profile.
+int write_outputs(const PredictArgs& args, const std::vector<Checked>& checked,
+                  const MachineProfile& target, const std::map<std::string, Score>& scores) {
   try {
-    run = load_run(args.run);
+    for (const Checked& c : checked)
+      if (args.save_anatomy) save_anatomy(c);
+    if (!args.fit_band.empty()) {
+      std::vector<std::string> runs;
+      for (const Checked& c : checked) runs.push_back(fs::path(c.run).filename().string());
+      write_text_file(args.fit_band,
+                      json_text(profile_to_json(fitted_profile(target, scores, runs)), 2) + "\n");
+      std::cout << "The profile with the band of these cells: " << args.fit_band << "\n";
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+std::vector<Checked> check_runs(const PredictArgs& args, const MachineProfile& target) {
+  std::vector<Checked> checked;
+  for (const std::string& path : args.runs) {
+    const RunRecord run = load_run(path);
+    warn_other_cpu(path, run, target);
+    checked.push_back(check_run(path, run, target, args.data_dir));
+  }
+  return checked;
+}
+
+std::string summary_text(const std::map<std::string, Score>& scores, const Winners& as_run,
+                         const Winners& both, const std::pair<int, int>& within, Json& report) {
+  std::string out = "\nMedian absolute error:";
+  report["scores"] = Json::object();
+  for (const auto& [key, s] : scores) {
+    report["scores"][key] = score_json(s);
+    if (key.find('/') == std::string::npos) out += " " + score_text(key, s);
+  }
+  out += "\nWinners of " + std::to_string(as_run.pairs.size()) + " pairs as run --predict " +
+         "decides them (the CPU side measured, the CUDA side predicted with its band): " +
+         as_run.text() + "; with both sides predicted: " + both.text() +
+         " (undecided: the interval holds a tie)\n";
+  out += "Measured crossings reproduced within a factor of 2: " + std::to_string(within.first) +
+         " of " + std::to_string(within.second) + "\n";
+  report["winners"] = as_run.json();
+  report["winners_both_predicted"] = both.json();
+  report["crossings"] = {{"measured", within.second}, {"within_factor_2", within.first}};
+  return out;
+}
+
+int predict_command(const PredictArgs& args) {
+  const auto specs = compare_specs(args.compare);
+  if (!specs || output_refused(args)) return kExitBadInput;
+  MachineProfile target;
+  std::vector<Checked> checked;
+  try {
     target = load_profile(args.profile);
+    checked = check_runs(args, target);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
   }
-  const Checked checked = check_run(run, target, args.data_dir);
-  if (checked.predicted.empty()) {
-    spdlog::error("{}: no ok cell could be predicted with {}", args.run, target.name);
+  TextTable table;
+  table.header = {"run", "#", "cell", "measured epoch", "predicted", "error", "bound"};
+  table.right_aligned = {false, true, false, true, true, true, false};
+  std::map<std::string, Score> scores;
+  Winners as_run, both;
+  std::pair<int, int> within{0, 0};
+  std::string crossings;
+  Json report = {{"runs", args.runs}, {"profile", target.name}, {"cells", Json::array()}};
+  report["crossovers"] = Json::array();
+  for (const Checked& c : checked) {
+    for (const Json& cell : cells_json(c, table, scores)) report["cells"].push_back(cell);
+    score_winners(c, specs->front(), as_run, both);
+    for (const Json& x : crossovers_json(c, *specs, crossings, within))
+      report["crossovers"].push_back(x);
+  }
+  if (table.rows.empty()) {
+    spdlog::error("{}: no ok cell could be predicted with {}", join(args.runs), target.name);
     return kExitBadInput;
   }
-  TextTable table;
-  std::map<std::string, std::vector<double>> errors;
-  Json report = {{"run", args.run}, {"profile", target.name}};
-  report["cells"] = cells_json(checked, table, errors);
-  std::string out = "Predicted with " + target.name + " against " + args.run + ":\n" +
-                    render_text_table(table) + "\nMedian absolute error:";
-  report["median_abs_error"] = Json::object();
-  for (const auto& [kind, e] : errors) {
-    const double median = summarize(e).median;
-    report["median_abs_error"][kind] = median;
-    out += " " + kind + " " + format_percent(median, false) + " (" + std::to_string(e.size()) +
-           " cells)";
-  }
-  std::string crossings;
-  report["crossovers"] = crossovers_json(checked, *specs, crossings);
-  out += "\n" + (crossings.empty() ? std::string()
-                                   : "\nCrossovers, measured and predicted:\n" + crossings);
+  std::string out = "Predicted with " + target.name + " against " + join(args.runs) + ":\n" +
+                    render_text_table(table) + summary_text(scores, as_run, both, within, report);
+  out += crossings.empty() ? std::string() : "\nCrossovers, measured and predicted:\n" + crossings;
   std::cout << out;
   if (!args.json.empty()) {
     try {
@@ -224,7 +366,7 @@ int predict_command(const PredictArgs& args) {
       return kExitRunFailed;
     }
   }
-  return kExitOk;
+  return write_outputs(args, checked, target, scores);
 }
 
 }  // namespace
@@ -233,21 +375,32 @@ Command add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* predict = app.add_subcommand(
       "predict",
-      "Score the cost model against a measured run: predict its every ok cell with a profile "
-      "(from the anatomy the run recorded, or taken again on this machine's CPU) and print "
-      "predicted against measured per cell, the median absolute error per device, and the "
-      "crossovers the predictions find against the measured ones");
-  predict->add_option("--check", args->run, "The measured run (its folder or results.jsonl)")
-      ->required();
+      "Score the cost model against measured runs: predict their every ok cell with a profile "
+      "(from the anatomy the run recorded, its anatomy.jsonl, or taken again on this machine's "
+      "CPU) and print predicted (with the profile's band) against measured per cell, the median "
+      "absolute error and the band's coverage per device, the winner of every pair (right, "
+      "wrong or undecided) and the crossovers the predictions find against the measured ones");
+  predict
+      ->add_option("--check", args->runs, "The measured runs (their folders or results.jsonl)")
+      ->required()
+      ->take_all();
   predict->add_option("--profile", args->profile, "The profile to predict with")->required();
   predict
       ->add_option("--data-dir", args->data_dir,
                    std::string("To take a cell's anatomy again: ") + kDataDirHelp)
       ->envname(kDataDirVariable);
   predict->add_option("--json", args->json, "Also write the check as JSON to this file");
+  predict->add_flag("--save-anatomy", args->save_anatomy,
+                    "Keep the anatomy taken here beside each run (anatomy.jsonl), which later "
+                    "checks read instead of taking it again");
+  predict->add_option("--fit-band", args->fit_band,
+                      "Write the profile again to this file with the band these cells give: for "
+                      "each device kind (and each bound class with 8 cells or more), the factor "
+                      "that held 80 % of them (split conformal). Check other runs with it");
   predict
       ->add_option("--compare", args->compare,
-                   "AXIS=BASELINE:CONTENDER for the crossovers (default device=cpu:cuda)")
+                   "AXIS=BASELINE:CONTENDER for the winners and crossovers (default "
+                   "device=cpu:cuda)")
       ->allow_extra_args(false)
       ->take_all();
   return {predict, [args] { return predict_command(*args); }};

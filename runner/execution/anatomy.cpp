@@ -1,5 +1,6 @@
 #include "runner/execution/anatomy.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/log.hpp"
@@ -50,16 +51,31 @@ bool has_loader_workers(const Cell& cell) {
   return cell.loader == Loader::kDataLoader && cell.num_workers > 0;
 }
 
-// What making one batch costs the host: the wait of the CPU twin's probed step with no loader
-// workers, so that the training thread makes each batch itself. Workers hide that wait from the
-// cell's own probe (its batch is ready), not from its epoch when they fall behind.
-double host_batch_seconds(const Cell& cell, const std::string& data_dir) {
+// What making one batch costs the host: the CPU twin's probed step with no loader workers, so
+// that the training thread makes the batch itself and the recorder sees its operators. Workers
+// hide them from the cell's own probe (they run on the workers' threads), not from its epoch when
+// they fall behind.
+StepAnatomy host_batch(const Cell& cell, const std::string& data_dir) {
   Cell twin = cpu_twin(cell);
   twin.num_workers = 0;
   apply_threads(twin.threads);
   const std::unique_ptr<Workload> workload = make_workload(twin, torch::kCPU, data_dir);
   workload->reset(twin.seed);
-  return probe_step(*workload, [] {}).loader_seconds;
+  return probe_step(*workload, [] {});
+}
+
+// A cell with loader workers: its data phase is the operators of a batch its workers make.
+void add_worker_batch(const Cell& cell, const std::string& data_dir, StepAnatomy& anatomy,
+                      double& batch_seconds) {
+  if (!has_loader_workers(cell)) return;
+  const StepAnatomy batch = host_batch(cell, data_dir);
+  auto& groups = anatomy.groups;
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [](const OpGroup& g) { return g.phase == Phase::kData; }),
+               groups.end());
+  for (const OpGroup& g : batch.groups)
+    if (g.phase == Phase::kData) anatomy.groups.push_back(g);
+  batch_seconds = batch.loader_seconds;
 }
 
 }  // namespace
@@ -80,8 +96,9 @@ void record_anatomy(const Cell& cell, Workload& workload, const std::string& dat
     // A CUDA graph's step is one replay: the dispatcher sees none of the operators it runs. They
     // are the eager step's, which the twin dispatches one by one.
     if (cell.execution == Execution::kGraph) return record_twin_anatomy(cell, data_dir, result);
-    const StepAnatomy anatomy = probe_step(workload, [&cell] { synchronize_device(cell.device); });
-    const double batch = has_loader_workers(cell) ? host_batch_seconds(cell, data_dir) : 0.0;
+    StepAnatomy anatomy = probe_step(workload, [&cell] { synchronize_device(cell.device); });
+    double batch = 0.0;
+    add_worker_batch(cell, data_dir, anatomy, batch);
     set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
     if (has_loader_workers(cell)) result.step_batch_seconds = batch;
   } catch (const std::exception& e) {
@@ -104,7 +121,8 @@ void record_twin_anatomy(const Cell& cell, const std::string& data_dir, Result& 
       cell.loader == Loader::kDataLoader || cell.data_placement == Placement::kHost;
   if (is_cuda_device(cell.device) && host_batch)
     anatomy.h2d_bytes = static_cast<double>(facts.rows_per_step) * facts.sample_bytes;
-  const double batch = has_loader_workers(cell) ? host_batch_seconds(cell, data_dir) : 0.0;
+  double batch = 0.0;
+  add_worker_batch(cell, data_dir, anatomy, batch);
   set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
   if (has_loader_workers(cell)) result.step_batch_seconds = batch;
   record_facts(facts, result);

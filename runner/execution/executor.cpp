@@ -369,18 +369,20 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
     r.reason = "no CUDA here, and not predicted: " + refusal;
     return r;
   }
-  apply_prediction(r, profile, options.profile.get());
+  apply_prediction(r, profile);
   r.status = CellStatus::kPredicted;
   r.epoch_seconds = r.predicted_epoch_seconds;
   r.step_seconds = r.predicted_step_seconds;
   r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
   r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
-  r.prediction_error = profile.validated_error("cuda");
-  r.reason =
-      "by the cost model with the profile " + profile.name + " (no CUDA here; " +
-      (r.prediction_error > 0.0 ? "its validated error " + format_percent(r.prediction_error, false)
-                                : std::string("not validated against real runs")) +
-      ")";
+  r.prediction_error = band_error(r, profile);
+  r.reason = "by the cost model with the profile " + profile.name + " (no CUDA here; " +
+             (r.prediction_error > 0.0
+                  ? "its band held " +
+                        std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
+                        " % of held-out real cells"
+                  : std::string("no band validated against real runs")) +
+             ")";
   r.wall_seconds = seconds_since(start);
   return r;
 }
@@ -449,7 +451,7 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
       result = run_cell(cell, options);
     }
     if (options.profile && result.status == CellStatus::kOk)
-      apply_prediction(result, *options.profile, options.profile.get());
+      apply_prediction(result, *options.profile);
     apply_price(result, options.prices);
     results.push_back(result);
     if (on_result) on_result(results.back());

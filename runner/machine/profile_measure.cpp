@@ -15,6 +15,7 @@
 #include "runner/execution/threads.hpp"
 #include "runner/machine/env.hpp"
 #include "runner/machine/revision.hpp"
+#include "workloads/batches.hpp"
 #include "workloads/op_cost.hpp"
 
 namespace crossover {
@@ -101,6 +102,41 @@ double graph_op_seconds(int chains) {
   return summarize(per_op).median;
 }
 
+// What one operator of making a batch on the host costs: LibTorch's DataLoader (no workers) over
+// 4,096 MNIST-shaped samples, normalised as each is fetched and collated 128 to a batch (the
+// workloads' own data path), its time per batch over the operators the recorder counts in one.
+double batch_op_seconds(int batches) {
+  TensorData data;
+  data.x_train = torch::rand({4096, 1, 28, 28});
+  data.y_train = torch::randint(0, 10, {4096}, torch::kLong);
+  data.mean = {0.5};
+  data.stdev = {0.25};
+  DataPath path;
+  path.loader = Loader::kDataLoader;
+  path.placement = Placement::kHost;
+  path.batch_size = 128;
+  const std::unique_ptr<BatchSource> source = make_batches(data, path, torch::kCPU);
+  torch::Tensor x, y;
+  double ops = 0.0;
+  {
+    OperatorRecorder recorder;
+    source->start_epoch();
+    recorder.set_phase(Phase::kData);
+    recorder.enable(true);
+    source->next(x, y);
+    recorder.enable(false);
+    ops = std::max(recorder.anatomy().ops(), 1.0);
+  }
+  std::vector<double> per_op;
+  for (int i = 0; i < batches; ++i) {
+    if (i % 30 == 0) source->start_epoch();  // 32 batches an epoch
+    const Clock::time_point start = Clock::now();
+    source->next(x, y);
+    per_op.push_back(seconds_since(start) / ops);
+  }
+  return summarize(per_op).median;
+}
+
 // Repeats `op` until `seconds` have passed (at least twice); its seconds per call.
 template <typename Op>
 double seconds_per_call(const std::string& name, double seconds, Op op) {
@@ -135,6 +171,13 @@ DeviceProfile device_profile(const torch::Device& device, const std::string& nam
   torch::Tensor c = torch::empty({e.memory_floats}, options);
   const double t = seconds_per_call(name, 4 * e.rung_seconds, [&] { torch::add_out(c, a, b); });
   d.memory_bytes_per_second = 3.0 * static_cast<double>(e.memory_floats) * 4.0 / t;
+  if (!device.is_cuda()) {
+    // A training step allocates its activations afresh: the same sum into a new tensor each
+    // time, its pages first touched by the sum (the CUDA caching allocator reuses its blocks).
+    const double fresh =
+        seconds_per_call(name, 4 * e.rung_seconds, [&] { c = torch::add(a, b); });
+    d.fresh_memory_bytes_per_second = 3.0 * static_cast<double>(e.memory_floats) * 4.0 / fresh;
+  }
   return d;
 }
 
@@ -186,6 +229,9 @@ MachineProfile measure_profile(const ProfileOptions& options) {
   apply_threads(0);
   p.cpu_all_threads = device_profile(cpu, "cpu", e);
   p.cpu_all_threads.dispatch_seconds = dispatch_seconds(cpu, "cpu", e.dispatch_chains);
+  // The training thread makes a batch one sample at a time, whatever the intra-op threads.
+  p.cpu_all_threads.batch_op_seconds = batch_op_seconds(std::max(e.dispatch_chains / 5, 3));
+  p.cpu_one_thread.batch_op_seconds = p.cpu_all_threads.batch_op_seconds;
   if (torch::cuda::is_available()) {
     const torch::Device gpu("cuda:0");
     DeviceProfile d = device_profile(gpu, "cuda:0", e);
@@ -219,7 +265,11 @@ MachineProfile measure_profile(const ProfileOptions& options) {
            " floats, 12 bytes per element; h2d = " + std::to_string(e.copy_floats * 4 >> 20) +
            " MiB copies from pageable and from pinned memory; sync_seconds = one synchronisation "
            "of the idle device; graph_op_seconds = the dispatch chain captured as a CUDA graph, "
-           "20 replays between synchronisations, divided by 20 x its operators"}};
+           "20 replays between synchronisations, divided by 20 x its operators; "
+           "fresh_memory_bytes_per_second (CPU) = the same sum into a newly allocated tensor; "
+           "batch_op_seconds = LibTorch's DataLoader (no workers) making batches of 128 "
+           "MNIST-shaped samples, normalised as fetched, the median time per batch over the "
+           "operators the recorder counts in one"}};
   return p;
 }
 

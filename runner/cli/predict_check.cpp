@@ -1,0 +1,122 @@
+#include "runner/cli/predict_check.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <map>
+
+#include "core/cost_model.hpp"
+#include "core/file_writer.hpp"
+#include "runner/execution/anatomy.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string results_path(const std::string& run) {
+  return fs::is_directory(run) ? run + "/results.jsonl" : run;
+}
+
+std::string anatomy_path(const std::string& run) {
+  return (fs::path(results_path(run)).parent_path() / kAnatomyFile).string();
+}
+
+// The anatomy a run's anatomy.jsonl keeps, by cell: none when there is no such file.
+std::map<std::size_t, Result> saved_anatomy(const std::string& run) {
+  std::map<std::size_t, Result> out;
+  const std::string path = anatomy_path(run);
+  std::error_code error;
+  if (!fs::exists(fs::symlink_status(path, error))) return out;
+  for (Result& r : read_results(path, Links::kRefuse))
+    if (!r.step_op_groups.empty()) out.emplace(r.cell.index, std::move(r));
+  return out;
+}
+
+// The anatomy fields of `from` into `into`.
+void take_anatomy(const Result& from, Result& into) {
+  for (auto field : {&Result::step_ops_data, &Result::step_ops_forward, &Result::step_ops_backward,
+                     &Result::step_ops_optimizer})
+    into.*field = from.*field;
+  for (auto field : {&Result::step_flops, &Result::step_bytes, &Result::step_h2d_bytes,
+                     &Result::step_loader_seconds, &Result::step_loader_share,
+                     &Result::step_batch_seconds})
+    into.*field = from.*field;
+  into.step_op_groups = from.step_op_groups;
+}
+
+// A cell's anatomy: recorded, saved beside the run, or taken on this machine's CPU (then kept in
+// `taken`). False when it cannot be had.
+bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
+                  const std::string& data_dir, Result& p, std::vector<Result>& taken) {
+  // A graph cell recorded before its anatomy came from its twin saw only the replay.
+  const bool replay_only = r.cell.execution == Execution::kGraph && r.step_ops_forward == 0;
+  if (!r.step_op_groups.empty() && !replay_only) return true;
+  // A line of anatomy.jsonl counts for the cell of its index only when it is that cell.
+  if (const auto it = saved.find(r.cell.index);
+      it != saved.end() && cell_label(it->second.cell) == cell_label(r.cell)) {
+    take_anatomy(it->second, p);
+    return true;
+  }
+  Result twin = r;
+  try {
+    record_twin_anatomy(r.cell, data_dir, twin);
+  } catch (const std::exception& e) {
+    spdlog::warn("cell {} ({}): its anatomy could not be taken here ({}); not predicted",
+                 r.cell.index, cell_label(r.cell), e.what());
+    return false;
+  }
+  take_anatomy(twin, p);
+  taken.push_back(p);
+  return true;
+}
+
+}  // namespace
+
+Checked check_run(const std::string& path, const RunRecord& run, const MachineProfile& target,
+                  const std::string& data_dir) {
+  Checked out;
+  out.run = path;
+  for (const Result& r : run.results)
+    if (r.status == CellStatus::kOk && r.epoch_seconds > 0.0) out.measured.push_back(r);
+  const std::map<std::size_t, Result> saved = saved_anatomy(path);
+  for (const Result& r : out.measured) {
+    Result p = r;
+    if (!find_anatomy(r, saved, data_dir, p, out.anatomy)) continue;
+    apply_prediction(p, target);
+    if (p.predicted_epoch_seconds <= 0.0) continue;
+    p.prediction_error = band_error(p, target);
+    // As the analysis reads it: the model's epoch, with the measured spread around it.
+    const double scale = p.predicted_epoch_seconds / r.epoch_seconds;
+    for (double& s : p.epoch_seconds_samples) s *= scale;
+    p.epoch_seconds = p.predicted_epoch_seconds;
+    p.epoch_seconds_ci_low *= scale;
+    p.epoch_seconds_ci_high *= scale;
+    out.predicted.push_back(p);
+  }
+  return out;
+}
+
+void save_anatomy(const Checked& c) {
+  if (c.anatomy.empty()) return;
+  std::string text;
+  for (const Result& r : c.anatomy) text += result_to_json(r).dump() + "\n";
+  write_text_file(anatomy_path(c.run), text);
+}
+
+void warn_other_cpu(const std::string& path, const RunRecord& run, const MachineProfile& target) {
+  if (!run.environment) return;
+  const auto& cpu = run.environment->cpu;
+  const bool other_model = !cpu.model.empty() && !target.cpu_model.empty() &&
+                           cpu.model != target.cpu_model;
+  const bool other_cores = cpu.logical_cores && target.logical_cores > 0 &&
+                           *cpu.logical_cores != target.logical_cores;
+  if (!other_model && !other_cores) return;
+  spdlog::warn(
+      "{}: its CPU ({}, {} logical cores) is not the profile's ({}, {}): its CPU cells are "
+      "predicted for the profile's machine, not for the one that measured them",
+      path, cpu.model, cpu.logical_cores ? std::to_string(*cpu.logical_cores) : "?",
+      target.cpu_model, target.logical_cores);
+}
+
+}  // namespace crossover

@@ -1,0 +1,40 @@
+#pragma once
+// The cells of a measured run predicted with a profile, for crossover predict --check: each ok
+// cell's anatomy recorded in the run, kept beside it in anatomy.jsonl, or taken again on this
+// machine's CPU from the cell's definition.
+
+#include <string>
+#include <vector>
+
+#include "core/machine_profile.hpp"
+#include "core/results.hpp"
+#include "reports/gate/run_drift.hpp"
+
+namespace crossover {
+
+/// The file beside a run's results.jsonl that keeps the anatomy taken for its cells.
+inline constexpr const char* kAnatomyFile = "anatomy.jsonl";
+
+/// One run's cells, each with its prediction.
+struct Checked {
+  std::string run;
+  std::vector<Result> measured;   ///< the run's ok cells
+  std::vector<Result> predicted;  ///< the same cells, their epochs the model's
+  std::vector<Result> anatomy;    ///< the cells whose anatomy was taken here (--save-anatomy)
+};
+
+/// Every ok cell of `run` (read from `path`) predicted with `target`, its band included; a cell
+/// whose anatomy cannot be had is left out with a warning. Reads `path`'s anatomy.jsonl (a link
+/// refused) where there is one; throws std::runtime_error naming it when it cannot be read.
+Checked check_run(const std::string& path, const RunRecord& run, const MachineProfile& target,
+                  const std::string& data_dir);
+
+/// Writes the anatomy `checked` took here beside its run (anatomy.jsonl); nothing when it took
+/// none. Throws std::runtime_error naming the file.
+void save_anatomy(const Checked& checked);
+
+/// Warns when the profile's CPU is not the one that measured `run`: its CPU cells are then
+/// predicted for the profile's machine.
+void warn_other_cpu(const std::string& path, const RunRecord& run, const MachineProfile& target);
+
+}  // namespace crossover
