@@ -47,7 +47,9 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
                           {"speedup_ci_high", p.ci.high},
                           {"winner", p.winner == Winner::kContender  ? spec.contender
                                      : p.winner == Winner::kBaseline ? spec.baseline
-                                                                     : "tie"}});
+                                     : p.predicted                   ? "undecided"
+                                                                     : "tie"},
+                          {"predicted", p.predicted}});
   }
   return j;
 }

@@ -1,6 +1,5 @@
 #include "runner/execution/anatomy.hpp"
 
-#include <algorithm>
 #include <chrono>
 
 #include "core/log.hpp"
@@ -64,17 +63,15 @@ StepAnatomy host_batch(const Cell& cell, const std::string& data_dir) {
   return probe_step(*workload, [] {});
 }
 
-// A cell with loader workers: its data phase is the operators of a batch its workers make.
+// A cell with loader workers: its step's operators are its twin's without them. The workers'
+// operators run on their own threads, which the recorder counts in the backward phase (where a
+// GPU's autograd thread runs) whenever they happen to run then: how many depends on the
+// machine's load. The twin makes each batch on the training thread, in its data phase.
 void add_worker_batch(const Cell& cell, const std::string& data_dir, StepAnatomy& anatomy,
                       double& batch_seconds) {
   if (!has_loader_workers(cell)) return;
   const StepAnatomy batch = host_batch(cell, data_dir);
-  auto& groups = anatomy.groups;
-  groups.erase(std::remove_if(groups.begin(), groups.end(),
-                              [](const OpGroup& g) { return g.phase == Phase::kData; }),
-               groups.end());
-  for (const OpGroup& g : batch.groups)
-    if (g.phase == Phase::kData) anatomy.groups.push_back(g);
+  anatomy.groups = batch.groups;
   batch_seconds = batch.loader_seconds;
 }
 
