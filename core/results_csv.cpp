@@ -79,6 +79,10 @@ std::string csv_row(const Result& result) {
   if (!in_csv(Unit::unit)) row.name = type{};
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CLEAR_LONG_FIELD)
 #undef CROSSOVER_CLEAR_LONG_FIELD
+  // A predicted row's measured columns hold no prediction: its times are in its predicted_*
+  // columns, its band in prediction_error.
+  if (row.status == CellStatus::kPredicted)
+    row.epoch_seconds = row.step_seconds = row.steps_per_second = row.samples_per_second = 0.0;
   const auto values = result_to_json(row);
   for (const auto& [key, value] : values.items()) {
     if (long_column(key)) continue;

@@ -89,6 +89,25 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
 
 // Two numeric axes varying together (width and batch size): one heat map of every pair's speedup,
 // each row's crossing along the axis with more values marked.
+// A run with predicted cells says so at the top of the page, as report.md does, and a pair whose
+// predicted band allows a tie is undecided, not a winner.
+TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
+  std::vector<Result> results = {made(0, "cpu", 100, 1.0), made(1, "cuda", 100, 0.9)};
+  EXPECT_EQ(render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}))
+                .find("<b>Predicted:</b>"),
+            std::string::npos);
+  results[1].status = CellStatus::kPredicted;
+  results[1].epoch_seconds_samples.clear();
+  results[1].prediction_error = 1.0;  // a 2x band: 0.45-1.8 s holds 1 s
+  const std::string html =
+      render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
+  EXPECT_NE(html.find("<b>Predicted:</b> 1 cell(s) were not measured"), std::string::npos);
+  EXPECT_NE(html.find("undecided (predicted: the band allows a tie)"), std::string::npos);
+  // The table of every cell: the predicted epoch marked, its band where a measured one's interval is.
+  EXPECT_NE(html.find("0.9 (predicted)"), std::string::npos);
+  EXPECT_NE(html.find("450 ms-1.8 s, predicted, 80 %"), std::string::npos);
+}
+
 TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {
   std::vector<Result> results;
   for (const std::int64_t batch : {32, 256}) {

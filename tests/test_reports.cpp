@@ -288,6 +288,37 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   EXPECT_NE(row.find(",skipped,\"a, \"\"quoted\"\" reason\","), std::string::npos) << row;
 }
 
+// A predicted row of results.csv: no predicted time in a measured column.
+TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsAtZero) {
+  Result r = made("cuda", 100, 0.0015, 0);
+  r.status = CellStatus::kPredicted;
+  r.predicted_epoch_seconds = 0.0015;
+  r.steps_per_second = 666.0;
+  r.samples_per_second = 6.7e6;
+  r.prediction_error = 0.98;
+  std::vector<std::string> header, row;
+  const auto split = [](std::string line, std::vector<std::string>& out) {
+    line.pop_back();
+    for (std::size_t at = 0, next; at <= line.size(); at = next + 1) {
+      next = line.find(',', at);
+      if (next == std::string::npos) next = line.size();
+      out.push_back(line.substr(at, next - at));
+    }
+  };
+  split(csv_header(), header);
+  split(csv_row(r), row);
+  ASSERT_EQ(header.size(), row.size());
+  const auto column = [&](const std::string& name) {
+    return row[std::find(header.begin(), header.end(), name) - header.begin()];
+  };
+  for (const char* measured : {"epoch_seconds", "step_seconds", "steps_per_second",
+                               "samples_per_second"})
+    EXPECT_EQ(column(measured), "0") << measured;
+  EXPECT_EQ(column("predicted_epoch_seconds"), "0.0015");
+  EXPECT_EQ(column("prediction_error"), "0.98");
+  EXPECT_EQ(column("status"), "predicted");
+}
+
 TEST(Results, JsonRoundTripAndJsonlReading) {
   Result r = made("cpu", 1000, 0.002, 0.0004);
   r.train_seconds_samples = {0.5, 0.6};

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/cost_model.hpp"
 #include "core/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
@@ -165,9 +166,11 @@ std::string tables_html(const std::vector<Result>& results,
          size_text(r.cell.batch_size),
          ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
          std::to_string(r.cell.threads), text_of(r.status),
-         timed ? format_number(r.epoch_seconds) : "",
-         ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
-            : "",
+         timed ? format_number(r.epoch_seconds) + (ok ? "" : " (predicted)") : "",
+         ok     ? format_number(r.epoch_seconds_ci_low) + " - " +
+                      format_number(r.epoch_seconds_ci_high)
+         : timed ? predicted_interval_text(r.epoch_seconds, r.prediction_error)
+                 : "",
          ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",
          ok ? r.metric + " " + format_number(r.metric_value) : "",
          r.bound == Bound::kNone ? "" : text_of(r.bound), r.reason});
@@ -211,6 +214,16 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   if (!context.description.empty()) s += "<p>" + html_escape(context.description) + "</p>";
   for (const auto& w : context.warnings)
     s += "<p class='warning'><b>Warning:</b> " + html_escape(w) + "</p>";
+  const auto predicted = std::count_if(results.begin(), results.end(), [](const Result& r) {
+    return r.status == CellStatus::kPredicted;
+  });
+  if (predicted > 0) {
+    s += "<p class='warning'><b>Predicted:</b> " + std::to_string(predicted) +
+         " cell(s) were not measured: their device is not on this machine, and the cost model "
+         "predicted them from their steps' anatomy and a machine profile. Each of their times "
+         "carries its band (where 80 % of real cells like it lay), a pair whose band allows a tie "
+         "is undecided, and no gate decides on them.</p>";
+  }
   for (const auto& search : context.searches) {
     s += "<h2>Search: " +
          html_escape(search.value("workload", "") + ", " + search.value("compare", "") + " along " +
