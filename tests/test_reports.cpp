@@ -206,6 +206,17 @@ TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
   EXPECT_NE(std::find(one.begin(), one.end(), "cuda (predicted) epoch"), one.end());
   EXPECT_EQ(std::find(one.begin(), one.end(), "cuda (predicted) wins after"), one.end());
   EXPECT_EQ(one.size(), 6u);  // batch_size, dataset_size, two epochs, the speedup, the winner
+  // Its winner is said once as predicted; a band that allows a tie is undecided, not a tie.
+  const auto winner = [](const std::vector<Result>& r) {
+    return compare_devices(r).front().table.rows.front().back();
+  };
+  results[1].epoch_seconds = 0.0005;  // twice as fast as the CPU, no band: cuda wins
+  EXPECT_EQ(winner(results), "cuda (predicted)");
+  results[1].prediction_error = 2.0;  // a 3x band: 0.17-1.5 ms holds the CPU's 1 ms
+  EXPECT_EQ(winner(results), "undecided (predicted: the band allows a tie)");
+  results[1].epoch_seconds = 0.004;
+  results[1].prediction_error = 0.1;  // the CPU wins over a prediction
+  EXPECT_EQ(winner(results), "cpu (predicted)");
   // Two profiles keep their names apart.
   results.push_back(made("cuda", 100, 0.003, 0.0001, CellStatus::kPredicted));
   results.back().cell.index = 2;

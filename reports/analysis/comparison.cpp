@@ -85,6 +85,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
   const Result* fastest = baseline;
   std::optional<Pair> fastest_pair;
   bool cpu_beats_all = baseline != nullptr;
+  bool any_predicted = false;  // a pair of the row has a predicted side
   std::size_t contenders = 0;
   for (std::size_t i = 1; i < devices.size(); ++i) {
     const auto it = row.by_device.find(devices[i]);
@@ -99,6 +100,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
     }
     ++contenders;
     const Pair pair = compare_pair(*baseline, *other);
+    any_predicted = any_predicted || pair.predicted;
     cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
                     format_number(pair.ci.high) + "]");
     const auto epochs = break_even_epochs(*baseline, *other);
@@ -121,14 +123,16 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
         if (result == r) return column;
       return device_column(r->cell);
     };
-    const bool predicted = fastest_pair && fastest_pair->predicted;
+    // A predicted device's column already says so; the CPU's win over a prediction does not.
+    const std::string mark = any_predicted ? " (predicted)" : "";
     if (fastest_pair && fastest_pair->winner == Winner::kContender) {
-      winner = column_of(fastest) + (predicted ? " (predicted)" : "");
+      winner = column_of(fastest);
+      if (!predicted_column(winner)) winner += mark;
     } else if (cpu_beats_all) {
-      winner = devices.front() + (predicted ? " (predicted)" : "");
+      winner = devices.front() + mark;
     } else {
-      winner = predicted ? "undecided (predicted: the band allows a tie)"
-                         : "tie (interval contains 1)";
+      winner = any_predicted ? "undecided (predicted: the band allows a tie)"
+                             : "tie (interval contains 1)";
     }
   }
   cells.push_back(winner);
