@@ -106,6 +106,19 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   // The table of every cell: the predicted epoch marked, its band where a measured one's interval is.
   EXPECT_NE(html.find("0.9 (predicted)"), std::string::npos);
   EXPECT_NE(html.find("450 ms-1.8 s, predicted, 80 %"), std::string::npos);
+  // Along an axis the predicted side is a dashed line named predicted, its tooltips marked.
+  EXPECT_EQ(html.find("stroke-width='2' stroke-dasharray"), std::string::npos);  // no chart yet
+  results.push_back(made(2, "cpu", 10000, 4.0));
+  results.push_back(made(3, "cuda", 10000, 0.5));
+  results[3].status = CellStatus::kPredicted;
+  results[3].epoch_seconds_samples.clear();
+  results[3].prediction_error = 1.0;
+  results[1].prediction_profile = results[3].prediction_profile = "H100 80GB";
+  const std::string charted =
+      render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
+  EXPECT_NE(charted.find("stroke-width='2' stroke-dasharray='6 4'/>"), std::string::npos);
+  EXPECT_NE(charted.find("device=cuda (predicted, H100 80GB, 80 % band)"), std::string::npos);
+  EXPECT_NE(charted.find("500 ms (250 ms-1 s, predicted, 80 %) (cell 3)"), std::string::npos);
 }
 
 TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {

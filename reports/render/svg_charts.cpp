@@ -65,6 +65,20 @@ std::string y_label(const std::string& measure) {
 
 }  // namespace
 
+namespace {
+
+// What a chart shows around a point: a measured median's 95 % interval, a prediction's band.
+std::pair<double, double> shown_interval(const Result& r) {
+  if (r.status == CellStatus::kPredicted) {
+    const double factor = 1.0 + std::max(r.prediction_error, 0.0);
+    return {r.epoch_seconds / factor, r.epoch_seconds * factor};
+  }
+  return {r.epoch_seconds_ci_low > 0 ? r.epoch_seconds_ci_low : r.epoch_seconds,
+          r.epoch_seconds_ci_high > 0 ? r.epoch_seconds_ci_high : r.epoch_seconds};
+}
+
+}  // namespace
+
 // The picture everyone draws for "when does the GPU beat the CPU": median epoch time against the
 // swept axis on log-log scales, one line per side with its 95 % interval band, the crossing
 // marked and labelled (with its interval, from the speedup's bounds, shaded).
@@ -75,9 +89,9 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   double y_min = points.front()->baseline->epoch_seconds, y_max = y_min;
   for (const Pair* p : points) {
     for (const Result* r : {p->baseline, p->contender}) {
-      y_min = std::min({y_min, r->epoch_seconds,
-                        r->epoch_seconds_ci_low > 0 ? r->epoch_seconds_ci_low : r->epoch_seconds});
-      y_max = std::max({y_max, r->epoch_seconds, r->epoch_seconds_ci_high});
+      const auto [low, high] = shown_interval(*r);
+      y_min = std::min({y_min, r->epoch_seconds, low});
+      y_max = std::max({y_max, r->epoch_seconds, high});
     }
   }
   if (!(y_min > 0)) return "";
@@ -99,34 +113,39 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
       return side == 0 ? points[i]->baseline : points[i]->contender;
     };
     const char* colour = kColors[side == 0 ? 0 : 4];  // blue and orange; red marks the crossing
+    // A predicted side: a dashed line, its band the prediction's, "predicted" in its legend.
+    std::string predicted;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (at(i)->status == CellStatus::kPredicted) predicted = at(i)->prediction_profile;
     std::string upper, lower, line, dots;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Result* r = at(i);
-      const double high =
-          r->epoch_seconds_ci_high > 0 ? r->epoch_seconds_ci_high : r->epoch_seconds;
+      const double high = shown_interval(*r).second;
       upper += num(plot.sx(c.values[i])) + "," + num(plot.sy(high)) + " ";
       line += num(plot.sx(c.values[i])) + "," + num(plot.sy(r->epoch_seconds)) + " ";
       dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" +
               num(plot.sy(r->epoch_seconds)) + "' r='4' fill='" + colour + "'><title>" +
               html_escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " +
                           format_number(c.values[i]) + ": " +
-                          format_measure(r->epoch_seconds, spec.measure) + " (cell " +
-                          std::to_string(r->cell.index) + ")") +
+                          format_measure(r->epoch_seconds, spec.measure) +
+                          predicted_mark(*r) + " (cell " + std::to_string(r->cell.index) + ")") +
               "</title></circle>";
     }
     for (std::size_t i = points.size(); i-- > 0;) {
       const Result* r = at(i);
-      const double low = r->epoch_seconds_ci_low > 0 ? r->epoch_seconds_ci_low : r->epoch_seconds;
-      lower += num(plot.sx(c.values[i])) + "," + num(plot.sy(low)) + " ";
+      lower += num(plot.sx(c.values[i])) + "," + num(plot.sy(shown_interval(*r).first)) + " ";
     }
     s += "<polygon class='band' points='" + upper + lower + "' fill='" + colour +
          "' fill-opacity='0.18'/>";
     s += "<polyline class='series' data-side='" + html_escape(sides[side]) + "' points='" + line +
-         "' fill='none' stroke='" + colour + "' stroke-width='2'/>" + dots;
+         "' fill='none' stroke='" + colour + "' stroke-width='2'" +
+         (predicted.empty() ? "" : " stroke-dasharray='6 4'") + "/>" + dots;
     const double y = Plot::kTop + 4 + 16 * side;
     s += "<rect x='" + num(Plot::kLeft + 8) + "' y='" + num(y) + "' width='10' height='10' fill='" +
          colour + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
-         html_escape(spec.axis + "=" + sides[side]) + "</text>";
+         html_escape(spec.axis + "=" + sides[side] +
+                     (predicted.empty() ? "" : " (predicted, " + predicted + ", 80 % band)")) +
+         "</text>";
   }
   if (c.crossing) {
     const double x = plot.sx(*c.crossing);
