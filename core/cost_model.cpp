@@ -195,7 +195,8 @@ double band_error(const Result& r, const MachineProfile& target) {
 }
 
 std::string predicted_interval_text(double seconds, double error) {
-  if (error <= 0.0) return format_seconds(seconds) + ", predicted (no validated band)";
+  // A band is a factor from 1 to 1e6 (core/machine_profile): anything else read from a file is none.
+  if (!(error > 0.0 && error < 1e6)) return format_seconds(seconds) + ", predicted (no validated band)";
   const double factor = 1.0 + error;
   return format_seconds(seconds / factor) + "-" + format_seconds(seconds * factor) +
          ", predicted, " + std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +

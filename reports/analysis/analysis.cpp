@@ -116,9 +116,11 @@ namespace {
 // A side's epoch as an interval: a predicted one within its error band, a measured one its
 // median's 95 % interval (the median itself when the result has none).
 Interval epoch_interval(const Result& r) {
-  if (r.status == CellStatus::kPredicted)
-    return {r.epoch_seconds / (1.0 + r.prediction_error),
-            r.epoch_seconds * (1.0 + r.prediction_error)};
+  if (r.status == CellStatus::kPredicted) {
+    // A band is a factor from 1 to 1e6; one read from a file outside that is none.
+    const double e = r.prediction_error > 0.0 && r.prediction_error < 1e6 ? r.prediction_error : 0;
+    return {r.epoch_seconds / (1.0 + e), r.epoch_seconds * (1.0 + e)};
+  }
   const bool has =
       r.epoch_seconds_ci_low > 0.0 && r.epoch_seconds_ci_high >= r.epoch_seconds_ci_low;
   return has ? Interval{r.epoch_seconds_ci_low, r.epoch_seconds_ci_high}

@@ -70,7 +70,8 @@ namespace {
 // What a chart shows around a point: a measured median's 95 % interval, a prediction's band.
 std::pair<double, double> shown_interval(const Result& r) {
   if (r.status == CellStatus::kPredicted) {
-    const double factor = 1.0 + std::max(r.prediction_error, 0.0);
+    const double e = r.prediction_error;
+    const double factor = e > 0.0 && e < 1e6 ? 1.0 + e : 1.0;  // a band read from a file: sane
     return {r.epoch_seconds / factor, r.epoch_seconds * factor};
   }
   return {r.epoch_seconds_ci_low > 0 ? r.epoch_seconds_ci_low : r.epoch_seconds,
