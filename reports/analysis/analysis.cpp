@@ -105,6 +105,14 @@ std::string winner_text(const Pair& p, const CompareSpec& spec) {
          (p.predicted ? " (predicted)" : "");
 }
 
+std::string predicted_cells_note(std::size_t predicted) {
+  return std::to_string(predicted) +
+         " cell(s) were not measured: their device is not on this machine, and the cost model "
+         "predicted them from their steps' anatomy and a machine profile (run --predict; "
+         "docs/methodology.md). Each of their times carries its band (where 80 % of real cells "
+         "like it lay), a pair whose band allows a tie is undecided, and no gate decides on them.";
+}
+
 bool comparable(const Result& r) {
   if (r.status == CellStatus::kPredicted)
     return std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0;

@@ -54,6 +54,10 @@ struct Pair {
 /// cell carries beside it.
 std::string predicted_mark(const Result& r);
 
+/// What report.md and report.html say of a run with `predicted` predicted cells, as plain text
+/// ("12 cell(s) were not measured: ..."); each output escapes it for where it lands.
+std::string predicted_cells_note(std::size_t predicted);
+
 /// Whether a result has an epoch to compare: measured (ok, with its samples) or predicted.
 bool comparable(const Result& result);
 

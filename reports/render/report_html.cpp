@@ -218,11 +218,8 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
     return r.status == CellStatus::kPredicted;
   });
   if (predicted > 0) {
-    s += "<p class='warning'><b>Predicted:</b> " + std::to_string(predicted) +
-         " cell(s) were not measured: their device is not on this machine, and the cost model "
-         "predicted them from their steps' anatomy and a machine profile. Each of their times "
-         "carries its band (where 80 % of real cells like it lay), a pair whose band allows a tie "
-         "is undecided, and no gate decides on them.</p>";
+    s += "<p class='warning'><b>Predicted:</b> " +
+         html_escape(predicted_cells_note(static_cast<std::size_t>(predicted))) + "</p>";
   }
   for (const auto& search : context.searches) {
     s += "<h2>Search: " +

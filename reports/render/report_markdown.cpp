@@ -200,11 +200,7 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
          (predicted > 0 ? std::to_string(predicted) + " predicted, " : std::string()) +
          std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed.\n\n";
   if (predicted > 0) {
-    out += "> **Predicted:** " + std::to_string(predicted) +
-           " cell(s) were not measured: their device is not on this machine, and the cost "
-           "model predicted them from their steps' anatomy and a machine profile (`run "
-           "--predict`; docs/methodology.md). Their times are predictions, marked so in every "
-           "table; no gate decides on them.\n\n";
+    out += "> **Predicted:** " + markdown_text(predicted_cells_note(predicted)) + "\n\n";
   }
   if (!synthetic.empty()) {
     out += "> **Synthetic data:** " + markdown_text(join(synthetic)) +
