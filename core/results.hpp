@@ -221,7 +221,7 @@ std::string implausible_values(const Result& result);
 /// implausible values is read as failed, with the reason (and a warning). A last line without
 /// its newline that does not parse (cut off mid-write) is ignored with a warning. With
 /// Links::kRefuse a symbolic link at `path` is refused, not followed.
-std::vector<Result> read_results(const std::string& path, Links links = Links::kFollow);
+std::vector<Result> read_results(const std::string& path, Links links = Links::kRefuse);
 
 /// results.jsonl and results.csv in one directory, appended and synced per result.
 class ResultFiles {

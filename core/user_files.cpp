@@ -28,6 +28,11 @@ void check_stat(const std::string& path, const struct stat& info, std::uint64_t 
   }
 }
 
+std::string link_problem(const std::string& what) {
+  return "a symbolic link (or a loop of them); " + what +
+         " is read only where it is, never through a link: give the file it points to";
+}
+
 // Follows a JSON text's structure through nlohmann's SAX parser, which keeps its own stack
 // instead of recursing. Stops at the first problem.
 class ShapeCheck {
@@ -126,11 +131,13 @@ std::string bytes_text(std::uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what,
+                        Links links) {
   struct stat info {};
-  if (stat(path.c_str(), &info) != 0) {
+  if ((links == Links::kRefuse ? lstat(path.c_str(), &info) : stat(path.c_str(), &info)) != 0) {
     throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
   }
+  if (S_ISLNK(info.st_mode)) throw UserFileError(path, link_problem(what));
   check_stat(path, info, max_bytes, what);
 }
 
@@ -142,8 +149,7 @@ void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
   const int fd = open(
       path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (links == Links::kRefuse ? O_NOFOLLOW : 0));
   if (fd < 0 && errno == ELOOP && links == Links::kRefuse) {
-    throw UserFileError(path, "a symbolic link (or a loop of them); " + what +
-                                  " is read only where it is, never through a link");
+    throw UserFileError(path, link_problem(what));
   }
   if (fd < 0) throw UserFileError(path, "cannot read " + what + ": " + std::strerror(errno));
   try {

@@ -34,17 +34,22 @@ class UserFileError : public std::runtime_error {
   std::string problem_;
 };
 
-/// Whether a reader opens a file through a symbolic link. A run's own files (results.jsonl,
-/// env.json, grid.json, searches.json) are read where they are when another command takes them
-/// in (`merge`): a link there could pull in any file on the machine.
+/// Whether a reader opens a file through a symbolic link. Every record crossover reads back (a
+/// run's results.jsonl, env.json, grid.json, searches.json, anatomy.jsonl; a history.json, a
+/// profile, a calibration, a verdict, a grid, a TorchScript model) is read only where it is: a
+/// link there could pull in any file on the machine, or silently another run's. Only a data set
+/// (the user's own arrangement of a data folder, read and never written) is followed, and says so
+/// with Links::kFollow at its one reader.
 enum class Links { kFollow, kRefuse };
 
 /// "1 GiB", "16 MiB", "512 bytes".
 std::string bytes_text(std::uint64_t bytes);
 
 /// Throws UserFileError unless `path` is a regular file of at most `max_bytes`; `what` names it in
-/// the message ("the grid file"). Never opens it, so a FIFO cannot block.
-void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what);
+/// the message ("the grid file"); with Links::kRefuse a symbolic link is refused too. Never opens
+/// it, so a FIFO cannot block.
+void check_regular_file(const std::string& path, std::uint64_t max_bytes, const std::string& what,
+                        Links links = Links::kRefuse);
 
 /// "a directory", "a FIFO (named pipe)", "a character device", ...: what a file of this st_mode is.
 std::string file_kind_text(unsigned mode);
@@ -54,13 +59,13 @@ std::string file_kind_text(unsigned mode);
 void read_user_file_chunks(const std::string& path, std::uint64_t max_bytes,
                            const std::string& what,
                            const std::function<void(const char*, std::size_t)>& chunk,
-                           Links links = Links::kFollow);
+                           Links links = Links::kRefuse);
 
 /// The whole of a regular file of at most `max_bytes`. Throws UserFileError for a file that is
 /// missing, unreadable, not a regular file (directory, FIFO, device), larger than the limit, or
 /// (with Links::kRefuse) a symbolic link, a loop of links included.
 std::string read_user_file(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what, Links links = Links::kFollow);
+                           const std::string& what, Links links = Links::kRefuse);
 
 /// A problem in the shape of a JSON text, at a JSON path ("experiments[0].grid").
 struct JsonShapeProblem {
@@ -71,7 +76,7 @@ struct JsonShapeProblem {
 /// read_user_file, then check_json_shape: the text of a JSON file, ready to parse. A shape problem
 /// is a UserFileError "FILE: JSON-PATH: message".
 std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
-                           const std::string& what, Links links = Links::kFollow);
+                           const std::string& what, Links links = Links::kRefuse);
 
 /// Throws UserFileError unless `path` is a folder itself — not a symbolic link to one (nor a
 /// dangling link or a loop), not a file; `what` names it ("a shard's folder"). Follows nothing.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -137,6 +138,60 @@ TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
   EXPECT_TRUE(
       upward_includes("runner/execution/executor.cpp", "#include \"reports/render/table.hpp\"")
           .empty());
+}
+
+// Where a source opens a file itself, by the calls that open one.
+std::vector<std::string> file_opens(const std::string& file, const std::string& text) {
+  static const std::regex open_call(R"((std::ifstream\s+\w+\s*\(|\bfopen\(|\bgzopen\(|[^_\w.>]open\())");
+  std::vector<std::string> out;
+  std::istringstream lines(text);
+  std::size_t number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    const auto comment = line.find("//");
+    if (std::regex_search(comment == std::string::npos ? line : line.substr(0, comment), open_call))
+      out.push_back(file + ":" + std::to_string(number));
+  }
+  return out;
+}
+
+// Every input a user or another run hands in is opened by core/user_files (no link, a bounded
+// regular file, the file named in every error); every output by core/file_writer. The sources
+// below open files themselves, each for its reason.
+TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
+  const std::map<std::string, std::string> allowed = {
+      {"core/user_files.cpp", "the one reader"},
+      {"core/file_writer.cpp", "the one writer"},
+      {"runner/sweep/output_dir.cpp", "a run folder's lock, never followed (O_NOFOLLOW)"},
+      {"runner/cli/command_support.cpp", "a cell's standard output, O_NOFOLLOW"},
+      {"runner/cli/command_line.cpp", "/dev/null for a closed standard stream"},
+      {"runner/machine/env.cpp", "the machine's own /proc, /sys and /etc/os-release"},
+      {"runner/machine/energy.cpp", "the machine's own /sys/class/powercap counters"},
+      {"runner/execution/busy_load.cpp", "the machine's own /proc/stat"},
+      {"runner/execution/memory.cpp", "the machine's own /proc/self/status"},
+      {"runner/execution/launch.cpp", "a cell's log, written by this run into its own folder"},
+      {"workloads/idx.cpp", "zlib's gzopen, after check_regular_file (a data set)"},
+      {"workloads/torchscript.cpp", "the model's zip directory, after check_regular_file"},
+  };
+  std::size_t scanned = 0;
+  for (const auto& file : sources()) {
+    if (file.rfind("tests/", 0) == 0 || file.rfind("bench/", 0) == 0) continue;
+    ++scanned;
+    if (allowed.count(file) != 0) continue;
+    const std::string text = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
+    for (const auto& where : file_opens(file, text))
+      ADD_FAILURE() << where << " opens a file itself; read inputs with core/user_files.hpp "
+                    << "(read_user_file, read_json_text) and write with core/file_writer.hpp";
+  }
+  EXPECT_GT(scanned, 100u);
+}
+
+TEST(Layers, TheOpenCheckCatchesEachWayOfOpening) {
+  EXPECT_EQ(file_opens("a.cpp", "  std::ifstream in(path);\n").size(), 1u);
+  EXPECT_EQ(file_opens("a.cpp", "FILE* f = fopen(p, \"r\");\n").size(), 1u);
+  EXPECT_EQ(file_opens("a.cpp", "const int fd = open(p.c_str(), O_RDONLY);\n").size(), 1u);
+  EXPECT_EQ(file_opens("a.cpp", "  gzFile g = gzopen(p, \"rb\");\n").size(), 1u);
+  EXPECT_TRUE(file_opens("a.cpp", "// open(path) is not called here\nreopen(x); f.open_x();\n").empty());
 }
 
 TEST(Layers, NoSourceFileOverAbout500Lines) {

@@ -4,7 +4,6 @@
 #include <zlib.h>
 
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 #include "core/user_files.hpp"
@@ -23,7 +22,8 @@ bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 std::vector<std::uint8_t> read_file_maybe_gzip(const std::string& path) {
   if (!exists(path)) throw error(path, "missing file (run scripts/fetch-data.sh)");
-  check_regular_file(path, kMaxImageFileBytes, "an IDX file");
+  // Checked before zlib opens it (a FIFO would block); a data set's link is followed.
+  check_regular_file(path, kMaxImageFileBytes, "an IDX file", Links::kFollow);
   gzFile file = gzopen(path.c_str(), "rb");  // reads uncompressed files transparently
   if (file == nullptr) throw error(path, "cannot open");
   std::vector<std::uint8_t> bytes;
@@ -114,11 +114,11 @@ CifarBatch read_cifar_batch(const std::string& path) {
   if (!exists(path))
     throw error(path,
                 "missing file (run scripts/fetch-data.sh --download; docs/grids.md#data-sets)");
-  check_regular_file(path, kMaxImageFileBytes, "a CIFAR-10 batch");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(path, "cannot open");
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                        std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes;
+  read_user_file_chunks(
+      path, kMaxImageFileBytes, "a CIFAR-10 batch",
+      [&](const char* data, std::size_t size) { bytes.insert(bytes.end(), data, data + size); },
+      Links::kFollow);
   if (bytes.empty()) throw error(path, "empty file");
   if (bytes.size() % kCifarRecordBytes != 0) {
     throw error(path, "truncated or not a CIFAR-10 binary batch: " + std::to_string(bytes.size()) +

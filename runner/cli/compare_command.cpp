@@ -101,12 +101,12 @@ bool same_file(const std::string& a, const std::string& b) {
 // Why compare may not write its verdict to `file` ("" when it may): never over what it judges, nor
 // any run's own files.
 std::string verdict_file_problem(const std::string& file, const CompareArgs& args) {
-  std::string problem = run_file_problem(file);
   for (const std::string& input : {args.baseline, args.candidate}) {
-    if (problem.empty() && args.rerun.empty() && same_file(file, input))
-      problem = file + " is the results file being compared; write into another file";
+    if (args.rerun.empty() && same_file(file, input))
+      return file + " is the results file being compared; write into another file";
   }
-  return problem;
+  return output_file_problem(file, {args.calibration, args.rerun, args.baseline, args.candidate,
+                                    args.baseline + "/env.json", args.candidate + "/env.json"});
 }
 
 int compare_command(const CompareArgs& args) {
@@ -114,6 +114,14 @@ int compare_command(const CompareArgs& args) {
                                     args.assumed_spread_percent, args.fail_on);
   if (!checked) return kExitBadInput;
   const RegressionOptions& options = *checked;
+  // Before anything is read or run: a refused output must not cost the reruns' minutes.
+  for (const std::string& file : {args.markdown, args.json}) {
+    if (const std::string problem = file.empty() ? "" : verdict_file_problem(file, args);
+        !problem.empty()) {
+      spdlog::error("{}; nothing was written", problem);
+      return kExitBadInput;
+    }
+  }
   RunRecord baseline, candidate;
   std::string markdown = args.markdown, json = args.json;
   try {
@@ -145,13 +153,6 @@ int compare_command(const CompareArgs& args) {
                                 args.calibration);
     } catch (const std::exception& e) {
       spdlog::error("--calibration {}: {}", args.calibration, e.what());
-      return kExitBadInput;
-    }
-  }
-  for (const std::string& file : {markdown, json}) {
-    if (const std::string problem = file.empty() ? "" : verdict_file_problem(file, args);
-        !problem.empty()) {
-      spdlog::error("{}; nothing was written", problem);
       return kExitBadInput;
     }
   }

@@ -33,6 +33,7 @@ struct HistoryArgs {
   std::string calibration;
   double threshold = -1.0;  ///< percent; below 0: not given
   bool fail_on_change = false;
+  bool overwrite = false;  ///< --out may hold a history: move it aside
 };
 
 // A run of the history from its folder and env.json: its name, commit and start.
@@ -132,7 +133,12 @@ int history_command(const HistoryArgs& args) {
   try {
     if (appending) {
       check_real_folder(args.into, "--into");
-      lock.emplace(args.into);
+      try {
+        lock.emplace(args.into);
+      } catch (const std::exception& e) {
+        spdlog::error("--into {}", e.what());
+        return kExitBadInput;
+      }
       const std::string file = args.into + "/history.json";
       history = history_from_json(
           nlohmann::json::parse(read_json_text(file, kMaxRecordBytes, "a history.json")));
@@ -147,13 +153,27 @@ int history_command(const HistoryArgs& args) {
     return kExitBadInput;
   }
   find_changes(history);
-  try {
-    if (!appending) {
+  if (!appending) {
+    // The lock first, then the look at what the folder holds: of two commands writing one
+    // folder at once, the second is refused (exit 2) whichever comes first.
+    try {
       if (const std::string problem = output_folder_problem(out); !problem.empty())
-        throw std::invalid_argument("--out " + out + ": " + problem);
+        throw std::invalid_argument(problem);
       fs::create_directories(out);
       lock.emplace(out);
+      if (fs::exists(out + "/history.json") && !args.overwrite)
+        throw std::invalid_argument(
+            "holds a history already; `--append RUN --into " + out +
+            "` adds one run to it, and --overwrite moves its files into previous-<timestamp>/");
+      if (fs::exists(out + "/history.json"))
+        spdlog::info("moved the earlier history's files into {}",
+                     move_previous(out, timestamp(), history_file_names()));
+    } catch (const std::exception& e) {
+      spdlog::error("--out {}: {}; nothing was written", out, e.what());
+      return kExitBadInput;
     }
+  }
+  try {
     // history.json last: when a report cannot be written, the stored history is not advanced,
     // and the same --append can be tried again.
     write_text_file(out + "/history.md", render_history_markdown(history));
@@ -186,6 +206,9 @@ Command add_history_command(CLI::App& app) {
                    "Where history.json, .md and .html go (default runs/history-<timestamp>)")
       ->excludes(history->add_option("--into", args->into,
                                      "With --append: the folder of the history to extend"));
+  history->add_flag("--overwrite", args->overwrite,
+                    "--out may hold a history: move its files into previous-<timestamp>/ there "
+                    "(as run --overwrite does)");
   CLI::Option* append = history->add_option(
       "--append", args->append, "Add this one run to the history in --into, as its newest");
   append->excludes(runs);

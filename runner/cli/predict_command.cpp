@@ -255,18 +255,23 @@ MachineProfile fitted_profile(MachineProfile profile, const std::map<std::string
   return profile;
 }
 
-// Where --json and --fit-band may not write: a run's file, or the profile read.
+// Where --json and --fit-band may not write: the profile read, a lock, a run's or a history's
+// file, a file this check reads.
 bool output_refused(const PredictArgs& args) {
   for (const auto& [option, path] : {std::pair{"--json", args.json}, {"--fit-band", args.fit_band}}) {
     if (path.empty()) continue;
-    if (const std::string problem = run_file_problem(path); !problem.empty()) {
-      spdlog::error("{} {}", option, problem);
-      return true;
-    }
     std::error_code error;
     if (fs::exists(path, error) && fs::equivalent(path, args.profile, error)) {
       spdlog::error("{} {}: that is the profile read (--profile); write the new one beside it",
                     option, path);
+      return true;
+    }
+    std::vector<std::string> inputs = args.runs;
+    for (const std::string& run : args.runs)
+      for (const char* file : {"/results.jsonl", "/env.json", "/anatomy.jsonl"})
+        inputs.push_back(run + file);
+    if (const std::string problem = output_file_problem(path, inputs); !problem.empty()) {
+      spdlog::error("{} {}", option, problem);
       return true;
     }
   }

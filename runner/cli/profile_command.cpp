@@ -52,7 +52,11 @@ std::string summary(const MachineProfile& p) {
 
 int profile_command(const ProfileArgs& args) {
   if (!args.out.empty()) {
-    if (const std::string problem = run_file_problem(args.out); !problem.empty()) {
+    std::vector<std::string> inputs;  // --derive's runs: their files, by any name
+    for (const std::string& run : args.derive)
+      for (const char* file : {"/results.jsonl", "/env.json"}) inputs.push_back(run + file);
+    inputs.insert(inputs.end(), args.derive.begin(), args.derive.end());
+    if (const std::string problem = output_file_problem(args.out, inputs); !problem.empty()) {
       spdlog::error("--out {}", problem);
       return kExitBadInput;
     }

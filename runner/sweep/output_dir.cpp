@@ -11,11 +11,23 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include "core/run_files.hpp"
+#include "core/user_files.hpp"
 
 namespace crossover {
 namespace {
+
+constexpr const char* kLockFile = ".crossover.lock";
+constexpr const char* kAnatomyFile = "anatomy.jsonl";  // predict --check --save-anatomy's
+
+// "runs/a/results.jsonl" -> {"runs/a", "results.jsonl"}; a bare name's folder is ".".
+std::pair<std::string, std::string> folder_and_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
 
 // " (process 1234)": who holds a lock, as its file says; "" when it says no process id.
 std::string holder_text(int fd) {
@@ -37,7 +49,7 @@ bool holds_run(const std::string& directory) {
 }
 
 DirectoryLock::DirectoryLock(const std::string& directory) {
-  const std::string path = directory + "/.crossover.lock";
+  const std::string path = directory + "/" + kLockFile;
   // O_CLOEXEC: the cells' and ranks' processes must not inherit (and so keep) the lock.
   // O_NOFOLLOW: a link planted as the lock would make the run truncate its target.
   // O_NONBLOCK: a FIFO planted there must not block the open; fstat refuses it below.
@@ -77,7 +89,7 @@ DirectoryLock::~DirectoryLock() {
 }
 
 ReadingLock::ReadingLock(const std::string& directory) {
-  const std::string path = directory + "/.crossover.lock";
+  const std::string path = directory + "/" + kLockFile;
   fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   struct stat info {};
   if (fd_ < 0 || fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -123,17 +135,58 @@ std::string create_unique_directory(const std::string& base) {
 }
 
 std::string run_file_problem(const std::string& path) {
-  const auto slash = path.rfind('/');
-  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto [folder, name] = folder_and_name(path);
   const std::vector<std::string> files = run_file_names();
-  if (std::find(files.begin(), files.end(), name) == files.end() || !holds_run(folder)) return "";
+  if (std::find(files.begin(), files.end(), name) == files.end() && name != kAnatomyFile)
+    return "";
+  // A lock without results yet is a run that has just begun.
+  if (!holds_run(folder) && access((folder + "/" + kLockFile).c_str(), F_OK) != 0) return "";
   return path + " is a file of the run in " + folder +
          "; writing there would replace what that run measured or reported. Write into another "
          "file";
 }
 
+const std::vector<std::string>& history_file_names() {
+  static const std::vector<std::string> names = {"history.json", "history.md", "history.html"};
+  return names;
+}
+
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) == 0) {
+    if (S_ISLNK(info.st_mode))
+      return path + " is a symbolic link; crossover never writes through a link: give the file "
+                    "itself, or a new name";
+    if (S_ISDIR(info.st_mode)) return path + " is a folder; give the name of a file";
+    if (!S_ISREG(info.st_mode))
+      return path + " is " + file_kind_text(info.st_mode) + "; give the name of a regular file";
+  }
+  const auto [folder, name] = folder_and_name(path);
+  if (name == kLockFile)
+    return path + " is the lock of " + folder +
+           ", which keeps two commands from writing that folder at once; write into another file";
+  if (std::string problem = run_file_problem(path); !problem.empty()) return problem;
+  const auto& history = history_file_names();
+  if (std::find(history.begin(), history.end(), name) != history.end() &&
+      access((folder + "/history.json").c_str(), F_OK) == 0)
+    return path + " is a file of the history in " + folder +
+           "; `crossover history --append RUN --into " + folder +
+           "` adds to it. Write into another file";
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    if (!input.empty() && std::filesystem::equivalent(path, input, error))
+      return path + " is " + (input == path ? "" : input + ", ") +
+             "a file this command reads; write into another file";
+  }
+  return "";
+}
+
 std::string move_previous_run(const std::string& directory, const std::string& stamp) {
+  return move_previous(directory, stamp, run_file_names());
+}
+
+std::string move_previous(const std::string& directory, const std::string& stamp,
+                          const std::vector<std::string>& names) {
   std::string folder = directory + "/previous-" + stamp;
   for (int n = 2; mkdir(folder.c_str(), 0755) != 0; ++n) {
     if (errno != EEXIST || n > 100) {
@@ -141,7 +194,7 @@ std::string move_previous_run(const std::string& directory, const std::string& s
     }
     folder = directory + "/previous-" + stamp + "-" + std::to_string(n);
   }
-  for (const std::string& name : run_file_names()) {
+  for (const std::string& name : names) {
     const std::string from = directory + "/" + name;
     if (access(from.c_str(), F_OK) != 0) continue;
     if (std::rename(from.c_str(), (folder + "/" + name).c_str()) != 0) {

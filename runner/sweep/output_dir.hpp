@@ -54,9 +54,24 @@ std::string create_unique_directory(const std::string& base);
 /// of a run's files (core/run_files.hpp) in a folder that holds a run. "" when it may be written.
 std::string run_file_problem(const std::string& path);
 
-/// Moves the run files in `directory` into `directory/previous-<stamp>/` (another name when that
-/// exists), keeping every other file where it is. Returns the folder; throws std::runtime_error
-/// naming what could not be moved.
+/// The files of a history's folder (`crossover history`), history.json first.
+const std::vector<std::string>& history_file_names();
+
+/// Why a command may not write the file `path` that an option (--out, --json, --fit-band,
+/// --markdown) names, "" when it may: a symbolic link, a folder or anything but a regular file
+/// there; a folder's lock (.crossover.lock); a file of a run (run_file_problem) or of a history
+/// whose folder holds one; or one of `inputs`, the files this command reads (the same file by
+/// another name included). Every command checks its outputs with this before it measures or
+/// writes anything, so an output is new or its own, never another command's.
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs);
+
+/// Moves the files `names` in `directory` into `directory/previous-<stamp>/` (another name when
+/// that exists), keeping every other file where it is. Returns the folder; throws
+/// std::runtime_error naming what could not be moved.
+std::string move_previous(const std::string& directory, const std::string& stamp,
+                          const std::vector<std::string>& names);
+
+/// move_previous of a run's files (core/run_files.hpp).
 std::string move_previous_run(const std::string& directory, const std::string& stamp);
 
 }  // namespace crossover

@@ -1,0 +1,134 @@
+// The one reader and the one writer, end to end (docs/commands.md, "Inputs and outputs"): no
+// command reads a run's record through a link, and no option writes over a lock, a run's or a
+// history's file, or the command's own input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/sweep/output_dir.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;  // crossover::testing: the binary, scratch directories, results
+
+std::string profile_copy(const ScratchDir& dir) {
+  return dir.write("p.json", slurp(std::string(CROSSOVER_SOURCE_DIR) + "/profiles/h100-80gb.json"));
+}
+
+TEST(GuardedOutputs, NoOptionWritesOverALockARunsFileOrAnInput) {
+  ScratchDir dir;
+  const std::string run = results_dir(dir, "r", 0.5);
+  const std::string other = results_dir(dir, "r2", 0.5);
+  const std::string lock = dir.write("r/.crossover.lock", "4242\n");
+  const std::string profile = profile_copy(dir);
+  const std::string profile_text = slurp(profile);
+  const std::string results_text = slurp(run + "/results.jsonl");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"profile --quick --out " + lock, "is the lock of"},
+      {"predict --check " + run + " --profile " + profile + " --json " + lock, "is the lock of"},
+      {"predict --check " + run + " --profile " + profile + " --json " + profile,
+       "that is the profile read"},
+      {"predict --check " + run + " --profile " + profile + " --fit-band " + run + "/anatomy.jsonl",
+       "is a file of the run"},
+      {"compare " + run + " " + other + " --json " + lock, "is the lock of"},
+      {"compare " + run + " " + other + " --markdown " + other + "/env.json",
+       "is a file of the run"},
+      {"compare " + run + " " + other + " --json " + dir.path(), "is a folder"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome o = crossover(dir, args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(message), std::string::npos) << args << "\n" << o.err;
+  }
+  EXPECT_EQ(slurp(lock), "4242\n");
+  EXPECT_EQ(slurp(profile), profile_text);
+  EXPECT_EQ(slurp(run + "/results.jsonl"), results_text);
+  EXPECT_FALSE(fs::exists(run + "/anatomy.jsonl"));
+}
+
+TEST(GuardedOutputs, OutputFileProblemNamesEachOwner) {
+  ScratchDir dir;
+  results_dir(dir, "run", 1.0);
+  fs::create_directories(dir.file("h"));
+  fs::create_directories(dir.file("started"));
+  dir.write("h/history.json", "{}");
+  dir.write("started/.crossover.lock", "");
+  dir.write("input.json", "{}");
+  fs::create_symlink(dir.file("input.json"), dir.file("link.json"));
+  EXPECT_EQ(output_file_problem(dir.file("new.json"), {dir.file("input.json")}), "");
+  EXPECT_NE(output_file_problem(dir.file("started/results.jsonl"), {}).find("a file of the run"),
+            std::string::npos);  // a run that has only just begun
+  EXPECT_NE(output_file_problem(dir.file("h/history.md"), {}).find("a file of the history"),
+            std::string::npos);
+  EXPECT_NE(output_file_problem(dir.file("link.json"), {}).find("symbolic link"),
+            std::string::npos);
+  // The same file by another name is still the input.
+  EXPECT_NE(output_file_problem(dir.path() + "/./input.json", {dir.file("input.json")})
+                .find("a file this command reads"),
+            std::string::npos);
+  EXPECT_EQ(output_file_problem(dir.file("h/notes.md"), {}), "");
+}
+
+TEST(GuardedOutputs, HistoryOutHoldingAHistoryNeedsOverwriteAndKeepsTheOldOne) {
+  ScratchDir dir;
+  const std::string a = results_dir(dir, "a", 1.0), b = results_dir(dir, "b", 1.1);
+  const std::string out = dir.file("h");
+  ASSERT_EQ(crossover(dir, "history " + a + " " + b + " --out " + out).code, 0);
+  const std::string two_runs = slurp(out + "/history.json");
+  const Outcome refused = crossover(dir, "history " + a + " --out " + out);
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("holds a history already"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--overwrite"), std::string::npos) << refused.err;
+  EXPECT_EQ(slurp(out + "/history.json"), two_runs);
+  const Outcome overwritten = crossover(dir, "history " + a + " --out " + out + " --overwrite");
+  ASSERT_EQ(overwritten.code, 0) << overwritten.err;
+  EXPECT_NE(slurp(out + "/history.json"), two_runs);
+  std::string kept;
+  for (const auto& entry : fs::directory_iterator(out))
+    if (entry.path().filename().string().rfind("previous-", 0) == 0)
+      kept = slurp((entry.path() / "history.json").string());
+  EXPECT_EQ(kept, two_runs);
+}
+
+TEST(GuardedReaders, NoCommandReadsARunsRecordThroughALink) {
+  ScratchDir dir;
+  const std::string real = results_dir(dir, "real", 1.0);
+  fs::create_directories(dir.file("linked"));
+  fs::create_symlink(real + "/results.jsonl", dir.file("linked/results.jsonl"));
+  fs::create_symlink(real + "/env.json", dir.file("linked/env.json"));
+  const std::string linked = dir.file("linked");
+  const std::string profile = profile_copy(dir);
+  for (const std::string& args :
+       {"report " + linked + " --out " + dir.file("rep"),
+        "predict --check " + linked + " --profile " + profile,
+        "history " + linked + " --out " + dir.file("hist"), "compare " + linked + " " + real,
+        "profile --derive " + linked}) {
+    const Outcome o = crossover(dir, args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find("a symbolic link"), std::string::npos) << args << "\n" << o.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("rep/report.md")));
+  EXPECT_FALSE(fs::exists(dir.file("hist/history.json")));
+}
+
+TEST(GuardedReaders, AnAppendToAHistoryReadThroughALinkRewritesNothing) {
+  ScratchDir dir;
+  const std::string a = results_dir(dir, "a", 1.0), b = results_dir(dir, "b", 1.1);
+  ASSERT_EQ(crossover(dir, "history " + a + " --out " + dir.file("h")).code, 0);
+  fs::create_directories(dir.file("into"));
+  fs::create_symlink(dir.file("h/history.json"), dir.file("into/history.json"));
+  const Outcome o = crossover(dir, "history --append " + b + " --into " + dir.file("into"));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("a symbolic link"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir.file("into/history.md")));
+}
+
+}  // namespace
+}  // namespace crossover
