@@ -67,8 +67,8 @@ nlohmann::ordered_json comparison_unit(const Cell& cell) {
   return key;
 }
 
-double user_model_timeout_seconds(const Cell& cell) {
-  return std::max(600.0, 3.0 * cell.time_budget_seconds);
+double default_timeout_seconds(const Cell& cell) {
+  return 4.0 * cell.time_budget_seconds + 120.0;
 }
 
 std::vector<std::string> key_differences(const Cell& then, const Cell& now, KeyRole role) {

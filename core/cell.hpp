@@ -152,9 +152,10 @@ std::string size_text(std::int64_t size);
 /// How many model replicas a cell trains: GPUs for dp, processes for ddp, otherwise 1.
 int replicas(const Cell& cell);
 
-/// The timeout of a `torchscript` cell whose grid sets none: the larger of 10 minutes and three
-/// times its time budget (per process), so that a user's model that hangs ends as `failed`.
-double user_model_timeout_seconds(const Cell& cell);
+/// The end of a cell whose grid sets no `timeout_seconds`: 4 x its time budget + 120 s (6 minutes
+/// at the default budget of 60 s). An isolated cell is then killed and `failed`; a cell in the
+/// run's own process ends the run (runner/execution/watchdog.hpp). docs/grids.md says so.
+double default_timeout_seconds(const Cell& cell);
 
 /// True when `device` names a CUDA device ("cuda" or "cuda:N").
 bool is_cuda_device(const std::string& device);

@@ -1,8 +1,13 @@
 #include "core/environment.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
 #include <type_traits>
+
+#include "core/log.hpp"
+#include "core/text.hpp"
 
 namespace crossover {
 namespace {
@@ -182,11 +187,48 @@ struct Writer {
   static Json json_of(const Environment& env) { return environment_json(env); }
 };
 
+// The plausible range of each number env.json holds, by its key: a value outside it (a count of
+// 1e308 cores, a matrix product at -1e308 GFLOP/s, a peak of 0) is no measurement.
+struct NumberRange {
+  double low, high;
+};
+NumberRange number_range(const std::string& key) {
+  static const std::map<std::string, NumberRange> ranges = {
+      {"logical_cores", {1, 1e5}},     {"load_average", {0, 1e5}},
+      {"intra_op", {0, 1e5}},          {"inter_op", {0, 1e5}},
+      {"blas", {0, 1e5}},              {"matmul_1024_gflops", {1e-3, 1e7}},
+      {"device_count", {0, 1e3}},      {"peak_gflops", {1e-3, 1e7}},
+      {"sm_clock_mhz", {0, 1e5}},      {"sm_clock_max_mhz", {0, 1e5}},
+      {"temperature_c", {0, 1e3}},     {"throttle_reasons", {0, 1.9e19}},
+      {"cpu_mhz", {0, 1e5}},           {"planted_load", {0, 1e4}},
+      {"memory_total_bytes", {0, 1e16}}, {"prices", {0, 1e6}},
+  };
+  const auto it = ranges.find(key);
+  return it == ranges.end() ? NumberRange{0, 1e15} : it->second;
+}
+
 // Reads each field whose value has the field's type; any other leaves the field as it was (not
-// recorded). A list keeps its items of the right type, an object its members of the right type.
+// recorded), and so does a number outside its range (named in `out_of_range`). A list keeps its
+// items of the right type, an object its members of the right type.
 struct Reader {
   const Json& j;
   bool keep_empty = true;  // (what the writer writes; nothing to the reader)
+  std::string at;          // "cpu.": where `j` is in the document
+  std::vector<std::string>* out_of_range = nullptr;
+
+  // Whether the number `x` at `key` is within its range; when not, it is named.
+  bool plausible(const char* key, const Json& x) const {
+    const double v = x.get<double>();
+    const NumberRange range = number_range(key);
+    if (std::isfinite(v) && v >= range.low && v <= range.high) return true;
+    if (out_of_range != nullptr)
+      out_of_range->push_back(at + key + " = " + x.dump() + " (expected " +
+                              format_number(range.low) + " to " + format_number(range.high) + ")");
+    return false;
+  }
+  Reader inside(const Json& member, const std::string& key) const {
+    return Reader{member, true, at + key + ".", out_of_range};
+  }
 
   void operator()(const char* key, std::string& into) const {
     if (has(key) && j[key].is_string()) into = j[key].get<std::string>();
@@ -195,32 +237,44 @@ struct Reader {
     if (has(key) && j[key].is_boolean()) into = j[key].get<bool>();
   }
   void operator()(const char* key, std::int64_t& into) const {
-    if (has(key) && j[key].is_number_integer()) into = j[key].get<std::int64_t>();
+    if (has(key) && j[key].is_number_integer() && plausible(key, j[key]))
+      into = j[key].get<std::int64_t>();
   }
   void operator()(const char* key, std::uint64_t& into) const {
-    if (has(key) && j[key].is_number_unsigned()) into = j[key].get<std::uint64_t>();
+    if (has(key) && j[key].is_number_unsigned() && plausible(key, j[key]))
+      into = j[key].get<std::uint64_t>();
   }
   void operator()(const char* key, double& into) const {
-    if (has(key) && j[key].is_number()) into = j[key].get<double>();
+    if (has(key) && j[key].is_number() && plausible(key, j[key])) into = j[key].get<double>();
   }
   template <typename T>
   void operator()(const char* key, std::optional<T>& into) const {
-    if (has(key) && (std::is_floating_point_v<T> ? j[key].is_number() : j[key].is_number_integer()))
+    if (has(key) &&
+        (std::is_floating_point_v<T> ? j[key].is_number() : j[key].is_number_integer()) &&
+        plausible(key, j[key]))
       into = j[key].get<T>();
   }
   template <typename T>
   void operator()(const char* key, std::vector<T>& into) const {
     if (!has(key) || !j[key].is_array()) return;
-    for (const Json& x : j[key])
-      if (std::is_same_v<T, std::string> ? x.is_string() : x.is_number())
+    for (const Json& x : j[key]) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (x.is_string()) into.push_back(x.get<T>());
+      } else if (x.is_number() && plausible(key, x)) {
         into.push_back(x.get<T>());
+      }
+    }
   }
   template <typename T>
   void operator()(const char* key, std::vector<std::pair<std::string, T>>& into) const {
     if (!has(key) || !j[key].is_object()) return;
-    for (const auto& [name, x] : j[key].items())
-      if (std::is_same_v<T, std::string> ? x.is_string() : x.is_number())
+    for (const auto& [name, x] : j[key].items()) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (x.is_string()) into.emplace_back(name, x.template get<T>());
+      } else if (x.is_number() && plausible(key, x)) {
         into.emplace_back(name, x.template get<T>());
+      }
+    }
   }
   void operator()(const char* key, Prices& into) const {
     std::vector<std::pair<std::string, double>> prices;
@@ -236,14 +290,14 @@ struct Reader {
   template <typename F>
   void object(const char* key, F fields) const {
     static const Json none = Json::object();
-    Reader o{has(key) && j[key].is_object() ? j[key] : none};
+    Reader o = inside(has(key) && j[key].is_object() ? j[key] : none, key);
     fields(o);
   }
   template <typename T, typename F>
   void object(const char* key, std::optional<T>& value, F fields) const {
     if (!has(key) || !j[key].is_object()) return;
     T read{};
-    Reader o{j[key]};
+    Reader o = inside(j[key], key);
     fields(o, read);
     value = std::move(read);
   }
@@ -253,7 +307,7 @@ struct Reader {
     for (const Json& x : j[key]) {
       if (!x.is_object()) continue;  // not one of them
       T item{};
-      Reader o{x};
+      Reader o = inside(x, std::string(key) + "[" + std::to_string(items.size()) + "]");
       fields(o, item);
       items.push_back(std::move(item));
     }
@@ -313,13 +367,18 @@ Json environment_json(const Environment& environment) {
   return j;
 }
 
-Environment environment_from_json(const nlohmann::ordered_json& document) {
+Environment environment_from_json(const nlohmann::ordered_json& document,
+                                  const std::string& file) {
   Environment e;
   if (!document.is_object()) return e;
-  Reader reader{document};
+  std::vector<std::string> out_of_range;
+  Reader reader{document, true, "", &out_of_range};
   visit_fields(e, reader);
   for (const auto& [key, value] : document.items())
     if (known_keys().count(key) == 0) e.others[key] = value;
+  if (!out_of_range.empty() && !file.empty())
+    log_warning(file + ": " + join(out_of_range, "; ") +
+                ": outside the range a machine can have, read as not recorded");
   return e;
 }
 

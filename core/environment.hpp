@@ -124,7 +124,10 @@ struct MergedShard {
 nlohmann::ordered_json environment_json(const Environment& environment);
 
 /// An env.json document read back; tolerant: see the top of this file. A document that is not
-/// an object reads as an empty record.
-Environment environment_from_json(const nlohmann::ordered_json& document);
+/// an object reads as an empty record. A number outside the range a machine can have (1e308
+/// cores, a negative or zero matrix-product rate) reads as not recorded, with one warning naming
+/// `file` and each such field (none when `file` is "").
+Environment environment_from_json(const nlohmann::ordered_json& document,
+                                  const std::string& file = "");
 
 }  // namespace crossover

@@ -261,9 +261,12 @@ void declare_guard_and_optimizer_keys(Keys& keys) {
           .role(KeyRole::kProtection)
           .range(0, 1e7)
           .added_later()
-          .expects("a number of seconds from 0 (0: no limit)")
+          .expects("a number of seconds from 0 (0: the default)")
           .means("end the cell as `failed` (\"timed out after N s\") after this long; isolates "
-                 "the cell; 0 = no limit"));
+                 "the cell. 0 = the default, 4 × `time_budget_seconds` + 120 s (6 minutes at the "
+                 "default budget): an isolated cell is then killed and fails alone, a cell in the "
+                 "run's own process ends the run with its name (the cells before it kept; `run "
+                 "--resume` continues)"));
   // What is measured: the optimiser.
   add(Declare("optimizer", kText, &Cell::optimizer)
           .choices({"sgd", "adam"})

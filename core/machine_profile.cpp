@@ -24,6 +24,23 @@ double positive(const nlohmann::json& j, const std::string& field, bool zero_all
   return v;
 }
 
+// A number within [low, high], the range a real machine's can have: a rate of 1e-300 or a dispatch
+// of 1e308 would be printed as a prediction of "+inf %" or "2.71e+306 s".
+double bounded(const nlohmann::json& j, const std::string& field, double low, double high,
+               const char* unit, bool zero_allowed = false) {
+  const double v = positive(j, field, zero_allowed);
+  if ((v != 0.0 || !zero_allowed) && (v < low || v > high))
+    refuse(field, std::string("a ") + unit + " from " + format_number(low) + " to " +
+                      format_number(high) + (zero_allowed ? " (or 0: not measured)" : "") +
+                      ", not " + format_number(v));
+  return v;
+}
+
+// The plausible ranges of a profile's numbers (docs/outputs.md): beyond any machine's, on
+// either side, and never a quarter of the way to an overflow.
+constexpr double kMinSeconds = 1e-10, kMaxStepSeconds = 1.0;
+constexpr double kMinRate = 1e6, kMaxFlops = 1e17, kMaxBandwidth = 1e15, kMaxLink = 1e13;
+
 Json device_json(const DeviceProfile& d, bool gpu) {
   Json j;
   j["dispatch_seconds"] = d.dispatch_seconds;
@@ -49,40 +66,46 @@ DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, b
     return j.contains(key) ? j[key] : missing;
   };
   DeviceProfile d;
-  d.dispatch_seconds = positive(field("dispatch_seconds"), at + ".dispatch_seconds");
-  d.memory_bytes_per_second =
-      positive(field("memory_bytes_per_second"), at + ".memory_bytes_per_second");
+  d.dispatch_seconds = bounded(field("dispatch_seconds"), at + ".dispatch_seconds", kMinSeconds,
+                               kMaxStepSeconds, "time in seconds");
+  d.memory_bytes_per_second = bounded(field("memory_bytes_per_second"),
+                                      at + ".memory_bytes_per_second", kMinRate, kMaxBandwidth,
+                                      "bandwidth in bytes per second");
   const nlohmann::json& gemm = field("gemm");
   if (!gemm.is_array() || gemm.empty() || gemm.size() > 64)
     refuse(at + ".gemm", "a list of 1 to 64 {\"n\", \"flops_per_second\"} rungs");
   for (std::size_t i = 0; i < gemm.size(); ++i) {
     const std::string rung = at + ".gemm[" + std::to_string(i) + "]";
     if (!gemm[i].is_object()) refuse(rung, "an object");
-    const double n = positive(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::json(), rung + ".n");
-    const double rate = positive(
+    const double n = bounded(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::json(), rung + ".n",
+                             1.0, 1e6, "matrix size");
+    const double rate = bounded(
         gemm[i].contains("flops_per_second") ? gemm[i]["flops_per_second"] : nlohmann::json(),
-        rung + ".flops_per_second");
+        rung + ".flops_per_second", kMinRate, kMaxFlops, "rate in FLOP per second");
     if (!d.gemm.empty() && n <= d.gemm.back().first) refuse(rung + ".n", "sizes ascending");
     d.gemm.emplace_back(n, rate);
   }
   if (j.contains("fresh_memory_bytes_per_second")) {
-    d.fresh_memory_bytes_per_second = positive(j["fresh_memory_bytes_per_second"],
-                                               at + ".fresh_memory_bytes_per_second", true);
-    if (d.fresh_memory_bytes_per_second > 1e15)
-      refuse(at + ".fresh_memory_bytes_per_second", "a bandwidth up to 1e15 bytes per second");
+    d.fresh_memory_bytes_per_second =
+        bounded(j["fresh_memory_bytes_per_second"], at + ".fresh_memory_bytes_per_second",
+                kMinRate, kMaxBandwidth, "bandwidth in bytes per second", true);
   }
   if (j.contains("batch_op_seconds")) {
-    d.batch_op_seconds = positive(j["batch_op_seconds"], at + ".batch_op_seconds", true);
-    if (d.batch_op_seconds > 1.0) refuse(at + ".batch_op_seconds", "a time up to 1 second");
+    d.batch_op_seconds = bounded(j["batch_op_seconds"], at + ".batch_op_seconds", kMinSeconds,
+                                 kMaxStepSeconds, "time in seconds", true);
   }
   if (gpu) {
     d.h2d_pageable_bytes_per_second =
-        positive(field("h2d_pageable_bytes_per_second"), at + ".h2d_pageable_bytes_per_second");
+        bounded(field("h2d_pageable_bytes_per_second"), at + ".h2d_pageable_bytes_per_second",
+                kMinRate, kMaxLink, "bandwidth in bytes per second");
     d.h2d_pinned_bytes_per_second =
-        positive(field("h2d_pinned_bytes_per_second"), at + ".h2d_pinned_bytes_per_second");
-    d.sync_seconds = positive(field("sync_seconds"), at + ".sync_seconds", true);
+        bounded(field("h2d_pinned_bytes_per_second"), at + ".h2d_pinned_bytes_per_second",
+                kMinRate, kMaxLink, "bandwidth in bytes per second");
+    d.sync_seconds = bounded(field("sync_seconds"), at + ".sync_seconds", kMinSeconds,
+                             kMaxStepSeconds, "time in seconds", true);
     if (j.contains("graph_op_seconds"))
-      d.graph_op_seconds = positive(j["graph_op_seconds"], at + ".graph_op_seconds", true);
+      d.graph_op_seconds = bounded(j["graph_op_seconds"], at + ".graph_op_seconds", kMinSeconds,
+                                   kMaxStepSeconds, "time in seconds", true);
   }
   return d;
 }
@@ -149,14 +172,16 @@ std::string text_field(const nlohmann::json& j, const char* key) {
   if (!j.contains(key)) return "";
   if (!j[key].is_string()) refuse(key, "text");
   std::string text = j[key].get<std::string>();
-  // A name goes into report headings and the terminal: one printable line of sane length.
-  if (text.size() > 200 || printable_text(text) != text ||
-      text.find_first_of("\n\t") != std::string::npos)
-    refuse(key, "one line of printable text of at most 200 characters");
+  if (!is_profile_text(text)) refuse(key, kProfileTextRule);
   return text;
 }
 
 }  // namespace
+
+bool is_profile_text(const std::string& text) {
+  return text.size() <= 200 && printable_text(text) == text &&
+         text.find_first_of("\n\t") == std::string::npos;
+}
 
 double DeviceProfile::gemm_flops_per_second(double flops) const {
   if (gemm.empty()) return 0.0;
@@ -235,7 +260,8 @@ MachineProfile profile_from_json(const nlohmann::json& j) {
   const nlohmann::json& cpu = j["cpu"];
   p.cpu_model = text_field(cpu, "model");
   if (cpu.contains("logical_cores"))
-    p.logical_cores = static_cast<int>(positive(cpu["logical_cores"], "cpu.logical_cores"));
+    p.logical_cores =
+        static_cast<int>(bounded(cpu["logical_cores"], "cpu.logical_cores", 1, 65536, "count"));
   p.cpu_one_thread = device_from_json(cpu.contains("one_thread") ? cpu["one_thread"] : nullptr,
                                       "cpu.one_thread", false);
   p.cpu_all_threads = device_from_json(cpu.contains("all_threads") ? cpu["all_threads"] : nullptr,

@@ -98,8 +98,16 @@ struct MachineProfile {
 /// The profile as its file holds it.
 nlohmann::ordered_json profile_to_json(const MachineProfile& profile);
 
+/// What a profile's name (and its other texts) must be, as `profile --name` is checked before
+/// anything is measured: they go into report headings and the terminal.
+inline constexpr const char* kProfileTextRule =
+    "one line of printable text of at most 200 characters";
+bool is_profile_text(const std::string& text);
+
 /// A profile from its JSON; throws std::runtime_error naming the field that is missing, of the
-/// wrong type, not finite and positive, or a matrix-size ladder that is empty or not ascending.
+/// wrong type, outside the range a machine's can have (a dispatch from 1e-10 to 1 s, a rate
+/// from 1e6 to 1e17 FLOP/s, a bandwidth from 1e6 to 1e15 bytes/s, 1 to 65,536 cores), or a
+/// matrix-size ladder that is empty or not ascending.
 MachineProfile profile_from_json(const nlohmann::json& json);
 
 /// A profile file, read as a user's file (a regular file of at most 1 MiB); throws

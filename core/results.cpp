@@ -1,6 +1,7 @@
 #include "core/results.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -9,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/results_csv.hpp"
 #include "core/stats.hpp"
@@ -100,22 +103,40 @@ std::string quoted(double value) {
   return std::isnan(value) ? "null (not a number)" : format_number(value);
 }
 
-void check_field(const char* name, double value, std::string& problem) {
+// ", above the largest a run can record (1e+07 GFLOP/s)".
+std::string above_ceiling(Unit unit) {
+  const std::string words = text_of(unit);
+  return ", above the largest a run can record (" + format_number(unit_ceiling(unit)) +
+         (words.empty() ? "" : " " + words) + ")";
+}
+
+void check_field(const char* name, Unit unit, double value, std::string& problem) {
   static const std::set<std::string> free = {"train_loss", "metric_value"};
-  if (problem.empty() && (!std::isfinite(value) || value < 0) && free.count(name) == 0)
+  if (!problem.empty() || free.count(name) != 0) return;
+  if (!std::isfinite(value) || value < 0)
     problem = std::string(name) + " is " + quoted(value) + ", not a time or rate";
+  else if (value > unit_ceiling(unit))
+    problem = std::string(name) + " is " + quoted(value) + above_ceiling(unit);
 }
-void check_field(const char* name, std::int64_t value, std::string& problem) {
-  if (problem.empty() && value < 0)
+template <typename Integer, typename = std::enable_if_t<std::is_integral_v<Integer>>>
+void check_field(const char* name, Unit unit, Integer value, std::string& problem) {
+  if (!problem.empty() || unit == Unit::kNone) return;
+  if (std::is_signed_v<Integer> && value < Integer{0})
     problem = std::string(name) + " is " + std::to_string(value) + ", not a size";
+  else if (static_cast<double>(value) > unit_ceiling(unit))
+    problem = std::string(name) + " is " + std::to_string(value) + above_ceiling(unit);
 }
-void check_field(const char* name, const std::vector<double>& values, std::string& problem) {
+void check_field(const char* name, Unit unit, const std::vector<double>& values,
+                 std::string& problem) {
   for (double value : values) {
-    if (problem.empty() && (!std::isfinite(value) || value <= 0))
+    if (!problem.empty()) return;
+    if (!std::isfinite(value) || value <= 0)
       problem = std::string(name) + " holds " + quoted(value) + ", not a positive time";
+    else if (value > unit_ceiling(unit))
+      problem = std::string(name) + " holds " + quoted(value) + above_ceiling(unit);
   }
 }
-void check_field(const char* name, const std::vector<std::vector<double>>& rows,
+void check_field(const char* name, Unit, const std::vector<std::vector<double>>& rows,
                  std::string& problem) {
   if (!problem.empty()) return;
   try {
@@ -124,17 +145,41 @@ void check_field(const char* name, const std::vector<std::vector<double>>& rows,
     problem = std::string(name) + ": " + e.what();
   }
 }
-template <typename Other>
-void check_field(const char*, const Other&, std::string&) {}
+template <typename Other, typename = std::enable_if_t<!std::is_integral_v<Other>>>
+void check_field(const char*, Unit, const Other&, std::string&) {}
 
 }  // namespace
+
+double unit_ceiling(Unit unit) {
+  constexpr double kDay = 86400.0;
+  switch (unit) {
+    case Unit::kEpochSeconds:
+    case Unit::kEpochSamples:
+    case Unit::kStepSamples: return kDay;
+    case Unit::kSeconds: return 30 * kDay;
+    case Unit::kCount: return 1e15;
+    case Unit::kPerSecond: return 1e12;
+    case Unit::kFlops: return 1e21;
+    case Unit::kGflopsPerSecond: return 1e7;
+    case Unit::kBytes: return 1e16;
+    case Unit::kJoules: return 1e10;
+    case Unit::kWatts: return 1e6;
+    case Unit::kMegahertz: return 1e5;
+    case Unit::kPricePerHour: return 1e6;
+    case Unit::kPrice: return 1e12;
+    case Unit::kFraction: return 1e6;
+    case Unit::kNone:
+    case Unit::kOpGroups: break;
+  }
+  return std::numeric_limits<double>::infinity();
+}
 
 std::string implausible_values(const Result& r) {
   if (r.status != CellStatus::kOk) return "";
   std::string problem;
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
     problem = "epoch_seconds is " + quoted(r.epoch_seconds) + ", not a positive time";
-#define CROSSOVER_CHECK_FIELD(type, name, unit) check_field(#name, r.name, problem);
+#define CROSSOVER_CHECK_FIELD(type, name, unit) check_field(#name, Unit::unit, r.name, problem);
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
 #undef CROSSOVER_CHECK_FIELD
   return problem;
@@ -160,7 +205,8 @@ std::string sample_count_problem(const Result& r) {
 }  // namespace
 
 std::vector<Result> read_results(const std::string& path, Links links) {
-  if (links == Links::kFollow && access(path.c_str(), R_OK) != 0)
+  struct stat info {};
+  if ((links == Links::kFollow ? stat(path.c_str(), &info) : lstat(path.c_str(), &info)) != 0)
     throw std::runtime_error(path + ": cannot open the results file");
   std::vector<Result> results;
   std::map<std::size_t, std::size_t> line_of;  // cell index -> line

@@ -58,6 +58,12 @@ inline constexpr auto words(Unit) {
                     std::pair{Unit::kOpGroups, std::string_view("rows")}};
 }
 
+/// The largest value a field of this unit can hold in a real run, read back (docs/outputs.md,
+/// "Nothing lost, nothing followed"): an epoch or a step of at most a day, any other time of at
+/// most 30 days, 10^12 samples per second, 10^7 GFLOP/s, 10^16 bytes, ... Infinity for kNone. An
+/// ok result with a value above it, below 0 or not finite is read as failed, with the field named.
+double unit_ceiling(Unit unit);
+
 /// Whether results.csv has a column of a field in this unit: not the lists of every sample.
 constexpr bool in_csv(Unit unit) {
   return unit != Unit::kEpochSamples && unit != Unit::kStepSamples && unit != Unit::kOpGroups;

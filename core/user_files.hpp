@@ -78,6 +78,19 @@ struct JsonShapeProblem {
 std::string read_json_text(const std::string& path, std::uint64_t max_bytes,
                            const std::string& what, Links links = Links::kRefuse);
 
+/// read_json_text, parsed: a file that is not JSON is a UserFileError "FILE: not JSON (the
+/// parser's words)", never the parser's message without the file's name.
+template <typename Json = nlohmann::json>
+Json read_json_file(const std::string& path, std::uint64_t max_bytes, const std::string& what,
+                    Links links = Links::kRefuse) {
+  const std::string text = read_json_text(path, max_bytes, what, links);
+  try {
+    return Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserFileError(path, "not JSON, so not " + what + " (" + e.what() + ")");
+  }
+}
+
 /// Throws UserFileError unless `path` is a folder itself — not a symbolic link to one (nor a
 /// dangling link or a loop), not a file; `what` names it ("a shard's folder"). Follows nothing.
 void check_real_folder(const std::string& path, const std::string& what);

@@ -2,12 +2,17 @@
 // command reads a run's record through a link, and no option writes over a lock, a run's or a
 // history's file, or the command's own input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "runner/execution/watchdog.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
@@ -128,6 +133,23 @@ TEST(GuardedReaders, AnAppendToAHistoryReadThroughALinkRewritesNothing) {
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find("a symbolic link"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(dir.file("into/history.md")));
+}
+
+// A cell in the run's own process that outlives its deadline ends the run, saying which cell and
+// what to do; one that ends in time leaves nothing behind.
+TEST(CellWatchdogDeathTest, ACellPastItsDeadlineEndsTheRunWithItsNameAndTheWayOut) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(
+      {
+        dup2(2, 1);  // the test's logger writes to standard output; the death test reads stderr
+        const CellWatchdog watchdog("iris_mlp cpu hung", 0.2);
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(1), "cell iris_mlp cpu hung still runs after 200 ms.*isolate");
+  const auto start = std::chrono::steady_clock::now();
+  { const CellWatchdog watchdog("quick", 30.0); }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
 }  // namespace

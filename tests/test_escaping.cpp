@@ -7,6 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
 #include "core/results_csv.hpp"
 #include "core/text.hpp"
 #include "reports/render/table.hpp"
@@ -97,6 +101,60 @@ TEST(Escaping, HostileTextReachesReportMdEscapedAndTheTerminalWithoutControls) {
   EXPECT_EQ(slurp(run + "/report.html").find('\x1b'), std::string::npos);
 }
 
+// Markdown that a label would start: an image, a link, emphasis, a heading.
+constexpr const char* kMarkdownAttack =
+    "![x](http://evil.example/p.png)[click](javascript:alert(1)) **bold** # heading";
+// And one that starts with a heading's mark.
+constexpr const char* kHeadingAttack = "# owned";
+
+TEST(Escaping, MarkdownTextShowsLinksImagesEmphasisAndHeadingsAsText) {
+  EXPECT_EQ(markdown_text(kMarkdownAttack),
+            "!\\[x\\](http://evil.example/p.png)[click\\](javascript:alert(1)) \\*\\*bold\\*\\* "
+            "# heading");
+  EXPECT_EQ(markdown_text("# heading, cells #3"), "\\# heading, cells #3");
+  EXPECT_EQ(markdown_text("#0 / #4"), "#0 / #4");
+  EXPECT_EQ(markdown_text("1.2x [1.1, 1.3]"), "1.2x [1.1, 1.3]");
+  EXPECT_EQ(markdown_text("[ref][1] [def]: x"), "[ref\\][1] [def\\]: x");
+  EXPECT_EQ(markdown_text("_under_ snake_case ~~gone~~"), "\\_under\\_ snake_case \\~\\~gone\\~\\~");
+}
+
+// The same label in every .md a command writes: report.md, history.md and compare --markdown.
+TEST(Escaping, NoMarkdownOutputTurnsALabelIntoALinkAnImageOrAHeading) {
+  ScratchDir dir;
+  std::vector<std::string> runs;
+  for (const char* name : {"a", "b"}) {
+    const std::string run = dir.file(name);
+    fs::create_directories(run);
+    Result r;
+    r.cell.workload = "mnist_mlp";
+    r.cell.dataset = "mnist";
+    r.cell.host = kMarkdownAttack;
+    r.cell.dataset = kHeadingAttack;
+    r.data_source = "real";
+    r.train_rows = 64;
+    r.epoch_seconds_samples = {0.010, 0.011, 0.012};
+    r.epoch_seconds = 0.011;
+    std::ofstream(run + "/results.jsonl") << result_to_json(r).dump() << "\n";
+    std::ofstream(run + "/env.json")
+        << nlohmann::json{{"label", kMarkdownAttack}, {"crossover_revision", kMarkdownAttack}}
+               .dump();
+    runs.push_back(run);
+  }
+  ASSERT_EQ(crossover(dir, "report " + runs[0]).code, 0);
+  ASSERT_EQ(crossover(dir, "history " + runs[0] + " " + runs[1] + " --out " + dir.file("h")).code,
+            0);
+  const Outcome compared = crossover(
+      dir, "compare " + runs[0] + " " + runs[1] + " --markdown " + dir.file("compare.md"));
+  ASSERT_LE(compared.code, 1) << compared.err;
+  for (const std::string& file :
+       {runs[0] + "/report.md", dir.file("h/history.md"), dir.file("compare.md")}) {
+    const std::string md = slurp(file);
+    ASSERT_FALSE(md.empty()) << file;
+    for (const char* raw : {"[x](", "[click](", "**bold**", "\n# owned", "| # owned", "- # owned"})
+      EXPECT_EQ(md.find(raw), std::string::npos) << file << ": " << raw << "\n" << md;
+  }
+}
+
 TEST(Escaping, ALabelWithAControlCharacterIsRefused) {
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "g", "defaults": {"repeats": 1,
@@ -153,7 +211,8 @@ TEST(Escaping, AResultsFileNoRunCouldWriteIsRefusedWithItsLine) {
   j["processes"] = 2;  // two processes store up to 4,000
   std::ofstream(run + "/results.jsonl") << j.dump() << "\n";
   EXPECT_EQ(crossover(dir, "report " + run).code, 0);
-  // A duration beyond a year prints in seconds, not as a negative count of minutes.
+  // A duration beyond what a run can record is no measurement: the cell reads as failed, naming
+  // the field and its ceiling, and never prints as a time (nor as a negative count of minutes).
   j = nlohmann::json::parse(line);
   j["epoch_seconds"] = 1e308;
   j["epoch_seconds_samples"] = {1e308, 1e308};
@@ -161,7 +220,10 @@ TEST(Escaping, AResultsFileNoRunCouldWriteIsRefusedWithItsLine) {
   const Outcome huge = crossover(dir, "report " + run);
   EXPECT_EQ(huge.code, 0) << huge.err;
   EXPECT_EQ(huge.out.find("-153722867280912930"), std::string::npos) << huge.out;
-  EXPECT_NE(huge.out.find("1e+308 s"), std::string::npos) << huge.out;
+  EXPECT_EQ(huge.out.find("1e+308 s"), std::string::npos) << huge.out;
+  EXPECT_NE(huge.out.find("epoch_seconds is 1e+308, above the largest a run can record"),
+            std::string::npos)
+      << huge.out;
 }
 
 }  // namespace

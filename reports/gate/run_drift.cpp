@@ -34,7 +34,10 @@ double reference_seconds(const Json* around, const char* what) {
   for (const char* when : {"before", "after"}) {
     if (!around->contains(when) || !(*around)[when].is_object()) continue;
     const auto value = (*around)[when].find(what);
-    if (value != (*around)[when].end() && value->is_number() && value->get<double>() > 0.0)
+    // A reference time is a few milliseconds: one outside a nanosecond to a day is not one (a
+    // hand-made 1e308 would read as the machine "inf % slower").
+    if (value != (*around)[when].end() && value->is_number() && value->get<double>() >= 1e-9 &&
+        value->get<double>() <= 86400.0)
       times.push_back(value->get<double>());
   }
   if (times.empty()) return 0.0;
@@ -101,10 +104,13 @@ CellSpread spread_from_json(const nlohmann::json& j, const std::string& where) {
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(where + ": " + e.what());
   }
-  if (!(s.sigma >= 0.0) || !(s.degrees_of_freedom >= 1.0) || !(s.beta >= 0.0 && s.beta <= 1.0))
+  // sigma is a spread of log times: 10 would be a factor of 22,000 between two runs.
+  if (!(s.sigma >= 0.0 && s.sigma <= 10.0) || !(s.sigma_raw >= 0.0 && s.sigma_raw <= 10.0) ||
+      !(s.degrees_of_freedom >= 1.0 && s.degrees_of_freedom <= 1e9) ||
+      !(s.beta >= 0.0 && s.beta <= 1.0))
     throw std::invalid_argument(where +
-                                ": sigma must be >= 0, beta within [0, 1] and "
-                                "degrees_of_freedom >= 1");
+                                ": sigma and sigma_raw must be within [0, 10], beta within [0, "
+                                "1] and degrees_of_freedom within [1, 1e9]");
   return s;
 }
 

@@ -1,6 +1,8 @@
 #include "reports/render/table.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 
 #include "core/text.hpp"
@@ -19,13 +21,45 @@ std::size_t display_width(const std::string& text) {
   return width;
 }
 
+// Whether the #s at `at` open an ATX heading: one to six of them, then a space or the end ("#3"
+// does not).
+bool heading_mark(const std::string& text, std::size_t at) {
+  const std::size_t end = std::min(text.find_first_not_of('#', at), text.size());
+  return end - at <= 6 && (end == text.size() || text[end] == ' ');
+}
+
 }  // namespace
 
 std::string markdown_text(const std::string& text) {
-  static const std::map<char, std::string> marks = {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"},
-                                                    {'\n', " "},    {'\t', " "},   {'|', "\\|"},
-                                                    {'`', "\\`"},   {'\\', "\\\\"}};
-  return replaced(printable_text(text), marks);
+  // Each mark that starts something in GitHub Markdown: emphasis (*, ~, and _ at a word's edge:
+  // iris_mlp stays as it is), a heading (# first: "cells #3" stays), code (`), a table's column
+  // (|), an escape (\\), HTML (&, <, >: entities), and a link or an image: a ] that a ( [ or :
+  // follows, a [ after a !. An interval [1.1, 1.3] stays as it is.
+  static const std::map<char, std::string> marks = {
+      {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'\n', " "}, {'\t', " "}, {'|', "\\|"},
+      {'`', "\\`"},   {'\\', "\\\\"}, {'*', "\\*"},  {'~', "\\~"}};
+  const std::string plain = printable_text(text);
+  std::string out;
+  out.reserve(plain.size());
+  const auto word = [&](std::size_t i) {
+    return i < plain.size() && (std::isalnum(static_cast<unsigned char>(plain[i])) != 0 ||
+                                static_cast<unsigned char>(plain[i]) >= 0x80);
+  };
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const char c = plain[i];
+    if (const auto mark = marks.find(c); mark != marks.end()) {
+      out += mark->second;
+    } else if (c == '_' && !(i > 0 && word(i - 1) && word(i + 1))) {
+      out += "\\_";
+    } else if ((c == '#' && plain.find_first_not_of(' ') == i && heading_mark(plain, i)) ||
+               (c == '[' && i > 0 && plain[i - 1] == '!') ||
+               (c == ']' && i + 1 < plain.size() && std::strchr("([:", plain[i + 1]) != nullptr)) {
+      out += std::string("\\") + c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string render_markdown_table(const TextTable& table) {

@@ -17,7 +17,10 @@ struct TextTable {
 /// Text from data (a label, a reason, a field of env.json, a grid's name) as Markdown that shows
 /// it as it is: the one Markdown text writer of every report. Control characters are dropped,
 /// line breaks and tabs become spaces, `&`, `<` and `>` become entities (no HTML gets through),
-/// and `|` (a table's column), backticks (code) and backslashes are escaped.
+/// and `|` (a table's column), backticks (code), backslashes, `*` and `~` (emphasis), a first `#`
+/// that opens a heading ("# x", not "#3"), `_` at a word's edge, a `]` before `(`, `[` or `:` and a `[` after `!` (links and
+/// images) are escaped: a label like `![x](http://evil.example/p.png)` shows as those
+/// characters, never as an image or a link, and an interval `[1.1, 1.3]` as it is.
 std::string markdown_text(const std::string& text);
 
 /// GitHub-flavoured Markdown, every header and cell through markdown_text.

@@ -116,7 +116,7 @@ Command add_bench_command(CLI::App& app) {
                     "Regular expression over benchmark names (default: all)");
   bench->add_option("--out", args->out_dir, "Output directory (default runs/bench-<timestamp>)");
   bench->add_option("--min-time", args->min_time, "Minimum seconds per benchmark (default 0.5)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(1e-3, 86400.0));
 
   return {bench, [args] { return bench_command(*args); }};
 }

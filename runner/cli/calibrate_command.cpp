@@ -177,7 +177,7 @@ Command add_calibrate_command(CLI::App& app) {
   calibrate
       ->add_option("--threshold", args->threshold_percent,
                    "The gate's threshold, as compare's (default 5)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(finite_range(0.0, 1000.0));
   calibrate->add_option("--alpha", args->alpha, "The gate's alpha (default 0.05)");
   calibrate->add_option("--metric", args->metric, "epoch (default), step or throughput")
       ->check(CLI::IsMember({"epoch", "step", "throughput"}));
@@ -185,7 +185,7 @@ Command add_calibrate_command(CLI::App& app) {
       ->add_option("--assumed-spread", args->assumed_spread_percent,
                    "The uncalibrated gate's assumed run-to-run variation per run, as compare's "
                    "(default 4)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(finite_range(0.0, 1000.0));
 
   return {calibrate, [args] { return calibrate_command(*args); }};
 }

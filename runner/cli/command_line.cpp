@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/execution/memory.hpp"
 
@@ -197,6 +199,21 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
     }
   }
   return 2;  // require_subcommand(1) makes this unreachable
+}
+
+CLI::Validator finite_range(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(value))
+          return "Value " + text + " is not a finite number";
+        if (value < low || value > high)
+          return "Value " + text + " not in range [" + format_number(low) + " - " +
+                 format_number(high) + "]";
+        return "";
+      },
+      "FLOAT in [" + format_number(low) + " - " + format_number(high) + "]");
 }
 
 }  // namespace crossover

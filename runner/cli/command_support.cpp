@@ -111,10 +111,12 @@ RunRecord load_run(const std::string& path) {
     throw std::runtime_error(why.empty() ? e.what() : why);
   }
   const fs::path env = fs::path(file).parent_path() / "env.json";
-  if (fs::exists(env, error)) {
+  if (fs::exists(fs::symlink_status(env, error))) {  // a link too: refused with its name
     try {
-      run.environment = environment_from_json(nlohmann::ordered_json::parse(
-          read_json_text(env.string(), kMaxRecordBytes, "an env.json")));
+      run.environment = environment_from_json(
+          nlohmann::ordered_json::parse(
+              read_json_text(env.string(), kMaxRecordBytes, "an env.json")),
+          env.string());
     } catch (const std::exception& e) {
       spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
                    e.what());

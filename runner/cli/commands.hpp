@@ -15,6 +15,10 @@ struct Command {
   std::function<int()> run;  ///< its exit code
 };
 
+/// CLI::Range for a number option that must also be finite: "NaN" passes CLI::Range (every
+/// comparison with it is false) and would become the option's default silently.
+CLI::Validator finite_range(double low, double high);
+
 /// `--model-check-seconds S` of run and validate: how long one model's check may take.
 void add_model_check_option(CLI::App& command, double& seconds);
 

@@ -101,12 +101,19 @@ bool same_file(const std::string& a, const std::string& b) {
 // Why compare may not write its verdict to `file` ("" when it may): never over what it judges, nor
 // any run's own files.
 std::string verdict_file_problem(const std::string& file, const CompareArgs& args) {
-  for (const std::string& input : {args.baseline, args.candidate}) {
-    if (args.rerun.empty() && same_file(file, input))
-      return file + " is the results file being compared; write into another file";
+  // The sides' results by any name are named below, with their own words.
+  std::vector<std::string> inputs = {args.calibration, args.rerun};
+  if (args.rerun.empty()) {
+    for (const std::string& side : {args.baseline, args.candidate}) inputs.push_back(side + "/env.json");
+  } else {
+    inputs.insert(inputs.end(), {args.baseline, args.candidate});  // the two binaries
   }
-  return output_file_problem(file, {args.calibration, args.rerun, args.baseline, args.candidate,
-                                    args.baseline + "/env.json", args.candidate + "/env.json"});
+  std::string problem = output_file_problem(file, inputs);
+  for (const std::string& input : {args.baseline, args.candidate}) {
+    if (problem.empty() && args.rerun.empty() && same_file(file, input))
+      problem = file + " is the results file being compared; write into another file";
+  }
+  return problem;
 }
 
 int compare_command(const CompareArgs& args) {
@@ -147,10 +154,8 @@ int compare_command(const CompareArgs& args) {
   std::optional<Calibration> calibration;
   if (!args.calibration.empty()) {
     try {
-      calibration =
-          calibration_from_json(nlohmann::json::parse(read_json_text(
-                                    args.calibration, kMaxRecordBytes, "a calibrate.json")),
-                                args.calibration);
+      calibration = calibration_from_json(
+          read_json_file(args.calibration, kMaxRecordBytes, "a calibrate.json"), args.calibration);
     } catch (const std::exception& e) {
       spdlog::error("--calibration {}: {}", args.calibration, e.what());
       return kExitBadInput;
@@ -207,18 +212,18 @@ Command add_compare_command(CLI::App& app) {
       ->add_option(
           "--threshold", args->threshold_percent,
           "Smallest change of the median, in percent, that can be a regression (default 5)")
-      ->check(CLI::Range(0.0, 1000.0));
-  compare->add_option(
-      "--alpha", args->alpha,
-      "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on the "
-      "epochs with one run per side, Welch's t on the run medians with several "
-      "(--rerun)");
+      ->check(finite_range(0.0, 1000.0));
+  compare
+      ->add_option("--alpha", args->alpha,
+                   "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on "
+                   "the epochs with one run per side, Welch's t on the run medians with several "
+                   "(--rerun)");
   compare
       ->add_option("--assumed-spread", args->assumed_spread_percent,
                    "One run per side without --calibration: how much one run's median is "
                    "assumed to vary between processes, in percent (default 4); a change must "
                    "stand out from it. 0: the within-run test alone")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(finite_range(0.0, 1000.0));
   compare
       ->add_option("--metric", args->metric,
                    "epoch (time per epoch, default), step (time per step), throughput "

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "core/file_writer.hpp"
@@ -80,13 +82,68 @@ std::vector<std::size_t> commit_positions(const std::string& order_file,
   return positions;
 }
 
+// Whether `text` is a date or a time as env.json records it (2026-11-26T21:51:20Z), in a form
+// whose text order is time order.
+bool is_recorded_time(const std::string& text) {
+  static const std::regex time(R"(\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?)?)");
+  return std::regex_match(text, time);
+}
+
+// What a history of these runs should say before it is believed: runs whose start cannot order
+// them, runs of other machines or other grids, one folder name twice.
+void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& runs,
+                           bool ordered_by_commits) {
+  std::set<std::string> machines, names;
+  std::vector<std::string> undated;
+  std::set<std::string> first_cells;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& [run, record] = runs[i];
+    if (!is_recorded_time(run.recorded_at)) undated.push_back(run.name);
+    if (record.environment)
+      machines.insert(record.environment->cpu.model + " / " + record.environment->host.hostname);
+    std::set<std::string> cells;
+    for (const Result& r : record.results) cells.insert(cell_identity_json(r.cell).dump());
+    if (i == 0) first_cells = cells;
+    std::size_t shared = 0;
+    for (const std::string& c : cells) shared += first_cells.count(c);
+    if (i > 0 && shared < std::max(cells.size(), first_cells.size()))
+      spdlog::warn("{} shares {} of its {} cell(s) with {}: runs of different grids; only the "
+                   "cells they share form a series",
+                   run.name, shared, cells.size(), runs.front().first.name);
+  }
+  if (!undated.empty() && !ordered_by_commits)
+    spdlog::warn("{}: recorded_at is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), so when it ran is not "
+                 "known; these runs are ordered as given, after the dated ones. --order FILE "
+                 "orders runs by commit",
+                 join(undated));
+  if (machines.size() > 1)
+    spdlog::warn("the runs come from {} machines ({}): a shift between them may be the "
+                 "machine's, not the code's",
+                 machines.size(), join(std::vector<std::string>(machines.begin(), machines.end())));
+}
+
 // The runs read and put in order: by --order's commits, else by when each started.
 History read_runs(const HistoryArgs& args) {
   std::vector<std::pair<HistoryRun, RunRecord>> runs;
+  std::vector<std::string> files;
   for (const std::string& path : args.runs) {
     RunRecord record = load_run(path);
-    runs.emplace_back(history_run(path, record), std::move(record));
+    HistoryRun run = history_run(path, record);
+    // One run given twice (its folder and its results.jsonl) is refused; two runs of one folder
+    // name (a nightly job's) are told apart.
+    const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+    for (const std::string& before : files) {
+      std::error_code error;
+      if (fs::equivalent(before, file, error))
+        throw std::invalid_argument(path + " is given twice; give each run once");
+    }
+    files.push_back(file);
+    int same = 1;
+    for (const auto& other : runs) same += other.first.name == run.name;
+    if (same > 1) run.name += " #" + std::to_string(same);
+    runs.emplace_back(std::move(run), std::move(record));
   }
+  warn_about_mixed_runs(runs, !args.order.empty());
   std::vector<HistoryRun> names;
   for (const auto& run : runs) names.push_back(run.first);
   std::vector<std::size_t> rank(runs.size(), 0);
@@ -95,7 +152,10 @@ History read_runs(const HistoryArgs& args) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (rank[a] != rank[b]) return rank[a] < rank[b];
-    return runs[a].first.recorded_at < runs[b].first.recorded_at;
+    const bool dated_a = is_recorded_time(runs[a].first.recorded_at);
+    const bool dated_b = is_recorded_time(runs[b].first.recorded_at);
+    if (dated_a != dated_b) return dated_a;  // an undated run after the dated ones, as given
+    return dated_a && runs[a].first.recorded_at < runs[b].first.recorded_at;
   });
   History history;
   for (std::size_t i : order) append_run(history, runs[i].first, runs[i].second.results);
@@ -107,9 +167,8 @@ History read_runs(const HistoryArgs& args) {
 void set_thresholds(History& history, const HistoryArgs& args) {
   std::optional<Calibration> calibration;
   if (!args.calibration.empty()) {
-    calibration = calibration_from_json(nlohmann::json::parse(read_json_text(
-                                            args.calibration, kMaxRecordBytes, "a calibrate.json")),
-                                        args.calibration);
+    calibration = calibration_from_json(
+        read_json_file(args.calibration, kMaxRecordBytes, "a calibrate.json"), args.calibration);
   }
   for (HistoryCell& cell : history.cells) {
     cell.threshold = 0.05;
@@ -140,8 +199,7 @@ int history_command(const HistoryArgs& args) {
         return kExitBadInput;
       }
       const std::string file = args.into + "/history.json";
-      history = history_from_json(
-          nlohmann::json::parse(read_json_text(file, kMaxRecordBytes, "a history.json")));
+      history = history_from_json(read_json_file(file, kMaxRecordBytes, "a history.json"));
       RunRecord record = load_run(args.append);
       append_run(history, history_run(args.append, record), record.results);
     } else {
@@ -223,7 +281,7 @@ Command add_history_command(CLI::App& app) {
       ->add_option("--threshold", args->threshold,
                    "A slowdown larger than this, in percent, is one (default: twice each "
                    "cell's run-to-run spread in --calibration, else 5)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(finite_range(0.0, 1000.0));
   history->add_option("--calibration", args->calibration,
                       "calibrate.json of this runner: each cell's threshold from its spread");
   history->add_flag("--fail-on-change", args->fail_on_change,

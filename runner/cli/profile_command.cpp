@@ -51,6 +51,10 @@ std::string summary(const MachineProfile& p) {
 }
 
 int profile_command(const ProfileArgs& args) {
+  if (!is_profile_text(args.name)) {
+    spdlog::error("--name: {}: the name goes into reports and the terminal", kProfileTextRule);
+    return kExitBadInput;
+  }
   if (!args.out.empty()) {
     std::vector<std::string> inputs;  // --derive's runs: their files, by any name
     for (const std::string& run : args.derive)
@@ -84,7 +88,16 @@ int profile_command(const ProfileArgs& args) {
       return kExitBadInput;
     }
   }
+  // What is written must read back: a number outside its range (derived from a hand-edited
+  // env.json) is refused here, never stored for predict to refuse later.
   const std::string text = json_text(profile_to_json(profile), 2) + "\n";
+  try {
+    profile_from_json(nlohmann::json::parse(text));
+  } catch (const std::exception& e) {
+    spdlog::error("the profile {} would not read back ({}); nothing was written",
+                  args.derive.empty() ? "measured" : "derived", e.what());
+    return args.derive.empty() ? kExitRunFailed : kExitBadInput;
+  }
   if (args.out.empty()) {
     std::cout << text;
     return kExitOk;

@@ -119,7 +119,7 @@ std::optional<RunRead> read_run(const std::string& path) {
   };
   nlohmann::ordered_json environment;
   optional_json("env.json", environment, "environment");
-  run.record = environment_from_json(environment);
+  run.record = environment_from_json(environment, run.directory + "/env.json");
   optional_json("searches.json", run.searches, "searches");
   for (const Result& r : run.results)
     if (run.label.empty()) run.label = r.cell.host;

@@ -134,7 +134,7 @@ Part read_part(const std::string& dir) {
     throw MergeRefused(std::string(e.what()).rfind(dir, 0) == 0 ? e.what() : dir + ": " + e.what());
   }
   check_env(p);
-  p.record = environment_from_json(p.env);
+  p.record = environment_from_json(p.env, dir + "/env.json");
   return p;
 }
 

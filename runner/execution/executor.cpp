@@ -19,6 +19,7 @@
 #include "runner/execution/cuda_seam_parallel.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/launch.hpp"
+#include "runner/execution/watchdog.hpp"
 #include "runner/execution/memory.hpp"
 #include "runner/execution/threads.hpp"
 #include "runner/machine/energy.hpp"
@@ -448,6 +449,9 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
     } else if (cell.parallel == Parallel::kDdp || cell.isolate || options.isolate) {
       result = pool->run(cell);
     } else {
+      const CellWatchdog watchdog(
+          cell_label(cell),
+          cell.timeout_seconds > 0.0 ? cell.timeout_seconds : default_timeout_seconds(cell));
       result = run_cell(cell, options);
     }
     if (options.profile && result.status == CellStatus::kOk)

@@ -51,11 +51,11 @@ std::string last_lines(const std::string& path, std::size_t count = 3) {
   return "; last output: " + out;
 }
 
-// The cell's timeout, else the options', else 4 x its time budget + 120 s.
+// The cell's timeout, else the options', else its default (4 x its time budget + 120 s).
 double cell_timeout(const Cell& cell, const LaunchOptions& options) {
   return cell.timeout_seconds > 0.0      ? cell.timeout_seconds
          : options.timeout_seconds > 0.0 ? options.timeout_seconds
-                                         : 4.0 * cell.time_budget_seconds + 120.0;
+                                         : default_timeout_seconds(cell);
 }
 
 Result failed(const Cell& cell, const std::string& reason) {

@@ -150,7 +150,7 @@ class ExperimentCells {
       // And never without an end: a forward that hangs only at the real batch size passes the
       // model check, then would run forever.
       if (!sets(experiment_, "timeout_seconds"))
-        cell.timeout_seconds = user_model_timeout_seconds(cell);
+        cell.timeout_seconds = default_timeout_seconds(cell);
       if (!cell.model.empty() && std::filesystem::path(cell.model).is_relative()) {
         cell.model = (std::filesystem::absolute(grid_.file).parent_path() / cell.model)
                          .lexically_normal()

@@ -11,12 +11,16 @@
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "runner/execution/anatomy.hpp"
+#include "runner/execution/watchdog.hpp"
 #include "runner/machine/revision.hpp"
 
 namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// The most one cell's anatomy may take here (docs/commands.md, profile --derive).
+constexpr double kAnatomySecondsPerCell = 120.0;
 
 // A measured cell with its anatomy, as derivation reads it.
 struct Observed {
@@ -36,13 +40,31 @@ double counted_ops(const StepAnatomy& a, const Cell& cell) {
   return ops;
 }
 
+// Cells that have no anatomy of their own, whose anatomy is taken again here.
+std::size_t anatomies_to_take(const std::vector<RunRecord>& runs) {
+  std::size_t count = 0;
+  for (const RunRecord& run : runs)
+    for (const Result& r : run.results)
+      count += r.status == CellStatus::kOk && r.step_seconds > 0.0 && r.step_op_groups.empty();
+  return count;
+}
+
 std::vector<Observed> observe(const std::vector<RunRecord>& runs, const std::string& data_dir) {
   std::vector<Observed> out;
+  const std::size_t to_take = anatomies_to_take(runs);
+  std::size_t taken = 0;
   for (const RunRecord& run : runs) {
     for (const Result& r : run.results) {
       if (r.status != CellStatus::kOk || r.step_seconds <= 0.0) continue;
       Result copy = r;
       if (copy.step_op_groups.empty()) {
+        spdlog::info("anatomy {}/{}: {} ({}, cell {})", ++taken, to_take, cell_label(r.cell),
+                     run.label, r.cell.index);
+        // A few probed steps on small data: a cell still at it after this is stuck.
+        const CellWatchdog watchdog(
+            cell_label(r.cell), kAnatomySecondsPerCell,
+            ": profile --derive stops (each cell's anatomy may take " +
+                format_seconds(kAnatomySecondsPerCell) + "); leave this run out");
         try {
           record_twin_anatomy(r.cell, data_dir, copy);
         } catch (const std::exception& e) {
@@ -183,7 +205,10 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
                 const MachineProfile& here, Json& used, MachineProfile& p) {
   const double cpu_1024 =
       from_env(runs, [](const Environment& e) { return e.blas.matmul_1024_gflops; }) * 1e9;
-  if (cpu_1024 <= 0.0) throw std::runtime_error("no run's env.json has blas.matmul_1024_gflops");
+  if (cpu_1024 <= 0.0)
+    throw std::runtime_error(
+        "no run's env.json has a usable blas.matmul_1024_gflops (a rate above 0, as every run "
+        "records at its start)");
   p.cpu_all_threads.dispatch_seconds =
       derive_dispatch(cells, DeviceKind::kCpu, used["cpu_dispatch"]);
   p.cpu_all_threads.gemm = scaled_ladder(here.cpu_all_threads, cpu_1024);
@@ -197,6 +222,24 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
                         here.cpu_all_threads.gemm_flops_per_second(2.0 * 1073741824.0));
   p.cpu_one_thread.memory_bytes_per_second *=
       here.cpu_one_thread.memory_bytes_per_second / here.cpu_all_threads.memory_bytes_per_second;
+  // No rung above what the runs' machine measured itself: this machine's shape, scaled, can
+  // claim more (one thread at 1,109 GFLOP/s from a host whose every core measured 163).
+  const double measured =
+      std::max(cpu_1024, from_env(runs, [](const Environment& e) { return peak_of(e, "cpu"); }) * 1e9);
+  for (DeviceProfile* d : {&p.cpu_all_threads, &p.cpu_one_thread}) {
+    for (auto& [n, rate] : d->gemm) {
+      if (rate <= measured) continue;
+      used["capped"].push_back("cpu matmul at n=" + format_number(n) + ": " +
+                               format_number(rate / 1e9) + " GFLOP/s derived, above the " +
+                               format_number(measured / 1e9) +
+                               " the runs measured; their measurement kept");
+      rate = measured;
+    }
+  }
+  if (!used["capped"].empty())
+    spdlog::warn("{} derived CPU rate(s) lay above the runs' own measured peak ({} GFLOP/s) and "
+                 "were refused; the profile's provenance names them",
+                 used["capped"].size(), format_number(measured / 1e9));
 }
 
 // The GPU from the cells, when the runs' env.json names its peak.
@@ -236,8 +279,8 @@ MachineProfile derive_profile(const std::string& name, const std::vector<RunReco
   MachineProfile p;
   p.name = name;
   Json used = Json::object();
-  for (const char* key :
-       {"cpu_dispatch", "cpu_memory", "cuda_dispatch", "cuda_memory", "h2d_pageable", "h2d_pinned"})
+  for (const char* key : {"cpu_dispatch", "cpu_memory", "cuda_dispatch", "cuda_memory",
+                          "h2d_pageable", "h2d_pinned", "capped"})
     used[key] = Json::array();
   derive_cpu(cells, runs, here, used, p);
   derive_cuda(cells, runs, used, p);

@@ -151,7 +151,8 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
                                                           : std::string();
   for (Result& r : before)
     if (r.cell.host.empty()) r.cell.host = label;
-  const Environment before_env = environment_from_json(before_document);
+  const Environment before_env =
+      environment_from_json(before_document, request.resume + "/env.json");
   if (!same_part(request, before_document) || !same_environment(request, before_env, record) ||
       !grid_covers(request, expansion, before))
     return std::nullopt;
