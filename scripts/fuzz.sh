@@ -12,7 +12,7 @@ cd "$top"
 build=$top/build-fuzz  # the "fuzz" preset of CMakePresets.json
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(grid idx cifar csv results html)
+[[ ${#targets[@]} -gt 0 ]] || targets=(grid idx cifar csv results html records)
 
 [[ -f $build/CMakeCache.txt ]] || cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz

@@ -102,6 +102,24 @@ TEST(GuardedOutputs, HistoryOutHoldingAHistoryNeedsOverwriteAndKeepsTheOldOne) {
   EXPECT_EQ(kept, two_runs);
 }
 
+// Two histories written into one new folder at once: whichever comes second, by the folder's lock
+// or by the history the first left there, is refused with exit 2, in every race.
+TEST(GuardedOutputs, OfTwoHistoriesWrittenIntoOneFolderAtOnceTheSecondIsRefused) {
+  ScratchDir dir;
+  const std::string a = results_dir(dir, "a", 1.0), b = results_dir(dir, "b", 1.1);
+  for (int race = 0; race < 5; ++race) {
+    const std::string out = dir.file("h" + std::to_string(race));
+    const std::string one = std::string(CROSSOVER_BINARY) + " history " + a + " " + b +
+                            " --out " + out + " >/dev/null 2>&1";
+    const std::string both =
+        "(" + one + "; echo $? >" + dir.file("first") + ") & (" + one + "; echo $? >" +
+        dir.file("second") + ") & wait";
+    ASSERT_EQ(std::system(("bash -c '" + both + "'").c_str()), 0);
+    const std::string codes = slurp(dir.file("first")) + slurp(dir.file("second"));
+    EXPECT_TRUE(codes == "0\n2\n" || codes == "2\n0\n") << "race " << race << ": " << codes;
+  }
+}
+
 TEST(GuardedReaders, NoCommandReadsARunsRecordThroughALink) {
   ScratchDir dir;
   const std::string real = results_dir(dir, "real", 1.0);

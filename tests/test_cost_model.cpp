@@ -254,11 +254,21 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
             std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["cpu"]["all_threads"]["batch_op_seconds"] = 1e308;
-            }).find("cpu.all_threads.batch_op_seconds: expected a time up to 1 second"),
+            }).find("cpu.all_threads.batch_op_seconds: expected a time in seconds from 1e-10 to 1"),
             std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["cpu"]["all_threads"]["fresh_memory_bytes_per_second"] = 1e300;
             }).find("fresh_memory_bytes_per_second"),
+            std::string::npos);
+  // Numbers no machine has, on either side, read as no profile (never "+inf %" predictions).
+  EXPECT_NE(refused([](auto& j) { j["cuda"]["dispatch_seconds"] = 1e308; })
+                .find("cuda.dispatch_seconds: expected a time in seconds from 1e-10 to 1, not 1e+308"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["cpu"]["one_thread"]["gemm"][0]["flops_per_second"] = 1e-300;
+            }).find("cpu.one_thread.gemm[0].flops_per_second: expected a rate in FLOP per second"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) { j["cpu"]["logical_cores"] = 1e308; }).find("cpu.logical_cores"),
             std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["validation"]["cuda"]["band"]["factor"] = 0.5;

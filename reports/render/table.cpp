@@ -21,11 +21,11 @@ std::size_t display_width(const std::string& text) {
   return width;
 }
 
-// Whether the #s at `at` open an ATX heading: one to six of them, then a space or the end ("#3"
-// does not).
+// Whether the #s at `at` open an ATX heading with text: one to six of them, then a space ("#3"
+// does not, and a lone "#", a table's column of cell numbers, would head nothing).
 bool heading_mark(const std::string& text, std::size_t at) {
-  const std::size_t end = std::min(text.find_first_not_of('#', at), text.size());
-  return end - at <= 6 && (end == text.size() || text[end] == ' ');
+  const std::size_t end = text.find_first_not_of('#', at);
+  return end != std::string::npos && end - at <= 6 && text[end] == ' ';
 }
 
 }  // namespace
