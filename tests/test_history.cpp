@@ -207,5 +207,41 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
   EXPECT_NE(o.err.find("needs runs, or --append RUN --into DIR"), std::string::npos) << o.err;
 }
 
+// Six steady runs and one 50 % slower: too few after it for a change point, so the newest run is
+// suspect, named with its commit in the table, the verdict and history.html (whose table and
+// verdict come first, its axis by commit, its times in ms); --fail-on-suspect fails on it.
+TEST(History, ANewestRunSlowerThanTheThresholdIsSuspectUntilAChangePointCanNameIt) {
+  ScratchDir dir;
+  std::string runs;
+  for (int i = 0; i < 7; ++i)
+    runs += " " + write_run(dir, "run-" + std::to_string(i), "abcdef" + std::to_string(10 + i) + "0000",
+                            "2026-11-1" + std::to_string(i), {timed(0, "iris_mlp", i == 6 ? 1.5e-3 : 1e-3)});
+  const testing::Outcome o =
+      testing::crossover(dir, "history" + runs + " --out " + dir.file("h") + " --fail-on-change");
+  EXPECT_EQ(o.code, 0) << o.err;  // a suspect is not a change point
+  EXPECT_NE(o.out.find("suspect: " + dir.file("run-6") + " (abcdef160000) +50.0 % on the runs "
+                       "before them (threshold 5.0 %"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("1 cell(s) suspect"), std::string::npos) << o.out;
+  const std::string html = testing::slurp(dir.file("h/history.html"));
+  EXPECT_LT(html.find("<table>"), html.find("<svg")) << html;
+  EXPECT_LT(html.find("1 cell(s) suspect"), html.find("<svg"));
+  EXPECT_NE(html.find(">abcdef1</text>"), std::string::npos);  // a commit under the axis
+  EXPECT_NE(html.find("epoch time (ms)"), std::string::npos);
+  const nlohmann::json stored = nlohmann::json::parse(testing::slurp(dir.file("h/history.json")));
+  EXPECT_EQ(stored["cells"][0]["suspect"]["runs"], nlohmann::json::array({6}));
+  EXPECT_EQ(testing::crossover(dir, "history" + runs + " --out " + dir.file("h2") +
+                                        " --fail-on-suspect")
+                .code,
+            1);
+  // One more steady run after it: the newest is no longer slower; nothing is suspect.
+  runs += " " + write_run(dir, "run-7", "abcdef170000", "2026-11-18", {timed(0, "iris_mlp", 1e-3)});
+  EXPECT_EQ(testing::crossover(dir, "history" + runs + " --out " + dir.file("h3") +
+                                        " --fail-on-suspect")
+                .code,
+            0);
+}
+
 }  // namespace
 }  // namespace crossover

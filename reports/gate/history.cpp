@@ -7,6 +7,7 @@
 
 #include "core/bootstrap.hpp"
 #include "core/cell.hpp"
+#include "core/stats.hpp"
 #include "core/text.hpp"
 
 namespace crossover {
@@ -124,6 +125,31 @@ std::optional<HistoryChange> newest_slowdown(const HistoryCell& cell) {
   return std::nullopt;
 }
 
+std::optional<HistorySuspect> newest_suspect(const HistoryCell& cell) {
+  const std::size_t n = cell.points.size();
+  if (newest_slowdown(cell) || n < 3) return std::nullopt;
+  const auto median_of = [&](std::size_t from, std::size_t to) {
+    std::vector<double> medians;
+    for (std::size_t i = from; i < to; ++i) medians.push_back(cell.points[i].median);
+    return summarize(medians).median;
+  };
+  // The longest tail, each of its runs slower than the runs before the tail by the threshold.
+  std::size_t tail = 0;
+  for (std::size_t t = 1; t + 2 <= n; ++t) {
+    const double before = median_of(0, n - t);
+    bool slower = true;
+    for (std::size_t i = n - t; i < n; ++i)
+      slower = slower && cell.points[i].median > before * (1.0 + cell.threshold);
+    if (!slower) break;
+    tail = t;
+  }
+  if (tail == 0) return std::nullopt;
+  HistorySuspect suspect;
+  for (std::size_t i = n - tail; i < n; ++i) suspect.runs.push_back(cell.points[i].run);
+  suspect.change = median_of(n - tail, n) / median_of(0, n - tail) - 1.0;
+  return suspect;
+}
+
 nlohmann::ordered_json history_json(const History& history) {
   nlohmann::ordered_json out;
   out["format"] = kFormat;
@@ -135,6 +161,8 @@ nlohmann::ordered_json history_json(const History& history) {
     nlohmann::ordered_json cell = {{"identity", c.identity}, {"label", c.label}};
     cell["threshold"] = c.threshold;
     cell["newest_slower"] = newest_slowdown(c).has_value();
+    if (const auto suspect = newest_suspect(c))
+      cell["suspect"] = {{"runs", suspect->runs}, {"change", suspect->change}};
     cell["points"] = nlohmann::ordered_json::array();
     for (const HistoryPoint& p : c.points)
       cell["points"].push_back({p.run, p.median, p.p25, p.p75});

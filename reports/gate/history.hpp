@@ -64,6 +64,19 @@ void find_changes(History& history, const ChangePointOptions& options = {});
 /// 0): what fails `history --fail-on-change`.
 std::optional<HistoryChange> newest_slowdown(const HistoryCell& cell);
 
+/// The newest runs of a cell that are each slower than the median of the runs before them by more
+/// than its threshold, where no change point says so (too few runs after them for one: the
+/// permutation test needs about 12 runs in all to reach p < 0.01). What a CI user should look
+/// at before the change point can be named.
+struct HistorySuspect {
+  std::vector<std::size_t> runs;  ///< indices into History::runs, oldest first
+  double change = 0.0;            ///< their median / the earlier runs' median - 1
+};
+
+/// The cell's suspect runs, or none (a newest slowdown already named, fewer than two earlier
+/// runs, or the newest run not slower beyond the threshold).
+std::optional<HistorySuspect> newest_suspect(const HistoryCell& cell);
+
 nlohmann::ordered_json history_json(const History& history);
 /// Reads history_json's output; throws std::runtime_error naming what is wrong.
 History history_from_json(const nlohmann::json& json);

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/text.hpp"
 #include "reports/gate/history.hpp"
@@ -32,22 +34,64 @@ std::string span_text(const History& history) {
          last.recorded_at + ")";
 }
 
-// One cell's series: each run's median with its interquartile range, every change point a
-// dashed line named by the commit after it; hovering a point names its run.
+// The unit a series reads best in: its largest value as 1 to 999 of it.
+std::pair<double, const char*> time_unit(double high) {
+  if (high < 1e-3) return {1e6, "us"};
+  if (high < 1.0) return {1e3, "ms"};
+  return {1.0, "s"};
+}
+
+// "suspect: runs r8, r9 +41.0 % on the runs before them (threshold 5.0 %; too few after them for
+// a change point)".
+std::string suspect_text(const History& history, const HistoryCell& cell,
+                         const HistorySuspect& suspect) {
+  std::vector<std::string> names;
+  for (std::size_t run : suspect.runs)
+    names.push_back(history.runs[run].name + " (" + history.runs[run].commit + ")");
+  return "suspect: " + join(names) + " " + format_percent(suspect.change) +
+         " on the runs before them (threshold " + format_percent(cell.threshold, false) +
+         "; too few runs after them for a change point)";
+}
+
+// The verdict over every cell: how many are slower, how many suspect.
+std::string verdict_text(const History& history) {
+  int slower = 0, suspect = 0;
+  for (const HistoryCell& cell : history.cells) {
+    slower += newest_slowdown(cell) ? 1 : 0;
+    suspect += newest_suspect(cell) ? 1 : 0;
+  }
+  std::string text = slower == 0 ? "No cell's newest segment is slower."
+                                 : std::to_string(slower) + " cell(s) slower in their newest segment.";
+  if (suspect > 0)
+    text += " " + std::to_string(suspect) +
+            " cell(s) suspect: their newest run(s) slower than the runs before them by more than "
+            "the threshold, too few for a change point yet.";
+  return text;
+}
+
+// One cell's series: each run's median with its interquartile range, in a unit it reads in, the
+// runs along the axis by commit; every change point a dashed line named by the commit after it;
+// hovering a point names its run.
 std::string history_chart(const History& history, const HistoryCell& cell) {
   double low = cell.points.front().median, high = low;
   for (const HistoryPoint& p : cell.points) {
     low = std::min({low, p.median, p.p25 > 0.0 ? p.p25 : p.median});
     high = std::max({high, p.median, p.p75});
   }
+  const auto [scale, unit] = time_unit(high);
   const double pad = (high - low) * 0.1 + high * 1e-3;
-  // Runs numbered from 1; the axis ends on a multiple of 4 runs past the first, so that its five
-  // ticks fall on whole runs.
-  const double span =
-      4.0 * std::ceil(std::max<double>(static_cast<double>(history.runs.size()) - 1.0, 1.0) / 4.0);
-  const svg::Plot plot{1.0, 1.0 + span, std::max(low - pad, 0.0), high + pad, false, false};
+  const double runs = static_cast<double>(std::max<std::size_t>(history.runs.size(), 1));
+  const svg::Plot plot{0.5, runs + 0.5, std::max(low - pad, 0.0) * scale, (high + pad) * scale,
+                       false, false};
   std::string s = svg::svg_open("epoch time of " + cell.label + " over the runs") +
-                  plot.axes("run (oldest first)", "epoch time (s)");
+                  plot.axes("commit (oldest first)", std::string("epoch time (") + unit + ")",
+                            false);
+  // Each run's commit under it; at most 12 named, evenly.
+  const std::size_t every = (history.runs.size() + 11) / 12;
+  for (std::size_t r = 0; r < history.runs.size(); r += std::max<std::size_t>(every, 1))
+    s += "<text x='" + svg::num(plot.sx(static_cast<double>(r) + 1.0)) + "' y='" +
+         svg::num(plot.kTop + plot.kHeight + 16) + "' text-anchor='middle'>" +
+         html_escape(history.runs[r].commit.substr(0, 7)) + "</text>";
   for (const HistoryChange& c : cell.changes) {
     const double x = plot.sx(static_cast<double>(cell.points[c.point].run) + 0.5);
     s += "<line x1='" + svg::num(x) + "' y1='" + svg::num(plot.kTop) + "' x2='" + svg::num(x) +
@@ -60,12 +104,13 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
   std::string path;
   for (const HistoryPoint& p : cell.points) {
     const double x = plot.sx(static_cast<double>(p.run) + 1.0);
-    path += (path.empty() ? "M" : " L") + svg::num(x) + " " + svg::num(plot.sy(p.median));
+    path += (path.empty() ? "M" : " L") + svg::num(x) + " " + svg::num(plot.sy(p.median * scale));
     const HistoryRun& run = history.runs[p.run];
-    s += "<line x1='" + svg::num(x) + "' y1='" + svg::num(plot.sy(p.p25 > 0 ? p.p25 : p.median)) +
-         "' x2='" + svg::num(x) + "' y2='" + svg::num(plot.sy(p.p75 > 0 ? p.p75 : p.median)) +
+    s += "<line x1='" + svg::num(x) + "' y1='" +
+         svg::num(plot.sy((p.p25 > 0 ? p.p25 : p.median) * scale)) + "' x2='" + svg::num(x) +
+         "' y2='" + svg::num(plot.sy((p.p75 > 0 ? p.p75 : p.median) * scale)) +
          "' stroke='#9ecae1' stroke-width='3'/><circle cx='" + svg::num(x) + "' cy='" +
-         svg::num(plot.sy(p.median)) + "' r='3' fill='#1f77b4'><title>" +
+         svg::num(plot.sy(p.median * scale)) + "' r='3' fill='#1f77b4'><title>" +
          html_escape(run.name + " (" + run.commit + ", " + run.recorded_at +
                      "): " + format_seconds(p.median) + ", interquartile " + format_seconds(p.p25) +
                      " to " + format_seconds(p.p75)) +
@@ -74,48 +119,67 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
   return s + "<path d='" + path + "' fill='none' stroke='#1f77b4'/></svg>";
 }
 
+// Each cell's row of the table: label, runs, latest, best, threshold, and its changes with the
+// verdict words (**slower**, suspect) as `text` writes them.
+template <typename Text, typename Strong>
+std::vector<std::vector<std::string>> table_rows(const History& history, Text text, Strong strong) {
+  std::vector<std::vector<std::string>> rows;
+  for (const HistoryCell& cell : history.cells) {
+    if (cell.points.empty()) continue;
+    std::string changes;
+    for (const HistoryChange& c : cell.changes)
+      changes += (changes.empty() ? "" : "; ") + text(change_text(c));
+    if (newest_slowdown(cell)) changes += " " + strong("slower");
+    if (const auto suspect = newest_suspect(cell))
+      changes += (changes.empty() ? "" : "; ") + text(suspect_text(history, cell, *suspect));
+    rows.push_back({text(cell.label), std::to_string(cell.points.size()),
+                    format_seconds(cell.points.back().median), format_seconds(best_median(cell)),
+                    format_percent(cell.threshold, false), changes.empty() ? "none" : changes});
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::string render_history_markdown(const History& history) {
   std::string md = "## crossover history\n\n" + markdown_text(span_text(history)) +
                    ". Change points: E-divisive means on each cell's run medians, each kept at "
                    "permutation p < 0.01; a cell is **slower** when its newest segment is slower "
-                   "than the one before it by more than its threshold.\n\n";
+                   "than the one before it by more than its threshold, and *suspect* when its "
+                   "newest runs are, too few for a change point yet.\n\n";
   md +=
       "| cell | runs | latest | best | threshold | changes (newest last) |\n"
       "|---|---:|---:|---:|---:|---|\n";
-  int failing = 0;
-  for (const HistoryCell& cell : history.cells) {
-    if (cell.points.empty()) continue;
-    std::string changes;
-    for (const HistoryChange& c : cell.changes)
-      changes += (changes.empty() ? "" : "; ") + markdown_text(change_text(c));
-    if (newest_slowdown(cell)) {
-      changes += " **slower**";
-      ++failing;
-    }
-    md += "| " + markdown_text(cell.label) + " | " + std::to_string(cell.points.size()) + " | " +
-          format_seconds(cell.points.back().median) + " | " + format_seconds(best_median(cell)) +
-          " | " + format_percent(cell.threshold, false) + " | " +
-          (changes.empty() ? "none" : changes) + " |\n";
-  }
-  md += "\n" +
-        (failing == 0 ? std::string("No cell's newest segment is slower.")
-                      : std::to_string(failing) + " cell(s) slower in their newest segment.") +
-        "\n";
-  return md;
+  const auto rows = table_rows(
+      history, [](const std::string& t) { return markdown_text(t); },
+      [](const std::string& t) { return "**" + t + "**"; });
+  for (const auto& row : rows) md += "| " + join(row, " | ") + " |\n";
+  return md + "\n" + verdict_text(history) + "\n";
 }
 
 std::string render_history_html(const History& history) {
   std::string html =
       "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>crossover "
       "history</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-      ".chart text{font-size:11px}.slower{color:#d62728}</style></head><body>\n<h1>crossover "
-      "history</h1>\n<p>" +
-      html_escape(span_text(history)) +
-      ". Each point: a run's median epoch time, its bar the interquartile range; a dashed line: a "
-      "change point (E-divisive means, permutation p &lt; 0.01), named by the first commit after "
-      "it. Hover a point for its run.</p>\n";
+      ".chart text{font-size:11px}.slower{color:#d62728}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right;white-space:nowrap}</style></head><body>\n"
+      "<h1>crossover history</h1>\n<p><strong>" +
+      html_escape(verdict_text(history)) + "</strong></p>\n<p>" + html_escape(span_text(history)) +
+      ".</p>\n<table><tr><th>cell</th><th>runs</th><th>latest</th><th>best</th><th>threshold</th>"
+      "<th>changes (newest last)</th></tr>\n";
+  const auto rows = table_rows(
+      history, [](const std::string& t) { return html_escape(t); },
+      [](const std::string& t) { return "<strong class='slower'>" + t + "</strong>"; });
+  for (const auto& row : rows) {
+    html += "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c)
+      html += std::string(c >= 1 && c <= 4 ? "<td class='n'>" : "<td>") + row[c] + "</td>";
+    html += "</tr>\n";
+  }
+  html +=
+      "</table>\n<p>Each point: a run's median epoch time, its bar the interquartile range; a "
+      "dashed line: a change point (E-divisive means, permutation p &lt; 0.01), named by the first "
+      "commit after it. Hover a point for its run.</p>\n";
   for (const HistoryCell& cell : history.cells) {
     if (cell.points.empty()) continue;
     html += "<h2>" + html_escape(cell.label) + "</h2>\n";
@@ -123,6 +187,8 @@ std::string render_history_html(const History& history) {
       html +=
           "<p class='slower'>Slower in its newest segment: " + html_escape(change_text(*slower)) +
           "</p>\n";
+    if (const auto suspect = newest_suspect(cell))
+      html += "<p class='slower'>" + html_escape(suspect_text(history, cell, *suspect)) + "</p>\n";
     html += history_chart(history, cell) + "\n";
   }
   return html + "</body></html>\n";

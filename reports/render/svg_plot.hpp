@@ -38,12 +38,14 @@ struct Plot {
                            : (y - y_min) / (y_max - y_min);
     return kTop + kHeight - (std::isfinite(t) ? t : 0.5) * kHeight;
   }
-  std::string axes(const std::string& x_label, const std::string& y_label) const {
+  // With `x_numbers` false the caller names the x positions itself (a category each).
+  std::string axes(const std::string& x_label, const std::string& y_label,
+                   bool x_numbers = true) const {
     std::string s = "<line x1='" + num(kLeft) + "' y1='" + num(kTop + kHeight) + "' x2='" +
                     num(kLeft + kWidth) + "' y2='" + num(kTop + kHeight) + "' stroke='#444'/>";
     s += "<line x1='" + num(kLeft) + "' y1='" + num(kTop) + "' x2='" + num(kLeft) + "' y2='" +
          num(kTop + kHeight) + "' stroke='#444'/>";
-    for (double v : ticks(x_min, x_max, x_log)) {
+    for (double v : x_numbers ? ticks(x_min, x_max, x_log) : std::vector<double>{}) {
       s += "<text x='" + num(sx(v)) + "' y='" + num(kTop + kHeight + 16) +
            "' text-anchor='middle'>" + html_escape(format_number(v)) + "</text>";
     }

@@ -36,6 +36,7 @@ struct HistoryArgs {
   double threshold = -1.0;  ///< percent; below 0: not given
   bool fail_on_change = false;
   bool overwrite = false;  ///< --out may hold a history: move it aside
+  bool fail_on_suspect = false;
 };
 
 // A run of the history from its folder and env.json: its name, commit and start.
@@ -243,9 +244,13 @@ int history_command(const HistoryArgs& args) {
   }
   std::cout << render_history_markdown(history) << "Written: " << out
             << "/history.json, history.md, history.html\n";
-  int slower = 0;
-  for (const HistoryCell& cell : history.cells) slower += newest_slowdown(cell) ? 1 : 0;
-  return args.fail_on_change && slower > 0 ? kExitRunFailed : kExitOk;
+  int slower = 0, suspect = 0;
+  for (const HistoryCell& cell : history.cells) {
+    slower += newest_slowdown(cell) ? 1 : 0;
+    suspect += newest_suspect(cell) ? 1 : 0;
+  }
+  if (args.fail_on_change && slower > 0) return kExitRunFailed;
+  return args.fail_on_suspect && suspect > 0 ? kExitRunFailed : kExitOk;
 }
 
 }  // namespace
@@ -287,6 +292,9 @@ Command add_history_command(CLI::App& app) {
   history->add_flag("--fail-on-change", args->fail_on_change,
                     "Exit 1 when a cell's newest segment is slower than the one before it by "
                     "more than its threshold");
+  history->add_flag("--fail-on-suspect", args->fail_on_suspect,
+                    "Exit 1 also when a cell is suspect: its newest run(s) slower than the runs "
+                    "before them by more than its threshold, too few for a change point yet");
   return {history, [args] {
             if (args->runs.empty() && args->append.empty()) {
               spdlog::error("crossover history needs runs, or --append RUN --into DIR");
