@@ -99,7 +99,11 @@ CellSpread spread_from_json(const nlohmann::json& j, const std::string& where) {
     s.beta = j.at("beta").get<double>();
     s.sigma = j.at("sigma").get<double>();
     s.sigma_raw = j.at("sigma_raw").get<double>();
-    s.pairs = j.at("pairs").get<std::size_t>();
+    // A count: never a float cast to an integer (1e300 pairs would be undefined behaviour).
+    const nlohmann::json& pairs = j.at("pairs");
+    if (!pairs.is_number_integer() || pairs.get<double>() < 0.0 || pairs.get<double>() > 1e9)
+      throw std::invalid_argument(where + ": pairs must be a whole number from 0 to 1e9");
+    s.pairs = pairs.get<std::size_t>();
     s.degrees_of_freedom = j.at("degrees_of_freedom").get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(where + ": " + e.what());
