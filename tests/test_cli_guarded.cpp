@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -151,6 +153,35 @@ TEST(GuardedReaders, AnAppendToAHistoryReadThroughALinkRewritesNothing) {
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find("a symbolic link"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(dir.file("into/history.md")));
+}
+
+// A profile derived from a real H100 host's run (its three smaller CPU Iris cells; its GPU's peak
+// left out, so no GPU is derived) claims no CPU rate beyond what that host measured: every core at
+// most its peak, one thread at most twice one core's share; each anatomy is shown as it goes.
+TEST(GuardedReaders, ADerivedProfileClaimsNoRateBeyondTheRunsOwnMachine) {
+  ScratchDir dir;
+  const std::string golden = std::string(CROSSOVER_SOURCE_DIR) + "/tests/golden/a-seed001";
+  fs::create_directories(dir.file("run"));
+  std::istringstream lines(slurp(golden + "/results.jsonl"));
+  std::string kept;
+  int index = 0;
+  for (std::string line; std::getline(lines, line); ++index)
+    if (index < 3) kept += line + "\n";  // Iris on the CPU, up to 100,000 rows
+  dir.write("run/results.jsonl", kept);
+  nlohmann::json env = nlohmann::json::parse(slurp(golden + "/env.json"));
+  env["peak_gflops"].erase("cuda:0");
+  dir.write("run/env.json", env.dump());
+  const Outcome o = crossover(dir, "profile --derive " + dir.file("run") + " --data-dir " +
+                                       data_dir() + " --out " + dir.file("p.json"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("anatomy 3/3: "), std::string::npos) << o.err;
+  const double peak = env["peak_gflops"]["cpu"].get<double>() * 1e9;
+  const double cores = env["cpu"]["logical_cores"].get<double>();
+  const nlohmann::json p = nlohmann::json::parse(slurp(dir.file("p.json")));
+  for (const auto& rung : p["cpu"]["all_threads"]["gemm"])
+    EXPECT_LE(rung["flops_per_second"].get<double>(), peak * (1 + 1e-9)) << rung;
+  for (const auto& rung : p["cpu"]["one_thread"]["gemm"])
+    EXPECT_LE(rung["flops_per_second"].get<double>(), 2.0 * peak / cores * (1 + 1e-9)) << rung;
 }
 
 // A cell in the run's own process that outlives its deadline ends the run, saying which cell and

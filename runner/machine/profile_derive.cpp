@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <tuple>
 #include <stdexcept>
 
 #include "core/cost_model.hpp"
@@ -226,20 +227,31 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
   // claim more (one thread at 1,109 GFLOP/s from a host whose every core measured 163).
   const double measured =
       std::max(cpu_1024, from_env(runs, [](const Environment& e) { return peak_of(e, "cpu"); }) * 1e9);
-  for (DeviceProfile* d : {&p.cpu_all_threads, &p.cpu_one_thread}) {
+  // One thread has one core: at most twice its share of every core's peak (turbo, a sibling
+  // hyper-thread idle), however this machine's two shapes relate.
+  const double cores = from_env(runs, [](const Environment& e) {
+    return e.cpu.logical_cores ? std::optional<double>(static_cast<double>(*e.cpu.logical_cores))
+                               : std::nullopt;
+  });
+  const double one_core = cores > 0.0 ? measured * std::min(1.0, 2.0 / cores) : measured;
+  for (auto [d, most, whose] : {std::tuple{&p.cpu_all_threads, measured, "the runs measured"},
+                                std::tuple{&p.cpu_one_thread, one_core,
+                                           "twice one core's share of the runs' peak"}}) {
     for (auto& [n, rate] : d->gemm) {
-      if (rate <= measured) continue;
-      used["capped"].push_back("cpu matmul at n=" + format_number(n) + ": " +
-                               format_number(rate / 1e9) + " GFLOP/s derived, above the " +
-                               format_number(measured / 1e9) +
-                               " the runs measured; their measurement kept");
-      rate = measured;
+      if (rate <= most) continue;
+      used["capped"].push_back(std::string(d == &p.cpu_one_thread ? "one thread" : "every core") +
+                               ", matmul at n=" + format_number(n) + ": " +
+                               format_number(rate / 1e9) + " GFLOP/s derived, above " +
+                               format_number(most / 1e9) + ", " + whose + "; that kept");
+      rate = most;
     }
   }
   if (!used["capped"].empty())
-    spdlog::warn("{} derived CPU rate(s) lay above the runs' own measured peak ({} GFLOP/s) and "
-                 "were refused; the profile's provenance names them",
-                 used["capped"].size(), format_number(measured / 1e9));
+    spdlog::warn("{} derived CPU rate(s) lay above what the runs' machine can do (every core {} "
+                 "GFLOP/s, its measured peak; one thread {}) and were refused; the profile's "
+                 "provenance names them",
+                 used["capped"].size(), format_number(measured / 1e9),
+                 format_number(one_core / 1e9));
 }
 
 // The GPU from the cells, when the runs' env.json names its peak.
