@@ -85,7 +85,10 @@ std::vector<ChangePoint> e_divisive(const std::vector<double>& series,
     int as_large = 0;
     for (int p = 0; p < options.permutations; ++p) {
       std::shuffle(shuffled.begin(), shuffled.end(), rng);
-      as_large += best_split(shuffled, options.min_segment).q >= best.q ? 1 : 0;
+      // A shuffle that ties the series (the same points on each side, summed in another order)
+      // counts as large: rounding in the running sums must not make it smaller.
+      const double tied = best.q - 1e-9 * std::abs(best.q);
+      as_large += best_split(shuffled, options.min_segment).q >= tied ? 1 : 0;
     }
     const double p_value = (1.0 + as_large) / (1.0 + options.permutations);
     if (p_value >= options.alpha) break;

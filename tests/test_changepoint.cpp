@@ -80,3 +80,29 @@ TEST(ChangePoint, OnSimulatedSeriesFalseChangesAreRareAndAPlantedStepIsFoundWher
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// Six flat runs then three slow ones: a shuffle splits as well as the series itself when it puts
+// the three slow runs together at either end, 2 of C(9, 3) = 84 orders. The running sums of
+// best_split once rounded those tied orders below the series' own divergence, so that at some
+// scales of time the permutation test said p = 0.002 instead of about 2/84 = 0.024.
+TEST(ChangePoint, ShufflesThatTieTheSeriesCountAsLargeAtEveryScale) {
+  ChangePointOptions options;
+  options.alpha = 1.0;  // keep the split, to read its p-value
+  for (const double scale : {1.0, 7.23e-4, 3.7e-5, 1234.5, 0.1}) {
+    std::vector<double> series(6, scale);
+    for (int i = 0; i < 3; ++i) series.push_back(1.5 * scale);
+    const auto found = e_divisive(series, options);
+    ASSERT_FALSE(found.empty()) << scale;
+    EXPECT_EQ(found[0].index, 6u) << scale;
+    // 999 shuffles with a chance of 2/84 each: 24 expected, nearly never under 10 or over 44.
+    EXPECT_GT(found[0].p_value, 0.010) << scale;
+    EXPECT_LT(found[0].p_value, 0.046) << scale;
+    EXPECT_TRUE(e_divisive(series, ChangePointOptions{}).empty()) << scale;  // not at p < 0.01
+  }
+}
+
+}  // namespace
+}  // namespace crossover
