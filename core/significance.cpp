@@ -79,6 +79,8 @@ RunLevelTest run_level_test(const std::vector<std::vector<double>>& baseline_run
   const double difference = c.mean - b.mean;
   RunLevelTest t;
   t.change = std::exp(difference) - 1.0;
+  t.baseline_center = std::exp(b.mean);
+  t.candidate_center = std::exp(c.mean);
   if (vb + vc <= 0.0) {  // every run gave the same median on both sides
     t.p_value = difference == 0.0 ? 1.0 : 0.0;
     t.change_ci = {t.change, t.change};

@@ -23,6 +23,9 @@ struct RunLevelTest {
   double change = 0.0;  ///< geometric mean of the candidate's run medians / the baseline's - 1
   Interval change_ci;   ///< 95 % interval of the change, from the t distribution
   double degrees_of_freedom = 0.0;
+  /// The geometric means of each side's run medians: change is their ratio - 1 exactly, so a
+  /// table that prints them beside the change agrees with it.
+  double baseline_center = 0.0, candidate_center = 0.0;
 };
 
 /// Throws std::invalid_argument for a side of fewer than two runs or a run without samples.

@@ -191,6 +191,11 @@ TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   EXPECT_EQ(only(pooled).verdict, Verdict::kInconclusive);
   EXPECT_NE(only(pooled).reason.find("run medians"), std::string::npos);
   EXPECT_TRUE(pooled.notes.empty());
+  // The medians printed beside the change are the ones it is the ratio of: the pooled epochs'
+  // medians (about 1.0 and 1.6 here) would read +60 % beside a change of about +17 %.
+  const CellVerdict& v = only(pooled);
+  EXPECT_NEAR(v.candidate_median / v.baseline_median - 1.0, v.decided_change, 1e-12);
+  EXPECT_NEAR(v.decided_change, std::cbrt(1.6) - 1.0, 0.03);
   // The first runs alone: a "regression", with the note that one run per side hides the rest.
   const auto single = compare_runs({base[0]}, {cand[0]}, {});
   EXPECT_EQ(only(single).test, "mann-whitney");

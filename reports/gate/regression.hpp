@@ -123,7 +123,9 @@ struct CellVerdict {
   std::size_t candidate_samples = 0;
   std::size_t baseline_runs = 0;  ///< runs (processes) pooled on each side
   std::size_t candidate_runs = 0;
-  double baseline_median = 0.0;  ///< of the metric, in its unit
+  /// Of the metric, in its unit: the samples' median with one run per side; with several, the
+  /// geometric mean of the runs' medians (what the run-level test compares; change is their ratio)
+  double baseline_median = 0.0;
   double candidate_median = 0.0;
   double change = 0.0;  ///< candidate / baseline - 1
   Interval change_ci;   ///< bootstrap 95 % interval of the change
