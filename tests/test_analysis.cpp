@@ -87,7 +87,7 @@ TEST(Analysis, TwoPredictedCellsAreNoPairAndAPredictedAndAMeasuredOneAre) {
 // said "0's step" for threads 0).
 TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
   std::vector<Result> r;
-  for (std::int64_t batch : {100, 1000}) {
+  for (std::int64_t batch : {100, 1000, 10000}) {
     for (int threads : {1, 0}) {
       r.push_back(cell(r.size(), "cpu", batch, threads == 1 ? 1.0 : 0.5));
       r.back().cell.threads = threads;
@@ -130,8 +130,9 @@ TEST(Analysis, FindsTheCrossingOnALogScale) {
 
 // Seen on an H100 with num_workers 0 and 2: a log scale has no 0, and the crossing came out "-".
 TEST(Analysis, ACrossingFromAnAxisValueOfZeroIsInterpolatedLinearly) {
-  std::vector<Result> results = sweep({128, 128}, {0.5, 2.0});
+  std::vector<Result> results = sweep({128, 128, 128}, {0.5, 2.0, 3.0});
   results[2].cell.num_workers = results[3].cell.num_workers = 2;
+  results[4].cell.num_workers = results[5].cell.num_workers = 4;
   const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
   ASSERT_EQ(crossovers.size(), 1u);
   EXPECT_EQ(crossovers[0].axis, "num_workers");
@@ -170,10 +171,10 @@ TEST(Analysis, SaysWhenThereIsNoCrossover) {
 
 TEST(Analysis, ATieBandIsNotAWin) {
   // 1.005 with 5 % noise: the interval contains 1, so the largest batch is a tie, not a win.
-  const auto results = sweep({100, 1000}, {0.5, 1.005}, 0.05);
+  const auto results = sweep({10, 100, 1000}, {0.4, 0.5, 1.005}, 0.05);
   const auto pairs = pair_results(results, kDevice);
-  ASSERT_EQ(pairs.size(), 2u);
-  EXPECT_EQ(pairs[1].winner, Winner::kTie);
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[2].winner, Winner::kTie);
   const auto crossovers = find_crossovers(pairs, kDevice);
   EXPECT_FALSE(crossovers[0].from);
   EXPECT_NE(crossovers[0].statement.find("device=cpu and device=cuda tie at the largest, 1,000 "
@@ -196,7 +197,7 @@ TEST(Analysis, ACrossingBetweenNeighbouringIntegersIsGivenAsThem) {
 TEST(Analysis, NoCrossoverNamesWhoWinsAtTheLargestValue) {
   // The contender wins at the smaller batch and loses at the larger: no crossover, and the
   // statement says the baseline wins at the largest value measured, with the speedup there.
-  const auto results = sweep({100, 1000}, {1.5, 0.5}, 0.01);
+  const auto results = sweep({10, 100, 1000}, {1.5, 1.2, 0.5}, 0.01);
   const auto crossovers = find_crossovers(pair_results(results, kDevice), kDevice);
   ASSERT_EQ(crossovers.size(), 1u);
   EXPECT_FALSE(crossovers[0].from);
@@ -219,7 +220,7 @@ TEST(Analysis, ANonMonotoneCurveCrossesWhereTheContenderKeepsWinning) {
 }
 
 TEST(Analysis, MarkdownLeadsWithTheStatementAndCitesCells) {
-  const auto results = sweep({100, 10000}, {0.5, 2.0});
+  const auto results = sweep({100, 1000, 10000}, {0.5, 0.8, 2.0});
   const auto pairs = pair_results(results, kDevice);
   const std::string md = render_analysis_markdown(kDevice, pairs, find_crossovers(pairs, kDevice));
   EXPECT_EQ(md.rfind("## Crossovers: device=cpu vs device=cuda\n\n- **mnist_mlp**: device=cuda "
@@ -228,11 +229,11 @@ TEST(Analysis, MarkdownLeadsWithTheStatementAndCitesCells) {
                      0),
             0u)
       << md;
-  EXPECT_NE(md.find("Cells #0, #1, #2, #3."), std::string::npos) << md;
-  EXPECT_NE(md.find("| mnist_mlp | #2 / #3 | 1 s | 500 ms | 2x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Cells #0, #1, #2, #3, #4, #5."), std::string::npos) << md;
+  EXPECT_NE(md.find("| mnist_mlp | #4 / #5 | 1 s | 500 ms | 2x |"), std::string::npos) << md;
   const auto summary = analysis_json(kDevice, pairs, find_crossovers(pairs, kDevice));
-  EXPECT_EQ(summary["pairs"].size(), 2u);
-  EXPECT_EQ(summary["pairs"][1]["winner"], "cuda");
+  EXPECT_EQ(summary["pairs"].size(), 3u);
+  EXPECT_EQ(summary["pairs"][2]["winner"], "cuda");
   EXPECT_DOUBLE_EQ(summary["crossovers"][0]["from"].get<double>(), 10000);
 }
 

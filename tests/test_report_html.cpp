@@ -32,7 +32,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   std::vector<Result> results = {made(0, "cpu", 100, 1.0), made(1, "cuda", 100, 2.0),
-                                 made(2, "cpu", 10000, 1.0), made(3, "cuda", 10000, 0.5)};
+                                 made(2, "cpu", 10000, 1.0), made(3, "cuda", 10000, 0.5),
+                                 made(6, "cpu", 1000000, 1.0), made(7, "cuda", 1000000, 0.25)};
   Result phased = made(5, "cpu", 500, 1.0);  // unpaired: timing differs from every other cell
   phased.cell.timing = Timing::kPhases;
   phased.phase_forward_seconds = 0.1;
@@ -113,7 +114,13 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   results[3].status = CellStatus::kPredicted;
   results[3].epoch_seconds_samples.clear();
   results[3].prediction_error = 1.0;
+  results.push_back(made(4, "cpu", 1000000, 8.0));  // two values would be two rows, not a line
+  results.push_back(made(5, "cuda", 1000000, 0.5));
+  results[5].status = CellStatus::kPredicted;
+  results[5].epoch_seconds_samples.clear();
+  results[5].prediction_error = 1.0;
   results[1].prediction_profile = results[3].prediction_profile = "H100 80GB";
+  results[5].prediction_profile = "H100 80GB";
   const std::string charted =
       render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
   EXPECT_NE(charted.find("stroke-width='2' stroke-dasharray='6 4'/>"), std::string::npos);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 #include "core/cost_model.hpp"
@@ -273,11 +274,8 @@ void mark_predicted(Crossover& c, const Series& members) {
   }
   if (predicted == nullptr) return;
   c.predicted = true;
-  c.statement = "predicted: " + c.statement + " (predicted with the profile " +
-                predicted->prediction_profile + ", " +
-                (predicted->prediction_error > 0.0
-                     ? "a side wins only where the band excludes a tie)"
-                     : "whose predictions have no validated band)");
+  // What the prediction is worth (its profile, its band) is said once per output, not here.
+  c.statement = "predicted: " + c.statement;
 }
 
 // A measured cell the model misses by more than 1.5x says so: its "why" is then the model's, not
@@ -325,6 +323,16 @@ std::string why_text(const Series& members, const CompareSpec& spec, const std::
   return first + "; " + last;
 }
 
+// Whether a series says more as a crossover statement than as the rows of its pair table: it
+// needs three values of the axis at least (two are two rows; pairs equal in it, the same CPU cell
+// against an isolated and a shared CUDA cell, say nothing), and `threads` with 0 among its values
+// is no line (0 is the libraries' default, not a count below 1).
+bool worth_a_statement(const Series& members, const std::string& axis) {
+  std::set<double> values;
+  for (const Pair* p : members) values.insert(*axis_value(*p->baseline, axis));
+  return values.size() >= 3 && !(axis == "threads" && values.count(0.0) != 0);
+}
+
 }  // namespace
 
 std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec) {
@@ -335,11 +343,7 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       std::sort(members.begin(), members.end(), [&](const Pair* a, const Pair* b) {
         return *axis_value(*a->baseline, axis) < *axis_value(*b->baseline, axis);
       });
-      // A series needs two values of the axis: pairs equal in it (the same CPU cell against an
-      // isolated and a shared CUDA cell) say nothing about a crossover along it.
-      if (members.size() < 2 || *axis_value(*members.front()->baseline, axis) ==
-                                    *axis_value(*members.back()->baseline, axis))
-        continue;
+      if (!worth_a_statement(members, axis)) continue;
       Crossover c;
       c.workload = members.front()->baseline->cell.workload;
       c.axis = axis;
@@ -392,9 +396,6 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
       if (r.status == CellStatus::kOk && r.cell.workload == workload) mine.push_back(r);
     }
     out.push_back(best_throughput(mine, spec));
-    for (const Crossover& c : crossovers) {
-      if (c.workload == workload && c.from) out.push_back({workload, c.statement, c.cells});
-    }
     // The crossover in epochs: after how many epochs the contender's start-up is paid back (a
     // matter of time: start-up is measured in seconds only).
     for (const Pair& p : pair_results(mine, spec)) {

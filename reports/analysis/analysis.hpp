@@ -104,7 +104,8 @@ struct Crossover {
   std::string why;  ///< the bound of each side at the ends of the series, from the cost model
 };
 
-/// Crossovers along every numeric axis that takes several values among the pairs.
+/// Crossovers along every numeric axis that takes three values or more among a series of pairs
+/// (two are two rows of the pair table; `threads` with 0, the libraries' default, is no line).
 std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const CompareSpec& spec);
 
 /// The numeric value of an axis in a result ("full" sizes read as the rows used).
@@ -117,8 +118,8 @@ struct Recommendation {
   std::vector<std::size_t> cells;
 };
 
-/// Per workload: the fastest configuration measured, when the contender pays off (from the
-/// crossovers), and which knobs mattered — the effect of changing only `loader`, `num_workers`,
+/// Per workload: the fastest configuration measured, the break-even of each pair the contender
+/// wins, the modes' findings (which read the crossovers), and which knobs mattered — the effect of changing only `loader`, `num_workers`,
 /// `pin_memory`, `data_placement` or `threads`, as the geometric mean of the speedups of cells
 /// that differ in that knob alone; a knob matters when a pair's interval excludes 1 by 5 % or more.
 std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,

@@ -11,6 +11,7 @@
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
+#include "reports/analysis/verdict.hpp"
 #include "reports/render/svg_charts.hpp"
 
 namespace crossover {
@@ -220,6 +221,17 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   if (predicted > 0) {
     s += "<p class='warning'><b>Predicted:</b> " +
          html_escape(predicted_cells_note(static_cast<std::size_t>(predicted))) + "</p>";
+  }
+  if (const std::vector<Verdict> found = verdicts(analysis); !found.empty()) {
+    s += "<h2>" + html_escape(verdict_heading(analysis, results)) + "</h2><ul class='verdict'>";
+    for (const Verdict& v : found) {
+      s += std::string("<li") + (v.predicted ? " class='predicted'" : "") + "><b>" +
+           html_escape(v.workload) + "</b>: " +
+           html_escape(v.lines.front().substr(v.workload.size() + 2));
+      for (std::size_t i = 1; i < v.lines.size(); ++i) s += "<br>" + html_escape(v.lines[i]);
+      s += "</li>";
+    }
+    s += "</ul>";
   }
   for (const auto& search : context.searches) {
     s += "<h2>Search: " +

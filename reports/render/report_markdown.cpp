@@ -8,6 +8,7 @@
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
+#include "reports/analysis/verdict.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {
@@ -307,6 +308,15 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
+  if (const std::vector<Verdict> found = verdicts(analysis); !found.empty()) {
+    out += "## " + markdown_text(verdict_heading(analysis, results)) + "\n\n";
+    for (const Verdict& v : found) {
+      out += "- **" + markdown_text(v.workload) + "**: " +
+             markdown_text(v.lines.front().substr(v.workload.size() + 2)) + "\n";
+      for (std::size_t i = 1; i < v.lines.size(); ++i) out += "  - " + markdown_text(v.lines[i]) + "\n";
+    }
+    out += "\n";
+  }
   out += "## Environment\n\n";
   for (const auto& line : context.environment) out += "- " + markdown_text(line) + "\n";
   out += "\n";

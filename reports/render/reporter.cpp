@@ -9,6 +9,7 @@
 #include "reports/analysis/scaling.hpp"
 #include "reports/render/report_gbench.hpp"
 #include "reports/render/report_html.hpp"
+#include "reports/analysis/verdict.hpp"
 
 namespace crossover {
 namespace {
@@ -63,13 +64,25 @@ std::string crossover_text(const ComparisonFindings& f) {
   return out;
 }
 
+// The verdicts, first: the answer before the tables it comes from.
+std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results) {
+  const std::vector<Verdict> found = verdicts(analysis);
+  if (found.empty()) return "";
+  std::string out = verdict_heading(analysis, results) + ":\n";
+  for (const Verdict& v : found) {
+    for (std::size_t i = 0; i < v.lines.size(); ++i) out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
+  }
+  return out + "\n";
+}
+
 class TerminalReporter : public Reporter {
  public:
   explicit TerminalReporter(std::function<void(const std::string&)> print)
       : print_(std::move(print)) {}
   void begin(const ReportContext& context) override { searches_ = context.searches; }
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
-    std::string out = render_comparison_text(results, analysis.devices, analysis.measure);
+    std::string out = verdict_text(analysis, results);
+    out += render_comparison_text(results, analysis.devices, analysis.measure);
     for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
     if (!searches_.empty()) out += "\nSearches:\n";
     for (const auto& search : searches_) {

@@ -1,0 +1,176 @@
+#include "reports/analysis/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/text.hpp"
+#include "reports/analysis/comparison.hpp"
+
+namespace crossover {
+namespace {
+
+// A side in a verdict's words: "cuda" along the device, "threads=0" along any other axis.
+std::string side_name(const CompareSpec& spec, const std::string& value) {
+  return spec.axis == "device" ? value : spec.axis + "=" + value;
+}
+
+// An axis value or an interpolated crossing: from 100 on a whole number ("5,785").
+std::string value_words(double v) { return format_axis_value(v >= 100.0 ? std::round(v) : v); }
+
+// The crossover a workload's verdict is said along: one where the contender comes to win, the
+// one with the most cells (a longer series) among them, else the workload's first.
+const Crossover* main_crossover(const ComparisonFindings& f, const std::string& workload) {
+  const Crossover* best = nullptr;
+  for (const Crossover& c : f.crossovers) {
+    if (c.workload != workload) continue;
+    if (best == nullptr || (c.from && !best->from) ||
+        (c.from.has_value() == best->from.has_value() && c.cells.size() > best->cells.size()))
+      best = &c;
+  }
+  return best;
+}
+
+// Where the contender wins along one crossover, in one clause: "cuda wins from dataset_size
+// 10,000 on; below, undecided at 112 (the crossing lies between 112 and 10,000)".
+std::string crossing_words(const Crossover& c, const CompareSpec& spec, bool predicted) {
+  const std::string winner = side_name(spec, spec.contender) + (predicted ? " (predicted)" : "");
+  const std::string loser = side_name(spec, spec.baseline);
+  const std::string at = c.fixed.empty() ? "" : " (at " + c.fixed + ")";
+  const std::string range = value_words(c.values.front()) + " to " + value_words(c.values.back());
+  if (!c.from) {
+    return "along " + c.axis + " (" + range + ")" + at + ", " + winner +
+           " does not win throughout up to the largest";
+  }
+  if (*c.from == c.values.front())
+    return winner + " wins at every " + c.axis + " measured (" + range + ")" + at;
+  std::string out = winner + " wins from " + c.axis + " " + value_words(*c.from) + " on";
+  if (c.crossing) {
+    out += "; below that " + loser + " wins: the crossing lies near " + value_words(*c.crossing);
+    if (c.crossing_low && c.crossing_high)
+      out += " (" + value_words(*c.crossing_low) + "-" + value_words(*c.crossing_high) + ")";
+  } else if (c.tie_low && c.tie_high) {
+    const std::string ties = *c.tie_low == *c.tie_high
+                                 ? "at " + value_words(*c.tie_low)
+                                 : "from " + value_words(*c.tie_low) + " to " +
+                                       value_words(*c.tie_high);
+    out += "; " + std::string(predicted ? "undecided " : "a tie ") + ties +
+           " (the crossing lies between " + value_words(*c.tie_high) + " and " +
+           value_words(*c.from) + ")";
+  }
+  return out + at;
+}
+
+// "cuda wins 4 of 6 pairs (5.84x to 68.9x), 2 undecided": the pairs' own count, for a workload
+// with no series to cross along.
+std::string count_words(const std::vector<const Pair*>& mine, const CompareSpec& spec,
+                        bool predicted) {
+  std::size_t contender = 0, baseline = 0, ties = 0;
+  double low = 0.0, high = 0.0;
+  for (const Pair* p : mine) {
+    if (p->winner == Winner::kContender) ++contender;
+    if (p->winner == Winner::kBaseline) ++baseline;
+    if (p->winner == Winner::kTie) ++ties;
+    low = low == 0.0 ? p->speedup : std::min(low, p->speedup);
+    high = std::max(high, p->speedup);
+  }
+  const std::string of = " of " + std::to_string(mine.size()) + " pair(s)";
+  const std::string speedups = " (speedup " + format_number(low) + "x" +
+                               (high > low ? " to " + format_number(high) + "x" : "") + ")";
+  std::vector<std::string> parts;
+  if (contender > 0)
+    parts.push_back(side_name(spec, spec.contender) + (predicted ? " (predicted)" : "") +
+                    " wins " + std::to_string(contender) + of);
+  if (baseline > 0)
+    parts.push_back(side_name(spec, spec.baseline) + " wins " + std::to_string(baseline) +
+                    (contender > 0 ? "" : of));
+  if (ties > 0)
+    parts.push_back(std::to_string(ties) + (predicted ? " undecided" : " tie(s)") +
+                    (contender + baseline > 0 ? "" : of));
+  return join(parts, ", ") + speedups;
+}
+
+// A measured contender's start-up against its steady lead: after how many epochs it pays back,
+// at the smallest setting where it wins, when that is after more than one.
+std::string payback_words(const std::vector<const Pair*>& mine, const CompareSpec& spec) {
+  if (spec.measure != "time") return "";
+  for (const Pair* p : mine) {
+    // A start-up that was not recorded (no first epoch) has nothing to pay back.
+    if (p->predicted || p->winner != Winner::kContender || !(p->contender->first_epoch_seconds > 0.0))
+      continue;
+    const auto epochs = break_even_epochs(*p->baseline, *p->contender);
+    if (!epochs || *epochs <= 1) continue;  // ahead from the first epoch: nothing to add
+    return "counting its start-up (" + format_seconds(p->contender->startup_seconds) +
+           " + first epoch " + format_seconds(p->contender->first_epoch_seconds) + "), " +
+           side_name(spec, spec.contender) + " is ahead after " + std::to_string(*epochs) +
+           (*epochs == 1 ? " epoch" : " epochs") + " at " + cell_label(p->contender->cell);
+  }
+  return "";
+}
+
+// The cells behind the verdict that are too noisy to act on, in one warning.
+std::string noise_words(const std::vector<const Pair*>& mine) {
+  std::set<std::size_t> shaky, all;
+  for (const Pair* p : mine) {
+    for (const Result* r : {p->baseline, p->contender}) {
+      all.insert(r->cell.index);
+      if (r->status == CellStatus::kOk && r->epoch_seconds > 0.0 &&
+          (r->epoch_seconds_p75 - r->epoch_seconds_p25) / r->epoch_seconds > kShakyIqrRatio)
+        shaky.insert(r->cell.index);
+    }
+  }
+  if (shaky.empty()) return "";
+  std::vector<std::string> cells;
+  for (std::size_t i : shaky) cells.push_back(std::to_string(i));
+  return "noisy: " + std::to_string(shaky.size()) + " of " + std::to_string(all.size()) +
+         " cells behind this (cell " + join(cells, ", ") +
+         ") varied by more than a third of their median: measure them again before acting on it";
+}
+
+}  // namespace
+
+std::vector<Verdict> verdicts(const Analysis& analysis) {
+  std::vector<Verdict> out;
+  if (analysis.comparisons.empty()) return out;
+  const ComparisonFindings& f = analysis.comparisons.front();
+  std::vector<std::string> workloads;
+  for (const Pair& p : f.pairs) {
+    if (std::find(workloads.begin(), workloads.end(), p.baseline->cell.workload) ==
+        workloads.end())
+      workloads.push_back(p.baseline->cell.workload);
+  }
+  for (const std::string& workload : workloads) {
+    std::vector<const Pair*> mine;
+    for (const Pair& p : f.pairs)
+      if (p.baseline->cell.workload == workload) mine.push_back(&p);
+    Verdict v;
+    v.workload = workload;
+    v.predicted = std::any_of(mine.begin(), mine.end(), [](const Pair* p) { return p->predicted; });
+    const Crossover* c = main_crossover(f, workload);
+    v.lines.push_back(workload + ": " + (c != nullptr && c->from
+                                             ? crossing_words(*c, f.spec, v.predicted)
+                                             : count_words(mine, f.spec, v.predicted)));
+    if (const std::string payback = payback_words(mine, f.spec); !payback.empty())
+      v.lines.push_back(payback);
+    if (const std::string noise = noise_words(mine); !noise.empty()) v.lines.push_back(noise);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string verdict_heading(const Analysis& analysis, const std::vector<Result>& results) {
+  if (analysis.comparisons.empty()) return "";
+  const CompareSpec& spec = analysis.comparisons.front().spec;
+  std::string out = "Verdict (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + ")";
+  for (const Result& r : results) {
+    if (r.status != CellStatus::kPredicted) continue;
+    return out + "; " + r.cell.device + " predicted with the profile " + r.prediction_profile +
+           (r.prediction_error > 0.0
+                ? ", not measured: a side wins only where the band (80 % of held-out real cells) "
+                  "excludes a tie, else undecided"
+                : ", not measured, with no validated band");
+  }
+  return out;
+}
+
+}  // namespace crossover

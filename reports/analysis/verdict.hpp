@@ -1,0 +1,35 @@
+#pragma once
+// The answer first: per workload, at most three lines that say which side wins and where, built
+// from the first comparison's pairs and crossovers, so that the terminal, report.md and
+// report.html open with the same words. The details (tables, every crossover, why) follow them.
+
+#include <string>
+#include <vector>
+
+#include "reports/analysis/analysis.hpp"
+
+namespace crossover {
+
+/// One workload's verdict.
+struct Verdict {
+  std::string workload;
+  /// "iris_mlp: cuda (predicted) wins from dataset_size 10,000 on; undecided at 112", then at
+  /// most two more: when a measured contender pays back its start-up, and a warning when cells
+  /// behind it are too noisy to act on.
+  std::vector<std::string> lines;
+  bool predicted = false;  ///< a side of some of its pairs is predicted, not measured
+};
+
+/// The verdicts of the analysis's first comparison, one per workload with pairs, in the order the
+/// pairs come; none without a comparison.
+std::vector<Verdict> verdicts(const Analysis& analysis);
+
+/// The heading above the verdicts, with the caveat of predicted cells said once: "Verdict
+/// (device=cpu vs cuda)", then "; cuda predicted by the profile H100 80GB: ...".
+std::string verdict_heading(const Analysis& analysis, const std::vector<Result>& results);
+
+/// A cell whose interquartile range exceeds this share of its median is too noisy for a verdict
+/// built on it to stand without saying so.
+inline constexpr double kShakyIqrRatio = 1.0 / 3.0;
+
+}  // namespace crossover

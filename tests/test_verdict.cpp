@@ -1,0 +1,135 @@
+// The verdict every output opens with: who wins and where, in at most three lines, and the
+// series that fold into the pair tables instead of becoming crossover sentences.
+#include <gtest/gtest.h>
+
+#include "reports/analysis/verdict.hpp"
+#include "sample_results.hpp"
+
+namespace crossover {
+namespace {
+
+// A cell of mnist_mlp at `batch` on `device` whose 21 epochs spread +-`spread` of `median`.
+Result timed(std::size_t index, const std::string& device, std::int64_t batch, double median,
+             double spread = 0.01) {
+  std::vector<double> samples;
+  for (int i = 0; i < 21; ++i) samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
+  Result r = testing::sample_result(index, "mnist_mlp", samples);
+  r.cell.device = device;
+  r.cell.gpus = device == "cpu" ? 0 : 1;
+  r.cell.batch_size = batch;
+  r.epoch_seconds = median;
+  r.epoch_seconds_p25 = median * (1.0 - spread / 2.0);
+  r.epoch_seconds_p75 = median * (1.0 + spread / 2.0);
+  return r;
+}
+
+// CPU cells at 1 s and CUDA cells at 1 s / speedup, one pair per batch size.
+std::vector<Result> sweep(const std::vector<std::int64_t>& batches,
+                          const std::vector<double>& speedups) {
+  std::vector<Result> out;
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    out.push_back(timed(out.size(), "cpu", batches[i], 1.0));
+    out.push_back(timed(out.size(), "cuda", batches[i], 1.0 / speedups[i]));
+  }
+  return out;
+}
+
+std::vector<Verdict> verdicts_of(const std::vector<Result>& results) {
+  return verdicts(analyse(results, {parse_compare("device=cpu:cuda")}));
+}
+
+TEST(Verdict, AMeasuredCrossingIsOneLineWithWhereItLies) {
+  const auto found = verdicts_of(sweep({100, 1000, 10000}, {0.5, 2.0, 3.0}));
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].lines.size(), 1u);
+  EXPECT_FALSE(found[0].predicted);
+  EXPECT_EQ(found[0].lines[0].rfind(
+                "mnist_mlp: cuda wins from batch_size 1,000 on; below that cpu wins: the crossing "
+                "lies near ",
+                0),
+            0u)
+      << found[0].lines[0];
+}
+
+TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidOnce) {
+  std::vector<Result> r = sweep({100, 1000, 10000}, {1.0, 8.0, 20.0});
+  for (Result& x : r) {
+    if (x.cell.device != "cuda") continue;
+    x.status = CellStatus::kPredicted;
+    x.prediction_error = 0.5;  // a factor of 1.5 either way: 1x is a tie, 8x a win
+    x.prediction_profile = "H100 80GB";
+  }
+  const Analysis analysis = analyse(r, {parse_compare("device=cpu:cuda")});
+  const auto found = verdicts(analysis);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(found[0].predicted);
+  EXPECT_EQ(found[0].lines[0],
+            "mnist_mlp: cuda (predicted) wins from batch_size 1,000 on; undecided at 100 (the "
+            "crossing lies between 100 and 1,000)");
+  const std::string heading = verdict_heading(analysis, r);
+  EXPECT_NE(heading.find("cuda predicted with the profile H100 80GB, not measured"),
+            std::string::npos)
+      << heading;
+  // The crossover statement itself no longer repeats the profile's caveat.
+  const auto& crossovers = analysis.comparisons.front().crossovers;
+  ASSERT_EQ(crossovers.size(), 1u);
+  EXPECT_EQ(crossovers[0].statement.rfind("predicted: ", 0), 0u);
+  EXPECT_EQ(crossovers[0].statement.find("H100"), std::string::npos) << crossovers[0].statement;
+}
+
+TEST(Verdict, TwoValuesFoldIntoThePairsAndTheVerdictCountsThem) {
+  const std::vector<Result> r = sweep({100, 1000}, {0.5, 2.0});
+  const Analysis analysis = analyse(r, {parse_compare("device=cpu:cuda")});
+  EXPECT_TRUE(analysis.comparisons.front().crossovers.empty());
+  EXPECT_EQ(analysis.comparisons.front().pairs.size(), 2u);
+  const auto found = verdicts(analysis);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].lines[0], "mnist_mlp: cuda wins 1 of 2 pair(s), cpu wins 1 (speedup 0.5x to 2x)");
+}
+
+TEST(Verdict, ThreadsWithTheLibraryDefaultIsNoLineButACountOfThreadsIs) {
+  const auto along_threads = [](const std::vector<int>& counts) {
+    std::vector<Result> r;
+    for (int threads : counts) {
+      r.push_back(timed(r.size(), "cpu", 100, 1.0));
+      r.back().cell.threads = threads;
+      r.push_back(timed(r.size(), "cuda", 100, 0.5));
+      r.back().cell.threads = threads;
+    }
+    const CompareSpec spec = parse_compare("device=cpu:cuda");
+    return find_crossovers(pair_results(r, spec), spec);
+  };
+  EXPECT_TRUE(along_threads({0, 1, 2}).empty());
+  const auto counted = along_threads({1, 2, 4});
+  ASSERT_EQ(counted.size(), 1u);
+  EXPECT_EQ(counted[0].axis, "threads");
+}
+
+TEST(Verdict, AMeasuredWinnerSaysWhenItsStartUpIsPaidBack) {
+  std::vector<Result> r = sweep({10000}, {2.0});
+  r[0].first_epoch_seconds = 1.0;
+  r[1].startup_seconds = 3.0;  // totals: cpu n, cuda 3.5 + 0.5 (n - 1): ahead from 7 epochs
+  r[1].first_epoch_seconds = 0.5;
+  const auto found = verdicts_of(r);
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].lines.size(), 2u);
+  EXPECT_EQ(found[0].lines[1].rfind(
+                "counting its start-up (3 s + first epoch 500 ms), cuda is ahead after 7 epochs",
+                0),
+            0u)
+      << found[0].lines[1];
+}
+
+TEST(Verdict, NoisyCellsBehindItAreNamed) {
+  std::vector<Result> r = sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
+  r[3] = timed(3, "cuda", 1000, 0.5, 0.9);  // an interquartile range of 90 % of its median
+  const auto found = verdicts_of(r);
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].lines.size(), 2u);
+  EXPECT_EQ(found[0].lines[1].rfind("noisy: 1 of 6 cells behind this (cell 3) varied by more", 0),
+            0u)
+      << found[0].lines[1];
+}
+
+}  // namespace
+}  // namespace crossover
