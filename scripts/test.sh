@@ -51,6 +51,16 @@ fi
 # (docs/results.md, "Build and test times").
 export OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=4
 ctest --test-dir "${BUILD_DIR:-$top/build}" --output-on-failure -j 2 "$@"
+# On a machine with an NVIDIA GPU and a CUDA LibTorch (scripts/find-cuda-torch.sh): the same tree
+# built against that LibTorch into build-cuda/, and its *_CUDA tests, which skip everywhere else
+# (scripts/gpu-check.sh is the whole GPU check). A GPU without one gets find-cuda-torch.sh's line.
+cuda=0
+prefix=$(scripts/find-cuda-torch.sh) || cuda=$?
+if ((cuda == 0)); then
+  echo "== the *_CUDA tests, built against $prefix"
+  scripts/build-cuda.sh "$prefix" crossover crossover_tests
+  ctest --test-dir "${CUDA_BUILD_DIR:-$top/build-cuda}" --output-on-failure -j 2 -R '_CUDA$'
+fi
 ((full)) || exit 0
 
 if [[ ${CROSSOVER_SANITIZERS:-1} != 0 ]]; then

@@ -166,10 +166,14 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   ASSERT_NE(intro, std::string::npos);
   const auto open = readme.find("```\n", intro) + 4;
   const std::string sample = readme.substr(open, readme.find("```", open) - open);
-  std::istringstream sample_lines(sample);
-  std::string readme_workload, readme_header;
-  std::getline(sample_lines, readme_workload);
-  std::getline(sample_lines, readme_header);
+  // The line after a table's workload: its header.
+  const auto header_after = [](const std::string& text, const std::string& workload) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+      if (line == workload && std::getline(lines, line)) return line;
+    return std::string();
+  };
+  const std::string readme_heading = sample.substr(0, sample.find('\n'));
 
   // The demo's grid and comparisons (scripts/demo.sh), shortened to one epoch: the columns and
   // sections do not depend on how long each cell runs.
@@ -178,12 +182,16 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   grid["defaults"] = {{"epochs", 1}, {"warmup_epochs", 0}, {"repeats", 1}, {"seed", 0}};
   ScratchDir dir;
   const std::string demo = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/scripts/demo.sh");
-  const std::string command = "./build/crossover run configs/quick.json";
+  const std::string command = "\"$bin\" run configs/quick.json";
   const auto run = demo.find(command);
   ASSERT_NE(run, std::string::npos);
   const auto after = run + command.size();
   std::string options = demo.substr(after, demo.find('\n', run) - after);
-  options = options.substr(0, options.find("\"$@\""));
+  options = options.substr(0, options.find("\"${predict[@]}\""));
+  // Without a GPU the demo predicts: its `predict` array's words.
+  const auto predict = demo.find("predict=(--predict ");
+  ASSERT_NE(predict, std::string::npos);
+  options += demo.substr(predict + 9, demo.find(')', predict) - predict - 9);
   // The demo names the shipped profile from the repository's root; the test runs elsewhere.
   for (auto at = options.find(" cuda=profiles/"); at != std::string::npos;
        at = options.find(" cuda=profiles/", at + 1))
@@ -194,13 +202,14 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
                                   dir.file("out") + " --data-dir " + testing::data_dir() + options,
                               "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(o.code, 0) << o.err;
-  std::istringstream printed(o.out);
-  std::string workload, header;
-  std::getline(printed, workload);
-  std::getline(printed, header);
-  EXPECT_EQ(readme_workload, workload);
-  EXPECT_EQ(words(readme_header), words(header))
-      << "outputs.md: " << readme_header << "\nnow:    " << header;
+  // It opens with the verdict's heading, then each workload's table under the sample's header.
+  EXPECT_EQ(o.out.substr(0, o.out.find('\n')), readme_heading);
+  for (const std::string workload : {"iris_mlp", "boston_mlp"}) {
+    const std::string header = header_after(o.out, workload);
+    EXPECT_FALSE(header.empty()) << o.out;
+    EXPECT_EQ(words(header_after(sample, workload)), words(header))
+        << "outputs.md: " << header_after(sample, workload) << "\nnow:    " << header;
+  }
   // Every comparison section the demo prints is in the sample too.
   for (std::size_t at = o.out.find("Crossovers ("); at != std::string::npos;
        at = o.out.find("Crossovers (", at + 1)) {
