@@ -137,15 +137,17 @@ std::string write_run(ScratchDir& dir, const std::string& name, const std::strin
 TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
   ScratchDir dir;
   std::vector<std::string> folders;
-  for (int i = 0; i < 10; ++i) {
+  // Twelve runs, the last four slower: a permutation test can name a step of four from 12 runs
+  // on (2 of C(12, 4) = 495 orders tie it, p ~ 0.004; 2 of C(10, 4) = 210 is not below 0.01).
+  for (int i = 0; i < 12; ++i) {
     // Started in the reverse order of their commits: --order decides.
     const std::string revision = "abcdef" + std::to_string(10 + i) + "0000";
     folders.push_back(write_run(dir, "run-" + std::to_string(i), revision,
                                 "2026-11-" + std::to_string(29 - i),
-                                {timed(0, "iris_mlp", i >= 6 ? 1.5e-3 : 1e-3)}));
+                                {timed(0, "iris_mlp", i >= 8 ? 1.5e-3 : 1e-3)}));
   }
   std::string order;
-  for (int i = 0; i < 10; ++i) order += "abcdef" + std::to_string(10 + i) + "\n";
+  for (int i = 0; i < 12; ++i) order += "abcdef" + std::to_string(10 + i) + "\n";
   const std::string order_file = dir.write("order.txt", order);
   std::string runs;
   for (const auto& f : folders) runs += " " + f;
@@ -154,7 +156,7 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
       dir, "history" + runs + " --order " + order_file + " --out " + out + " --fail-on-change");
   EXPECT_EQ(o.code, 1) << o.err;
   EXPECT_NE(o.out.find("+50.0 % ["), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("from abcdef150000 to abcdef160000"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("from abcdef170000 to abcdef180000"), std::string::npos) << o.out;
   for (const char* file : {"history.json", "history.md", "history.html"})
     EXPECT_TRUE(fs::exists(out + "/" + file)) << file;
   // By start time instead, the same runs are in reverse: the step reads as a speed-up, no failure.
@@ -165,13 +167,13 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
 
   // One more run appended to the stored history, without the others.
   const std::string next =
-      write_run(dir, "run-10", "abcdef200000", "2026-11-30", {timed(0, "iris_mlp", 1.5e-3)});
+      write_run(dir, "next-0", "abcdef300000", "2026-11-30", {timed(0, "iris_mlp", 1.5e-3)});
   o = testing::crossover(dir, "history --append " + next + " --into " + out);
   EXPECT_EQ(o.code, 0) << o.err;
   const auto stored = nlohmann::json::parse(testing::slurp(out + "/history.json"));
-  EXPECT_EQ(stored["runs"].size(), 11u);
-  EXPECT_EQ(stored["runs"][10]["commit"], "abcdef200000");
-  EXPECT_EQ(stored["cells"][0]["points"].size(), 11u);
+  EXPECT_EQ(stored["runs"].size(), 13u);
+  EXPECT_EQ(stored["runs"][12]["commit"], "abcdef300000");
+  EXPECT_EQ(stored["cells"][0]["points"].size(), 13u);
 
   // What is refused: an order that lacks a run's commit, a history.json that is not one.
   dir.write("short.txt", "abcdef10\n");
@@ -186,14 +188,14 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
   EXPECT_NE(o.err.find("not a history"), std::string::npos) << o.err;
   // A report file that is a link: nothing is written through it, and the history is not advanced.
   const std::string later =
-      write_run(dir, "run-11", "abcdef210000", "2026-12-01", {timed(0, "iris_mlp", 1.5e-3)});
+      write_run(dir, "next-1", "abcdef310000", "2026-12-01", {timed(0, "iris_mlp", 1.5e-3)});
   fs::remove(out + "/history.md");
   fs::create_symlink(dir.write("target.txt", "mine"), out + "/history.md");
   o = testing::crossover(dir, "history --append " + later + " --into " + out);
   EXPECT_EQ(o.code, 1);
   EXPECT_NE(o.err.find("never writes through a link"), std::string::npos) << o.err;
   EXPECT_EQ(testing::slurp(dir.file("target.txt")), "mine");
-  EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 11u);
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 13u);
   // Another command holding the history's folder: the append waits for nothing and loses nothing.
   {
     const DirectoryLock held(out);
@@ -201,7 +203,7 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
     EXPECT_EQ(o.code, 2);
     EXPECT_NE(o.err.find(out), std::string::npos) << o.err;
   }
-  EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 11u);
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(out + "/history.json"))["runs"].size(), 13u);
   o = testing::crossover(dir, "history");
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("needs runs, or --append RUN --into DIR"), std::string::npos) << o.err;
