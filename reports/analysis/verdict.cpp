@@ -158,19 +158,22 @@ std::vector<Verdict> verdicts(const Analysis& analysis) {
   return out;
 }
 
-std::string verdict_heading(const Analysis& analysis, const std::vector<Result>& results) {
+std::string verdict_heading(const Analysis& analysis) {
   if (analysis.comparisons.empty()) return "";
   const CompareSpec& spec = analysis.comparisons.front().spec;
-  std::string out = "Verdict (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + ")";
+  return "Verdict (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + ")";
+}
+
+std::string verdict_caveat(const std::vector<Result>& results) {
   for (const Result& r : results) {
     if (r.status != CellStatus::kPredicted) continue;
-    return out + "; " + r.cell.device + " predicted with the profile " + r.prediction_profile +
+    return r.cell.device + " predicted with the profile " + r.prediction_profile +
            (r.prediction_error > 0.0
                 ? ", not measured: a side wins only where the band (80 % of held-out real cells) "
                   "excludes a tie, else undecided"
                 : ", not measured, with no validated band");
   }
-  return out;
+  return "";
 }
 
 }  // namespace crossover

@@ -24,9 +24,13 @@ struct Verdict {
 /// pairs come; none without a comparison.
 std::vector<Verdict> verdicts(const Analysis& analysis);
 
-/// The heading above the verdicts, with the caveat of predicted cells said once: "Verdict
-/// (device=cpu vs cuda)", then "; cuda predicted by the profile H100 80GB: ...".
-std::string verdict_heading(const Analysis& analysis, const std::vector<Result>& results);
+/// The heading above the verdicts: "Verdict (device=cpu vs cuda)"; "" without a comparison.
+std::string verdict_heading(const Analysis& analysis);
+
+/// What the predicted cells among `results` are worth, said once under the heading: "cuda
+/// predicted with the profile H100 80GB, not measured: a side wins only where the band ...";
+/// "" when none is predicted.
+std::string verdict_caveat(const std::vector<Result>& results);
 
 /// A cell whose interquartile range exceeds this share of its median is too noisy for a verdict
 /// built on it to stand without saying so.

@@ -38,7 +38,8 @@ constexpr const char* kStyle =
     "6px;text-align:right}th{background:#f4f4f4;cursor:pointer}"
     ".warning{background:#fff3cd;border:1px solid #e0c060;padding:8px}.chart{font:11px "
     "sans-serif;display:block}"
-    "li{margin:4px 0}li.predicted{border-left:4px dashed #9467bd;padding-left:6px}";
+    "li{margin:4px 0}li.predicted{border-left:4px dashed #9467bd;padding-left:6px}"
+    "p.predicted{color:#555;font-style:italic;margin-top:-6px}";
 
 // Clicking a header sorts its table by that column, numbers as numbers.
 constexpr const char* kScript =
@@ -223,7 +224,10 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
          html_escape(predicted_cells_note(static_cast<std::size_t>(predicted))) + "</p>";
   }
   if (const std::vector<Verdict> found = verdicts(analysis); !found.empty()) {
-    s += "<h2>" + html_escape(verdict_heading(analysis, results)) + "</h2><ul class='verdict'>";
+    s += "<h2>" + html_escape(verdict_heading(analysis)) + "</h2>";
+    if (const std::string caveat = verdict_caveat(results); !caveat.empty())
+      s += "<p class='predicted'>" + html_escape(caveat) + ".</p>";
+    s += "<ul class='verdict'>";
     for (const Verdict& v : found) {
       s += std::string("<li") + (v.predicted ? " class='predicted'" : "") + "><b>" +
            html_escape(v.workload) + "</b>: " +

@@ -309,7 +309,9 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
   if (const std::vector<Verdict> found = verdicts(analysis); !found.empty()) {
-    out += "## " + markdown_text(verdict_heading(analysis, results)) + "\n\n";
+    out += "## " + markdown_text(verdict_heading(analysis)) + "\n\n";
+    if (const std::string caveat = verdict_caveat(results); !caveat.empty())
+      out += "*" + markdown_text(caveat) + ".*\n\n";
     for (const Verdict& v : found) {
       out += "- **" + markdown_text(v.workload) + "**: " +
              markdown_text(v.lines.front().substr(v.workload.size() + 2)) + "\n";

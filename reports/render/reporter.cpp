@@ -68,7 +68,8 @@ std::string crossover_text(const ComparisonFindings& f) {
 std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results) {
   const std::vector<Verdict> found = verdicts(analysis);
   if (found.empty()) return "";
-  std::string out = verdict_heading(analysis, results) + ":\n";
+  const std::string caveat = verdict_caveat(results);
+  std::string out = verdict_heading(analysis) + (caveat.empty() ? "" : "; " + caveat) + ":\n";
   for (const Verdict& v : found) {
     for (std::size_t i = 0; i < v.lines.size(); ++i) out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
   }
