@@ -201,5 +201,41 @@ TEST(CellWatchdogDeathTest, ACellPastItsDeadlineEndsTheRunWithItsNameAndTheWayOu
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
+// Whatever the run refuses before its first cell, --dry-run refuses alike and in the same words
+// (a dry run once passed --compare device=cpu,cuda, which the run then refused).
+TEST(GuardedOutputs, TheDryRunRefusesWhatTheRunRefuses) {
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", kTinyGrid);
+  const std::string held = results_dir(dir, "held", 0.5);
+  const std::string mnist = dir.write(
+      "mnist.json",
+      R"({"name": "m", "experiments": [{"workload": "mnist_linear", "grid": {"device": ["cpu"]}}]})");
+  struct Case {
+    std::string args, env, says;
+  };
+  const std::vector<Case> cases = {
+      {"run " + grid + " --compare device=cpu,cuda", "", "expected AXIS=BASELINE:CONTENDER"},
+      {"run " + grid + " --out " + held, "", "already holds the results of a run"},
+      {"run " + grid + " --resume " + held + " --out " + dir.file("other"), "",
+       "writes into that directory"},
+      {"run " + mnist + " --real-data --data-dir " + dir.file("none"), "", "--real-data: mnist"},
+      {"run " + grid + " --out " + dir.file("x"), "CROSSOVER_PLANT_LOAD=lots",
+       "CROSSOVER_PLANT_LOAD"},
+  };
+  const auto first_error = [](const std::string& err) {
+    const auto at = err.find("error: ");
+    return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+  };
+  for (const Case& c : cases) {
+    const Outcome dry = crossover(dir, c.args + " --dry-run", c.env);
+    const Outcome real = crossover(dir, c.args, c.env);
+    EXPECT_EQ(dry.code, 2) << c.args << "\n" << dry.out << dry.err;
+    EXPECT_EQ(real.code, 2) << c.args << "\n" << real.err;
+    EXPECT_NE(dry.err.find(c.says), std::string::npos) << c.args << "\n" << dry.err;
+    EXPECT_EQ(first_error(dry.err), first_error(real.err)) << c.args;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("x")));  // nothing was made for a refused run
+}
+
 }  // namespace
 }  // namespace crossover

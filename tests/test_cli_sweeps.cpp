@@ -378,5 +378,27 @@ TEST(Cli, LocalDdpRanksListenOnLoopbackOnly) {
   EXPECT_GT(seen, 0u) << "no socket listened: the shim saw nothing";
 }
 
+// --set from the command line: the run's grid.json is the grid as run (so --resume reads it), and
+// a grid key given as an option is answered with the --set that does it.
+TEST(Cli, SetChangesTheGridAsRunAndAKeyGivenAsAnOptionIsPointedToIt) {
+  ScratchDir dir;
+  const std::string grid = dir.write("tiny.json", kTinyGrid);
+  const Outcome ran = crossover(dir, "run " + grid + " --set epochs=2 --set device=cpu --out " +
+                                         dir.file("out"));
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  const auto as_run = nlohmann::json::parse(slurp(dir.file("out/grid.json")));
+  for (const auto& experiment : as_run["experiments"]) {
+    EXPECT_EQ(experiment["settings"]["epochs"], 2);
+    EXPECT_EQ(experiment["settings"]["device"], "cpu");
+  }
+  for (const auto& r : read_results(dir.file("out/results.jsonl"))) {
+    EXPECT_EQ(r.cell.epochs, 2);
+    EXPECT_EQ(r.cell.device, "cpu");
+  }
+  const Outcome slip = crossover(dir, "run " + grid + " --epochs 3 --dry-run");
+  EXPECT_EQ(slip.code, 2);
+  EXPECT_NE(slip.err.find("did you mean --set epochs=3?"), std::string::npos) << slip.err;
+}
+
 }  // namespace
 }  // namespace crossover

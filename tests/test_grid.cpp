@@ -4,6 +4,9 @@
 #include <filesystem>
 
 #include "runner/grid/grid.hpp"
+#include "runner/grid/grid_file.hpp"
+#include "runner/grid/grid_overrides.hpp"
+#include "tests/test_support.hpp"
 
 namespace crossover {
 namespace {
@@ -396,6 +399,72 @@ TEST(Grid, AGraphCellAlwaysUsesTheFusedOptimiserSoGraphLoopIsNotRunTwice) {
       "grid": {"precision": ["fp16"]}}]})",
                           "g.json"),
                GridError);
+}
+
+// Files crossover writes or reads elsewhere, given where a grid goes, are named for what they are
+// instead of checked key by key as a grid ("unknown key crossover_version" and 22 more).
+TEST(Grid, FilesThatAreNotGridsAreNamedForWhatTheyAre) {
+  const auto refusal = [](const std::string& text) {
+    try {
+      (void)parse_grid(text, "given.json");
+    } catch (const GridError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal(std::string("PK\x03\x04rest of a zip", 18)).find("a zip archive (torch.jit.save"),
+            std::string::npos);
+  EXPECT_NE(refusal("\n <!DOCTYPE html><html>...").find("an HTML file"), std::string::npos);
+  EXPECT_NE(refusal("{\"cell\":0,\"workload\":\"iris_mlp\",\"status\":\"ok\"}\n"
+                    "{\"cell\":1,\"workload\":\"iris_mlp\",\"status\":\"ok\"}\n")
+                .find("a run's results (results.jsonl)"),
+            std::string::npos);
+  EXPECT_NE(refusal("{\"crossover_revision\": \"abc\", \"recorded_at\": \"now\"}")
+                .find("a run's env.json"),
+            std::string::npos);
+  EXPECT_NE(refusal("{\"name\": \"x\", \"cpu\": {}, \"provenance\": {}}").find("a machine profile"),
+            std::string::npos);
+  // A grid is still a grid, and an unknown object still gets the grid's own checks.
+  EXPECT_EQ(not_a_grid("{\"name\": \"g\", \"experiments\": []}"), "");
+  EXPECT_NE(refusal("{\"nmae\": \"g\"}").find("unknown key \"nmae\""), std::string::npos);
+
+  testing::ScratchDir dir;
+  dir.write("grid.json", "{}");
+  try {
+    (void)load_grid(dir.path());
+    ADD_FAILURE() << "a run's folder was read as a grid";
+  } catch (const GridError& e) {
+    EXPECT_NE(std::string(e.what()).find("a run's folder, not a grid file: the grid it ran is " +
+                                         dir.file("grid.json")),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// run --set: one value sets a key in every experiment over the defaults and its own; several
+// make an axis; the grid's checks then answer the values, and unknown keys get the nearest name.
+TEST(Grid, SetOverridesADefaultOrMakesAnAxisInEveryExperiment) {
+  const std::string text = R"({"name": "g", "defaults": {"epochs": 9},
+    "experiments": [
+      {"workload": "iris_mlp", "settings": {"epochs": 7}, "grid": {"device": ["cpu"], "dataset_size": ["full", 1000, 5000]}},
+      {"workload": "boston_mlp", "grid": {"device": ["cpu"]}}]})";
+  const Grid grid = parse_grid(apply_sets(text, {"epochs=2", "dataset_size=full,1000"}), "g.json");
+  const Expansion cells = expand_grid(grid);
+  ASSERT_EQ(cells.cells.size(), 4u);  // two sizes in each experiment
+  for (const Cell& c : cells.cells) EXPECT_EQ(c.epochs, 2) << cell_label(c);
+  EXPECT_EQ(apply_sets(text, {}), text);
+  const auto refused = [&](const std::string& set) {
+    try {
+      (void)apply_sets(text, {set});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refused("epocs=3").find("(did you mean --set epochs=3?)"), std::string::npos);
+  EXPECT_NE(refused("epochs").find("expected KEY=VALUE"), std::string::npos);
+  EXPECT_NE(refused("epochs=3,,4").find("an empty value"), std::string::npos);
+  EXPECT_THROW((void)parse_grid(apply_sets(text, {"epochs=abc"}), "g.json"), GridError);
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ Command add_calibrate_command(CLI::App& app) {
   calibrate->add_option("--out", args->out_dir,
                         "Where the runs, calibrate.json and calibrate.md go (default "
                         "runs/calibrate-<timestamp>)");
-  calibrate->add_option("--data-dir", args->data_dir, kDataDirHelp)->envname(kDataDirVariable);
+  add_data_dir_option(*calibrate, args->data_dir);
   calibrate
       ->add_option("--threshold", args->threshold_percent,
                    "The gate's threshold, as compare's (default 5)")

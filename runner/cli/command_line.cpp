@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/keys.hpp"
 #include "core/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
@@ -83,6 +84,19 @@ void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
       const std::string arg = argv[i];
       if (arg.rfind("--", 0) != 0 || arg.size() <= 2) continue;
       if (app.get_option_no_throw(arg.substr(0, arg.find('='))) != nullptr) continue;  // global
+      // A grid key given as an option ("--epochs 3"): run's --set changes it.
+      const std::string key = arg.substr(2, arg.find('=') == std::string::npos
+                                                ? std::string::npos
+                                                : arg.find('=') - 2);
+      if (command->get_option_no_throw("--set") != nullptr && crossover::find_grid_key(key) != nullptr) {
+        const std::string value = arg.find('=') != std::string::npos ? arg.substr(arg.find('=') + 1)
+                                  : i + 1 < argc && argv[i + 1][0] != '-' ? argv[i + 1]
+                                                                           : "VALUE";
+        std::cerr << crossover::printable_text(arg) << ": crossover " << command->get_name()
+                  << " has no such option; did you mean --set "
+                  << crossover::printable_text(key + "=" + value) << "?\n";
+        continue;
+      }
       if (const std::string guess = suggest_option(arg.substr(2), *command); !guess.empty())
         std::cerr << crossover::printable_text(arg) << ": crossover " << command->get_name()
                   << " has no such option; did you mean --" << guess << "?\n";

@@ -12,6 +12,8 @@
 #include <filesystem>
 
 #include "core/user_files.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/execution/launch.hpp"
 
 extern char** environ;
 
@@ -166,6 +168,28 @@ bool required_devices_measured(const std::vector<std::string>& devices,
                   why);
   }
   return measured_all;
+}
+
+std::string default_data_dir() {
+  std::error_code error;
+  if (fs::is_directory("data", error)) return "data";
+  fs::path dir;
+  try {
+    dir = fs::path(self_executable()).parent_path();
+  } catch (const std::exception&) {
+    return "data";
+  }
+  for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path()) {
+    if (fs::is_regular_file(dir / "scripts" / "fetch-data.sh", error) &&
+        fs::is_directory(dir / "data", error))
+      return (dir / "data").string();
+  }
+  return "data";
+}
+
+void add_data_dir_option(CLI::App& command, std::string& dir, const std::string& help_prefix) {
+  dir = default_data_dir();
+  command.add_option("--data-dir", dir, help_prefix + kDataDirHelp)->envname(kDataDirVariable);
 }
 
 }  // namespace crossover

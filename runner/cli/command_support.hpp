@@ -23,7 +23,13 @@ inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report 
 /// Every --data-dir: where the data sets are, from this variable when the option is not given.
 inline constexpr const char* kDataDirVariable = "CROSSOVER_DATA_DIR";
 inline constexpr const char* kDataDirHelp =
-    "Where the data sets are (default: $CROSSOVER_DATA_DIR, else data)";
+    "Where the data sets are (default: $CROSSOVER_DATA_DIR, else data/ here, else the data/ "
+    "scripts/fetch-data.sh filled in this binary's checkout)";
+
+/// The data folder when neither --data-dir nor CROSSOVER_DATA_DIR says: data/ where the command
+/// runs, else the data/ beside the checkout this binary was built in (a folder holding
+/// scripts/fetch-data.sh, up to three levels above the binary), else "data".
+std::string default_data_dir();
 
 /// The signal that asked the command to stop (0: none). The first SIGINT or SIGTERM asks a sweep
 /// to stop after the running cell; the handler is installed with SA_RESETHAND, so a second one
@@ -31,11 +37,13 @@ inline constexpr const char* kDataDirHelp =
 extern std::atomic<int> interrupted;
 void catch_interrupts();
 
-/// Loads and expands a grid, logging every issue; nullopt means bad input. Its own models
+/// Loads and expands a grid, logging every issue; nullopt means bad input. `sets` (run's --set
+/// KEY=VALUE) change the grid's text first (runner/grid/grid_overrides.hpp). Its own models
 /// (workload "torchscript") are each checked in a child process, for at most
 /// `model_check_seconds` (runner/grid/model_check.hpp).
 std::optional<std::pair<Grid, Expansion>> load_and_expand(
-    const std::string& path, double model_check_seconds = kModelCheckSeconds);
+    const std::string& path, double model_check_seconds = kModelCheckSeconds,
+    const std::vector<std::string>& sets = {});
 
 /// The settings of compare's gate (compare, calibrate), checked; nothing (logged) when one is out
 /// of range.

@@ -22,6 +22,10 @@ CLI::Validator finite_range(double low, double high);
 /// `--model-check-seconds S` of run and validate: how long one model's check may take.
 void add_model_check_option(CLI::App& command, double& seconds);
 
+/// Every command's --data-dir: `dir` set to default_data_dir() (command_support.hpp), the option
+/// read from CROSSOVER_DATA_DIR when not given, its help kDataDirHelp after `help_prefix`.
+void add_data_dir_option(CLI::App& command, std::string& dir, const std::string& help_prefix = "");
+
 Command add_run_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);

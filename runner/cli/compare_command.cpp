@@ -246,8 +246,7 @@ Command add_compare_command(CLI::App& app) {
   compare->add_option("--out", args->out_dir,
                       "With --rerun: where the runs, compare.md and compare.json go (default "
                       "runs/compare-<timestamp>)");
-  compare->add_option("--data-dir", args->data_dir, std::string("With --rerun: ") + kDataDirHelp)
-      ->envname(kDataDirVariable);
+  add_data_dir_option(*compare, args->data_dir, "With --rerun: ");
 
   compare->add_option("--calibration", args->calibration,
                       "A calibrate.json from `crossover calibrate` on this runner: with one run "

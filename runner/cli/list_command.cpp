@@ -88,7 +88,7 @@ int list_command(const std::string& data_dir) {
 Command add_list_command(CLI::App& app) {
   auto args = std::make_shared<std::string>("data");
   CLI::App* list = app.add_subcommand("list", "List workloads, devices and the data sets found");
-  list->add_option("--data-dir", *args, kDataDirHelp)->envname(kDataDirVariable);
+  add_data_dir_option(*list, *args);
 
   return {list, [args] { return list_command(*args); }};
 }

@@ -390,10 +390,7 @@ Command add_predict_command(CLI::App& app) {
       ->required()
       ->take_all();
   predict->add_option("--profile", args->profile, "The profile to predict with")->required();
-  predict
-      ->add_option("--data-dir", args->data_dir,
-                   std::string("To take a cell's anatomy again: ") + kDataDirHelp)
-      ->envname(kDataDirVariable);
+  add_data_dir_option(*predict, args->data_dir, "To take a cell's anatomy again: ");
   predict->add_option("--json", args->json, "Also write the check as JSON to this file");
   predict->add_flag("--save-anatomy", args->save_anatomy,
                     "Keep the anatomy taken here beside each run (anatomy.jsonl), which later "

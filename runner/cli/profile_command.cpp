@@ -129,12 +129,8 @@ Command add_profile_command(CLI::App& app) {
                       "profiled (one that cannot be measured here), each constant from the "
                       "cells that show it; the formulas and cells are in its provenance "
                       "(docs/methodology.md)");
-  profile
-      ->add_option("--data-dir", args->data_dir,
-                   std::string("With --derive, to take each cell's anatomy again on this "
-                               "CPU: ") +
-                       kDataDirHelp)
-      ->envname(kDataDirVariable);
+  add_data_dir_option(*profile, args->data_dir,
+                      "With --derive, to take each cell's anatomy again on this CPU: ");
   profile->add_flag("--quick", args->quick,
                     "The quick profile every run measures (a quarter of a second), not the "
                     "full one (well under a minute per device)");

@@ -34,6 +34,7 @@ struct RunArgs {
   double model_check_seconds = kModelCheckSeconds;
   std::string predict;               ///< --predict cuda=FILE
   std::vector<std::string> require;  ///< --require DEVICE: devices that must have been measured
+  std::vector<std::string> sets;     ///< --set KEY=VALUE[,VALUE...]: the grid changed
 };
 
 // --predict's "cuda=FILE" into the sweep's options; false (logged) when it is not that.
@@ -117,7 +118,7 @@ bool label_cells(Expansion& expansion, SweepOptions& options) {
 }
 
 int run_command(const RunArgs& args) {
-  const auto loaded = load_and_expand(args.grid, args.model_check_seconds);
+  const auto loaded = load_and_expand(args.grid, args.model_check_seconds, args.sets);
   if (!loaded) return kExitBadInput;
   const auto& [grid, whole] = *loaded;
   SweepOptions options = args.sweep;
@@ -134,13 +135,19 @@ int run_command(const RunArgs& args) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
   }
+  const auto specs = compare_specs(args.compare);
+  if (!specs) return kExitBadInput;
   const DeviceInventory inventory = probe_devices();
   if (args.dry_run) {
+    // What the run would refuse before its first cell, the dry run refuses alike.
+    try {
+      check_sweep(options, expansion.cells);
+    } catch (const SweepRefused&) {
+      return kExitBadInput;  // logged
+    }
     std::cout << dry_run_text(expansion, inventory, !options.predict_cuda.empty());
     return kExitOk;
   }
-  const auto specs = compare_specs(args.compare);
-  if (!specs) return kExitBadInput;
 
   // Everything that can be known to fail is checked before the first cell runs.
   std::optional<Sweep> sweep;
@@ -193,7 +200,17 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--out", args->sweep.out_dir,
                   "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
                   "taken)");
-  run->add_option("--data-dir", args->sweep.data_dir, kDataDirHelp)->envname(kDataDirVariable);
+  run->add_option("--set", args->sets,
+                  "KEY=VALUE or KEY=VALUE,VALUE,...: set one grid key in every experiment (over the "
+                  "defaults and the experiment's own value: --set epochs=3), or make it an axis of "
+                  "those values (--set batch_size=64,256); checked as the grid is. Give it again "
+                  "for more keys; grid.json records the grid as run")
+      ->allow_extra_args(false)
+      ->take_all();
+  add_data_dir_option(*run, args->sweep.data_dir);
+  run->add_flag("--real-data", args->sweep.real_data,
+                "Refuse to run (exit 2, before anything runs) when a data set the grid reads is "
+                "not under the data folder, instead of training on a synthetic stand-in");
   run->add_option("--compare", args->compare,
                   "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "
                   "give it again for more comparisons, e.g. --compare device=cpu:cuda --compare "

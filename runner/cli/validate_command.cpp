@@ -7,6 +7,8 @@
 
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/grid/grid_file.hpp"
+#include "runner/grid/grid_overrides.hpp"
 #include "runner/grid/model_check.hpp"
 
 namespace crossover {
@@ -14,9 +16,17 @@ namespace crossover {
 // Here rather than in command_support.cpp: the model check loads LibTorch, which `crossover`
 // itself does not link (runner/cli/main.cpp).
 std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
-                                                          double model_check_seconds) {
+                                                          double model_check_seconds,
+                                                          const std::vector<std::string>& sets) {
   try {
-    Grid grid = load_grid(path);
+    Grid grid;
+    if (sets.empty()) {
+      grid = load_grid(path);
+    } else {
+      std::string text = apply_sets(read_grid_file(path), sets);
+      grid = parse_grid(text, path);
+      grid.text = std::move(text);  // the run's grid.json: the grid as run
+    }
     Expansion expansion = expand_grid(grid);
     // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
     std::vector<Cell> models = expansion.cells;
@@ -32,6 +42,10 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
     for (const auto& issue : e.issues())
       spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    if (!sets.empty()) spdlog::error("(the grid as --set {} left it)", join(sets, " --set "));
+    return std::nullopt;
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
     return std::nullopt;
   }
 }

@@ -30,7 +30,7 @@ Command add_worker_command(CLI::App& app) {
   serve->excludes(worker_cell)->excludes(worker_grid);
   worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")
       ->excludes(serve);
-  worker->add_option("--data-dir", args->data_dir, kDataDirHelp)->envname(kDataDirVariable);
+  add_data_dir_option(*worker, args->data_dir);
   worker->add_flag("--timing-only", args->timing_only,
                    "Time the cell only: no evaluation, no step anatomy (the shares of a "
                    "multi-process cell before its last, whose metric and anatomy the merge keeps)");

@@ -14,6 +14,7 @@
 
 #include "core/text.hpp"
 #include "core/user_files.hpp"
+#include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_search.hpp"
 #include "workloads/catalog.hpp"
 
@@ -161,70 +162,6 @@ Json check_settings(Validator& v, const std::string& path, const Json& object,
     if (v.check_value(key_path(path, key), *spec, value, workload)) accepted[key] = value;
   }
   return accepted;
-}
-
-// What the usual mistakes look like at the byte where the parser stopped: a trailing comma, single
-// quotes, a comment. "" when it is none of them.
-std::string json_mistake_hint(const std::string& text, std::size_t at) {
-  if (at >= text.size()) return "";
-  const char c = text[at];
-  if (c == '\'') return " (JSON strings take double quotes: \"name\", not 'name')";
-  if (c == '/' && at + 1 < text.size() && (text[at + 1] == '/' || text[at + 1] == '*'))
-    return " (JSON has no comments: remove it; a grid's or experiment's \"description\" holds "
-           "notes)";
-  if (c == '}' || c == ']') {
-    std::size_t before = at;
-    while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
-    if (before > 0 && text[before - 1] == ',')
-      return " (a trailing comma: JSON allows none after the last item of a list or object)";
-  }
-  return "";
-}
-
-Json parse_json(const std::string& text, const std::string& file) {
-  // Nesting and duplicate keys first: the parser would keep one of two equal keys silently.
-  if (const auto problem = check_json_shape(text)) {
-    throw GridError(file, {{problem->path, problem->message}});
-  }
-  try {
-    return Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Turn the byte offset into the line and column an editor shows.
-    std::size_t line = 1;
-    std::size_t column = 1;
-    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    for (std::size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    // nlohmann's text repeats the position ("parse error at line 1, column 76: syntax error ...").
-    std::string detail = e.what();
-    const auto syntax = detail.find(": ", detail.find("parse error"));
-    if (syntax != std::string::npos) detail = detail.substr(syntax + 2);
-    throw GridError(file, {{"(document)", "malformed JSON at line " + std::to_string(line) +
-                                              ", column " + std::to_string(column) + ": " + detail +
-                                              json_mistake_hint(text, end)}});
-  } catch (const nlohmann::json::exception& e) {
-    // A number too large for a double (1e400) is an out_of_range error without a position.
-    std::string detail = e.what();
-    const auto bracket = detail.find("] ");
-    if (bracket != std::string::npos) detail = detail.substr(bracket + 2);
-    throw GridError(file, {{"(document)", "malformed JSON: " + detail}});
-  }
-}
-
-std::string read_file(const std::string& path) {
-  if (access(path.c_str(), R_OK) != 0)
-    throw GridError(path, {{"(file)", "cannot open the grid file: no such file or not readable"}});
-  try {
-    return read_user_file(path, kMaxGridBytes, "a grid");
-  } catch (const UserFileError& e) {
-    throw GridError(path, {{"(file)", e.problem()}});
-  }
 }
 
 }  // namespace
@@ -450,7 +387,7 @@ std::optional<Experiment> parse_experiment(Validator& v, const Json& e, const st
 }  // namespace
 
 Grid parse_grid(const std::string& text, const std::string& file) {
-  const Json root = parse_json(text, file);
+  const Json root = parse_grid_json(text, file);
   Validator v;
   Grid grid;
   grid.file = file;
@@ -485,7 +422,7 @@ Grid parse_grid(const std::string& text, const std::string& file) {
 }
 
 Grid load_grid(const std::string& path) {
-  std::string text = read_file(path);
+  std::string text = read_grid_file(path);
   Grid grid = parse_grid(text, path);
   grid.text = std::move(text);
   return grid;

@@ -112,7 +112,70 @@ std::string create_output(const SweepOptions& options, const std::string& grid_n
   return create_unique_directory("runs/" + grid_name + "-" + timestamp());
 }
 
+// Each data set `cells` read from files that is not under `data_dir`, with why: "mnist (no
+// data/mnist: run scripts/fetch-data.sh --download)".
+std::vector<std::string> missing_data(const std::vector<Cell>& cells, const std::string& data_dir) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  std::error_code error;
+  const bool folder = fs::is_directory(data_dir, error);
+  for (const Cell& cell : cells) {
+    if (!reads_files(cell.dataset) || !seen.insert(cell.dataset).second) continue;
+    const DatasetInfo& d = dataset_info(cell.dataset);
+    if (have_dataset_files(d, data_dir)) continue;
+    out.push_back(d.name + " (" +
+                  (folder ? "no " + (fs::path(data_dir) / d.location).string()
+                          : "no data folder " + data_dir) +
+                  ": " + d.fetch + ")");
+  }
+  return out;
+}
+
 }  // namespace
+
+void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
+  std::error_code error;
+  if (!options.resume.empty() && !options.out_dir.empty() &&
+      fs::weakly_canonical(options.out_dir, error) != fs::weakly_canonical(options.resume, error)) {
+    spdlog::error("--resume {} writes into that directory; drop --out {}", options.resume,
+                  options.out_dir);
+    throw SweepRefused("--resume with another --out");
+  }
+  for (const std::string& given : {options.resume, options.out_dir}) {
+    if (const std::string problem = output_folder_problem(given); !given.empty() && !problem.empty()) {
+      spdlog::error("cannot write results to {}: {}", given, problem);
+      throw SweepRefused(problem);
+    }
+  }
+  if (options.resume.empty() && !options.out_dir.empty() && !options.overwrite &&
+      holds_run(options.out_dir)) {
+    spdlog::error(
+        "{} already holds the results of a run; nothing was overwritten. Continue it with "
+        "--resume {}, write into another --out, or add --overwrite to move its files into "
+        "{}/previous-<time>/ first",
+        options.out_dir, options.out_dir, options.out_dir);
+    throw SweepRefused("the folder holds a run");
+  }
+  try {
+    (void)planted_load_from_environment();
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  const std::vector<std::string> missing = missing_data(cells, options.data_dir);
+  if (missing.empty()) return;
+  if (options.real_data) {
+    spdlog::error(
+        "--real-data: {} not found, and nothing was run. Give --data-dir (or CROSSOVER_DATA_DIR) "
+        "the folder scripts/fetch-data.sh filled, or fetch them",
+        join(missing, "; "));
+    throw SweepRefused("--real-data");
+  }
+  spdlog::warn(
+      "synthetic data will stand in for {}. Give --data-dir (or CROSSOVER_DATA_DIR) the folder "
+      "scripts/fetch-data.sh filled, or add --real-data to refuse instead",
+      join(missing, "; "));
+}
 
 std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
                          bool predict_cuda) {
@@ -203,14 +266,7 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
       searches_(expansion.searches),
       grid_cells_(options_.first_probe_index > 0 ? options_.first_probe_index
                                                  : expansion.cells.size()) {
-  std::error_code error;
-  if (!options_.resume.empty() && !options_.out_dir.empty() &&
-      fs::weakly_canonical(options_.out_dir, error) !=
-          fs::weakly_canonical(options_.resume, error)) {
-    spdlog::error("--resume {} writes into that directory; drop --out {}", options_.resume,
-                  options_.out_dir);
-    throw SweepRefused("--resume with another --out");
-  }
+  check_sweep(options_, expansion.cells);
   open_output(grid.name);
   try {
     planted_load_ = planted_load_from_environment();
@@ -261,12 +317,8 @@ void Sweep::open_output(const std::string& grid_name) {
     throw SweepRefused(e.what());
   }
   if (!options_.resume.empty() || !holds_run(out_dir_)) return;
-  if (!options_.overwrite) {
-    spdlog::error(
-        "{} already holds the results of a run; nothing was overwritten. Continue it with "
-        "--resume {}, write into another --out, or add --overwrite to move its files into "
-        "{}/previous-<time>/ first",
-        out_dir_, out_dir_, out_dir_);
+  if (!options_.overwrite) {  // check_sweep said why; a run begun there since is refused alike
+    spdlog::error("{} already holds the results of a run; nothing was overwritten", out_dir_);
     throw SweepRefused("the folder holds a run");
   }
   try {
@@ -318,20 +370,6 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
   } catch (const std::exception& e) {
     spdlog::error("cannot write results to {}: {}", out_dir_, e.what());
     throw SweepRefused(e.what());
-  }
-  // Only a grid that reads a data set from files needs the folder.
-  std::vector<std::string> from_files;
-  for (const Cell& cell : plan_.to_run) {
-    if (reads_files(cell.dataset) &&
-        std::find(from_files.begin(), from_files.end(), cell.dataset) == from_files.end())
-      from_files.push_back(cell.dataset);
-  }
-  if (!from_files.empty() && !fs::is_directory(options_.data_dir)) {
-    spdlog::warn(
-        "data directory {} does not exist: {} will be synthetic. Give --data-dir (or set "
-        "CROSSOVER_DATA_DIR to) the folder scripts/fetch-data.sh filled (its data/ in the "
-        "repository), or run that script here",
-        options_.data_dir, join(from_files));
   }
 }
 

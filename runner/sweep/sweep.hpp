@@ -50,6 +50,9 @@ struct SweepOptions {
   std::string profile;
   /// `--predict cuda=FILE`: CUDA cells this machine cannot run are predicted with that profile.
   std::string predict_cuda;
+  /// `--real-data`: a data set whose files are not under data_dir is a refusal, not a synthetic
+  /// stand-in.
+  bool real_data = false;
 };
 
 /// Why a sweep cannot start (bad input, exit 2); the reasons are already logged.
@@ -65,6 +68,13 @@ struct SweepOutcome {
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   bool write_failed = false;  ///< a result, env.json or the like could not be written
 };
+
+/// What the sweep of `cells` would refuse before it touches anything, logged: --resume with
+/// another --out, an output folder that is a link or a file, or holds a run without --overwrite
+/// or --resume, a planted load that is not a count, a data set missing under --real-data; and,
+/// as one warning, every data set that will be synthetic and why. `run --dry-run` calls it too,
+/// so that the two refuse the same. Throws SweepRefused.
+void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells);
 
 /// A planned sweep, holding its folder's lock until it is destroyed.
 class Sweep {
