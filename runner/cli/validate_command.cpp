@@ -42,7 +42,11 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
     for (const auto& issue : e.issues())
       spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
-    if (!sets.empty()) spdlog::error("(the grid as --set {} left it)", join(sets, " --set "));
+    if (!sets.empty()) {  // the keys, not the values: a value may be long, and is quoted above
+      std::vector<std::string> keys;
+      for (const std::string& set : sets) keys.push_back(set.substr(0, set.find('=')));
+      spdlog::error("(the grid as --set changed it: {})", join(keys));
+    }
     return std::nullopt;
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
