@@ -10,7 +10,13 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr double kMillisecondsPerSecond = 1e3;
+// Every time in nanoseconds, Google Benchmark's default unit: compare.py prints whole units, so a
+// sub-millisecond epoch in ms read "0" or "1", and it compares a benchmark only with the
+// candidate's entries of the baseline's unit, so a unit that followed each run's median would drop
+// a cell whose median crossed a boundary between runs. In ns every epoch shows three digits or
+// more (none is under 100 ns), and the unit never changes.
+constexpr double kNanosecondsPerSecond = 1e9;
+constexpr const char* kTimeUnit = "ns";
 // The most iterations gbench.json lists per cell: more than any repetition count a Google
 // Benchmark user compares.
 constexpr std::size_t kGbenchIterations = 200;
@@ -69,9 +75,9 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       j["run_type"] = "iteration";
       j["repetition_index"] = k;
       j["iterations"] = 1;
-      j["real_time"] = samples[k] * kMillisecondsPerSecond;
-      j["cpu_time"] = samples[k] * kMillisecondsPerSecond;
-      j["time_unit"] = "ms";
+      j["real_time"] = samples[k] * kNanosecondsPerSecond;
+      j["cpu_time"] = samples[k] * kNanosecondsPerSecond;
+      j["time_unit"] = kTimeUnit;
       j["items_per_second"] = static_cast<double>(r.train_rows) / samples[k];
       benchmarks.push_back(j);
     }
@@ -90,10 +96,10 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       const bool percentage = std::string(aggregate) == "cv";
       j["aggregate_unit"] = percentage ? "percentage" : "time";
       j["iterations"] = all.size();
-      const double time = percentage ? value : value * kMillisecondsPerSecond;
+      const double time = percentage ? value : value * kNanosecondsPerSecond;
       j["real_time"] = time;
       j["cpu_time"] = time;
-      j["time_unit"] = "ms";
+      j["time_unit"] = kTimeUnit;
       if (std::string(aggregate) == "median" || std::string(aggregate) == "mean")
         j["items_per_second"] = static_cast<double>(r.train_rows) / value;
       benchmarks.push_back(j);

@@ -14,7 +14,8 @@ namespace crossover {
 
 /// Google Benchmark JSON: a `context` from the environment record (none: what is known without
 /// it), then per `ok` cell one "iteration" entry per timed epoch (iterations 1, real_time = the
-/// epoch in ms, items_per_second = samples/s) and the aggregates mean, median, stddev and cv.
+/// epoch in ns, Google Benchmark's default unit and the same for every cell; items_per_second =
+/// samples/s) and the aggregates mean, median, stddev and cv.
 /// Names are the workload and the keys that differ among the cells ("mnist_mlp/device:cpu/
 /// batch_size:128"). Cells that did not run are left out: Google Benchmark has no "skipped".
 /// cpu_time repeats real_time: crossover measures wall time only.
