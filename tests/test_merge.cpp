@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
@@ -235,6 +236,35 @@ TEST_F(MergeTest, EveryEnvJsonFieldIsCheckedBeforeUse) {
     all.push_back(copy);
   }
   refused(all[0] + " " + all[1] + " " + all[2], "the grid has 3 unit(s) to share out");
+}
+
+// The merged env.json holds every shard's data sets (so that --resume of the merged run finds
+// them as the shards read them), and a shard whose task was stopped while it ran warns of its
+// cells not run as loudly as a part that never ran.
+TEST_F(MergeTest, EveryShardsDataSetsAreKeptAndAStoppedTasksCellsAreWarnedOf) {
+  const std::string third = dir_.file("third");
+  fs::copy(part(3), third, fs::copy_options::recursive);
+  auto env = nlohmann::json::parse(slurp(third + "/env.json"));
+  env["datasets"]["fashion_mnist"] = "real 1 bytes crc32 00000001";
+  std::ofstream(third + "/env.json") << env.dump();
+  // Its task cancelled before its second cell: that cell reads `not run`, as run writes it.
+  std::istringstream lines(slurp(third + "/results.jsonl"));
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  auto stopped = nlohmann::json::parse(second);
+  stopped["status"] = "not run";
+  stopped["reason"] = "the run was interrupted (Terminated) before this cell started";
+  std::ofstream(third + "/results.jsonl") << first << "\n" << stopped.dump() << "\n";
+
+  const Outcome o = merge(part(1) + " " + part(2) + " " + third + " --out " + dir_.file("m"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("warning: 1 cell(s) of " + third + " did not run: its task was stopped"),
+            std::string::npos)
+      << o.err;
+  const auto merged = nlohmann::json::parse(slurp(dir_.file("m/env.json")));
+  EXPECT_EQ(merged["datasets"]["fashion_mnist"], "real 1 bytes crc32 00000001") << merged["datasets"];
+  EXPECT_TRUE(merged["datasets"].contains("standin")) << merged["datasets"];
 }
 
 TEST_F(MergeTest, CellsMergedTwiceOrNotOfTheGridAreRefusedWithTheCellNamed) {

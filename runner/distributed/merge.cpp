@@ -243,6 +243,44 @@ void collect_results(const std::vector<Part>& parts, const GridCells& grid,
   }
 }
 
+// Every part's data set fingerprints in the merged env.json, so that --resume of the merged run
+// finds each data set as the shards read it (the first part's alone made the others' data sets
+// read as changed, and their cells run again); two parts that read different files of one data
+// set are a warning.
+void merge_datasets(const std::vector<Part>& parts, MergedRun& out) {
+  auto& merged = out.env.datasets;
+  std::map<std::string, std::string> from;  // data set -> the part whose fingerprint is kept
+  for (const auto& [name, print] : merged) from[name] = parts.front().dir;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    for (const auto& [name, print] : parts[i].record.datasets) {
+      const auto kept = std::find_if(merged.begin(), merged.end(),
+                                     [&](const auto& d) { return d.first == name; });
+      if (kept == merged.end()) {
+        merged.emplace_back(name, print);
+        from[name] = parts[i].dir;
+      } else if (kept->second != print) {
+        out.warnings.push_back(from[name] + " and " + parts[i].dir + " read different files of " +
+                               "data set " + name + ": their cells did not train on the same data");
+      }
+    }
+  }
+}
+
+// A part whose task was stopped while it ran (cancelled, interrupted, out of time) lists the
+// cells it did not reach as `not run`: the same warning as a part that never ran.
+void stopped_cells_warning(const std::vector<Part>& parts, MergedRun& out) {
+  for (const Part& p : parts) {
+    const auto stopped = std::count_if(p.results.begin(), p.results.end(), [](const Result& r) {
+      return r.status == CellStatus::kNotRun;
+    });
+    if (stopped == 0) continue;
+    out.warnings.push_back(std::to_string(stopped) + " cell(s) of " + p.dir +
+                           " did not run: its task was stopped before them (cancelled, "
+                           "interrupted or out of time); `not run` in the merged results "
+                           "(`crossover run GRID --resume OUT` measures them)");
+  }
+}
+
 }  // namespace
 
 MergedRun merge_runs(const std::vector<std::string>& dirs) {
@@ -281,6 +319,7 @@ MergedRun merge_runs(const std::vector<std::string>& dirs) {
   out.env = parts.front().record;
   out.env.shard.reset();
   out.env.shards.clear();
+  merge_datasets(parts, out);
   for (const Part& p : parts) {
     out.env.shards.push_back({p.dir, p.record});
     const Json& reference = p.record.reference;
@@ -289,6 +328,7 @@ MergedRun merge_runs(const std::vector<std::string>& dirs) {
         out.env.reference["cells"][index] = times;
     for (const auto& s : p.searches) out.searches.push_back(s);
   }
+  stopped_cells_warning(parts, out);
   // The grid's cells that no part measured: `not run`, so that --resume of the merged run runs
   // them.
   for (const Cell& cell : expansion.cells) {
