@@ -48,6 +48,16 @@ Evidence within_run_evidence(CellVerdict& v, const std::optional<ReferenceDrift>
                              const std::string& machine_text, const RegressionOptions& o) {
   v.net_change = drift ? std::expm1(std::log1p(v.change) - machine_log) : v.change;
   const bool drift_explains = drift && within && drift_explains_change(v.change, v.net_change, o);
+  // The reference moved as the cell did, by more than the threshold, but not enough to explain
+  // all of it: one run per side cannot tell how much of the rest is the machine (a load slows a
+  // memory-bound step more than the matmul the reference times), so it decides nothing.
+  if (drift && within && !drift_explains && machine_moved_with(v.change, drift->machine, o)) {
+    v.decided_by = DecidedBy::kReferenceDrift;
+    v.evidence = "the machine's speed moved: " + machine_text + "; " + within_text;
+    Evidence e{v.net_change, v.change_ci, within, false, true, false};
+    e.machine_moved = true;
+    return e;
+  }
   if (drift_explains || o.assumed_spread <= 0.0) {
     v.decided_by = drift_explains ? DecidedBy::kReferenceDrift : DecidedBy::kWithinRun;
     v.evidence =
@@ -90,6 +100,14 @@ double machine_log_of(const ReferenceDrift& drift, const RegressionOptions& o) {
 
 }  // namespace
 
+bool machine_moved_with(double change, double machine, const RegressionOptions& o) {
+  if (!(machine > 0.0)) return false;
+  const bool time_metric = is_time_metric(o.metric);
+  const bool worse = time_metric ? change > 0.0 : change < 0.0;
+  const double limit = std::log1p(o.threshold);
+  return worse ? std::log(machine) > limit : std::log(machine) < -limit;
+}
+
 bool drift_explains_change(double change, double net_change, const RegressionOptions& o) {
   const bool time_metric = is_time_metric(o.metric);
   const bool worse_now = time_metric ? change > 0.0 : change < 0.0;
@@ -110,6 +128,9 @@ void check_machine_drift(CellVerdict& v, Evidence& e, const Result& base, const 
   v.evidence += "; " + drift_text(*drift);
   if (e.significant && drift_explains_change(v.change, v.net_change, o)) {
     e.drift_explains = true;
+    v.decided_by = DecidedBy::kReferenceDrift;
+  } else if (e.significant && machine_moved_with(v.change, drift->machine, o)) {
+    e.machine_moved = true;  // its processes shared the machine's state: the same doubt
     v.decided_by = DecidedBy::kReferenceDrift;
   }
 }

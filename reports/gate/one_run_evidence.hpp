@@ -21,7 +21,15 @@ struct Evidence {
   bool drift_explains = false;  // the reference's drift, not the code, explains the change
   bool net = false;             // `effective` is the change net of the machine's drift
   bool assumed = false;         // judged against the spread assumed without a calibration
+  /// One run per side, uncalibrated: the machine's reference moved beyond the threshold the way
+  /// the cell did, so the run cannot tell the machine from the code (inconclusive, ask --rerun).
+  bool machine_moved = false;
 };
+
+/// Whether the machine moved the way a change went and by more than the threshold: its reference
+/// (`machine`, candidate / baseline time) slower by more than the threshold where the cell got
+/// worse, or faster where it got better.
+bool machine_moved_with(double change, double machine, const RegressionOptions& o);
 
 /// Whether the machine's drift explains a change: beyond the threshold as measured, but net of
 /// the machine within it, or of the other sign.

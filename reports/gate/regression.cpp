@@ -209,6 +209,13 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
     v.verdict = Verdict::kInconclusive;
     v.reason = "the machine's own change of speed explains it: " + format_percent(v.change) +
                " measured, " + format_percent(v.net_change) + " net of the reference drift";
+  } else if (e.machine_moved) {
+    v.verdict = Verdict::kInconclusive;
+    v.reason = "inconclusive: the machine's speed moved (its reference " +
+               format_percent(v.machine.value_or(1.0) - 1.0) + " in the candidate's run) the way the cell did (" +
+               format_percent(v.change) + ", " + format_percent(v.net_change) +
+               " net of the reference); one run per side cannot tell the machine from the code: "
+               "compare several runs per side (--rerun) or calibrate this runner";
   } else if (e.significant && std::abs(e.effective) >= o.threshold) {
     v.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
     v.reason = "significant and beyond " + bounds;

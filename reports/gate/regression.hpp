@@ -96,7 +96,7 @@ enum class DecidedBy {
   kNone,            ///< no test ran (not compared, too few samples)
   kRunLevel,        ///< the run-level test: Welch's t on runs, or a calibration's spread
   kWithinRun,       ///< the within-run test alone
-  kReferenceDrift,  ///< the machine's drift, as large as the change
+  kReferenceDrift,  ///< the machine's drift: as large as the change, or moved with it (one run)
   kAssumedSpread,   ///< one run per side, no calibration: the change against an assumed spread
 };
 
