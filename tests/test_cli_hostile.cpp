@@ -454,9 +454,9 @@ TEST(Hostile, ANewcomersWrongTurnsAreNamedWithTheWayOut) {
   EXPECT_EQ(o.err.find("output_device"), std::string::npos) << o.err;
   // A missing data folder is named with the way out, and only for a grid that reads data files.
   o = crossover(dir, run_in(dir, grid, dir.file("iris")));
-  EXPECT_NE(o.err.find("data directory " + dir.file("no-data") +
-                       " does not exist: iris will be synthetic. Give --data-dir (or set "
-                       "CROSSOVER_DATA_DIR to) the folder"),
+  EXPECT_NE(o.err.find("synthetic data will stand in for iris (no data folder " +
+                       dir.file("no-data") + ": scripts/fetch-data.sh). Give --data-dir (or "
+                       "CROSSOVER_DATA_DIR) the folder"),
             std::string::npos)
       << o.err;
   // CROSSOVER_DATA_DIR stands for --data-dir where it is not given: list reads it.

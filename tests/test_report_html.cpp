@@ -80,8 +80,7 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_NE(html.find(">batch_size=10000</tspan>"), std::string::npos);
   EXPECT_EQ(html.find("cells (hover for the configuration)"), std::string::npos);
   EXPECT_EQ(count(html, "class='phase'"), 5u);
-  EXPECT_NE(html.find("No workload ran with more than one replica count (parallel dp or ddp)."),
-            std::string::npos);
+  EXPECT_EQ(html.find("Scaling with replicas"), std::string::npos);  // no empty section
   EXPECT_NE(html.find("no &lt;CUDA&gt; &amp; no luck"), std::string::npos);  // escaped
   EXPECT_EQ(html.find("no <CUDA>"), std::string::npos);
   EXPECT_NE(html.find("table class='sortable'"), std::string::npos);
@@ -108,7 +107,11 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   EXPECT_NE(html.find("0.9 (predicted)"), std::string::npos);
   EXPECT_NE(html.find("450 ms-1.8 s, predicted, 80 %"), std::string::npos);
   // Along an axis the predicted side is a dashed line named predicted, its tooltips marked.
-  EXPECT_EQ(html.find("stroke-width='2' stroke-dasharray"), std::string::npos);  // no chart yet
+  EXPECT_EQ(html.find("stroke-width='2' stroke-dasharray='6 4'"), std::string::npos);  // no line
+  // The epoch chart shows the predicted cell beside the measured one, hollow and named so.
+  EXPECT_NE(html.find(">cuda (predicted)</text>"), std::string::npos);
+  EXPECT_NE(html.find("fill='#fff' stroke='#ff7f0e' stroke-width='2' stroke-dasharray='3 2'"),
+            std::string::npos);
   results.push_back(made(2, "cpu", 10000, 4.0));
   results.push_back(made(3, "cuda", 10000, 0.5));
   results[3].status = CellStatus::kPredicted;

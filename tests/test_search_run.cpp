@@ -255,5 +255,32 @@ TEST(Cli, ASearchRunsItsProbesAsCellsReportsThemAndResumesWithoutMeasuringAgain)
   EXPECT_EQ(slurp(out + "/report.md").find("## Searches"), std::string::npos);
 }
 
+// run --predict and a search along the device on a machine without CUDA: the CUDA probes are
+// predicted, the search runs on them (a tie within the band undecided) and its statement says it
+// was predicted; it never stops at its first probe and leaves an empty section.
+TEST(Cli, ASearchAgainstAPredictedGpuSearchesOnThePredictionsAndSaysSo) {
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "s",
+    "defaults": {"epochs": 2, "warmup_epochs": 1, "repeats": 2},
+    "experiments": [{"workload": "iris_mlp", "grid": {"dataset_size": {"search":
+      {"from": 112, "to": 100000, "precision": 0.5, "max_probes": 4}}}}]})");
+  const std::string predict =
+      " --predict cuda=" + std::string(CROSSOVER_SOURCE_DIR) + "/profiles/h100-80gb.json";
+  const Outcome dry = crossover(dir, "run " + grid + predict + " --dry-run", kNoGpu);
+  EXPECT_NE(dry.out.find("its cuda probes would be predicted"), std::string::npos) << dry.out;
+  const Outcome run = crossover(
+      dir, "run " + grid + predict + " --out " + dir.file("out") + " --data-dir " + data_dir(),
+      kNoGpu);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto searches = nlohmann::json::parse(slurp(dir.file("out/searches.json")));
+  ASSERT_EQ(searches.size(), 1u);
+  EXPECT_TRUE(searches[0]["predicted"].get<bool>());
+  EXPECT_GE(searches[0]["probes"].size(), 2u) << searches[0];
+  const std::string statement = searches[0]["statement"];
+  EXPECT_EQ(statement.rfind("predicted with the profile H100 80GB: ", 0), 0u) << statement;
+  for (const Result& r : read_results(dir.file("out/results.jsonl")))
+    EXPECT_EQ(r.status, r.cell.device == "cpu" ? CellStatus::kOk : CellStatus::kPredicted);
+}
+
 }  // namespace
 }  // namespace crossover

@@ -134,10 +134,10 @@ std::string cell_charts_html(const std::vector<Result>& results, const Analysis&
     const std::string bounds = bound_chart(results, workload);
     if (bounds.empty()) continue;
     s += "<h2>" + html_escape(workload) +
-         ": where each step's time goes</h2><p>The cost model's account of each step (left bar: "
-         "its dispatch, compute, memory, transfer and loader terms, from the step's anatomy and "
-         "the machine's profile) beside the step measured (right bar); a predicted cell is "
-         "hatched and has no measured bar.</p>" +
+         ": where each step's time goes</h2><p>The cost model's account of each step: the share "
+         "of its dispatch, compute, memory, transfer and loader terms (from the step's anatomy "
+         "and the machine's profile) in the modelled step, one bar per cell; hover a bar for the "
+         "modelled and the measured step. A predicted cell is hatched: it was not measured.</p>" +
          bounds;
   }
   const std::string phases = phase_chart(results);
@@ -147,12 +147,9 @@ std::string cell_charts_html(const std::vector<Result>& results, const Analysis&
          "are slower than end-to-end ones.</p>" +
          phases;
   }
-  const std::string scaling = scaling_chart(analysis.scaling);
-  s += "<h2>Scaling with replicas</h2>" +
-       (scaling.empty()
-            ? std::string(
-                  "<p>No workload ran with more than one replica count (parallel dp or ddp).</p>")
-            : scaling);
+  // A section only where it has something to show: no empty "Scaling with replicas".
+  if (const std::string scaling = scaling_chart(analysis.scaling); !scaling.empty())
+    s += "<h2>Scaling with replicas</h2>" + scaling;
   return s;
 }
 

@@ -1,5 +1,6 @@
-// report.html's account of each step: the cost model's five terms stacked, the step measured
-// beside them; a predicted cell (not measured) hatched, with no measured bar.
+// report.html's account of each step: the cost model's five terms stacked as shares of the
+// modelled step, one bar per cell, the modelled and measured steps in its tooltip; a predicted
+// cell (not measured) hatched.
 #include <algorithm>
 #include <array>
 
@@ -26,60 +27,61 @@ std::array<double, 5> terms(const Result& r) {
 std::string bound_chart(const std::vector<Result>& results, const std::string& workload) {
   std::vector<const Result*> cells;
   for (const Result& r : results) {
+    const auto t = terms(r);
     if (r.cell.workload == workload && r.bound != Bound::kNone &&
-        (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted))
+        (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted) &&
+        t[0] + t[1] + t[2] + t[3] + t[4] > 0.0)
       cells.push_back(&r);
   }
   if (cells.empty()) return "";
-  double y_min = 1e300, y_max = 0.0;
-  for (const Result* r : cells) {
-    for (const double v : {r->predicted_step_seconds, r->step_seconds}) {
-      if (v > 0.0) {
-        y_min = std::min(y_min, v);
-        y_max = std::max(y_max, v);
-      }
-    }
-  }
-  const Plot plot{0, static_cast<double>(cells.size()), 0, y_max * 1.1, false, false};
+  // Each bar is its step's terms as shares of their sum: on a linear axis of seconds a
+  // dispatch-bound step beside a compute-bound one was an invisible sliver.
+  const Plot plot{0, static_cast<double>(cells.size()), 0, 100, false, false};
   std::string s = svg_open("where each step's time goes, " + workload);
   s += "<defs><pattern id='predicted-hatch' width='6' height='6' patternUnits='userSpaceOnUse' "
        "patternTransform='rotate(45)'><rect width='3' height='6' fill='#fff' "
        "fill-opacity='0.6'/></pattern></defs>";
-  s += plot.axes("cells (left bar: the cost model's terms; right: the step measured)",
-                 "seconds per step");
+  s += plot.axes("cells (# as in the tables; hover for the modelled and the measured step)",
+                 "share of the modelled step (%)", false);
   const double width = Plot::kWidth / static_cast<double>(cells.size());
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const Result& r = *cells[i];
     const bool predicted = r.status == CellStatus::kPredicted;
-    const double x = Plot::kLeft + static_cast<double>(i) * width + 3;
-    const double bar = std::max(1.0, (width - 8) / 2);
-    const std::string who = "#" + std::to_string(r.cell.index) + " " + cell_label(r.cell);
-    double base = 0;
+    const double x = Plot::kLeft + static_cast<double>(i) * width + 2;
+    const double bar = std::max(1.0, width - 4);
+    const std::string measured =
+        predicted ? "predicted, not measured"
+                  : "measured " + format_seconds(r.step_seconds) +
+                        (r.step_seconds > 0.0 && r.predicted_step_seconds > 0.0
+                             ? " (the model " + format_number(r.predicted_step_seconds /
+                                                              r.step_seconds) + "x of it)"
+                             : "");
+    const std::string who = "#" + std::to_string(r.cell.index) + " " + cell_label(r.cell) +
+                            ": modelled step " + format_seconds(r.predicted_step_seconds) + ", " +
+                            measured;
     const auto t = terms(r);
+    const double total = t[0] + t[1] + t[2] + t[3] + t[4];
+    double base = 0;
     for (std::size_t k = 0; k < t.size(); ++k) {
       if (t[k] <= 0.0) continue;
-      const double top = plot.sy(base + t[k]);
+      const double share = 100.0 * t[k] / total;
+      const double top = plot.sy(base + share);
       const std::string rect = "x='" + num(x) + "' y='" + num(top) + "' width='" + num(bar) +
                                "' height='" + num(plot.sy(base) - top) + "'";
       s += "<rect class='term' " + rect + " fill='" + kColors[k] + "'><title>" +
-           html_escape(who + (predicted ? " (predicted)" : "") + ": " + kTerms[k] + " " +
-                       format_seconds(t[k])) +
+           html_escape(who + "; " + kTerms[k] + " " + format_seconds(t[k]) + " (" +
+                       format_number(share) + " %)") +
            "</title></rect>";
       if (predicted) s += "<rect class='predicted' " + rect + " fill='url(#predicted-hatch)'/>";
-      base += t[k];
+      base += share;
     }
-    if (!predicted && r.step_seconds > 0.0) {
-      const double top = plot.sy(r.step_seconds);
-      s += "<rect class='measured' x='" + num(x + bar + 2) + "' y='" + num(top) + "' width='" +
-           num(bar) + "' height='" + num(plot.sy(0) - top) + "' fill='#555'><title>" +
-           html_escape(who + ": measured step " + format_seconds(r.step_seconds)) +
-           "</title></rect>";
-    }
+    s += "<text x='" + num(x + bar / 2) + "' y='" + num(Plot::kTop + Plot::kHeight + 14) +
+         "' text-anchor='middle' font-size='9'>#" + std::to_string(r.cell.index) + "</text>";
   }
   for (std::size_t k = 0; k < kTerms.size(); ++k) {
     s += "<rect x='" + num(Plot::kLeft + 8 + 88 * static_cast<double>(k)) + "' y='" +
-         num(Plot::kTop + 2) + "' width='10' height='10' fill='" + kColors[k] + "'/><text x='" +
-         num(Plot::kLeft + 22 + 88 * static_cast<double>(k)) + "' y='" + num(Plot::kTop + 11) +
+         num(Plot::kTop - 14) + "' width='10' height='10' fill='" + kColors[k] + "'/><text x='" +
+         num(Plot::kLeft + 22 + 88 * static_cast<double>(k)) + "' y='" + num(Plot::kTop - 5) +
          "'>" + kTerms[k] + "</text>";
   }
   return s + "</svg>";

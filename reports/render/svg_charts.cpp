@@ -113,7 +113,7 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
     const auto at = [&](std::size_t i) {
       return side == 0 ? points[i]->baseline : points[i]->contender;
     };
-    const char* colour = kColors[side == 0 ? 0 : 4];  // blue and orange; red marks the crossing
+    const char* colour = kColors[side == 0 ? 0 : 1];  // blue and orange; red marks the crossing
     // A predicted side: a dashed line, its band the prediction's, "predicted" in its legend.
     std::string predicted;
     for (std::size_t i = 0; i < points.size(); ++i)
@@ -226,6 +226,12 @@ struct BarGroups {
   std::size_t lines = 1;  // the most lines a name takes
 };
 
+// A cell's device as an epoch chart's legend names it: "cuda (predicted)" apart from a measured
+// "cuda", so that a prediction never passes for a measurement.
+std::string shown_device(const Result& r) {
+  return device_column(r.cell) + (r.status == CellStatus::kPredicted ? " (predicted)" : "");
+}
+
 BarGroups bar_groups(const std::vector<const Result*>& ok) {
   BarGroups g;
   for (const Result* r : ok) {
@@ -235,7 +241,7 @@ BarGroups bar_groups(const std::vector<const Result*>& ok) {
     const auto found = std::find(g.keys.begin(), g.keys.end(), key);
     g.group_of.push_back(static_cast<std::size_t>(found - g.keys.begin()));
     if (found == g.keys.end()) g.keys.push_back(key);
-    const std::string device = device_column(r->cell);
+    const std::string device = shown_device(*r);
     if (std::find(g.devices.begin(), g.devices.end(), device) == g.devices.end())
       g.devices.push_back(device);
   }
@@ -255,6 +261,13 @@ BarGroups bar_groups(const std::vector<const Result*>& ok) {
     g.names.push_back(parts);
   }
   return g;
+}
+
+// A dot's paint: its device's colour, hollow and dashed for a prediction.
+std::string dot_paint(const std::string& device, std::size_t order, bool predicted) {
+  const std::string colour = svg::device_colour(device, order);
+  return predicted ? "fill='#fff' stroke='" + colour + "' stroke-width='2' stroke-dasharray='3 2'"
+                   : "fill='" + colour + "'";
 }
 
 // The group names under the x axis, shrunk with the room each group has (about 6 px a character
@@ -284,9 +297,13 @@ std::string group_names_svg(const BarGroups& g, double group_width) {
 // side within a group, coloured by device.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload,
                         const std::string& measure) {
+  // The measured cells, and in time the predicted ones beside them (hollow, "(predicted)").
   std::vector<const Result*> ok;
   for (const Result& r : results) {
-    if (r.status == CellStatus::kOk && r.cell.workload == workload) ok.push_back(&r);
+    const bool predicted =
+        r.status == CellStatus::kPredicted && measure == "time" && r.epoch_seconds > 0.0;
+    if ((r.status == CellStatus::kOk || predicted) && r.cell.workload == workload)
+      ok.push_back(&r);
   }
   if (ok.empty()) return "";
   const BarGroups g = bar_groups(ok);
@@ -320,23 +337,25 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   const double bar_width = std::max(1.0, (group_width - 6) / static_cast<double>(g.devices.size()));
   s += group_names_svg(g, group_width);
   for (std::size_t i = 0; i < ok.size(); ++i) {
-    const std::string device = device_column(ok[i]->cell);
+    const std::string device = shown_device(*ok[i]);
+    const bool predicted = ok[i]->status == CellStatus::kPredicted;
     const auto d = static_cast<std::size_t>(std::find(g.devices.begin(), g.devices.end(), device) -
                                             g.devices.begin());
+    // A dot, not a bar: on a log axis a bar's length means nothing.
     const double top = plot.sy(ok[i]->epoch_seconds);
-    const double x = Plot::kLeft + g.group_of[i] * group_width + 3 + d * bar_width;
-    s += "<rect class='bar' x='" + num(x) + "' y='" + num(top) + "' width='" +
-         num(std::max(1.0, bar_width - 1)) + "' height='" + num(Plot::kTop + Plot::kHeight - top) +
-         "' fill='" + kColors[d % 6] + "'><title>" +
+    const double x = Plot::kLeft + g.group_of[i] * group_width + 3 + (d + 0.5) * bar_width;
+    s += "<circle class='dot' cx='" + num(x) + "' cy='" + num(top) + "' r='5' " +
+         dot_paint(device, d, predicted) + "><title>" +
          html_escape(join(g.names[g.group_of[i]], " ")) + ", " + html_escape(device) + ": " +
-         html_escape(format_measure(ok[i]->epoch_seconds, measure)) + " (cell " +
-         std::to_string(ok[i]->cell.index) + ")</title></rect>";
+         html_escape(format_measure(ok[i]->epoch_seconds, measure) + predicted_mark(*ok[i])) +
+         " (cell " + std::to_string(ok[i]->cell.index) + ")</title></circle>";
   }
   for (std::size_t d = 0; d < g.devices.size(); ++d) {
     const double y = Plot::kTop + 4 + 16 * d;
-    s += "<rect x='" + num(Plot::kLeft + 8) + "' y='" + num(y) + "' width='10' height='10' fill='" +
-         kColors[d % 6] + "'/><text x='" + num(Plot::kLeft + 22) + "' y='" + num(y + 9) + "'>" +
-         html_escape(g.devices[d]) + "</text>";
+    const bool predicted = g.devices[d].find(" (predicted)") != std::string::npos;
+    s += "<circle cx='" + num(Plot::kLeft + 13) + "' cy='" + num(y + 5) + "' r='5' " +
+         dot_paint(g.devices[d], d, predicted) + "/><text x='" + num(Plot::kLeft + 22) + "' y='" +
+         num(y + 9) + "'>" + html_escape(g.devices[d]) + "</text>";
   }
   return s + "</svg>";
 }

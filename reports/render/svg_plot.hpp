@@ -19,8 +19,18 @@ inline std::string axis_text(double value) {
   return format_axis_value(value >= 1000 ? std::round(value) : value);
 }
 
-inline const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c",
-                                      "#9467bd", "#ff7f0e", "#8c564b"};
+// The palette: blue, then orange, then the rest. Red is kept for what a chart marks (the
+// crossing, a search's bracket), never a series.
+inline const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
+                                      "#9467bd", "#8c564b", "#17becf"};
+
+// One colour per device in every chart and legend: the CPU blue, CUDA orange (as the sides of a
+// device comparison are), any other device from the rest of the palette by its `order`.
+inline const char* device_colour(const std::string& device, std::size_t order) {
+  if (device.rfind("cpu", 0) == 0) return kColors[0];
+  if (device.rfind("cuda", 0) == 0) return kColors[1];
+  return kColors[2 + order % 4];
+}
 
 // A plot area of 560 x 260 inside a 640 x 320 SVG, with log or linear axes.
 struct Plot {

@@ -15,7 +15,8 @@ using svg::Plot;
 
 // Blue where the contender won, red where the baseline did, grey for a tie.
 const char* winner_colour(const std::string& winner) {
-  return winner == "contender" ? svg::kColors[0] : winner == "baseline" ? svg::kColors[1] : "#888";
+  // Each side its own colour, as in every chart: the baseline blue, the contender orange.
+  return winner == "contender" ? svg::kColors[1] : winner == "baseline" ? svg::kColors[0] : "#888";
 }
 
 // A shaded span between two axis values, its ends labelled: `what` "crossing", "tie region".

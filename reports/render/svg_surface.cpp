@@ -15,18 +15,20 @@ namespace {
 
 constexpr auto num = svg_number;
 
-// Blue where the contender wins, red where the baseline does, stronger with the ratio (full at
-// 4x either way); a tie is grey, whatever its median says.
+// Orange where the contender wins and blue where the baseline does (each side's colour in every
+// chart: CUDA orange, the CPU blue), stronger with the ratio (full at 4x either way); a tie is
+// grey, whatever its median says.
 std::string fill_of(const Pair& p) {
   if (p.winner == Winner::kTie) return "#e0e0e0";
-  const double strength = std::min(1.0, std::abs(std::log2(p.speedup)) / 2.0);
-  const int fade = static_cast<int>(std::lround(235.0 * (1.0 - 0.75 * strength)));
+  const double strength = 0.25 + 0.75 * std::min(1.0, std::abs(std::log2(p.speedup)) / 2.0);
+  // From white towards the side's colour: orange #ff7f0e, blue #1f77b4.
+  const bool contender = p.winner == Winner::kContender;
+  const int full[3] = {contender ? 0xff : 0x1f, contender ? 0x7f : 0x77, contender ? 0x0e : 0xb4};
+  int rgb[3];
+  for (int k = 0; k < 3; ++k)
+    rgb[k] = static_cast<int>(std::lround(255.0 - (255.0 - full[k]) * strength));
   char buffer[8];
-  if (p.winner == Winner::kContender) {
-    std::snprintf(buffer, sizeof buffer, "#%02x%02xff", fade, fade);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "#ff%02x%02x", fade, fade);
-  }
+  std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
   return buffer;
 }
 
@@ -106,8 +108,9 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
          "' text-anchor='middle'>" + html_escape(x_axis) + "</text>";
   svg += "<text x='12' y='" + num(top - 10) + "'>" + html_escape(y_axis) + "</text>";
   svg += "<text x='" + num(left) + "' y='" + num(bottom + 52) + "' fill='#555'>" +
-         html_escape("blue: " + spec.axis + "=" + spec.contender + " faster, red: " + spec.axis +
-                     "=" + spec.baseline + " faster, grey: a tie; black bar: the crossing") +
+         html_escape("orange: " + spec.axis + "=" + spec.contender + " faster, blue: " +
+                     spec.axis + "=" + spec.baseline + " faster, grey: a tie; black bar: the "
+                     "crossing") +
          "</text>";
   return svg + "</svg>";
 }

@@ -42,6 +42,7 @@ SearchRunner::SearchRunner(std::vector<SearchLine> lines, const std::vector<Resu
     : lines_(std::move(lines)), next_index_(next_index) {
   for (const SearchLine& line : lines_)
     searches_.emplace_back(line.spec, line.baseline_name, line.contender_name);
+  predicted_with_.assign(lines_.size(), "");
   for (const Result& r : known) {
     if (r.status == CellStatus::kOk) known_.emplace(identity(r.cell), r);
     next_index_ = std::max(next_index_, r.cell.index + 1);
@@ -65,7 +66,9 @@ void SearchRunner::run(const MeasureCells& measure,
       if (!probe(i, *value, measure)) break;
       after_probe(json());
     }
-    spdlog::info("search: {}", searches_[i].statement());
+    spdlog::info("search: {}{}", predicted_with_[i].empty() ? "" : "predicted with the profile " +
+                                                                    predicted_with_[i] + ": ",
+                 searches_[i].statement());
     after_probe(json());
   }
 }
@@ -96,7 +99,10 @@ bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measur
   const std::vector<Result> results = measure(to_measure);
   measured_.insert(measured_.end(), results.begin(), results.end());
   for (const Result& r : results) {
-    if (r.status != CellStatus::kOk) {
+    // A predicted side (run --predict, no CUDA here) is a probe too: the pair's interval carries
+    // its band, so a tie stays undecided; the statement says it was predicted.
+    if (r.status == CellStatus::kPredicted) predicted_with_[i] = r.prediction_profile;
+    if (r.status != CellStatus::kOk && r.status != CellStatus::kPredicted) {
       search.stop("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ") " +
                   text_of(r.status) + (r.reason.empty() ? "" : ": " + r.reason));
       return false;
@@ -133,6 +139,10 @@ nlohmann::ordered_json SearchRunner::json() const {
     j["contender"] = line.contender_name;
     const nlohmann::ordered_json search = searches_[i].to_json();
     for (const auto& [key, value] : search.items()) j[key] = value;
+    j["predicted"] = !predicted_with_[i].empty();
+    if (!predicted_with_[i].empty() && j.contains("statement") && j["statement"].is_string())
+      j["statement"] = "predicted with the profile " + predicted_with_[i] + ": " +
+                       j["statement"].get<std::string>();
     all.push_back(j);
   }
   return all;

@@ -45,7 +45,9 @@ class SearchRunner {
 
   std::vector<SearchLine> lines_;
   std::vector<CrossoverSearch> searches_;
-  std::map<std::string, Result> known_;  ///< ok results by identity keys
+  std::map<std::string, Result> known_;  ///< ok (or predicted) results by identity keys
+  /// Per line: a probe had a predicted side (run --predict): its statement says so.
+  std::vector<std::string> predicted_with_;
   std::vector<Result> measured_;
   std::size_t next_index_;
 };

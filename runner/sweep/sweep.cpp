@@ -217,7 +217,13 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
             std::to_string(line.spec.max_probes) + " probes (" +
             std::to_string(2 * line.spec.max_probes) + " cells)";
     for (const Cell* cell : {&line.baseline, &line.contender}) {
-      if (const auto reason = skip_reason(*cell, inventory)) {
+      const auto reason = skip_reason(*cell, inventory);
+      if (reason && predict_cuda && device_missing(*cell, inventory)) {
+        text += "; its " + cell->device + " probes would be predicted (no CUDA here), and so would "
+                "its statement";
+        break;
+      }
+      if (reason) {
         text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + *reason;
         break;
       }
