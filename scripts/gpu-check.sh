@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: builds crossover against a CUDA LibTorch, runs the whole test
 # suite (every *_CUDA test must run, none may skip), then configs/gpu-smoke.json with default
-# settings, and ends with one verdict line, "gpu-check: PASS ..." or "gpu-check: FAIL: ...".
+# settings; checks that scripts/find-cuda-torch.sh (what demo.sh and test.sh use) finds the same
+# GPU and LibTorch; and ends with one verdict line, "gpu-check: PASS ..." or "gpu-check: FAIL: ...".
 #   LIBTORCH=DIR     the LibTorch to build against (default: python3's torch)
 #   DEPS_PREFIX=DIR  Debian packages unpacked with dpkg -x (default: .gpu-deps/root, unpacked here
 #                    from the .deb files scripts/gpu-deps.sh downloaded); set it to "" where the
@@ -39,6 +40,13 @@ torch_prefix=${LIBTORCH:-}
 if [[ -z $torch_prefix ]]; then
   torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
     stop "no LibTorch: set LIBTORCH, or install a CUDA torch for python3"
+fi
+# What scripts/demo.sh and scripts/test.sh would find here: the same GPU and LibTorch, or the
+# README's first command would predict where it should measure.
+if ! found=$(scripts/find-cuda-torch.sh 2>&1); then
+  problems+=("scripts/find-cuda-torch.sh found no GPU or CUDA LibTorch here: $found")
+elif [[ -z ${LIBTORCH:-} && $found != "$torch_prefix" ]]; then
+  problems+=("scripts/find-cuda-torch.sh found $found, not $torch_prefix")
 fi
 prefixes=$torch_prefix
 deps=${DEPS_PREFIX-$top/.gpu-deps/root}

@@ -91,7 +91,7 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
   EXPECT_EQ(gbench["benchmarks"].size(), cpu.epoch_samples + boston.epoch_samples + 8);
   EXPECT_EQ(gbench["benchmarks"][0]["name"], "iris_mlp/device:cpu");
   EXPECT_DOUBLE_EQ(gbench["benchmarks"][0]["real_time"].get<double>(),
-                   cpu.epoch_seconds_samples[0] * 1e3);
+                   cpu.epoch_seconds_samples[0] * 1e9);  // in ns
 
   // The comparison goes to stdout, progress and diagnostics to stderr.
   EXPECT_NE(o.out.find("iris_mlp"), std::string::npos);
