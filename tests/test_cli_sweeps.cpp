@@ -273,6 +273,13 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
                         R"(\(run scripts/fetch-data.sh --download\))")))
       << o.out;
   EXPECT_EQ(o.out.find("standin"), std::string::npos) << "a test-only data set, not listed";
+  // The shipped profiles, each with the --predict that uses it (found beside the binary's
+  // checkout, wherever the command runs).
+  EXPECT_NE(o.out.find("NVIDIA H100 80GB HBM3"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("--predict cuda=" + std::string(CROSSOVER_SOURCE_DIR) +
+                       "/profiles/h100-80gb.json"),
+            std::string::npos)
+      << o.out;
 }
 
 TEST(Cli, ARunNeverReplacesAnEarlierRunsResultsUnlessToldAndThenKeepsThem) {

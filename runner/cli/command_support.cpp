@@ -170,20 +170,26 @@ bool required_devices_measured(const std::vector<std::string>& devices,
   return measured_all;
 }
 
-std::string default_data_dir() {
-  std::error_code error;
-  if (fs::is_directory("data", error)) return "data";
+std::string checkout_dir() {
   fs::path dir;
   try {
     dir = fs::path(self_executable()).parent_path();
   } catch (const std::exception&) {
-    return "data";
+    return "";
   }
+  std::error_code error;
   for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path()) {
-    if (fs::is_regular_file(dir / "scripts" / "fetch-data.sh", error) &&
-        fs::is_directory(dir / "data", error))
-      return (dir / "data").string();
+    if (fs::is_regular_file(dir / "scripts" / "fetch-data.sh", error)) return dir.string();
   }
+  return "";
+}
+
+std::string default_data_dir() {
+  std::error_code error;
+  if (fs::is_directory("data", error)) return "data";
+  const std::string checkout = checkout_dir();
+  if (!checkout.empty() && fs::is_directory(fs::path(checkout) / "data", error))
+    return (fs::path(checkout) / "data").string();
   return "data";
 }
 

@@ -31,6 +31,10 @@ inline constexpr const char* kDataDirHelp =
 /// scripts/fetch-data.sh, up to three levels above the binary), else "data".
 std::string default_data_dir();
 
+/// The checkout this binary was built in: the folder holding scripts/fetch-data.sh up to three
+/// levels above it ("" when there is none, as for an installed binary).
+std::string checkout_dir();
+
 /// The signal that asked the command to stop (0: none). The first SIGINT or SIGTERM asks a sweep
 /// to stop after the running cell; the handler is installed with SA_RESETHAND, so a second one
 /// ends the process at once.

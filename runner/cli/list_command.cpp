@@ -1,9 +1,12 @@
 // crossover list: the workloads, the devices and the data sets found.
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "core/machine_profile.hpp"
 #include "core/text.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
@@ -14,6 +17,8 @@
 
 namespace crossover {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string shape_text(const DatasetInfo& d) {
   const std::string target = d.classes > 0 ? std::to_string(d.classes) + " classes" : "a number";
@@ -50,6 +55,36 @@ TextTable dataset_table(const std::string& data_dir) {
   return table;
 }
 
+// The shipped machine profiles (the checkout's profiles/*.json): what --predict cuda=FILE takes.
+std::string profiles_text() {
+  const std::string checkout = checkout_dir();
+  std::error_code error;
+  const fs::path folder = fs::path(checkout) / "profiles";
+  if (checkout.empty() || !fs::is_directory(folder, error)) return "";
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(folder, error))
+    if (entry.path().extension() == ".json" && entry.is_regular_file(error) &&
+        !entry.is_symlink(error))
+      files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  TextTable table;
+  table.header = {"profile", "GPU", "CPU", "predict with"};
+  for (const std::string& file : files) {
+    try {
+      const MachineProfile profile = load_profile(file);
+      table.rows.push_back({profile.name, profile.gpu_name.empty() ? "-" : profile.gpu_name,
+                            profile.cpu_model + ", " + std::to_string(profile.logical_cores) +
+                                " cores",
+                            profile.gpu_name.empty() ? "(no GPU)" : "--predict cuda=" + file});
+    } catch (const std::exception& e) {
+      table.rows.push_back({fs::path(file).filename().string(), "unreadable", e.what(), "-"});
+    }
+  }
+  if (table.rows.empty()) return "";
+  return "\nMachine profiles (predict a GPU this machine lacks: run --predict cuda=FILE)\n" +
+         render_text_table(table);
+}
+
 int list_command(const std::string& data_dir) {
   TextTable workloads;
   workloads.header = {"workload", "seed",  "model",  "datasets", "optimizer",
@@ -79,7 +114,7 @@ int list_command(const std::string& data_dir) {
   std::cout << "\nData sets under " << data_dir
             << "/ (train: a cell's rows at dataset_size "
                "\"full\")\n"
-            << render_text_table(dataset_table(data_dir));
+            << render_text_table(dataset_table(data_dir)) << profiles_text();
   return kExitOk;
 }
 
@@ -87,7 +122,8 @@ int list_command(const std::string& data_dir) {
 
 Command add_list_command(CLI::App& app) {
   auto args = std::make_shared<std::string>("data");
-  CLI::App* list = app.add_subcommand("list", "List workloads, devices and the data sets found");
+  CLI::App* list = app.add_subcommand(
+      "list", "List workloads, devices, the data sets found and the shipped machine profiles");
   add_data_dir_option(*list, *args);
 
   return {list, [args] { return list_command(*args); }};
