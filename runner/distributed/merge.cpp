@@ -252,7 +252,10 @@ void merge_datasets(const std::vector<Part>& parts, MergedRun& out) {
   std::map<std::string, std::string> from;  // data set -> the part whose fingerprint is kept
   for (const auto& [name, print] : merged) from[name] = parts.front().dir;
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    for (const auto& [name, print] : parts[i].record.datasets) {
+    for (const auto& dataset : parts[i].record.datasets) {
+      // Named, not a structured binding: a lambda may not capture one in C++17 (clang says so).
+      const std::string& name = dataset.first;
+      const std::string& print = dataset.second;
       const auto kept = std::find_if(merged.begin(), merged.end(),
                                      [&](const auto& d) { return d.first == name; });
       if (kept == merged.end()) {
