@@ -117,6 +117,21 @@ bool label_cells(Expansion& expansion, SweepOptions& options) {
   return true;
 }
 
+// --set, --data-dir and --real-data: what changes the grid, and where its data comes from.
+void add_grid_and_data_options(CLI::App& run, RunArgs& args) {
+  run.add_option("--set", args.sets,
+                 "KEY=VALUE or KEY=VALUE,VALUE,...: set one grid key in every experiment (over the "
+                 "defaults and the experiment's own value: --set epochs=3), or make it an axis of "
+                 "those values (--set batch_size=64,256); checked as the grid is. Give it again "
+                 "for more keys; grid.json records the grid as run")
+      ->allow_extra_args(false)
+      ->take_all();
+  add_data_dir_option(run, args.sweep.data_dir);
+  run.add_flag("--real-data", args.sweep.real_data,
+               "Refuse to run (exit 2, before anything runs) when a data set the grid reads is "
+               "not under the data folder, instead of training on a synthetic stand-in");
+}
+
 int run_command(const RunArgs& args) {
   const auto loaded = load_and_expand(args.grid, args.model_check_seconds, args.sets);
   if (!loaded) return kExitBadInput;
@@ -200,17 +215,7 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--out", args->sweep.out_dir,
                   "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
                   "taken)");
-  run->add_option("--set", args->sets,
-                  "KEY=VALUE or KEY=VALUE,VALUE,...: set one grid key in every experiment (over the "
-                  "defaults and the experiment's own value: --set epochs=3), or make it an axis of "
-                  "those values (--set batch_size=64,256); checked as the grid is. Give it again "
-                  "for more keys; grid.json records the grid as run")
-      ->allow_extra_args(false)
-      ->take_all();
-  add_data_dir_option(*run, args->sweep.data_dir);
-  run->add_flag("--real-data", args->sweep.real_data,
-                "Refuse to run (exit 2, before anything runs) when a data set the grid reads is "
-                "not under the data folder, instead of training on a synthetic stand-in");
+  add_grid_and_data_options(*run, *args);
   run->add_option("--compare", args->compare,
                   "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "
                   "give it again for more comparisons, e.g. --compare device=cpu:cuda --compare "
