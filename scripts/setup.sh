@@ -19,8 +19,8 @@ packages=(
   # clang's libFuzzer and sanitizer runtimes, for scripts/fuzz.sh (the GCC build's ASan and UBSan
   # runtimes come with g++).
   clang libclang-rt-14-dev
-  # clang-tidy's readability-function-size, for scripts/function-sizes.sh (test.sh --full).
-  clang-tidy
+  # Universal Ctags finds each function's lines, for scripts/function-sizes.sh (test.sh --full).
+  universal-ctags
 )
 
 missing=()

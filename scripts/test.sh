@@ -9,7 +9,7 @@
 #                                            clang under AddressSanitizer and UndefinedBehavior-
 #                                            Sanitizer (build-fuzz/): their unit tests, and every
 #                                            fuzz target for FUZZ_SECONDS (default 60;
-#                                            scripts/fuzz.sh), beside them the function-size
+#                                            scripts/fuzz.sh), then the function-size
 #                                            check (scripts/function-sizes.sh). What CI runs (.ci/run,
 #                                            with FUZZ_SECONDS=20); how long each takes:
 #                                            docs/results.md, "Build and test times". Every test
@@ -97,18 +97,9 @@ if [[ ${CROSSOVER_SANITIZERS:-1} != 0 ]]; then
   unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
-# The function-size check reads every unit with clang-tidy while the fuzzers run: each fuzz target
-# runs a fixed time on one core, which leaves the other to clang-tidy (about 2 minutes saved).
-sizes_log=$(mktemp)
-scripts/function-sizes.sh >"$sizes_log" 2>&1 &
-sizes=$!
 if [[ ${FUZZ_SECONDS:-60} != 0 ]]; then
   echo "== fuzzing every reader of user files (build-fuzz/)"
-  scripts/fuzz.sh || { wait "$sizes" || true; exit 1; }
+  scripts/fuzz.sh
 fi
-echo "== no function outside the tests over 80 lines (clang-tidy)"
-sizes_status=0
-wait "$sizes" || sizes_status=$?
-cat "$sizes_log"
-rm -f "$sizes_log"
-exit "$sizes_status"
+echo "== no function outside the tests over 80 lines"
+scripts/function-sizes.sh
