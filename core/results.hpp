@@ -84,7 +84,7 @@ const std::vector<FieldUnit>& result_field_units();
 #define CROSSOVER_RESULT_FIELDS(X)                                                                 \
   X(CellStatus, status, kNone)       /* ok, skipped, failed or not run */                          \
   X(std::string, reason, kNone)      /* why skipped or failed; empty when ok */                    \
-  X(std::string, data_source, kNone) /* "real" or "synthetic"; empty when the cell did not run */  \
+  X(std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */  \
   X(std::int64_t, train_rows, kCount)                                                              \
   X(std::int64_t, test_rows, kCount)                                                               \
   X(std::int64_t, steps_per_epoch, kCount)                                                         \

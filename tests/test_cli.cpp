@@ -157,10 +157,16 @@ TEST(Cli, ATorchscriptGridTrainsTheModelItNames) {
   o = crossover(dir, "run " + grid + " --out " + dir.file("out"));
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.err.find("torchscript mine.pt cpu batch=32"), std::string::npos) << o.err;
+  // Its samples are made in memory by design: nothing to fetch, so never "(synthetic)".
+  EXPECT_EQ(o.err.find("synthetic"), std::string::npos) << o.err;
+  const std::string report = slurp(dir.file("out/report.md"));
+  EXPECT_EQ(report.find("(synthetic)"), std::string::npos);
+  EXPECT_EQ(report.find("Synthetic data"), std::string::npos);
   const auto results = read_results(dir.file("out/results.jsonl"));
   ASSERT_EQ(results.size(), 2u);
   for (const Result& r : results) {
     EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
+    EXPECT_EQ(r.data_source, "generated");
     EXPECT_EQ(r.cell.model, fs::canonical(dir.file("grids/models/mine.pt")).string());
     EXPECT_TRUE(r.cell.isolate);  // a user's model runs in a child process by default
     EXPECT_EQ(r.flops_source, "estimated");

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -96,6 +97,14 @@ TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
   }
   EXPECT_EQ(o.out.find("Reports:"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("crossover compare:"), std::string::npos) << o.out;
+  // Progress: each run announced with the time left, learned from the runs done; each run's
+  // cells with their own progress line.
+  EXPECT_NE(o.err.find("run 1/4 (round 1/2, baseline: "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("; the time left is known after the first run"), std::string::npos);
+  EXPECT_NE(o.err.find("run 4/4 (round 2/2, baseline: "), std::string::npos) << o.err;
+  EXPECT_TRUE(std::regex_search(o.err, std::regex("about [0-9:]+ left, the runs so far took")))
+      << o.err;
+  EXPECT_NE(o.err.find("[1/1] iris_mlp cpu"), std::string::npos) << o.err;
   // Rounds alternate which side goes first: AB, then BA.
   const auto started = [&](const std::string& side, const std::string& round) {
     return fs::last_write_time(out + "/" + side + "/" + round + "/grid.json");

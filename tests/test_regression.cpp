@@ -383,7 +383,9 @@ TEST(GbenchExport, ReadsBackAsTheResults) {
     // One unit for every cell and run (compare.py drops a benchmark whose unit changed), in
     // which compare.py's whole-unit columns show at least three digits.
     EXPECT_EQ(b["time_unit"], "ns");
-    if (b.value("aggregate_unit", "time") == "time") EXPECT_GE(b["real_time"].get<double>(), 100.0);
+    if (b.value("aggregate_unit", "time") == "time") {
+      EXPECT_GE(b["real_time"].get<double>(), 100.0);
+    }
     if (b["run_type"] == "iteration") {
       EXPECT_EQ(b["iterations"], 1);
       iterations[b["name"]].push_back(b["real_time"].get<double>() / 1e9);

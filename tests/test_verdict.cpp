@@ -2,7 +2,10 @@
 // series that fold into the pair tables instead of becoming crossover sentences.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "reports/analysis/verdict.hpp"
+#include "reports/gate/run_drift.hpp"
 #include "sample_results.hpp"
 
 namespace crossover {
@@ -126,9 +129,41 @@ TEST(Verdict, NoisyCellsBehindItAreNamed) {
   const auto found = verdicts_of(r);
   ASSERT_EQ(found.size(), 1u);
   ASSERT_EQ(found[0].lines.size(), 2u);
-  EXPECT_EQ(found[0].lines[1].rfind("noisy: 1 of 6 cells behind this (cell 3) varied by more", 0),
+  EXPECT_EQ(found[0].lines[1].rfind(
+                "noisy: of the 6 cells behind this, 1 (cell 3) varied by more than a third", 0),
             0u)
       << found[0].lines[1];
+}
+
+// A cell timed while the machine's reference product ran more than a fifth off its speed at the
+// run's start is named, from the run's env.json, beside the noisy ones.
+TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
+  Environment env;
+  const auto times = [](double matmul) {
+    return nlohmann::ordered_json{{"matmul_seconds", matmul}, {"step_seconds", 1e-4}};
+  };
+  env.reference = {{"before", times(1e-3)},
+                   {"cells",
+                    {{"0", {{"before", times(1e-3)}, {"after", times(1.1e-3)}}},
+                     {"4", {{"before", times(1.1e-3)}, {"after", times(2e-3)}}},
+                     {"5", {{"before", times(2e-3)}, {"after", times(6e-4)}}},
+                     {"x", {{"before", times(9.0)}, {"after", times(9.0)}}}}}};
+  const std::vector<CellDrift> drifted = drifted_cells(env);
+  ASSERT_EQ(drifted.size(), 1u);  // cell 5's geometric mean, 1.1 ms, is within a fifth
+  EXPECT_EQ(drifted[0].cell, 4u);
+  EXPECT_NEAR(drifted[0].ratio, std::sqrt(1.1 * 2.0), 1e-9);
+  EXPECT_NE(drift_warning(env).find("around cell 4 the reference matrix product took +48.3 %"),
+            std::string::npos)
+      << drift_warning(env);
+  EXPECT_EQ(drift_warning(Environment{}), "");
+
+  std::vector<Result> r = sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
+  const auto found = verdicts(analyse(r, {parse_compare("device=cpu:cuda")}), {4});
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].lines.size(), 2u);
+  EXPECT_EQ(found[0].lines[1],
+            "noisy: of the 6 cells behind this, 1 (cell 4) ran while the machine's speed had "
+            "moved by more than a fifth: measure them again before acting on it");
 }
 
 }  // namespace

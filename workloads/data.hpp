@@ -18,7 +18,7 @@ struct TensorData {
   torch::Tensor x_train, y_train, x_test, y_test;
   std::vector<double> mean;   ///< per channel, applied to images after scaling to [0, 1]
   std::vector<double> stdev;  ///< empty: no normalisation
-  std::string data_source;    ///< "real" or "synthetic"
+  std::string data_source;    ///< "real", "synthetic" (a stand-in) or "generated" (by design)
 };
 
 /// Seeded Fisher-Yates permutation of 0..n-1, the same on every machine.

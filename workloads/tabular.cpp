@@ -111,7 +111,7 @@ TensorData synthetic_classes(int features, int classes, std::int64_t dataset_siz
     t.y.push_back(static_cast<float>(k));
   }
   TensorData data = split_table(t, true, dataset_size, seed);
-  data.data_source = "synthetic";
+  data.data_source = "generated";  // made in memory by design: no real data set to fetch
   return data;
 }
 

@@ -17,7 +17,7 @@ namespace crossover {
 
 /// What a prepared workload tells the results.
 struct WorkloadFacts {
-  std::string data_source;  ///< "real" or "synthetic"
+  std::string data_source;  ///< "real", "synthetic" (a stand-in) or "generated" (by design)
   std::int64_t train_rows = 0;
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;

@@ -108,28 +108,37 @@ std::string payback_words(const std::vector<const Pair*>& mine, const CompareSpe
   return "";
 }
 
-// The cells behind the verdict that are too noisy to act on, in one warning.
-std::string noise_words(const std::vector<const Pair*>& mine) {
-  std::set<std::size_t> shaky, all;
+// The cells behind the verdict that are too noisy to act on, or that ran while the machine's
+// speed had moved (`drifted`), in one warning.
+std::string noise_words(const std::vector<const Pair*>& mine, const std::set<std::size_t>& drifted) {
+  std::set<std::size_t> shaky, moved, all;
   for (const Pair* p : mine) {
     for (const Result* r : {p->baseline, p->contender}) {
       all.insert(r->cell.index);
-      if (r->status == CellStatus::kOk && r->epoch_seconds > 0.0 &&
+      if (r->status != CellStatus::kOk) continue;
+      if (r->epoch_seconds > 0.0 &&
           (r->epoch_seconds_p75 - r->epoch_seconds_p25) / r->epoch_seconds > kShakyIqrRatio)
         shaky.insert(r->cell.index);
+      if (drifted.count(r->cell.index) != 0) moved.insert(r->cell.index);
     }
   }
-  if (shaky.empty()) return "";
-  std::vector<std::string> cells;
-  for (std::size_t i : shaky) cells.push_back(std::to_string(i));
-  return "noisy: " + std::to_string(shaky.size()) + " of " + std::to_string(all.size()) +
-         " cells behind this (cell " + join(cells, ", ") +
-         ") varied by more than a third of their median: measure them again before acting on it";
+  if (shaky.empty() && moved.empty()) return "";
+  const auto listed = [](const std::set<std::size_t>& cells) {
+    std::vector<std::string> words;
+    for (std::size_t i : cells) words.push_back(std::to_string(i));
+    return std::to_string(cells.size()) + " (cell " + join(words, ", ") + ")";
+  };
+  std::vector<std::string> parts;
+  if (!shaky.empty()) parts.push_back(listed(shaky) + " varied by more than a third of their median");
+  if (!moved.empty())
+    parts.push_back(listed(moved) + " ran while the machine's speed had moved by more than a fifth");
+  return "noisy: of the " + std::to_string(all.size()) + " cells behind this, " +
+         join(parts, "; ") + ": measure them again before acting on it";
 }
 
 }  // namespace
 
-std::vector<Verdict> verdicts(const Analysis& analysis) {
+std::vector<Verdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted) {
   std::vector<Verdict> out;
   if (analysis.comparisons.empty()) return out;
   const ComparisonFindings& f = analysis.comparisons.front();
@@ -152,7 +161,7 @@ std::vector<Verdict> verdicts(const Analysis& analysis) {
                                              : count_words(mine, f.spec, v.predicted)));
     if (const std::string payback = payback_words(mine, f.spec); !payback.empty())
       v.lines.push_back(payback);
-    if (const std::string noise = noise_words(mine); !noise.empty()) v.lines.push_back(noise);
+    if (const std::string noise = noise_words(mine, drifted); !noise.empty()) v.lines.push_back(noise);
     out.push_back(std::move(v));
   }
   return out;

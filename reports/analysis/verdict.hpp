@@ -3,6 +3,7 @@
 // from the first comparison's pairs and crossovers, so that the terminal, report.md and
 // report.html open with the same words. The details (tables, every crossover, why) follow them.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,9 @@ struct Verdict {
 };
 
 /// The verdicts of the analysis's first comparison, one per workload with pairs, in the order the
-/// pairs come; none without a comparison.
-std::vector<Verdict> verdicts(const Analysis& analysis);
+/// pairs come; none without a comparison. `drifted`: the cells that ran while the machine's speed
+/// had moved (drifted_cells of the run's env.json), which the noise line names.
+std::vector<Verdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted = {});
 
 /// The heading above the verdicts: "Verdict (device=cpu vs cuda)"; "" without a comparison.
 std::string verdict_heading(const Analysis& analysis);

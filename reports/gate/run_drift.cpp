@@ -145,6 +145,61 @@ std::optional<ReferenceDrift> reference_drift(const Environment& baseline_env,
   return d;
 }
 
+std::vector<CellDrift> drifted_cells(const Environment& env) {
+  std::vector<CellDrift> out;
+  const Json& reference = env.reference;
+  if (!reference.is_object() || !reference.contains("before") ||
+      !reference["before"].is_object() || !reference.contains("cells") ||
+      !reference["cells"].is_object())
+    return out;
+  const Json start = {{"before", reference["before"]}};
+  const double at_start = reference_seconds(&start, "matmul_seconds");
+  if (at_start <= 0.0) return out;
+  for (const auto& [index, around] : reference["cells"].items()) {
+    std::size_t cell = 0;
+    // An index is the cell's number as text; anything else is no cell of this run.
+    if (index.empty() || index.size() > 9 ||
+        index.find_first_not_of("0123456789") != std::string::npos || !around.is_object())
+      continue;
+    cell = static_cast<std::size_t>(std::stoul(index));
+    const double seconds = reference_seconds(&around, "matmul_seconds");
+    if (seconds <= 0.0) continue;
+    const double ratio = seconds / at_start;
+    if (std::abs(std::log(ratio)) > std::log(1.0 + kDriftShare)) out.push_back({cell, ratio});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CellDrift& a, const CellDrift& b) { return a.cell < b.cell; });
+  return out;
+}
+
+std::set<std::size_t> drifted_cell_indices(const Environment& env) {
+  std::set<std::size_t> out;
+  for (const CellDrift& d : drifted_cells(env)) out.insert(d.cell);
+  return out;
+}
+
+std::string drift_warning(const Environment& env) {
+  const std::vector<CellDrift> drifted = drifted_cells(env);
+  if (drifted.empty()) return "";
+  std::vector<std::string> cells;
+  double furthest = 1.0;
+  for (const CellDrift& d : drifted) {
+    if (cells.size() < 12) cells.push_back(std::to_string(d.cell));
+    if (std::abs(std::log(d.ratio)) > std::abs(std::log(furthest))) furthest = d.ratio;
+  }
+  if (drifted.size() > cells.size())
+    cells.push_back(std::to_string(drifted.size() - cells.size()) + " more");
+  const std::string listed =
+      cells.size() == 1 ? "cell " + cells[0]
+                        : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) +
+                              " and " + cells.back();
+  return "The machine's speed moved during the run: around " + listed +
+         " the reference matrix product took " + signed_percent(furthest) +
+         " at most against its time before the first cell (other work on the machine, or a "
+         "clock that changed). What is built on those cells may not hold: measure them again on a "
+         "quiet machine.";
+}
+
 std::string drift_text(const ReferenceDrift& d) {
   const double move = std::abs(std::log(d.machine));
   std::string text =

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,28 @@ inline bool uses_all_cores(const Cell& cell) { return cell.device == "cpu" && ce
 /// The reference drift in a few words ("machine steady (reference +1.2 %)", "machine 18.0 %
 /// slower (matmul +3.1 %, step +35.0 %)").
 std::string drift_text(const ReferenceDrift& drift);
+
+/// How far the machine's speed moved within a run, around each cell that timed the reference:
+/// the cell's index, and its reference matrix product's time (the geometric mean of the times
+/// just before and just after it) over the time before the run's first cell.
+/// The share of the run's starting speed beyond which a cell counts as drifted.
+inline constexpr double kDriftShare = 0.2;
+
+struct CellDrift {
+  std::size_t cell = 0;
+  double ratio = 1.0;  ///< above 1 the machine was slower around the cell than at the start
+};
+
+/// The cells around which the reference drifted by more than a fifth from the run's start
+/// (ratio above 1.2 or below 1/1.2), in the order of their index; none for a run without
+/// per-cell references.
+std::vector<CellDrift> drifted_cells(const Environment& env);
+
+/// Their indices alone (ReportContext::drifted_cells).
+std::set<std::size_t> drifted_cell_indices(const Environment& env);
+
+/// One warning naming those cells, for every output of the run; "" when none drifted.
+std::string drift_warning(const Environment& env);
 
 /// One cell of a calibration.
 struct CellCalibration {

@@ -308,7 +308,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
-  if (const std::vector<Verdict> found = verdicts(analysis); !found.empty()) {
+  if (const std::vector<Verdict> found = verdicts(analysis, context.drifted_cells); !found.empty()) {
     out += "## " + markdown_text(verdict_heading(analysis)) + "\n\n";
     if (const std::string caveat = verdict_caveat(results); !caveat.empty())
       out += "*" + markdown_text(caveat) + ".*\n\n";

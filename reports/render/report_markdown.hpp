@@ -2,6 +2,7 @@
 // report.md: the environment summary, then per workload the device comparison and every cell,
 // then the cells that did not run and why. Turns results into text; writes nothing.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ReportContext {
   /// `report` of several runs: the machines' labels keep cells apart (CompareSpec's
   /// machines_apart); one run, merged shards included, reads as one machine.
   bool machines_apart = false;
+  /// The cells that ran while the machine's speed had moved (drifted_cells of env.json), which
+  /// the verdicts name.
+  std::set<std::size_t> drifted_cells;
   /// The run's searches (searches.json): per line its probes, bracket and statement.
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
 };

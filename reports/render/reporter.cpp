@@ -65,8 +65,9 @@ std::string crossover_text(const ComparisonFindings& f) {
 }
 
 // The verdicts, first: the answer before the tables it comes from.
-std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results) {
-  const std::vector<Verdict> found = verdicts(analysis);
+std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results,
+                         const std::set<std::size_t>& drifted) {
+  const std::vector<Verdict> found = verdicts(analysis, drifted);
   if (found.empty()) return "";
   const std::string caveat = verdict_caveat(results);
   std::string out = verdict_heading(analysis) + (caveat.empty() ? "" : "; " + caveat) + ":\n";
@@ -80,9 +81,12 @@ class TerminalReporter : public Reporter {
  public:
   explicit TerminalReporter(std::function<void(const std::string&)> print)
       : print_(std::move(print)) {}
-  void begin(const ReportContext& context) override { searches_ = context.searches; }
+  void begin(const ReportContext& context) override {
+    searches_ = context.searches;
+    drifted_ = context.drifted_cells;
+  }
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
-    std::string out = verdict_text(analysis, results);
+    std::string out = verdict_text(analysis, results, drifted_);
     out += render_comparison_text(results, analysis.devices, analysis.measure);
     for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
     if (!searches_.empty()) out += "\nSearches:\n";
@@ -97,6 +101,7 @@ class TerminalReporter : public Reporter {
  private:
   std::function<void(const std::string&)> print_;
   nlohmann::ordered_json searches_;
+  std::set<std::size_t> drifted_;
 };
 
 // A cell's step as the cost model accounts for it: its bound, each term, what it was measured.

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -63,17 +64,30 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
     }
   }
   RunRecord runs[2];
+  const int total = 2 * args.rounds;
+  double seconds_so_far = 0.0;
   for (int round = 1; round <= args.rounds; ++round) {
     for (int k = 0; k < 2; ++k) {
       const int side = round % 2 == 1 ? k : 1 - k;
       const std::string dir = out_dir + "/" + sides[side] + "/round-" + std::to_string(round);
       fs::create_directories(dir);
-      spdlog::info("round {}/{}: {} ({}) into {}", round, args.rounds, sides[side], binaries[side],
-                   dir);
-      // Each round's terminal summary goes beside its results: compare's stdout is its verdict.
+      // The time left is learned from the runs already done: each side runs the same grid.
+      const int done = 2 * (round - 1) + k;
+      const std::string left =
+          done == 0 ? "the time left is known after the first run"
+                    : "about " + clock_text(seconds_so_far / done * (total - done)) +
+                          " left, the runs so far took " + clock_text(seconds_so_far / done) +
+                          " each";
+      spdlog::info("run {}/{} (round {}/{}, {}: {}) into {}; {}", done + 1, total, round,
+                   args.rounds, sides[side], binaries[side], dir, left);
+      // Each run's cells show their own progress lines; its terminal summary goes beside its
+      // results: compare's stdout is its verdict.
+      const auto started = std::chrono::steady_clock::now();
       const int status = run_program(
-          {binaries[side], "run", args.rerun, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
+          {binaries[side], "run", args.rerun, "--out", dir, "--data-dir", args.data_dir},
           dir + "/stdout.txt");
+      seconds_so_far +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (status == kExitBadInput)
         throw std::invalid_argument(binaries[side] + " rejected " + args.rerun +
                                     " (exit 2); run it alone to see why");

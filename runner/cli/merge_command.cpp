@@ -14,6 +14,7 @@
 
 #include "core/file_writer.hpp"
 #include "core/run_files.hpp"
+#include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
@@ -103,6 +104,7 @@ void write_merged(const MergeArgs& args, const MergedRun& merged,
                       : "merged";
   context.environment = environment_summary(merged.env);
   context.warnings = environment_warnings(merged.env);
+  context.drifted_cells = drifted_cell_indices(merged.env);
   context.warnings.insert(context.warnings.end(), merged.warnings.begin(), merged.warnings.end());
   context.searches = merged.searches;
   write_reports(args.out_dir, context, merged.results, specs, merged.env);

@@ -13,6 +13,7 @@
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/analysis/measures.hpp"
+#include "reports/gate/run_drift.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -162,6 +163,8 @@ bool combine(std::vector<RunRead>& runs, ReportContext& context, std::vector<Res
                         (search.value("fixed", "").empty() ? "" : ", " + search.value("fixed", ""));
       context.searches.push_back(search);
     }
+    for (std::size_t cell : drifted_cell_indices(run.record))
+      context.drifted_cells.insert(cell + offset);
     offset = next;
     for (const auto& line : environment_summary(run.record))
       context.environment.push_back(run.label + ": " + line);
@@ -211,6 +214,7 @@ int report_command(const ReportArgs& args) {
     context.title = fs::absolute(run.directory).lexically_normal().filename().string();
     context.environment = environment_summary(run.record);
     context.warnings = environment_warnings(run.record);
+    context.drifted_cells = drifted_cell_indices(run.record);
     context.searches = run.searches;
     results = std::move(run.results);
   } else {
@@ -219,6 +223,8 @@ int report_command(const ReportArgs& args) {
     for (const RunRead& run : runs)
       context.title += (context.title.empty() ? "" : " + ") + run.label;
   }
+  // The warnings the reports open with, said here too.
+  for (const std::string& w : context.warnings) spdlog::warn("{}", w);
   if (const std::string problem = measure_problem(results, args.measure); !problem.empty()) {
     spdlog::error("--measure {}: {}; nothing was written", args.measure, problem);
     return kExitBadInput;

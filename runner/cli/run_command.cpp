@@ -11,6 +11,7 @@
 #include "core/keys.hpp"
 #include "core/machine_profile.hpp"
 #include "core/run_files.hpp"
+#include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/write_reports.hpp"
@@ -180,7 +181,10 @@ int run_command(const RunArgs& args) {
   context.title = grid.name;
   context.description = grid.description;
   context.environment = environment_summary(sweep->record());
-  context.warnings = sweep->warnings();
+  // The warnings of the run's start, and of its end: cells run while the machine's speed moved.
+  context.warnings = environment_warnings(sweep->record());
+  context.drifted_cells = drifted_cell_indices(sweep->record());
+  if (std::string drift = drift_warning(sweep->record()); !drift.empty()) spdlog::warn("{}", drift);
   context.searches = outcome.searches;
   try {
     write_reports(sweep->out_dir(), context, results, *specs, sweep->record());

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/text.hpp"
+#include "reports/gate/run_drift.hpp"
 #include "runner/machine/env.hpp"
 
 namespace crossover {
@@ -134,6 +135,7 @@ std::vector<std::string> environment_warnings(const Environment& r) {
     warnings.push_back(
         "This build has CUDA but no CUDA device is usable: every CUDA cell is skipped.");
   }
+  if (std::string drift = drift_warning(r); !drift.empty()) warnings.push_back(std::move(drift));
   return warnings;
 }
 
