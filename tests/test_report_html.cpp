@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 
 #include "reports/render/report_html.hpp"
 #include "reports/render/svg_charts.hpp"
@@ -28,6 +29,35 @@ std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+// A linear axis of a key's values (num_workers 0, 1, 2) is ticked at each value and nowhere
+// between: half a worker means nothing.
+TEST(ReportHtml, AnAxisThroughZeroIsTickedAtTheValuesMeasured) {
+  std::vector<Result> results;
+  for (int workers : {0, 1, 2}) {
+    for (const char* device : {"cpu", "cuda"}) {
+      const double median = device == std::string("cpu") ? 1.0 : 0.5 + workers;
+      Result r = made(results.size(), device, 64, median);
+      r.cell.num_workers = workers;
+      results.push_back(r);
+    }
+  }
+  const CompareSpec spec = parse_compare("device=cpu:cuda");
+  const auto pairs = pair_results(results, spec);
+  const auto crossovers = find_crossovers(pairs, spec);
+  ASSERT_EQ(crossovers.size(), 1u);
+  ASSERT_EQ(crossovers[0].axis, "num_workers");
+  for (const std::string& svg :
+       {time_chart(crossovers[0], pairs, spec), speedup_chart(crossovers[0], pairs, spec)}) {
+    // The x axis's labels: the texts on the line below the plot, centred on their tick.
+    const std::regex label("y='282.0' text-anchor='middle'>([^<]*)</text>");
+    std::vector<std::string> labels;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label);
+         it != std::sregex_iterator(); ++it)
+      labels.push_back((*it)[1]);
+    EXPECT_EQ(labels, (std::vector<std::string>{"0", "1", "2"})) << svg;
+  }
 }
 
 TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {

@@ -97,7 +97,8 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   }
   if (!(y_min > 0)) return "";
   const bool x_log = c.values.front() > 0;
-  const Plot plot{c.values.front(), c.values.back(), y_min / 1.5, y_max * 1.5, x_log, true};
+  const Plot plot{c.values.front(), c.values.back(), y_min / 1.5, y_max * 1.5, x_log, true,
+                  c.values};
   std::string s =
       svg_open("median " + measure_noun(spec.measure) + " of " + spec.baseline + " and " +
                spec.contender + " against " + c.axis + ", " + chart_subject(c));
@@ -173,8 +174,8 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
     y_min = std::min(y_min, p->ci.low);
     y_max = std::max(y_max, p->ci.high);
   }
-  const Plot plot{c.values.front(), c.values.back(),      y_min / 1.2,
-                  y_max * 1.2,      c.values.front() > 0, y_min > 0};
+  const Plot plot{c.values.front(), c.values.back(), y_min / 1.2,         y_max * 1.2,
+                  c.values.front() > 0, y_min > 0,      c.values};
   // In energy or cost the ratio is of joules or of money.
   const std::string ratio = spec.measure == "time" ? "speedup" : spec.measure + " ratio";
   std::string s = svg_open(ratio + " of " + spec.contender + " over " + spec.baseline +

@@ -22,7 +22,8 @@ std::string html_escape(const std::string& text);
 std::string chart_subject(const Crossover& c);
 
 /// Median epoch time (or energy or cost, spec.measure) of both sides along the crossover's axis
-/// (log-log), bands and crossing.
+/// (log-log; an axis through 0 is linear, with a tick at each value measured and none between),
+/// bands and crossing.
 std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs, const CompareSpec& spec);
 
 /// The speedup along the crossover's axis with its band, the line y = 1 and the crossing.
@@ -37,7 +38,7 @@ struct SurfaceChart {
 
 /// Per workload whose pairs vary along two numeric axes or more: the two with the most values
 /// (x: the most), one heat map for each setting of the rest, each pair's speedup in its square
-/// (blue: the contender wins, red: the baseline, grey: a tie) and each row's crossing along x
+/// (orange: the contender wins, blue: the baseline, grey: a tie) and each row's crossing along x
 /// marked (svg_surface.cpp).
 std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
                                          const std::vector<Crossover>& crossovers,

@@ -36,6 +36,9 @@ inline const char* device_colour(const std::string& device, std::size_t order) {
 struct Plot {
   double x_min, x_max, y_min, y_max;
   bool x_log, y_log;
+  /// A linear x axis of a key's values (num_workers 0, 1, 2): a tick at each, none between,
+  /// where ticks at a quarter of a worker would mean nothing. Empty: evenly spaced ticks.
+  std::vector<double> x_values = {};
   static constexpr double kLeft = 64, kTop = 16, kWidth = 556, kHeight = 250;
 
   double sx(double x) const {
@@ -55,7 +58,10 @@ struct Plot {
                     num(kLeft + kWidth) + "' y2='" + num(kTop + kHeight) + "' stroke='#444'/>";
     s += "<line x1='" + num(kLeft) + "' y1='" + num(kTop) + "' x2='" + num(kLeft) + "' y2='" +
          num(kTop + kHeight) + "' stroke='#444'/>";
-    for (double v : x_numbers ? ticks(x_min, x_max, x_log) : std::vector<double>{}) {
+    const std::vector<double> x_ticks =
+        !x_numbers ? std::vector<double>{}
+                   : (x_log || x_values.empty() ? ticks(x_min, x_max, x_log) : x_values);
+    for (double v : x_ticks) {
       s += "<text x='" + num(sx(v)) + "' y='" + num(kTop + kHeight + 16) +
            "' text-anchor='middle'>" + html_escape(format_number(v)) + "</text>";
     }
