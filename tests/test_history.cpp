@@ -124,13 +124,15 @@ TEST(History, TheOutputsEscapeWhatTheRunsSayAndMarkTheSlowerCells) {
 
 // A run folder with one results line per result and an env.json of this revision and start.
 std::string write_run(ScratchDir& dir, const std::string& name, const std::string& revision,
-                      const std::string& at, const std::vector<Result>& results) {
+                      const std::string& at, const std::vector<Result>& results,
+                      const nlohmann::json& more_env = nlohmann::json::object()) {
   const std::string folder = dir.file(name);
   fs::create_directories(folder);
   std::ofstream lines(folder + "/results.jsonl");
   for (const Result& r : results) lines << result_to_json(r).dump() << "\n";
-  std::ofstream(folder + "/env.json")
-      << nlohmann::json{{"crossover_revision", revision}, {"recorded_at", at}}.dump();
+  nlohmann::json env = {{"crossover_revision", revision}, {"recorded_at", at}};
+  env.update(more_env);
+  std::ofstream(folder + "/env.json") << env.dump();
   return folder;
 }
 
@@ -243,6 +245,54 @@ TEST(History, ANewestRunSlowerThanTheThresholdIsSuspectUntilAChangePointCanNameI
                                         " --fail-on-suspect")
                 .code,
             0);
+}
+
+// Runs whose env.json shows a busy machine (a load above its cores, a reference that moved
+// within the run) are shaded on the charts, listed under the table, and named beside a suspect
+// built on them.
+TEST(History, RunsOnABusyMachineAreMarkedAndNamedBesideTheSuspect) {
+  ScratchDir dir;
+  std::string runs;
+  const auto reference = [](double matmul) {
+    return nlohmann::json{{"matmul_seconds", matmul}, {"step_seconds", 1e-4}};
+  };
+  for (int i = 0; i < 7; ++i) {
+    nlohmann::json env = nlohmann::json::object();
+    if (i == 5)  // its reference 60 % slower around its cell than before it
+      env["reference"] = {{"before", reference(1e-3)},
+                          {"cells", {{"0", {{"before", reference(1.6e-3)},
+                                            {"after", reference(1.6e-3)}}}}}};
+    if (i == 6) env["cpu"] = {{"logical_cores", 2}, {"load_average", {10.8, 9.1, 7.0}}};
+    runs += " " + write_run(dir, "run-" + std::to_string(i), "abcdef" + std::to_string(10 + i) +
+                                "0000", "2026-11-1" + std::to_string(i),
+                            {timed(0, "iris_mlp", i >= 5 ? 2e-3 : 1e-3)}, env);
+  }
+  const testing::Outcome o = testing::crossover(dir, "history" + runs + " --out " + dir.file("h"));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("(threshold 5.0 %; too few runs after them for a change point), and "
+                       "abcdef150000, abcdef160000 ran on a busy machine: run again on a quiet "
+                       "one before believing it"),
+            std::string::npos)
+      << o.out;
+  const std::string md = testing::slurp(dir.file("h/history.md"));
+  EXPECT_NE(md.find("Runs on a busy machine (shaded on the charts): " + dir.file("run-5") +
+                    " (abcdef150000): its reference moved +60.0 % within the run; " +
+                    dir.file("run-6") + " (abcdef160000): load 10.8 on 2 cores"),
+            std::string::npos)
+      << md;
+  const std::string html = testing::slurp(dir.file("h/history.html"));
+  std::size_t shaded = 0;
+  for (auto at = html.find("<rect class='busy-run'"); at != std::string::npos;
+       at = html.find("<rect class='busy-run'", at + 1))
+    ++shaded;
+  EXPECT_EQ(shaded, 2u);  // two runs on the one cell's chart
+  EXPECT_NE(html.find("ran on a busy machine: load 10.8 on 2 cores</title>"), std::string::npos);
+  const nlohmann::json stored = nlohmann::json::parse(testing::slurp(dir.file("h/history.json")));
+  EXPECT_FALSE(stored["runs"][4].contains("machine"));
+  EXPECT_EQ(stored["runs"][6]["machine"], "load 10.8 on 2 cores");
+  // Read back with the history, the marks stay.
+  const History again = history_from_json(stored);
+  EXPECT_EQ(again.runs[5].machine, "its reference moved +60.0 % within the run");
 }
 
 }  // namespace

@@ -154,8 +154,10 @@ nlohmann::ordered_json history_json(const History& history) {
   nlohmann::ordered_json out;
   out["format"] = kFormat;
   out["runs"] = nlohmann::ordered_json::array();
-  for (const HistoryRun& r : history.runs)
+  for (const HistoryRun& r : history.runs) {
     out["runs"].push_back({{"name", r.name}, {"commit", r.commit}, {"recorded_at", r.recorded_at}});
+    if (!r.machine.empty()) out["runs"].back()["machine"] = r.machine;
+  }
   out["cells"] = nlohmann::ordered_json::array();
   for (const HistoryCell& c : history.cells) {
     nlohmann::ordered_json cell = {{"identity", c.identity}, {"label", c.label}};
@@ -190,7 +192,8 @@ History history_from_json(const nlohmann::json& json) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string where = "runs[" + std::to_string(i) + "]";
     history.runs.push_back({text(runs[i], "name", where), text(runs[i], "commit", where),
-                            text(runs[i], "recorded_at", where)});
+                            text(runs[i], "recorded_at", where),
+                            runs[i].contains("machine") ? text(runs[i], "machine", where) : ""});
   }
   const auto& cells = member(json, "cells", nlohmann::json::value_t::array, "history");
   for (std::size_t i = 0; i < cells.size(); ++i) {

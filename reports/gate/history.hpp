@@ -21,6 +21,10 @@ struct HistoryRun {
   std::string name;         ///< its folder as given (a nightly job may reuse one name)
   std::string commit;       ///< crossover_revision, or the run's label when it has none
   std::string recorded_at;  ///< when the run started (UTC, ISO 8601)
+  /// Why its machine was not quiet, from its env.json ("load 10.8 on 2 cores; its reference
+  /// moved +35.0 % within the run"); "" when nothing says so. Marked on the charts and named
+  /// beside a verdict built on the run.
+  std::string machine = {};
 };
 
 /// A cell's epoch time in one run: its median and interquartile range (seconds).

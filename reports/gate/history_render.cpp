@@ -48,9 +48,24 @@ std::string suspect_text(const History& history, const HistoryCell& cell,
   std::vector<std::string> names;
   for (std::size_t run : suspect.runs)
     names.push_back(history.runs[run].name + " (" + history.runs[run].commit + ")");
+  std::vector<std::string> busy;
+  for (std::size_t run : suspect.runs)
+    if (!history.runs[run].machine.empty()) busy.push_back(history.runs[run].commit);
   return "suspect: " + join(names) + " " + format_percent(suspect.change) +
          " on the runs before them (threshold " + format_percent(cell.threshold, false) +
-         "; too few runs after them for a change point)";
+         "; too few runs after them for a change point)" +
+         (busy.empty() ? "" : ", and " + join(busy) +
+                                  " ran on a busy machine: run again on a quiet one before "
+                                  "believing it");
+}
+
+// The runs whose machine was not quiet, one line: "Runs on a busy machine (shaded on the
+// charts): r4 (abc123): load 10.8 on 2 cores; ..."; "" when none.
+std::string busy_runs_text(const History& history) {
+  std::vector<std::string> busy;
+  for (const HistoryRun& run : history.runs)
+    if (!run.machine.empty()) busy.push_back(run.name + " (" + run.commit + "): " + run.machine);
+  return busy.empty() ? "" : "Runs on a busy machine (shaded on the charts): " + join(busy, "; ");
 }
 
 // The verdict over every cell: how many are slower, how many suspect.
@@ -92,6 +107,18 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
     s += "<text x='" + svg::num(plot.sx(static_cast<double>(r) + 1.0)) + "' y='" +
          svg::num(plot.kTop + plot.kHeight + 16) + "' text-anchor='middle'>" +
          html_escape(history.runs[r].commit.substr(0, 7)) + "</text>";
+  // A run on a busy machine: its slot shaded, the reason on hover.
+  for (std::size_t r = 0; r < history.runs.size(); ++r) {
+    if (history.runs[r].machine.empty()) continue;
+    const double x0 = plot.sx(static_cast<double>(r) + 0.5);
+    const double x1 = plot.sx(static_cast<double>(r) + 1.5);
+    s += "<rect class='busy-run' x='" + svg::num(x0) + "' y='" + svg::num(plot.kTop) + "' width='" +
+         svg::num(x1 - x0) + "' height='" + svg::num(plot.kHeight) +
+         "' fill='#7f7f7f' fill-opacity='0.15'><title>" +
+         html_escape(history.runs[r].name + " (" + history.runs[r].commit +
+                     ") ran on a busy machine: " + history.runs[r].machine) +
+         "</title></rect>";
+  }
   for (const HistoryChange& c : cell.changes) {
     const double x = plot.sx(static_cast<double>(cell.points[c.point].run) + 0.5);
     s += "<line x1='" + svg::num(x) + "' y1='" + svg::num(plot.kTop) + "' x2='" + svg::num(x) +
@@ -154,6 +181,8 @@ std::string render_history_markdown(const History& history) {
       history, [](const std::string& t) { return markdown_text(t); },
       [](const std::string& t) { return "**" + t + "**"; });
   for (const auto& row : rows) md += "| " + join(row, " | ") + " |\n";
+  if (const std::string busy = busy_runs_text(history); !busy.empty())
+    md += "\n" + markdown_text(busy) + "\n";
   return md + "\n" + verdict_text(history) + "\n";
 }
 
@@ -180,6 +209,8 @@ std::string render_history_html(const History& history) {
       "</table>\n<p>Each point: a run's median epoch time, its bar the interquartile range; a "
       "dashed line: a change point (E-divisive means, permutation p &lt; 0.01), named by the first "
       "commit after it. Hover a point for its run.</p>\n";
+  if (const std::string busy = busy_runs_text(history); !busy.empty())
+    html += "<p class='busy'>" + html_escape(busy) + "</p>\n";
   for (const HistoryCell& cell : history.cells) {
     if (cell.points.empty()) continue;
     html += "<h2>" + html_escape(cell.label) + "</h2>\n";

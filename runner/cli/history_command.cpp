@@ -15,8 +15,10 @@
 #include <sstream>
 
 #include "core/file_writer.hpp"
+#include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/gate/history.hpp"
+#include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/sweep/output_dir.hpp"
@@ -39,7 +41,24 @@ struct HistoryArgs {
   bool fail_on_suspect = false;
 };
 
-// A run of the history from its folder and env.json: its name, commit and start.
+// Why a run's machine was not quiet, from its env.json: a load average above its cores at the
+// start, or a reference that moved more than a fifth within the run; "" when neither.
+std::string busy_machine_text(const Environment& env) {
+  std::vector<std::string> why;
+  const auto& load = env.cpu.load_average;
+  const auto cores = env.cpu.logical_cores;
+  if (!load.empty() && cores && *cores > 0 && load.front() > static_cast<double>(*cores))
+    why.push_back("load " + format_number(load.front()) + " on " + std::to_string(*cores) +
+                  " cores");
+  double furthest = 1.0;
+  for (const CellDrift& d : drifted_cells(env))
+    if (std::abs(std::log(d.ratio)) > std::abs(std::log(furthest))) furthest = d.ratio;
+  if (furthest != 1.0)
+    why.push_back("its reference moved " + format_percent(furthest - 1.0) + " within the run");
+  return join(why, "; ");
+}
+
+// A run of the history from its folder and env.json: its name, commit, start and machine.
 HistoryRun history_run(const std::string& path, const RunRecord& record) {
   HistoryRun run;
   fs::path folder = fs::path(path).lexically_normal();
@@ -52,6 +71,7 @@ HistoryRun history_run(const std::string& path, const RunRecord& record) {
   if (run.commit.empty()) run.commit = env.label;
   if (run.commit.empty()) run.commit = "unknown";
   run.recorded_at = env.recorded_at;
+  run.machine = busy_machine_text(env);
   return run;
 }
 
