@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 
 #include "runner/grid/grid.hpp"
 #include "runner/sweep/search_run.hpp"
@@ -146,6 +147,7 @@ TEST(SearchRunner, FindsTheStandInsCrossingAndReusesWhatWasMeasured) {
   ASSERT_EQ(last.size(), 1u);
   const auto& search = last[0];
   EXPECT_EQ(search["outcome"], "crossing") << search.dump(2);
+  EXPECT_FALSE(search["uncertain"].get<bool>());  // quiet cells
   EXPECT_LE(search["probes"].size(), 8u);
   const double low = search["bracket"][0], high = search["bracket"][1];
   EXPECT_LE(low, 5785.0);
@@ -166,6 +168,34 @@ TEST(SearchRunner, FindsTheStandInsCrossingAndReusesWhatWasMeasured) {
               [&](const nlohmann::ordered_json& state) { second = state; });
   EXPECT_TRUE(again.measured.empty());
   EXPECT_EQ(second, last);
+}
+
+// A crossing bracketed by cells whose times varied by more than a third of their median is said
+// to be uncertain, naming them, in the statement and in searches.json.
+TEST(SearchRunner, ACrossingBracketedByNoisyCellsIsSaidToBeUncertain) {
+  const Expansion e =
+      expand_grid(parse_grid(grid_with(R"({"search": {"from": 112, "to": 1000000}})"), "g.json"));
+  StandIn stand_in;
+  SearchRunner runner(e.searches, {}, 10);
+  nlohmann::ordered_json last;
+  runner.run(
+      [&](const std::vector<Cell>& cells) {
+        std::vector<Result> out = stand_in(cells);
+        for (Result& r : out) {  // every contender cell's quartiles half its median apart
+          if (r.cell.device == "cpu") continue;
+          r.epoch_seconds_p25 = r.epoch_seconds * 0.75;
+          r.epoch_seconds_p75 = r.epoch_seconds * 1.25;
+        }
+        return out;
+      },
+      [&](const nlohmann::ordered_json& state) { last = state; });
+  ASSERT_EQ(last[0]["outcome"], "crossing") << last.dump(2);
+  EXPECT_TRUE(last[0]["uncertain"].get<bool>());
+  const std::string statement = last[0]["statement"];
+  EXPECT_TRUE(std::regex_search(
+      statement, std::regex("; uncertain: cell [0-9]+, [0-9]+, bracketing it, varied by more than "
+                            "a third of the median, so the crossing may lie outside the bracket")))
+      << statement;
 }
 
 TEST(SearchRunner, ACellThatDoesNotRunStopsItsSearchWithTheReason) {

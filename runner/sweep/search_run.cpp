@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "core/keys.hpp"
 #include "core/text.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/analysis/verdict.hpp"
 
 namespace crossover {
 namespace {
@@ -66,9 +69,12 @@ void SearchRunner::run(const MeasureCells& measure,
       if (!probe(i, *value, measure)) break;
       after_probe(json());
     }
-    spdlog::info("search: {}{}", predicted_with_[i].empty() ? "" : "predicted with the profile " +
-                                                                    predicted_with_[i] + ": ",
-                 searches_[i].statement());
+    const std::string uncertain = uncertainty(i);
+    spdlog::info("search: {}{}{}",
+                 predicted_with_[i].empty()
+                     ? ""
+                     : "predicted with the profile " + predicted_with_[i] + ": ",
+                 searches_[i].statement(), uncertain.empty() ? "" : "; " + uncertain);
     after_probe(json());
   }
 }
@@ -127,6 +133,28 @@ bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measur
   return true;
 }
 
+std::string SearchRunner::uncertainty(std::size_t i) const {
+  const auto bracket = searches_[i].bracket();
+  if (!bracket) return "";
+  std::set<std::size_t> bracketing, noisy;
+  for (const Probe& p : searches_[i].probes())
+    if (p.value == bracket->first || p.value == bracket->second)
+      bracketing.insert(p.cells.begin(), p.cells.end());
+  for (const auto& known : known_) {
+    const Result& r = known.second;
+    if (bracketing.count(r.cell.index) != 0 && r.status == CellStatus::kOk &&
+        r.epoch_seconds > 0.0 &&
+        (r.epoch_seconds_p75 - r.epoch_seconds_p25) / r.epoch_seconds > kShakyIqrRatio)
+      noisy.insert(r.cell.index);
+  }
+  if (noisy.empty()) return "";
+  std::vector<std::string> cells;
+  for (std::size_t cell : noisy) cells.push_back(std::to_string(cell));
+  return "uncertain: cell " + join(cells, ", ") +
+         ", bracketing it, varied by more than a third of the median, so the crossing may lie "
+         "outside the bracket: measure them again before acting on it";
+}
+
 nlohmann::ordered_json SearchRunner::json() const {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < lines_.size(); ++i) {
@@ -140,6 +168,10 @@ nlohmann::ordered_json SearchRunner::json() const {
     const nlohmann::ordered_json search = searches_[i].to_json();
     for (const auto& [key, value] : search.items()) j[key] = value;
     j["predicted"] = !predicted_with_[i].empty();
+    const std::string uncertain = uncertainty(i);
+    j["uncertain"] = !uncertain.empty();
+    if (!uncertain.empty() && j.contains("statement") && j["statement"].is_string())
+      j["statement"] = j["statement"].get<std::string>() + "; " + uncertain;
     if (!predicted_with_[i].empty() && j.contains("statement") && j["statement"].is_string())
       j["statement"] = "predicted with the profile " + predicted_with_[i] + ": " +
                        j["statement"].get<std::string>();

@@ -42,6 +42,9 @@ class SearchRunner {
 
  private:
   bool probe(std::size_t line, double value, const MeasureCells& measure);
+  /// Why the crossing line `line` bracketed may not hold: the bracketing cells that varied by
+  /// more than a third of their median; "" when none did.
+  std::string uncertainty(std::size_t line) const;
 
   std::vector<SearchLine> lines_;
   std::vector<CrossoverSearch> searches_;
