@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "core/results_csv.hpp"
+#include "core/run_files.hpp"
 #include "core/stats.hpp"
 #include "core/step_anatomy.hpp"
 #include "core/text.hpp"
@@ -280,7 +281,7 @@ std::string jsonl_text(const std::vector<Result>& results) {
 }  // namespace
 
 ResultFiles::ResultFiles(const std::string& directory, const std::vector<Result>& first)
-    : jsonl_(directory + "/results.jsonl", jsonl_text(first)),
+    : jsonl_(run_file(directory, kResultsFile), jsonl_text(first)),
       csv_(directory + "/results.csv", render_csv(first)) {}
 
 void ResultFiles::append(const Result& result) {

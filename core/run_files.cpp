@@ -11,11 +11,11 @@ std::vector<RunFile>& declared_files() {
       {"report.md", W::kReports, "the report for a pull request", true},
       {"report.html", W::kReports, "the report with its charts, one self-contained page", true},
       {"summary.json", W::kReports, "the crossover statements and pairs, machine-readable", true},
-      {"results.jsonl", W::kSweep, "one line per cell, as each cell ends", true},
+      {kResultsFile, W::kSweep, "one line per cell, as each cell ends", true},
       {"results.csv", W::kReports, "the same columns as a table", true},
       {"gbench.json", W::kReports, "the cells in Google Benchmark's format", true},
-      {"env.json", W::kSweep, "the machine, the libraries and the reference timings", true},
-      {"grid.json", W::kSweep, "the grid as run", true},
+      {kEnvFile, W::kSweep, "the machine, the libraries and the reference timings", true},
+      {kGridFile, W::kSweep, "the grid as run", true},
       {"searches.json", W::kSweep, "each search's probes (a grid with a search)", false},
   };
   return files;

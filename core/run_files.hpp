@@ -11,6 +11,14 @@
 
 namespace crossover {
 
+/// The run files other code opens by name.
+inline constexpr const char* kResultsFile = "results.jsonl";
+inline constexpr const char* kEnvFile = "env.json";
+inline constexpr const char* kGridFile = "grid.json";
+
+/// DIR/NAME: the file NAME of the run in DIR.
+inline std::string run_file(const std::string& dir, const char* name) { return dir + "/" + name; }
+
 enum class RunFileWriter {
   kSweep,    ///< run writes it as the run goes (results, environment, grid, searches)
   kReports,  ///< a reporter writes it at the end; `report` writes it again

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "core/run_files.hpp"
 #include "core/user_files.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"
@@ -66,13 +67,13 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
 std::string why_not_a_run(const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) {
-    if (fs::exists(path + "/results.jsonl", error)) return "";
+    if (fs::exists(run_file(path, kResultsFile), error)) return "";
     std::vector<std::string> runs;
     std::size_t looked = 0;
     for (auto it = fs::directory_iterator(path, error);
          !error && it != fs::directory_iterator() && ++looked <= 10000; it.increment(error)) {
       std::error_code ignored;  // an entry that cannot be examined is no run
-      if (it->is_directory(ignored) && fs::exists(it->path() / "results.jsonl", ignored))
+      if (it->is_directory(ignored) && fs::exists(it->path() / kResultsFile, ignored))
         runs.push_back(it->path().filename().string());
     }
     std::sort(runs.begin(), runs.end());
@@ -103,7 +104,7 @@ RunRecord load_run(const std::string& path) {
                                   ? " cannot be read (" + error.message() + ")"
                                   : " does not exist") +
                              ": give a results.jsonl or the directory holding it");
-  const std::string file = fs::is_directory(status) ? path + "/results.jsonl" : path;
+  const std::string file = fs::is_directory(status) ? run_file(path, kResultsFile) : path;
   RunRecord run;
   run.label = path;
   try {
@@ -112,7 +113,7 @@ RunRecord load_run(const std::string& path) {
     const std::string why = why_not_a_run(path);
     throw std::runtime_error(why.empty() ? e.what() : why);
   }
-  const fs::path env = fs::path(file).parent_path() / "env.json";
+  const fs::path env = fs::path(file).parent_path() / kEnvFile;
   if (fs::exists(fs::symlink_status(env, error))) {  // a link too: refused with its name
     try {
       run.environment = environment_from_json(

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/gate/regression.hpp"
@@ -109,7 +110,7 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
 // Whether two paths name the same existing file (a results.jsonl, or the one in a directory).
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code error;  // a path that does not exist is no other file
-  return fs::equivalent(a, fs::is_directory(b) ? b + "/results.jsonl" : b, error);
+  return fs::equivalent(a, fs::is_directory(b) ? run_file(b, kResultsFile) : b, error);
 }
 
 // Why compare may not write its verdict to `file` ("" when it may): never over what it judges, nor
@@ -118,7 +119,8 @@ std::string verdict_file_problem(const std::string& file, const CompareArgs& arg
   // The sides' results by any name are named below, with their own words.
   std::vector<std::string> inputs = {args.calibration, args.rerun};
   if (args.rerun.empty()) {
-    for (const std::string& side : {args.baseline, args.candidate}) inputs.push_back(side + "/env.json");
+    for (const std::string& side : {args.baseline, args.candidate})
+      inputs.push_back(run_file(side, kEnvFile));
   } else {
     inputs.insert(inputs.end(), {args.baseline, args.candidate});  // the two binaries
   }

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/gate/history.hpp"
@@ -62,7 +63,7 @@ std::string busy_machine_text(const Environment& env) {
 HistoryRun history_run(const std::string& path, const RunRecord& record) {
   HistoryRun run;
   fs::path folder = fs::path(path).lexically_normal();
-  if (folder.filename() == "results.jsonl") folder = folder.parent_path();
+  if (folder.filename() == kResultsFile) folder = folder.parent_path();
   if (folder.filename().empty()) folder = folder.parent_path();
   run.name = folder.string();
   const Environment none;
@@ -152,7 +153,7 @@ History read_runs(const HistoryArgs& args) {
     HistoryRun run = history_run(path, record);
     // One run given twice (its folder and its results.jsonl) is refused; two runs of one folder
     // name (a nightly job's) are told apart.
-    const std::string file = fs::is_directory(path) ? path + "/results.jsonl" : path;
+    const std::string file = fs::is_directory(path) ? run_file(path, kResultsFile) : path;
     for (const std::string& before : files) {
       std::error_code error;
       if (fs::equivalent(before, file, error))

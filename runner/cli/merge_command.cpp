@@ -93,8 +93,9 @@ std::string out_problem(const MergeArgs& args) {
 void write_merged(const MergeArgs& args, const MergedRun& merged,
                   const std::vector<CompareSpec>& specs) {
   ResultFiles files(args.out_dir, merged.results);
-  write_text_file(args.out_dir + "/grid.json", merged.grid_text);
-  write_text_file(args.out_dir + "/env.json", json_text(environment_json(merged.env), 2) + "\n");
+  write_text_file(run_file(args.out_dir, kGridFile), merged.grid_text);
+  write_text_file(run_file(args.out_dir, kEnvFile),
+                  json_text(environment_json(merged.env), 2) + "\n");
   if (!merged.searches.empty())
     write_text_file(args.out_dir + "/searches.json", json_text(merged.searches, 2) + "\n");
   ReportContext context;

@@ -7,6 +7,7 @@
 
 #include "core/cost_model.hpp"
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "runner/execution/anatomy.hpp"
 
 namespace crossover {
@@ -15,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string results_path(const std::string& run) {
-  return fs::is_directory(run) ? run + "/results.jsonl" : run;
+  return fs::is_directory(run) ? run_file(run, kResultsFile) : run;
 }
 
 std::string anatomy_path(const std::string& run) {

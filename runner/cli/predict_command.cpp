@@ -14,6 +14,7 @@
 
 #include "core/cost_model.hpp"
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "core/stats.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
@@ -268,8 +269,8 @@ bool output_refused(const PredictArgs& args) {
     }
     std::vector<std::string> inputs = args.runs;
     for (const std::string& run : args.runs)
-      for (const char* file : {"/results.jsonl", "/env.json", "/anatomy.jsonl"})
-        inputs.push_back(run + file);
+      for (const char* file : {kResultsFile, kEnvFile, "anatomy.jsonl"})
+        inputs.push_back(run_file(run, file));
     if (const std::string problem = output_file_problem(path, inputs); !problem.empty()) {
       spdlog::error("{} {}", option, problem);
       return true;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -58,7 +59,7 @@ int profile_command(const ProfileArgs& args) {
   if (!args.out.empty()) {
     std::vector<std::string> inputs;  // --derive's runs: their files, by any name
     for (const std::string& run : args.derive)
-      for (const char* file : {"/results.jsonl", "/env.json"}) inputs.push_back(run + file);
+      for (const char* file : {kResultsFile, kEnvFile}) inputs.push_back(run_file(run, file));
     inputs.insert(inputs.end(), args.derive.begin(), args.derive.end());
     if (const std::string problem = output_file_problem(args.out, inputs); !problem.empty()) {
       spdlog::error("--out {}", problem);

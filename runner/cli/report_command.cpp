@@ -91,7 +91,7 @@ std::optional<RunRead> read_run(const std::string& path) {
     return std::nullopt;
   }
   RunRead run;
-  const std::string file = fs::is_directory(status) ? path + "/results.jsonl" : path;
+  const std::string file = fs::is_directory(status) ? run_file(path, kResultsFile) : path;
   run.file = file;
   const fs::path parent = fs::path(file).parent_path();
   run.directory = parent.empty() ? "." : parent.string();
@@ -119,8 +119,8 @@ std::optional<RunRead> read_run(const std::string& path) {
     }
   };
   nlohmann::ordered_json environment;
-  optional_json("env.json", environment, "environment");
-  run.record = environment_from_json(environment, run.directory + "/env.json");
+  optional_json(kEnvFile, environment, "environment");
+  run.record = environment_from_json(environment, run_file(run.directory, kEnvFile));
   optional_json("searches.json", run.searches, "searches");
   for (const Result& r : run.results)
     if (run.label.empty()) run.label = r.cell.host;

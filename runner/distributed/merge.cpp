@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/gate/regression.hpp"
@@ -111,16 +112,18 @@ Part read_part(const std::string& dir) {
   p.dir = dir;
   try {
     check_real_folder(dir, "a shard's run folder");
-    for (const char* file : {"results.jsonl", "env.json", "grid.json"}) {
+    for (const char* file : {kResultsFile, kEnvFile, kGridFile}) {
       if (!present(dir + "/" + file))
         throw MergeRefused(dir + " is not a run: it has no " + file +
                            " (give the folders `run --shard K/N --out DIR` wrote)");
     }
-    p.results = read_results(dir + "/results.jsonl", Links::kRefuse);
+    p.results = read_results(run_file(dir, kResultsFile), Links::kRefuse);
     p.env = Json::parse(
-        read_json_text(dir + "/env.json", kMaxRecordBytes, "a run's env.json", Links::kRefuse));
+        read_json_text(run_file(dir, kEnvFile), kMaxRecordBytes, "a run's env.json",
+                       Links::kRefuse));
     p.grid_text =
-        read_json_text(dir + "/grid.json", kMaxRecordBytes, "a run's grid.json", Links::kRefuse);
+        read_json_text(run_file(dir, kGridFile), kMaxRecordBytes, "a run's grid.json",
+                       Links::kRefuse);
     p.grid = Json::parse(p.grid_text);
     if (present(dir + "/searches.json")) {
       p.searches = Json::parse(read_json_text(dir + "/searches.json", kMaxRecordBytes,
@@ -134,7 +137,7 @@ Part read_part(const std::string& dir) {
     throw MergeRefused(std::string(e.what()).rfind(dir, 0) == 0 ? e.what() : dir + ": " + e.what());
   }
   check_env(p);
-  p.record = environment_from_json(p.env, dir + "/env.json");
+  p.record = environment_from_json(p.env, run_file(dir, kEnvFile));
   return p;
 }
 
@@ -299,7 +302,8 @@ MergedRun merge_runs(const std::vector<std::string>& dirs) {
   }
   Expansion expansion;
   try {
-    expansion = expand_grid(parse_grid(parts.front().grid_text, parts.front().dir + "/grid.json"));
+    expansion =
+        expand_grid(parse_grid(parts.front().grid_text, run_file(parts.front().dir, kGridFile)));
   } catch (const GridError& e) {
     throw MergeRefused(parts.front().dir + "/grid.json: " + e.what());
   }

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "core/run_files.hpp"
 #include "core/user_files.hpp"
 #include "runner/grid/grid.hpp"
 
@@ -129,9 +130,9 @@ std::string read_grid_file(const std::string& path) {
   if (access(path.c_str(), R_OK) != 0)
     throw GridError(path, {{"(file)", "cannot open the grid file: no such file or not readable"}});
   std::error_code error;
-  if (fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / "grid.json", error))
+  if (fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / kGridFile, error))
     throw GridError(path, {{"(file)", "a run's folder, not a grid file: the grid it ran is " +
-                                          (fs::path(path) / "grid.json").string()}});
+                                          (fs::path(path) / kGridFile).string()}});
   try {
     return read_user_file(path, kMaxGridBytes, "a grid");
   } catch (const UserFileError& e) {

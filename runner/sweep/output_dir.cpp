@@ -44,8 +44,8 @@ std::string holder_text(int fd) {
 }  // namespace
 
 bool holds_run(const std::string& directory) {
-  return access((directory + "/results.jsonl").c_str(), F_OK) == 0 ||
-         access((directory + "/env.json").c_str(), F_OK) == 0;
+  return access(run_file(directory, kResultsFile).c_str(), F_OK) == 0 ||
+         access(run_file(directory, kEnvFile).c_str(), F_OK) == 0;
 }
 
 DirectoryLock::DirectoryLock(const std::string& directory) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/gate/regression.hpp"
@@ -137,9 +138,9 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
   std::vector<Result> before;
   nlohmann::ordered_json before_document;
   try {
-    before = read_results(request.resume + "/results.jsonl");
+    before = read_results(run_file(request.resume, kResultsFile));
     before_document = nlohmann::ordered_json::parse(
-        read_json_text(request.resume + "/env.json", kMaxRecordBytes, "an env.json"));
+        read_json_text(run_file(request.resume, kEnvFile), kMaxRecordBytes, "an env.json"));
   } catch (const std::exception& e) {
     spdlog::error("--resume {}: {} (it must hold results.jsonl and env.json of a run)",
                   request.resume, e.what());
@@ -152,7 +153,7 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
   for (Result& r : before)
     if (r.cell.host.empty()) r.cell.host = label;
   const Environment before_env =
-      environment_from_json(before_document, request.resume + "/env.json");
+      environment_from_json(before_document, run_file(request.resume, kEnvFile));
   if (!same_part(request, before_document) || !same_environment(request, before_env, record) ||
       !grid_covers(request, expansion, before))
     return std::nullopt;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/file_writer.hpp"
+#include "core/run_files.hpp"
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/render/reporter.hpp"
@@ -369,8 +370,8 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
     }
     // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
     files_ = std::make_unique<ResultFiles>(out_dir_, plan_.kept);
-    write_text_file(out_dir_ + "/grid.json", grid.text);
-    write_text_file(out_dir_ + "/env.json", json_text(environment_json(record_), 2) + "\n");
+    write_text_file(run_file(out_dir_, kGridFile), grid.text);
+    write_text_file(run_file(out_dir_, kEnvFile), json_text(environment_json(record_), 2) + "\n");
   } catch (const SweepRefused&) {
     throw;
   } catch (const std::exception& e) {
@@ -446,7 +447,7 @@ SweepOutcome Sweep::run() {
   // How fast the machine was after the last cell: with the first, how much it moved in the run.
   record_.reference["after"] = last_reference;
   try {
-    write_text_file(out_dir_ + "/env.json", json_text(environment_json(record_), 2) + "\n");
+    write_text_file(run_file(out_dir_, kEnvFile), json_text(environment_json(record_), 2) + "\n");
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;
