@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -424,12 +425,17 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
     return out;
   };
   EXPECT_EQ(identities(runs + "/merged"), identities(dir.file("whole")));
-  // One report as of one run: a row per size with its cpu and cuda cells, and no warning (every
-  // unit ran whole on one node, and one node is one kind of machine).
+  // One report as of one run: a row per size with its cpu and cuda cells, and no warning of the
+  // merge (every unit ran whole on one node, and one node is one kind of machine). A busy test
+  // machine may move a shard's reference within it: that warning is the machine's, not the
+  // merge's, and each shard's cells are read against their own shard's start.
   const std::string report = slurp(runs + "/merged/report.md");
   EXPECT_NE(report.find("| dataset_size | threads | cpu epoch | cuda epoch |"), std::string::npos)
       << report;
-  EXPECT_EQ(report.find("Warning"), std::string::npos) << report;
+  const std::string merge_warnings = std::regex_replace(
+      report, std::regex("> \\*\\*Warning:\\*\\* The machine's speed moved during the run[^\n]*"),
+      "");
+  EXPECT_EQ(merge_warnings.find("Warning"), std::string::npos) << report;
   for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
     if (file.path().filename().string().rfind("crossover-merge", 0) != 0) continue;
     EXPECT_EQ(slurp(file.path().string()).find("warning"), std::string::npos)

@@ -156,6 +156,17 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
             std::string::npos)
       << drift_warning(env);
   EXPECT_EQ(drift_warning(Environment{}), "");
+  // Merged shards: each shard's cells against its own start. The second shard started slower;
+  // its cell is steady within it, and only the first shard's cell 4 moved.
+  Environment slower_shard;
+  slower_shard.reference = {{"before", times(2e-3)},
+                            {"cells", {{"7", {{"before", times(2e-3)}, {"after", times(2e-3)}}}}}};
+  Environment merged = env;
+  merged.reference["cells"]["7"] = slower_shard.reference["cells"]["7"];
+  merged.shards = {{"part-1", env}, {"part-2", slower_shard}};
+  const std::vector<CellDrift> merged_drift = drifted_cells(merged);
+  ASSERT_EQ(merged_drift.size(), 1u);
+  EXPECT_EQ(merged_drift[0].cell, 4u);
 
   std::vector<Result> r = sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
   const auto found = verdicts(analyse(r, {parse_compare("device=cpu:cuda")}), {4});

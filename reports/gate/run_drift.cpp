@@ -147,6 +147,17 @@ std::optional<ReferenceDrift> reference_drift(const Environment& baseline_env,
 
 std::vector<CellDrift> drifted_cells(const Environment& env) {
   std::vector<CellDrift> out;
+  // A merged run: each shard's cells against its own start, never another shard's.
+  if (!env.shards.empty()) {
+    for (const MergedShard& shard : env.shards) {
+      if (!shard.env.shards.empty()) continue;  // a merge of merges is read one level deep
+      const std::vector<CellDrift> mine = drifted_cells(shard.env);
+      out.insert(out.end(), mine.begin(), mine.end());
+    }
+    std::sort(out.begin(), out.end(),
+              [](const CellDrift& a, const CellDrift& b) { return a.cell < b.cell; });
+    return out;
+  }
   const Json& reference = env.reference;
   if (!reference.is_object() || !reference.contains("before") ||
       !reference["before"].is_object() || !reference.contains("cells") ||

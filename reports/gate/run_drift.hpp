@@ -63,7 +63,7 @@ struct CellDrift {
 
 /// The cells around which the reference drifted by more than a fifth from the run's start
 /// (ratio above 1.2 or below 1/1.2), in the order of their index; none for a run without
-/// per-cell references.
+/// per-cell references. A merged run's cells are read against their own shard's start.
 std::vector<CellDrift> drifted_cells(const Environment& env);
 
 /// Their indices alone (ReportContext::drifted_cells).
