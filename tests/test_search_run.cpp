@@ -136,9 +136,14 @@ struct StandIn {
   }
 };
 
+// The grid's search along dataset_size from 112 to 1,000,000 rows.
+Expansion stand_in_search() {
+  return expand_grid(
+      parse_grid(grid_with(R"({"search": {"from": 112, "to": 1000000}})"), "g.json"));
+}
+
 TEST(SearchRunner, FindsTheStandInsCrossingAndReusesWhatWasMeasured) {
-  const Expansion e =
-      expand_grid(parse_grid(grid_with(R"({"search": {"from": 112, "to": 1000000}})"), "g.json"));
+  const Expansion e = stand_in_search();
   StandIn stand_in;
   SearchRunner runner(e.searches, {}, 10);
   nlohmann::ordered_json last;
@@ -173,8 +178,7 @@ TEST(SearchRunner, FindsTheStandInsCrossingAndReusesWhatWasMeasured) {
 // A crossing bracketed by cells whose times varied by more than a third of their median is said
 // to be uncertain, naming them, in the statement and in searches.json.
 TEST(SearchRunner, ACrossingBracketedByNoisyCellsIsSaidToBeUncertain) {
-  const Expansion e =
-      expand_grid(parse_grid(grid_with(R"({"search": {"from": 112, "to": 1000000}})"), "g.json"));
+  const Expansion e = stand_in_search();
   StandIn stand_in;
   SearchRunner runner(e.searches, {}, 10);
   nlohmann::ordered_json last;
@@ -199,8 +203,7 @@ TEST(SearchRunner, ACrossingBracketedByNoisyCellsIsSaidToBeUncertain) {
 }
 
 TEST(SearchRunner, ACellThatDoesNotRunStopsItsSearchWithTheReason) {
-  const Expansion e =
-      expand_grid(parse_grid(grid_with(R"({"search": {"from": 112, "to": 1000000}})"), "g.json"));
+  const Expansion e = stand_in_search();
   SearchRunner runner(e.searches, {}, 0);
   nlohmann::ordered_json last;
   runner.run(

@@ -116,9 +116,7 @@ std::string noise_words(const std::vector<const Pair*>& mine, const std::set<std
     for (const Result* r : {p->baseline, p->contender}) {
       all.insert(r->cell.index);
       if (r->status != CellStatus::kOk) continue;
-      if (r->epoch_seconds > 0.0 &&
-          (r->epoch_seconds_p75 - r->epoch_seconds_p25) / r->epoch_seconds > kShakyIqrRatio)
-        shaky.insert(r->cell.index);
+      if (is_shaky(*r)) shaky.insert(r->cell.index);
       if (drifted.count(r->cell.index) != 0) moved.insert(r->cell.index);
     }
   }

@@ -38,4 +38,10 @@ std::string verdict_caveat(const std::vector<Result>& results);
 /// built on it to stand without saying so.
 inline constexpr double kShakyIqrRatio = 1.0 / 3.0;
 
+/// Whether an ok cell's interquartile range exceeds kShakyIqrRatio of its median.
+inline bool is_shaky(const Result& r) {
+  return r.status == CellStatus::kOk && r.epoch_seconds > 0.0 &&
+         (r.epoch_seconds_p75 - r.epoch_seconds_p25) / r.epoch_seconds > kShakyIqrRatio;
+}
+
 }  // namespace crossover

@@ -167,12 +167,11 @@ std::vector<CellDrift> drifted_cells(const Environment& env) {
   const double at_start = reference_seconds(&start, "matmul_seconds");
   if (at_start <= 0.0) return out;
   for (const auto& [index, around] : reference["cells"].items()) {
-    std::size_t cell = 0;
     // An index is the cell's number as text; anything else is no cell of this run.
     if (index.empty() || index.size() > 9 ||
         index.find_first_not_of("0123456789") != std::string::npos || !around.is_object())
       continue;
-    cell = static_cast<std::size_t>(std::stoul(index));
+    const auto cell = static_cast<std::size_t>(std::stoul(index));
     const double seconds = reference_seconds(&around, "matmul_seconds");
     if (seconds <= 0.0) continue;
     const double ratio = seconds / at_start;
@@ -181,6 +180,13 @@ std::vector<CellDrift> drifted_cells(const Environment& env) {
   std::sort(out.begin(), out.end(),
             [](const CellDrift& a, const CellDrift& b) { return a.cell < b.cell; });
   return out;
+}
+
+double furthest_drift(const std::vector<CellDrift>& drifted) {
+  double furthest = 1.0;
+  for (const CellDrift& d : drifted)
+    if (std::abs(std::log(d.ratio)) > std::abs(std::log(furthest))) furthest = d.ratio;
+  return furthest;
 }
 
 std::set<std::size_t> drifted_cell_indices(const Environment& env) {
@@ -193,11 +199,8 @@ std::string drift_warning(const Environment& env) {
   const std::vector<CellDrift> drifted = drifted_cells(env);
   if (drifted.empty()) return "";
   std::vector<std::string> cells;
-  double furthest = 1.0;
-  for (const CellDrift& d : drifted) {
+  for (const CellDrift& d : drifted)
     if (cells.size() < 12) cells.push_back(std::to_string(d.cell));
-    if (std::abs(std::log(d.ratio)) > std::abs(std::log(furthest))) furthest = d.ratio;
-  }
   if (drifted.size() > cells.size())
     cells.push_back(std::to_string(drifted.size() - cells.size()) + " more");
   const std::string listed =
@@ -205,7 +208,7 @@ std::string drift_warning(const Environment& env) {
                         : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) +
                               " and " + cells.back();
   return "The machine's speed moved during the run: around " + listed +
-         " the reference matrix product took " + signed_percent(furthest) +
+         " the reference matrix product took " + signed_percent(furthest_drift(drifted)) +
          " at most against its time before the first cell (other work on the machine, or a "
          "clock that changed). What is built on those cells may not hold: measure them again on a "
          "quiet machine.";

@@ -66,6 +66,9 @@ struct CellDrift {
 /// per-cell references. A merged run's cells are read against their own shard's start.
 std::vector<CellDrift> drifted_cells(const Environment& env);
 
+/// The ratio furthest from 1 among them; 1 when there are none.
+double furthest_drift(const std::vector<CellDrift>& drifted);
+
 /// Their indices alone (ReportContext::drifted_cells).
 std::set<std::size_t> drifted_cell_indices(const Environment& env);
 

@@ -51,9 +51,7 @@ std::string busy_machine_text(const Environment& env) {
   if (!load.empty() && cores && *cores > 0 && load.front() > static_cast<double>(*cores))
     why.push_back("load " + format_number(load.front()) + " on " + std::to_string(*cores) +
                   " cores");
-  double furthest = 1.0;
-  for (const CellDrift& d : drifted_cells(env))
-    if (std::abs(std::log(d.ratio)) > std::abs(std::log(furthest))) furthest = d.ratio;
+  const double furthest = furthest_drift(drifted_cells(env));
   if (furthest != 1.0)
     why.push_back("its reference moved " + format_percent(furthest - 1.0) + " within the run");
   return join(why, "; ");

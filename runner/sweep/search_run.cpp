@@ -142,10 +142,7 @@ std::string SearchRunner::uncertainty(std::size_t i) const {
       bracketing.insert(p.cells.begin(), p.cells.end());
   for (const auto& known : known_) {
     const Result& r = known.second;
-    if (bracketing.count(r.cell.index) != 0 && r.status == CellStatus::kOk &&
-        r.epoch_seconds > 0.0 &&
-        (r.epoch_seconds_p75 - r.epoch_seconds_p25) / r.epoch_seconds > kShakyIqrRatio)
-      noisy.insert(r.cell.index);
+    if (bracketing.count(r.cell.index) != 0 && is_shaky(r)) noisy.insert(r.cell.index);
   }
   if (noisy.empty()) return "";
   std::vector<std::string> cells;
