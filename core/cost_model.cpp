@@ -189,6 +189,14 @@ void apply_prediction(Result& r, const MachineProfile& target) {
   r.prediction_profile = target.name;
 }
 
+nlohmann::ordered_json predicted_terms_json(const Result& r) {
+  return {{"predicted_dispatch_seconds", r.predicted_dispatch_seconds},
+          {"predicted_compute_seconds", r.predicted_compute_seconds},
+          {"predicted_memory_seconds", r.predicted_memory_seconds},
+          {"predicted_transfer_seconds", r.predicted_transfer_seconds},
+          {"predicted_loader_seconds", r.predicted_loader_seconds}};
+}
+
 double band_error(const Result& r, const MachineProfile& target) {
   const PredictionBand band = target.band(text_of(device_kind(r.cell.device)), text_of(r.bound));
   return band.factor > 1.0 ? band.factor - 1.0 : 0.0;

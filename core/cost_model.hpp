@@ -9,6 +9,7 @@
 // side (dispatch, the batch) and the device's (the kernels, the copy). The largest term is what
 // bounds the step. Small enough to state in docs/methodology.md; no LibTorch.
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/machine_profile.hpp"
@@ -90,6 +91,11 @@ const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell);
 /// profile without a GPU. Nothing measured on the machine that took the anatomy enters the
 /// prediction: only its operators, FLOPs and bytes.
 void apply_prediction(Result& result, const MachineProfile& target);
+
+/// The predicted step's terms of a result, under results.jsonl's own names
+/// (`predicted_dispatch_seconds`, ...): the one JSON form of them, in summary.json's `bounds`
+/// and in `predict --check`'s cells.
+nlohmann::ordered_json predicted_terms_json(const Result& result);
 
 /// A predicted result's band (its prediction_error): the factor - 1 of the profile's band for the
 /// result's device kind and bound; 0 where the profile has none.

@@ -114,80 +114,16 @@ inline DeviceKind device_kind(std::string_view device) {
   return device.substr(0, 4) == "cuda" ? DeviceKind::kCuda : DeviceKind::kCpu;
 }
 
-// JSON: the word (nlohmann finds these by argument-dependent lookup; one pair per enum, as
-// nlohmann's own enum conversion, to the number, would match a template as well).
-template <typename J>
-void to_json(J& j, Loader v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, Placement v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, Parallel v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, Execution v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, OptimizerImpl v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, Precision v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, Timing v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, DeviceKind v) {
-  j = text_of(v);
-}
-template <typename J>
-void to_json(J& j, Bound v) {
-  j = text_of(v);
-}
-template <typename J>
-void from_json(const J& j, Bound& v) {
-  v = word_from_json<Bound>(j);
-}
-template <typename J>
-void from_json(const J& j, Loader& v) {
-  v = word_from_json<Loader>(j);
-}
-template <typename J>
-void from_json(const J& j, Placement& v) {
-  v = word_from_json<Placement>(j);
-}
-template <typename J>
-void from_json(const J& j, Parallel& v) {
-  v = word_from_json<Parallel>(j);
-}
-template <typename J>
-void from_json(const J& j, Execution& v) {
-  v = word_from_json<Execution>(j);
-}
-template <typename J>
-void from_json(const J& j, OptimizerImpl& v) {
-  v = word_from_json<OptimizerImpl>(j);
-}
-template <typename J>
-void from_json(const J& j, Precision& v) {
-  v = word_from_json<Precision>(j);
-}
-template <typename J>
-void from_json(const J& j, Timing& v) {
-  v = word_from_json<Timing>(j);
-}
-template <typename J>
-void from_json(const J& j, DeviceKind& v) {
-  v = word_from_json<DeviceKind>(j);
-}
+// JSON: the word (core/words.hpp).
+CROSSOVER_JSON_AS_WORD(Loader)
+CROSSOVER_JSON_AS_WORD(Placement)
+CROSSOVER_JSON_AS_WORD(Parallel)
+CROSSOVER_JSON_AS_WORD(Execution)
+CROSSOVER_JSON_AS_WORD(OptimizerImpl)
+CROSSOVER_JSON_AS_WORD(Precision)
+CROSSOVER_JSON_AS_WORD(Timing)
+CROSSOVER_JSON_AS_WORD(DeviceKind)
+CROSSOVER_JSON_AS_WORD(Bound)
 
 /// The word, for logs and test messages.
 template <typename E, typename = std::enable_if_t<kHasWords<E>>>

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/analysis/analysis.hpp"
+#include "reports/render/analysis_markdown.hpp"
 
 namespace crossover {
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/results.hpp"
-#include "runner/machine/blas.hpp"
+#include "runner/execution/blas.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

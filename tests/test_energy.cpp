@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/prices.hpp"
-#include "runner/machine/energy.hpp"
+#include "runner/execution/energy.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 

@@ -23,7 +23,7 @@ namespace {
 using namespace testing;  // crossover::testing: the binary, scratch directories
 namespace fs = std::filesystem;
 
-const std::string kStandin = std::string(kTestWorkloadsVariable) + "=1";
+using testing::kStandin;
 
 TEST(Escaping, MarkdownTextShowsDataAsItIs) {
   EXPECT_EQ(markdown_text("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");

@@ -3,8 +3,10 @@
 // The README's "How the code is laid out" names the same folders.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>
@@ -140,6 +142,88 @@ TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
           .empty());
 }
 
+// The room of a source: its folder ("reports/analysis"), or "" outside the layers' code.
+std::string room_of(const std::string& path) {
+  for (const char* top : {"core/", "workloads/", "reports/", "runner/"})
+    if (path.rfind(top, 0) == 0) return fs::path(path).parent_path().string();
+  return "";
+}
+
+// Each room's includes of other rooms, with the first file and line that makes each one.
+using RoomEdges = std::map<std::string, std::map<std::string, std::string>>;
+RoomEdges room_edges(const std::map<std::string, std::string>& texts) {
+  static const std::regex include_line("^\\s*#\\s*include\\s+\"([^\"]+)\"");
+  RoomEdges edges;
+  for (const auto& [file, text] : texts) {
+    const std::string from = room_of(file);
+    if (from.empty()) continue;
+    std::istringstream in(text);
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_line)) continue;
+      const std::string to = room_of(m[1]);
+      if (!to.empty() && to != from) edges[from].emplace(to, file + ":" + std::to_string(number));
+    }
+  }
+  return edges;
+}
+
+// A loop of rooms, each including the next ("a -> b (a/x.cpp:3) -> a (b/y.cpp:7)"), or "".
+std::string room_loop(const RoomEdges& edges) {
+  std::map<std::string, int> state;  // 1: on the walk's path, 2: done
+  std::vector<std::string> path;
+  std::string found;
+  std::function<void(const std::string&)> walk = [&](const std::string& room) {
+    state[room] = 1;
+    path.push_back(room);
+    const auto out = edges.find(room);
+    for (const auto& [to, where] : out == edges.end() ? std::map<std::string, std::string>{}
+                                                      : out->second) {
+      if (!found.empty()) break;
+      if (state[to] == 1) {
+        const auto start = std::find(path.begin(), path.end(), to);
+        found = *start;
+        for (auto it = start; it != path.end(); ++it) {
+          const std::string& next = it + 1 == path.end() ? to : *(it + 1);
+          found += " -> " + next + " (" + edges.at(*it).at(next) + ")";
+        }
+      } else if (state[to] == 0) {
+        walk(to);
+      }
+    }
+    path.pop_back();
+    state[room] = 2;
+  };
+  for (const auto& [room, out] : edges)
+    if (found.empty() && state[room] == 0) walk(room);
+  return found;
+}
+
+// Rooms include each other one way only, never around a loop: each concept reads from the
+// rooms below it (the READMEs of core/, workloads/, reports/ and runner/ give their order).
+TEST(Layers, NoRoomsIncludeEachOtherAroundALoop) {
+  std::map<std::string, std::string> texts;
+  for (const auto& file : sources())
+    texts[file] = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
+  const RoomEdges edges = room_edges(texts);
+  EXPECT_GE(edges.size(), 8u);  // the walk really found the rooms
+  EXPECT_EQ(room_loop(edges), "");
+}
+
+TEST(Layers, TheLoopCheckCatchesRoomsThatIncludeEachOther) {
+  const RoomEdges edges = room_edges({
+      {"reports/analysis/a.cpp", "#include \"reports/render/table.hpp\"\n"},
+      {"reports/render/t.cpp", "#include <vector>\n#include \"reports/gate/g.hpp\"\n"},
+      {"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n#include \"core/cell.hpp\"\n"},
+  });
+  EXPECT_EQ(room_loop(edges),
+            "reports/analysis -> reports/render (reports/analysis/a.cpp:1) -> reports/gate "
+            "(reports/render/t.cpp:2) -> reports/analysis (reports/gate/g.cpp:1)");
+  EXPECT_EQ(room_loop(room_edges({{"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n"}})),
+            "");
+}
+
 // Where a source opens a file itself, by the calls that open one.
 std::vector<std::string> file_opens(const std::string& file, const std::string& text) {
   static const std::regex open_call(R"((std::ifstream\s+\w+\s*\(|\bfopen\(|\bgzopen\(|[^_\w.>]open\())");
@@ -166,7 +250,7 @@ TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
       {"runner/cli/command_support.cpp", "a cell's standard output, O_NOFOLLOW"},
       {"runner/cli/command_line.cpp", "/dev/null for a closed standard stream"},
       {"runner/machine/env.cpp", "the machine's own /proc, /sys and /etc/os-release"},
-      {"runner/machine/energy.cpp", "the machine's own /sys/class/powercap counters"},
+      {"runner/execution/energy.cpp", "the machine's own /sys/class/powercap counters"},
       {"runner/execution/busy_load.cpp", "the machine's own /proc/stat"},
       {"runner/execution/memory.cpp", "the machine's own /proc/self/status"},
       {"runner/execution/launch.cpp", "a cell's log, written by this run into its own folder"},

@@ -20,7 +20,7 @@ namespace {
 using namespace testing;  // crossover::testing: the binary, scratch directories
 namespace fs = std::filesystem;
 
-const std::string kStandin = std::string(kTestWorkloadsVariable) + "=1";
+using testing::kStandin;
 
 // Three shards of a small grid (cpu and cuda along dataset_size), each labelled as its own node,
 // copied into each test's DIR/part1..3. They are run once per build of the binary and kept for

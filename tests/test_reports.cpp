@@ -10,6 +10,7 @@
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/render/report_markdown.hpp"
+#include "reports/render/table.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

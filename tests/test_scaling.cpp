@@ -3,6 +3,7 @@
 
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/scaling.hpp"
+#include "reports/render/analysis_markdown.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"
 

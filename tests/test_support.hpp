@@ -12,8 +12,12 @@
 #include <string>
 
 #include "core/user_files.hpp"
+#include "workloads/catalog.hpp"
 
 namespace crossover::testing {
+
+/// The environment that lets the binary run the tests' stand-in workload.
+inline const std::string kStandin = std::string(kTestWorkloadsVariable) + "=1";
 
 /// A fresh directory for one test, removed afterwards.
 class ScratchDir {

@@ -37,7 +37,7 @@ std::vector<Result> sweep(const std::vector<std::int64_t>& batches,
   return out;
 }
 
-std::vector<Verdict> verdicts_of(const std::vector<Result>& results) {
+std::vector<WorkloadVerdict> verdicts_of(const std::vector<Result>& results) {
   return verdicts(analyse(results, {parse_compare("device=cpu:cuda")}));
 }
 
@@ -129,10 +129,17 @@ TEST(Verdict, NoisyCellsBehindItAreNamed) {
   const auto found = verdicts_of(r);
   ASSERT_EQ(found.size(), 1u);
   ASSERT_EQ(found[0].lines.size(), 2u);
-  EXPECT_EQ(found[0].lines[1].rfind(
-                "noisy: of the 6 cells behind this, 1 (cell 3) varied by more than a third", 0),
-            0u)
-      << found[0].lines[1];
+  EXPECT_EQ(found[0].lines[1],
+            "noisy: of the 6 cells behind this, 1 (cell 3) varied by more than a third of its "
+            "median: measure it again before acting on it");
+  // Several cells: "cells", "each", "them".
+  r[4] = timed(4, "cpu", 10000, 1.0, 0.9);
+  const auto two = verdicts_of(r);
+  ASSERT_EQ(two.size(), 1u);
+  ASSERT_EQ(two[0].lines.size(), 2u);
+  EXPECT_EQ(two[0].lines[1],
+            "noisy: of the 6 cells behind this, 2 (cells 3, 4) each varied by more than a third "
+            "of its median: measure them again before acting on it");
 }
 
 // A cell timed while the machine's reference product ran more than a fifth off its speed at the
@@ -174,7 +181,7 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
   ASSERT_EQ(found[0].lines.size(), 2u);
   EXPECT_EQ(found[0].lines[1],
             "noisy: of the 6 cells behind this, 1 (cell 4) ran while the machine's speed had "
-            "moved by more than a fifth: measure them again before acting on it");
+            "moved by more than a fifth: measure it again before acting on it");
 }
 
 }  // namespace

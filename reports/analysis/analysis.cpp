@@ -15,7 +15,6 @@
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/mode_effects.hpp"
-#include "reports/render/table.hpp"
 
 namespace crossover {
 namespace {

@@ -164,9 +164,4 @@ nlohmann::ordered_json analysis_json(const CompareSpec& spec, const std::vector<
                                      const std::vector<Crossover>& crossovers,
                                      const std::vector<Recommendation>& recommendations = {});
 
-/// The analysis as Markdown: the crossover statements, then one table of pairs per workload.
-std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                                     const std::vector<Crossover>& crossovers,
-                                     const std::vector<Recommendation>& recommendations = {});
-
 }  // namespace crossover

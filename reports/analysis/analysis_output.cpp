@@ -1,11 +1,11 @@
-// The analysis's findings as text and JSON: the crossover section of report.md and the analysis
-// of summary.json. Every renderer prints what the analysis found; none derives its own.
+// The analysis's findings as JSON: the analysis of summary.json (report.md's crossover section is
+// reports/render/analysis_markdown.cpp). Every renderer prints what the analysis found; none
+// derives its own.
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/measures.hpp"
-#include "reports/render/table.hpp"
 
 namespace crossover {
 
@@ -52,72 +52,6 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
                           {"predicted", p.predicted}});
   }
   return j;
-}
-
-std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<Pair>& pairs,
-                                     const std::vector<Crossover>& crossovers,
-                                     const std::vector<Recommendation>& recommendations) {
-  const std::string title =
-      spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender;
-  std::string out = "## Crossovers" +
-                    (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + ": " +
-                    markdown_text(title) + "\n\n";
-  std::string advice;
-  for (const Recommendation& r : recommendations) {
-    std::vector<std::string> cells;
-    for (std::size_t i : r.cells) cells.push_back("#" + std::to_string(i));
-    advice += "- **" + markdown_text(r.workload) + "**: " + markdown_text(r.statement) +
-              " (cells " + join(cells) + ").\n";
-  }
-  const std::string recommendations_section =
-      advice.empty() ? "" : "## Recommendations\n\n" + advice + "\n";
-  if (pairs.empty()) {
-    return out + "No pair of cells that ran differs only in " +
-           markdown_text(spec.axis + " (" + spec.baseline + " vs " + spec.contender) +
-           "), so there is nothing to compare.\n\n" + recommendations_section;
-  }
-  if (crossovers.empty()) out += "No numeric axis takes several values among the pairs.\n\n";
-  for (const Crossover& c : crossovers) {
-    std::vector<std::string> cells;
-    for (std::size_t i : c.cells) cells.push_back("#" + std::to_string(i));
-    out += "- **" + markdown_text(c.workload) + "**: " + markdown_text(c.statement) + ". Cells " +
-           join(cells) + ".\n";
-    if (!c.why.empty()) out += "  *Why:* " + markdown_text(c.why) + ".\n";
-  }
-  const std::string base = spec.axis + "=" + spec.baseline;
-  const std::string cont = spec.axis + "=" + spec.contender;
-  const bool time = spec.measure == "time";
-  const std::string ratio = time ? "speedup" : "ratio";
-  out += "\n" + std::string(time ? "Speedup" : "Ratio") + " = the " + markdown_text(base) +
-         " cell's median " + measure_noun(spec.measure) + " / the " + markdown_text(cont) +
-         " cell's, with a bootstrap 95 % interval from the raw epoch samples" +
-         (time                       ? ""
-          : spec.measure == "energy" ? " (each epoch's time times the cell's mean power)"
-                                     : " (each epoch's time times the device's price per second)") +
-         ". A winner is named only when the interval excludes 1.\n\n";
-  TextTable t;
-  t.header = {"workload",
-              "cells",
-              base + (time ? " epoch" : " " + spec.measure),
-              cont + (time ? " epoch" : " " + spec.measure),
-              ratio,
-              "95 % CI",
-              "winner"};
-  t.right_aligned = {false, false, true, true, true, true, false};
-  for (const Pair& p : pairs) {
-    t.rows.push_back(
-        {p.baseline->cell.workload,
-         "#" + std::to_string(p.baseline->cell.index) + " / #" +
-             std::to_string(p.contender->cell.index),
-         format_measure(p.baseline->epoch_seconds, spec.measure) + predicted_mark(*p.baseline),
-         format_measure(p.contender->epoch_seconds, spec.measure) + predicted_mark(*p.contender),
-         format_number(p.speedup) + "x" + (p.predicted ? " (predicted)" : ""),
-         format_number(p.ci.low) + " - " + format_number(p.ci.high),
-         p.winner == Winner::kContender  ? cont
-         : p.winner == Winner::kBaseline ? base
-                                         : "tie"});
-  }
-  return out + render_markdown_table(t) + "\n" + recommendations_section;
 }
 
 }  // namespace crossover

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/results.hpp"
-#include "reports/render/table.hpp"
+#include "reports/analysis/text_table.hpp"
 
 namespace crossover {
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/text.hpp"
-#include "reports/render/table.hpp"
 
 namespace crossover {
 namespace {
@@ -35,42 +34,6 @@ std::vector<ScalingRow> scaling_rows(const std::vector<Result>& results) {
     rows.push_back(row);
   }
   return rows;
-}
-
-std::string render_scaling_markdown(const std::vector<Result>& results) {
-  return render_scaling_markdown(scaling_rows(results));
-}
-
-std::string render_scaling_markdown(const std::vector<ScalingRow>& rows) {
-  if (rows.empty()) return "";
-  std::string out =
-      "## Scaling\n\nEfficiency = throughput(N) / (N x throughput(1)), against the same cell with "
-      "one replica; all-reduce: the gradient all-reduce per step on rank 0.\n\n";
-  std::vector<std::string> workloads;
-  for (const auto& row : rows) {
-    if (std::find(workloads.begin(), workloads.end(), row.result->cell.workload) == workloads.end())
-      workloads.push_back(row.result->cell.workload);
-  }
-  for (const auto& workload : workloads) {
-    TextTable table;
-    table.header = {"cell", "parallel",   "replicas",   "batch",      "samples/s",
-                    "step", "all-reduce", "efficiency", "rank epochs"};
-    table.right_aligned = {true, false, true, true, true, true, true, true, false};
-    for (const auto& row : rows) {
-      const Result& r = *row.result;
-      if (r.cell.workload != workload) continue;
-      std::vector<std::string> ranks;
-      for (double s : r.rank_epoch_seconds) ranks.push_back(format_seconds(s));
-      table.rows.push_back({"#" + std::to_string(r.cell.index), text_of(r.cell.parallel),
-                            std::to_string(row.replicas), size_text(r.cell.batch_size),
-                            format_number(r.samples_per_second), format_seconds(r.step_seconds),
-                            r.allreduce_seconds > 0.0 ? format_seconds(r.allreduce_seconds) : "-",
-                            row.efficiency ? format_number(100.0 * *row.efficiency) + " %" : "-",
-                            join(ranks)});
-    }
-    out += "### " + markdown_text(workload) + "\n\n" + render_markdown_table(table) + "\n";
-  }
-  return out;
 }
 
 nlohmann::ordered_json scaling_json(const std::vector<Result>& results) {

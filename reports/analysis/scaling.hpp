@@ -1,7 +1,8 @@
 #pragma once
 // Scaling over replicas (GPUs under dp, processes under ddp): throughput, time per step, the
 // all-reduce time per step, and the efficiency against the same cell with one replica:
-// throughput(N) / (N x throughput(1)). Turns results into rows and text; writes nothing.
+// throughput(N) / (N x throughput(1)). Turns results into rows (their Markdown:
+// reports/render/analysis_markdown.hpp); writes nothing.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,10 +22,6 @@ struct ScalingRow {
 
 /// The rows of every `ok` dp or ddp cell, in result order.
 std::vector<ScalingRow> scaling_rows(const std::vector<Result>& results);
-
-/// "## Scaling" with one table per workload; "" without parallel cells.
-std::string render_scaling_markdown(const std::vector<ScalingRow>& rows);
-std::string render_scaling_markdown(const std::vector<Result>& results);
 
 /// The rows as JSON (summary.json).
 nlohmann::ordered_json scaling_json(const std::vector<ScalingRow>& rows);

@@ -121,23 +121,28 @@ std::string noise_words(const std::vector<const Pair*>& mine, const std::set<std
     }
   }
   if (shaky.empty() && moved.empty()) return "";
+  // "1 (cell 4) varied by more than a third of its median", "3 (cells 12, 15, 17) each varied ...".
   const auto listed = [](const std::set<std::size_t>& cells) {
     std::vector<std::string> words;
     for (std::size_t i : cells) words.push_back(std::to_string(i));
-    return std::to_string(cells.size()) + " (cell " + join(words, ", ") + ")";
+    return std::to_string(cells.size()) + (cells.size() == 1 ? " (cell " : " (cells ") +
+           join(words, ", ") + ")" + (cells.size() == 1 ? "" : " each");
   };
   std::vector<std::string> parts;
-  if (!shaky.empty()) parts.push_back(listed(shaky) + " varied by more than a third of their median");
+  if (!shaky.empty()) parts.push_back(listed(shaky) + " varied by more than a third of its median");
   if (!moved.empty())
     parts.push_back(listed(moved) + " ran while the machine's speed had moved by more than a fifth");
+  std::set<std::size_t> named = shaky;
+  named.insert(moved.begin(), moved.end());
   return "noisy: of the " + std::to_string(all.size()) + " cells behind this, " +
-         join(parts, "; ") + ": measure them again before acting on it";
+         join(parts, "; ") + ": measure " + (named.size() == 1 ? "it" : "them") +
+         " again before acting on it";
 }
 
 }  // namespace
 
-std::vector<Verdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted) {
-  std::vector<Verdict> out;
+std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted) {
+  std::vector<WorkloadVerdict> out;
   if (analysis.comparisons.empty()) return out;
   const ComparisonFindings& f = analysis.comparisons.front();
   std::vector<std::string> workloads;
@@ -150,7 +155,7 @@ std::vector<Verdict> verdicts(const Analysis& analysis, const std::set<std::size
     std::vector<const Pair*> mine;
     for (const Pair& p : f.pairs)
       if (p.baseline->cell.workload == workload) mine.push_back(&p);
-    Verdict v;
+    WorkloadVerdict v;
     v.workload = workload;
     v.predicted = std::any_of(mine.begin(), mine.end(), [](const Pair* p) { return p->predicted; });
     const Crossover* c = main_crossover(f, workload);

@@ -12,7 +12,7 @@
 namespace crossover {
 
 /// One workload's verdict.
-struct Verdict {
+struct WorkloadVerdict {
   std::string workload;
   /// "iris_mlp: cuda (predicted) wins from dataset_size 10,000 on; undecided at 112", then at
   /// most two more: when a measured contender pays back its start-up, and a warning when cells
@@ -24,7 +24,7 @@ struct Verdict {
 /// The verdicts of the analysis's first comparison, one per workload with pairs, in the order the
 /// pairs come; none without a comparison. `drifted`: the cells that ran while the machine's speed
 /// had moved (drifted_cells of the run's env.json), which the noise line names.
-std::vector<Verdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted = {});
+std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted = {});
 
 /// The heading above the verdicts: "Verdict (device=cpu vs cuda)"; "" without a comparison.
 std::string verdict_heading(const Analysis& analysis);

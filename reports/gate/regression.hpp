@@ -47,10 +47,7 @@ inline std::ostream& operator<<(std::ostream& out, Verdict verdict) {
 }
 
 /// JSON: the word.
-template <typename BasicJson>
-void to_json(BasicJson& json, Verdict verdict) {
-  json = text_of(verdict);
-}
+CROSSOVER_JSON_AS_WORD(Verdict)
 
 /// A p-value as the reports write it: "0.012", "3.1e-05".
 std::string p_text(double p);

@@ -12,6 +12,7 @@
 
 #include "core/environment.hpp"
 #include "core/results.hpp"
+#include "core/run_record.hpp"
 #include "core/spread.hpp"
 
 namespace crossover {
@@ -92,13 +93,6 @@ struct Calibration {
 
   /// The cell with this identity, or nullptr.
   const CellCalibration* find(const nlohmann::ordered_json& identity) const;
-};
-
-/// One run of a grid: its results and the environment record beside them (none when absent).
-struct RunRecord {
-  std::vector<Result> results;
-  std::optional<Environment> environment;
-  std::string label;
 };
 
 /// The host, CPU model and core count of an env.json record.

@@ -220,13 +220,13 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
     s += "<p class='warning'><b>Predicted:</b> " +
          html_escape(predicted_cells_note(static_cast<std::size_t>(predicted))) + "</p>";
   }
-  if (const std::vector<Verdict> found = verdicts(analysis, context.drifted_cells);
+  if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells);
       !found.empty()) {
     s += "<h2>" + html_escape(verdict_heading(analysis)) + "</h2>";
     if (const std::string caveat = verdict_caveat(results); !caveat.empty())
       s += "<p class='predicted'>" + html_escape(caveat) + ".</p>";
     s += "<ul class='verdict'>";
-    for (const Verdict& v : found) {
+    for (const WorkloadVerdict& v : found) {
       s += std::string("<li") + (v.predicted ? " class='predicted'" : "") + "><b>" +
            html_escape(v.workload) + "</b>: " +
            html_escape(v.lines.front().substr(v.workload.size() + 2));

@@ -9,6 +9,8 @@
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
 #include "reports/analysis/verdict.hpp"
+#include "reports/render/analysis_markdown.hpp"
+#include "reports/render/table.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover {
@@ -308,11 +310,11 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
-  if (const std::vector<Verdict> found = verdicts(analysis, context.drifted_cells); !found.empty()) {
+  if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells); !found.empty()) {
     out += "## " + markdown_text(verdict_heading(analysis)) + "\n\n";
     if (const std::string caveat = verdict_caveat(results); !caveat.empty())
       out += "*" + markdown_text(caveat) + ".*\n\n";
-    for (const Verdict& v : found) {
+    for (const WorkloadVerdict& v : found) {
       out += "- **" + markdown_text(v.workload) + "**: " +
              markdown_text(v.lines.front().substr(v.workload.size() + 2)) + "\n";
       for (std::size_t i = 1; i < v.lines.size(); ++i) out += "  - " + markdown_text(v.lines[i]) + "\n";

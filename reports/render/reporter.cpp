@@ -3,6 +3,7 @@
 #include <set>
 #include <utility>
 
+#include "core/cost_model.hpp"
 #include "core/file_writer.hpp"
 #include "core/results_csv.hpp"
 #include "reports/analysis/measures.hpp"
@@ -67,11 +68,11 @@ std::string crossover_text(const ComparisonFindings& f) {
 // The verdicts, first: the answer before the tables it comes from.
 std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results,
                          const std::set<std::size_t>& drifted) {
-  const std::vector<Verdict> found = verdicts(analysis, drifted);
+  const std::vector<WorkloadVerdict> found = verdicts(analysis, drifted);
   if (found.empty()) return "";
   const std::string caveat = verdict_caveat(results);
   std::string out = verdict_heading(analysis) + (caveat.empty() ? "" : "; " + caveat) + ":\n";
-  for (const Verdict& v : found) {
+  for (const WorkloadVerdict& v : found) {
     for (std::size_t i = 0; i < v.lines.size(); ++i) out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
   }
   return out + "\n";
@@ -106,22 +107,19 @@ class TerminalReporter : public Reporter {
 
 // A cell's step as the cost model accounts for it: its bound, each term, what it was measured.
 nlohmann::ordered_json bound_json(const Result& r) {
-  return {{"cell", r.cell.index},
-          {"status", r.status},
-          {"bound", r.bound},
-          {"profile", r.prediction_profile},
-          {"measured_step_seconds", r.status == CellStatus::kOk ? r.step_seconds : 0.0},
-          {"predicted_step_seconds", r.predicted_step_seconds},
-          {"dispatch_seconds", r.predicted_dispatch_seconds},
-          {"compute_seconds", r.predicted_compute_seconds},
-          {"memory_seconds", r.predicted_memory_seconds},
-          {"transfer_seconds", r.predicted_transfer_seconds},
-          {"loader_seconds", r.predicted_loader_seconds},
-          {"operators",
-           r.step_ops_data + r.step_ops_forward + r.step_ops_backward + r.step_ops_optimizer},
-          {"flops", r.step_flops},
-          {"bytes", r.step_bytes},
-          {"h2d_bytes", r.step_h2d_bytes}};
+  nlohmann::ordered_json j = {
+      {"cell", r.cell.index},
+      {"status", r.status},
+      {"bound", r.bound},
+      {"profile", r.prediction_profile},
+      {"measured_step_seconds", r.status == CellStatus::kOk ? r.step_seconds : 0.0},
+      {"predicted_step_seconds", r.predicted_step_seconds}};
+  j.update(predicted_terms_json(r));
+  j["operators"] = r.step_ops_data + r.step_ops_forward + r.step_ops_backward + r.step_ops_optimizer;
+  j["flops"] = r.step_flops;
+  j["bytes"] = r.step_bytes;
+  j["h2d_bytes"] = r.step_h2d_bytes;
+  return j;
 }
 
 }  // namespace

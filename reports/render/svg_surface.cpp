@@ -9,11 +9,12 @@
 #include "core/keys.hpp"
 #include "core/text.hpp"
 #include "reports/render/svg_charts.hpp"
+#include "reports/render/svg_plot.hpp"
 
 namespace crossover {
 namespace {
 
-constexpr auto num = svg_number;
+using svg::num;
 
 // Orange where the contender wins and blue where the baseline does (each side's colour in every
 // chart: CUDA orange, the CPU blue), stronger with the ratio (full at 4x either way); a tie is

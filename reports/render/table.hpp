@@ -1,18 +1,13 @@
 #pragma once
-// A table of text cells, rendered as GitHub Markdown or as aligned terminal text, and the one
-// writer of data as Markdown text.
+// A table of text cells (reports/analysis/text_table.hpp), rendered as GitHub Markdown or as
+// aligned terminal text, and the one writer of data as Markdown text.
 
 #include <string>
 #include <vector>
 
-namespace crossover {
+#include "reports/analysis/text_table.hpp"
 
-/// Rows of already-formatted cells under a header.
-struct TextTable {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<bool> right_aligned;  ///< per column; numbers read best aligned right
-};
+namespace crossover {
 
 /// Text from data (a label, a reason, a field of env.json, a grid's name) as Markdown that shows
 /// it as it is: the one Markdown text writer of every report. Control characters are dropped,

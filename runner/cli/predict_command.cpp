@@ -112,13 +112,7 @@ Json cells_json(const Checked& c, TextTable& table, std::map<std::string, Score>
       j["predicted_high_seconds"] = p.predicted_epoch_seconds * (1.0 + p.prediction_error);
       j["inside_band"] = inside;
     }
-    for (const auto& [key, value] :
-         {std::pair{"predicted_dispatch_seconds", p.predicted_dispatch_seconds},
-          {"predicted_compute_seconds", p.predicted_compute_seconds},
-          {"predicted_memory_seconds", p.predicted_memory_seconds},
-          {"predicted_transfer_seconds", p.predicted_transfer_seconds},
-          {"predicted_loader_seconds", p.predicted_loader_seconds}})
-      j[key] = value;
+    j.update(predicted_terms_json(p));
     cells.push_back(j);
   }
   return cells;

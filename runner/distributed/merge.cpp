@@ -14,7 +14,7 @@
 #include "reports/render/report_markdown.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/grid/grid.hpp"
-#include "runner/sweep/search_run.hpp"
+#include "runner/grid/grid_search.hpp"
 
 namespace crossover {
 namespace {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/clock.hpp"
 #include "core/cost_model.hpp"
 #include "core/prices.hpp"
 #include "core/processes.hpp"
@@ -22,7 +23,7 @@
 #include "runner/execution/watchdog.hpp"
 #include "runner/execution/memory.hpp"
 #include "runner/execution/threads.hpp"
-#include "runner/machine/energy.hpp"
+#include "runner/execution/energy.hpp"
 #include "workloads/user_model.hpp"
 #include "workloads/workload.hpp"
 
@@ -34,8 +35,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
-
-double seconds_since(Clock::time_point start) { return seconds_between(start, Clock::now()); }
 
 // Times steps one by one, synchronising the device at step boundaries only, up to `limit` steps.
 class StepClock : public StepObserver {

@@ -2,7 +2,7 @@
 
 #include <ATen/Parallel.h>
 
-#include "runner/machine/blas.hpp"
+#include "runner/execution/blas.hpp"
 
 namespace crossover {
 namespace {

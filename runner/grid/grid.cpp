@@ -31,11 +31,6 @@ const GridKey* find_setting(const std::string& name) {
   return key != nullptr && key->settable ? key : nullptr;
 }
 
-std::string shown(const Json& value) {
-  std::string text = value.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
-}
 std::string index_path(const std::string& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
@@ -426,6 +421,11 @@ Grid load_grid(const std::string& path) {
   Grid grid = parse_grid(text, path);
   grid.text = std::move(text);
   return grid;
+}
+
+std::string shown(const Json& value) {
+  std::string text = value.dump();
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
 }
 
 }  // namespace crossover

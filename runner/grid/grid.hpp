@@ -97,4 +97,7 @@ Cell probe_cell(const Cell& cell, const std::string& key, double value);
 /// The most probe pairs a grid's searches may take in all (each max_probes), for --dry-run.
 std::size_t most_probes(const std::vector<SearchLine>& searches);
 
+/// A value as the grid's messages quote it: its JSON, cut to 60 characters ("got [1, 2, ...").
+std::string shown(const nlohmann::ordered_json& value);
+
 }  // namespace crossover

@@ -11,12 +11,15 @@
 namespace crossover {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-std::string shown(const Json& value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+// A cell's identity keys without the searched one (nor the machine's label: a merged run's
+// probes were labelled by the node that ran them).
+std::string identity_without(const Cell& cell, const std::string& key) {
+  nlohmann::ordered_json j = cell_match_json(cell);
+  j.erase(key);
+  return j.dump();
 }
+
+using Json = nlohmann::ordered_json;
 
 // A number of the search's own, or none with the problem added.
 std::optional<double> number_at(const Json& object, const std::string& name,
@@ -205,6 +208,16 @@ void fit_search_axes(const std::string& path, Experiment& experiment,
     axes.erase(axis);
     return;
   }
+}
+
+bool belongs_to_search(const Cell& cell, const std::vector<SearchLine>& lines) {
+  for (const SearchLine& line : lines) {
+    const std::string mine = identity_without(cell, line.spec.key);
+    if (mine == identity_without(line.baseline, line.spec.key) ||
+        mine == identity_without(line.contender, line.spec.key))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace crossover

@@ -39,4 +39,8 @@ Contenders search_contenders(const SearchSpec& spec);
 void fit_search_axes(const std::string& path, Experiment& experiment,
                      std::vector<GridIssue>& issues);
 
+/// Cells and results of `lines` (identity equal to a line's template in every key but the one
+/// searched): --resume keeps such results of an earlier run, and merge takes them as probes.
+bool belongs_to_search(const Cell& cell, const std::vector<SearchLine>& lines);
+
 }  // namespace crossover

@@ -19,9 +19,9 @@
 #include "runner/execution/devices.hpp"
 #include "runner/execution/memory.hpp"
 #include "runner/execution/threads.hpp"
-#include "runner/machine/blas.hpp"
-#include "runner/machine/energy.hpp"
-#include "runner/machine/nvml.hpp"
+#include "runner/execution/blas.hpp"
+#include "runner/execution/energy.hpp"
+#include "runner/execution/nvml.hpp"
 #include "runner/machine/packages.hpp"
 #include "runner/machine/revision.hpp"
 

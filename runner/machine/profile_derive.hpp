@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/machine_profile.hpp"
-#include "reports/gate/run_drift.hpp"
+#include "core/run_record.hpp"
 
 namespace crossover {
 

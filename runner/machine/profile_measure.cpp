@@ -8,6 +8,7 @@
 #include <ctime>
 #include <functional>
 
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "core/stats.hpp"
 #include "runner/execution/cuda_seam.hpp"
@@ -22,10 +23,6 @@ namespace crossover {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // How long a measurement runs: per rung, per device.
 struct Effort {

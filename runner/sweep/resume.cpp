@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "core/user_files.hpp"
 #include "reports/gate/regression.hpp"
+#include "runner/grid/grid_search.hpp"
 #include "runner/sweep/search_run.hpp"
 
 namespace crossover {

@@ -14,14 +14,6 @@ namespace {
 
 std::string identity(const Cell& cell) { return cell_identity_json(cell).dump(); }
 
-// A cell's identity keys without the searched one (nor the machine's label: a merged run's
-// probes were labelled by the node that ran them).
-std::string identity_without(const Cell& cell, const std::string& key) {
-  nlohmann::ordered_json j = cell_match_json(cell);
-  j.erase(key);
-  return j.dump();
-}
-
 Winner probe_winner(Winner w) {
   return w == Winner::kBaseline    ? Winner::kBaseline
          : w == Winner::kContender ? Winner::kContender
@@ -29,16 +21,6 @@ Winner probe_winner(Winner w) {
 }
 
 }  // namespace
-
-bool belongs_to_search(const Cell& cell, const std::vector<SearchLine>& lines) {
-  for (const SearchLine& line : lines) {
-    const std::string mine = identity_without(cell, line.spec.key);
-    if (mine == identity_without(line.baseline, line.spec.key) ||
-        mine == identity_without(line.contender, line.spec.key))
-      return true;
-  }
-  return false;
-}
 
 SearchRunner::SearchRunner(std::vector<SearchLine> lines, const std::vector<Result>& known,
                            std::size_t next_index)

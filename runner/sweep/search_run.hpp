@@ -55,8 +55,4 @@ class SearchRunner {
   std::size_t next_index_;
 };
 
-/// Cells and results of `lines` (identity equal to a line's template in every key but the one
-/// searched): --resume keeps such results of an earlier run.
-bool belongs_to_search(const Cell& cell, const std::vector<SearchLine>& lines);
-
 }  // namespace crossover

@@ -1,4 +1,4 @@
-#include "runner/machine/nvml.hpp"
+#include "runner/execution/nvml.hpp"
 
 #include <dlfcn.h>
 
@@ -9,13 +9,11 @@ namespace {
 
 // The few NVML entry points used, declared here so no NVIDIA header is needed at build time.
 using NvmlReturn = int;
-using NvmlDevice = void*;
 struct NvmlMemory {
   unsigned long long total;
   unsigned long long free;
   unsigned long long used;
 };
-constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlTemperatureGpu = 0;
 
 template <typename Function>
@@ -27,7 +25,7 @@ Function symbol(void* library, const char* name) {
 
 NvmlReport query_nvml() {
   NvmlReport report;
-  // CROSSOVER_NVML_LIBRARY: another NVML (the tests' stand-in), as runner/machine/energy.cpp reads.
+  // CROSSOVER_NVML_LIBRARY: another NVML (the tests' stand-in), as runner/execution/energy.cpp reads.
   const char* path = std::getenv("CROSSOVER_NVML_LIBRARY");
   const std::string library_path = path != nullptr && *path != '\0' ? path : "libnvidia-ml.so.1";
   void* library = dlopen(library_path.c_str(), RTLD_LAZY | RTLD_LOCAL);

@@ -1,4 +1,4 @@
-#include "runner/machine/energy.hpp"
+#include "runner/execution/energy.hpp"
 
 #include <dlfcn.h>
 
@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "runner/execution/nvml.hpp"
 
 namespace crossover {
 namespace {
@@ -201,8 +202,6 @@ std::unique_ptr<EnergyMeter> rapl_meter() {
 // ---- NVML, loaded at run time: the energy counter (Volta and later), else the power sampled and
 // integrated; the SM clock and throttle reasons sampled either way.
 
-using NvmlDevice = void*;
-constexpr int kNvmlClockSm = 1;
 
 struct Nvml {
   void* library = nullptr;

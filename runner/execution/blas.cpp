@@ -1,4 +1,4 @@
-#include "runner/machine/blas.hpp"
+#include "runner/execution/blas.hpp"
 
 #include <dlfcn.h>
 

@@ -30,4 +30,9 @@ struct NvmlReport {
 /// Loads NVML if present and reads every GPU. Never throws.
 NvmlReport query_nvml();
 
+/// NVML's own names, for both of its readers (query_nvml and the energy meter,
+/// runner/execution/energy.cpp), declared here so that no NVIDIA header is needed at build time.
+using NvmlDevice = void*;
+inline constexpr int kNvmlClockSm = 1;  ///< nvmlClockType_t's NVML_CLOCK_SM
+
 }  // namespace crossover

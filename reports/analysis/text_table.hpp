@@ -1,0 +1,17 @@
+#pragma once
+// A table as the analysis builds it: rows of text cells under a header. How it is written, as
+// Markdown or for a terminal, is reports/render/table.hpp's.
+
+#include <string>
+#include <vector>
+
+namespace crossover {
+
+/// Rows of already-formatted cells under a header.
+struct TextTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right_aligned;  ///< per column; numbers read best aligned right
+};
+
+}  // namespace crossover
