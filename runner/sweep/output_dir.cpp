@@ -41,7 +41,24 @@ std::string holder_text(int fd) {
   return " (process " + who + ")";
 }
 
+std::string in_use_text(const std::string& directory, const std::string& who) {
+  return directory + " is in use by another crossover run" + who +
+         "; wait for it to end, or write into another --out";
+}
+
 }  // namespace
+
+std::string in_use_problem(const std::string& directory) {
+  const int fd = open((directory + "/" + kLockFile).c_str(),
+                      O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat info {};
+  if (fd < 0) return "";
+  std::string problem;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && flock(fd, LOCK_SH | LOCK_NB) != 0)
+    problem = in_use_text(directory, holder_text(fd));
+  close(fd);  // releases a shared lock taken
+  return problem;
+}
 
 bool holds_run(const std::string& directory) {
   return access(run_file(directory, kResultsFile).c_str(), F_OK) == 0 ||
@@ -75,8 +92,7 @@ DirectoryLock::DirectoryLock(const std::string& directory) {
     const std::string who = holder_text(fd_);
     close(fd_);
     fd_ = -1;
-    throw std::runtime_error(directory + " is in use by another crossover run" + who +
-                             "; wait for it to end, or write into another --out");
+    throw std::runtime_error(in_use_text(directory, who));
   }
   const std::string pid = std::to_string(getpid()) + "\n";
   if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {

@@ -10,6 +10,12 @@ namespace crossover {
 /// True when `directory` holds files of a run (results.jsonl or env.json).
 bool holds_run(const std::string& directory);
 
+/// "DIR is in use by another crossover run (process N); wait for it to end, or write into another
+/// --out" when a live run holds `directory`'s lock; "" otherwise. Takes no lock and creates no
+/// file, so a dry run may ask; a run asks before it says the folder holds a run's files, which a
+/// live run writes early.
+std::string in_use_problem(const std::string& directory);
+
 /// An exclusive lock on a run's output directory, held until it is destroyed (or the process
 /// ends, however it ends: the kernel releases it, so a dead run never blocks the next).
 class DirectoryLock {

@@ -148,6 +148,12 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
       throw SweepRefused(problem);
     }
   }
+  // A live run's folder is in use, whatever files that run has written yet.
+  const std::string& folder = options.resume.empty() ? options.out_dir : options.resume;
+  if (const std::string problem = folder.empty() ? "" : in_use_problem(folder); !problem.empty()) {
+    spdlog::error("{}", problem);
+    throw SweepRefused(problem);
+  }
   if (options.resume.empty() && !options.out_dir.empty() && !options.overwrite &&
       holds_run(options.out_dir)) {
     spdlog::error(
