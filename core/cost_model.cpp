@@ -214,13 +214,15 @@ std::string predicted_interval_text(double seconds, double error) {
 std::string bound_text(const StepPrediction& p, const StepAnatomy& anatomy) {
   switch (p.bound()) {
     case Bound::kDispatch:
+      // The arithmetic beside it, where it is worth a word (not "against 0 us").
       return "dispatch-bound (" + format_number(p.dispatched_ops) + " operators x " +
              format_seconds(p.dispatch / std::max(p.dispatched_ops, 1.0)) + " ~ " +
-             format_seconds(p.dispatch) + ", against " + format_seconds(p.arithmetic) +
-             " of arithmetic)";
+             format_seconds(p.dispatch) +
+             (p.arithmetic >= 0.01 * p.dispatch
+                  ? ", against " + format_seconds(p.arithmetic) + " of arithmetic)"
+                  : ")");
     case Bound::kCompute:
-      return "compute-bound (" + flop_text(anatomy.flops()) + " ~ " + format_seconds(p.compute) +
-             " at the throughput for their sizes)";
+      return "compute-bound (" + flop_text(anatomy.flops()) + " ~ " + format_seconds(p.compute) + ")";
     case Bound::kMemory:
       return "memory-bound (" + byte_text(anatomy.bytes()) + " read and written ~ " +
              format_seconds(p.memory) + ")";

@@ -284,12 +284,12 @@ std::string model_miss(const Result& r) {
     return "";
   const double ratio = r.predicted_epoch_seconds / r.epoch_seconds;
   if (ratio <= 1.5 && ratio >= 1.0 / 1.5) return "";
-  return "; but the model says " + format_seconds(r.predicted_epoch_seconds) + ", measured " +
-         format_seconds(r.epoch_seconds) + ": the model misses this cell by " +
+  return ", but the model says " + format_seconds(r.predicted_epoch_seconds) + ", measured " +
+         format_seconds(r.epoch_seconds) + ": it misses by " +
          format_number(std::max(ratio, 1.0 / ratio)) + "x";
 }
 
-// One side of a pair in the cost model's words: "cuda's step is dispatch-bound (...)".
+// One side of a pair in the cost model's words: "cuda dispatch-bound (...)".
 std::string side_why(const Result& r, const std::string& name) {
   StepPrediction p;
   p.dispatch = r.predicted_dispatch_seconds;
@@ -304,7 +304,7 @@ std::string side_why(const Result& r, const std::string& name) {
   StepAnatomy a;
   a.add(Phase::kForward, r.step_flops, r.step_bytes);
   a.h2d_bytes = r.step_h2d_bytes;
-  return name + "'s step is " + bound_text(p, a) + model_miss(r);
+  return name + " " + bound_text(p, a) + model_miss(r);
 }
 
 // Why each side wins or loses at the two ends of a series, in the cost model's words; "" when
@@ -313,13 +313,13 @@ std::string why_text(const Series& members, const CompareSpec& spec, const std::
   const auto at = [&](const Pair* p) -> std::string {
     if (p->baseline->bound == Bound::kNone || p->contender->bound == Bound::kNone) return "";
     const std::string key = spec.axis == "device" ? "" : spec.axis + "=";  // threads=0's step
-    return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ", " +
-           side_why(*p->contender, key + spec.contender) + " and " +
+    return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ": " +
+           side_why(*p->contender, key + spec.contender) + "; " +
            side_why(*p->baseline, key + spec.baseline);
   };
   const std::string first = at(members.front()), last = at(members.back());
   if (first.empty() || last.empty()) return "";
-  return first + "; " + last;
+  return first + " | " + last;
 }
 
 // Whether a series says more as a crossover statement than as the rows of its pair table: it

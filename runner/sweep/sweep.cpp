@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/cost_model.hpp"
 #include "core/file_writer.hpp"
 #include "core/run_files.hpp"
 #include "core/text.hpp"
@@ -75,6 +76,10 @@ class ProgressLine : public Reporter {
       outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
                  format_number(r.metric_value);
       if (r.data_source == "synthetic") outcome += " (synthetic data)";
+    } else if (r.status == CellStatus::kPredicted) {
+      // The profile and what its band is worth are said once, on the run's first line.
+      outcome += " " + format_seconds(r.epoch_seconds) + "/epoch (" +
+                 predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
     } else {
       outcome += ": " + r.reason;
     }
@@ -387,7 +392,16 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
 }
 
 SweepOutcome Sweep::run() {
-  spdlog::info("running {} cells of {} into {}", plan_.to_run.size(), grid_name_, out_dir_);
+  std::size_t predicted = 0;
+  if (predict_cuda_) {
+    for (const Cell& cell : plan_.to_run)
+      predicted += is_cuda_device(cell.device) && skip_reason(cell, inventory_) ? 1 : 0;
+  }
+  spdlog::info("running {} cells of {} into {}{}", plan_.to_run.size(), grid_name_, out_dir_,
+               predicted == 0 ? ""
+                              : "; " + std::to_string(predicted) +
+                                    " CUDA cells predicted (no CUDA here) by the cost model with "
+                                    "the profile " + predict_cuda_->name);
   RunOptions options;
   options.data_dir = options_.data_dir;
   options.interrupted = options_.interrupted;
