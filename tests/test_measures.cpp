@@ -120,7 +120,7 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   EXPECT_NE(md.find("most samples per joule measured"), std::string::npos);
   EXPECT_EQ(md.find("pays back its start-up"), std::string::npos);  // a matter of time
   const std::string html = render_html(context, results, energy);
-  EXPECT_NE(html.find("median joules per epoch (log scale)"), std::string::npos);
+  EXPECT_NE(html.find("median energy per epoch (log scale)"), std::string::npos);
   EXPECT_NE(html.find("energy ratio"), std::string::npos);  // the charts and the pairs' table
   EXPECT_EQ(html.find(">speedup<"), std::string::npos);
   EXPECT_EQ(format_measure(6.63e-5, "energy"), "66.3 uJ");

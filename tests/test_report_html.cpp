@@ -51,13 +51,48 @@ TEST(ReportHtml, AnAxisThroughZeroIsTickedAtTheValuesMeasured) {
   for (const std::string& svg :
        {time_chart(crossovers[0], pairs, spec), speedup_chart(crossovers[0], pairs, spec)}) {
     // The x axis's labels: the texts on the line below the plot, centred on their tick.
-    const std::regex label("y='282.0' text-anchor='middle'>([^<]*)</text>");
+    const std::regex label("y='282.0' text-anchor='(?:middle|end)'>([^<]*)</text>");
     std::vector<std::string> labels;
     for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label);
          it != std::sregex_iterator(); ++it)
       labels.push_back((*it)[1]);
     EXPECT_EQ(labels, (std::vector<std::string>{"0", "1", "2"})) << svg;
   }
+}
+
+// Axes read as the statements do: sizes as "10,000" (never "1e+04"), times in a unit ("10 ms").
+TEST(ReportHtml, AxesAreLabelledInTheStatementsNumbersAndInUnits) {
+  std::vector<Result> results;
+  for (double rows : {100.0, 10000.0, 1000000.0}) {
+    for (const char* device : {"cpu", "cuda"}) {
+      const double median = device == std::string("cpu") ? rows * 1e-6 : 0.001;
+      Result r = made(results.size(), device, 64, median);
+      r.cell.dataset_size = static_cast<std::int64_t>(rows);
+      results.push_back(r);
+    }
+  }
+  const CompareSpec spec = parse_compare("device=cpu:cuda");
+  const auto pairs = pair_results(results, spec);
+  const auto crossovers = find_crossovers(pairs, spec);
+  ASSERT_EQ(crossovers.size(), 1u);
+  ASSERT_EQ(crossovers[0].axis, "dataset_size");
+  const std::string svg = time_chart(crossovers[0], pairs, spec);
+  const auto texts = [&](const std::string& pattern) {
+    std::vector<std::string> out;
+    const std::regex re(pattern);
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator();
+         ++it)
+      out.push_back((*it)[1]);
+    return out;
+  };
+  const auto x = texts("y='282.0' text-anchor='(?:middle|end)'>([^<]*)</text>");
+  EXPECT_NE(std::find(x.begin(), x.end(), "10,000"), x.end()) << svg;
+  EXPECT_NE(std::find(x.begin(), x.end(), "1,000,000"), x.end()) << svg;
+  const auto y = texts("x='58.0' y='[^']*' text-anchor='end'>([^<]*)</text>");
+  ASSERT_FALSE(y.empty());
+  for (const std::string& tick : y) EXPECT_TRUE(std::regex_match(tick, std::regex("[0-9.]+ (us|ms|s)"))) << tick;
+  EXPECT_NE(std::find(y.begin(), y.end(), "10 ms"), y.end()) << svg;
+  EXPECT_NE(svg.find("median epoch time (log scale)"), std::string::npos);
 }
 
 TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {

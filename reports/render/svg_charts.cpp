@@ -58,9 +58,9 @@ namespace {
 
 // The y axis of an epoch's measure on a log scale.
 std::string y_label(const std::string& measure) {
-  return measure == "energy" ? "median joules per epoch (log scale)"
+  return measure == "energy" ? "median energy per epoch (log scale)"
          : measure == "cost" ? "median cost per epoch (log scale)"
-                             : "median epoch seconds (log scale)";
+                             : "median epoch time (log scale)";
 }
 
 }  // namespace
@@ -98,7 +98,7 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   if (!(y_min > 0)) return "";
   const bool x_log = c.values.front() > 0;
   const Plot plot{c.values.front(), c.values.back(), y_min / 1.5, y_max * 1.5, x_log, true,
-                  c.values};
+                  c.values, spec.measure};
   std::string s =
       svg_open("median " + measure_noun(spec.measure) + " of " + spec.baseline + " and " +
                spec.contender + " against " + c.axis + ", " + chart_subject(c));
@@ -313,7 +313,8 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
     y_min = std::min(y_min, r->epoch_seconds);
     y_max = std::max(y_max, r->epoch_seconds);
   }
-  const Plot plot{0, static_cast<double>(g.keys.size()), y_min / 2, y_max * 1.5, false, true};
+  const Plot plot{0, static_cast<double>(g.keys.size()), y_min / 2, y_max * 1.5, false, true, {},
+                  measure};
   // Room below the plot for the group names, a line per key.
   const double height = Plot::kTop + Plot::kHeight + 16 + 13.0 * static_cast<double>(g.lines);
   std::string s =
@@ -328,7 +329,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
        num(Plot::kLeft) + "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#444'/>";
   for (double v : Plot::ticks(plot.y_min, plot.y_max, true)) {
     s += "<text x='" + num(Plot::kLeft - 6) + "' y='" + num(plot.sy(v) + 4) +
-         "' text-anchor='end'>" + html_escape(format_number(v)) + "</text><line x1='" +
+         "' text-anchor='end'>" + html_escape(plot.y_text(v)) + "</text><line x1='" +
          num(Plot::kLeft) + "' y1='" + num(plot.sy(v)) + "' x2='" +
          num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(v)) + "' stroke='#eee'/>";
   }
@@ -379,9 +380,9 @@ std::string phase_chart(const std::vector<Result>& results) {
     for (double p : parts(*r)) sum += p;
     y_max = std::max(y_max, sum);
   }
-  const Plot plot{0, static_cast<double>(timed.size()), 0, y_max * 1.1, false, false};
+  const Plot plot{0, static_cast<double>(timed.size()), 0, y_max * 1.1, false, false, {}, "time"};
   std::string s = svg_open("phase breakdown per step");
-  s += plot.axes("phase-timed cells", "seconds per step");
+  s += plot.axes("phase-timed cells", "time per step");
   const double width = Plot::kWidth / static_cast<double>(timed.size());
   for (std::size_t i = 0; i < timed.size(); ++i) {
     double base = 0;

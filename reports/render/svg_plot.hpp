@@ -2,11 +2,13 @@
 // What the charts of report.html share (svg_charts.cpp, svg_search.cpp): the plot area with its
 // log or linear axes, the palette, the opening tag. Text only: no I/O.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/text.hpp"
+#include "reports/analysis/measures.hpp"
 #include "reports/render/svg_charts.hpp"
 
 namespace crossover {
@@ -39,6 +41,9 @@ struct Plot {
   /// A linear x axis of a key's values (num_workers 0, 1, 2): a tick at each, none between,
   /// where ticks at a quarter of a worker would mean nothing. Empty: evenly spaced ticks.
   std::vector<double> x_values = {};
+  /// The y axis's measure ("time", "energy", "cost"): ticks in its unit ("1 ms", "20 mJ").
+  /// Empty: plain numbers (a speedup, samples per second).
+  std::string y_measure = {};
   static constexpr double kLeft = 64, kTop = 16, kWidth = 556, kHeight = 250;
 
   double sx(double x) const {
@@ -62,12 +67,15 @@ struct Plot {
         !x_numbers ? std::vector<double>{}
                    : (x_log || x_values.empty() ? ticks(x_min, x_max, x_log) : x_values);
     for (double v : x_ticks) {
-      s += "<text x='" + num(sx(v)) + "' y='" + num(kTop + kHeight + 16) +
-           "' text-anchor='middle'>" + html_escape(format_number(v)) + "</text>";
+      // A label at the right end ends there: centred, "100,000" would run off the chart.
+      const bool last = sx(v) > kLeft + kWidth - 24;
+      s += "<text x='" + num(last ? std::min(sx(v) + 12, kLeft + kWidth + 16) : sx(v)) + "' y='" +
+           num(kTop + kHeight + 16) + "' text-anchor='" + (last ? "end" : "middle") + "'>" +
+           html_escape(axis_text(v)) + "</text>";
     }
     for (double v : ticks(y_min, y_max, y_log)) {
       s += "<text x='" + num(kLeft - 6) + "' y='" + num(sy(v) + 4) + "' text-anchor='end'>" +
-           html_escape(format_number(v)) + "</text><line x1='" + num(kLeft) + "' y1='" +
+           html_escape(y_text(v)) + "</text><line x1='" + num(kLeft) + "' y1='" +
            num(sy(v)) + "' x2='" + num(kLeft + kWidth) + "' y2='" + num(sy(v)) +
            "' stroke='#eee'/>";
     }
@@ -76,6 +84,10 @@ struct Plot {
     s += "<text transform='translate(14," + num(kTop + kHeight / 2) +
          ") rotate(-90)' text-anchor='middle'>" + html_escape(y_label) + "</text>";
     return s;
+  }
+  // A y tick's text: in the axis's measure where it has one.
+  std::string y_text(double v) const {
+    return y_measure.empty() ? format_number(v) : format_measure(v, y_measure);
   }
   static std::vector<double> ticks(double lo, double hi, bool log_scale) {
     std::vector<double> out;

@@ -5,12 +5,10 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
-#include "core/cost_model.hpp"
 #include "core/file_writer.hpp"
 #include "core/run_files.hpp"
 #include "core/text.hpp"
@@ -23,6 +21,7 @@
 #include "runner/execution/reference.hpp"
 #include "runner/machine/env.hpp"
 #include "runner/machine/profile_measure.hpp"
+#include "runner/sweep/progress_line.hpp"
 #include "runner/sweep/search_run.hpp"
 #include "workloads/datasets.hpp"
 
@@ -46,53 +45,6 @@ class ResultAppender : public Reporter {
  private:
   ResultFiles& files_;
   bool failed_ = false;
-};
-
-// The progress line of every cell: its outcome, the time so far, and the time to go, from each
-// cell's estimated cost (skipped and predicted cells take none).
-class ProgressLine : public Reporter {
- public:
-  ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
-      : start_(std::chrono::steady_clock::now()), inventory_(inventory) {
-    add(cells);
-  }
-
-  /// More cells to come: a search's probe.
-  void add(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells)
-      cost_.push_back(skip_reason(cell, inventory_) ? 0.0 : estimated_cost(cell));
-  }
-
-  void cell(const Result& r) override {
-    const std::size_t done = ++done_, total = cost_.size();
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (done <= total && cost_[done - 1] > 0.0 && r.status != CellStatus::kSkipped)
-      ran_.emplace_back(cost_[done - 1], r.wall_seconds);
-    const auto next = cost_.begin() + static_cast<std::ptrdiff_t>(std::min(done, total));
-    const std::vector<double> left(next, cost_.end());
-    std::string outcome = text_of(r.status);
-    if (r.status == CellStatus::kOk) {
-      outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
-                 format_number(r.metric_value);
-      if (r.data_source == "synthetic") outcome += " (synthetic data)";
-    } else if (r.status == CellStatus::kPredicted) {
-      // The profile and what its band is worth are said once, on the run's first line.
-      outcome += " " + format_seconds(r.epoch_seconds) + "/epoch (" +
-                 predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
-    } else {
-      outcome += ": " + r.reason;
-    }
-    spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
-                 clock_text(elapsed), clock_text(seconds_left(ran_, left)));
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-  const DeviceInventory& inventory_;
-  std::vector<double> cost_;                    // each cell's estimated cost; 0: it will not run
-  std::vector<std::pair<double, double>> ran_;  // the cells that ran: cost, wall seconds
-  std::size_t done_ = 0;
 };
 
 // Whether `dataset` is read from files under the data directory (not made in memory); a data set
@@ -392,16 +344,9 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
 }
 
 SweepOutcome Sweep::run() {
-  std::size_t predicted = 0;
-  if (predict_cuda_) {
-    for (const Cell& cell : plan_.to_run)
-      predicted += is_cuda_device(cell.device) && skip_reason(cell, inventory_) ? 1 : 0;
-  }
   spdlog::info("running {} cells of {} into {}{}", plan_.to_run.size(), grid_name_, out_dir_,
-               predicted == 0 ? ""
-                              : "; " + std::to_string(predicted) +
-                                    " CUDA cells predicted (no CUDA here) by the cost model with "
-                                    "the profile " + predict_cuda_->name);
+               predict_cuda_ ? predicted_cells_line(plan_.to_run, inventory_, predict_cuda_->name)
+                             : "");
   RunOptions options;
   options.data_dir = options_.data_dir;
   options.interrupted = options_.interrupted;

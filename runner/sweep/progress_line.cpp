@@ -1,0 +1,58 @@
+#include "runner/sweep/progress_line.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/cost_model.hpp"
+#include "core/text.hpp"
+#include "reports/analysis/cell_names.hpp"
+#include "runner/distributed/shard.hpp"
+
+namespace crossover {
+
+ProgressLine::ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
+    : start_(std::chrono::steady_clock::now()), inventory_(inventory) {
+  add(cells);
+}
+
+void ProgressLine::add(const std::vector<Cell>& cells) {
+  for (const Cell& cell : cells)
+    cost_.push_back(skip_reason(cell, inventory_) ? 0.0 : estimated_cost(cell));
+}
+
+void ProgressLine::cell(const Result& r) {
+  const std::size_t done = ++done_, total = cost_.size();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (done <= total && cost_[done - 1] > 0.0 && r.status != CellStatus::kSkipped)
+    ran_.emplace_back(cost_[done - 1], r.wall_seconds);
+  const auto next = cost_.begin() + static_cast<std::ptrdiff_t>(std::min(done, total));
+  const std::vector<double> left(next, cost_.end());
+  std::string outcome = text_of(r.status);
+  if (r.status == CellStatus::kOk) {
+    outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
+               format_number(r.metric_value);
+    if (r.data_source == "synthetic") outcome += " (synthetic data)";
+  } else if (r.status == CellStatus::kPredicted) {
+    // The profile and what its band is worth are said once, on the run's first line.
+    outcome += " " + format_seconds(r.epoch_seconds) + "/epoch (" +
+               predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
+  } else {
+    outcome += ": " + r.reason;
+  }
+  spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
+               clock_text(elapsed), clock_text(seconds_left(ran_, left)));
+}
+
+std::string predicted_cells_line(const std::vector<Cell>& cells, const DeviceInventory& inventory,
+                                 const std::string& profile_name) {
+  const auto predicted = std::count_if(cells.begin(), cells.end(), [&](const Cell& cell) {
+    return is_cuda_device(cell.device) && skip_reason(cell, inventory).has_value();
+  });
+  if (predicted == 0) return "";
+  return "; " + std::to_string(predicted) +
+         " CUDA cells predicted (no CUDA here) by the cost model with the profile " + profile_name;
+}
+
+}  // namespace crossover
