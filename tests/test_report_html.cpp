@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "reports/render/report_html.hpp"
+#include "reports/render/svg_plot.hpp"
 #include "reports/render/svg_charts.hpp"
 #include "tests/hostile_report.hpp"
 #include "tests/html_markup.hpp"
@@ -93,6 +94,18 @@ TEST(ReportHtml, AxesAreLabelledInTheStatementsNumbersAndInUnits) {
   for (const std::string& tick : y) EXPECT_TRUE(std::regex_match(tick, std::regex("[0-9.]+ (us|ms|s)"))) << tick;
   EXPECT_NE(std::find(y.begin(), y.end(), "10 ms"), y.end()) << svg;
   EXPECT_NE(svg.find("median epoch time (log scale)"), std::string::npos);
+}
+
+// A log axis over less than a decade (a speedup from 0.75 to 1.6) gets round ticks between its
+// ends, not its two ends alone ("0.7547", "1.594").
+TEST(ReportHtml, ANarrowLogAxisIsTickedAtRoundValues) {
+  const std::vector<double> ticks = svg::Plot::ticks(0.7547, 1.594, true);
+  ASSERT_EQ(ticks.size(), 5u);
+  const double expected[] = {0.8, 0.9, 1.0, 1.2, 1.5};
+  for (std::size_t i = 0; i < ticks.size(); ++i) EXPECT_NEAR(ticks[i], expected[i], 1e-12);
+  // Two decades or more: a tick at each decade.
+  EXPECT_EQ(svg::Plot::ticks(0.001, 0.1, true).size(), 3u);
+  EXPECT_EQ(svg::Plot::ticks(3e-4, 2e-3, true).size(), 3u);  // 1-2-5: 5e-4, 1e-3, 2e-3
 }
 
 TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {

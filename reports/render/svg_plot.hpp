@@ -100,16 +100,19 @@ struct Plot {
       return out;
     }
     if (log_scale) {
-      for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
-        if (p >= lo * 0.9999) out.push_back(p);
-      }
-      if (out.size() < 3) {  // less than two decades: 1, 2, 5 of each
+      // Decades; where fewer than three fit, 1-2-5 of each, then denser round values (a speedup
+      // from 0.75 to 1.6 reads 0.8, 1, 1.2, 1.5, never its two ends alone).
+      const std::vector<std::vector<double>> steps = {
+          {1.0}, {1.0, 2.0, 5.0}, {1.0, 1.5, 2.0, 3.0, 5.0, 7.0},
+          {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}};
+      for (const auto& mantissas : steps) {
         out.clear();
         for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * 1.0001; p *= 10) {
-          for (double m : {1.0, 2.0, 5.0}) {
+          for (double m : mantissas) {
             if (p * m >= lo * 0.9999 && p * m <= hi * 1.0001) out.push_back(p * m);
           }
         }
+        if (out.size() >= 3) break;
       }
       if (out.size() < 2) out = {lo, hi};
     } else {
