@@ -207,6 +207,16 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   EXPECT_NE(charted.find("stroke-width='2' stroke-dasharray='6 4'/>"), std::string::npos);
   EXPECT_NE(charted.find("device=cuda (predicted, H100 80GB, 80 % band)"), std::string::npos);
   EXPECT_NE(charted.find("500 ms (250 ms-1 s, predicted, 80 %) (cell 3)"), std::string::npos);
+  // The speedup along the axis is a prediction too: its title, line, legend and tooltips say so.
+  EXPECT_NE(charted.find("speedup of device=cuda over cpu against batch_size (predicted)</h3>"),
+            std::string::npos)
+      << charted;
+  EXPECT_NE(charted.find("stroke='#1f77b4' stroke-width='2' stroke-dasharray='6 3'/>"),
+            std::string::npos);
+  EXPECT_NE(charted.find("speedup (predicted: one side by the cost model, with its band)"),
+            std::string::npos);
+  EXPECT_NE(charted.find("batch_size 10,000: 8x (predicted)</title>"), std::string::npos)
+      << charted;
 }
 
 TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {
@@ -242,6 +252,16 @@ TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {
   EXPECT_EQ(count(svg, "class='surface-crossing'"), 2u);  // one per batch size
   EXPECT_NE(svg.find(">4,096</text>"), std::string::npos);
   EXPECT_NE(svg.find(">256</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("*: predicted"), std::string::npos);
+  // Pairs with a predicted side: the title, each square's number and tooltip, and the legend.
+  std::vector<Pair> predicted = pairs;
+  for (Pair& p : predicted) p.predicted = true;
+  const auto marked = surface_charts(predicted, crossovers, spec);
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_EQ(marked[0].title, charts[0].title + " (predicted)");
+  EXPECT_EQ(count(marked[0].svg, "x*</text>"), 6u);
+  EXPECT_EQ(count(marked[0].svg, " (predicted)</title>"), 6u);
+  EXPECT_NE(marked[0].svg.find("*: predicted (one side by the cost model)"), std::string::npos);
   ReportContext context;
   const std::string html =
       render_html(context, results, spec, pairs, crossovers, recommend(results, spec, crossovers));

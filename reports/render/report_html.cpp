@@ -102,7 +102,7 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
          html_escape(chart_subject(c) + ": " +
                      (spec.measure == "time" ? "speedup" : spec.measure + " ratio") + " of " +
                      spec.axis + "=" + spec.contender + " over " + spec.baseline + " against " +
-                     c.axis) +
+                     c.axis + (c.predicted ? " (predicted)" : "")) +
          "</h3>" + chart;
   }
   for (const SurfaceChart& chart : surface_charts(pairs, crossovers, spec))

@@ -128,7 +128,7 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
       dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" +
               num(plot.sy(r->epoch_seconds)) + "' r='4' fill='" + colour + "'><title>" +
               html_escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " +
-                          format_number(c.values[i]) + ": " +
+                          axis_text(c.values[i]) + ": " +
                           format_measure(r->epoch_seconds, spec.measure) +
                           predicted_mark(*r) + " (cell " + std::to_string(r->cell.index) + ")") +
               "</title></circle>";
@@ -195,15 +195,25 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
        "' stroke='#888' stroke-dasharray='6 4'/>";
   s += "<text x='" + num(Plot::kLeft + Plot::kWidth - 4) + "' y='" + num(plot.sy(1.0) - 4) +
        "' text-anchor='end' fill='#666'>y = 1</text>";
+  // A speedup with a predicted side is drawn as the predicted series are: dashed, hollow points,
+  // named so in the legend and in every tooltip.
   std::string line;
   for (std::size_t i = 0; i < points.size(); ++i)
     line += num(plot.sx(c.values[i])) + "," + num(plot.sy(points[i]->speedup)) + " ";
-  s += "<polyline points='" + line + "' fill='none' stroke='#1f77b4' stroke-width='2'/>";
+  s += "<polyline points='" + line + "' fill='none' stroke='#1f77b4' stroke-width='2'" +
+       (c.predicted ? " stroke-dasharray='6 3'" : "") + "/>";
+  if (c.predicted) {
+    s += "<text class='legend' x='" + num(Plot::kLeft + 8) + "' y='" + num(Plot::kTop + 12) +
+         "'>" + html_escape(ratio + " (predicted: one side by the cost model, with its band)") +
+         "</text>";
+  }
   for (std::size_t i = 0; i < points.size(); ++i) {
+    const bool predicted = points[i]->predicted;
     s += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" + num(plot.sy(points[i]->speedup)) +
-         "' r='4' fill='#1f77b4'><title>" +
-         html_escape(c.axis + " " + format_number(c.values[i]) + ": " +
-                     format_number(points[i]->speedup) + "x") +
+         "' r='4' " + (predicted ? "fill='#fff' stroke='#1f77b4' stroke-width='2'" : "fill='#1f77b4'") +
+         "><title>" +
+         html_escape(c.axis + " " + axis_text(c.values[i]) + ": " +
+                     format_number(points[i]->speedup) + "x" + (predicted ? " (predicted)" : "")) +
          "</title></circle>";
   }
   if (c.crossing) {

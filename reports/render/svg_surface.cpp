@@ -44,7 +44,9 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
                  const std::vector<Crossover>& crossovers, const CompareSpec& spec) {
   const std::vector<double> xs(s.xs.begin(), s.xs.end()), ys(s.ys.begin(), s.ys.end());
   const double left = 100, top = 30, cell_w = std::min(96.0, 560.0 / xs.size()), cell_h = 34;
-  const double width = left + cell_w * xs.size() + 20, height = top + cell_h * ys.size() + 56;
+  // Wide enough for the legend's lines below the squares, however few the columns.
+  const double width = std::max(left + cell_w * xs.size() + 20, 480.0);
+  const double height = top + cell_h * ys.size() + 72;
   const auto column = [&](double x) {
     return static_cast<double>(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin());
   };
@@ -69,10 +71,13 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
                  num(x0) + "' y='" + num(y0) + "' width='" + num(cell_w - 2) + "' height='" +
                  num(cell_h - 2) + "' fill='" + fill_of(p) + "'><title>" +
                  html_escape(x_axis + " " + format_axis_value(xs[col]) + ", " + y_axis + " " +
-                             format_axis_value(ys[row]) + ": " + speedup_text(p)) +
+                             format_axis_value(ys[row]) + ": " + speedup_text(p) +
+                             (p.predicted ? " (predicted)" : "")) +
                  "</title></rect>";
+      // A predicted speedup is marked in its square too: "2.39x*", the legend says what * is.
       labels += "<text x='" + num(x0 + cell_w / 2 - 1) + "' y='" + num(y0 + cell_h / 2 + 4) +
-                "' text-anchor='middle'>" + html_escape(format_number(p.speedup) + "x") + "</text>";
+                "' text-anchor='middle'>" +
+                html_escape(format_number(p.speedup) + "x" + (p.predicted ? "*" : "")) + "</text>";
     }
     // This row's crossing along x: the crossover whose cells are this row's pairs.
     for (const Crossover& c : crossovers) {
@@ -108,10 +113,16 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
   svg += "<text x='" + num(left + cell_w * xs.size() / 2) + "' y='" + num(bottom + 36) +
          "' text-anchor='middle'>" + html_escape(x_axis) + "</text>";
   svg += "<text x='12' y='" + num(top - 10) + "'>" + html_escape(y_axis) + "</text>";
-  svg += "<text x='" + num(left) + "' y='" + num(bottom + 52) + "' fill='#555'>" +
+  const bool predicted = std::any_of(s.at.begin(), s.at.end(),
+                                     [](const auto& entry) { return entry.second->predicted; });
+  svg += "<text x='12' y='" + num(bottom + 52) + "' fill='#555'>" +
          html_escape("orange: " + spec.axis + "=" + spec.contender + " faster, blue: " +
-                     spec.axis + "=" + spec.baseline + " faster, grey: a tie; black bar: the "
-                     "crossing") +
+                     spec.axis + "=" + spec.baseline + " faster,") +
+         "</text><text x='12' y='" + num(bottom + 66) + "' fill='#555'>" +
+         html_escape(std::string(predicted ? "grey: a tie or undecided; *: predicted (one side by "
+                                             "the cost model); "
+                                           : "grey: a tie; ") +
+                     "black bar: the crossing") +
          "</text>";
   return svg + "</svg>";
 }
@@ -173,6 +184,9 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
         continue;
       std::string title = workload + ": speedup of " + spec.axis + "=" + spec.contender + " over " +
                           spec.baseline + " by " + x_axis + " and " + y_axis;
+      if (std::any_of(s.at.begin(), s.at.end(),
+                      [](const auto& entry) { return entry.second->predicted; }))
+        title += " (predicted)";
       if (!s.fixed.empty()) title += " (" + s.fixed + ")";
       charts.push_back({title, draw(s, x_axis, y_axis, crossovers, spec)});
     }
