@@ -1,6 +1,8 @@
 // Pairing, bootstrap speedups and crossover detection on hand-made results with known answers.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/analysis_markdown.hpp"
 
@@ -37,6 +39,35 @@ std::vector<Result> sweep(const std::vector<std::int64_t>& batches,
 }
 
 const CompareSpec kDevice = parse_compare("device=cpu:cuda");
+
+// Two comparisons of one run: a recommendation the first made (the fastest configuration
+// measured) is not made again under the second.
+TEST(Analysis, ARecommendationIsMadeOnceAcrossComparisons) {
+  std::vector<Result> results = sweep({100, 1000, 10000}, {0.5, 1.5, 4});
+  for (std::size_t i = 0, n = results.size(); i < n; ++i) {
+    Result other = results[i];
+    other.cell.index = n + i;
+    other.cell.threads = 1;
+    other.epoch_seconds *= 1.3;
+    for (double& x : other.epoch_seconds_samples) x *= 1.3;
+    other.samples_per_second /= 1.3;
+    results.push_back(other);
+  }
+  const CompareSpec threads = parse_compare("threads=1:0");
+  const Analysis both = analyse(results, {kDevice, threads});
+  const Analysis alone = analyse(results, {threads});
+  ASSERT_EQ(both.comparisons.size(), 2u);
+  std::set<std::string> first;
+  for (const Recommendation& r : both.comparisons[0].recommendations) first.insert(r.statement);
+  ASSERT_FALSE(first.empty());
+  for (const Recommendation& r : both.comparisons[1].recommendations)
+    EXPECT_EQ(first.count(r.statement), 0u) << r.statement;
+  // Alone, the threads comparison makes it: it was dropped as said, not lost.
+  std::size_t repeated = 0;
+  for (const Recommendation& r : alone.comparisons[0].recommendations)
+    repeated += first.count(r.statement);
+  EXPECT_GT(repeated, 0u);
+}
 
 TEST(Analysis, ParsesCompareSpecsAndRejectsBadOnes) {
   const CompareSpec threads = parse_compare("threads=1:0");

@@ -467,12 +467,15 @@ Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSp
   if (measure != "time")
     analysis.measured = std::make_shared<const std::vector<Result>>(in_measure(results, measure));
   const std::vector<Result>& seen = compared_results(analysis, results);
+  std::set<std::string> said;  // recommendations an earlier comparison made already
   for (CompareSpec spec : specs) {
     spec.measure = measure;
     spec.machines_apart = machines_apart || spec.axis == "host";
     ComparisonFindings f{spec, pair_results(seen, spec), {}, {}, {}};
     f.crossovers = find_crossovers(f.pairs, spec);
-    f.recommendations = recommend(seen, spec, f.crossovers);
+    for (Recommendation& r : recommend(seen, spec, f.crossovers))
+      if (said.insert(r.workload + ": " + r.statement).second)
+        f.recommendations.push_back(std::move(r));
     f.by_measure = crossovers_by_measure(results, spec);
     analysis.comparisons.push_back(std::move(f));
   }
