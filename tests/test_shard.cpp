@@ -317,6 +317,44 @@ TEST(Cli, ThreeShardsMergedAreTheCellsOfOneRunAndBadMergesAreRefused) {
   EXPECT_NE(outside.err.find("neither a Slurm job array"), std::string::npos) << outside.err;
 }
 
+// A merged run resumes as one run: --resume runs only the cells no shard finished (the merged
+// env.json holds every shard's data sets, so Iris's file reads as unchanged), and none when all did.
+TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"repeats": 2, "epochs": 2, "warmup_epochs": 1},
+    "experiments": [{"workload": "iris_mlp",
+      "grid": {"dataset_size": [16, 32, 64], "threads": [1, 0]}}]})");
+  const std::string env = std::string(kTestWorkloadsVariable) + "=1";
+  const std::string data = " --data-dir " + testing::data_dir();
+  for (int k = 1; k <= 2; ++k) {
+    const std::string part = dir.file("part" + std::to_string(k));
+    ASSERT_EQ(crossover(dir, "run " + grid + " --shard " + std::to_string(k) + "/3 --out " + part + data, env).code, 0);
+  }
+  const std::string two = dir.file("two");
+  ASSERT_EQ(crossover(dir, "merge " + dir.file("part1") + " " + dir.file("part2") + " --out " + two, env).code, 0);
+  const std::size_t cells = read_results(two + "/results.jsonl").size();
+  std::size_t missing = 0;
+  for (const Result& r : read_results(two + "/results.jsonl")) missing += r.status != CellStatus::kOk;
+  ASSERT_GT(missing, 0u);
+  ASSERT_LT(missing, cells);
+  const Outcome resumed = crossover(dir, "run " + grid + " --resume " + two + data, env);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(std::to_string(cells - missing) + " cell(s) already ok, " +
+                             std::to_string(missing) + " to run"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(resumed.err.find("changed"), std::string::npos) << resumed.err;
+  for (const Result& r : read_results(two + "/results.jsonl"))
+    EXPECT_EQ(r.status, CellStatus::kOk) << cell_label(r.cell);
+  // Every cell done: a second resume runs none.
+  const Outcome again = crossover(dir, "run " + grid + " --resume " + two + data, env);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find(std::to_string(cells) + " cell(s) already ok, 0 to run"),
+            std::string::npos)
+      << again.err;
+}
+
 TEST(Cli, LabelledRunsOfTwoMachinesMakeOneReportPairedAcrossThem) {
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "g",
