@@ -1,4 +1,4 @@
-// E-divisive means (core/changepoint.hpp): the statistic by its definition, and on simulated
+// E-divisive means (core/stats/changepoint.hpp): the statistic by its definition, and on simulated
 // series of run medians with this VM's run-to-run spread, how often it finds a change where none
 // is and how close it finds a planted one (docs/results.md, "History").
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "core/changepoint.hpp"
+#include "core/stats/changepoint.hpp"
 
 namespace crossover {
 namespace {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/results.hpp"
+#include "core/records/results.hpp"
 #include "runner/execution/blas.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

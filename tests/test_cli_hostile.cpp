@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/results.hpp"
+#include "core/records/results.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

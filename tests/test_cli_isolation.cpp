@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "core/results.hpp"
+#include "core/records/results.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

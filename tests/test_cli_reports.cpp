@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/results.hpp"
+#include "core/records/results.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

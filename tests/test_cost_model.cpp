@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/cost_model.hpp"
+#include "core/model/cost_model.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

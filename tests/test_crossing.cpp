@@ -1,9 +1,9 @@
-// The one crossing rule (core/crossing.hpp) on series known exactly: where the contender wins
+// The one crossing rule (core/stats/crossing.hpp) on series known exactly: where the contender wins
 // from, where the crossing is placed — never inside measured ties — and the words every output
 // prints; the search's statement and the crossover section's, from the same points, agree.
 #include <gtest/gtest.h>
 
-#include "core/crossing.hpp"
+#include "core/stats/crossing.hpp"
 
 namespace crossover {
 namespace {

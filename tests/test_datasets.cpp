@@ -6,8 +6,8 @@
 #include <regex>
 #include <sstream>
 
-#include "core/cell.hpp"
-#include "core/text.hpp"
+#include "core/cells/cell.hpp"
+#include "core/text/text.hpp"
 #include "runner/distributed/shard.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/catalog.hpp"

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/cell.hpp"
-#include "core/keys.hpp"
-#include "core/results.hpp"
-#include "core/run_files.hpp"
+#include "core/cells/cell.hpp"
+#include "core/cells/keys.hpp"
+#include "core/records/results.hpp"
+#include "core/files/run_files.hpp"
 #include "runner/grid/grid.hpp"
 #include "tests/cli_support.hpp"
 
@@ -236,7 +236,7 @@ TEST(Docs, EachConfigStatesItsCellsAndItsTimeIsNoOlderThanThem) {
   EXPECT_EQ(configs, timed.size() + untimed.size()) << "docs/results.md times" << listed;
 }
 
-// The Files table of docs/outputs.md lists the run folder's files as core/run_files.hpp declares
+// The Files table of docs/outputs.md lists the run folder's files as core/files/run_files.hpp declares
 // them, no more and no fewer.
 TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
   const std::string page = slurp(source("docs/outputs.md"));
@@ -260,7 +260,7 @@ TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {
   EXPECT_EQ(measured, table) << "docs/outputs.md's column table differs from results.jsonl's "
                                 "columns (every grid key is a column too, described in "
                                 "docs/grids.md)";
-  // Each with the unit core/results.hpp declares for it.
+  // Each with the unit core/records/results.hpp declares for it.
   for (const FieldUnit& field : result_field_units()) {
     const std::string row = "\n| `" + std::string(field.name) + "` | " + text_of(field.unit) +
                             (field.unit == Unit::kNone ? "| " : " | ");

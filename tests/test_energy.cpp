@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "core/prices.hpp"
+#include "core/records/prices.hpp"
 #include "runner/execution/energy.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"

@@ -1,11 +1,11 @@
-// env.json's typed record (core/environment.hpp): read back as it was written, tolerant of older,
+// env.json's typed record (core/records/environment.hpp): read back as it was written, tolerant of older,
 // hand-written and hostile files, and keeping what it does not know.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "core/environment.hpp"
+#include "core/records/environment.hpp"
 
 namespace crossover {
 namespace {

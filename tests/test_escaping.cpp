@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/results_csv.hpp"
-#include "core/text.hpp"
+#include "core/records/results_csv.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 #include "tests/cli_support.hpp"
 #include "workloads/catalog.hpp"

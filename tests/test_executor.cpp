@@ -2,7 +2,7 @@
 // skips and failures become results.
 #include <gtest/gtest.h>
 
-#include "core/keys.hpp"
+#include "core/cells/keys.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/execution/threads.hpp"

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "core/file_writer.hpp"
-#include "core/results.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/records/results.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <regex>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/svg_charts.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <random>
 
-#include "core/file_writer.hpp"
+#include "core/files/file_writer.hpp"
 #include "reports/gate/history.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"

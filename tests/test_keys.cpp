@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "core/cell.hpp"
-#include "core/keys.hpp"
+#include "core/cells/cell.hpp"
+#include "core/cells/keys.hpp"
 #include "runner/grid/grid.hpp"
 #include "tests/test_support.hpp"
 

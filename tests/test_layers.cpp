@@ -66,7 +66,7 @@ std::vector<std::string> sources() {
 }
 
 TEST(Layers, EveryFolderHasALayer) {
-  EXPECT_EQ(layer_of("core/cell.hpp"), 0u);
+  EXPECT_EQ(layer_of("core/cells/cell.hpp"), 0u);
   EXPECT_EQ(layer_of("reports/analysis/analysis.cpp"), 2u);
   EXPECT_EQ(layer_of("runner/execution/executor.cpp"), 3u);
   EXPECT_EQ(layer_of("runner/cli/main.cpp"), 4u);
@@ -122,12 +122,12 @@ TEST(Layers, IncludesPointDown) {
 
 TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
   const std::string text =
-      "#include \"core/stats.hpp\"\n#include <vector>\n  #include "
+      "#include \"core/stats/stats.hpp\"\n#include <vector>\n  #include "
       "\"reports/analysis/analysis.hpp\"\n";
-  const auto problems = upward_includes("core/results.cpp", text);
+  const auto problems = upward_includes("core/records/results.cpp", text);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0],
-            "core/results.cpp:3 (core) includes reports/analysis/analysis.hpp (reports), a "
+            "core/records/results.cpp:3 (core) includes reports/analysis/analysis.hpp (reports), a "
             "higher layer");
   EXPECT_TRUE(upward_includes("runner/cli/main.cpp", text).empty());
   EXPECT_EQ(
@@ -215,7 +215,7 @@ TEST(Layers, TheLoopCheckCatchesRoomsThatIncludeEachOther) {
   const RoomEdges edges = room_edges({
       {"reports/analysis/a.cpp", "#include \"reports/render/table.hpp\"\n"},
       {"reports/render/t.cpp", "#include <vector>\n#include \"reports/gate/g.hpp\"\n"},
-      {"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n#include \"core/cell.hpp\"\n"},
+      {"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n#include \"core/cells/cell.hpp\"\n"},
   });
   EXPECT_EQ(room_loop(edges),
             "reports/analysis -> reports/render (reports/analysis/a.cpp:1) -> reports/gate "
@@ -239,13 +239,13 @@ std::vector<std::string> file_opens(const std::string& file, const std::string& 
   return out;
 }
 
-// Every input a user or another run hands in is opened by core/user_files (no link, a bounded
-// regular file, the file named in every error); every output by core/file_writer. The sources
+// Every input a user or another run hands in is opened by core/files/user_files (no link, a bounded
+// regular file, the file named in every error); every output by core/files/file_writer. The sources
 // below open files themselves, each for its reason.
 TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
   const std::map<std::string, std::string> allowed = {
-      {"core/user_files.cpp", "the one reader"},
-      {"core/file_writer.cpp", "the one writer"},
+      {"core/files/user_files.cpp", "the one reader"},
+      {"core/files/file_writer.cpp", "the one writer"},
       {"runner/sweep/output_dir.cpp", "a run folder's lock, never followed (O_NOFOLLOW)"},
       {"runner/cli/command_support.cpp", "a cell's standard output, O_NOFOLLOW"},
       {"runner/cli/command_line.cpp", "/dev/null for a closed standard stream"},
@@ -264,8 +264,8 @@ TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
     if (allowed.count(file) != 0) continue;
     const std::string text = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
     for (const auto& where : file_opens(file, text))
-      ADD_FAILURE() << where << " opens a file itself; read inputs with core/user_files.hpp "
-                    << "(read_user_file, read_json_text) and write with core/file_writer.hpp";
+      ADD_FAILURE() << where << " opens a file itself; read inputs with core/files/user_files.hpp "
+                    << "(read_user_file, read_json_text) and write with core/files/file_writer.hpp";
   }
   EXPECT_GT(scanned, 100u);
 }

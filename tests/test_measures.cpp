@@ -8,10 +8,10 @@
 #include <cmath>
 #include <random>
 
-#include "core/prices.hpp"
-#include "core/processes.hpp"
-#include "core/results_csv.hpp"
-#include "core/stats.hpp"
+#include "core/records/prices.hpp"
+#include "core/records/processes.hpp"
+#include "core/records/results_csv.hpp"
+#include "core/stats/stats.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/regression.hpp"
@@ -274,7 +274,7 @@ TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
   EXPECT_DOUBLE_EQ(weighted.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
 }
 
-// A result field, checked by its declared unit (core/results.hpp): written and read back, in the
+// A result field, checked by its declared unit (core/records/results.hpp): written and read back, in the
 // CSV unless a list of samples, and in another measure converted as its unit says.
 template <typename T>
 void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result& base) {

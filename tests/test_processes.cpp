@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/processes.hpp"
+#include "core/records/processes.hpp"
 #include "reports/gate/gate_calibration.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/execution/busy_load.hpp"

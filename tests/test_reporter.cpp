@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <map>
 
-#include "core/results_csv.hpp"
-#include "core/run_files.hpp"
+#include "core/records/results_csv.hpp"
+#include "core/files/run_files.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/reporter.hpp"
 #include "runner/sweep/output_dir.hpp"
@@ -74,7 +74,7 @@ TEST(Reporter, TheReportFilesAreTheRenderersTextsThroughTheSink) {
   context.title = "g";
   report(reporters, context, results, {CompareSpec{}});
   // The files the reporters write are the run folder's report files as declared
-  // (core/run_files.hpp), which the commands' "Reports:" lines and docs/outputs.md name.
+  // (core/files/run_files.hpp), which the commands' "Reports:" lines and docs/outputs.md name.
   std::vector<std::string> written;
   for (const auto& [name, text] : files) written.push_back(name);
   std::vector<std::string> declared = run_file_names(RunFileWriter::kReports);
@@ -125,7 +125,7 @@ TEST(Reporter, WithoutANumericAxisTheTerminalGivesEachPairsVerdict) {
 namespace crossover {
 namespace {
 
-// docs/development.md: a new file of a run's folder is its line in core/run_files.cpp and its
+// docs/development.md: a new file of a run's folder is its line in core/files/run_files.cpp and its
 // writer. Declared for this test only, it reaches every rule that reads the list.
 TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
   const std::string name = "throwaway.txt";

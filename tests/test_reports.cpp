@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/results_csv.hpp"
-#include "core/text.hpp"
+#include "core/records/results_csv.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/render/report_markdown.hpp"

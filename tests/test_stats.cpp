@@ -5,8 +5,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "core/bootstrap.hpp"
-#include "core/stats.hpp"
+#include "core/stats/bootstrap.hpp"
+#include "core/stats/stats.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 #include "workloads/catalog.hpp"
 
 namespace crossover::testing {

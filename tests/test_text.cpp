@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

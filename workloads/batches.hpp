@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "core/modes.hpp"
+#include "core/cells/modes.hpp"
 #include "workloads/data.hpp"
 
 namespace crossover {

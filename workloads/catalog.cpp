@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "workloads/datasets.hpp"
 
 namespace crossover {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 
 namespace crossover {
 namespace {

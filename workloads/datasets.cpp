@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 #include "workloads/idx.hpp"
 
 namespace crossover {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/scoped_entry.hpp"
+#include "core/files/scoped_entry.hpp"
 
 namespace crossover {
 

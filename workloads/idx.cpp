@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 
 namespace crossover {
 namespace {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "core/step_anatomy.hpp"
+#include "core/records/step_anatomy.hpp"
 
 namespace crossover {
 

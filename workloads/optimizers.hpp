@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/modes.hpp"
+#include "core/cells/modes.hpp"
 
 namespace crossover {
 

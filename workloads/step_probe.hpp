@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "core/step_anatomy.hpp"
+#include "core/records/step_anatomy.hpp"
 #include "workloads/workload.hpp"
 
 namespace crossover {

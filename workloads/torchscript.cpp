@@ -7,7 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 #include "workloads/op_cost.hpp"
 
 namespace crossover {

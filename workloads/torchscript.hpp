@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cell.hpp"
+#include "core/cells/cell.hpp"
 #include "workloads/data.hpp"
 
 namespace crossover {

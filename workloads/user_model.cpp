@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/file_writer.hpp"
+#include "core/files/file_writer.hpp"
 #include "workloads/catalog.hpp"
 #include "workloads/torchscript.hpp"
 

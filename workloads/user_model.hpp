@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/cell.hpp"
+#include "core/cells/cell.hpp"
 
 namespace crossover {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cell.hpp"
-#include "core/step_anatomy.hpp"
+#include "core/cells/cell.hpp"
+#include "core/records/step_anatomy.hpp"
 
 namespace crossover {
 

@@ -7,10 +7,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/cost_model.hpp"
-#include "core/crossing.hpp"
-#include "core/keys.hpp"
-#include "core/text.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/stats/crossing.hpp"
+#include "core/cells/keys.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"
@@ -220,7 +220,7 @@ std::vector<std::pair<Json, Series>> series_along(const std::vector<Pair>& pairs
 }
 
 // Where along one series (sorted by the axis) the contender starts winning: the one rule of
-// core/crossing.hpp, in its words.
+// core/stats/crossing.hpp, in its words.
 void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spec) {
   std::vector<Probe> points;
   for (const Pair* p : members) {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/bootstrap.hpp"
-#include "core/results.hpp"
-#include "core/search.hpp"
-#include "core/stats.hpp"
+#include "core/stats/bootstrap.hpp"
+#include "core/records/results.hpp"
+#include "core/stats/search.hpp"
+#include "core/stats/stats.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/scaling.hpp"
 

@@ -3,7 +3,7 @@
 // derives its own.
 #include <nlohmann/json.hpp>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/measures.hpp"
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "core/cost_model.hpp"
-#include "core/text.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/measures.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 
@@ -48,7 +48,7 @@ std::vector<Result> in_measure(const std::vector<Result>& results, const std::st
     const double per_second = measure == "energy" ? r.mean_watts
                               : measure == "cost" ? r.price_per_hour / 3600.0
                                                   : 1.0;
-    // Every field whose unit is an epoch's time or a rate (core/results.hpp).
+    // Every field whose unit is an epoch's time or a rate (core/records/results.hpp).
     bool finite = true;
 #define CROSSOVER_CONVERT_FIELD(type, name, unit) finite &= convert(r.name, Unit::unit, per_second);
     CROSSOVER_RESULT_FIELDS(CROSSOVER_CONVERT_FIELD)

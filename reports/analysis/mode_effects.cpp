@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results.hpp"
+#include "core/records/results.hpp"
 
 namespace crossover {
 

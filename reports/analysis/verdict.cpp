@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/comparison.hpp"
 
 namespace crossover {

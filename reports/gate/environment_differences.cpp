@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 
 namespace crossover {

@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "core/cell.hpp"
-#include "core/stats.hpp"
-#include "core/text.hpp"
+#include "core/cells/cell.hpp"
+#include "core/stats/stats.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 
 namespace crossover {

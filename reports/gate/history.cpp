@@ -5,10 +5,10 @@
 #include <functional>
 #include <stdexcept>
 
-#include "core/bootstrap.hpp"
-#include "core/cell.hpp"
-#include "core/stats.hpp"
-#include "core/text.hpp"
+#include "core/stats/bootstrap.hpp"
+#include "core/cells/cell.hpp"
+#include "core/stats/stats.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // CI over time: runs of one grid in commit order, each cell's series of epoch medians, and where
-// each series shifted (core/changepoint.hpp). A history is a small JSON file (history.json) that
+// each series shifted (core/stats/changepoint.hpp). A history is a small JSON file (history.json) that
 // one more run extends without reading the earlier ones again. The writers return text and do no
 // I/O.
 
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/changepoint.hpp"
-#include "core/results.hpp"
-#include "core/stats.hpp"
+#include "core/stats/changepoint.hpp"
+#include "core/records/results.hpp"
+#include "core/stats/stats.hpp"
 
 namespace crossover {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/history.hpp"
 #include "reports/render/svg_plot.hpp"
 #include "reports/render/table.hpp"

@@ -5,8 +5,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
-#include "core/significance.hpp"
-#include "core/text.hpp"
+#include "core/stats/significance.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "core/bootstrap.hpp"
-#include "core/results.hpp"
+#include "core/stats/bootstrap.hpp"
+#include "core/records/results.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/gate/run_drift.hpp"
 

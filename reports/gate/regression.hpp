@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/results.hpp"
-#include "core/significance.hpp"
-#include "core/stats.hpp"
-#include "core/words.hpp"
+#include "core/records/results.hpp"
+#include "core/stats/significance.hpp"
+#include "core/stats/stats.hpp"
+#include "core/text/words.hpp"
 #include "reports/gate/run_drift.hpp"
 
 namespace crossover {

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/render/table.hpp"
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "core/stats.hpp"
-#include "core/text.hpp"
+#include "core/stats/stats.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 
 namespace crossover {

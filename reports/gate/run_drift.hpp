@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.hpp"
-#include "core/results.hpp"
-#include "core/run_record.hpp"
-#include "core/spread.hpp"
+#include "core/records/environment.hpp"
+#include "core/records/results.hpp"
+#include "core/records/run_record.hpp"
+#include "core/stats/spread.hpp"
 
 namespace crossover {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/render/table.hpp"
 

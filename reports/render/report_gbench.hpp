@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/environment.hpp"
-#include "core/results.hpp"
+#include "core/records/environment.hpp"
+#include "core/records/results.hpp"
 
 namespace crossover {
 

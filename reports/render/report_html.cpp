@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "core/cost_model.hpp"
-#include "core/text.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"

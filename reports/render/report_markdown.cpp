@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results.hpp"
+#include "core/records/results.hpp"
 #include "reports/analysis/analysis.hpp"
 
 namespace crossover {

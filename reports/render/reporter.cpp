@@ -3,9 +3,9 @@
 #include <set>
 #include <utility>
 
-#include "core/cost_model.hpp"
-#include "core/file_writer.hpp"
-#include "core/results_csv.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/records/results_csv.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
 #include "reports/render/report_gbench.hpp"

@@ -3,7 +3,7 @@
 // (ReportContext / ReportRuns / Finalize) and hyperfine's exporters: told what the run is, handed
 // each result as it comes, then the results and the analysis made once from them. A reporter
 // turns them into text and does no I/O: it hands its text to a sink, and the runner's sink writes
-// the file (core/file_writer) or prints it. Adding an output is adding a reporter.
+// the file (core/files/file_writer) or prints it. Adding an output is adding a reporter.
 
 #include <functional>
 #include <memory>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.hpp"
-#include "core/results.hpp"
+#include "core/records/environment.hpp"
+#include "core/records/results.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/report_markdown.hpp"
 

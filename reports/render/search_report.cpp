@@ -1,6 +1,6 @@
 // The searches of a run in report.md: each line's statement, then its probes in the order
 // measured with the bracket after each.
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/table.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/render/svg_charts.hpp"
 

@@ -1,6 +1,6 @@
 // A search's chart in report.html: the speedup at each probe with its interval, numbered in the
 // order the search measured them, the line y = 1, and what its statement says shaded: the
-// crossing's interval (core/crossing.hpp), and the tie region below it where there is one, both
+// crossing's interval (core/stats/crossing.hpp), and the tie region below it where there is one, both
 // ends of each marked.
 #include <algorithm>
 

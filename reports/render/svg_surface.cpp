@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "core/keys.hpp"
-#include "core/text.hpp"
+#include "core/cells/keys.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/svg_charts.hpp"
 #include "reports/render/svg_plot.hpp"
 

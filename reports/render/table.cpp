@@ -5,7 +5,7 @@
 #include <cstring>
 #include <map>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/file_writer.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/user_files.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <memory>
 
-#include "core/file_writer.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/gate/gate_calibration.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

@@ -17,8 +17,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/keys.hpp"
-#include "core/text.hpp"
+#include "core/cells/keys.hpp"
+#include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/execution/memory.hpp"

@@ -11,8 +11,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "core/run_files.hpp"
-#include "core/user_files.hpp"
+#include "core/files/run_files.hpp"
+#include "core/files/user_files.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"
 

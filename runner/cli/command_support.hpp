@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/grid/grid.hpp"
 #include "runner/grid/model_check.hpp"

@@ -9,10 +9,10 @@
 #include <optional>
 #include <tuple>
 
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <memory>
 
-#include "core/file_writer.hpp"
+#include "core/files/file_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/machine/env.hpp"

@@ -14,10 +14,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/gate/history.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"

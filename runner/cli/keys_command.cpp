@@ -1,10 +1,10 @@
 // crossover keys: every grid key, its role, the values it takes and its default, from the one
-// declaration of each (core/keys.cpp).
+// declaration of each (core/cells/keys.cpp).
 #include <algorithm>
 #include <iostream>
 #include <memory>
 
-#include "core/keys.hpp"
+#include "core/cells/keys.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <memory>
 
-#include "core/machine_profile.hpp"
-#include "core/text.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "runner/cli/command_line.hpp"
 #include "runner/execution/launch.hpp"
 

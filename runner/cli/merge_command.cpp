@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

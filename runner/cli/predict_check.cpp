@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <map>
 
-#include "core/cost_model.hpp"
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
 #include "runner/execution/anatomy.hpp"
 
 namespace crossover {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/machine_profile.hpp"
-#include "core/results.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/records/results.hpp"
 #include "reports/gate/run_drift.hpp"
 
 namespace crossover {

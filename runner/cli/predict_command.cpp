@@ -2,7 +2,7 @@
 // by runner/cli/predict_check), per cell, per device, the band's coverage, the winner of every
 // pair and the crossovers the predictions would have found against the measured ones. With
 // --fit-band, the profile is written again with the band these cells give (split conformal,
-// core/machine_profile.hpp).
+// core/model/machine_profile.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -12,10 +12,10 @@
 #include <map>
 #include <memory>
 
-#include "core/cost_model.hpp"
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
-#include "core/stats.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
+#include "core/stats/stats.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"

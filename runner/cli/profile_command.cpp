@@ -4,9 +4,9 @@
 #include <iostream>
 #include <memory>
 
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
-#include "core/text.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/busy_load.hpp"

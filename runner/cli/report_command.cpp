@@ -9,9 +9,9 @@
 #include <memory>
 #include <optional>
 
-#include "core/run_files.hpp"
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/table.hpp"

@@ -8,9 +8,9 @@
 #include <memory>
 #include <optional>
 
-#include "core/keys.hpp"
-#include "core/machine_profile.hpp"
-#include "core/run_files.hpp"
+#include "core/cells/keys.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/files/run_files.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <streambuf>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "core/file_writer.hpp"
+#include "core/files/file_writer.hpp"
 #include "reports/render/reporter.hpp"
 
 namespace crossover {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.hpp"
+#include "core/records/environment.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/report_markdown.hpp"
 

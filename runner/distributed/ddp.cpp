@@ -11,9 +11,9 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "core/file_writer.hpp"
-#include "core/log.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/text/log.hpp"
+#include "core/files/user_files.hpp"
 #include "runner/execution/cuda_seam.hpp"
 #include "runner/execution/cuda_seam_parallel.hpp"
 #include "runner/execution/devices.hpp"

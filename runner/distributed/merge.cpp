@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "core/run_files.hpp"
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "runner/distributed/shard.hpp"

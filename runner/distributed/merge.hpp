@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.hpp"
-#include "core/results.hpp"
+#include "core/records/environment.hpp"
+#include "core/records/results.hpp"
 
 namespace crossover {
 

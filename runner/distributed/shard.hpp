@@ -2,7 +2,7 @@
 // A sweep cut into N disjoint parts for N machines (`run --shard K/N`), the same parts for the same
 // grid on every machine; K and N given, or taken from a Slurm job array or a Kubernetes Indexed
 // Job. What is dealt out is the comparison unit, never the cell: the cells a device table, a
-// crossover or a --compare pairs (core/cell.hpp's comparison_unit) run in one part, on one
+// crossover or a --compare pairs (core/cells/cell.hpp's comparison_unit) run in one part, on one
 // machine, and the units are balanced by an estimate of their cost. No LibTorch.
 
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/cell.hpp"
+#include "core/cells/cell.hpp"
 #include "runner/grid/grid.hpp"
 
 namespace crossover {

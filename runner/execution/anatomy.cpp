@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "core/log.hpp"
-#include "core/text.hpp"
+#include "core/text/log.hpp"
+#include "core/text/text.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/threads.hpp"
 #include "workloads/step_probe.hpp"

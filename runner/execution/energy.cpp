@@ -14,7 +14,7 @@
 #include <regex>
 #include <sstream>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "runner/execution/nvml.hpp"
 
 namespace crossover {

@@ -9,12 +9,12 @@
 #include <cstring>
 #include <limits>
 
-#include "core/clock.hpp"
-#include "core/cost_model.hpp"
-#include "core/prices.hpp"
-#include "core/processes.hpp"
-#include "core/stats.hpp"
-#include "core/text.hpp"
+#include "core/text/clock.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/records/prices.hpp"
+#include "core/records/processes.hpp"
+#include "core/stats/stats.hpp"
+#include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
 #include "runner/execution/cuda_seam.hpp"
 #include "runner/execution/cuda_seam_parallel.hpp"

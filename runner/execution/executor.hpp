@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/machine_profile.hpp"
-#include "core/prices.hpp"
-#include "core/results.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/records/prices.hpp"
+#include "core/records/results.hpp"
 #include "runner/grid/skip.hpp"
 
 namespace crossover {
@@ -48,13 +48,13 @@ struct RunOptions {
   /// Prices per hour by device kind (the grid's "prices" and `run --price`): each result's cost.
   Prices prices;
   /// This machine's profile (env.json's): each ok cell's step is accounted for with it, its bound
-  /// and predicted_* fields (core/cost_model.hpp). None: no account.
+  /// and predicted_* fields (core/model/cost_model.hpp). None: no account.
   std::shared_ptr<const MachineProfile> profile;
   /// `run --predict cuda=FILE`: a CUDA cell this machine cannot run is predicted from its anatomy
   /// on the CPU and that profile's GPU (status `predicted`), not skipped.
   std::shared_ptr<const MachineProfile> predict_cuda;
   /// A share of a multi-process cell that is not its last (`worker --timing-only`): the merge
-  /// keeps only its timings (core/processes.hpp), so it neither evaluates the model nor takes
+  /// keeps only its timings (core/records/processes.hpp), so it neither evaluates the model nor takes
   /// the step apart.
   bool timing_only = false;
 };

@@ -17,8 +17,8 @@
 #include <fstream>
 #include <thread>
 
-#include "core/file_writer.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/user_files.hpp"
 
 namespace crossover {
 namespace {

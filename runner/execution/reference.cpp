@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/stats.hpp"
+#include "core/stats/stats.hpp"
 #include "runner/execution/threads.hpp"
 
 namespace crossover {

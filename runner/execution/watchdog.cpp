@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <utility>
 
-#include "core/log.hpp"
-#include "core/text.hpp"
+#include "core/text/log.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 

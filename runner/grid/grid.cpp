@@ -12,8 +12,8 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_search.hpp"
 #include "workloads/catalog.hpp"

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/cell.hpp"
-#include "core/prices.hpp"
-#include "core/search.hpp"
+#include "core/cells/cell.hpp"
+#include "core/records/prices.hpp"
+#include "core/stats/search.hpp"
 
 namespace crossover {
 
@@ -50,7 +50,7 @@ struct Grid {
   std::string text;  ///< the file's text as read (a run saves it as grid.json)
   std::string name;
   std::string description;
-  Prices prices;  ///< "prices": per hour by device kind (core/prices.hpp)
+  Prices prices;  ///< "prices": per hour by device kind (core/records/prices.hpp)
   std::vector<Experiment> experiments;
 };
 

@@ -142,7 +142,7 @@ class ExperimentCells {
       if (cuda && key.cuda_default && !sets(experiment_, key.name))
         key.set(cell, *key.cuda_default);
     }
-    normalise_cell(cell);  // each key's own rule (core/keys.cpp)
+    normalise_cell(cell);  // each key's own rule (core/cells/keys.cpp)
     if (cell.workload == kUserModelWorkload) {
       // A user's model is code from outside: in a child process unless the grid says, so that
       // a crash in it costs its cell alone; its file relative to the grid's folder.

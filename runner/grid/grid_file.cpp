@@ -5,8 +5,8 @@
 #include <cctype>
 #include <filesystem>
 
-#include "core/run_files.hpp"
-#include "core/user_files.hpp"
+#include "core/files/run_files.hpp"
+#include "core/files/user_files.hpp"
 #include "runner/grid/grid.hpp"
 
 namespace crossover {

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "core/keys.hpp"
-#include "core/text.hpp"
+#include "core/cells/keys.hpp"
+#include "core/text/text.hpp"
 
 namespace crossover {
 namespace {

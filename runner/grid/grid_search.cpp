@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 
 namespace crossover {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/keys.hpp"
-#include "core/search.hpp"
+#include "core/cells/keys.hpp"
+#include "core/stats/search.hpp"
 #include "runner/grid/grid.hpp"
 
 namespace crossover {

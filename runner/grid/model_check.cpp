@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "workloads/user_model.hpp"
 
 namespace crossover {

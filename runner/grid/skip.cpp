@@ -32,7 +32,7 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
              " needs more devices than the " + std::to_string(inventory.cuda_devices) + " present";
     }
   }
-  // What no machine can run: each key's own rule (core/keys.cpp).
+  // What no machine can run: each key's own rule (core/cells/keys.cpp).
   if (std::string reason = key_skip_reason(cell); !reason.empty()) return reason;
   if (cell.optimizer_impl == OptimizerImpl::kFused) {
     const std::string where = is_cuda_device(cell.device) ? "cuda" : "cpu";

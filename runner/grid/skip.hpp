@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cell.hpp"
+#include "core/cells/cell.hpp"
 
 namespace crossover {
 

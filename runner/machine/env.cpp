@@ -14,7 +14,7 @@
 #include <fstream>
 #include <thread>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "runner/execution/cuda_seam.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/memory.hpp"

@@ -1,12 +1,12 @@
 #pragma once
 // The environment record: what explains a number. Attached to every results directory as
-// env.json (its type and its reading: core/environment.hpp), summarised at the top of every
+// env.json (its type and its reading: core/records/environment.hpp), summarised at the top of every
 // report, printed by `crossover env`.
 
 #include <string>
 #include <vector>
 
-#include "core/environment.hpp"
+#include "core/records/environment.hpp"
 
 namespace crossover {
 

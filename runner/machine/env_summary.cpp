@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/text.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/machine/env.hpp"
 

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 
 namespace crossover {
 namespace {

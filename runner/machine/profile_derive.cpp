@@ -8,9 +8,9 @@
 #include <tuple>
 #include <stdexcept>
 
-#include "core/cost_model.hpp"
-#include "core/stats.hpp"
-#include "core/text.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/stats/stats.hpp"
+#include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
 #include "runner/execution/watchdog.hpp"
 #include "runner/machine/revision.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/machine_profile.hpp"
-#include "core/run_record.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/records/run_record.hpp"
 
 namespace crossover {
 

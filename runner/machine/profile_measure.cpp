@@ -8,9 +8,9 @@
 #include <ctime>
 #include <functional>
 
-#include "core/clock.hpp"
-#include "core/log.hpp"
-#include "core/stats.hpp"
+#include "core/text/clock.hpp"
+#include "core/text/log.hpp"
+#include "core/stats/stats.hpp"
 #include "runner/execution/cuda_seam.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/threads.hpp"

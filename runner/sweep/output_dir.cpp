@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/run_files.hpp"
-#include "core/user_files.hpp"
+#include "core/files/run_files.hpp"
+#include "core/files/user_files.hpp"
 
 namespace crossover {
 namespace {

@@ -57,7 +57,7 @@ std::string output_folder_problem(const std::string& path);
 std::string create_unique_directory(const std::string& base);
 
 /// Why `path` must not be written by a command that is not the run of that folder: it names one
-/// of a run's files (core/run_files.hpp) in a folder that holds a run. "" when it may be written.
+/// of a run's files (core/files/run_files.hpp) in a folder that holds a run. "" when it may be written.
 std::string run_file_problem(const std::string& path);
 
 /// The files of a history's folder (`crossover history`), history.json first.
@@ -77,7 +77,7 @@ std::string output_file_problem(const std::string& path, const std::vector<std::
 std::string move_previous(const std::string& directory, const std::string& stamp,
                           const std::vector<std::string>& names);
 
-/// move_previous of a run's files (core/run_files.hpp).
+/// move_previous of a run's files (core/files/run_files.hpp).
 std::string move_previous_run(const std::string& directory, const std::string& stamp);
 
 }  // namespace crossover

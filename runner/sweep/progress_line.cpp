@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "core/cost_model.hpp"
-#include "core/text.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "runner/distributed/shard.hpp"
 

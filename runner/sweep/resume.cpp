@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "core/run_files.hpp"
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/grid/grid_search.hpp"
 #include "runner/sweep/search_run.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.hpp"
-#include "core/results.hpp"
+#include "core/records/environment.hpp"
+#include "core/records/results.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/grid/grid.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "core/keys.hpp"
-#include "core/text.hpp"
+#include "core/cells/keys.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/verdict.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // A grid's searches run: each line's probes measured as ordinary pairs of cells (through the
 // sweep's own cell runner, so results.jsonl, the progress line and --resume see them as any
-// cell), compared by the reports' one winner rule, until core/search.hpp's search ends. No
+// cell), compared by the reports' one winner rule, until core/stats/search.hpp's search ends. No
 // LibTorch in this header.
 
 #include <atomic>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/results.hpp"
-#include "core/search.hpp"
+#include "core/records/results.hpp"
+#include "core/stats/search.hpp"
 #include "runner/grid/grid.hpp"
 
 namespace crossover {

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <set>
 
-#include "core/file_writer.hpp"
-#include "core/run_files.hpp"
-#include "core/text.hpp"
-#include "core/user_files.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
+#include "core/text/text.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/render/reporter.hpp"
 #include "reports/render/table.hpp"
 #include "runner/distributed/shard.hpp"

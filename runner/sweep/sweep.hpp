@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/machine_profile.hpp"
-#include "core/results.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/records/results.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/executor.hpp"

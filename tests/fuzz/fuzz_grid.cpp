@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/user_files.hpp"
+#include "core/files/user_files.hpp"
 #include "runner/grid/grid.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,9 +10,9 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
-#include "core/environment.hpp"
-#include "core/machine_profile.hpp"
-#include "core/user_files.hpp"
+#include "core/records/environment.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/files/user_files.hpp"
 #include "reports/gate/history.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "tests/fuzz/fuzz_input.hpp"

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/results.hpp"
-#include "core/results_csv.hpp"
+#include "core/records/results.hpp"
+#include "core/records/results_csv.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "tests/fuzz/fuzz_input.hpp"

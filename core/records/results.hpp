@@ -1,0 +1,255 @@
+#pragma once
+// A cell's result, its flat JSON form (one line of results.jsonl), and the one place that writes
+// result files: appended and flushed after every cell, so a crash keeps what finished.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/cells/cell.hpp"
+#include "core/files/file_writer.hpp"
+#include "core/records/status.hpp"
+#include "core/files/user_files.hpp"
+
+namespace crossover {
+
+/// What a result field's numbers are: docs/outputs.md gives each column's unit in these words.
+/// `report --measure energy|cost` (reports/analysis/measures.cpp) turns every kEpochSeconds and
+/// kEpochSamples value into joules or money per epoch and every kPerSecond one into a rate per
+/// joule or per unit of money; the lists of every sample (kEpochSamples, kStepSamples, kOpGroups)
+/// are left out of results.csv.
+enum class Unit {
+  kNone,             ///< a word, a flag, a name, a loss or a metric
+  kCount,            ///< rows, steps, repeats, operators, threads
+  kSeconds,          ///< a time other than an epoch's: start-up, a step, a phase, a repeat
+  kEpochSeconds,     ///< an epoch's time, or a statistic of epoch times
+  kEpochSamples,     ///< every timed epoch's time, in order
+  kStepSamples,      ///< every timed step's time, in order
+  kPerSecond,        ///< samples or steps per second
+  kFlops,            ///< floating-point operations
+  kGflopsPerSecond,  ///< 10^9 floating-point operations per second
+  kBytes,
+  kJoules,
+  kWatts,
+  kMegahertz,
+  kPricePerHour,  ///< money per hour
+  kPrice,         ///< money
+  kFraction,      ///< 0 to 1 (0.3: 30 %)
+  kOpGroups,      ///< rows of [phase, count, FLOPs each, bytes each]
+};
+inline constexpr auto words(Unit) {
+  return std::array{std::pair{Unit::kNone, std::string_view("")},
+                    std::pair{Unit::kCount, std::string_view("count")},
+                    std::pair{Unit::kSeconds, std::string_view("s")},
+                    std::pair{Unit::kEpochSeconds, std::string_view("s per epoch")},
+                    std::pair{Unit::kEpochSamples, std::string_view("s per epoch, each")},
+                    std::pair{Unit::kStepSamples, std::string_view("s per step, each")},
+                    std::pair{Unit::kPerSecond, std::string_view("per s")},
+                    std::pair{Unit::kFlops, std::string_view("FLOP")},
+                    std::pair{Unit::kGflopsPerSecond, std::string_view("GFLOP/s")},
+                    std::pair{Unit::kBytes, std::string_view("bytes")},
+                    std::pair{Unit::kJoules, std::string_view("J")},
+                    std::pair{Unit::kWatts, std::string_view("W")},
+                    std::pair{Unit::kMegahertz, std::string_view("MHz")},
+                    std::pair{Unit::kPricePerHour, std::string_view("money per hour")},
+                    std::pair{Unit::kPrice, std::string_view("money")},
+                    std::pair{Unit::kFraction, std::string_view("fraction")},
+                    std::pair{Unit::kOpGroups, std::string_view("rows")}};
+}
+
+/// The largest value a field of this unit can hold in a real run, read back (docs/outputs.md,
+/// "Nothing lost, nothing followed"): an epoch or a step of at most a day, any other time of at
+/// most 30 days, 10^12 samples per second, 10^7 GFLOP/s, 10^16 bytes, ... Infinity for kNone. An
+/// ok result with a value above it, below 0 or not finite is read as failed, with the field named.
+double unit_ceiling(Unit unit);
+
+/// Whether results.csv has a column of a field in this unit: not the lists of every sample.
+constexpr bool in_csv(Unit unit) {
+  return unit != Unit::kEpochSamples && unit != Unit::kStepSamples && unit != Unit::kOpGroups;
+}
+
+/// A result field's name and unit.
+struct FieldUnit {
+  std::string_view name;
+  Unit unit;
+};
+/// Every result field after the cell's configuration, in results.jsonl order, with its unit.
+const std::vector<FieldUnit>& result_field_units();
+
+/// The fields of a result after its cell's configuration, in results.jsonl order:
+/// X(type, name, unit). One list drives the struct, the JSON writer and reader, the checks of a
+/// read result, the CSV's columns, what `report --measure` converts and docs/outputs.md's units
+/// (a test reads them); each column's meaning is in docs/outputs.md.
+#define CROSSOVER_RESULT_FIELDS(X)                                                                 \
+  X(CellStatus, status, kNone)       /* ok, skipped, failed or not run */                          \
+  X(std::string, reason, kNone)      /* why skipped or failed; empty when ok */                    \
+  X(std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */  \
+  X(std::int64_t, train_rows, kCount)                                                              \
+  X(std::int64_t, test_rows, kCount)                                                               \
+  X(std::int64_t, steps_per_epoch, kCount)                                                         \
+  X(int, repeats, kCount) /* repeats run: fresh model, warm-up, `epochs` timed epochs */           \
+  X(std::string, stop_reason, kNone)      /* "ci_target", "max_repeats" or "time_budget" */        \
+  X(std::size_t, epoch_samples, kCount)   /* timed epochs behind the statistics */                 \
+  X(double, epoch_seconds, kEpochSeconds) /* median */                                             \
+  X(double, epoch_seconds_p25, kEpochSeconds)                                                      \
+  X(double, epoch_seconds_p75, kEpochSeconds)                                                      \
+  X(double, epoch_seconds_mean, kEpochSeconds)                                                     \
+  X(double, epoch_seconds_stdev, kEpochSeconds)                                                    \
+  X(double, epoch_seconds_min, kEpochSeconds)                                                      \
+  X(double, epoch_seconds_max, kEpochSeconds)                                                      \
+  X(double, epoch_seconds_ci_low, kEpochSeconds) /* 95 % confidence interval of the median */      \
+  X(double, epoch_seconds_ci_high, kEpochSeconds)                                                  \
+  X(bool, noisy, kNone)                                        /* IQR / median above 10 % */       \
+  X(std::vector<double>, epoch_seconds_samples, kEpochSamples) /* every timed epoch, in order */   \
+  X(double, train_seconds, kSeconds) /* median over repeats of the time for `epochs` epochs */     \
+  X(std::vector<double>, train_seconds_samples, kSeconds) /* one per repeat */                     \
+  X(std::size_t, step_samples, kCount) /* steps timed one by one, in a separate epoch */           \
+  X(double, step_seconds, kSeconds)    /* median steady-state step */                              \
+  X(double, step_seconds_p25, kSeconds)                                                            \
+  X(double, step_seconds_p75, kSeconds)                                                            \
+  X(std::vector<double>, step_seconds_samples, kStepSamples) /* every timed step */                \
+  X(double, device_init_seconds, kSeconds) /* the device's first use (CUDA context) */             \
+  X(double, setup_seconds, kSeconds)       /* data set loaded and moved, workload built */         \
+  X(double, first_step_seconds, kSeconds)  /* fresh model to the end of its first step */          \
+  X(double, startup_seconds, kSeconds)     /* device_init + setup + first_step */                  \
+  X(double, first_epoch_seconds, kSeconds) /* a fresh model's first, median */                     \
+  X(double, phase_data_seconds, kSeconds)  /* timing "phases": mean per step; 0 otherwise */       \
+  X(double, phase_copy_seconds, kSeconds)                                                          \
+  X(double, phase_forward_seconds, kSeconds)                                                       \
+  X(double, phase_backward_seconds, kSeconds)                                                      \
+  X(double, phase_optimizer_seconds, kSeconds)                                                     \
+  X(double, steps_per_second, kPerSecond)                                                          \
+  X(double, samples_per_second, kPerSecond)                                                        \
+  X(double, train_loss, kNone)        /* mean training loss of the last epoch */                   \
+  X(std::string, metric, kNone)       /* "accuracy" or "rmse" */                                   \
+  X(double, metric_value, kNone)      /* on the held-out test split */                             \
+  X(double, flops_per_sample, kFlops) /* training FLOPs per sample */                              \
+  X(std::string, flops_source, kNone) /* "analytical", "estimated" (a user's model) or "" */       \
+  X(double, achieved_gflops, kGflopsPerSecond) /* flops_per_sample * samples_per_second */         \
+  X(double, peak_gflops, kGflopsPerSecond)     /* the device's measured float32 matmul peak */     \
+  X(double, peak_fraction, kFraction)          /* achieved / peak */                               \
+  X(std::int64_t, peak_rss_bytes, kBytes) /* the process's peak resident memory during the cell */ \
+  X(std::int64_t, cuda_peak_allocated_bytes, kBytes)                                               \
+  X(std::int64_t, cuda_peak_reserved_bytes, kBytes)                                                \
+  X(int, intra_op_threads, kCount)       /* LibTorch's intra-op threads while the cell ran */      \
+  X(int, blas_threads, kCount)           /* the BLAS library's threads (0 = unknown) */            \
+  X(double, allreduce_seconds, kSeconds) /* ddp: all-reduce per step */                            \
+  X(std::vector<double>, rank_epoch_seconds, kEpochSeconds) /* ddp: by rank */                     \
+  X(std::vector<std::string>, parameter_digests, kNone)     /* ddp: by rank; */                    \
+  /* a deterministic cell's one */                                                                 \
+  X(std::string, energy_source, kNone) /* "rapl", "nvml", "nvml-power" or "unavailable" */         \
+  X(std::string, energy_note, kNone)   /* why unavailable, or what else the counter covers */      \
+  X(double, joules_per_epoch, kJoules) /* mean_watts * epoch_seconds; 0 when unavailable */        \
+  X(double, mean_watts, kWatts)        /* energy / time over the timed epochs */                   \
+  X(bool, throttled, kNone) /* the SM clock fell below 75 % of its maximum, or throttled */        \
+  X(std::string, throttle_reasons, kNone) /* NVML's, seen */                                       \
+  X(double, sm_clock_min_mhz, kMegahertz) /* GPU: timed epochs' lowest */                          \
+  X(double, sm_clock_max_mhz, kMegahertz) /* GPU: its maximum */                                   \
+  X(double, cpu_mhz_start, kMegahertz)    /* the CPU's clock before, after */                      \
+  X(double, cpu_mhz_end, kMegahertz)                                                               \
+  X(double, price_per_hour, kPricePerHour)    /* the device's price, 0: none */                    \
+  X(double, cost_per_epoch, kPrice)           /* price_per_hour / 3600 * epoch_seconds (* GPUs) */ \
+  X(double, cost_per_million_samples, kPrice) /* cost_per_epoch / train_rows * 1e6 */              \
+  X(std::vector<double>, process_epoch_seconds, kEpochSeconds) /* `processes` > 1: each's */       \
+  X(std::vector<double>, process_step_seconds, kSeconds)       /* epoch and step, by process */    \
+  X(double, wall_seconds, kSeconds)                            /* the whole cell */                \
+  X(int, worker, kNone) /* the process that ran it: 0 the run's own, k its k-th child */           \
+  X(int, worker_cells_before, kCount) /* cells it ran before (0: fresh) */                         \
+  /* The step's anatomy (one probed step after the timed epochs; core/records/step_anatomy.hpp) */         \
+  X(std::int64_t, step_ops_data, kCount)    /* operators dispatched in the data and copy phases */ \
+  X(std::int64_t, step_ops_forward, kCount) /* in the forward pass and the loss */                 \
+  X(std::int64_t, step_ops_backward, kCount)  /* in the backward pass */                           \
+  X(std::int64_t, step_ops_optimizer, kCount) /* in the optimiser's update */                      \
+  X(double, step_flops, kFlops)               /* matrix products and convolutions, per step */     \
+  X(double, step_bytes, kBytes)     /* tensors read and written by the operators, per step */      \
+  X(double, step_h2d_bytes, kBytes) /* copied from the host to the device, per step */             \
+  X(double, step_loader_seconds, kSeconds) /* the probed step's data wait */                       \
+  X(double, step_loader_share, kFraction)  /* that wait's share of the probed step */              \
+  X(double, step_batch_seconds, kSeconds)  /* a batch, none ready ahead */                         \
+  X(double, anatomy_seconds, kSeconds) /* what probing the step cost (outside the timed epochs) */ \
+  X(std::vector<std::vector<double>>, step_op_groups, kOpGroups)                                   \
+  /* The cost model's account of the step (core/model/cost_model.hpp), from a machine profile */         \
+  X(Bound, bound, kNone) /* the cost model's largest term */                                       \
+  X(double, predicted_step_seconds, kSeconds)                                                      \
+  X(double, predicted_epoch_seconds, kSeconds)                                                     \
+  X(double, predicted_dispatch_seconds, kSeconds) /* the terms of the predicted step */            \
+  X(double, predicted_compute_seconds, kSeconds)                                                   \
+  X(double, predicted_memory_seconds, kSeconds)                                                    \
+  X(double, predicted_transfer_seconds, kSeconds)                                                  \
+  X(double, predicted_loader_seconds, kSeconds)                                                    \
+  X(std::string, prediction_profile, kNone) /* the machine profile the prediction used */          \
+  X(double, prediction_error, kFraction)    /* a predicted cell's (0.3: 30 %) */
+
+/// What happened to one cell. Times are seconds.
+struct Result {
+  Cell cell;
+#define CROSSOVER_DECLARE_FIELD(type, name, unit) type name{};
+  CROSSOVER_RESULT_FIELDS(CROSSOVER_DECLARE_FIELD)
+#undef CROSSOVER_DECLARE_FIELD
+  Result() : status(CellStatus::kOk), bound(Bound::kNone) {}
+};
+
+/// The epoch and step samples one process stores for a cell (more are thinned, evenly spread):
+/// a line of results.jsonl holds at most this many per process of its cell.
+inline constexpr std::size_t kStoredSamplesPerProcess = 2000;
+
+/// IQR / median above this makes a result `noisy`.
+inline constexpr double kNoisyIqrRatio = 0.10;
+
+/// The epoch statistics of `samples` (every timed epoch, not empty) into `result`: the median,
+/// quartiles, mean, spread, extremes, the median's 95 % interval and `noisy`. The one place the
+/// executor and the merge of a cell's processes compute them.
+void set_epoch_statistics(Result& result, const std::vector<double>& samples);
+
+/// What follows from the median epoch: steps and samples per second, the achieved GFLOP/s and its
+/// fraction of peak_gflops (0 without a peak), and joules_per_epoch from mean_watts (0 where no
+/// power was measured). The one place the executor and the merge of a cell's processes compute
+/// them.
+void set_rates(Result& result);
+
+/// The flat JSON object of results.jsonl: the cell's configuration, then its measurements.
+nlohmann::ordered_json result_to_json(const Result& result);
+
+/// Reads one results.jsonl object back; throws naming a missing key. Keys added after the first
+/// format (parallel, nproc, output_device, isolate, timeout_seconds, step_seconds_samples and the
+/// ddp fields) take their defaults when absent, so older results stay readable.
+Result result_from_json(const nlohmann::json& json);
+
+/// Why an ok result's values cannot be a measurement ("epoch_seconds is 0, not a positive time"):
+/// times, rates and sizes negative or not finite, a sample not positive. "" when they can, and for
+/// a result that is not ok.
+std::string implausible_values(const Result& result);
+
+/// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line: a
+/// line that is not a result, a cell given on two lines (a duplicated line), or more epoch or
+/// step samples than a run stores (kStoredSamplesPerProcess per process). An ok result with
+/// implausible values is read as failed, with the reason (and a warning). A last line without
+/// its newline that does not parse (cut off mid-write) is ignored with a warning. With
+/// Links::kRefuse a symbolic link at `path` is refused, not followed.
+std::vector<Result> read_results(const std::string& path, Links links = Links::kRefuse);
+
+/// results.jsonl and results.csv in one directory, appended and synced per result.
+class ResultFiles {
+ public:
+  /// Replaces both files in `directory` atomically with `first` (the cells a resumed run keeps),
+  /// so that a run killed at any moment leaves either the earlier files or the new ones whole;
+  /// throws std::runtime_error naming the file when it cannot.
+  explicit ResultFiles(const std::string& directory, const std::vector<Result>& first = {});
+  /// Appends and syncs one result; throws std::runtime_error naming the file and the system's
+  /// reason (a full disk) when it cannot.
+  void append(const Result& result);
+
+ private:
+  AppendFile jsonl_;
+  AppendFile csv_;
+};
+
+/// Bytes a run of `cells` cells needs for its results and reports, generously.
+std::uint64_t bytes_needed(std::size_t cells);
+
+/// Why `directory` (which exists) cannot take a run of `cells` cells: "" when it can, else a
+/// message with the free and the needed space.
+std::string space_problem(const std::string& directory, std::size_t cells);
+
+}  // namespace crossover

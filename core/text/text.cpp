@@ -1,0 +1,152 @@
+#include "core/text/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <numeric>
+
+namespace crossover {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const auto& candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  // A typo changes a few characters; anything further is a different word.
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
+                                 std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // distance, position
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    ranked.emplace_back(edit_distance(word, candidates[i]), i);
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i)
+    out.push_back(candidates[ranked[i].second]);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string format_seconds(double seconds) {
+  char buffer[64];
+  if (!std::isfinite(seconds)) return "-";
+  if (seconds < 1e-3) {
+    std::snprintf(buffer, sizeof buffer, "%.0f us", seconds * 1e6);
+  } else if (seconds < 1.0) {
+    std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
+  } else if (seconds < 120.0) {
+    std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
+  } else if (seconds >= kSecondsPerYear) {
+    // Minutes of a duration beyond a year say nothing (and beyond 10^18 s do not fit a long).
+    std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
+  } else {
+    const auto whole = static_cast<long>(seconds);
+    std::snprintf(buffer, sizeof buffer, "%ld min %02ld s", whole / 60, whole % 60);
+  }
+  return buffer;
+}
+
+std::string format_number(double value) {
+  char buffer[64];
+  if (!std::isfinite(value)) return "-";
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  return buffer;
+}
+
+std::string format_axis_value(double value) {
+  if (value >= 1000 && value < 1e15 && value == std::floor(value)) {
+    std::string digits = std::to_string(static_cast<long long>(value));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+      digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+  }
+  return format_number(value);
+}
+
+std::string format_percent(double fraction, bool sign) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, sign ? "%+.1f %%" : "%.1f %%", 100.0 * fraction);
+  return buffer;
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buffer;
+}
+
+std::string clock_text(double seconds) {
+  if (!(seconds >= 0.0 && seconds < kSecondsPerYear)) return format_seconds(seconds);
+  const auto s = static_cast<long>(seconds + 0.5);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buffer;
+}
+
+std::string replaced(const std::string& text, const std::map<char, std::string>& replacements) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto it = replacements.find(c);
+    if (it == replacements.end())
+      out += c;
+    else
+      out += it->second;
+  }
+  return out;
+}
+
+std::string printable_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\t' || c == '\n') {
+      out += text[i];
+    } else if (c < 0x20 || c == 0x7f) {
+      continue;  // C0 controls (ESC among them) and DEL
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      ++i;  // a C1 control in UTF-8 (U+0080 to U+009F: CSI among them)
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace crossover
