@@ -7,8 +7,8 @@
 // no device can help, and this is how much slower it is.
 #include <benchmark/benchmark.h>
 
-#include "workloads/batches.hpp"
-#include "workloads/images.hpp"
+#include "workloads/data/batches.hpp"
+#include "workloads/data/images.hpp"
 
 namespace {
 

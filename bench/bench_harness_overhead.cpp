@@ -5,8 +5,8 @@
 // ratio of the two is the suite's overhead; docs/results.md states it.
 #include <benchmark/benchmark.h>
 
-#include "workloads/mlp.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/models/mlp.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace {
 

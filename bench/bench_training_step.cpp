@@ -6,7 +6,7 @@
 // the rows at which the time starts to grow with the data are where a GPU can begin to win.
 #include <benchmark/benchmark.h>
 
-#include "workloads/workload.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

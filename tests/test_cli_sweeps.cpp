@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/records/results.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "tests/test_support.hpp"
-#include "workloads/csv_table.hpp"
+#include "workloads/data/csv_table.hpp"
 
 namespace crossover {
 namespace {

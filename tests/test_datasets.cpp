@@ -1,4 +1,4 @@
-// The data sets' one declaration (workloads/datasets.hpp): the fetch script checks what it says,
+// The data sets' one declaration (workloads/data/datasets.hpp): the fetch script checks what it says,
 // and a data set added by one declaration is found, estimated and fingerprinted from it.
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include "core/text/text.hpp"
 #include "runner/distributed/shard.hpp"
 #include "tests/test_support.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 namespace {

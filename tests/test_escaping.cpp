@@ -15,7 +15,7 @@
 #include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 #include "tests/cli_support.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

@@ -7,9 +7,9 @@
 #include "runner/execution/executor.hpp"
 #include "runner/execution/threads.hpp"
 #include "tests/test_support.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/user_model.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/models/user_model.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 namespace {

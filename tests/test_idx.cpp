@@ -8,7 +8,7 @@
 
 #include "tests/idx_writer.hpp"
 #include "tests/test_support.hpp"
-#include "workloads/idx.hpp"
+#include "workloads/data/idx.hpp"
 
 namespace crossover {
 namespace {

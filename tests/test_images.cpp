@@ -6,9 +6,9 @@
 
 #include "tests/idx_writer.hpp"
 #include "tests/test_support.hpp"
-#include "workloads/batches.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/images.hpp"
+#include "workloads/data/batches.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/data/images.hpp"
 
 namespace crossover {
 namespace {

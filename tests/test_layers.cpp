@@ -254,8 +254,8 @@ TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
       {"runner/execution/busy_load.cpp", "the machine's own /proc/stat"},
       {"runner/execution/memory.cpp", "the machine's own /proc/self/status"},
       {"runner/execution/launch.cpp", "a cell's log, written by this run into its own folder"},
-      {"workloads/idx.cpp", "zlib's gzopen, after check_regular_file (a data set)"},
-      {"workloads/torchscript.cpp", "the model's zip directory, after check_regular_file"},
+      {"workloads/data/idx.cpp", "zlib's gzopen, after check_regular_file (a data set)"},
+      {"workloads/models/torchscript.cpp", "the model's zip directory, after check_regular_file"},
   };
   std::size_t scanned = 0;
   for (const auto& file : sources()) {

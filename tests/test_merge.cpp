@@ -12,7 +12,7 @@
 
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

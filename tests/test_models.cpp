@@ -1,13 +1,13 @@
 // Model shapes and the tensor workload's training loop.
 #include <gtest/gtest.h>
 
-#include "workloads/catalog.hpp"
-#include "workloads/cnn.hpp"
-#include "workloads/mlp.hpp"
-#include "workloads/resnet.hpp"
-#include "workloads/supervised.hpp"
-#include "workloads/tabular.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/models/cnn.hpp"
+#include "workloads/models/mlp.hpp"
+#include "workloads/models/resnet.hpp"
+#include "workloads/training/supervised.hpp"
+#include "workloads/data/tabular.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 namespace {

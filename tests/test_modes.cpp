@@ -5,10 +5,10 @@
 
 #include "runner/execution/cuda_seam.hpp"
 #include "runner/execution/devices.hpp"
-#include "workloads/fused_optimizer.hpp"
-#include "workloads/optimizers.hpp"
-#include "workloads/precision.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/training/fused_optimizer.hpp"
+#include "workloads/training/optimizers.hpp"
+#include "workloads/training/precision.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 namespace {

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "workloads/prefetch.hpp"
+#include "workloads/data/prefetch.hpp"
 
 namespace crossover {
 namespace {

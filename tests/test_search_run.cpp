@@ -9,7 +9,7 @@
 #include "runner/grid/grid.hpp"
 #include "runner/sweep/search_run.hpp"
 #include "tests/cli_support.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

@@ -15,7 +15,7 @@
 #include "runner/grid/grid.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/files/user_files.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover::testing {
 

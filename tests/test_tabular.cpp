@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/test_support.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/tabular.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/data/tabular.hpp"
 
 namespace crossover {
 namespace {

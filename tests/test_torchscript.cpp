@@ -12,11 +12,11 @@
 #include "runner/execution/executor.hpp"
 #include "runner/grid/model_check.hpp"
 #include "tests/test_support.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/precision.hpp"
-#include "workloads/supervised.hpp"
-#include "workloads/torchscript.hpp"
-#include "workloads/user_model.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/training/precision.hpp"
+#include "workloads/training/supervised.hpp"
+#include "workloads/models/torchscript.hpp"
+#include "workloads/models/user_model.hpp"
 
 namespace crossover {
 namespace {

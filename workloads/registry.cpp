@@ -2,15 +2,15 @@
 #include <stdexcept>
 #include <utility>
 
-#include "workloads/catalog.hpp"
-#include "workloads/cnn.hpp"
-#include "workloads/datasets.hpp"
-#include "workloads/images.hpp"
-#include "workloads/mlp.hpp"
-#include "workloads/resnet.hpp"
-#include "workloads/supervised.hpp"
-#include "workloads/tabular.hpp"
-#include "workloads/torchscript.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/models/cnn.hpp"
+#include "workloads/data/datasets.hpp"
+#include "workloads/data/images.hpp"
+#include "workloads/models/mlp.hpp"
+#include "workloads/models/resnet.hpp"
+#include "workloads/training/supervised.hpp"
+#include "workloads/data/tabular.hpp"
+#include "workloads/models/torchscript.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 #include "reports/analysis/verdict.hpp"
 #include "reports/render/analysis_markdown.hpp"
 #include "reports/render/table.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

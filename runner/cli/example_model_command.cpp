@@ -8,7 +8,7 @@
 
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "workloads/user_model.hpp"
+#include "workloads/models/user_model.hpp"
 
 namespace crossover {
 namespace {

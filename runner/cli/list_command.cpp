@@ -12,8 +12,8 @@
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/devices.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 namespace {

@@ -21,7 +21,7 @@
 #include "runner/execution/launch.hpp"
 #include "runner/execution/threads.hpp"
 #include "runner/grid/grid.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 namespace {

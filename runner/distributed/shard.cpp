@@ -8,8 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "workloads/catalog.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 namespace {

@@ -6,8 +6,8 @@
 #include "core/text/text.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/threads.hpp"
-#include "workloads/step_probe.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/anatomy/step_probe.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 namespace {

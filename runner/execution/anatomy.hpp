@@ -17,7 +17,7 @@ struct WorkloadFacts;
 /// all-reduce and the replicas' overlap are not in the model), or a setting no machine runs.
 std::string prediction_refusal(const Cell& cell);
 
-/// Probes `workload`'s step (workloads/step_probe.hpp) after the cell's measurements and records
+/// Probes `workload`'s step (workloads/anatomy/step_probe.hpp) after the cell's measurements and records
 /// it into `result`'s step_* fields and anatomy_seconds. A ddp or dp cell is not probed (its ranks
 /// step together; one probing alone would wait for the others); a probe that fails leaves the
 /// fields empty, with a warning, and never fails the cell. A cell whose DataLoader has workers

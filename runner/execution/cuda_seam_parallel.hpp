@@ -11,7 +11,7 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
-#include "workloads/workload.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover::cuda_seam {
 

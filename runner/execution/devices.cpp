@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "runner/execution/cuda_seam.hpp"
-#include "workloads/fused_optimizer.hpp"
+#include "workloads/training/fused_optimizer.hpp"
 
 namespace crossover {
 

@@ -24,8 +24,8 @@
 #include "runner/execution/memory.hpp"
 #include "runner/execution/threads.hpp"
 #include "runner/execution/energy.hpp"
-#include "workloads/user_model.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/models/user_model.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 namespace {

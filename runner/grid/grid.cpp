@@ -16,7 +16,7 @@
 #include "core/files/user_files.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_search.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

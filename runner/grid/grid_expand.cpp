@@ -9,7 +9,7 @@
 #include "reports/analysis/cell_names.hpp"
 #include "runner/grid/grid.hpp"
 #include "runner/grid/grid_search.hpp"
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

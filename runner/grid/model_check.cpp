@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/text/text.hpp"
-#include "workloads/user_model.hpp"
+#include "workloads/models/user_model.hpp"
 
 namespace crossover {
 namespace {

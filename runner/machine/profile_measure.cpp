@@ -16,8 +16,8 @@
 #include "runner/execution/threads.hpp"
 #include "runner/machine/env.hpp"
 #include "runner/machine/revision.hpp"
-#include "workloads/batches.hpp"
-#include "workloads/op_cost.hpp"
+#include "workloads/data/batches.hpp"
+#include "workloads/anatomy/op_cost.hpp"
 
 namespace crossover {
 namespace {

@@ -23,7 +23,7 @@
 #include "runner/machine/profile_measure.hpp"
 #include "runner/sweep/progress_line.hpp"
 #include "runner/sweep/search_run.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/idx.hpp"
+#include "workloads/data/idx.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = crossover::fuzz::write_input(data, size);

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/csv_table.hpp"
+#include "workloads/data/csv_table.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = crossover::fuzz::write_input(data, size);

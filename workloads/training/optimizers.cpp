@@ -1,11 +1,11 @@
-#include "workloads/optimizers.hpp"
+#include "workloads/training/optimizers.hpp"
 
 #include <cmath>
 #include <map>
 #include <stdexcept>
 #include <utility>
 
-#include "workloads/fused_optimizer.hpp"
+#include "workloads/training/fused_optimizer.hpp"
 
 namespace crossover {
 namespace {

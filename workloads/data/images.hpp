@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "workloads/data.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/data.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 

@@ -1,10 +1,10 @@
-#include "workloads/supervised.hpp"
+#include "workloads/training/supervised.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "workloads/precision.hpp"
+#include "workloads/training/precision.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/optimizers.hpp"
+#include "workloads/training/optimizers.hpp"
 
 namespace crossover {
 

@@ -1,4 +1,4 @@
-#include "workloads/datasets.hpp"
+#include "workloads/data/datasets.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/files/user_files.hpp"
-#include "workloads/idx.hpp"
+#include "workloads/data/idx.hpp"
 
 namespace crossover {
 namespace {

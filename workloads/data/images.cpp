@@ -1,4 +1,4 @@
-#include "workloads/images.hpp"
+#include "workloads/data/images.hpp"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "workloads/idx.hpp"
+#include "workloads/data/idx.hpp"
 
 namespace crossover {
 namespace {

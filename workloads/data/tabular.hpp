@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "workloads/csv_table.hpp"
-#include "workloads/data.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/csv_table.hpp"
+#include "workloads/data/data.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 

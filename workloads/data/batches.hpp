@@ -15,7 +15,7 @@
 #include <string>
 
 #include "core/cells/modes.hpp"
-#include "workloads/data.hpp"
+#include "workloads/data/data.hpp"
 
 namespace crossover {
 

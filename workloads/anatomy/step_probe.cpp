@@ -1,9 +1,9 @@
-#include "workloads/step_probe.hpp"
+#include "workloads/anatomy/step_probe.hpp"
 
 #include <chrono>
 #include <stdexcept>
 
-#include "workloads/op_cost.hpp"
+#include "workloads/anatomy/op_cost.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
-#include "workloads/data.hpp"
+#include "workloads/data/data.hpp"
 
 namespace crossover {
 
@@ -47,7 +47,7 @@ torch::jit::Module load_scripted_model(const std::string& path);
 double estimate_training_flops(torch::jit::Module& module,
                                const std::vector<std::int64_t>& input_shape);
 
-/// The cell's model (`model`), loaded and checked against the cell (workloads/user_model.cpp):
+/// The cell's model (`model`), loaded and checked against the cell (workloads/models/user_model.cpp):
 /// trainable parameters, a forward that takes a batch of `input_shape`, an output of [N, classes]
 /// or [N, outputs]. Throws std::runtime_error naming the file and what to fix.
 torch::jit::Module load_checked_model(const Cell& cell);

@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "core/records/step_anatomy.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 

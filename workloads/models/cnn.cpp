@@ -1,4 +1,4 @@
-#include "workloads/cnn.hpp"
+#include "workloads/models/cnn.hpp"
 
 namespace crossover {
 

@@ -4,9 +4,9 @@
 
 #include <functional>
 
-#include "workloads/batches.hpp"
-#include "workloads/optimizers.hpp"
-#include "workloads/workload.hpp"
+#include "workloads/data/batches.hpp"
+#include "workloads/training/optimizers.hpp"
+#include "workloads/training/workload.hpp"
 
 namespace crossover {
 

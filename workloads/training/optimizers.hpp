@@ -3,7 +3,7 @@
 // LibTorch's torch::optim, one parameter at a time ("loop"); ATen's multi-tensor _foreach_*
 // operators, a few calls for every parameter together ("foreach", PyTorch 2.x's default on CUDA);
 // every parameter and gradient as a view of one flat tensor, a few calls in all ("flat"); and
-// ATen's fused kernels, one call in all ("fused", workloads/fused_optimizer.hpp).
+// ATen's fused kernels, one call in all ("fused", workloads/training/fused_optimizer.hpp).
 
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-#include "workloads/idx.hpp"
+#include "workloads/data/idx.hpp"
 
 #include <unistd.h>
 #include <zlib.h>

@@ -1,11 +1,11 @@
-#include "workloads/tabular.hpp"
+#include "workloads/data/tabular.hpp"
 
 #include <array>
 #include <cmath>
 #include <numeric>
 #include <random>
 
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {

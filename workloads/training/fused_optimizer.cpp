@@ -1,4 +1,4 @@
-#include "workloads/fused_optimizer.hpp"
+#include "workloads/training/fused_optimizer.hpp"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 

@@ -1,4 +1,4 @@
-#include "workloads/resnet.hpp"
+#include "workloads/models/resnet.hpp"
 
 namespace crossover {
 namespace {

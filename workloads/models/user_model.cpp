@@ -1,5 +1,5 @@
 // A user's TorchScript model checked against its cell, and the synthetic samples it trains on.
-#include "workloads/user_model.hpp"
+#include "workloads/models/user_model.hpp"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "core/files/file_writer.hpp"
-#include "workloads/catalog.hpp"
-#include "workloads/torchscript.hpp"
+#include "workloads/data/catalog.hpp"
+#include "workloads/models/torchscript.hpp"
 
 namespace crossover {
 namespace {

@@ -1,8 +1,8 @@
-#include "workloads/batches.hpp"
+#include "workloads/data/batches.hpp"
 
 #include <optional>
 
-#include "workloads/prefetch.hpp"
+#include "workloads/data/prefetch.hpp"
 
 namespace crossover {
 namespace {

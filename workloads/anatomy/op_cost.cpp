@@ -1,4 +1,4 @@
-#include "workloads/op_cost.hpp"
+#include "workloads/anatomy/op_cost.hpp"
 
 #include <ATen/record_function.h>
 

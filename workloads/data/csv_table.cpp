@@ -1,4 +1,4 @@
-#include "workloads/csv_table.hpp"
+#include "workloads/data/csv_table.hpp"
 
 #include <unistd.h>
 

@@ -1,9 +1,9 @@
-#include "workloads/data.hpp"
+#include "workloads/data/data.hpp"
 
 #include <numeric>
 #include <random>
 
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 

@@ -1,4 +1,4 @@
-#include "workloads/torchscript.hpp"
+#include "workloads/models/torchscript.hpp"
 
 #include <ATen/record_function.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "core/files/user_files.hpp"
-#include "workloads/op_cost.hpp"
+#include "workloads/anatomy/op_cost.hpp"
 
 namespace crossover {
 namespace {

@@ -1,9 +1,9 @@
-#include "workloads/catalog.hpp"
+#include "workloads/data/catalog.hpp"
 
 #include <cstdlib>
 
 #include "core/text/text.hpp"
-#include "workloads/datasets.hpp"
+#include "workloads/data/datasets.hpp"
 
 namespace crossover {
 namespace {

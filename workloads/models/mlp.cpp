@@ -1,4 +1,4 @@
-#include "workloads/mlp.hpp"
+#include "workloads/models/mlp.hpp"
 
 namespace crossover {
 

@@ -1,4 +1,4 @@
-#include "workloads/precision.hpp"
+#include "workloads/training/precision.hpp"
 
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
