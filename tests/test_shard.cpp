@@ -344,7 +344,7 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
                              std::to_string(missing) + " to run"),
             std::string::npos)
       << resumed.err;
-  EXPECT_EQ(resumed.err.find("changed"), std::string::npos) << resumed.err;
+  EXPECT_EQ(resumed.err.find("the environment changed"), std::string::npos) << resumed.err;
   for (const Result& r : read_results(two + "/results.jsonl"))
     EXPECT_EQ(r.status, CellStatus::kOk) << cell_label(r.cell);
   // Every cell done: a second resume runs none.
