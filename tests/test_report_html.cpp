@@ -32,6 +32,21 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The first group of every match of `pattern` in `svg`.
+std::vector<std::string> matches(const std::string& svg, const std::string& pattern) {
+  std::vector<std::string> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator();
+       ++it)
+    out.push_back((*it)[1]);
+  return out;
+}
+
+// A chart's x axis labels: the texts on the line below the plot, on their ticks.
+std::vector<std::string> x_labels(const std::string& svg) {
+  return matches(svg, "y='282.0' text-anchor='(?:middle|end)'>([^<]*)</text>");
+}
+
 // A linear axis of a key's values (num_workers 0, 1, 2) is ticked at each value and nowhere
 // between: half a worker means nothing.
 TEST(ReportHtml, AnAxisThroughZeroIsTickedAtTheValuesMeasured) {
@@ -51,13 +66,7 @@ TEST(ReportHtml, AnAxisThroughZeroIsTickedAtTheValuesMeasured) {
   ASSERT_EQ(crossovers[0].axis, "num_workers");
   for (const std::string& svg :
        {time_chart(crossovers[0], pairs, spec), speedup_chart(crossovers[0], pairs, spec)}) {
-    // The x axis's labels: the texts on the line below the plot, centred on their tick.
-    const std::regex label("y='282.0' text-anchor='(?:middle|end)'>([^<]*)</text>");
-    std::vector<std::string> labels;
-    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label);
-         it != std::sregex_iterator(); ++it)
-      labels.push_back((*it)[1]);
-    EXPECT_EQ(labels, (std::vector<std::string>{"0", "1", "2"})) << svg;
+    EXPECT_EQ(x_labels(svg), (std::vector<std::string>{"0", "1", "2"})) << svg;
   }
 }
 
@@ -78,20 +87,13 @@ TEST(ReportHtml, AxesAreLabelledInTheStatementsNumbersAndInUnits) {
   ASSERT_EQ(crossovers.size(), 1u);
   ASSERT_EQ(crossovers[0].axis, "dataset_size");
   const std::string svg = time_chart(crossovers[0], pairs, spec);
-  const auto texts = [&](const std::string& pattern) {
-    std::vector<std::string> out;
-    const std::regex re(pattern);
-    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator();
-         ++it)
-      out.push_back((*it)[1]);
-    return out;
-  };
-  const auto x = texts("y='282.0' text-anchor='(?:middle|end)'>([^<]*)</text>");
+  const auto x = x_labels(svg);
   EXPECT_NE(std::find(x.begin(), x.end(), "10,000"), x.end()) << svg;
   EXPECT_NE(std::find(x.begin(), x.end(), "1,000,000"), x.end()) << svg;
-  const auto y = texts("x='58.0' y='[^']*' text-anchor='end'>([^<]*)</text>");
+  const auto y = matches(svg, "x='58.0' y='[^']*' text-anchor='end'>([^<]*)</text>");
   ASSERT_FALSE(y.empty());
-  for (const std::string& tick : y) EXPECT_TRUE(std::regex_match(tick, std::regex("[0-9.]+ (us|ms|s)"))) << tick;
+  for (const std::string& tick : y)
+    EXPECT_TRUE(std::regex_match(tick, std::regex("[0-9.]+ (us|ms|s)"))) << tick;
   EXPECT_NE(std::find(y.begin(), y.end(), "10 ms"), y.end()) << svg;
   EXPECT_NE(svg.find("median epoch time (log scale)"), std::string::npos);
 }
