@@ -129,7 +129,9 @@ TEST(PredictionCorpus, ItsOwnFilesAreReadAndWrittenSafely) {
   std::string other = boston.substr(boston.find("{\"cell\":8,"));
   other = "{\"cell\":0," + other.substr(other.find(',') + 1, other.find('\n') - other.find(','));
   dir.write("run/anatomy.jsonl", other + lines.substr(first + 1));
-  if (testing::have_real_data("iris.csv")) EXPECT_DOUBLE_EQ(predicted(args), right);
+  if (testing::have_real_data("iris.csv")) {
+    EXPECT_DOUBLE_EQ(predicted(args), right);
+  }
   // Outputs: not the profile read, not a run's file.
   o = testing::crossover(dir, "predict --check " + run + " --profile " + kProfile + " --json " +
                                   kProfile);

@@ -40,6 +40,25 @@ struct Surface {
   std::set<double> xs, ys;
 };
 
+// Whether a pair of the heat map has a predicted side.
+bool any_predicted(const Surface& s) {
+  return std::any_of(s.at.begin(), s.at.end(),
+                     [](const auto& entry) { return entry.second->predicted; });
+}
+
+// The heat map's legend, two lines below its squares.
+std::string legend(double bottom, const CompareSpec& spec, bool predicted) {
+  return "<text x='12' y='" + num(bottom + 52) + "' fill='#555'>" +
+         html_escape("orange: " + spec.axis + "=" + spec.contender + " faster, blue: " +
+                     spec.axis + "=" + spec.baseline + " faster,") +
+         "</text><text x='12' y='" + num(bottom + 66) + "' fill='#555'>" +
+         html_escape(std::string(predicted ? "grey: a tie or undecided; *: predicted (one side by "
+                                             "the cost model); "
+                                           : "grey: a tie; ") +
+                     "black bar: the crossing") +
+         "</text>";
+}
+
 std::string draw(const Surface& s, const std::string& x_axis, const std::string& y_axis,
                  const std::vector<Crossover>& crossovers, const CompareSpec& spec) {
   const std::vector<double> xs(s.xs.begin(), s.xs.end()), ys(s.ys.begin(), s.ys.end());
@@ -113,17 +132,7 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
   svg += "<text x='" + num(left + cell_w * xs.size() / 2) + "' y='" + num(bottom + 36) +
          "' text-anchor='middle'>" + html_escape(x_axis) + "</text>";
   svg += "<text x='12' y='" + num(top - 10) + "'>" + html_escape(y_axis) + "</text>";
-  const bool predicted = std::any_of(s.at.begin(), s.at.end(),
-                                     [](const auto& entry) { return entry.second->predicted; });
-  svg += "<text x='12' y='" + num(bottom + 52) + "' fill='#555'>" +
-         html_escape("orange: " + spec.axis + "=" + spec.contender + " faster, blue: " +
-                     spec.axis + "=" + spec.baseline + " faster,") +
-         "</text><text x='12' y='" + num(bottom + 66) + "' fill='#555'>" +
-         html_escape(std::string(predicted ? "grey: a tie or undecided; *: predicted (one side by "
-                                             "the cost model); "
-                                           : "grey: a tie; ") +
-                     "black bar: the crossing") +
-         "</text>";
+  svg += legend(bottom, spec, any_predicted(s));
   return svg + "</svg>";
 }
 
@@ -184,9 +193,7 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
         continue;
       std::string title = workload + ": speedup of " + spec.axis + "=" + spec.contender + " over " +
                           spec.baseline + " by " + x_axis + " and " + y_axis;
-      if (std::any_of(s.at.begin(), s.at.end(),
-                      [](const auto& entry) { return entry.second->predicted; }))
-        title += " (predicted)";
+      if (any_predicted(s)) title += " (predicted)";
       if (!s.fixed.empty()) title += " (" + s.fixed + ")";
       charts.push_back({title, draw(s, x_axis, y_axis, crossovers, spec)});
     }
