@@ -203,7 +203,8 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
   s += "<polyline points='" + line + "' fill='none' stroke='#1f77b4' stroke-width='2'" +
        (c.predicted ? " stroke-dasharray='6 3'" : "") + "/>";
   if (c.predicted) {
-    s += "<text class='legend' x='" + num(Plot::kLeft + 8) + "' y='" + num(Plot::kTop + 12) +
+    // Above the plot: the crossing's label takes the plot's top line.
+    s += "<text class='legend' x='" + num(Plot::kLeft + 8) + "' y='" + num(Plot::kTop - 4) +
          "'>" + html_escape(ratio + " (predicted: one side by the cost model, with its band)") +
          "</text>";
   }

@@ -16,9 +16,9 @@ namespace svg {
 
 constexpr auto num = svg_number;
 
-// An axis value as the crossover statements write it: "19,098" (rounded from 1,000 up), "0.5".
+// An axis value as the crossover statements write it: "19,098", "777" (rounded from 100 up), "0.5".
 inline std::string axis_text(double value) {
-  return format_axis_value(value >= 1000 ? std::round(value) : value);
+  return format_axis_value(value >= 100 ? std::round(value) : value);
 }
 
 // The palette: blue, then orange, then the rest. Red is kept for what a chart marks (the
