@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,9 +25,11 @@ class ScratchDir {
  public:
   ScratchDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("crossover-test-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
-             std::to_string(::getpid()));
+    // A parameterised test's names hold '/' ("Errors/ErrorsCommand", "Exits…/unknown_key").
+    std::string name = "crossover-test-" + std::string(info->test_suite_name()) + "-" +
+                       info->name() + "-" + std::to_string(::getpid());
+    std::replace(name.begin(), name.end(), '/', '_');
+    path_ = std::filesystem::temp_directory_path() / name;
     remove_tree(path_);
     std::filesystem::create_directories(path_);
   }
