@@ -47,8 +47,11 @@ TEST(Scripts, AGpuWithoutACudaLibTorchGetsOneLineAndTheDemoRunsPredicted) {
   EXPECT_NE(found.err.find("get one with: false -m pip install torch"), std::string::npos)
       << found.err;
 
+  // The built crossover must see no GPU either: on a GPU host it is built against a CUDA
+  // LibTorch and would measure the CUDA cells (the H200 of 2026-11-27 found it).
   const std::string bin = fs::path(CROSSOVER_BINARY).parent_path().string();
-  const Outcome demo = script(dir, env + " CROSSOVER_SKIP_SETUP=1 BUILD_DIR=" + bin,
+  const Outcome demo = script(dir,
+                              env + " CUDA_VISIBLE_DEVICES= CROSSOVER_SKIP_SETUP=1 BUILD_DIR=" + bin,
                               "scripts/demo.sh --dry-run --out " + dir.file("run"));
   ASSERT_EQ(demo.code, 0) << demo.out << demo.err;
   EXPECT_NE(demo.err.find("is here but no CUDA LibTorch"), std::string::npos) << demo.err;

@@ -213,9 +213,13 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
   p.cpu_all_threads.dispatch_seconds =
       derive_dispatch(cells, DeviceKind::kCpu, used["cpu_dispatch"]);
   p.cpu_all_threads.gemm = scaled_ladder(here.cpu_all_threads, cpu_1024);
-  const double cpu_peak = p.cpu_all_threads.gemm.back().second;
+  // The arithmetic taken out of a step before its bytes are counted runs at the runs' own
+  // measured peak: this machine's ladder, read while it was busy, once left no time for memory
+  // in any cell (a GPU host at a load of 60).
+  const double measured =
+      std::max(cpu_1024, from_env(runs, [](const Environment& e) { return peak_of(e, "cpu"); }) * 1e9);
   p.cpu_all_threads.memory_bytes_per_second = derive_memory(
-      cells, DeviceKind::kCpu, p.cpu_all_threads.dispatch_seconds, cpu_peak, used["cpu_memory"]);
+      cells, DeviceKind::kCpu, p.cpu_all_threads.dispatch_seconds, measured, used["cpu_memory"]);
   p.cpu_one_thread = p.cpu_all_threads;
   p.cpu_one_thread.gemm =
       scaled_ladder(here.cpu_one_thread,
@@ -225,8 +229,6 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
       here.cpu_one_thread.memory_bytes_per_second / here.cpu_all_threads.memory_bytes_per_second;
   // No rung above what the runs' machine measured itself: this machine's shape, scaled, can
   // claim more (one thread at 1,109 GFLOP/s from a host whose every core measured 163).
-  const double measured =
-      std::max(cpu_1024, from_env(runs, [](const Environment& e) { return peak_of(e, "cpu"); }) * 1e9);
   // One thread has one core: at most twice its share of every core's peak (turbo, a sibling
   // hyper-thread idle), however this machine's two shapes relate.
   const double cores = from_env(runs, [](const Environment& e) {
@@ -317,7 +319,7 @@ MachineProfile derive_profile(const std::string& name, const std::vector<RunReco
        "n^3 / max(dispatch, 2 n^3 / P), P its env.json peak_gflops; the CPU's ladder = the "
        "deriving machine's shape scaled to the runs' blas.matmul_1024_gflops; "
        "memory_bytes_per_second = median over the quarter of them with the most bytes of bytes / "
-       "(step - operators x dispatch - FLOPs / peak); h2d = h2d bytes / (step with the batch on "
+       "(step - operators x dispatch - FLOPs / peak), peak the runs' own measured one; h2d = h2d bytes / (step with the batch on "
        "the host - step with it on the device)"},
       {"cells", used}};
   return p;
