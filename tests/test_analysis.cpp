@@ -425,7 +425,7 @@ TEST(Analysis, TheNodesOfAMergedRunReadAsOneMachine) {
   ASSERT_EQ(one.devices.size(), 1u);
   EXPECT_EQ(one.devices.front().table.header[1], "cpu epoch");
   EXPECT_EQ(one.devices.front().table.rows.size(), 3u);
-  const Analysis apart = analyse(results, {kDevice}, "time", true);
+  const Analysis apart = analyse(results, {kDevice}, Measure::kTime, true);
   EXPECT_TRUE(apart.comparisons.front().crossovers.empty());  // three one-point series
   EXPECT_NE(apart.devices.front().table.header[1].find(" on node"), std::string::npos);
   // A node's cell pairs with its own node's partner where both nodes measured the setting.

@@ -59,8 +59,8 @@ TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
   const ComparisonFindings& f = a.comparisons.front();
   ASSERT_EQ(f.crossovers.size(), 1u);
   ASSERT_EQ(f.by_measure.size(), 2u);
-  EXPECT_EQ(f.by_measure[0].first, "energy");
-  EXPECT_EQ(f.by_measure[1].first, "cost");
+  EXPECT_EQ(f.by_measure[0].first, Measure::kEnergy);
+  EXPECT_EQ(f.by_measure[1].first, Measure::kCost);
   const double time_from = *f.crossovers.front().from;
   const double energy_from = *f.by_measure[0].second.front().from;
   const double cost_from = *f.by_measure[1].second.front().from;
@@ -83,23 +83,23 @@ TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
   }
   const Analysis partial = analyse(partly, {parse_compare("device=cpu:cuda")});
   ASSERT_EQ(partial.comparisons.front().by_measure.size(), 1u);
-  EXPECT_EQ(partial.comparisons.front().by_measure[0].first, "cost");
+  EXPECT_EQ(partial.comparisons.front().by_measure[0].first, Measure::kCost);
 }
 
 TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   const std::vector<Result> results = along_rows();
   const auto specs = std::vector<CompareSpec>{parse_compare("device=cpu:cuda")};
-  const Analysis energy = analyse(results, specs, "energy");
+  const Analysis energy = analyse(results, specs, Measure::kEnergy);
   const ComparisonFindings& f = energy.comparisons.front();
   ASSERT_EQ(f.crossovers.size(), 1u);
   EXPECT_DOUBLE_EQ(*f.crossovers.front().from, 1e4);  // the energy crossover leads
   EXPECT_NE(f.crossovers.front().statement.find("(ratio "), std::string::npos);
   ASSERT_EQ(f.by_measure.size(), 2u);  // and time and cost are stated beside it
-  EXPECT_EQ(f.by_measure[0].first, "time");
+  EXPECT_EQ(f.by_measure[0].first, Measure::kTime);
   EXPECT_DOUBLE_EQ(*f.by_measure[0].second.front().from, 1e3);
-  EXPECT_EQ(f.by_measure[1].first, "cost");
-  EXPECT_DOUBLE_EQ(*analyse(results, specs, "cost").comparisons.front().crossovers.front().from,
-                   1e5);
+  EXPECT_EQ(f.by_measure[1].first, Measure::kCost);
+  EXPECT_DOUBLE_EQ(
+      *analyse(results, specs, Measure::kCost).comparisons.front().crossovers.front().from, 1e5);
   // The device table in joules: 2 ms at 50 W is 100 mJ, 1 ms at 400 W is 400 mJ; no break even.
   const TextTable& table = energy.devices.front().table;
   EXPECT_NE(std::find(table.header.begin(), table.header.end(), "cpu energy"), table.header.end());
@@ -111,7 +111,7 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   EXPECT_NE(table.rows.front()[1].find(" mJ ± "), std::string::npos) << table.rows.front()[1];
   EXPECT_EQ(table.rows.front().back(), "cpu");  // 4x less energy at 1,000 rows
   ReportContext context;
-  context.measure = "energy";
+  context.measure = Measure::kEnergy;
   const std::string md = render_markdown(context, results, energy);
   EXPECT_NE(md.find("## Crossovers on energy (joules per epoch): device=cpu vs device=cuda"),
             std::string::npos)
@@ -123,9 +123,9 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   EXPECT_NE(html.find("median energy per epoch (log scale)"), std::string::npos);
   EXPECT_NE(html.find("energy ratio"), std::string::npos);  // the charts and the pairs' table
   EXPECT_EQ(html.find(">speedup<"), std::string::npos);
-  EXPECT_EQ(format_measure(6.63e-5, "energy"), "66.3 uJ");
-  EXPECT_EQ(format_measure(2.5e4, "energy"), "25 kJ");
-  EXPECT_NE(render_comparison_text(results, energy.devices, "energy")
+  EXPECT_EQ(format_measure(6.63e-5, Measure::kEnergy), "66.3 uJ");
+  EXPECT_EQ(format_measure(2.5e4, Measure::kEnergy), "25 kJ");
+  EXPECT_NE(render_comparison_text(results, energy.devices, Measure::kEnergy)
                 .find("ratio: the CPU's / the device's"),
             std::string::npos);
   // The analysis's own copy is in joules (and samples per joule); the results stay in seconds.
@@ -143,9 +143,9 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
       r.energy_note = "no powercap at /x";
     }
   }
-  const Analysis part = analyse(partly, specs, "energy");
+  const Analysis part = analyse(partly, specs, Measure::kEnergy);
   EXPECT_TRUE(part.comparisons.front().crossovers.empty());
-  const std::string text = render_comparison_text(partly, part.devices, "energy");
+  const std::string text = render_comparison_text(partly, part.devices, Measure::kEnergy);
   EXPECT_NE(text.find("4 ok cell(s) without energy"), std::string::npos) << text;
   EXPECT_NE(text.find("energy: 4 cells unavailable (no powercap at /x); 4 cells nvml"),
             std::string::npos)
@@ -158,15 +158,15 @@ TEST(Measures, APowerOrPriceThatOverflowsIsLeftOutNotCompared) {
   results[0].mean_watts = 1e308;
   results[0].epoch_seconds_samples.front() = 10.0;
   results[1].price_per_hour = 1e308;
-  const std::vector<Result> energy = in_measure(results, "energy");
+  const std::vector<Result> energy = in_measure(results, Measure::kEnergy);
   EXPECT_EQ(energy[0].status, CellStatus::kSkipped);
   EXPECT_EQ(energy[0].reason, "energy out of range");
   EXPECT_EQ(energy[2].status, CellStatus::kOk);
-  EXPECT_EQ(in_measure(results, "cost")[1].status, CellStatus::kOk);  // 1e308 / 3600 * 1 ms
+  EXPECT_EQ(in_measure(results, Measure::kCost)[1].status, CellStatus::kOk);  // 1e308 / 3600 * 1 ms
   results[1].price_per_hour = 1.7e308;
   results[1].epoch_seconds_samples.front() = 1e5;
-  EXPECT_EQ(in_measure(results, "cost")[1].status, CellStatus::kSkipped);
-  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")}, "energy");
+  EXPECT_EQ(in_measure(results, Measure::kCost)[1].status, CellStatus::kSkipped);
+  const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")}, Measure::kEnergy);
   for (const Pair& p : a.comparisons.front().pairs) EXPECT_TRUE(std::isfinite(p.speedup));
 }
 
@@ -291,7 +291,7 @@ void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result&
     const double expected = unit == Unit::kEpochSeconds || unit == Unit::kEpochSamples ? 30.0
                             : unit == Unit::kPerSecond                                 ? 0.3
                                                                                        : 3.0;
-    EXPECT_EQ(in_measure({r}, "energy").front().*field, T{expected});
+    EXPECT_EQ(in_measure({r}, Measure::kEnergy).front().*field, T{expected});
   }
 }
 
@@ -303,7 +303,7 @@ TEST(Measures, EveryResultFieldIsWrittenReadColumnedAndConvertedAsItsUnitSays) {
   base.mean_watts = 10.0;
   base.samples_per_second = 50.0;
   base.first_epoch_seconds = 2.0;
-  ASSERT_EQ(in_measure({base}, "energy").front().status, CellStatus::kOk);
+  ASSERT_EQ(in_measure({base}, Measure::kEnergy).front().status, CellStatus::kOk);
   std::size_t fields = 0;
 #define CROSSOVER_EXPECT_BY_UNIT(type, name, unit) \
   expect_by_unit(#name, Unit::unit, &Result::name, base), ++fields;
@@ -311,7 +311,7 @@ TEST(Measures, EveryResultFieldIsWrittenReadColumnedAndConvertedAsItsUnitSays) {
 #undef CROSSOVER_EXPECT_BY_UNIT
   EXPECT_EQ(fields, result_field_units().size());
   // The converted epoch figures include those the analysis reads besides the median.
-  const Result energy = in_measure({base}, "energy").front();
+  const Result energy = in_measure({base}, Measure::kEnergy).front();
   EXPECT_DOUBLE_EQ(energy.epoch_seconds_max, 10.0 * base.epoch_seconds_max);
   EXPECT_DOUBLE_EQ(energy.samples_per_second, base.samples_per_second / 10.0);
   EXPECT_DOUBLE_EQ(energy.first_epoch_seconds, base.first_epoch_seconds);  // seconds stay seconds

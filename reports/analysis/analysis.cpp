@@ -367,9 +367,9 @@ Recommendation best_throughput(const std::vector<Result>& mine, const CompareSpe
   const Result& best = *std::max_element(
       mine.begin(), mine.end(),
       [](const Result& a, const Result& b) { return a.samples_per_second < b.samples_per_second; });
-  const std::string what = spec.measure == "time"     ? "highest throughput"
-                           : spec.measure == "energy" ? "most samples per joule"
-                                                      : "most samples per unit of money";
+  const std::string what = spec.measure == Measure::kTime     ? "highest throughput"
+                           : spec.measure == Measure::kEnergy ? "most samples per joule"
+                                                              : "most samples per unit of money";
   return {best.cell.workload,
           what + " measured: " + cell_label(best.cell) + ", " +
               throughput_text(best.samples_per_second, spec.measure) + " (" +
@@ -398,7 +398,7 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     // The crossover in epochs: after how many epochs the contender's start-up is paid back (a
     // matter of time: start-up is measured in seconds only).
     for (const Pair& p : pair_results(mine, spec)) {
-      if (p.winner != Winner::kContender || spec.measure != "time") continue;
+      if (p.winner != Winner::kContender || spec.measure != Measure::kTime) continue;
       const auto epochs = break_even_epochs(*p.baseline, *p.contender);
       if (!epochs) continue;
       out.push_back({workload,
@@ -437,7 +437,7 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
         const std::string count = std::to_string(pairs.size()) + " pair(s)";
         // One wording for every ratio: a speedup (> 1: the side named is faster), or how much of
         // the baseline's energy or cost the side named uses; the direction word names that side.
-        const bool time = spec.measure == "time";
+        const bool time = spec.measure == Measure::kTime;
         const std::string ratio = time ? "speedup " + format_number(effect) + "x"
                                        : values[j] + " uses " + format_number(1.0 / effect) +
                                              "x the " + measure_noun(spec.measure);
@@ -461,10 +461,10 @@ const std::vector<Result>& compared_results(const Analysis& analysis,
 }
 
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                 const std::string& measure, bool machines_apart) {
+                 Measure measure, bool machines_apart) {
   Analysis analysis;
   analysis.measure = measure;
-  if (measure != "time")
+  if (measure != Measure::kTime)
     analysis.measured = std::make_shared<const std::vector<Result>>(in_measure(results, measure));
   const std::vector<Result>& seen = compared_results(analysis, results);
   std::set<std::string> said;  // recommendations an earlier comparison made already

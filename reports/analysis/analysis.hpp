@@ -20,13 +20,14 @@
 namespace crossover {
 
 /// What to compare: an axis and its two values, as in "device=cpu:cuda" or "threads=1:0".
-/// `measure` is what the epochs are compared in: "time", or "energy" or "cost" in the analysis of
-/// `report --measure` (the results then made by in_measure, reports/analysis/measures.hpp).
+/// `measure` is what the epochs are compared in: their time, or their energy or cost in the
+/// analysis of `report --measure` (the results then made by in_measure,
+/// reports/analysis/measures.hpp).
 struct CompareSpec {
   std::string axis = "device";
   std::string baseline = "cpu";
   std::string contender = "cuda";
-  std::string measure = "time";
+  Measure measure = Measure::kTime;
   /// Whether the machines' labels (`host`) keep cells apart: true for `report` of several runs,
   /// whose machines are compared; false for one run (a merged sharded run included), which reads
   /// as one machine — its cells pair within a machine first and its series run across machines.
@@ -133,13 +134,13 @@ struct ComparisonFindings {
   std::vector<Recommendation> recommendations;
   /// The crossovers in the other measures ("energy", its crossovers): time, energy and cost but
   /// the analysis's own, where the pairs' cells measured them (reports/analysis/measures.hpp).
-  std::vector<std::pair<std::string, std::vector<Crossover>>> by_measure;
+  std::vector<std::pair<Measure, std::vector<Crossover>>> by_measure;
 };
 
 /// What a run's results say: every comparison's findings, made once and read by every output
 /// (the terminal, report.md, report.html, summary.json), so that they all say the same thing.
 struct Analysis {
-  std::string measure = "time";  ///< what the pairs, tables and crossovers compare
+  Measure measure = Measure::kTime;  ///< what the pairs, tables and crossovers compare
   std::vector<ComparisonFindings> comparisons;
   std::vector<Comparison> devices;  ///< the device table of each workload
   std::vector<ScalingRow> scaling;  ///< every ok dp or ddp cell, against its one-replica cell
@@ -153,7 +154,7 @@ struct Analysis {
 /// CompareSpec's, for every comparison and the device tables. Its pairs and rows point into
 /// `results`, or in another measure into the analysis's own `measured`.
 Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
-                 const std::string& measure = "time", bool machines_apart = false);
+                 Measure measure = Measure::kTime, bool machines_apart = false);
 
 /// The results the analysis compared: `results` itself, or in another measure its `measured`.
 const std::vector<Result>& compared_results(const Analysis& analysis,

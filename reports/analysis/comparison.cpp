@@ -21,8 +21,8 @@ using Json = nlohmann::ordered_json;
 Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 
 // A cell's epoch in the table's measure, ± its interquartile range.
-std::string epoch_text(const Result& r, const std::string& measure) {
-  if (r.status == CellStatus::kPredicted && measure == "time") {
+std::string epoch_text(const Result& r, Measure measure) {
+  if (r.status == CellStatus::kPredicted && measure == Measure::kTime) {
     return format_measure(r.epoch_seconds, measure) + " (" +
            predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
   }
@@ -191,8 +191,8 @@ std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
 
 }  // namespace
 
-std::vector<Comparison> compare_devices(const std::vector<Result>& results,
-                                        const std::string& measure, bool machines_apart) {
+std::vector<Comparison> compare_devices(const std::vector<Result>& results, Measure measure,
+                                        bool machines_apart) {
   std::vector<std::string> workloads;
   for (const auto& r : results) {
     if (std::find(workloads.begin(), workloads.end(), r.cell.workload) == workloads.end()) {
@@ -210,8 +210,9 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results,
     table.header = varying;
     // Time: the epoch and the speedup; energy or cost: the epoch's joules or money and their
     // ratio, without the break even (start-up is measured in time only).
-    const bool time = measure == "time";
-    for (const auto& d : devices) table.header.push_back(d + (time ? " epoch" : " " + measure));
+    const bool time = measure == Measure::kTime;
+    for (const auto& d : devices)
+      table.header.push_back(d + (time ? " epoch" : " " + text_of(measure)));
     const bool has_baseline = !devices.empty() && device_kind(devices.front()) == DeviceKind::kCpu;
     for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
       table.header.push_back((time ? "speedup " : "ratio ") + devices[i]);

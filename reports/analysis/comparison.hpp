@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/records/results.hpp"
+#include "reports/analysis/measure.hpp"
 #include "reports/analysis/text_table.hpp"
 
 namespace crossover {
@@ -28,7 +29,7 @@ struct Comparison {
 /// (results made by in_measure) the epochs are joules or money, the speedups their ratios ("ratio
 /// cuda"), and the break even, a matter of start-up time, is left out.
 std::vector<Comparison> compare_devices(const std::vector<Result>& results,
-                                        const std::string& measure = "time",
+                                        Measure measure = Measure::kTime,
                                         bool machines_apart = false);
 
 /// The number of epochs from which `contender`'s total training time — start-up and first

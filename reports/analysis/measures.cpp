@@ -8,10 +8,10 @@
 
 namespace crossover {
 
-bool has_measure(const Result& r, const std::string& measure) {
+bool has_measure(const Result& r, Measure measure) {
   if (r.status != CellStatus::kOk) return false;
-  if (measure == "energy") return r.energy_source != "unavailable" && r.mean_watts > 0.0;
-  if (measure == "cost") return r.price_per_hour > 0.0;
+  if (measure == Measure::kEnergy) return r.energy_source != "unavailable" && r.mean_watts > 0.0;
+  if (measure == Measure::kCost) return r.price_per_hour > 0.0;
   return true;
 }
 
@@ -36,18 +36,18 @@ bool convert(Other&, Unit, double) {
 
 }  // namespace
 
-std::vector<Result> in_measure(const std::vector<Result>& results, const std::string& measure) {
+std::vector<Result> in_measure(const std::vector<Result>& results, Measure measure) {
   std::vector<Result> out = results;
   for (Result& r : out) {
     if (r.status != CellStatus::kOk) continue;
     if (!has_measure(r, measure)) {
       r.status = CellStatus::kSkipped;
-      r.reason = "no " + measure + " measured";
+      r.reason = "no " + text_of(measure) + " measured";
       continue;
     }
-    const double per_second = measure == "energy" ? r.mean_watts
-                              : measure == "cost" ? r.price_per_hour / 3600.0
-                                                  : 1.0;
+    const double per_second = measure == Measure::kEnergy ? r.mean_watts
+                              : measure == Measure::kCost ? r.price_per_hour / 3600.0
+                                                          : 1.0;
     // Every field whose unit is an epoch's time or a rate (core/records/results.hpp).
     bool finite = true;
 #define CROSSOVER_CONVERT_FIELD(type, name, unit) finite &= convert(r.name, Unit::unit, per_second);
@@ -57,26 +57,21 @@ std::vector<Result> in_measure(const std::vector<Result>& results, const std::st
     // measurement to compare.
     if (!finite) {
       r.status = CellStatus::kSkipped;
-      r.reason = measure + " out of range";
+      r.reason = text_of(measure) + " out of range";
     }
   }
   return out;
 }
 
-std::string measure_words(const std::string& measure) {
-  if (measure == "energy") return "on energy (joules per epoch)";
-  if (measure == "cost") return "on cost (money per epoch)";
+std::string measure_words(Measure measure) {
+  if (measure == Measure::kEnergy) return "on energy (joules per epoch)";
+  if (measure == Measure::kCost) return "on cost (money per epoch)";
   return "on time";
 }
 
-const std::vector<std::string>& report_measures() {
-  static const std::vector<std::string> measures = {"time", "energy", "cost"};
-  return measures;
-}
-
-std::string format_measure(double value, const std::string& measure) {
-  if (measure == "time") return format_seconds(value);
-  if (measure == "cost") return format_number(value);
+std::string format_measure(double value, Measure measure) {
+  if (measure == Measure::kTime) return format_seconds(value);
+  if (measure == Measure::kCost) return format_number(value);
   char buffer[64];
   if (!std::isfinite(value)) return "-";
   if (value < 1e-3) {
@@ -91,14 +86,14 @@ std::string format_measure(double value, const std::string& measure) {
   return buffer;
 }
 
-std::string measure_noun(const std::string& measure) {
-  return measure == "time" ? "epoch time" : measure + " per epoch";
+std::string measure_noun(Measure measure) {
+  return measure == Measure::kTime ? "epoch time" : text_of(measure) + " per epoch";
 }
 
-std::string throughput_text(double samples_per_unit, const std::string& measure) {
-  const std::string per = measure == "energy" ? "samples/J"
-                          : measure == "cost" ? "samples per unit of money"
-                                              : "samples/s";
+std::string throughput_text(double samples_per_unit, Measure measure) {
+  const std::string per = measure == Measure::kEnergy ? "samples/J"
+                          : measure == Measure::kCost ? "samples per unit of money"
+                                                      : "samples/s";
   return format_number(samples_per_unit) + " " + per;
 }
 
@@ -129,7 +124,7 @@ std::string energy_summary(const std::vector<Result>& results) {
   for (const Result& r : results) {
     // Results written before crossover measured energy carry no source: nothing to say of them.
     if (r.status != CellStatus::kOk || r.energy_source.empty()) continue;
-    measured += has_measure(r, "energy");
+    measured += has_measure(r, Measure::kEnergy);
     const std::string source = plain(r.energy_source);
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const Group& g) { return g.source == source; });
@@ -158,8 +153,8 @@ std::string energy_summary(const std::vector<Result>& results) {
                                      : join(parts, "; "));
 }
 
-std::string statement_in(const std::string& statement, const std::string& measure) {
-  if (measure == "time") return statement;
+std::string statement_in(const std::string& statement, Measure measure) {
+  if (measure == Measure::kTime) return statement;
   std::string out = statement;
   for (std::size_t at = out.find("speedup "); at != std::string::npos;
        at = out.find("speedup ", at))
@@ -188,16 +183,17 @@ nlohmann::ordered_json measures_json(const ComparisonFindings& f) {
                       {"statement", c.statement},
                       {"cells", c.cells}});
     }
-    out[measure] = list;
+    out[text_of(measure)] = list;
   }
   return out;
 }
 
-std::vector<std::pair<std::string, std::vector<Crossover>>> crossovers_by_measure(
+std::vector<std::pair<Measure, std::vector<Crossover>>> crossovers_by_measure(
     const std::vector<Result>& results, CompareSpec spec) {
-  std::vector<std::pair<std::string, std::vector<Crossover>>> out;
-  const std::string own = spec.measure;
-  for (const std::string& measure : report_measures()) {
+  std::vector<std::pair<Measure, std::vector<Crossover>>> out;
+  const Measure own = spec.measure;
+  for (const auto& entry : words(Measure{})) {
+    const Measure measure = entry.first;
     const bool measured = std::any_of(results.begin(), results.end(),
                                       [&](const Result& r) { return has_measure(r, measure); });
     if (measure == own || !measured) continue;

@@ -13,30 +13,27 @@ namespace crossover {
 
 /// Whether an ok result carries `measure` ("time" always; "energy" when its energy was read,
 /// "cost" when its device has a price).
-bool has_measure(const Result& result, const std::string& measure);
+bool has_measure(const Result& result, Measure measure);
 
 /// `results` as `measure` sees them: each ok cell's epoch median, samples, quartiles and interval
 /// scaled to joules (its mean power over the timed epochs times each epoch's time) or to money
 /// (its price per second times it), and its throughput to samples per joule or per unit of money;
 /// a cell without the measure becomes `skipped` with the reason, so it pairs with nothing.
-std::vector<Result> in_measure(const std::vector<Result>& results, const std::string& measure);
+std::vector<Result> in_measure(const std::vector<Result>& results, Measure measure);
 
 /// "on energy (joules per epoch)", "on cost (money per epoch)": how statements in a measure start.
-std::string measure_words(const std::string& measure);
-
-/// The measures `report --measure` takes: "time", "energy", "cost".
-const std::vector<std::string>& report_measures();
+std::string measure_words(Measure measure);
 
 /// An epoch's value in its measure, for tables: "12.3 ms" (time), "4.56 J", "850 mJ" or "66 uJ"
 /// (energy), "3.5e-05" (cost, in the units of the prices).
-std::string format_measure(double value, const std::string& measure);
+std::string format_measure(double value, Measure measure);
 
 /// What a table's epoch column holds: "epoch time", "energy per epoch", "cost per epoch".
-std::string measure_noun(const std::string& measure);
+std::string measure_noun(Measure measure);
 
 /// A throughput in the measure: "1.2e+05 samples/s", "3,400 samples/J", "2e+09 samples per unit of
 /// money" (in_measure turns samples_per_second into samples per joule or per unit of money).
-std::string throughput_text(double samples_per_unit, const std::string& measure);
+std::string throughput_text(double samples_per_unit, Measure measure);
 
 /// Where the energy of a run's ok cells came from, in one line for people: "energy: not measured
 /// (no powercap at /sys/class/powercap; docs/energy.md says where it is)" or "energy: 12 cells
@@ -54,11 +51,11 @@ nlohmann::ordered_json measures_json(const ComparisonFindings& findings);
 
 /// The crossovers of `spec` in every measure but spec.measure that some ok cell of `results`
 /// measured, each found as in time on the results in that measure (ComparisonFindings.by_measure).
-std::vector<std::pair<std::string, std::vector<Crossover>>> crossovers_by_measure(
+std::vector<std::pair<Measure, std::vector<Crossover>>> crossovers_by_measure(
     const std::vector<Result>& results, CompareSpec spec);
 
 /// A crossover statement in another measure than time: its "speedup" words become "ratio" (the
 /// ratio is of joules or of money there).
-std::string statement_in(const std::string& statement, const std::string& measure);
+std::string statement_in(const std::string& statement, Measure measure);
 
 }  // namespace crossover

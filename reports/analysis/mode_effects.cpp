@@ -183,7 +183,7 @@ std::vector<Recommendation> mode_findings(const std::vector<Result>& results,
   std::vector<Recommendation> out;
   if (results.empty()) return out;
   const std::string& workload = results.front().cell.workload;
-  if (spec.measure == "time")  // a matter of speed
+  if (spec.measure == Measure::kTime)  // a matter of speed
     fastest_modes(results, workload, spec, crossovers, out);
   crossovers_by_mode(results, workload, spec, crossovers, out);
   return out;

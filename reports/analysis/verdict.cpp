@@ -93,7 +93,7 @@ std::string count_words(const std::vector<const Pair*>& mine, const CompareSpec&
 // A measured contender's start-up against its steady lead: after how many epochs it pays back,
 // at the smallest setting where it wins, when that is after more than one.
 std::string payback_words(const std::vector<const Pair*>& mine, const CompareSpec& spec) {
-  if (spec.measure != "time") return "";
+  if (spec.measure != Measure::kTime) return "";
   for (const Pair* p : mine) {
     // A start-up that was not recorded (no first epoch) has nothing to pay back.
     if (p->predicted || p->winner != Winner::kContender || !(p->contender->first_epoch_seconds > 0.0))

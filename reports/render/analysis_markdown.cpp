@@ -14,8 +14,8 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   const std::string title =
       spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender;
   std::string out = "## Crossovers" +
-                    (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + ": " +
-                    markdown_text(title) + "\n\n";
+                    (spec.measure == Measure::kTime ? "" : " " + measure_words(spec.measure)) +
+                    ": " + markdown_text(title) + "\n\n";
   std::string advice;
   for (const Recommendation& r : recommendations) {
     std::vector<std::string> cells;
@@ -40,20 +40,21 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   }
   const std::string base = spec.axis + "=" + spec.baseline;
   const std::string cont = spec.axis + "=" + spec.contender;
-  const bool time = spec.measure == "time";
+  const bool time = spec.measure == Measure::kTime;
   const std::string ratio = time ? "speedup" : "ratio";
   out += "\n" + std::string(time ? "Speedup" : "Ratio") + " = the " + markdown_text(base) +
          " cell's median " + measure_noun(spec.measure) + " / the " + markdown_text(cont) +
          " cell's, with a bootstrap 95 % interval from the raw epoch samples" +
-         (time                       ? ""
-          : spec.measure == "energy" ? " (each epoch's time times the cell's mean power)"
-                                     : " (each epoch's time times the device's price per second)") +
+         (time ? ""
+          : spec.measure == Measure::kEnergy
+              ? " (each epoch's time times the cell's mean power)"
+              : " (each epoch's time times the device's price per second)") +
          ". A winner is named only when the interval excludes 1.\n\n";
   TextTable t;
   t.header = {"workload",
               "cells",
-              base + (time ? " epoch" : " " + spec.measure),
-              cont + (time ? " epoch" : " " + spec.measure),
+              base + (time ? " epoch" : " " + text_of(spec.measure)),
+              cont + (time ? " epoch" : " " + text_of(spec.measure)),
               ratio,
               "95 % CI",
               "winner"};

@@ -72,7 +72,8 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
   const auto& pairs = f.pairs;
   const auto& crossovers = f.crossovers;
   std::string s =
-      "<h2>Crossovers" + (spec.measure == "time" ? "" : " " + measure_words(spec.measure)) + ": " +
+      "<h2>Crossovers" + (spec.measure == Measure::kTime ? "" : " " + measure_words(spec.measure)) +
+      ": " +
       html_escape(spec.axis + "=" + spec.baseline + " vs " + spec.axis + "=" + spec.contender) +
       "</h2><ul>";
   if (pairs.empty()) {
@@ -90,19 +91,21 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
     const std::string chart = time_chart(c, pairs, spec);
     if (chart.empty()) continue;
     s += "<h3>" +
-         html_escape(chart_subject(c) + ": " +
-                     (spec.measure == "time" ? "time per epoch" : measure_noun(spec.measure)) +
-                     " against " + c.axis + " (" + versus + ")") +
+         html_escape(
+             chart_subject(c) + ": " +
+             (spec.measure == Measure::kTime ? "time per epoch" : measure_noun(spec.measure)) +
+             " against " + c.axis + " (" + versus + ")") +
          "</h3>" + chart;
   }
   for (const Crossover& c : crossovers) {
     const std::string chart = speedup_chart(c, pairs, spec);
     if (chart.empty()) continue;
     s += "<h3>" +
-         html_escape(chart_subject(c) + ": " +
-                     (spec.measure == "time" ? "speedup" : spec.measure + " ratio") + " of " +
-                     spec.axis + "=" + spec.contender + " over " + spec.baseline + " against " +
-                     c.axis + (c.predicted ? " (predicted)" : "")) +
+         html_escape(
+             chart_subject(c) + ": " +
+             (spec.measure == Measure::kTime ? "speedup" : text_of(spec.measure) + " ratio") +
+             " of " + spec.axis + "=" + spec.contender + " over " + spec.baseline + " against " +
+             c.axis + (c.predicted ? " (predicted)" : "")) +
          "</h3>" + chart;
   }
   for (const SurfaceChart& chart : surface_charts(pairs, crossovers, spec))
@@ -193,9 +196,9 @@ std::string tables_html(const std::vector<Result>& results,
   }
   if (!pair_rows.empty()) {
     s += "<h2>Pairs</h2>" + table_html({"workload", "cells",
-                                        comparisons.front().spec.measure == "time"
+                                        comparisons.front().spec.measure == Measure::kTime
                                             ? "speedup"
-                                            : comparisons.front().spec.measure + " ratio",
+                                            : text_of(comparisons.front().spec.measure) + " ratio",
                                         "CI low", "CI high", "winner"},
                                        pair_rows);
   }

@@ -122,20 +122,19 @@ std::string render_comparison_text(const std::vector<Result>& results) {
 }
 
 std::string render_comparison_text(const std::vector<Result>& results,
-                                   const std::vector<Comparison>& devices,
-                                   const std::string& measure) {
+                                   const std::vector<Comparison>& devices, Measure measure) {
   std::string out;
   for (const auto& c : devices) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
   // The speedup legend only where a table has a speedup column (not on a CPU-only run).
-  const bool time = measure == "time";
+  const bool time = measure == Measure::kTime;
   const bool speedups = std::any_of(devices.begin(), devices.end(), [&](const Comparison& c) {
     return std::any_of(c.table.header.begin(), c.table.header.end(), [&](const std::string& h) {
       return h.rfind(time ? "speedup" : "ratio", 0) == 0;
     });
   });
-  out += (time ? "epoch: median" : measure + ": median " + measure_noun(measure)) +
+  out += (time ? "epoch: median" : text_of(measure) + ": median " + measure_noun(measure)) +
          " ± interquartile range over every timed epoch" +
          std::string(!speedups ? ""
                      : time    ? "; speedup: CPU time / device time"
@@ -172,7 +171,7 @@ std::string render_comparison_text(const std::vector<Result>& results,
       return r.status == CellStatus::kOk && !has_measure(r, measure);
     });
     if (without > 0)
-      out += std::to_string(without) + " ok cell(s) without " + measure +
+      out += std::to_string(without) + " ok cell(s) without " + text_of(measure) +
              ": \"skipped\" in the tables above\n";
   }
   const std::string energy = energy_summary(results);
@@ -219,9 +218,9 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
 std::string markdown_devices(const std::vector<Result>& results, const Analysis& analysis) {
   const std::vector<Comparison>& devices = analysis.devices;
   std::string out = "## Device comparison\n\n";
-  if (analysis.measure != "time") {
+  if (analysis.measure != Measure::kTime) {
     out += "The tables compare " + measure_noun(analysis.measure) +
-           (analysis.measure == "energy"
+           (analysis.measure == Measure::kEnergy
                 ? " in joules: each epoch's time times the cell's mean power over its timed epochs"
                 : " in the units of the prices: each epoch's time times the device's price per "
                   "second") +
@@ -329,7 +328,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
     out += render_analysis_markdown(f.spec, f.pairs, f.crossovers, f.recommendations);
     const auto measures = measure_statements(f);
     std::vector<std::string> names;
-    for (const auto& by : f.by_measure) names.push_back(by.first);
+    for (const auto& by : f.by_measure) names.push_back(text_of(by.first));
     if (!measures.empty())
       out += "On " + join(names, " and on ") + " (" + markdown_text(f.spec.axis) + "):\n\n";
     for (const auto& line : measures) out += "- " + markdown_text(line) + "\n";

@@ -19,7 +19,7 @@ struct ReportContext {
   std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
   /// What the tables, crossovers and recommendations compare: "time", "energy" or "cost"
   /// (`report --measure`).
-  std::string measure = "time";
+  Measure measure = Measure::kTime;
   /// `report` of several runs: the machines' labels keep cells apart (CompareSpec's
   /// machines_apart); one run, merged shards included, reads as one machine.
   bool machines_apart = false;
@@ -46,7 +46,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 /// (the tables' own), why cells did not run, and where the energy came from (energy_summary).
 std::string render_comparison_text(const std::vector<Result>& results,
                                    const std::vector<Comparison>& devices,
-                                   const std::string& measure = "time");
+                                   Measure measure = Measure::kTime);
 /// The same with the device tables made from `results`.
 std::string render_comparison_text(const std::vector<Result>& results);
 

@@ -37,7 +37,8 @@ class FileReporter : public Reporter {
 // The crossover statements of one comparison as terminal lines.
 std::string crossover_text(const ComparisonFindings& f) {
   const CompareSpec& spec = f.spec;
-  std::string out = "\nCrossovers" + (spec.measure == "time" ? "" : " on " + spec.measure) + " (" +
+  std::string out = "\nCrossovers" +
+                    (spec.measure == Measure::kTime ? "" : " on " + text_of(spec.measure)) + " (" +
                     spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
   for (const auto& c : f.crossovers) {
     out += "  " + c.workload + ": " + c.statement + "\n";
@@ -49,7 +50,8 @@ std::string crossover_text(const ComparisonFindings& f) {
   for (const auto& c : f.crossovers) crossed.insert(c.workload);
   for (const Pair& p : f.pairs) {
     if (crossed.count(p.baseline->cell.workload) != 0) continue;
-    const std::string better = spec.measure == "time" ? " faster" : " needs less " + spec.measure;
+    const std::string better =
+        spec.measure == Measure::kTime ? " faster" : " needs less " + text_of(spec.measure);
     const std::string verdict = p.winner == Winner::kTie
                                     ? (p.predicted ? "undecided (the band allows a tie)" : "a tie")
                                 : p.winner == Winner::kContender ? spec.contender + better

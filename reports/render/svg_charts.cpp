@@ -57,10 +57,10 @@ std::string chart_subject(const Crossover& c) {
 namespace {
 
 // The y axis of an epoch's measure on a log scale.
-std::string y_label(const std::string& measure) {
-  return measure == "energy" ? "median energy per epoch (log scale)"
-         : measure == "cost" ? "median cost per epoch (log scale)"
-                             : "median epoch time (log scale)";
+std::string y_label(Measure measure) {
+  return measure == Measure::kEnergy ? "median energy per epoch (log scale)"
+         : measure == Measure::kCost ? "median cost per epoch (log scale)"
+                                     : "median epoch time (log scale)";
 }
 
 }  // namespace
@@ -177,7 +177,8 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
   const Plot plot{c.values.front(), c.values.back(), y_min / 1.2,         y_max * 1.2,
                   c.values.front() > 0, y_min > 0,      c.values};
   // In energy or cost the ratio is of joules or of money.
-  const std::string ratio = spec.measure == "time" ? "speedup" : spec.measure + " ratio";
+  const std::string ratio =
+      spec.measure == Measure::kTime ? "speedup" : text_of(spec.measure) + " ratio";
   std::string s = svg_open(ratio + " of " + spec.contender + " over " + spec.baseline +
                            " against " + c.axis + ", " + chart_subject(c));
   s += plot.axes(c.axis + (plot.x_log ? " (log scale)" : ""),
@@ -308,12 +309,12 @@ std::string group_names_svg(const BarGroups& g, double group_width) {
 // configuration (named by the keys that vary, as the device table's rows are), the devices side by
 // side within a group, coloured by device.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload,
-                        const std::string& measure) {
+                        Measure measure) {
   // The measured cells, and in time the predicted ones beside them (hollow, "(predicted)").
   std::vector<const Result*> ok;
   for (const Result& r : results) {
     const bool predicted =
-        r.status == CellStatus::kPredicted && measure == "time" && r.epoch_seconds > 0.0;
+        r.status == CellStatus::kPredicted && measure == Measure::kTime && r.epoch_seconds > 0.0;
     if ((r.status == CellStatus::kOk || predicted) && r.cell.workload == workload)
       ok.push_back(&r);
   }
@@ -391,7 +392,8 @@ std::string phase_chart(const std::vector<Result>& results) {
     for (double p : parts(*r)) sum += p;
     y_max = std::max(y_max, sum);
   }
-  const Plot plot{0, static_cast<double>(timed.size()), 0, y_max * 1.1, false, false, {}, "time"};
+  const Plot plot{
+      0, static_cast<double>(timed.size()), 0, y_max * 1.1, false, false, {}, Measure::kTime};
   std::string s = svg_open("phase breakdown per step");
   s += plot.axes("phase-timed cells", "time per step");
   const double width = Plot::kWidth / static_cast<double>(timed.size());

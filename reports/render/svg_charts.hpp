@@ -51,7 +51,7 @@ std::string search_chart(const nlohmann::ordered_json& search);
 /// Median epoch time (or energy or cost, in `measure`) per configuration of a workload, the devices
 /// side by side.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload,
-                        const std::string& measure = "time");
+                        Measure measure = Measure::kTime);
 
 /// The phase breakdown of the cells timed with `timing: "phases"`, as stacked bars; "" if none.
 std::string phase_chart(const std::vector<Result>& results);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,9 @@ struct Plot {
   /// A linear x axis of a key's values (num_workers 0, 1, 2): a tick at each, none between,
   /// where ticks at a quarter of a worker would mean nothing. Empty: evenly spaced ticks.
   std::vector<double> x_values = {};
-  /// The y axis's measure ("time", "energy", "cost"): ticks in its unit ("1 ms", "20 mJ").
-  /// Empty: plain numbers (a speedup, samples per second).
-  std::string y_measure = {};
+  /// The y axis's measure: ticks in its unit ("1 ms", "20 mJ").
+  /// None: plain numbers (a speedup, samples per second).
+  std::optional<Measure> y_measure = {};
   static constexpr double kLeft = 64, kTop = 16, kWidth = 556, kHeight = 250;
 
   double sx(double x) const {
@@ -87,7 +88,7 @@ struct Plot {
   }
   // A y tick's text: in the axis's measure where it has one.
   std::string y_text(double v) const {
-    return y_measure.empty() ? format_number(v) : format_measure(v, y_measure);
+    return y_measure ? format_measure(v, *y_measure) : format_number(v);
   }
   static std::vector<double> ticks(double lo, double hi, bool log_scale) {
     std::vector<double> out;

@@ -30,15 +30,16 @@ struct ReportArgs {
   std::vector<std::string> results;  ///< results.jsonl files or the directories holding them
   std::string out_dir;               ///< "" = the results' directory
   std::vector<std::string> compare = {"device=cpu:cuda"};  ///< AXIS=BASELINE:CONTENDER
-  std::string measure = "time";                            ///< time | energy | cost
+  std::string measure = "time";  ///< time | energy | cost (checked against Measure's words)
 };
 
 // Why `results` cannot be reported in `measure`: "" when a cell measured it.
-std::string measure_problem(const std::vector<Result>& results, const std::string& measure) {
-  if (measure == "time" || std::any_of(results.begin(), results.end(),
-                                       [&](const Result& r) { return has_measure(r, measure); }))
+std::string measure_problem(const std::vector<Result>& results, Measure measure) {
+  if (measure == Measure::kTime ||
+      std::any_of(results.begin(), results.end(),
+                  [&](const Result& r) { return has_measure(r, measure); }))
     return "";
-  if (measure == "cost") {
+  if (measure == Measure::kCost) {
     return "no ok cell has a price: give the prices when running (\"prices\" in the grid, or "
            "run --price cpu=0.40 --price cuda=2.50); docs/energy.md";
   }
@@ -225,11 +226,12 @@ int report_command(const ReportArgs& args) {
   }
   // The warnings the reports open with, said here too.
   for (const std::string& w : context.warnings) spdlog::warn("{}", w);
-  if (const std::string problem = measure_problem(results, args.measure); !problem.empty()) {
+  const Measure measure = parse_word<Measure>(args.measure).value_or(Measure::kTime);
+  if (const std::string problem = measure_problem(results, measure); !problem.empty()) {
     spdlog::error("--measure {}: {}; nothing was written", args.measure, problem);
     return kExitBadInput;
   }
-  context.measure = args.measure;
+  context.measure = measure;
   try {
     fs::create_directories(out_dir);
     write_reports(out_dir, context, results, *specs, runs.front().record);
@@ -267,7 +269,7 @@ Command add_report_command(CLI::App& app) {
                    "What the device tables, crossovers, recommendations and charts compare: time "
                    "(default), energy (joules per epoch) or cost (money per epoch, from the run's "
                    "prices); the crossovers in the other measured ones are stated beside them")
-      ->check(CLI::IsMember(report_measures()));
+      ->check(CLI::IsMember(word_list<Measure>()));
 
   return {report, [args] { return report_command(*args); }};
 }
