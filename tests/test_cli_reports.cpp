@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -225,6 +226,21 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
     const std::string section = o.out.substr(at, o.out.find('\n', at) - at);
     EXPECT_NE(sample.find(section), std::string::npos) << section;
   }
+  // threads is the CPU's own: each CUDA cell is predicted once, at threads 0, and each of its
+  // summary pairs is a CPU cell of either thread count against it.
+  std::map<std::size_t, int> cuda_cells;
+  for (const Result& r : read_results(dir.file("out/results.jsonl"))) {
+    if (r.cell.device != "cuda") continue;
+    EXPECT_EQ(r.status, CellStatus::kPredicted);
+    EXPECT_EQ(r.cell.threads, 0);
+    cuda_cells[r.cell.index] = 0;
+  }
+  EXPECT_EQ(cuda_cells.size(), 6u);
+  const auto summary = nlohmann::json::parse(slurp(dir.file("out/summary.json")));
+  for (const auto& pair : summary["pairs"])
+    ++cuda_cells.at(pair["contender_cell"].get<std::size_t>());
+  for (const auto& [cell, pairs] : cuda_cells) EXPECT_EQ(pairs, 2) << "cell " << cell;
+  EXPECT_NE(o.err.find("6 predicted CUDA cell(s) folded away: threads"), std::string::npos);
 }
 
 TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {

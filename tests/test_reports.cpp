@@ -117,6 +117,40 @@ TEST(Comparison, EveryDevicePairOfTheAnalysisIsOnOneRowHostDataIncluded) {
   EXPECT_EQ(table.rows[0].back(), "cuda");  // the faster of the two, outside the noise
 }
 
+// `threads` sets the CPU's own arithmetic: a predicted CUDA cell is made once, at the default,
+// and pairs with the CPU cell of every thread count, in the pairs and in the device table alike;
+// a measured one pairs with its own thread count only.
+TEST(Comparison, APredictedCudaCellPairsWithTheCpuCellOfEveryThreadCount) {
+  std::vector<Result> results =
+      indexed({made("cpu", 100, 0.010, 0.001), made("cpu", 100, 0.012, 0.001),
+               made("cuda", 100, 0.001, 0.0001)});
+  results[1].cell.threads = 1;
+  Result& gpu = results[2];
+  const auto both_rows_name = [&](const std::string& winner) {
+    const auto comparisons = compare_devices(results);
+    ASSERT_EQ(comparisons.size(), 1u);
+    const TextTable& table = comparisons[0].table;
+    ASSERT_EQ(table.rows.size(), 2u);
+    for (const auto& row : table.rows) EXPECT_EQ(row.back(), winner) << join(row, " | ");
+  };
+  gpu.status = CellStatus::kPredicted;
+  gpu.prediction_error = 0.5;
+  auto pairs = pair_results(results, parse_compare("device=cpu:cuda"));
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].contender, &gpu);
+  EXPECT_EQ(pairs[1].contender, &gpu);
+  EXPECT_EQ(pairs[1].baseline, &results[1]);
+  both_rows_name("cuda (predicted)");
+  // Measured on a GPU, threads 1 has no CUDA cell of its own: no pair, and a row without one.
+  gpu.status = CellStatus::kOk;
+  pairs = pair_results(results, parse_compare("device=cpu:cuda"));
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].baseline, &results[0]);
+  const auto table = compare_devices(results)[0].table;
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[1].back(), "-");
+}
+
 TEST(RunTable, ShowsTheIdentityKeysThatVaryAndNoOthers) {
   std::vector<Result> results =
       indexed({made("cpu", 1000, 0.010, 0.001), made("cpu", 1000, 0.012, 0.001)});

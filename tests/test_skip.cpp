@@ -124,5 +124,40 @@ TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   EXPECT_NE(reason(fused, gpu).find("aten::_fused_sgd_ for CUDA"), std::string::npos);
 }
 
+// run --predict: a CUDA cell this machine lacks is predicted once for every `threads` (the CPU's
+// own key), at the default where the grid has it; a CUDA cell that runs here is not folded.
+TEST(Skip, APredictedCudaCellIsMadeOnceForEveryThreadCount) {
+  std::vector<Cell> cells;
+  for (const std::string device : {"cpu", "cuda"}) {
+    for (const int threads : {1, 0, 2}) {
+      Cell c = cell_on(device);
+      c.threads = threads;
+      c.index = cells.size();
+      cells.push_back(c);
+    }
+  }
+  Cell other_batch = cells.back();
+  other_batch.batch_size = 7;
+  other_batch.index = cells.size();
+  cells.push_back(other_batch);
+  auto with_gpu = cells;
+  EXPECT_EQ(fold_predicted_cells(with_gpu, DeviceInventory{true, 1, {}}), 0u);
+  EXPECT_EQ(with_gpu.size(), cells.size());
+  auto without = cells;
+  EXPECT_EQ(fold_predicted_cells(without, DeviceInventory{}), 2u);
+  ASSERT_EQ(without.size(), 5u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(without[i].index, i);  // the CPU's, all kept
+  EXPECT_EQ(without[3].index, 4u);  // the CUDA cell at threads 0, listed second
+  EXPECT_EQ(without[3].threads, 0);
+  EXPECT_EQ(without[4].index, 6u);  // another batch size is another prediction
+  // Without the default among them, the first is kept.
+  std::vector<Cell> no_default = {cells[3], cells[5]};
+  EXPECT_EQ(fold_predicted_cells(no_default, DeviceInventory{}), 1u);
+  ASSERT_EQ(no_default.size(), 1u);
+  EXPECT_EQ(no_default[0].threads, 1);
+  EXPECT_NE(folded_cells_text(2).find("2 predicted CUDA cell(s) folded away: threads"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace crossover

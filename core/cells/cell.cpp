@@ -56,6 +56,27 @@ nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
   return key;
 }
 
+nlohmann::ordered_json without_host_keys(nlohmann::ordered_json key) {
+  for (const auto& k : grid_keys())
+    if (k.host_only) key.erase(k.name);
+  return key;
+}
+
+nlohmann::ordered_json predicted_pairing_key(const Cell& cell) {
+  return without_host_keys(pairing_key(cell, "device"));
+}
+
+nlohmann::ordered_json predicted_identity(const Cell& cell) {
+  return without_host_keys(cell_match_json(cell));
+}
+
+bool host_keys_at_defaults(const Cell& cell) {
+  static const Cell defaults;
+  for (const auto& k : grid_keys())
+    if (k.host_only && k.get && k.get(cell) != k.get(defaults)) return false;
+  return true;
+}
+
 nlohmann::ordered_json comparison_unit(const Cell& cell) {
   nlohmann::ordered_json key;
   for (const auto& k : grid_keys()) {

@@ -92,6 +92,20 @@ nlohmann::ordered_json cell_match_json(const Cell& cell);
 /// the device table, the crossovers and the recommendations.
 nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
 
+/// `key` less the host_only keys (`threads`).
+nlohmann::ordered_json without_host_keys(nlohmann::ordered_json key);
+
+/// pairing_key(cell, "device") less the host_only keys (`threads`): what pairs a CPU cell with a
+/// predicted CUDA cell, which is made once at those keys' defaults (fold_predicted_cells).
+nlohmann::ordered_json predicted_pairing_key(const Cell& cell);
+
+/// The identity keys less the machine's label and the host_only keys: cells of the same value
+/// here are one prediction of a CUDA cell.
+nlohmann::ordered_json predicted_identity(const Cell& cell);
+
+/// Whether every host_only key of `cell` is at its default (a default Cell's value).
+bool host_keys_at_defaults(const Cell& cell);
+
 /// What a cell is compared within: its identity keys less the device, every knob (threads,
 /// precision, execution, optimizer_impl, the data path's keys), the keys that mean something on
 /// one device only, and the machine's label. Cells with one comparison unit are what the device

@@ -122,6 +122,10 @@ class Declare {
     key_.cuda_only = true;
     return *this;
   }
+  Declare& host_only() {
+    key_.host_only = true;
+    return *this;
+  }
   Declare& not_settable() {
     key_.settable = false;
     return *this;

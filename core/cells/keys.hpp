@@ -68,6 +68,10 @@ struct GridKey {
   /// Means something on CUDA alone (`execution`): a CPU cell that sets it is skipped, and it
   /// never splits a cpu/cuda pair, so the CPU cell pairs with a CUDA cell of each value.
   bool cuda_only = false;
+  /// Sets the host CPU's own arithmetic (`threads`): a predicted CUDA cell is made once, at the
+  /// key's default, instead of once per value (the model's GPU is the same at each), and pairs
+  /// with the CPU cell of each value (predicted_pairing_key).
+  bool host_only = false;
   /// An axis along which the reports look for crossovers (a number whose size matters).
   bool numeric_axis = false;
   /// A setting whose effect the recommendations measure, each value against the first.

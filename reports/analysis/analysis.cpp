@@ -160,29 +160,46 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
 std::vector<Pair> pair_results(const std::vector<Result>& results, const CompareSpec& spec,
                                std::uint64_t seed) {
   // Each side's cells and their pairing keys, found once: a grid may hold thousands of cells.
-  std::vector<std::pair<const Result*, std::string>> baselines, contenders;
+  // Across devices, a predicted cell pairs also on the keys less the host's own (threads): it was
+  // made once for every value of them (fold_predicted_cells).
+  struct Side {
+    const Result* result;
+    std::string key, loose;
+  };
+  const auto side = [&](const Result& r) {
+    Json loose = predicted_pairing_key(r.cell);
+    if (!spec.machines_apart) loose.erase("host");
+    return Side{&r, pair_key(r, spec).dump(), spec.axis == "device" ? loose.dump() : ""};
+  };
+  std::vector<Side> baselines, contenders;
   for (const Result& r : results) {
     if (!comparable(r)) continue;
     const std::string value = value_text(cell_config_json(r.cell)[spec.axis]);
-    if (value == spec.baseline) baselines.emplace_back(&r, pair_key(r, spec).dump());
-    if (value == spec.contender) contenders.emplace_back(&r, pair_key(r, spec).dump());
+    if (value == spec.baseline) baselines.push_back(side(r));
+    if (value == spec.contender) contenders.push_back(side(r));
   }
   // Guard and policy keys (isolate, timeout_seconds, max_repeats...) never split a pair, but where
   // a grid sweeps one on both sides (isolate false and true), a cell pairs with its own kind only,
   // not with every cross combination; and with a cell of its own machine where there is one.
   std::vector<Pair> pairs;
   std::vector<const Result*> partners;
-  for (const auto& [b, key] : baselines) {
+  for (const Side& b : baselines) {
     partners.clear();
-    for (const auto& [c, other] : contenders)  // two predictions: the model against itself
-      if (other == key && (b->status != CellStatus::kPredicted || c->status != b->status))
-        partners.push_back(c);
-    const Result* baseline = b;
+    const Result* baseline = b.result;
+    const bool predicted = baseline->status == CellStatus::kPredicted;
+    for (const Side& c : contenders) {
+      const bool one_predicted = predicted != (c.result->status == CellStatus::kPredicted);
+      // Two predictions: the model against itself.
+      if (c.key == b.key ? (!predicted || one_predicted)
+                         : one_predicted && !b.loose.empty() && c.loose == b.loose)
+        partners.push_back(c.result);
+    }
+    keep_preferred(partners, [&](const Result* c) { return pair_key(*c, spec).dump() == b.key; });
     keep_preferred(partners, [&](const Result* c) {
       return measuring_differences(baseline->cell, c->cell).empty();
     });
     keep_preferred(partners, [&](const Result* c) { return c->cell.host == baseline->cell.host; });
-    for (const Result* c : partners) pairs.push_back(compare_pair(*b, *c, seed));
+    for (const Result* c : partners) pairs.push_back(compare_pair(*baseline, *c, seed));
   }
   return pairs;
 }

@@ -157,6 +157,9 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
   std::set<std::string> profiles;
   for (const auto& r : results)
     if (r.status == CellStatus::kPredicted) profiles.insert(r.prediction_profile);
+  // A predicted CUDA cell is made once for every value of the host's own keys (threads): after
+  // every cell has its row, it joins too each row that differs from it only there and lacks it.
+  std::vector<std::pair<const Result*, std::string>> placed;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
@@ -173,6 +176,15 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
       row = rows.end() - 1;
     }
     row->by_device.emplace(column, &r);  // a cell measured twice: the first one
+    if (r.status == CellStatus::kPredicted) placed.emplace_back(&r, column);
+  }
+  for (const auto& [r, column] : placed) {
+    Json key = setting_key(r->cell);
+    key.erase("host");
+    for (Row& row : rows) {
+      if (row.by_device.count(column) == 0 && without_host_keys(row.key) == without_host_keys(key))
+        row.by_device.emplace(column, r);
+    }
   }
   std::stable_sort(devices.begin(), devices.end(), [](const std::string& a, const std::string& b) {
     return device_kind(a) == DeviceKind::kCpu && device_kind(b) != DeviceKind::kCpu;

@@ -133,6 +133,16 @@ void add_grid_and_data_options(CLI::App& run, RunArgs& args) {
                "not under the data folder, instead of training on a synthetic stand-in");
 }
 
+// --predict: the CUDA cells this machine lacks, each predicted once for every `threads`.
+void fold_predictions(Expansion& expansion, const Expansion& whole,
+                      const DeviceInventory& inventory, SweepOptions& options) {
+  expansion.folded = fold_predicted_cells(expansion.cells, inventory);
+  if (expansion.folded == 0) return;
+  spdlog::info("{}", folded_cells_text(expansion.folded));
+  // Probes are numbered after every listed cell, the folded ones too.
+  if (options.first_probe_index == 0) options.first_probe_index = whole.cells.size();
+}
+
 int run_command(const RunArgs& args) {
   const auto loaded = load_and_expand(args.grid, args.model_check_seconds, args.sets);
   if (!loaded) return kExitBadInput;
@@ -154,6 +164,7 @@ int run_command(const RunArgs& args) {
   const auto specs = compare_specs(args.compare);
   if (!specs) return kExitBadInput;
   const DeviceInventory inventory = probe_devices();
+  if (!options.predict_cuda.empty()) fold_predictions(expansion, whole, inventory, options);
   if (args.dry_run) {
     // What the run would refuse before its first cell, the dry run refuses alike.
     try {

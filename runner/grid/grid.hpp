@@ -77,6 +77,9 @@ struct Expansion {
   std::size_t excluded = 0;          ///< cells removed by `exclude` rules
   std::size_t duplicates =
       0;  ///< cells identical to an earlier one (for example `gpus` on the CPU)
+  /// `run --predict`: predicted CUDA cells made once for every value of `threads`
+  /// (fold_predicted_cells)
+  std::size_t folded = 0;
 };
 
 /// Parses and validates grid text; `file` names it in messages. Throws GridError.

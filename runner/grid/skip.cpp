@@ -1,6 +1,9 @@
 #include "runner/grid/skip.hpp"
 
 #include <algorithm>
+#include <map>
+
+#include "core/cells/keys.hpp"
 
 namespace crossover {
 
@@ -46,6 +49,41 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
     }
   }
   return std::nullopt;
+}
+
+std::size_t fold_predicted_cells(std::vector<Cell>& cells, const DeviceInventory& inventory) {
+  // Of each prediction, the cell kept: the first at the host keys' defaults, else the first.
+  std::map<std::string, std::size_t> kept;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (!device_missing(cells[i], inventory)) continue;
+    const auto [it, fresh] = kept.emplace(predicted_identity(cells[i]).dump(), i);
+    if (!fresh && !host_keys_at_defaults(cells[it->second]) && host_keys_at_defaults(cells[i]))
+      it->second = i;
+  }
+  std::vector<Cell> out;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto it = device_missing(cells[i], inventory)
+                        ? kept.find(predicted_identity(cells[i]).dump())
+                        : kept.end();
+    if (it == kept.end() || it->second == i) out.push_back(std::move(cells[i]));
+  }
+  const std::size_t folded = cells.size() - out.size();
+  cells = std::move(out);
+  return folded;
+}
+
+std::string folded_cells_text(std::size_t folded) {
+  static const Cell defaults;
+  std::string names, values;
+  for (const auto& key : grid_keys()) {
+    if (!key.host_only || !key.get) continue;
+    names += (names.empty() ? "" : " or ") + key.name;
+    values += (values.empty() ? "" : ", ") + key.name + " " + key.get(defaults).dump();
+  }
+  return std::to_string(folded) + " predicted CUDA cell(s) folded away: " + names +
+         " sets the CPU's own arithmetic, so the predicted GPU is the same at each value; each "
+         "CUDA cell is predicted once (at " +
+         values + " where the grid has it) and pairs with the CPU cell of every value";
 }
 
 }  // namespace crossover

@@ -25,4 +25,12 @@ bool device_missing(const Cell& cell, const DeviceInventory& inventory);
 /// Why `cell` cannot run here, or nothing when it can.
 std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory);
 
+/// `run --predict`: the CUDA cells this machine lacks that differ only in a host_only key
+/// (`threads`) are one prediction, made once: the cell at the keys' defaults is kept (else the
+/// first), the others removed, in order, their indices kept. Returns how many were removed.
+std::size_t fold_predicted_cells(std::vector<Cell>& cells, const DeviceInventory& inventory);
+
+/// The words for `folded` such cells (`run` and `run --dry-run`).
+std::string folded_cells_text(std::size_t folded);
+
 }  // namespace crossover

@@ -171,6 +171,7 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
     text += "; " + std::to_string(expansion.excluded) + " excluded by rules";
   if (expansion.duplicates > 0)
     text += "; " + std::to_string(expansion.duplicates) + " duplicates dropped";
+  if (expansion.folded > 0) text += "; " + folded_cells_text(expansion.folded);
   text += "\n";
   for (const SearchLine& line : expansion.searches) {
     text += "search experiments[" + std::to_string(line.experiment) + "]" +
