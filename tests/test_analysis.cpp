@@ -4,6 +4,7 @@
 #include <set>
 
 #include "reports/analysis/analysis.hpp"
+#include "reports/analysis/comparison.hpp"
 #include "reports/render/analysis_markdown.hpp"
 
 namespace crossover {
@@ -365,6 +366,29 @@ TEST(Analysis, ModesNameTheFastestPerDeviceAndWhereEachCrossoverLies) {
                      "batch_size 10)"),
             std::string::npos)
       << all;
+}
+
+// A graph cell's optimizer_impl is forced to fused: where the CPU has no fused cell, it pairs with
+// the CPU cell as the grid has it (as a search along the device pairs them), in the pairs and on
+// the device table's row alike; where the CPU has one, with it alone.
+TEST(Analysis, AGraphCellWithoutAFusedCpuPartnerPairsWithTheCpuCellAsTheGridHasIt) {
+  std::vector<Result> r = {cell(0, "cpu", 100, 1.0), cell(1, "cuda", 100, 0.5),
+                           cell(2, "cuda", 100, 0.1)};
+  r[2].cell.execution = Execution::kGraph;
+  r[2].cell.optimizer_impl = OptimizerImpl::kFused;
+  auto pairs = pair_results(r, kDevice);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[1].contender, &r[2]);
+  const auto table = compare_devices(r)[0].table;
+  ASSERT_EQ(table.rows.size(), 1u) << "the graph cell's own row, with no CPU cell, is folded";
+  EXPECT_EQ(table.rows[0].back(), "cuda graph");
+  Result fused = cell(3, "cpu", 100, 0.9);
+  fused.cell.optimizer_impl = OptimizerImpl::kFused;
+  r.push_back(fused);
+  pairs = pair_results(r, kDevice);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[1].baseline, &r[3]);
+  EXPECT_EQ(pairs[1].contender, &r[2]);
 }
 
 // fp32 wins on small sets and bf16 on large ones (issue 54's Iris search): no mode is "fastest"

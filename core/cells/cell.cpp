@@ -56,26 +56,31 @@ nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
   return key;
 }
 
-nlohmann::ordered_json without_host_keys(nlohmann::ordered_json key) {
+nlohmann::ordered_json loosened(nlohmann::ordered_json key, bool host, bool forced) {
   for (const auto& k : grid_keys())
-    if (k.host_only) key.erase(k.name);
+    if ((host && k.host_only) || (forced && k.follows_cuda_only)) key.erase(k.name);
   return key;
 }
 
-nlohmann::ordered_json predicted_pairing_key(const Cell& cell) {
-  return without_host_keys(pairing_key(cell, "device"));
-}
-
 nlohmann::ordered_json predicted_identity(const Cell& cell) {
-  return without_host_keys(cell_match_json(cell));
+  return loosened(cell_match_json(cell), true, false);
 }
 
-bool host_keys_at_defaults(const Cell& cell) {
+namespace {
+
+template <typename Flag>
+bool at_defaults(const Cell& cell, Flag flag) {
   static const Cell defaults;
   for (const auto& k : grid_keys())
-    if (k.host_only && k.get && k.get(cell) != k.get(defaults)) return false;
+    if (k.*flag && k.get && k.get(cell) != k.get(defaults)) return false;
   return true;
 }
+
+}  // namespace
+
+bool host_keys_at_defaults(const Cell& cell) { return at_defaults(cell, &GridKey::host_only); }
+
+bool cuda_keys_at_defaults(const Cell& cell) { return at_defaults(cell, &GridKey::cuda_only); }
 
 nlohmann::ordered_json comparison_unit(const Cell& cell) {
   nlohmann::ordered_json key;

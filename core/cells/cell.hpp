@@ -92,12 +92,11 @@ nlohmann::ordered_json cell_match_json(const Cell& cell);
 /// the device table, the crossovers and the recommendations.
 nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis);
 
-/// `key` less the host_only keys (`threads`).
-nlohmann::ordered_json without_host_keys(nlohmann::ordered_json key);
-
-/// pairing_key(cell, "device") less the host_only keys (`threads`): what pairs a CPU cell with a
-/// predicted CUDA cell, which is made once at those keys' defaults (fold_predicted_cells).
-nlohmann::ordered_json predicted_pairing_key(const Cell& cell);
+/// `key` (a pairing_key across devices) less the keys a device pair may also differ in: with
+/// `host`, the host_only keys (`threads`: a predicted CUDA cell is made once for every value of
+/// them); with `forced`, the keys a cuda_only key sets on a CUDA cell (follows_cuda_only: a graph
+/// cell's optimizer_impl is fused), where the CUDA side sets one.
+nlohmann::ordered_json loosened(nlohmann::ordered_json key, bool host, bool forced);
 
 /// The identity keys less the machine's label and the host_only keys: cells of the same value
 /// here are one prediction of a CUDA cell.
@@ -105,6 +104,9 @@ nlohmann::ordered_json predicted_identity(const Cell& cell);
 
 /// Whether every host_only key of `cell` is at its default (a default Cell's value).
 bool host_keys_at_defaults(const Cell& cell);
+
+/// Whether every cuda_only key of `cell` is at its default (`execution` "eager").
+bool cuda_keys_at_defaults(const Cell& cell);
 
 /// What a cell is compared within: its identity keys less the device, every knob (threads,
 /// precision, execution, optimizer_impl, the data path's keys), the keys that mean something on

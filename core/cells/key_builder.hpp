@@ -126,6 +126,10 @@ class Declare {
     key_.host_only = true;
     return *this;
   }
+  Declare& follows_cuda_only() {
+    key_.follows_cuda_only = true;
+    return *this;
+  }
   Declare& not_settable() {
     key_.settable = false;
     return *this;

@@ -322,6 +322,7 @@ void declare_execution_keys(Keys& keys) {
           .normalise([](Cell& c) {
             if (c.execution == Execution::kGraph) c.optimizer_impl = OptimizerImpl::kFused;
           })
+          .follows_cuda_only()
           .added_later()
           .expects("\"loop\", \"foreach\", \"flat\" or \"fused\"")
           .means("`\"loop\"` (LibTorch's `torch::optim`, one parameter at a time), "

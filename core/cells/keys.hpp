@@ -70,8 +70,12 @@ struct GridKey {
   bool cuda_only = false;
   /// Sets the host CPU's own arithmetic (`threads`): a predicted CUDA cell is made once, at the
   /// key's default, instead of once per value (the model's GPU is the same at each), and pairs
-  /// with the CPU cell of each value (predicted_pairing_key).
+  /// with the CPU cell of each value (loosened).
   bool host_only = false;
+  /// Set on a CUDA cell by a cuda_only key's value (`optimizer_impl` of a graph cell is fused):
+  /// such a cell pairs also with the CPU cells of the other values, where its kind has no exact
+  /// partner (loosened).
+  bool follows_cuda_only = false;
   /// An axis along which the reports look for crossovers (a number whose size matters).
   bool numeric_axis = false;
   /// A setting whose effect the recommendations measure, each value against the first.

@@ -157,9 +157,10 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
   std::set<std::string> profiles;
   for (const auto& r : results)
     if (r.status == CellStatus::kPredicted) profiles.insert(r.prediction_profile);
-  // A predicted CUDA cell is made once for every value of the host's own keys (threads): after
-  // every cell has its row, it joins too each row that differs from it only there and lacks it.
-  std::vector<std::pair<const Result*, std::string>> placed;
+  // A predicted CUDA cell is made once for every thread count, and a graph cell's optimizer_impl
+  // is forced: after every cell has its row, such a cell also joins each row that has a measured
+  // cell, lacks its column and differs from it only there (pair_results' loose match).
+  std::vector<std::pair<const Result*, std::string>> loose;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
     const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
@@ -176,16 +177,40 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
       row = rows.end() - 1;
     }
     row->by_device.emplace(column, &r);  // a cell measured twice: the first one
-    if (r.status == CellStatus::kPredicted) placed.emplace_back(&r, column);
+    if (r.status == CellStatus::kPredicted || !cuda_keys_at_defaults(r.cell))
+      loose.emplace_back(&r, column);
   }
-  for (const auto& [r, column] : placed) {
+  // Whether a row holds a measured cell other than `r`.
+  const auto measured = [](const Row& row, const Result* r) {
+    return std::any_of(row.by_device.begin(), row.by_device.end(), [&](const auto& e) {
+      return e.second != r && comparable(e.second) && e.second->status == CellStatus::kOk;
+    });
+  };
+  std::set<const Result*> joined;
+  for (const auto& [r, column] : loose) {
     Json key = setting_key(r->cell);
     key.erase("host");
+    const auto own =
+        std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.key == key; });
+    const bool host = r->status == CellStatus::kPredicted;
+    const bool forced = !cuda_keys_at_defaults(r->cell) && own != rows.end() && !measured(*own, r);
     for (Row& row : rows) {
-      if (row.by_device.count(column) == 0 && without_host_keys(row.key) == without_host_keys(key))
+      if (!measured(row, r) || row.by_device.count(column) > 0) continue;
+      if ((host && loosened(row.key, true, false) == loosened(key, true, false)) ||
+          (forced && loosened(row.key, host, true) == loosened(key, host, true))) {
         row.by_device.emplace(column, r);
+        joined.insert(r);
+      }
     }
   }
+  // A row left with only cells that joined others says nothing more.
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [&](const Row& row) {
+                              return std::all_of(
+                                  row.by_device.begin(), row.by_device.end(),
+                                  [&](const auto& e) { return joined.count(e.second) > 0; });
+                            }),
+             rows.end());
   std::stable_sort(devices.begin(), devices.end(), [](const std::string& a, const std::string& b) {
     return device_kind(a) == DeviceKind::kCpu && device_kind(b) != DeviceKind::kCpu;
   });
