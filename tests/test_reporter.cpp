@@ -6,10 +6,11 @@
 #include <filesystem>
 #include <map>
 
-#include "core/records/results_csv.hpp"
 #include "core/files/run_files.hpp"
+#include "core/records/results_csv.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/reporter.hpp"
+#include "reports/render/svg_charts.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/test_support.hpp"
 
@@ -117,6 +118,13 @@ TEST(Reporter, WithoutANumericAxisTheTerminalGivesEachPairsVerdict) {
       << terminal;
   EXPECT_NE(terminal.find("  " + cell_label(results[3].cell) + ": "), std::string::npos);
   EXPECT_NE(terminal.find(" against loop, a tie\n"), std::string::npos) << terminal;
+  // The HTML lists the same verdicts under its crossovers heading, never an empty list.
+  ReportContext context;
+  const std::string html = render_html(context, results, analysis);
+  EXPECT_EQ(html.find("optimizer_impl=flat</h2><ul></ul>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<li>" + html_escape(cell_label(results[1].cell)) + ": " +
+                      html_escape(speedup_text(faster)) + " against loop, flat faster</li>"),
+            std::string::npos);
 }
 
 }  // namespace

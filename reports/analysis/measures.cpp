@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "core/text/text.hpp"
 
@@ -167,6 +168,26 @@ std::vector<std::string> measure_statements(const ComparisonFindings& f) {
   for (const auto& [measure, crossovers] : f.by_measure) {
     for (const Crossover& c : crossovers)
       out.push_back(c.workload + ": " + measure_words(measure) + ", " + c.statement);
+  }
+  return out;
+}
+
+std::vector<std::string> pair_verdicts(const ComparisonFindings& f) {
+  const CompareSpec& spec = f.spec;
+  std::set<std::string> crossed;
+  for (const auto& c : f.crossovers) crossed.insert(c.workload);
+  std::vector<std::string> out;
+  for (const Pair& p : f.pairs) {
+    if (crossed.count(p.baseline->cell.workload) != 0) continue;
+    const std::string better =
+        spec.measure == Measure::kTime ? " faster" : " needs less " + text_of(spec.measure);
+    const std::string verdict = p.winner == Winner::kTie
+                                    ? (p.predicted ? "undecided (the band allows a tie)" : "a tie")
+                                : p.winner == Winner::kContender ? spec.contender + better
+                                                                 : spec.baseline + better;
+    out.push_back(cell_label(p.contender->cell) + predicted_mark(*p.contender) + ": " +
+                  speedup_text(p) + " against " + spec.baseline + predicted_mark(*p.baseline) +
+                  ", " + verdict + (p.predicted ? ", predicted, not measured" : ""));
   }
   return out;
 }

@@ -46,6 +46,11 @@ std::string energy_summary(const std::vector<Result>& results);
 /// epoch), cuda wins from dataset_size 5,785 on ..." — what every report adds to its crossovers.
 std::vector<std::string> measure_statements(const ComparisonFindings& findings);
 
+/// Where a workload has no crossover statement (no numeric axis varies among its pairs), each
+/// pair's own verdict, one per line: "iris_mlp cpu … bf16: 0.3723x [0.3675, 0.3779] against fp32,
+/// fp32 faster" — what every report lists under its crossovers.
+std::vector<std::string> pair_verdicts(const ComparisonFindings& findings);
+
 /// by_measure, machine-readable: {"energy": [{workload, axis, from, crossing, statement, cells}]}.
 nlohmann::ordered_json measures_json(const ComparisonFindings& findings);
 

@@ -85,6 +85,7 @@ std::string comparison_html(const ComparisonFindings& f, bool several) {
          (c.why.empty() ? "" : "<br><i>Why:</i> " + html_escape(c.why)) + "</li>";
   }
   for (const std::string& line : measure_statements(f)) s += "<li>" + html_escape(line) + "</li>";
+  for (const std::string& line : pair_verdicts(f)) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";
   const std::string versus = spec.axis + "=" + spec.baseline + " vs " + spec.contender;
   for (const Crossover& c : crossovers) {

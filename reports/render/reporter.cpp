@@ -46,20 +46,7 @@ std::string crossover_text(const ComparisonFindings& f) {
   }
   for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
   // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
-  std::set<std::string> crossed;
-  for (const auto& c : f.crossovers) crossed.insert(c.workload);
-  for (const Pair& p : f.pairs) {
-    if (crossed.count(p.baseline->cell.workload) != 0) continue;
-    const std::string better =
-        spec.measure == Measure::kTime ? " faster" : " needs less " + text_of(spec.measure);
-    const std::string verdict = p.winner == Winner::kTie
-                                    ? (p.predicted ? "undecided (the band allows a tie)" : "a tie")
-                                : p.winner == Winner::kContender ? spec.contender + better
-                                                                 : spec.baseline + better;
-    out += "  " + cell_label(p.contender->cell) + predicted_mark(*p.contender) + ": " +
-           speedup_text(p) + " against " + spec.baseline + predicted_mark(*p.baseline) + ", " +
-           verdict + (p.predicted ? ", predicted, not measured" : "") + "\n";
-  }
+  for (const auto& line : pair_verdicts(f)) out += "  " + line + "\n";
   if (f.pairs.empty()) {
     out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
            " vs " + spec.contender + ")\n";
