@@ -59,6 +59,11 @@ std::string predicted_mark(const Result& r);
 /// ("12 cell(s) were not measured: ..."); each output escapes it for where it lands.
 std::string predicted_cells_note(std::size_t predicted);
 
+/// pairing_key(r.cell, spec.axis), less `also_drop` (a knob whose effect is measured across
+/// pairs) and, unless the machines are kept apart, less the machine's label.
+nlohmann::ordered_json pair_key(const Result& r, const CompareSpec& spec,
+                                const std::string& also_drop = "");
+
 /// Whether a result has an epoch to compare: measured (ok, with its samples) or predicted.
 bool comparable(const Result& result);
 
