@@ -66,12 +66,15 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
   EXPECT_EQ(table.header, (std::vector<std::string>{"dataset_size", "cpu epoch", "cuda epoch",
                                                     "speedup cuda", "cuda wins after", "winner"}));
   ASSERT_EQ(table.rows.size(), 4u);
+  // In ascending order along the axis, whatever order the cells ran in.
+  for (const auto& [row, size] : {std::pair{0, "100"}, {1, "1000"}, {2, "5000"}, {3, "100000"}})
+    EXPECT_EQ(table.rows[row][0], size);
   EXPECT_EQ(table.rows[0][5], "cpu");
-  EXPECT_EQ(table.rows[1][5], "cuda");
-  EXPECT_EQ(table.rows[1][4], "1 epoch");
-  EXPECT_EQ(table.rows[2][5], "tie (interval contains 1)");
-  EXPECT_EQ(table.rows[3][2], "skipped");
-  EXPECT_EQ(table.rows[3][5], "-");
+  EXPECT_EQ(table.rows[3][5], "cuda");
+  EXPECT_EQ(table.rows[3][4], "1 epoch");
+  EXPECT_EQ(table.rows[1][5], "tie (interval contains 1)");
+  EXPECT_EQ(table.rows[2][2], "skipped");
+  EXPECT_EQ(table.rows[2][5], "-");
 }
 
 TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {

@@ -226,6 +226,22 @@ std::vector<std::string> varying_keys(const std::vector<Row>& rows) {
   return varying;
 }
 
+// Rows in ascending order of the numbers among the keys that vary, the first key first (a
+// search's probes come in the order they were probed); text values ("full", "bf16") keep their
+// order.
+void sort_along_numbers(std::vector<Row>& rows, const std::vector<std::string>& varying) {
+  const auto numbers = [&](const Row& row) {
+    std::vector<std::pair<int, double>> out;
+    for (const auto& key : varying) {
+      const Json& v = row.key.contains(key) ? row.key[key] : Json();
+      out.emplace_back(v.is_number() ? 1 : 0, v.is_number() ? v.get<double>() : 0.0);
+    }
+    return out;
+  };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const Row& a, const Row& b) { return numbers(a) < numbers(b); });
+}
+
 }  // namespace
 
 std::vector<Comparison> compare_devices(const std::vector<Result>& results, Measure measure,
@@ -239,8 +255,9 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results, Meas
   std::vector<Comparison> out;
   for (const auto& workload : workloads) {
     std::vector<std::string> devices;
-    const std::vector<Row> rows = device_rows(results, workload, machines_apart, devices);
+    std::vector<Row> rows = device_rows(results, workload, machines_apart, devices);
     const std::vector<std::string> varying = varying_keys(rows);
+    sort_along_numbers(rows, varying);
     Comparison comparison;
     comparison.workload = workload;
     TextTable& table = comparison.table;
