@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <regex>
 
 #include "core/stats/search.hpp"
 #include "core/text/text.hpp"
@@ -197,6 +198,15 @@ TEST(Search, TheRecordKeepsTheSpansItsStatementNamesAndTheyAreCheckedWhenRead) {
   EXPECT_NE(chart.find("class='search-tie-region'"), std::string::npos);
   EXPECT_NE(chart.find("crossing " + format_axis_value(low) + "–" + format_axis_value(high)),
             std::string::npos);
+  // The tie region ends where the crossing begins: their labels sit on two lines, not on each
+  // other.
+  const auto label_y = [&](const std::string& what) {
+    std::smatch m;
+    const std::regex label("y='([0-9.]+)' fill='[^']*'>" + what);
+    return std::regex_search(chart, m, label) ? std::stod(m[1]) : -1.0;
+  };
+  EXPECT_GT(label_y("crossing"), 0.0);
+  EXPECT_GE(std::abs(label_y("tie region") - label_y("crossing")), 12.0);
   for (const nlohmann::ordered_json& bad :
        {nlohmann::ordered_json("4,645"), nlohmann::ordered_json({1, 2, 3}),
         nlohmann::ordered_json({"a", 2})}) {

@@ -19,16 +19,17 @@ const char* winner_colour(const std::string& winner) {
   return winner == "contender" ? svg::kColors[1] : winner == "baseline" ? svg::kColors[0] : "#888";
 }
 
-// A shaded span between two axis values, its ends labelled: `what` "crossing", "tie region".
+// A shaded span between two axis values, its ends labelled: `what` "crossing", "tie region", on
+// text line `line` (0, 1) from the top, so that the labels of adjacent spans do not overlap.
 std::string span(const Plot& plot, const nlohmann::ordered_json& ends, const std::string& what,
-                 const char* colour, const char* css_class) {
+                 const char* colour, const char* css_class, int line) {
   const double a = ends[0].get<double>(), b = ends[1].get<double>();
   const double x0 = plot.sx(a), x1 = plot.sx(b);
   return "<rect class='" + std::string(css_class) + "' x='" + num(x0) + "' y='" + num(Plot::kTop) +
          "' width='" + num(std::max(1.0, x1 - x0)) + "' height='" + num(Plot::kHeight) +
          "' fill='" + colour + "' fill-opacity='0.10' stroke='" + colour +
-         "' stroke-dasharray='4 3'/><text x='" + num(x1 + 4) + "' y='" + num(Plot::kTop + 12) +
-         "' fill='" + colour + "'>" +
+         "' stroke-dasharray='4 3'/><text x='" + num(x1 + 4) + "' y='" +
+         num(Plot::kTop + 12 + 14 * line) + "' fill='" + colour + "'>" +
          html_escape(what + " " + svg::axis_text(a) + "–" + svg::axis_text(b)) + "</text>";
 }
 
@@ -57,9 +58,9 @@ std::string search_chart(const nlohmann::ordered_json& search) {
   s += plot.axes(key + (x_log ? " (log scale)" : ""),
                  "speedup of " + search.at("contender").get<std::string>() + " (log scale)");
   if (search.contains("tie_region"))
-    s += span(plot, search["tie_region"], "tie region", "#888", "search-tie-region");
+    s += span(plot, search["tie_region"], "tie region", "#888", "search-tie-region", 1);
   if (search.contains("bracket"))
-    s += span(plot, search["bracket"], "crossing", "#d62728", "search-bracket");
+    s += span(plot, search["bracket"], "crossing", "#d62728", "search-bracket", 0);
   s += "<line x1='" + num(Plot::kLeft) + "' y1='" + num(plot.sy(1.0)) + "' x2='" +
        num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(1.0)) +
        "' stroke='#444' stroke-dasharray='2 2'/>";
