@@ -30,7 +30,11 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
            markdown_text(spec.axis + " (" + spec.baseline + " vs " + spec.contender) +
            "), so there is nothing to compare.\n\n" + recommendations_section;
   }
-  if (crossovers.empty()) out += "No numeric axis takes several values among the pairs.\n\n";
+  if (crossovers.empty()) {
+    out +=
+        "No numeric axis takes three values or more among the pairs, so there is no line to "
+        "cross along: each pair's verdict is in the table below.\n\n";
+  }
   for (const Crossover& c : crossovers) {
     std::vector<std::string> cells;
     for (std::size_t i : c.cells) cells.push_back("#" + std::to_string(i));
