@@ -89,6 +89,11 @@ TEST_F(MergeTest, AWholeMergeWarnsOfNothingAndAMissingPartCountsItsCells) {
   // The shards' labels are no part of a cell's identity: nothing is "in none of the folders".
   EXPECT_EQ(whole.err.find("warn"), std::string::npos) << whole.err;
   EXPECT_EQ(read_results(dir_.file("merged") + "/results.jsonl").size(), 6u);
+  // Its last line names every file it wrote, as run's does.
+  for (const std::string name : {"results.csv", "gbench.json", "report.html", "summary.json"}) {
+    EXPECT_TRUE(fs::exists(dir_.file("merged") + "/" + name)) << name;
+    EXPECT_NE(whole.out.find(name), std::string::npos) << whole.out;
+  }
   // Each part holds one cpu/cuda unit; the one missing leaves exactly its 2 cells not run.
   std::size_t in_part3 = read_results(part(3) + "/results.jsonl").size();
   ASSERT_EQ(in_part3, 2u);

@@ -1,5 +1,7 @@
 #include "core/files/run_files.hpp"
 
+#include <unistd.h>
+
 #include <utility>
 
 namespace crossover {
@@ -38,6 +40,15 @@ std::vector<std::string> run_file_names(RunFileWriter writer) {
   std::vector<std::string> names;
   for (const RunFile& f : run_folder_files())
     if (f.writer == writer) names.push_back(f.name);
+  return names;
+}
+
+std::vector<std::string> run_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const RunFile& file : run_folder_files()) {
+    if (file.always || access((dir + "/" + file.name).c_str(), F_OK) == 0)
+      names.push_back(file.name);
+  }
   return names;
 }
 

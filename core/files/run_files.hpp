@@ -44,6 +44,10 @@ class ScopedRunFile : public ScopedEntry<RunFile> {
 std::vector<std::string> run_file_names();
 std::vector<std::string> run_file_names(RunFileWriter writer);
 
+/// The names of run_folder_files() that are in DIR, in their order (an `always` file listed
+/// unlooked): what `run` and `merge` name as written.
+std::vector<std::string> run_files_in(const std::string& dir);
+
 /// "DIR/report.md, report.html, ...": the files a command wrote into DIR, for its last line.
 std::string written_files_text(const std::string& dir, const std::vector<std::string>& names);
 

@@ -157,8 +157,7 @@ int merge_command(const MergeArgs& args) {
     return kExitRunFailed;
   }
   std::cout << "Merged " << args.dirs.size() << " run(s), " << merged.results.size()
-            << " cells, into " << args.out_dir
-            << ": results.jsonl, env.json, grid.json, report.md, report.html, summary.json\n";
+            << " cells: " << written_files_text(args.out_dir, run_files_in(args.out_dir)) << "\n";
   return kExitOk;
 }
 

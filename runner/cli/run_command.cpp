@@ -203,12 +203,8 @@ int run_command(const RunArgs& args) {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;
   }
-  std::vector<std::string> written;
-  for (const RunFile& file : run_folder_files()) {
-    if (file.always || access((sweep->out_dir() + "/" + file.name).c_str(), F_OK) == 0)
-      written.push_back(file.name);
-  }
-  std::cout << "Reports: " << written_files_text(sweep->out_dir(), written) << "\n";
+  std::cout << "Reports: " << written_files_text(sweep->out_dir(), run_files_in(sweep->out_dir()))
+            << "\n";
   const auto failed = std::count_if(results.begin(), results.end(), [](const Result& r) {
     return r.status == CellStatus::kFailed;
   });
