@@ -1,7 +1,7 @@
 #pragma once
 // A machine's profile derived from runs measured there, for a machine that cannot be profiled
-// directly (the H100 of ../shared/gpu-results until a GPU is lent): each constant from the cells
-// that show it, the formula and the cells said in the profile's provenance. No LibTorch.
+// directly (one whose runs are all there is, as in profiles/validation/): each constant from the
+// cells that show it, the formula and the cells said in the profile's provenance. No LibTorch.
 
 #include <string>
 #include <vector>
