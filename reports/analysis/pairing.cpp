@@ -5,6 +5,7 @@
 #include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/analysis/cell_names.hpp"
 
 namespace crossover {
 namespace {
@@ -149,11 +150,12 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
         found.emplace_back(&c, m);
     // A loose partner only where no partner of its kind matches exactly.
     partners.clear();
-    for (const auto& [c, m] : found) {
+    for (const auto& entry : found) {
+      const Side* c = entry.first;
       const bool exact_of_kind = std::any_of(found.begin(), found.end(), [&](const auto& other) {
         return other.second == Match::kExact && other.first->kind == c->kind;
       });
-      if (m == Match::kExact || !exact_of_kind) partners.push_back(c->result);
+      if (entry.second == Match::kExact || !exact_of_kind) partners.push_back(c->result);
     }
     const Result* baseline = b.result;
     keep_preferred(partners, [&](const Result* c) {
