@@ -85,7 +85,8 @@ TEST(Reporter, TheReportFilesAreTheRenderersTextsThroughTheSink) {
   EXPECT_EQ(files["results.csv"], render_csv(results));
   EXPECT_EQ(files["report.md"], render_markdown(context, results, analysis));
   EXPECT_EQ(files["report.html"], render_html(context, results, analysis));
-  // The terminal, report.md and summary.json state the same crossover from the same analysis.
+  // The terminal, report.md and summary.json state the same winner from the same analysis: in
+  // the terminal, the device table's row (no "Crossovers" section to repeat it, and none empty).
   std::string terminal;
   terminal_report([&terminal](const std::string& text) {
     terminal = text;
@@ -93,7 +94,13 @@ TEST(Reporter, TheReportFilesAreTheRenderersTextsThroughTheSink) {
   ASSERT_EQ(analysis.comparisons.front().pairs.size(), 1u);
   const auto summary = nlohmann::json::parse(files["summary.json"]);
   EXPECT_EQ(summary["pairs"][0]["winner"], "cuda");
-  EXPECT_NE(terminal.find("Crossovers (device=cpu vs cuda)"), std::string::npos) << terminal;
+  // summary.json opens with the same verdict as the terminal, line for line.
+  ASSERT_EQ(summary["verdict"]["workloads"].size(), 1u);
+  const std::string first_line = summary["verdict"]["workloads"][0]["lines"][0];
+  EXPECT_NE(terminal.find("  " + first_line + "\n"), std::string::npos) << terminal;
+  EXPECT_EQ(summary["verdict"]["heading"], "Verdict (device=cpu vs cuda)");
+  EXPECT_NE(terminal.find("  2x ["), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("Crossovers (device=cpu vs cuda)"), std::string::npos) << terminal;
 }
 
 // With no numeric axis to cross along, the terminal still says who won each pair, and by how much.

@@ -80,6 +80,44 @@ TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidO
   EXPECT_EQ(crossovers[0].statement.find("H100"), std::string::npos) << crossovers[0].statement;
 }
 
+// A workload measured along batch_size at two num_workers: one clause when both series say the
+// same, else each clause with where it holds (b-mnist's mnist_cnn once named only num_workers=0).
+TEST(Verdict, EverySeriesOfAWorkloadIsInItsVerdict) {
+  const auto at_workers = [](const std::vector<double>& none, const std::vector<double>& one) {
+    std::vector<Result> r = sweep({100, 1000, 10000}, none);
+    for (Result& x : sweep({100, 1000, 10000}, one)) {
+      x.cell.index += 6;
+      x.cell.num_workers = 1;
+      r.push_back(x);
+    }
+    return verdicts_of(r);
+  };
+  const auto same = at_workers({2.0, 3.0, 4.0}, {4.0, 3.0, 2.0});
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_EQ(same[0].lines[0], "mnist_mlp: cuda wins at every batch_size measured (100 to 10,000)");
+  const auto apart = at_workers({2.0, 3.0, 4.0}, {0.5, 2.0, 3.0});
+  ASSERT_EQ(apart.size(), 1u);
+  const std::string& line = apart[0].lines[0];
+  EXPECT_EQ(line.rfind("mnist_mlp: cuda wins at every batch_size measured (100 to 10,000) (at "
+                       "num_workers=0); at num_workers=1: cuda wins from batch_size 1,000 on; "
+                       "below that cpu wins",
+                       0),
+            0u)
+      << line;
+  // Where two series part only at the crossing, the second says only that.
+  const auto near = at_workers({0.5, 2.0, 3.0}, {0.5, 4.0, 5.0});
+  ASSERT_EQ(near.size(), 1u);
+  const std::string& crossings = near[0].lines[0];
+  EXPECT_NE(crossings.find("(at num_workers=0); at num_workers=1: the crossing lies near "),
+            std::string::npos)
+      << crossings;
+  EXPECT_EQ(crossings.rfind("mnist_mlp: cuda wins from batch_size 1,000 on; below that cpu wins: "
+                            "the crossing lies near ",
+                            0),
+            0u)
+      << crossings;
+}
+
 TEST(Verdict, TwoValuesFoldIntoThePairsAndTheVerdictCountsThem) {
   const std::vector<Result> r = sweep({100, 1000}, {0.5, 2.0});
   const Analysis analysis = analyse(r, {parse_compare("device=cpu:cuda")});

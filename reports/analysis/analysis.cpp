@@ -6,10 +6,11 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
+#include "core/cells/keys.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/stats/crossing.hpp"
-#include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
@@ -286,6 +287,79 @@ Recommendation best_throughput(const std::vector<Result>& mine, const CompareSpe
           {best.cell.index}};
 }
 
+// A knob's effect over pairs equal in everything else, in words: "speedup 1.2x (1 faster;
+// geometric mean of 3 pair(s))", or "did not matter" when every interval is within 5 % of 1.
+std::string knob_effect_words(const std::vector<const Pair*>& pairs, const CompareSpec& spec) {
+  double log_sum = 0.0;
+  bool matters = false;
+  for (const Pair* p : pairs) {
+    log_sum += std::log(p->speedup);
+    matters |= p->ci.low > 1.05 || p->ci.high < 0.95;
+  }
+  const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
+  const std::string count = std::to_string(pairs.size()) + " pair(s)";
+  // One wording for every ratio: a speedup (> 1: the side named is faster), or how much of the
+  // baseline's energy or cost the side named uses; the direction word names that side.
+  const bool time = spec.measure == Measure::kTime;
+  const std::string ratio = time ? "speedup " + format_number(effect) + "x"
+                                 : spec.contender + " uses " + format_number(1.0 / effect) +
+                                       "x the " + measure_noun(spec.measure);
+  const std::string side =
+      time ? spec.contender + (effect > 1 ? " faster" : " slower") : (effect > 1 ? "less" : "more");
+  return matters ? ratio + " (" + side + "; geometric mean of " + count + ")"
+                 : "did not matter: " + ratio + ", every interval within 5 % of 1 (" + count + ")";
+}
+
+// Knobs: each other value of a knob against its first, over cells equal in everything else. Where
+// the devices disagree on its direction, each device's effect apart (a worker that slows the CPU
+// and speeds the GPU is not a mean of the two).
+std::vector<Recommendation> knob_findings(const std::vector<Result>& mine,
+                                          const CompareSpec& spec) {
+  std::vector<Recommendation> out;
+  for (const std::string& knob : knob_names()) {
+    if (knob == spec.axis) continue;
+    std::vector<std::string> values;
+    for (const Result& r : mine) {
+      const std::string v = value_text(cell_config_json(r.cell)[knob]);
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+    for (std::size_t j = 1; j < values.size(); ++j) {
+      CompareSpec knob_spec{knob, values[0], values[j], spec.measure, spec.machines_apart};
+      const std::vector<Pair> pairs = pair_results(mine, knob_spec);
+      if (pairs.empty()) continue;
+      std::vector<std::size_t> cells;
+      std::vector<const Pair*> all;
+      std::map<std::string, std::vector<const Pair*>> by_device;
+      for (const Pair& p : pairs) {
+        cells.insert(cells.end(), {p.baseline->cell.index, p.contender->cell.index});
+        all.push_back(&p);
+        by_device[p.baseline->cell.device].push_back(&p);
+      }
+      const auto direction = [](const std::vector<const Pair*>& ps) {
+        double log_sum = 0.0;
+        for (const Pair* p : ps) log_sum += std::log(p->speedup);
+        return log_sum > 0.0;
+      };
+      const bool apart = by_device.size() > 1 &&
+                         std::any_of(by_device.begin(), by_device.end(), [&](const auto& d) {
+                           return direction(d.second) != direction(all);
+                         });
+      std::string words = knob + " " + values[0] + " -> " + values[j];
+      if (!apart) {
+        const std::string effect = knob_effect_words(all, knob_spec);
+        words += (effect.rfind("did not", 0) == 0 ? " " : ": ") + effect;
+      } else {
+        std::vector<std::string> parts;
+        for (const auto& [device, ps] : by_device)
+          parts.push_back("on " + device + " " + knob_effect_words(ps, knob_spec));
+        words += ": " + join(parts, "; ");
+      }
+      out.push_back({mine.front().cell.workload, words, cells});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
@@ -305,11 +379,15 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     }
     out.push_back(best_throughput(mine, spec));
     // The crossover in epochs: after how many epochs the contender's start-up is paid back (a
-    // matter of time: start-up is measured in seconds only).
+    // matter of time: start-up is measured in seconds only), where that is after more than one.
+    // The first such pair is the verdict's own line (reports/analysis/verdict), not repeated.
+    bool said_in_verdict = false;
     for (const Pair& p : pair_results(mine, spec)) {
-      if (p.winner != Winner::kContender || spec.measure != Measure::kTime) continue;
+      if (p.predicted || p.winner != Winner::kContender || spec.measure != Measure::kTime ||
+          !(p.contender->first_epoch_seconds > 0.0))
+        continue;
       const auto epochs = break_even_epochs(*p.baseline, *p.contender);
-      if (!epochs) continue;
+      if (!epochs || *epochs <= 1 || !std::exchange(said_in_verdict, true)) continue;
       out.push_back({workload,
                      spec.axis + "=" + spec.contender + " pays back its start-up (" +
                          format_seconds(p.contender->startup_seconds) + " + first epoch " +
@@ -320,46 +398,8 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     }
     const auto modes = mode_findings(mine, spec, crossovers);
     out.insert(out.end(), modes.begin(), modes.end());
-    // Knobs: each other value of a knob against its first, cells equal in everything else.
-    for (const std::string& knob : knob_names()) {
-      if (knob == spec.axis) continue;
-      std::vector<std::string> values;
-      for (const Result& r : mine) {
-        const std::string v = value_text(cell_config_json(r.cell)[knob]);
-        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
-      }
-      for (std::size_t j = 1; j < values.size(); ++j) {
-        CompareSpec knob_spec{knob, values[0], values[j], spec.measure, spec.machines_apart};
-        const std::vector<Pair> pairs = pair_results(mine, knob_spec);
-        if (pairs.empty()) continue;
-        double log_sum = 0.0;
-        bool matters = false;
-        std::vector<std::size_t> cells;
-        for (const Pair& p : pairs) {
-          log_sum += std::log(p.speedup);
-          matters |= p.ci.low > 1.05 || p.ci.high < 0.95;
-          cells.push_back(p.baseline->cell.index);
-          cells.push_back(p.contender->cell.index);
-        }
-        const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
-        const std::string change = knob + " " + values[0] + " -> " + values[j];
-        const std::string count = std::to_string(pairs.size()) + " pair(s)";
-        // One wording for every ratio: a speedup (> 1: the side named is faster), or how much of
-        // the baseline's energy or cost the side named uses; the direction word names that side.
-        const bool time = spec.measure == Measure::kTime;
-        const std::string ratio = time ? "speedup " + format_number(effect) + "x"
-                                       : values[j] + " uses " + format_number(1.0 / effect) +
-                                             "x the " + measure_noun(spec.measure);
-        const std::string side = time ? values[j] + (effect > 1 ? " faster" : " slower")
-                                      : (effect > 1 ? "less" : "more");
-        out.push_back(
-            {workload,
-             change + (matters ? ": " + ratio + " (" + side + "; geometric mean of " + count + ")"
-                               : " did not matter: " + ratio +
-                                     ", every interval within 5 % of 1 (" + count + ")"),
-             cells});
-      }
-    }
+    const auto knobs = knob_findings(mine, spec);
+    out.insert(out.end(), knobs.begin(), knobs.end());
   }
   return out;
 }

@@ -61,6 +61,52 @@ std::string crossing_words(const Crossover& c, const CompareSpec& spec, bool pre
   return out + at;
 }
 
+// `words` without the clauses it shares with `first` ("cuda wins from 10,000 on; below that cpu
+// wins: " before two crossings): where they part, from the start of that clause.
+std::string unshared_words(const std::string& first, const std::string& words) {
+  std::size_t same = 0;
+  while (same < first.size() && same < words.size() && first[same] == words[same]) ++same;
+  std::size_t clause = 0;
+  for (const std::string separator : {"; ", ": "}) {
+    const std::size_t at = words.rfind(separator, same >= 2 ? same - 2 : 0);
+    if (at != std::string::npos && at + 2 <= same) clause = std::max(clause, at + 2);
+  }
+  return words.substr(clause);
+}
+
+// The verdict along a workload's series of pairs, the main one first: one clause when every
+// series says the same whatever the other keys ("cuda wins at every batch_size measured (1,000 to
+// 20,000)"), else each different clause with where it holds ("... (at num_workers=0); at
+// num_workers=1: ..."), three at most.
+std::string series_words(const ComparisonFindings& f, const Crossover& main, bool predicted) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> said;  // words, and where
+  const auto add = [&](const Crossover& c) {
+    Crossover anywhere = c;
+    anywhere.fixed.clear();
+    const std::string words = crossing_words(anywhere, f.spec, predicted);
+    const auto same =
+        std::find_if(said.begin(), said.end(), [&](const auto& s) { return s.first == words; });
+    if (same == said.end())
+      said.push_back({words, {c.fixed}});
+    else
+      same->second.push_back(c.fixed);
+  };
+  add(main);
+  for (const Crossover& c : f.crossovers)
+    if (&c != &main && c.workload == main.workload) add(c);
+  if (said.size() == 1) return said.front().first;
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(said.size(), 3);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const std::string at = join(said[i].second, "; ");
+    out += i == 0 ? said[i].first + " (at " + at + ")"
+                  : "; at " + at + ": " + unshared_words(said.front().first, said[i].first);
+  }
+  if (said.size() > shown)
+    out += "; " + std::to_string(said.size() - shown) + " more series differ (see the crossovers)";
+  return out;
+}
+
 // "cuda wins 4 of 6 pairs (5.84x to 68.9x), 2 undecided": the pairs' own count, for a workload
 // with no series to cross along.
 std::string count_words(const std::vector<const Pair*>& mine, const CompareSpec& spec,
@@ -159,9 +205,9 @@ std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<s
     v.workload = workload;
     v.predicted = std::any_of(mine.begin(), mine.end(), [](const Pair* p) { return p->predicted; });
     const Crossover* c = main_crossover(f, workload);
-    v.lines.push_back(workload + ": " + (c != nullptr && c->from
-                                             ? crossing_words(*c, f.spec, v.predicted)
-                                             : count_words(mine, f.spec, v.predicted)));
+    v.lines.push_back(workload + ": " +
+                      (c != nullptr && c->from ? series_words(f, *c, v.predicted)
+                                               : count_words(mine, f.spec, v.predicted)));
     if (const std::string payback = payback_words(mine, f.spec); !payback.empty())
       v.lines.push_back(payback);
     if (const std::string noise = noise_words(mine, drifted); !noise.empty()) v.lines.push_back(noise);

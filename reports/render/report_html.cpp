@@ -131,8 +131,11 @@ std::string cell_charts_html(const std::vector<Result>& results, const Analysis&
       workloads.push_back(r.cell.workload);
   }
   for (const auto& workload : workloads) {
+    // One configuration is a dot per device, the numbers of the cell table: no chart.
+    const std::string chart = epoch_chart(compared, workload, analysis.measure);
+    if (chart.empty()) continue;
     s += "<h2>" + html_escape(workload) + ": median " + measure_noun(analysis.measure) +
-         " per configuration and device</h2>" + epoch_chart(compared, workload, analysis.measure);
+         " per configuration and device</h2>" + chart;
   }
   for (const auto& workload : workloads) {
     const std::string bounds = bound_chart(results, workload);

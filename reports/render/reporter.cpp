@@ -37,21 +37,26 @@ class FileReporter : public Reporter {
 // The crossover statements of one comparison as terminal lines.
 std::string crossover_text(const ComparisonFindings& f) {
   const CompareSpec& spec = f.spec;
-  std::string out = "\nCrossovers" +
-                    (spec.measure == Measure::kTime ? "" : " on " + text_of(spec.measure)) + " (" +
-                    spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n";
+  std::string out;
   for (const auto& c : f.crossovers) {
     out += "  " + c.workload + ": " + c.statement + "\n";
     if (!c.why.empty()) out += "    why: " + c.why + "\n";
   }
   for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
-  // Where no numeric axis varies there is nothing to cross along: each pair's own verdict.
-  for (const auto& line : pair_verdicts(f)) out += "  " + line + "\n";
+  // Where no numeric axis varies there is nothing to cross along: each pair's own verdict, but
+  // for the CPU against a device, whose pairs are the device tables' rows above, with their
+  // speedup and winner.
+  const bool in_device_tables =
+      spec.axis == "device" && device_kind(spec.baseline) == DeviceKind::kCpu;
+  if (!in_device_tables)
+    for (const auto& line : pair_verdicts(f)) out += "  " + line + "\n";
   if (f.pairs.empty()) {
     out += "  no pair of cells that ran differs only in " + spec.axis + " (" + spec.baseline +
            " vs " + spec.contender + ")\n";
   }
-  return out;
+  if (out.empty()) return "";  // every pair is a row of the device tables: no empty section
+  return "\nCrossovers" + (spec.measure == Measure::kTime ? "" : " on " + text_of(spec.measure)) +
+         " (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n" + out;
 }
 
 // The verdicts, first: the answer before the tables it comes from.
@@ -124,6 +129,13 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
     if (comparisons.size() == 1) summary = comparisons.back();
   }
   summary["comparisons"] = comparisons;
+  // The verdict every output opens with, as the terminal, report.md and report.html say it.
+  nlohmann::ordered_json workloads = nlohmann::ordered_json::array();
+  for (const WorkloadVerdict& v : verdicts(analysis, context.drifted_cells))
+    workloads.push_back({{"workload", v.workload}, {"lines", v.lines}, {"predicted", v.predicted}});
+  summary["verdict"] = {{"heading", verdict_heading(analysis)},
+                        {"caveat", verdict_caveat(results)},
+                        {"workloads", workloads}};
   summary["title"] = context.title;
   summary["warnings"] = context.warnings;
   summary["environment"] = context.environment;

@@ -320,6 +320,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   }
   if (ok.empty()) return "";
   const BarGroups g = bar_groups(ok);
+  if (g.keys.size() < 2) return "";  // one configuration: nothing to compare along
   double y_min = ok.front()->epoch_seconds, y_max = y_min;
   for (const Result* r : ok) {
     y_min = std::min(y_min, r->epoch_seconds);

@@ -49,7 +49,7 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
 std::string search_chart(const nlohmann::ordered_json& search);
 
 /// Median epoch time (or energy or cost, in `measure`) per configuration of a workload, the devices
-/// side by side.
+/// side by side; "" with fewer than two configurations.
 std::string epoch_chart(const std::vector<Result>& results, const std::string& workload,
                         Measure measure = Measure::kTime);
 
