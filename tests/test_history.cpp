@@ -72,6 +72,33 @@ TEST(History, CellsAreMatchedOnTheirKeysAndAStepIsFoundWithItsCommits) {
   EXPECT_NO_THROW(append_run(history, {"run-11", "c112", "2026-11-23"}, {}));
 }
 
+// Six steady runs, then two where every cell is 50 % slower: each cell suspect in the same runs,
+// and the verdict says that a slower machine moves them all together. One cell steady: no such
+// line.
+TEST(History, EveryCellSuspectInTheSameRunsIsSaidOnce) {
+  const auto runs = [](double iris_after) {
+    History history;
+    for (int i = 0; i < 8; ++i) {
+      const double f = i >= 6 ? 1.5 : 1.0;
+      append_run(
+          history,
+          {"run-" + std::to_string(i), "c" + std::to_string(i), "2026-11-1" + std::to_string(i)},
+          {timed(0, "iris_mlp", 1e-3 * (i >= 6 ? iris_after : 1.0)),
+           timed(1, "mnist_mlp", 1e-2 * f)});
+    }
+    find_changes(history);
+    return render_history_markdown(history);
+  };
+  const std::string together = runs(1.5);
+  EXPECT_NE(together.find("2 cell(s) suspect"), std::string::npos) << together;
+  EXPECT_NE(together.find("Every cell moved in the same run(s) (run-6, run-7): a slower machine"),
+            std::string::npos)
+      << together;
+  const std::string alone = runs(1.0);
+  EXPECT_NE(alone.find("1 cell(s) suspect"), std::string::npos) << alone;
+  EXPECT_EQ(alone.find("Every cell moved"), std::string::npos) << alone;
+}
+
 TEST(History, TheStoredHistoryRoundTripsAndAHostileOneIsRefused) {
   History history = twelve_runs();
   find_changes(history);

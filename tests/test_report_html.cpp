@@ -106,6 +106,9 @@ TEST(ReportHtml, ANarrowLogAxisIsTickedAtRoundValues) {
   const double expected[] = {0.8, 0.9, 1.0, 1.2, 1.5};
   for (std::size_t i = 0; i < ticks.size(); ++i) EXPECT_NEAR(ticks[i], expected[i], 1e-12);
   // Two decades or more: a tick at each decade.
+  // A linear axis: round values, at most six (a history's 305.6 to 550.7 us).
+  EXPECT_EQ(svg::Plot::ticks(305.6, 550.7, false), (std::vector<double>{350, 400, 450, 500, 550}));
+  EXPECT_EQ(svg::Plot::ticks(0.0, 1.0, false), (std::vector<double>{0, 0.2, 0.4, 0.6, 0.8, 1}));
   EXPECT_EQ(svg::Plot::ticks(0.001, 0.1, true).size(), 3u);
   EXPECT_EQ(svg::Plot::ticks(3e-4, 2e-3, true).size(), 3u);  // 1-2-5: 5e-4, 1e-3, 2e-3
 }

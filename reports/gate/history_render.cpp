@@ -81,6 +81,24 @@ std::string verdict_text(const History& history) {
     text += " " + std::to_string(suspect) +
             " cell(s) suspect: their newest run(s) slower than the runs before them by more than "
             "the threshold, too few for a change point yet.";
+  // Every cell suspect in the same runs: a slower machine moves them all together, as a change
+  // to code every cell runs does.
+  std::optional<std::vector<std::size_t>> same;
+  for (const HistoryCell& cell : history.cells) {
+    const auto s = newest_suspect(cell);
+    if (!s || (same && *same != s->runs)) {
+      same.reset();
+      break;
+    }
+    same = s->runs;
+  }
+  if (same && history.cells.size() > 1) {
+    std::vector<std::string> names;
+    for (std::size_t r : *same) names.push_back(history.runs[r].name);
+    text += " Every cell moved in the same run(s) (" + join(names) +
+            "): a slower machine moves them all together, as a change every cell runs does; "
+            "their env.json (load, the reference product) tells the two apart.";
+  }
   return text;
 }
 

@@ -117,7 +117,18 @@ struct Plot {
       }
       if (out.size() < 2) out = {lo, hi};
     } else {
-      for (int i = 0; i <= 4; ++i) out.push_back(lo + (hi - lo) * i / 4.0);
+      // Round values 1, 2 or 5 x 10^k apart, the closest that give at most six (350, 400, 450
+      // us, never 305.6, 366.9, 428.1); each an integer times a power of ten, so 0.6 is 0.6.
+      const int unit = static_cast<int>(std::floor(std::log10((hi - lo) / 4.0))) - 1;
+      const double power = std::pow(10.0, std::abs(unit));
+      const auto value = [&](double units) { return unit < 0 ? units / power : units * power; };
+      for (double m : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0}) {
+        out.clear();
+        for (double k = std::ceil(lo / value(m) - 1e-9); value(k * m) <= hi + value(m) * 1e-9; ++k)
+          out.push_back(value(k * m) + 0.0);  // never -0
+        if (out.size() <= 6) break;
+      }
+      if (out.size() < 2) out = {lo, hi};
     }
     return out;
   }
