@@ -233,13 +233,13 @@ TEST(Measures, CompareGatesOnEnergyWhereBothRunsMeasuredIt) {
   cand.cell.index = 0;
   RegressionOptions time;
   RegressionOptions energy;
-  energy.metric = "energy";
+  energy.metric = GateMetric::kEnergy;
   EXPECT_NE(compare_runs({base}, {cand}, time).cells.front().verdict, Verdict::kRegression);
   const CellVerdict v = compare_runs({base}, {cand}, energy).cells.front();
   EXPECT_EQ(v.verdict, Verdict::kRegression) << v.reason;
   EXPECT_NEAR(v.change, 0.5, 0.05);
-  EXPECT_EQ(value_in_unit(v.baseline_median, "energy").find(" J"),
-            value_in_unit(v.baseline_median, "energy").size() - 2);
+  EXPECT_EQ(value_in_unit(v.baseline_median, GateMetric::kEnergy).find(" J"),
+            value_in_unit(v.baseline_median, GateMetric::kEnergy).size() - 2);
   cand.energy_source = "unavailable";
   cand.energy_note = "no powercap at /sys/class/powercap";
   const CellVerdict none = compare_runs({base}, {cand}, energy).cells.front();

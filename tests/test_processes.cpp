@@ -71,9 +71,9 @@ TEST(Processes, TheirResultsBecomeOneThatKeepsEachProcesssMedian) {
   EXPECT_DOUBLE_EQ(r.setup_seconds, 0.2);  // the median process's start
   EXPECT_EQ(r.peak_rss_bytes, 300);        // the largest
   EXPECT_TRUE(r.noisy);
-  EXPECT_EQ(process_medians(r, "throughput").size(), 3u);
-  EXPECT_DOUBLE_EQ(process_medians(r, "throughput")[0], 1000.0 / 1.1);
-  EXPECT_TRUE(process_medians(parts[0], "epoch").empty());  // one process: no medians
+  EXPECT_EQ(process_medians(r, GateMetric::kThroughput).size(), 3u);
+  EXPECT_DOUBLE_EQ(process_medians(r, GateMetric::kThroughput)[0], 1000.0 / 1.1);
+  EXPECT_TRUE(process_medians(parts[0], GateMetric::kEpoch).empty());  // one process: no medians
   // A process that failed decides the cell, and says which it was.
   std::vector<Result> broken = parts;
   broken[1].status = CellStatus::kFailed;

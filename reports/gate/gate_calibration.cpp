@@ -60,7 +60,7 @@ double processes_detectable(const CellGate& c, const CellSpread& s, const Regres
 // Each cell's processes in the A/A runs (by its match key): the fewest per run and the pooled
 // spread of their logarithms within a run.
 std::map<std::string, std::pair<std::size_t, double>> process_spreads(const RunPairs& aa,
-                                                                      const std::string& metric) {
+                                                                      GateMetric metric) {
   std::map<std::string, std::pair<std::size_t, double>> fewest_and_sum;
   std::map<std::string, double> df;
   for (const auto& pair : aa) {
@@ -281,7 +281,7 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          " pairs in which one run (the second in odd pairs, the first in even ones) had " +
          std::to_string(g.load) +
          " busy process(es) competing with its cells. One run per side, metric " +
-         g.options.metric + ", threshold " + format_percent(g.options.threshold, false) +
+         text_of(g.options.metric) + ", threshold " + format_percent(g.options.threshold, false) +
          ", alpha " + format_number(g.options.alpha) +
          ". Each A/A pair is judged with a calibration from "
          "the other pairs.\n\n" +

@@ -27,10 +27,11 @@ int severity(Verdict verdict) { return static_cast<int>(verdict); }
 // two machines is what it is for, and it names their differences first.
 Json match_config(const Cell& cell) { return cell_match_json(cell); }
 
-std::vector<double> metric_samples(const Result& r, const std::string& metric) {
-  if (metric == "step") return r.step_seconds_samples;
-  if (metric == "epoch") return r.epoch_seconds_samples;
-  if (metric == "energy") {  // each epoch's joules at the cell's mean power; none unmeasured
+std::vector<double> metric_samples(const Result& r, GateMetric metric) {
+  if (metric == GateMetric::kStep) return r.step_seconds_samples;
+  if (metric == GateMetric::kEpoch) return r.epoch_seconds_samples;
+  if (metric ==
+      GateMetric::kEnergy) {  // each epoch's joules at the cell's mean power; none unmeasured
     if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
     std::vector<double> joules = r.epoch_seconds_samples;
     for (double& j : joules) j *= r.mean_watts;
@@ -59,7 +60,7 @@ struct Group {
   // its median alone; beside other runs, the median of its processes' medians: the run is the
   // unit, since its processes share its machine's state (a same-binary A/A pair of two runs
   // each was called an improvement of 7.8 % at p = 0.017 on its processes pooled).
-  std::vector<std::vector<double>> runs(const std::string& metric) const {
+  std::vector<std::vector<double>> runs(GateMetric metric) const {
     std::vector<std::vector<double>> out;
     const bool alone = ok_runs() == 1;
     for (const Result* r : results) {
@@ -79,7 +80,7 @@ struct Group {
     return out;
   }
   // Every sample of every run in which the cell was ok.
-  std::vector<double> samples(const std::string& metric) const {
+  std::vector<double> samples(GateMetric metric) const {
     std::vector<double> out;
     for (const Result* r : results) {
       if (r->status != CellStatus::kOk) continue;
@@ -153,7 +154,7 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
                std::to_string(cand->train_rows) + " rows";
     return false;
   }
-  if (o.metric == "energy" && (bs.empty() || cs.empty())) {
+  if (o.metric == GateMetric::kEnergy && (bs.empty() || cs.empty())) {
     const Result& without = bs.empty() ? *base : *cand;
     v.verdict = Verdict::kNotCompared;
     v.reason = std::string(bs.empty() ? "baseline" : "candidate") + ": no energy measured (" +
@@ -282,17 +283,18 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
 
 }  // namespace
 
-std::vector<double> process_medians(const Result& r, const std::string& metric) {
+std::vector<double> process_medians(const Result& r, GateMetric metric) {
   if (r.process_epoch_seconds.size() < 2) return {};
-  if (metric == "step" && r.process_step_seconds.size() == r.process_epoch_seconds.size())
+  if (metric == GateMetric::kStep &&
+      r.process_step_seconds.size() == r.process_epoch_seconds.size())
     return r.process_step_seconds;
-  if (metric == "energy") {
+  if (metric == GateMetric::kEnergy) {
     if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
     std::vector<double> joules = r.process_epoch_seconds;
     for (double& j : joules) j *= r.mean_watts;
     return joules;
   }
-  if (metric != "throughput") return r.process_epoch_seconds;
+  if (metric != GateMetric::kThroughput) return r.process_epoch_seconds;
   std::vector<double> throughput;
   for (double seconds : r.process_epoch_seconds) {
     if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
@@ -309,12 +311,6 @@ void check_options(const RegressionOptions& o) {
                                 format_number(100.0 * o.assumed_spread));
   if (!(o.alpha > 0.0 && o.alpha < 1.0))
     throw std::invalid_argument("--alpha must lie between 0 and 1, got " + format_number(o.alpha));
-  if (o.metric != "epoch" && o.metric != "step" && o.metric != "throughput" && o.metric != "energy")
-    throw std::invalid_argument("--metric must be epoch, step, throughput or energy, got " +
-                                o.metric);
-  if (o.fail_on != "regression" && o.fail_on != "any-change" && o.fail_on != "none")
-    throw std::invalid_argument("--fail-on must be regression, any-change or none, got " +
-                                o.fail_on);
 }
 
 std::size_t RegressionReport::count(Verdict verdict) const {
@@ -328,9 +324,9 @@ bool RegressionReport::unfair() const {
 }
 
 bool RegressionReport::fails() const {
-  if (options.fail_on == "none") return false;
+  if (options.fail_on == FailOn::kNone) return false;
   const std::size_t bad = count(Verdict::kRegression) + count(Verdict::kFailed);
-  if (options.fail_on == "any-change") return bad + count(Verdict::kImprovement) > 0;
+  if (options.fail_on == FailOn::kAnyChange) return bad + count(Verdict::kImprovement) > 0;
   return bad > 0;
 }
 

@@ -17,6 +17,7 @@
 #include "core/stats/significance.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/words.hpp"
+#include "reports/gate/gate_metric.hpp"
 #include "reports/gate/run_drift.hpp"
 
 namespace crossover {
@@ -55,14 +56,14 @@ std::string p_text(double p);
 /// A change's interval: "[-1.2, +3.4] %".
 std::string interval_text(const Interval& ci);
 
-/// Whether a metric is a time, where lower is better ("epoch", "step"); "throughput" is not.
-bool is_time_metric(const std::string& metric);
+/// Whether a metric is one where lower is better (times, and energy); throughput is not.
+bool is_time_metric(GateMetric metric);
 
 /// The metric in words: "time per epoch", "time per step", "throughput (samples/s)".
-std::string metric_text(const std::string& metric);
+std::string metric_text(GateMetric metric);
 
 /// A value of the metric with its unit: "12.3 ms" or "4.56e+03/s".
-std::string value_in_unit(double value, const std::string& metric);
+std::string value_in_unit(double value, GateMetric metric);
 
 /// How `compare` decides.
 /// compare's default assumed run-to-run variation of one run (see RegressionOptions).
@@ -71,19 +72,17 @@ inline constexpr double kAssumedRunSpread = 0.04;
 struct RegressionOptions {
   double threshold = 0.05;  ///< a relative change smaller than this is never a regression
   double alpha = 0.05;      ///< significance level of the two-sided U test
-  std::string metric =
-      "epoch";  ///< "epoch" (seconds), "step" (seconds) or "throughput" (samples/s)
-  std::string fail_on = "regression";  ///< "regression", "any-change" or "none"
-  std::uint64_t seed = 0;              ///< of the bootstrap
+  GateMetric metric = GateMetric::kEpoch;
+  FailOn fail_on = FailOn::kRegression;
+  std::uint64_t seed = 0;  ///< of the bootstrap
   /// One run per side without a calibration: how much one run's median is assumed to vary from
   /// one process to the next (a stated prior until `crossover calibrate` measures it); a change
   /// must stand out from it as from a calibrated spread. 0: the within-run test alone.
   double assumed_spread = kAssumedRunSpread;
 };
 
-/// Each process's median of the metric ("epoch", "step" or "throughput") for a result measured
-/// in several processes; empty for one.
-std::vector<double> process_medians(const Result& result, const std::string& metric);
+/// Each process's median of the metric for a result measured in several processes; empty for one.
+std::vector<double> process_medians(const Result& result, GateMetric metric);
 
 /// Throws std::invalid_argument naming the option that is out of range.
 void check_options(const RegressionOptions& options);

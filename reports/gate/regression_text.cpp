@@ -20,17 +20,24 @@ std::string interval_text(const Interval& ci) {
   return buffer;
 }
 
-bool is_time_metric(const std::string& metric) { return metric != "throughput"; }
+bool is_time_metric(GateMetric metric) { return metric != GateMetric::kThroughput; }
 
-std::string metric_text(const std::string& metric) {
-  if (metric == "step") return "time per step";
-  if (metric == "energy") return "energy per epoch (J)";
-  if (metric == "throughput") return "throughput (samples/s)";
+std::string metric_text(GateMetric metric) {
+  switch (metric) {
+    case GateMetric::kStep:
+      return "time per step";
+    case GateMetric::kEnergy:
+      return "energy per epoch (J)";
+    case GateMetric::kThroughput:
+      return "throughput (samples/s)";
+    case GateMetric::kEpoch:
+      break;
+  }
   return "time per epoch";
 }
 
-std::string value_in_unit(double value, const std::string& metric) {
-  if (metric == "energy") return format_number(value) + " J";
+std::string value_in_unit(double value, GateMetric metric) {
+  if (metric == GateMetric::kEnergy) return format_number(value) + " J";
   return is_time_metric(metric) ? format_seconds(value) : format_number(value) + "/s";
 }
 
@@ -39,14 +46,13 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string cell_value(double median, std::size_t samples, std::size_t runs,
-                       const std::string& metric) {
+std::string cell_value(double median, std::size_t samples, std::size_t runs, GateMetric metric) {
   if (samples == 0) return "-";
   return value_in_unit(median, metric) + " (n=" + std::to_string(samples) +
          (runs > 1 ? ", " + std::to_string(runs) + " runs" : "") + ")";
 }
 
-TextTable verdict_table(const std::vector<const CellVerdict*>& cells, const std::string& metric,
+TextTable verdict_table(const std::vector<const CellVerdict*>& cells, GateMetric metric,
                         bool with_verdict) {
   TextTable table;
   if (with_verdict) table.header.push_back("verdict");

@@ -233,8 +233,8 @@ std::string drift_text(const ReferenceDrift& d) {
   return text;
 }
 
-const CellSpread& CellCalibration::spread(const std::string& metric) const {
-  return metric == "step" ? step : epoch;
+const CellSpread& CellCalibration::spread(GateMetric metric) const {
+  return metric == GateMetric::kStep ? step : epoch;
 }
 
 const CellCalibration* Calibration::find(const nlohmann::ordered_json& identity) const {

@@ -14,6 +14,7 @@
 #include "core/records/results.hpp"
 #include "core/records/run_record.hpp"
 #include "core/stats/spread.hpp"
+#include "reports/gate/gate_metric.hpp"
 
 namespace crossover {
 
@@ -82,7 +83,7 @@ struct CellCalibration {
   nlohmann::ordered_json config;  ///< its identity keys (cell_identity_json)
   CellSpread epoch;               ///< time per epoch (also used for throughput)
   CellSpread step;                ///< time per step
-  const CellSpread& spread(const std::string& metric) const;
+  const CellSpread& spread(GateMetric metric) const;
 };
 
 /// What `crossover calibrate` measured on a runner, and what `compare --calibration` reads.

@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"
 
@@ -137,9 +139,18 @@ std::optional<RegressionOptions> gate_options(double threshold_percent, double a
   options.threshold = threshold_percent / 100.0;
   options.assumed_spread = assumed_spread_percent / 100.0;
   options.alpha = alpha;
-  options.metric = metric;
-  options.fail_on = fail_on;
   try {
+    // The options' words are checked by CLI11 before they come here; a caller's are here.
+    const auto metric_word = parse_word<GateMetric>(metric);
+    const auto fail_word = parse_word<FailOn>(fail_on);
+    if (!metric_word)
+      throw std::invalid_argument("--metric must be one of " + join(word_list<GateMetric>()) +
+                                  ", got " + metric);
+    if (!fail_word)
+      throw std::invalid_argument("--fail-on must be one of " + join(word_list<FailOn>()) +
+                                  ", got " + fail_on);
+    options.metric = *metric_word;
+    options.fail_on = *fail_word;
     check_options(options);
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());

@@ -244,12 +244,12 @@ Command add_compare_command(CLI::App& app) {
       ->add_option("--metric", args->metric,
                    "epoch (time per epoch, default), step (time per step), throughput "
                    "(samples/s) or energy (joules per epoch, where both runs measured it)")
-      ->check(CLI::IsMember({"epoch", "step", "throughput", "energy"}));
+      ->check(CLI::IsMember(word_list<GateMetric>()));
   compare
       ->add_option("--fail-on", args->fail_on,
                    "Exit 1 on: regression (default; a regression or a cell that failed in the "
                    "candidate), any-change (also an improvement) or none")
-      ->check(CLI::IsMember({"regression", "any-change", "none"}));
+      ->check(CLI::IsMember(word_list<FailOn>()));
   compare->add_option("--markdown", args->markdown,
                       "Write a Markdown summary for a pull-request comment to this file");
   compare->add_option("--json", args->json, "Write the verdict as JSON to this file");

@@ -1,0 +1,38 @@
+#pragma once
+// The words of compare's gate settings: what it gates on (--metric) and when it fails
+// (--fail-on), each an enum with its words (core/text/words.hpp), read and written as those words.
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "core/text/words.hpp"
+
+namespace crossover {
+
+/// What compare gates on: the time per epoch or per step, the throughput (samples per second),
+/// or the energy per epoch (where both runs measured it).
+enum class GateMetric { kEpoch, kStep, kThroughput, kEnergy };
+
+/// "epoch", "step", "throughput", "energy": the words of --metric and of the verdict file.
+inline constexpr auto words(GateMetric) {
+  return std::array{std::pair{GateMetric::kEpoch, std::string_view("epoch")},
+                    std::pair{GateMetric::kStep, std::string_view("step")},
+                    std::pair{GateMetric::kThroughput, std::string_view("throughput")},
+                    std::pair{GateMetric::kEnergy, std::string_view("energy")}};
+}
+CROSSOVER_JSON_AS_WORD(GateMetric)
+
+/// When compare's exit code is 1: on a regression or a cell that failed in the candidate, also
+/// on an improvement, or never.
+enum class FailOn { kRegression, kAnyChange, kNone };
+
+/// "regression", "any-change", "none": the words of --fail-on and of the verdict file.
+inline constexpr auto words(FailOn) {
+  return std::array{std::pair{FailOn::kRegression, std::string_view("regression")},
+                    std::pair{FailOn::kAnyChange, std::string_view("any-change")},
+                    std::pair{FailOn::kNone, std::string_view("none")}};
+}
+CROSSOVER_JSON_AS_WORD(FailOn)
+
+}  // namespace crossover
