@@ -46,7 +46,7 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   const WorkloadInfo* info = find_workload(cell.workload);
   if (info == nullptr) throw std::invalid_argument("unknown workload \"" + cell.workload + "\"");
   TrainingSpec spec;
-  spec.loss = info->loss;
+  spec.task = info->task;
   spec.optimizer = cell.optimizer;
   spec.lr = cell.lr;
   spec.momentum = cell.momentum;
@@ -77,7 +77,7 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
   if (cell.workload == kUserModelWorkload) {
     torch::jit::Module module = load_checked_model(cell);
     flops = estimate_training_flops(module, cell.input_shape);
-    spec.loss = cell.outputs > 0 ? "mse" : "cross_entropy";
+    spec.task = cell.outputs > 0 ? Task::kRegression : Task::kClassification;
     spec.flops_estimated = true;
     data = synthetic_samples(cell.input_shape, cell.classes, cell.outputs, cell.dataset_size,
                              cell.seed);

@@ -2,13 +2,32 @@
 // The workloads the suite knows, as plain facts: what the grid validator, `crossover list` and
 // the reports need without LibTorch. The models themselves live in workloads/registry.cpp.
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/cells/cell.hpp"
+#include "core/text/words.hpp"
 
 namespace crossover {
+
+/// What a workload learns: a class (cross-entropy loss, scored by accuracy) or a number (mean
+/// squared error, scored by its root on the test split).
+enum class Task { kClassification, kRegression };
+
+/// "classification", "regression".
+inline constexpr auto words(Task) {
+  return std::array{std::pair{Task::kClassification, std::string_view("classification")},
+                    std::pair{Task::kRegression, std::string_view("regression")}};
+}
+
+/// The test metric a task is scored by: "accuracy" or "rmse".
+inline std::string metric_name(Task task) {
+  return task == Task::kRegression ? "rmse" : "accuracy";
+}
 
 /// What a workload is and how its seed ran it.
 struct WorkloadInfo {
@@ -16,9 +35,7 @@ struct WorkloadInfo {
   std::string seed;                   ///< which seed post it reproduces
   std::string model;                  ///< human description of the network
   std::vector<std::string> datasets;  ///< accepted `dataset` values; the first is the default
-  std::string task;                   ///< "classification" or "regression"
-  std::string metric;                 ///< test metric name: "accuracy" or "rmse"
-  std::string loss;                   ///< "cross_entropy" or "mse"
+  Task task = Task::kClassification;  ///< its loss and test metric: loss_name, metric_name
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;

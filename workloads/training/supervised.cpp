@@ -41,7 +41,7 @@ SupervisedWorkload::SupervisedWorkload(TensorData data, ModelFactory make_model,
   facts_.train_rows = data.x_train.size(0);
   facts_.test_rows = data.x_test.size(0);
   facts_.steps_per_epoch = batches_->steps_per_epoch();
-  facts_.metric = spec_.loss == "mse" ? "rmse" : "accuracy";
+  facts_.metric = metric_name(spec_.task);
   facts_.flops_per_sample = flops_per_sample;
   if (flops_per_sample > 0)
     facts_.flops_source = spec_.flops_estimated ? "estimated" : "analytical";
@@ -128,7 +128,7 @@ void SupervisedWorkload::optimizer_step() { optimizer_->step(); }
 
 torch::Tensor SupervisedWorkload::loss(const torch::Tensor& output,
                                        const torch::Tensor& target) const {
-  if (spec_.loss == "mse") return torch::mse_loss(output, target);
+  if (spec_.task == Task::kRegression) return torch::mse_loss(output, target);
   return torch::nn::functional::cross_entropy(output, target);
 }
 
@@ -265,13 +265,13 @@ double SupervisedWorkload::evaluate() {
     if (channels_last_) input = input.contiguous(torch::MemoryFormat::ChannelsLast);
     const torch::Tensor output = model_.forward(input);
     const torch::Tensor target = y_test_.slice(0, start, end);
-    if (spec_.loss == "mse") {
+    if (spec_.task == Task::kRegression) {
       squared_error += torch::mse_loss(output, target, torch::Reduction::Sum).item<double>();
     } else {
       correct += output.argmax(1).eq(target).sum().item<std::int64_t>();
     }
   }
-  if (spec_.loss == "mse") return std::sqrt(squared_error / static_cast<double>(rows));
+  if (spec_.task == Task::kRegression) return std::sqrt(squared_error / static_cast<double>(rows));
   return static_cast<double>(correct) / static_cast<double>(rows);
 }
 

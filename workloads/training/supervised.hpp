@@ -5,14 +5,15 @@
 #include <functional>
 
 #include "workloads/data/batches.hpp"
+#include "workloads/data/catalog.hpp"
 #include "workloads/training/optimizers.hpp"
 #include "workloads/training/workload.hpp"
 
 namespace crossover {
 
-/// How to train: the loss ("cross_entropy" or "mse"), the optimiser, and how the step runs.
+/// How to train: the task (its loss and test metric), the optimiser, and how the step runs.
 struct TrainingSpec {
-  std::string loss = "cross_entropy";
+  Task task = Task::kClassification;
   std::string optimizer = "adam";
   double lr = 0.01;
   double momentum = 0.0;
