@@ -20,7 +20,7 @@ void BM_Harness_Suite(benchmark::State& state) {
   cell.loader = crossover::Loader::kTensor;
   cell.batch_size = kBatch;
   cell.dataset_size = kRows;
-  cell.optimizer = "adam";
+  cell.optimizer = crossover::Optimizer::kAdam;
   cell.lr = 0.001;
   auto workload = crossover::make_workload(cell, torch::Device("cpu"), "/nonexistent");
   workload->reset(0);

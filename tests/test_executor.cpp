@@ -22,7 +22,7 @@ Cell iris_cell(const std::string& device = "cpu") {
   c.epochs = 300;
   c.warmup_epochs = 0;
   c.min_repeats = c.max_repeats = 1;
-  c.optimizer = "adam";
+  c.optimizer = Optimizer::kAdam;
   c.lr = 0.01;
   return c;
 }
@@ -208,7 +208,7 @@ TEST(Executor, TheDataLoaderPathTrainsLikeTheTensorPath) {
   c.epochs = 1;
   c.warmup_epochs = 0;
   c.min_repeats = c.max_repeats = 1;
-  c.optimizer = "adam";
+  c.optimizer = Optimizer::kAdam;
   c.lr = 0.001;
   c.loader = Loader::kDataLoader;
   c.num_workers = 2;
@@ -227,7 +227,7 @@ Cell small_mlp_cell() {
   c.epochs = 3;
   c.warmup_epochs = 1;
   c.min_repeats = c.max_repeats = 2;
-  c.optimizer = "adam";
+  c.optimizer = Optimizer::kAdam;
   c.lr = 0.001;
   return c;
 }

@@ -61,7 +61,7 @@ TEST(Grid, SettingsOverrideDefaultsWhichOverrideTheWorkload) {
   EXPECT_EQ(iris.max_repeats, 2);
   EXPECT_EQ(iris.seed, 7);
   EXPECT_EQ(iris.dataset, "iris");  // the workload's default data set
-  EXPECT_EQ(iris.optimizer, "adam");
+  EXPECT_EQ(iris.optimizer, Optimizer::kAdam);
   EXPECT_DOUBLE_EQ(iris.lr, 0.01);
   EXPECT_EQ(iris.batch_size, kFull);
   const Cell& boston = e.cells.back();

@@ -87,7 +87,7 @@ TEST(Keys, ACellGoesThroughItsJsonFormUnchanged) {
   c.ci_target = 0.05;
   c.isolate = true;
   c.timeout_seconds = 30;
-  c.optimizer = "sgd";
+  c.optimizer = Optimizer::kSgd;
   c.lr = 0.1;
   c.momentum = 0.9;
   nlohmann::json j = cell_config_json(c);

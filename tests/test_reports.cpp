@@ -157,7 +157,7 @@ TEST(Comparison, APredictedCudaCellPairsWithTheCpuCellOfEveryThreadCount) {
 TEST(RunTable, ShowsTheIdentityKeysThatVaryAndNoOthers) {
   std::vector<Result> results =
       indexed({made("cpu", 1000, 0.010, 0.001), made("cpu", 1000, 0.012, 0.001)});
-  results[1].cell.optimizer = "sgd";
+  results[1].cell.optimizer = Optimizer::kSgd;
   results[1].cell.max_repeats = 40;  // a policy key: never a column
   ReportContext context;
   const std::string md = render_markdown(context, results);

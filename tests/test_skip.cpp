@@ -120,7 +120,7 @@ TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   EXPECT_NE(reason(fused, {}).find("aten::_fused_adam_ for the CPU"), std::string::npos);
   EXPECT_EQ(reason(fused, DeviceInventory{false, 0, {"adam/cpu"}}), "");
   fused.device = "cuda";
-  fused.optimizer = "sgd";
+  fused.optimizer = Optimizer::kSgd;
   EXPECT_NE(reason(fused, gpu).find("aten::_fused_sgd_ for CUDA"), std::string::npos);
 }
 

@@ -54,7 +54,7 @@ struct Cell {
   /// A grid that does not set it gets true for CUDA cells, false for CPU cells.
   bool isolate = false;
   double timeout_seconds = 0.0;  ///< end the cell as failed after this long (0: no limit); isolates
-  std::string optimizer = "adam";
+  Optimizer optimizer = Optimizer::kAdam;
   double lr = 0.01;
   double momentum = 0.0;
   Execution execution = Execution::kEager;

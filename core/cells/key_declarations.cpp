@@ -271,8 +271,7 @@ void declare_guard_and_optimizer_keys(Keys& keys) {
                  "run's own process ends the run with its name (the cells before it kept; `run "
                  "--resume` continues)"));
   // What is measured: the optimiser.
-  add(Declare("optimizer", kText, &Cell::optimizer)
-          .choices({"sgd", "adam"})
+  add(Declare("optimizer", &Cell::optimizer)
           .expects("\"sgd\" or \"adam\"")
           .means("`\"sgd\"` or `\"adam\"`")
           .defaults_to("the workload's"));

@@ -37,6 +37,8 @@ enum class Execution {
   kEager,  ///< one kernel launch at a time
   kGraph,  ///< the whole step captured once in a CUDA graph and replayed
 };
+/// The optimiser: plain SGD (with the cell's momentum) or Adam.
+enum class Optimizer { kSgd, kAdam };
 /// Which optimiser implementation updates the parameters.
 enum class OptimizerImpl {
   kLoop,     ///< torch::optim: one parameter at a time
@@ -81,6 +83,10 @@ inline constexpr auto words(Execution) {
   return std::array{std::pair{Execution::kEager, std::string_view("eager")},
                     std::pair{Execution::kGraph, std::string_view("graph")}};
 }
+inline constexpr auto words(Optimizer) {
+  return std::array{std::pair{Optimizer::kSgd, std::string_view("sgd")},
+                    std::pair{Optimizer::kAdam, std::string_view("adam")}};
+}
 inline constexpr auto words(OptimizerImpl) {
   return std::array{std::pair{OptimizerImpl::kLoop, std::string_view("loop")},
                     std::pair{OptimizerImpl::kForeach, std::string_view("foreach")},
@@ -119,6 +125,7 @@ CROSSOVER_JSON_AS_WORD(Loader)
 CROSSOVER_JSON_AS_WORD(Placement)
 CROSSOVER_JSON_AS_WORD(Parallel)
 CROSSOVER_JSON_AS_WORD(Execution)
+CROSSOVER_JSON_AS_WORD(Optimizer)
 CROSSOVER_JSON_AS_WORD(OptimizerImpl)
 CROSSOVER_JSON_AS_WORD(Precision)
 CROSSOVER_JSON_AS_WORD(Timing)

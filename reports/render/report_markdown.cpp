@@ -240,8 +240,8 @@ std::string markdown_devices(const std::vector<Result>& results, const Analysis&
   for (const auto& c : devices) {
     out += "### " + markdown_text(c.workload) + "\n\n";
     if (const WorkloadInfo* info = find_workload(c.workload)) {
-      out += info->model + "; " + info->optimizer + " lr " + format_number(info->lr) + "; " +
-             info->notes + "\n\n";
+      out += info->model + "; " + text_of(info->optimizer) + " lr " + format_number(info->lr) +
+             "; " + info->notes + "\n\n";
     }
     out += render_markdown_table(c.table) + "\n";
     out += "<details><summary>Every cell</summary>\n\n" +

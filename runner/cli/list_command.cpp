@@ -91,7 +91,7 @@ int list_command(const std::string& data_dir) {
                       "lr",       "batch", "epochs", "loader",   "MFLOP/sample"};
   workloads.right_aligned = {false, false, false, false, false, true, true, true, false, true};
   for (const auto& w : workload_catalog()) {
-    workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), w.optimizer,
+    workloads.rows.push_back({w.name, w.seed, w.model, join(w.datasets), text_of(w.optimizer),
                               format_number(w.lr), size_text(w.batch_size),
                               std::to_string(w.epochs), text_of(w.loader),
                               w.flops_per_sample > 0 ? format_number(w.flops_per_sample / 1e6)

@@ -16,11 +16,11 @@ DeviceInventory probe_devices() {
   inventory.cuda_compiled = cuda_seam::compiled();
   inventory.cuda_devices =
       inventory.cuda_compiled ? static_cast<int>(torch::cuda::device_count()) : 0;
-  for (const std::string optimizer : {"adam", "sgd"}) {
+  for (const Optimizer optimizer : {Optimizer::kAdam, Optimizer::kSgd}) {
     if (fused_kernel_available(optimizer, torch::kCPU))
-      inventory.fused_kernels.push_back(optimizer + "/cpu");
+      inventory.fused_kernels.push_back(text_of(optimizer) + "/cpu");
     if (inventory.cuda_compiled && fused_kernel_available(optimizer, torch::kCUDA))
-      inventory.fused_kernels.push_back(optimizer + "/cuda");
+      inventory.fused_kernels.push_back(text_of(optimizer) + "/cuda");
   }
   return inventory;
 }

@@ -40,8 +40,9 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
   if (cell.optimizer_impl == OptimizerImpl::kFused) {
     const std::string where = is_cuda_device(cell.device) ? "cuda" : "cpu";
     const auto& kernels = inventory.fused_kernels;
-    if (std::find(kernels.begin(), kernels.end(), cell.optimizer + "/" + where) == kernels.end()) {
-      return "optimizer_impl \"fused\" needs aten::_fused_" + cell.optimizer + "_ for " +
+    if (std::find(kernels.begin(), kernels.end(), text_of(cell.optimizer) + "/" + where) ==
+        kernels.end()) {
+      return "optimizer_impl \"fused\" needs aten::_fused_" + text_of(cell.optimizer) + "_ for " +
              (where == "cuda" ? "CUDA" : "the CPU") +
              ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"foreach\" or "
              "\"loop\"; "

@@ -24,7 +24,7 @@ std::int64_t out_size(std::int64_t size, std::int64_t kernel, std::int64_t strid
 }
 
 WorkloadInfo info(std::string name, std::string seed, std::string model,
-                  std::vector<std::string> datasets, Task task, std::string optimizer, double lr,
+                  std::vector<std::string> datasets, Task task, Optimizer optimizer, double lr,
                   double momentum, std::int64_t batch_size, int epochs, std::string notes) {
   WorkloadInfo w;
   w.name = std::move(name);
@@ -32,7 +32,7 @@ WorkloadInfo info(std::string name, std::string seed, std::string model,
   w.model = std::move(model);
   w.datasets = std::move(datasets);
   w.task = task;
-  w.optimizer = std::move(optimizer);
+  w.optimizer = optimizer;
   w.lr = lr;
   w.momentum = momentum;
   w.batch_size = batch_size;
@@ -53,7 +53,7 @@ std::string made_rows_text(const WorkloadInfo& w) {
 void add_workloads_on_data_made_in_memory(std::vector<WorkloadInfo>& c) {
   c.push_back(info(kSizedMlpWorkload, "-",
                    "MLP features-width x depth-classes, ReLU (the model keys)", {"synthetic"},
-                   Task::kClassification, "adam", 0.001, 0.0, 256, 1, ""));
+                   Task::kClassification, Optimizer::kAdam, 0.001, 0.0, 256, 1, ""));
   c.back().made_train_rows = 4096;  // 5,462 rows split 75/25, as a table is
   c.back().made_test_rows = table_test_rows(5462);
   c.back().notes =
@@ -63,7 +63,7 @@ void add_workloads_on_data_made_in_memory(std::vector<WorkloadInfo>& c) {
       made_rows_text(c.back()) +
       "), to find from which model size on the GPU wins. FLOPs per sample from the cell's model.";
   c.push_back(info(kUserModelWorkload, "-", "your model: a TorchScript file (the model key)",
-                   {"synthetic"}, Task::kClassification, "adam", 0.001, 0.0, 64, 1, ""));
+                   {"synthetic"}, Task::kClassification, Optimizer::kAdam, 0.001, 0.0, 64, 1, ""));
   c.back().made_train_rows = 1024;
   c.back().made_test_rows = 256;
   c.back().notes =
@@ -78,20 +78,20 @@ void add_workloads_on_data_made_in_memory(std::vector<WorkloadInfo>& c) {
 std::vector<WorkloadInfo> build_catalog() {
   std::vector<WorkloadInfo> c;
   c.push_back(
-      info("iris_mlp", "001", "MLP 4-64-32-16-3, ReLU", {"iris"}, Task::kClassification, "adam",
-           0.01, 0.0, kFull, 1000,
+      info("iris_mlp", "001", "MLP 4-64-32-16-3, ReLU", {"iris"}, Task::kClassification,
+           Optimizer::kAdam, 0.01, 0.0, kFull, 1000,
            "Iris (150 rows), seeded 75/25 split, full batch, no feature scaling, as in seed 001."));
   c.back().flops_per_sample = training_flops(mlp_forward_macs({4, 64, 32, 16, 3}));
   c.push_back(
-      info("boston_mlp", "001", "MLP 13-16-32-16-1, ReLU", {"boston"}, Task::kRegression, "adam",
-           0.01, 0.0, kFull, 10000,
+      info("boston_mlp", "001", "MLP 13-16-32-16-1, ReLU", {"boston"}, Task::kRegression,
+           Optimizer::kAdam, 0.01, 0.0, kFull, 10000,
            "Boston housing (506 rows), seeded 75/25 split, full batch, no feature scaling, as in "
            "seed 001."));
   c.back().flops_per_sample = training_flops(mlp_forward_macs({13, 16, 32, 16, 1}));
 
   c.push_back(
       info("mnist_linear", "000", "Linear(784, 10)", {"mnist", "fashion_mnist"},
-           Task::kClassification, "sgd", 0.005, 0.0, 128, 30,
+           Task::kClassification, Optimizer::kSgd, 0.005, 0.0, 128, 30,
            "MNIST normalised with (0.1307, 0.3081); SGD lr 0.005, batch 128, as in seed 000 "
            "(which trains on 50,000 of the 60,000 images: dataset_size 50000)."));
   c.back().loader = Loader::kDataLoader;
@@ -101,21 +101,21 @@ std::vector<WorkloadInfo> build_catalog() {
 
   c.push_back(info(
       "mnist_mlp", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
-      Task::kClassification, "adam", 0.001, 0.0, 100, 15,
+      Task::kClassification, Optimizer::kAdam, 0.001, 0.0, 100, 15,
       "MNIST, pixels scaled to [0, 1] only (ToTensor), Adam lr 0.001, batch 100, as in seed 001."));
   c.back().loader = Loader::kDataLoader;
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
 
   c.push_back(
       info("mnist_mlp_fullbatch", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
-           Task::kClassification, "adam", 0.01, 0.0, kFull, 100,
+           Task::kClassification, Optimizer::kAdam, 0.01, 0.0, kFull, 100,
            "Seed 001's full-batch MNIST run: the whole training split in every step, Adam lr 0.01, "
            "100 epochs (the post trains on 52,500 rows: dataset_size 52500)."));
   c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
 
   c.push_back(info(
       "mnist_cnn", "003", "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10",
-      {"fashion_mnist", "mnist"}, Task::kClassification, "adam", 0.01, 0.0, 1000, 1,
+      {"fashion_mnist", "mnist"}, Task::kClassification, Optimizer::kAdam, 0.01, 0.0, 1000, 1,
       "deeplizard's network, pixels scaled to [0, 1] only, Adam lr 0.01; seed 003 sweeps batch "
       "1,000 / 10,000 / 20,000 and num_workers 0 / 1."));
   c.back().loader = Loader::kDataLoader;
@@ -123,7 +123,7 @@ std::vector<WorkloadInfo> build_catalog() {
 
   c.push_back(info(
       "cifar_resnet18", "002", "ResNet-18 (BasicBlock, torchvision layout), Linear(512, 10) head",
-      {"cifar10"}, Task::kClassification, "sgd", 0.001, 0.9, 256, 10,
+      {"cifar10"}, Task::kClassification, Optimizer::kSgd, 0.001, 0.9, 256, 10,
       "CIFAR-10 normalised per channel, SGD lr 0.001 momentum 0.9, batch 256. Seed 002 starts "
       "from ImageNet weights; nothing can be downloaded here, so crossover trains from scratch "
       "and its accuracy is not the post's."));
@@ -134,7 +134,7 @@ std::vector<WorkloadInfo> build_catalog() {
   add_workloads_on_data_made_in_memory(c);
   if (std::getenv(kTestWorkloadsVariable) != nullptr) {
     c.push_back(info("standin_mlp", "-", "MLP 4-16-3, ReLU", {"standin"}, Task::kClassification,
-                     "adam", 0.05, 0.0, kFull, 3,
+                     Optimizer::kAdam, 0.05, 0.0, kFull, 3,
                      "A stand-in for tests: 64 synthetic rows made in memory, no data files."));
     c.back().flops_per_sample = training_flops(mlp_forward_macs({4, 16, 3}));
   }

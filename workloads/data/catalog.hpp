@@ -36,7 +36,7 @@ struct WorkloadInfo {
   std::string model;                  ///< human description of the network
   std::vector<std::string> datasets;  ///< accepted `dataset` values; the first is the default
   Task task = Task::kClassification;  ///< its loss and test metric: loss_name, metric_name
-  std::string optimizer = "adam";
+  Optimizer optimizer = Optimizer::kAdam;
   double lr = 0.01;
   double momentum = 0.0;
   std::int64_t batch_size = kFull;

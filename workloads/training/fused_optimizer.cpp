@@ -10,7 +10,7 @@
 namespace crossover {
 namespace {
 
-std::string kernel_name(const std::string& optimizer) { return "aten::_fused_" + optimizer + "_"; }
+std::string kernel_name(Optimizer optimizer) { return "aten::_fused_" + text_of(optimizer) + "_"; }
 
 c10::IValue list(const std::vector<torch::Tensor>& tensors) { return c10::IValue(tensors); }
 
@@ -38,7 +38,7 @@ void call_aten_by_name(const std::string& name,
   op->callBoxed(&stack);
 }
 
-bool fused_kernel_available(const std::string& optimizer, torch::DeviceType device) {
+bool fused_kernel_available(Optimizer optimizer, torch::DeviceType device) {
   const auto op =
       c10::Dispatcher::singleton().findOp(c10::OperatorName(kernel_name(optimizer), ""));
   if (!op) return false;
@@ -46,21 +46,20 @@ bool fused_kernel_available(const std::string& optimizer, torch::DeviceType devi
                                                             : c10::DispatchKey::CPU);
 }
 
-FusedOptimizer::FusedOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters,
+FusedOptimizer::FusedOptimizer(Optimizer optimizer, std::vector<torch::Tensor> parameters,
                                double lr, double momentum)
-    : optimizer_(std::move(optimizer)),
+    : optimizer_(optimizer),
       kernel_(kernel_name(optimizer_)),
       parameters_(std::move(parameters)),
       lr_(lr),
       momentum_(momentum) {
-  check_optimizer_name(optimizer_);
   if (!parameters_.empty()) {
     const torch::DeviceType device = parameters_.front().device().type();
     if (!fused_kernel_available(optimizer_, device))
       throw std::runtime_error(kernel_ + " has no kernel for " + c10::DeviceTypeName(device) +
                                " in this LibTorch");
   }
-  if (optimizer_ == "adam") {
+  if (optimizer_ == Optimizer::kAdam) {
     arguments_ = {
         {"max_exp_avg_sqs", list({})}, {"lr", lr_},   {"beta1", 0.9},     {"beta2", 0.999},
         {"weight_decay", 0.0},         {"eps", 1e-8}, {"amsgrad", false}, {"maximize", false}};
@@ -71,7 +70,7 @@ FusedOptimizer::FusedOptimizer(std::string optimizer, std::vector<torch::Tensor>
   }
   torch::NoGradGuard no_grad;
   for (const auto& p : parameters_) {
-    if (optimizer_ == "adam") {
+    if (optimizer_ == Optimizer::kAdam) {
       exp_avgs_.push_back(torch::zeros_like(p));
       exp_avg_sqs_.push_back(torch::zeros_like(p));
       steps_.push_back(torch::zeros({}, p.options().dtype(torch::kFloat)));
@@ -101,7 +100,7 @@ void FusedOptimizer::step() {
     if (!grad.defined()) continue;
     params.push_back(parameters_[i]);
     grads.push_back(grad);
-    if (optimizer_ == "adam") {
+    if (optimizer_ == Optimizer::kAdam) {
       exp_avgs.push_back(exp_avgs_[i]);
       exp_avg_sqs.push_back(exp_avg_sqs_[i]);
       steps.push_back(steps_[i]);
@@ -113,7 +112,7 @@ void FusedOptimizer::step() {
   // The settings were filled in once, by the constructor; only the lists change per step.
   arguments_["self"] = list(params);
   arguments_["grads"] = list(grads);
-  if (optimizer_ == "adam") {
+  if (optimizer_ == Optimizer::kAdam) {
     arguments_["exp_avgs"] = list(exp_avgs);
     arguments_["exp_avg_sqs"] = list(exp_avg_sqs);
     // The kernel reads the step count but does not advance it: PyTorch's _fused_adam adds one

@@ -22,8 +22,8 @@ namespace crossover {
 void call_aten_by_name(const std::string& name,
                        const std::map<std::string, c10::IValue>& arguments);
 
-/// Whether this LibTorch has the fused kernel of `optimizer` ("adam" or "sgd") for `device`.
-bool fused_kernel_available(const std::string& optimizer, torch::DeviceType device);
+/// Whether this LibTorch has the fused kernel of `optimizer` for `device`.
+bool fused_kernel_available(Optimizer optimizer, torch::DeviceType device);
 
 /// Adam (LibTorch's defaults: betas 0.9 and 0.999, eps 1e-8, no weight decay) or SGD (with
 /// `momentum`, no dampening) over `parameters`, one fused kernel per step. The same updates as
@@ -31,8 +31,8 @@ bool fused_kernel_available(const std::string& optimizer, torch::DeviceType devi
 class FusedOptimizer : public StepOptimizer {
  public:
   /// Throws std::runtime_error naming the kernel where this LibTorch lacks it for the
-  /// parameters' device, std::invalid_argument for an unknown optimizer.
-  FusedOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters, double lr,
+  /// parameters' device.
+  FusedOptimizer(Optimizer optimizer, std::vector<torch::Tensor> parameters, double lr,
                  double momentum);
   /// Sets every gradient to none: the next backward writes fresh ones (as a captured step must).
   void zero_grad() override;
@@ -43,7 +43,7 @@ class FusedOptimizer : public StepOptimizer {
   void reset_state() override;
 
  private:
-  std::string optimizer_;
+  Optimizer optimizer_;
   std::string kernel_;  ///< "aten::_fused_adam_" or "aten::_fused_sgd_"
   std::vector<torch::Tensor> parameters_;
   double lr_;

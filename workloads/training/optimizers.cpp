@@ -30,8 +30,8 @@ std::vector<torch::Tensor> grads_of(const std::vector<torch::Tensor>& parameters
 // torch::optim, one parameter at a time.
 class LoopOptimizer : public StepOptimizer {
  public:
-  LoopOptimizer(std::string name, std::vector<torch::Tensor> parameters, double lr, double momentum)
-      : name_(std::move(name)), parameters_(std::move(parameters)), lr_(lr), momentum_(momentum) {
+  LoopOptimizer(Optimizer name, std::vector<torch::Tensor> parameters, double lr, double momentum)
+      : name_(name), parameters_(std::move(parameters)), lr_(lr), momentum_(momentum) {
     reset_state();
   }
   void zero_grad() override { optimizer_->zero_grad(); }
@@ -39,7 +39,7 @@ class LoopOptimizer : public StepOptimizer {
   void reset_state() override { optimizer_ = make_optimizer(name_, parameters_, lr_, momentum_); }
 
  private:
-  std::string name_;
+  Optimizer name_;
   std::vector<torch::Tensor> parameters_;
   double lr_, momentum_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
@@ -47,11 +47,10 @@ class LoopOptimizer : public StepOptimizer {
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer,
                                                         std::vector<torch::Tensor> parameters,
                                                         double lr, double momentum) {
-  check_optimizer_name(name);
-  if (name == "adam") {
+  if (optimizer == Optimizer::kAdam) {
     return std::make_unique<torch::optim::Adam>(std::move(parameters),
                                                 torch::optim::AdamOptions(lr));
   }
@@ -59,20 +58,11 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
                                              torch::optim::SGDOptions(lr).momentum(momentum));
 }
 
-void check_optimizer_name(const std::string& name) {
-  if (name != "adam" && name != "sgd")
-    throw std::invalid_argument("unknown optimizer \"" + name + "\"; expected \"sgd\" or \"adam\"");
-}
-
-ForeachOptimizer::ForeachOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters,
+ForeachOptimizer::ForeachOptimizer(Optimizer optimizer, std::vector<torch::Tensor> parameters,
                                    double lr, double momentum)
-    : optimizer_(std::move(optimizer)),
-      parameters_(std::move(parameters)),
-      lr_(lr),
-      momentum_(momentum) {
-  check_optimizer_name(optimizer_);
+    : optimizer_(optimizer), parameters_(std::move(parameters)), lr_(lr), momentum_(momentum) {
   torch::NoGradGuard no_grad;
-  if (optimizer_ == "adam") {
+  if (optimizer_ == Optimizer::kAdam) {
     for (const auto& p : parameters_) {
       exp_avgs_.push_back(torch::zeros_like(p));
       exp_avg_sqs_.push_back(torch::zeros_like(p));
@@ -101,7 +91,7 @@ void ForeachOptimizer::step() {
   for (std::size_t i = 0; i < parameters_.size(); ++i)
     if (parameters_[i].grad().defined()) moving.push_back(i);
   if (moving.empty()) return;
-  if (optimizer_ == "adam") {
+  if (optimizer_ == Optimizer::kAdam) {
     adam_step(moving);
   } else {
     sgd_step(moving);
@@ -151,10 +141,9 @@ void ForeachOptimizer::sgd_step(const std::vector<std::size_t>& moving) {
   torch::_foreach_add_(params, pick(momentum_buffers_, moving), -lr_);
 }
 
-FlatOptimizer::FlatOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters,
-                             double lr, double momentum)
-    : optimizer_(std::move(optimizer)), lr_(lr), momentum_(momentum) {
-  check_optimizer_name(optimizer_);
+FlatOptimizer::FlatOptimizer(Optimizer optimizer, std::vector<torch::Tensor> parameters, double lr,
+                             double momentum)
+    : optimizer_(optimizer), lr_(lr), momentum_(momentum) {
   if (parameters.empty()) throw std::runtime_error("optimizer_impl \"flat\": no parameters");
   std::int64_t numel = 0;
   const auto options = parameters.front().options();
@@ -183,7 +172,7 @@ FlatOptimizer::FlatOptimizer(std::string optimizer, std::vector<torch::Tensor> p
     p.mutable_grad() = view_of(grads_);
     offset += p.numel();
   }
-  if (optimizer_ == "adam") {
+  if (optimizer_ == Optimizer::kAdam) {
     exp_avg_ = torch::zeros_like(params_);
     exp_avg_sq_ = torch::zeros_like(params_);
   }
@@ -203,7 +192,7 @@ void FlatOptimizer::reset_state() {
 
 void FlatOptimizer::step() {
   torch::NoGradGuard no_grad;
-  if (optimizer_ == "adam") {
+  if (optimizer_ == Optimizer::kAdam) {
     ++steps_;
     exp_avg_.mul_(kBeta1).add_(grads_, 1 - kBeta1);
     exp_avg_sq_.mul_(kBeta2).addcmul_(grads_, grads_, 1 - kBeta2);
@@ -226,7 +215,7 @@ void FlatOptimizer::step() {
   params_.add_(momentum_buffer_, -lr_);
 }
 
-std::unique_ptr<StepOptimizer> make_step_optimizer(OptimizerImpl impl, const std::string& name,
+std::unique_ptr<StepOptimizer> make_step_optimizer(OptimizerImpl impl, Optimizer name,
                                                    std::vector<torch::Tensor> parameters, double lr,
                                                    double momentum) {
   switch (impl) {

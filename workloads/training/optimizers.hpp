@@ -27,11 +27,8 @@ class StepOptimizer {
   virtual void reset_state() = 0;
 };
 
-/// Throws std::invalid_argument unless `name` is an optimiser crossover has ("sgd" or "adam").
-void check_optimizer_name(const std::string& name);
-
-/// LibTorch's optimiser by name ("sgd" or "adam") over `parameters`.
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
+/// LibTorch's optimiser (SGD or Adam) over `parameters`.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer,
                                                         std::vector<torch::Tensor> parameters,
                                                         double lr, double momentum);
 
@@ -43,8 +40,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name,
 /// in a CUDA graph.
 class ForeachOptimizer : public StepOptimizer {
  public:
-  /// Throws std::invalid_argument for an unknown optimizer.
-  ForeachOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters, double lr,
+  ForeachOptimizer(Optimizer optimizer, std::vector<torch::Tensor> parameters, double lr,
                    double momentum);
   void zero_grad() override;
   void step() override;
@@ -54,7 +50,7 @@ class ForeachOptimizer : public StepOptimizer {
   void adam_step(const std::vector<std::size_t>& moving);
   void sgd_step(const std::vector<std::size_t>& moving);
 
-  std::string optimizer_;
+  Optimizer optimizer_;
   std::vector<torch::Tensor> parameters_;
   double lr_;
   double momentum_;
@@ -74,7 +70,7 @@ class ForeachOptimizer : public StepOptimizer {
 class FlatOptimizer : public StepOptimizer {
  public:
   /// Throws std::invalid_argument for an unknown optimizer.
-  FlatOptimizer(std::string optimizer, std::vector<torch::Tensor> parameters, double lr,
+  FlatOptimizer(Optimizer optimizer, std::vector<torch::Tensor> parameters, double lr,
                 double momentum);
   void zero_grad() override;
   void step() override;
@@ -85,7 +81,7 @@ class FlatOptimizer : public StepOptimizer {
   const torch::Tensor& gradient_buffer() const { return grads_; }
 
  private:
-  std::string optimizer_;
+  Optimizer optimizer_;
   double lr_;
   double momentum_;
   torch::Tensor params_, grads_;        ///< every parameter's data and gradient, flat
@@ -96,7 +92,7 @@ class FlatOptimizer : public StepOptimizer {
 
 /// The optimiser `impl` names: loop, foreach, flat or fused (which throws std::runtime_error where
 /// this LibTorch lacks the kernel for the parameters' device).
-std::unique_ptr<StepOptimizer> make_step_optimizer(OptimizerImpl impl, const std::string& name,
+std::unique_ptr<StepOptimizer> make_step_optimizer(OptimizerImpl impl, Optimizer optimizer,
                                                    std::vector<torch::Tensor> parameters, double lr,
                                                    double momentum);
 

@@ -14,7 +14,7 @@ namespace crossover {
 /// How to train: the task (its loss and test metric), the optimiser, and how the step runs.
 struct TrainingSpec {
   Task task = Task::kClassification;
-  std::string optimizer = "adam";
+  Optimizer optimizer = Optimizer::kAdam;
   double lr = 0.01;
   double momentum = 0.0;
   OptimizerImpl optimizer_impl = OptimizerImpl::kLoop;
