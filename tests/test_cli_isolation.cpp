@@ -163,7 +163,7 @@ TEST(Cli, ThePlantedRegressionIsNoticedAndThePlantedLoadIsNotBlamedOnTheCode) {
   if (!testing::have_real_data("fashion-mnist/train-images-idx3-ubyte.gz")) GTEST_SKIP();
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "recipes",
-    "defaults": {"epochs": 4, "warmup_epochs": 1, "repeats": 3, "processes": 3, "threads": 1},
+    "defaults": {"epochs": 4, "warmup_epochs": 1, "repeats": 2, "processes": 2, "threads": 1},
     "experiments": [{"workload": "mnist_mlp",
                      "settings": {"dataset": "fashion_mnist", "dataset_size": 512}}]})");
   const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
