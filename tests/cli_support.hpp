@@ -32,21 +32,24 @@ inline const char* kNoGpu = "CUDA_VISIBLE_DEVICES=";
 
 // The tests' crossover sees no CROSSOVER_DATA_DIR (scripts/test.sh exports it for the tests that
 // read data themselves) unless `env` sets it: the data folder a test means is in its arguments.
-// A shell command run with no input, its exit code and its two outputs (kept in `dir`).
-inline Outcome shell(const ScratchDir& dir, const std::string& command) {
-  const std::string line =
-      command + " >" + dir.file("stdout") + " 2>" + dir.file("stderr") + " </dev/null";
+// A shell command run with no input, its exit code and its two outputs (kept in `dir`, as
+// <tag>stdout and <tag>stderr: commands run at once from threads each need their own tag).
+inline Outcome shell(const ScratchDir& dir, const std::string& command,
+                     const std::string& tag = "") {
+  const std::string out = dir.file(tag + "stdout"), err = dir.file(tag + "stderr");
+  const std::string line = command + " >" + out + " 2>" + err + " </dev/null";
   const int status = std::system(line.c_str());
   Outcome o;
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = slurp(dir.file("stdout"));
-  o.err = slurp(dir.file("stderr"));
+  o.out = slurp(out);
+  o.err = slurp(err);
   return o;
 }
 
 inline Outcome crossover(const ScratchDir& dir, const std::string& args,
-                         const std::string& env = "") {
-  return shell(dir, "CROSSOVER_DATA_DIR= " + env + " " + std::string(CROSSOVER_BINARY) + " " + args);
+                         const std::string& env = "", const std::string& tag = "") {
+  return shell(dir, "CROSSOVER_DATA_DIR= " + env + " " + std::string(CROSSOVER_BINARY) + " " + args,
+               tag);
 }
 
 inline const char* kTinyGrid = R"({

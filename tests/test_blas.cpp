@@ -47,6 +47,13 @@ TEST(Packages, TheDebianPackageOfALibraryAndItsVersionComeFromDpkgsLists) {
   std::ofstream(lib + "/libtorch.so") << "elf";
   EXPECT_EQ(debian_package(lib + "/libtorch.so", dpkg).name, "");
   EXPECT_EQ(debian_package(lib + "/libtorch_cpu.so.1.13", dir.file("none")).name, "");
+  // Lists named like the file are read first, and one that does not name it leaves the search
+  // going: a package named otherwise is still found.
+  std::ofstream(dpkg + "/info/libtorch-dev:amd64.list") << "/usr/include/torch\n";
+  std::ofstream(lib + "/libgomp.so.1") << "elf";
+  std::ofstream(dpkg + "/info/gcc-12-base:amd64.list") << lib << "/libgomp.so.1\n";
+  EXPECT_EQ(debian_package(lib + "/libtorch_cpu.so.1.13", dpkg).name, "libtorch1.13");
+  EXPECT_EQ(debian_package(lib + "/libgomp.so.1", dpkg).name, "gcc-12-base");
 }
 
 }  // namespace

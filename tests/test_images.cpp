@@ -69,8 +69,14 @@ TEST(Images, SomeButNotAllFilesIsAnErrorNoneIsSynthetic) {
       load_images("cifar10", dir.path(), 100, 0, {0.5, 0.5, 0.5}, {0.2, 0.2, 0.2});
   EXPECT_EQ(synthetic.data_source, "synthetic");
   EXPECT_EQ(synthetic.x_train.sizes(), (std::vector<std::int64_t>{100, 3, 32, 32}));
-  EXPECT_EQ(synthetic.x_test.size(0), 10000);
+  // Made at the cell's size, its test split in CIFAR-10's proportion (50,000:10,000).
+  EXPECT_EQ(synthetic.x_test.size(0), 20);
   EXPECT_EQ(synthetic.mean.size(), 3u);
+  // At its full size the stand-in is the real set's: 60,000 and 10,000 for MNIST.
+  const TensorData full = load_images("mnist", dir.file("none"), kFull, 0, {}, {});
+  EXPECT_EQ(full.x_train.size(0), 60000);
+  EXPECT_EQ(full.x_test.size(0), 10000);
+  EXPECT_EQ(load_images("mnist", dir.file("none"), 7, 0, {}, {}).x_test.size(0), 2);
 }
 
 TEST(Images, SyntheticClassesDifferSoAModelCanLearnThem) {

@@ -1,8 +1,10 @@
 #include "runner/machine/packages.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/files/user_files.hpp"
 
@@ -47,16 +49,25 @@ DebianPackage debian_package(const std::string& file, const std::string& dpkg_di
   std::error_code error;
   const fs::path real = fs::canonical(file, error);
   if (!error) paths.insert(real.string());
-  DebianPackage found;
-  std::size_t seen = 0;
+  std::vector<fs::path> candidates;
   for (auto it = fs::directory_iterator(dpkg_dir + "/info", error);
-       !error && it != fs::directory_iterator() && ++seen <= kMaxLists; it.increment(error)) {
-    if (it->path().extension() != ".list") continue;
+       !error && it != fs::directory_iterator() && candidates.size() < kMaxLists;
+       it.increment(error)) {
+    if (it->path().extension() == ".list") candidates.push_back(it->path());
+  }
+  // The packages named like the file first ("libtorch_cpu.so.1.13" -> libtorch1.13): reading
+  // every list of a desktop's thousand packages took 0.4 s of every run's start, twice.
+  const std::string name = fs::path(file).filename().string();
+  const std::string stem = name.substr(0, name.find_first_of("_.-"));
+  std::stable_partition(candidates.begin(), candidates.end(), [&](const fs::path& list) {
+    return !stem.empty() && package_of_list(list).rfind(stem, 0) == 0;
+  });
+  DebianPackage found;
+  for (const fs::path& list : candidates) {
     try {
-      if (!lists(read_user_file(it->path().string(), kMaxListBytes, "a package's file list"),
-                 paths))
+      if (!lists(read_user_file(list.string(), kMaxListBytes, "a package's file list"), paths))
         continue;
-      found.name = package_of_list(it->path());
+      found.name = package_of_list(list);
       found.version = version_of(
           read_user_file(dpkg_dir + "/status", kMaxStatusBytes, "dpkg's status"), found.name);
     } catch (const UserFileError&) {

@@ -26,9 +26,10 @@ TensorData read_cifar_directory(const std::string& directory);
 TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
                             std::int64_t test_rows, std::int64_t seed);
 
-/// The data set a cell uses: real files when all are present (read once per process), synthetic
-/// when none are; some but not all is an error. Then the training split is resampled to
-/// `dataset_size`. `mean`/`stdev` are recorded for the batches' normalisation.
+/// The data set a cell uses: real files when all are present (read once per process), then its
+/// training split resampled to `dataset_size`; synthetic when none are, made at `dataset_size`
+/// rows (the real set's when full) with a test split in the real set's proportion; some but not
+/// all is an error. `mean`/`stdev` are recorded for the batches' normalisation.
 TensorData load_images(const std::string& dataset, const std::string& data_dir,
                        std::int64_t dataset_size, std::int64_t seed,
                        const std::vector<double>& mean, const std::vector<double>& stdev);
