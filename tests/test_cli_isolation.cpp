@@ -203,5 +203,30 @@ TEST(Cli, ThePlantedRegressionIsNoticedAndThePlantedLoadIsNotBlamedOnTheCode) {
   EXPECT_NE(load, "regression") << load_text;
 }
 
+// CROSSOVER_PLANT_SLOWDOWN: a regression of known size in the code itself. The run says so when it
+// starts, env.json records it, and compare names it among what differs between the two runs.
+TEST(Cli, APlantedSlowdownIsAnnouncedRecordedAndNamedByCompare) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 3, "warmup_epochs": 1, "repeats": 1, "threads": 1},
+    "experiments": [{"workload": "iris_mlp"}]})");
+  const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
+  ASSERT_EQ(crossover(dir, run + dir.file("base")).code, 0);
+  const Outcome planted = crossover(dir, run + dir.file("cand"), "CROSSOVER_PLANT_SLOWDOWN=0.5");
+  ASSERT_EQ(planted.code, 0) << planted.err;
+  EXPECT_NE(planted.err.find("CROSSOVER_PLANT_SLOWDOWN=0.5: every timed epoch spins for 50 % more"),
+            std::string::npos)
+      << planted.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("cand/env.json")))["planted_slowdown"], 0.5);
+  EXPECT_FALSE(
+      nlohmann::json::parse(slurp(dir.file("base/env.json"))).contains("planted_slowdown"));
+  const Outcome o = crossover(dir, "compare " + dir.file("base") + " " + dir.file("cand"));
+  EXPECT_NE(o.out.find("planted slowdown (each timed epoch, CROSSOVER_PLANT_SLOWDOWN): (none) -> "
+                       "+50 %"),
+            std::string::npos)
+      << o.out;
+}
+
 }  // namespace
 }  // namespace crossover

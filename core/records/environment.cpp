@@ -103,6 +103,7 @@ void visit_run(E& e, V& v) {
   v("predicted_with", e.predicted_with);
   v("reference", e.reference);
   v("planted_load", e.planted_load);
+  v("planted_slowdown", e.planted_slowdown);
   v("isolation", e.isolation);
   v("label", e.label);
   v("prices", e.prices);
@@ -194,14 +195,23 @@ struct NumberRange {
 };
 NumberRange number_range(const std::string& key) {
   static const std::map<std::string, NumberRange> ranges = {
-      {"logical_cores", {1, 1e5}},     {"load_average", {0, 1e5}},
-      {"intra_op", {0, 1e5}},          {"inter_op", {0, 1e5}},
-      {"blas", {0, 1e5}},              {"matmul_1024_gflops", {1e-3, 1e7}},
-      {"device_count", {0, 1e3}},      {"peak_gflops", {1e-3, 1e7}},
-      {"sm_clock_mhz", {0, 1e5}},      {"sm_clock_max_mhz", {0, 1e5}},
-      {"temperature_c", {0, 1e3}},     {"throttle_reasons", {0, 1.9e19}},
-      {"cpu_mhz", {0, 1e5}},           {"planted_load", {0, 1e4}},
-      {"memory_total_bytes", {0, 1e16}}, {"prices", {0, 1e6}},
+      {"logical_cores", {1, 1e5}},
+      {"load_average", {0, 1e5}},
+      {"intra_op", {0, 1e5}},
+      {"inter_op", {0, 1e5}},
+      {"blas", {0, 1e5}},
+      {"matmul_1024_gflops", {1e-3, 1e7}},
+      {"device_count", {0, 1e3}},
+      {"peak_gflops", {1e-3, 1e7}},
+      {"sm_clock_mhz", {0, 1e5}},
+      {"sm_clock_max_mhz", {0, 1e5}},
+      {"temperature_c", {0, 1e3}},
+      {"throttle_reasons", {0, 1.9e19}},
+      {"cpu_mhz", {0, 1e5}},
+      {"planted_load", {0, 1e4}},
+      {"planted_slowdown", {0, 10}},
+      {"memory_total_bytes", {0, 1e16}},
+      {"prices", {0, 1e6}},
   };
   const auto it = ranges.find(key);
   return it == ranges.end() ? NumberRange{0, 1e15} : it->second;

@@ -100,6 +100,8 @@ struct Environment {
   /// (runner/execution/reference.cpp measures them; reports/gate/run_drift.cpp reads them).
   nlohmann::ordered_json reference;
   std::int64_t planted_load = 0;  ///< busy processes planted beside the run (CROSSOVER_PLANT_LOAD)
+  double planted_slowdown =
+      0.0;  ///< each timed epoch's planted extra share (CROSSOVER_PLANT_SLOWDOWN)
   std::string isolation;          ///< how isolated cells ran
   std::string label;              ///< `run --label`
   Prices prices;

@@ -69,6 +69,12 @@ std::vector<EnvironmentDifference> environment_differences(const Environment& ba
          return e.planted_load > 0 ? std::to_string(e.planted_load) : "(none)";
        },
        true},
+      {"planted slowdown (each timed epoch, CROSSOVER_PLANT_SLOWDOWN)",
+       [](const Environment& e) {
+         return e.planted_slowdown > 0 ? "+" + format_number(100.0 * e.planted_slowdown) + " %"
+                                       : std::string("(none)");
+       },
+       true},
       {"GPUs", gpu_names, true},
   };
   for (const Field& f : fields) {

@@ -29,6 +29,20 @@ int planted_load_from_environment() {
   return static_cast<int>(value);
 }
 
+double planted_slowdown_from_environment() {
+  const char* text = std::getenv(kPlantSlowdownVariable);
+  if (text == nullptr || *text == '\0') return 0.0;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (*end != '\0' || !(value >= 0.0 && value <= kMaxPlantSlowdown)) {
+    throw std::invalid_argument(std::string(kPlantSlowdownVariable) +
+                                " must be a fraction of each epoch's time from 0 to " +
+                                std::to_string(static_cast<int>(kMaxPlantSlowdown)) +
+                                " (0.25: every timed epoch 25 % slower), got '" + text + "'");
+  }
+  return value;
+}
+
 BusyLoad::BusyLoad(int processes) {
   const pid_t parent = getpid();
   for (int i = 0; i < processes; ++i) {

@@ -19,6 +19,16 @@ inline constexpr int kMaxPlantLoad = 64;
 /// std::invalid_argument naming the variable when it is not a whole number from 0 to 64.
 int planted_load_from_environment();
 
+/// The environment variable that plants a slowdown of known size in the code itself: each timed
+/// epoch spins for that fraction of its own time (0.25: every epoch 25 % slower), while the
+/// reference is untouched. For checking what a gate catches; its largest value.
+inline constexpr const char* kPlantSlowdownVariable = "CROSSOVER_PLANT_SLOWDOWN";
+inline constexpr double kMaxPlantSlowdown = 10.0;
+
+/// CROSSOVER_PLANT_SLOWDOWN as a fraction: 0 when unset; throws std::invalid_argument naming the
+/// variable when it is not a number from 0 to 10.
+double planted_slowdown_from_environment();
+
 /// How many other processes are running on the CPUs now (/proc/stat's procs_running less this
 /// one; the median of five reads 20 ms apart), or -1 where it cannot be read: a profile or a
 /// reference measured beside them reads the machine slow.

@@ -9,21 +9,22 @@
 #include <cstring>
 #include <limits>
 
-#include "core/text/clock.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/records/prices.hpp"
 #include "core/records/processes.hpp"
 #include "core/stats/stats.hpp"
+#include "core/text/clock.hpp"
 #include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
+#include "runner/execution/busy_load.hpp"
 #include "runner/execution/cuda_seam.hpp"
 #include "runner/execution/cuda_seam_parallel.hpp"
 #include "runner/execution/devices.hpp"
+#include "runner/execution/energy.hpp"
 #include "runner/execution/launch.hpp"
-#include "runner/execution/watchdog.hpp"
 #include "runner/execution/memory.hpp"
 #include "runner/execution/threads.hpp"
-#include "runner/execution/energy.hpp"
+#include "runner/execution/watchdog.hpp"
 #include "workloads/models/user_model.hpp"
 #include "workloads/training/workload.hpp"
 
@@ -197,6 +198,9 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
     --timed;
   }
   StepObserver* observer = cell.timing == Timing::kPhases ? &phases : nullptr;
+  // A planted regression of known size (CROSSOVER_PLANT_SLOWDOWN, checked when the run began):
+  // each timed epoch spins for that fraction of its own time, as slower code would.
+  const double slowdown = planted_slowdown_from_environment();
   synchronize_device(cell.device);
   energy.start();  // the energy's span holds the timed epochs' and little more
   Clock::time_point epoch_start = Clock::now();
@@ -204,7 +208,12 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
     if (observer != nullptr) phases.start();
     out.last_loss = workload.train_epoch(observer);
     synchronize_device(cell.device);
-    const Clock::time_point now = Clock::now();
+    Clock::time_point now = Clock::now();
+    if (slowdown > 0.0) {
+      const Clock::time_point until =
+          now + std::chrono::duration_cast<Clock::duration>((now - epoch_start) * slowdown);
+      while (now < until) now = Clock::now();
+    }
     stop.add(seconds_between(epoch_start, now));
     repeat_seconds += seconds_between(epoch_start, now);
     epoch_start = now;

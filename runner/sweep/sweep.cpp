@@ -89,6 +89,16 @@ std::vector<std::string> missing_data(const std::vector<Cell>& cells, const std:
   return out;
 }
 
+// Says what was planted to check a gate (CROSSOVER_PLANT_LOAD, CROSSOVER_PLANT_SLOWDOWN).
+void warn_planted(int load, double slowdown) {
+  if (load > 0)
+    spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
+                 kPlantLoadVariable, load, load);
+  if (slowdown > 0)
+    spdlog::warn("{}={}: every timed epoch spins for {} % more of its time (a planted regression)",
+                 kPlantSlowdownVariable, slowdown, format_number(100 * slowdown));
+}
+
 }  // namespace
 
 void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
@@ -122,6 +132,7 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
   }
   try {
     (void)planted_load_from_environment();
+    (void)planted_slowdown_from_environment();
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
@@ -241,6 +252,7 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   open_output(grid.name);
   try {
     planted_load_ = planted_load_from_environment();
+    planted_slowdown_ = planted_slowdown_from_environment();
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
@@ -308,6 +320,7 @@ void Sweep::record_environment(const Expansion& expansion) {
   if (predict_cuda_) record_.predicted_with = profile_to_json(*predict_cuda_);
   record_.reference["before"] = measure_reference();
   record_.planted_load = planted_load_;
+  record_.planted_slowdown = planted_slowdown_;
   // How isolated cells ran (each result's `worker` says which process ran it).
   record_.isolation =
       options_.fresh_processes ? "a fresh process per isolated cell" : "warm workers";
@@ -358,9 +371,7 @@ SweepOutcome Sweep::run() {
   options.profile = profile_;
   options.predict_cuda = predict_cuda_;
   for (const auto& [device, gflops] : record_.peak_gflops) options.peak_gflops[device] = gflops;
-  if (planted_load_ > 0)
-    spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
-                 kPlantLoadVariable, planted_load_, planted_load_);
+  warn_planted(planted_load_, planted_slowdown_);
   BusyLoad load(planted_load_);
   // The reference is timed again after every cell that ran, so that each cell has the machine's
   // speed just before and just after it (env.json: reference.cells.<index>).

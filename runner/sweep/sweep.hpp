@@ -111,6 +111,7 @@ class Sweep {
   std::string out_dir_;
   std::optional<DirectoryLock> lock_;
   int planted_load_ = 0;
+  double planted_slowdown_ = 0.0;
   Prices prices_;  // the grid's, with --price over them
   std::shared_ptr<const MachineProfile> profile_, predict_cuda_;
   Environment record_;
