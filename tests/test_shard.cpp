@@ -3,12 +3,8 @@
 // bad merge is refused with nothing written.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <map>
-#include <regex>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include "runner/distributed/shard.hpp"
@@ -404,81 +400,6 @@ TEST(Cli, LabelledRunsOfTwoMachinesMakeOneReportPairedAcrossThem) {
             std::string::npos)
       << clash.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("clash")));
-}
-
-// A real Slurm: a 4-task job array of a small grid and the merge job after it
-// (scripts/slurm/submit.sh), against one unsharded run. Needs a cluster: scripts/test.sh --full
-// brings up a one-node one on this machine (scripts/slurm/local-cluster.sh) and sets SLURM_CONF.
-TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
-  if (std::getenv("SLURM_CONF") == nullptr || std::system("sinfo -h >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "no Slurm cluster (scripts/test.sh --full starts a one-node one: "
-                    "scripts/slurm/local-cluster.sh up)";
-  ScratchDir dir;
-  // Four units: at each size, the cpu cell with threads 1 and 0 and the (skipped) cuda cell.
-  const std::string grid = dir.write("g.json", R"({"name": "g",
-    "defaults": {"repeats": 2, "epochs": 2, "warmup_epochs": 1},
-    "experiments": [
-      {"workload": "standin_mlp",
-       "grid": {"device": ["cpu"], "dataset_size": [16, 32, 64, 128], "threads": [1, 0]}},
-      {"workload": "standin_mlp",
-       "grid": {"device": ["cuda"], "dataset_size": [16, 32, 64, 128]}}]})");
-  const std::string runs = dir.file("runs");
-  const std::string env = std::string(kTestWorkloadsVariable) + "=1 CROSSOVER=" + CROSSOVER_BINARY;
-  const std::string submit = env + " " + std::string(CROSSOVER_SOURCE_DIR) +
-                             "/scripts/slurm/submit.sh " + grid + " 4 " + runs +
-                             " --chdir=" + dir.file("") + " --output=" + dir.file("%x-%A_%a.out") +
-                             " >" + dir.file("submitted") + " 2>&1";
-  ASSERT_EQ(std::system(submit.c_str()), 0) << slurp(dir.file("submitted"));
-  // Both jobs leave the queue within a few minutes on any machine.
-  const auto start = std::chrono::steady_clock::now();
-  while (std::system(("test -n \"$(squeue -h -n crossover-shard,crossover-merge)\"")) == 0) {
-    ASSERT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5))
-        << "the jobs are still queued";
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
-  ASSERT_TRUE(std::filesystem::exists(runs + "/merged/results.jsonl"))
-      << slurp(dir.file("submitted")) << "merge job output: missing";
-  for (int k = 0; k < 4; ++k) {
-    const auto part =
-        nlohmann::json::parse(slurp(runs + "/shard-" + std::to_string(k) + "/env.json"));
-    EXPECT_EQ(part["shard"]["index"], k + 1);
-    EXPECT_EQ(part["shard"]["count"], 4);
-    EXPECT_EQ(part["shard"]["source"], "a Slurm job array");
-  }
-  ASSERT_EQ(crossover(dir, "run " + grid + " --out " + dir.file("whole"),
-                      std::string(kTestWorkloadsVariable) + "=1")
-                .code,
-            0);
-  const auto identities = [](const std::string& run) {
-    std::vector<std::string> out;
-    for (const Result& r : read_results(run + "/results.jsonl")) {
-      // The cuda cells are skipped on a machine without a GPU, and run on one that has it.
-      if (!is_cuda_device(r.cell.device)) {
-        EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
-      }
-      Cell c = r.cell;
-      c.host.clear();  // each shard labelled by its node, the whole run by this machine
-      out.push_back(std::to_string(c.index) + " " + cell_identity_json(c).dump());
-    }
-    return out;
-  };
-  EXPECT_EQ(identities(runs + "/merged"), identities(dir.file("whole")));
-  // One report as of one run: a row per size with its cpu and cuda cells, and no warning of the
-  // merge (every unit ran whole on one node, and one node is one kind of machine). A busy test
-  // machine may move a shard's reference within it: that warning is the machine's, not the
-  // merge's, and each shard's cells are read against their own shard's start.
-  const std::string report = slurp(runs + "/merged/report.md");
-  EXPECT_NE(report.find("| dataset_size | threads | cpu epoch | cuda epoch |"), std::string::npos)
-      << report;
-  const std::string merge_warnings = std::regex_replace(
-      report, std::regex("> \\*\\*Warning:\\*\\* The machine's speed moved during the run[^\n]*"),
-      "");
-  EXPECT_EQ(merge_warnings.find("Warning"), std::string::npos) << report;
-  for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
-    if (file.path().filename().string().rfind("crossover-merge", 0) != 0) continue;
-    EXPECT_EQ(slurp(file.path().string()).find("warning"), std::string::npos)
-        << slurp(file.path().string());
-  }
 }
 
 }  // namespace
