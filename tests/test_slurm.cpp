@@ -21,6 +21,10 @@ namespace {
 
 using namespace testing;  // crossover::testing: the binary, scratch directories
 
+constexpr const char* kNoSlurm =
+    "no Slurm cluster (scripts/test.sh --full starts a one-node one: "
+    "scripts/slurm/local-cluster.sh up)";
+
 bool have_slurm() {
   return std::getenv("SLURM_CONF") != nullptr && std::system("sinfo -h >/dev/null 2>&1") == 0;
 }
@@ -49,9 +53,7 @@ std::string submit_command(const ScratchDir& dir, const std::string& grid, const
 // (scripts/slurm/submit.sh), against one unsharded run. Needs a cluster: scripts/test.sh --full
 // brings up a one-node one on this machine (scripts/slurm/local-cluster.sh) and sets SLURM_CONF.
 TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
-  if (!have_slurm())
-    GTEST_SKIP() << "no Slurm cluster (scripts/test.sh --full starts a one-node one: "
-                    "scripts/slurm/local-cluster.sh up)";
+  if (!have_slurm()) GTEST_SKIP() << kNoSlurm;
   ScratchDir dir;
   // Four units: at each size, the cpu cell with threads 1 and 0 and the (skipped) cuda cell.
   const std::string grid = dir.write("g.json", R"({"name": "g",
@@ -111,9 +113,7 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
 }
 
 TEST(Slurm, ACancelledTaskLeavesItsCellsForTheResumeOfTheMergedRun) {
-  if (!have_slurm())
-    GTEST_SKIP() << "no Slurm cluster (scripts/test.sh --full starts a one-node one: "
-                    "scripts/slurm/local-cluster.sh up)";
+  if (!have_slurm()) GTEST_SKIP() << kNoSlurm;
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "g",
     "defaults": {"repeats": 2, "epochs": 2, "warmup_epochs": 1},
