@@ -81,13 +81,7 @@ TEST(Datasets, AnUnknownNameListsTheDeclaredOnes) {
 // docs/development.md, "Adding a data set": the declaration is all that the files, the shard
 // estimate and the run's fingerprint need.
 TEST(Datasets, AThrowAwayDataSetIsOneDeclaration) {
-  DatasetInfo tiny;
-  tiny.name = "tiny";
-  tiny.kind = DatasetKind::kTable;
-  tiny.location = "tiny.csv";
-  tiny.rows = 8;
-  tiny.features = 2;
-  tiny.classes = 2;
+  const DatasetInfo tiny = DeclareDataset("tiny").table("tiny.csv", 8, 2, 2).from("a test");
   const ScopedDataset declared(tiny);
   EXPECT_THROW(ScopedDataset again(tiny), std::invalid_argument);
   const DatasetInfo& d = dataset_info("tiny");

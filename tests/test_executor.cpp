@@ -6,6 +6,7 @@
 #include "runner/execution/devices.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/execution/threads.hpp"
+#include "runner/grid/grid.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/data/catalog.hpp"
 #include "workloads/models/user_model.hpp"
@@ -128,6 +129,39 @@ TEST(Executor, SkipsAndFailuresBecomeResultsAndTheSweepGoesOn) {
   EXPECT_EQ(results[1].status, CellStatus::kFailed);
   EXPECT_NE(results[1].reason.find("no_such_workload"), std::string::npos);
   EXPECT_EQ(results[2].status, CellStatus::kOk);
+}
+
+// docs/development.md, "Adding a workload": one declaration, whose network is its model and its
+// FLOPs; the grid names it and a cell of it trains, with nothing else written.
+TEST(Executor, AThrowAwayWorkloadIsOneDeclaration) {
+  const ScopedWorkload declared(DeclareWorkload("tiny_mlp", "-")
+                                    .mlp({4, 8, 3})
+                                    .trains_on({"iris"})
+                                    .adam(0.05)
+                                    .batch(kFull)
+                                    .epochs(2)
+                                    .notes("a test's"));
+  EXPECT_THROW(ScopedWorkload again(DeclareWorkload("tiny_mlp", "-").mlp({4, 3})),
+               std::invalid_argument);
+  const WorkloadInfo& info = *find_workload("tiny_mlp");
+  EXPECT_EQ(info.model, "MLP 4-8-3, ReLU");
+  EXPECT_DOUBLE_EQ(info.flops_per_sample, 6.0 * (4 * 8 + 8 * 3));
+  EXPECT_EQ(DeclareWorkload("one_layer", "-").mlp({784, 10}).info().model, "Linear(784, 10)");
+
+  const Expansion e = expand_grid(parse_grid(
+      R"({"name": "tiny", "defaults": {"epochs": 1, "warmup_epochs": 0, "repeats": 1},
+          "experiments": [{"workload": "tiny_mlp", "grid": {"device": ["cpu"]}}]})",
+      "g.json"));
+  ASSERT_EQ(e.cells.size(), 1u);
+  EXPECT_EQ(e.cells[0].dataset, "iris");  // its first data set
+  EXPECT_EQ(e.cells[0].lr, 0.05);         // and its optimiser's settings
+  RunOptions options;
+  options.data_dir = testing::data_dir();
+  const Result r = run_cell(e.cells[0], options);
+  ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
+  EXPECT_EQ(r.train_rows, 112);
+  EXPECT_DOUBLE_EQ(r.flops_per_sample, info.flops_per_sample);
+  EXPECT_GT(r.step_ops_forward, 0);  // the step it took apart is the declared network's
 }
 
 TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {

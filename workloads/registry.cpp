@@ -1,4 +1,5 @@
-// Builds the workload a cell names. The only place that maps a workload's name to its model.
+// Builds the workload a cell names: the model of the network its catalog entry declares, its data
+// set and its training settings.
 #include <stdexcept>
 #include <utility>
 
@@ -15,27 +16,27 @@
 namespace crossover {
 namespace {
 
-SupervisedWorkload::ModelFactory model_for(const Cell& cell) {
+// The model of the network a workload declares (workloads/data/catalog.cpp).
+SupervisedWorkload::ModelFactory model_for(const WorkloadInfo& info, const Cell& cell) {
   const auto mlp = [](std::vector<std::int64_t> sizes) {
     return [sizes] { return torch::nn::AnyModule(Mlp(sizes)); };
   };
-  const std::string& workload = cell.workload;
-  if (workload == kSizedMlpWorkload) return mlp(generic_mlp_sizes(cell));
-  if (workload == kUserModelWorkload) {
-    // Loaded afresh for every reset: the file's weights are the start of every repeat.
-    return [path = cell.model] {
-      return torch::nn::AnyModule(ScriptedModel(load_scripted_model(path)));
-    };
+  switch (info.network) {
+    case Network::kMlp:
+      return mlp(info.layers);
+    case Network::kSizedMlp:
+      return mlp(generic_mlp_sizes(cell));
+    case Network::kSeed003Cnn:
+      return [] { return torch::nn::AnyModule(Seed003Cnn()); };
+    case Network::kResNet18:
+      return [] { return torch::nn::AnyModule(ResNet18(10)); };
+    case Network::kScripted:
+      // Loaded afresh for every reset: the file's weights are the start of every repeat.
+      return [path = cell.model] {
+        return torch::nn::AnyModule(ScriptedModel(load_scripted_model(path)));
+      };
   }
-  if (workload == "iris_mlp") return mlp({4, 64, 32, 16, 3});
-  if (workload == "boston_mlp") return mlp({13, 16, 32, 16, 1});
-  if (workload == "mnist_linear") return mlp({784, 10});
-  if (workload == "mnist_mlp" || workload == "mnist_mlp_fullbatch")
-    return mlp({784, 400, 200, 100, 10});
-  if (workload == "mnist_cnn") return [] { return torch::nn::AnyModule(Seed003Cnn()); };
-  if (workload == "cifar_resnet18") return [] { return torch::nn::AnyModule(ResNet18(10)); };
-  if (workload == "standin_mlp") return mlp({4, 16, 3});
-  throw std::invalid_argument("workload \"" + workload + "\" has no model");
+  throw std::invalid_argument("workload \"" + info.name + "\" has no model");
 }
 
 }  // namespace
@@ -74,14 +75,14 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
 
   TensorData data;
   double flops = flops_per_sample(cell);
-  if (cell.workload == kUserModelWorkload) {
+  if (info->network == Network::kScripted) {
     torch::jit::Module module = load_checked_model(cell);
     flops = estimate_training_flops(module, cell.input_shape);
     spec.task = cell.outputs > 0 ? Task::kRegression : Task::kClassification;
     spec.flops_estimated = true;
     data = synthetic_samples(cell.input_shape, cell.classes, cell.outputs, cell.dataset_size,
                              cell.seed);
-  } else if (cell.workload == kSizedMlpWorkload) {
+  } else if (info->network == Network::kSizedMlp) {
     if (cell.features < 1 || cell.classes < 2 || cell.depth < 0 ||
         (cell.depth > 0 && cell.width < 1))
       throw std::invalid_argument(
@@ -94,8 +95,8 @@ std::unique_ptr<Workload> make_workload(const Cell& cell, const torch::Device& d
     data =
         load_images(cell.dataset, data_dir, cell.dataset_size, cell.seed, info->mean, info->stdev);
   }
-  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(cell), spec, path, device,
-                                              flops, replicas);
+  return std::make_unique<SupervisedWorkload>(std::move(data), model_for(*info, cell), spec, path,
+                                              device, flops, replicas);
 }
 
 }  // namespace crossover

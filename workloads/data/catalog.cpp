@@ -23,24 +23,6 @@ std::int64_t out_size(std::int64_t size, std::int64_t kernel, std::int64_t strid
   return (size + 2 * pad - kernel) / stride + 1;
 }
 
-WorkloadInfo info(std::string name, std::string seed, std::string model,
-                  std::vector<std::string> datasets, Task task, Optimizer optimizer, double lr,
-                  double momentum, std::int64_t batch_size, int epochs, std::string notes) {
-  WorkloadInfo w;
-  w.name = std::move(name);
-  w.seed = std::move(seed);
-  w.model = std::move(model);
-  w.datasets = std::move(datasets);
-  w.task = task;
-  w.optimizer = optimizer;
-  w.lr = lr;
-  w.momentum = momentum;
-  w.batch_size = batch_size;
-  w.epochs = epochs;
-  w.notes = std::move(notes);
-  return w;
-}
-
 // "4,096 training rows unless dataset_size says, 1,366 test rows"
 std::string made_rows_text(const WorkloadInfo& w) {
   return format_axis_value(static_cast<double>(w.made_train_rows)) +
@@ -51,94 +33,121 @@ std::string made_rows_text(const WorkloadInfo& w) {
 // The workloads not from a seed, whose data are made in memory: the rows each makes, declared here
 // and read by the makers, the shard estimate and their notes.
 void add_workloads_on_data_made_in_memory(std::vector<WorkloadInfo>& c) {
-  c.push_back(info(kSizedMlpWorkload, "-",
-                   "MLP features-width x depth-classes, ReLU (the model keys)", {"synthetic"},
-                   Task::kClassification, Optimizer::kAdam, 0.001, 0.0, 256, 1, ""));
-  c.back().made_train_rows = 4096;  // 5,462 rows split 75/25, as a table is
-  c.back().made_test_rows = table_test_rows(5462);
-  c.back().notes =
+  DeclareWorkload sized(kSizedMlpWorkload, "-");
+  sized.network(Network::kSizedMlp, "MLP features-width x depth-classes, ReLU (the model keys)")
+      .trains_on({"synthetic"})
+      .adam(0.001)
+      .batch(256)
+      .makes_rows(4096, table_test_rows(5462));  // 5,462 rows split 75/25, as a table is
+  sized.notes(
       "Not a seed's: a generic MLP whose size is the grid's (features, classes, width, depth; "
       "defaults 32, 10, 256, 2) on synthetic rows of `features` Gaussian features around one "
       "centre per class (" +
-      made_rows_text(c.back()) +
-      "), to find from which model size on the GPU wins. FLOPs per sample from the cell's model.";
-  c.push_back(info(kUserModelWorkload, "-", "your model: a TorchScript file (the model key)",
-                   {"synthetic"}, Task::kClassification, Optimizer::kAdam, 0.001, 0.0, 64, 1, ""));
-  c.back().made_train_rows = 1024;
-  c.back().made_test_rows = 256;
-  c.back().notes =
+      made_rows_text(sized.info()) +
+      "), to find from which model size on the GPU wins. FLOPs per sample from the cell's model.");
+  c.push_back(sized);
+
+  DeclareWorkload scripted(kUserModelWorkload, "-");
+  scripted.network(Network::kScripted, "your model: a TorchScript file (the model key)")
+      .trains_on({"synthetic"})
+      .adam(0.001)
+      .batch(64)
+      .makes_rows(1024, 256);
+  scripted.notes(
       "Not a seed's: the model torch.jit.save wrote (model, relative to the grid's folder), "
       "trained on synthetic samples of input_shape (" +
-      made_rows_text(c.back()) +
+      made_rows_text(scripted.info()) +
       ") with classes (cross entropy, accuracy) or outputs (MSE, RMSE); FLOPs per sample "
       "estimated from the matrix products and convolutions one sample runs. Cells run isolated "
-      "unless the grid says.";
+      "unless the grid says.");
+  c.push_back(scripted);
 }
 
 std::vector<WorkloadInfo> build_catalog() {
-  std::vector<WorkloadInfo> c;
-  c.push_back(
-      info("iris_mlp", "001", "MLP 4-64-32-16-3, ReLU", {"iris"}, Task::kClassification,
-           Optimizer::kAdam, 0.01, 0.0, kFull, 1000,
-           "Iris (150 rows), seeded 75/25 split, full batch, no feature scaling, as in seed 001."));
-  c.back().flops_per_sample = training_flops(mlp_forward_macs({4, 64, 32, 16, 3}));
-  c.push_back(
-      info("boston_mlp", "001", "MLP 13-16-32-16-1, ReLU", {"boston"}, Task::kRegression,
-           Optimizer::kAdam, 0.01, 0.0, kFull, 10000,
-           "Boston housing (506 rows), seeded 75/25 split, full batch, no feature scaling, as in "
-           "seed 001."));
-  c.back().flops_per_sample = training_flops(mlp_forward_macs({13, 16, 32, 16, 1}));
-
-  c.push_back(
-      info("mnist_linear", "000", "Linear(784, 10)", {"mnist", "fashion_mnist"},
-           Task::kClassification, Optimizer::kSgd, 0.005, 0.0, 128, 30,
-           "MNIST normalised with (0.1307, 0.3081); SGD lr 0.005, batch 128, as in seed 000 "
-           "(which trains on 50,000 of the 60,000 images: dataset_size 50000)."));
-  c.back().loader = Loader::kDataLoader;
-  c.back().mean = {0.1307};
-  c.back().stdev = {0.3081};
-  c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 10}));
-
-  c.push_back(info(
-      "mnist_mlp", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
-      Task::kClassification, Optimizer::kAdam, 0.001, 0.0, 100, 15,
-      "MNIST, pixels scaled to [0, 1] only (ToTensor), Adam lr 0.001, batch 100, as in seed 001."));
-  c.back().loader = Loader::kDataLoader;
-  c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
-
-  c.push_back(
-      info("mnist_mlp_fullbatch", "001", "MLP 784-400-200-100-10, ReLU", {"mnist", "fashion_mnist"},
-           Task::kClassification, Optimizer::kAdam, 0.01, 0.0, kFull, 100,
-           "Seed 001's full-batch MNIST run: the whole training split in every step, Adam lr 0.01, "
-           "100 epochs (the post trains on 52,500 rows: dataset_size 52500)."));
-  c.back().flops_per_sample = training_flops(mlp_forward_macs({784, 400, 200, 100, 10}));
-
-  c.push_back(info(
-      "mnist_cnn", "003", "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10",
-      {"fashion_mnist", "mnist"}, Task::kClassification, Optimizer::kAdam, 0.01, 0.0, 1000, 1,
-      "deeplizard's network, pixels scaled to [0, 1] only, Adam lr 0.01; seed 003 sweeps batch "
-      "1,000 / 10,000 / 20,000 and num_workers 0 / 1."));
-  c.back().loader = Loader::kDataLoader;
-  c.back().flops_per_sample = training_flops(seed003_cnn_forward_macs());
-
-  c.push_back(info(
-      "cifar_resnet18", "002", "ResNet-18 (BasicBlock, torchvision layout), Linear(512, 10) head",
-      {"cifar10"}, Task::kClassification, Optimizer::kSgd, 0.001, 0.9, 256, 10,
-      "CIFAR-10 normalised per channel, SGD lr 0.001 momentum 0.9, batch 256. Seed 002 starts "
-      "from ImageNet weights; nothing can be downloaded here, so crossover trains from scratch "
-      "and its accuracy is not the post's."));
-  c.back().loader = Loader::kDataLoader;
-  c.back().mean = {0.4914, 0.4822, 0.4465};
-  c.back().stdev = {0.2023, 0.1994, 0.2010};
-  c.back().flops_per_sample = training_flops(resnet18_forward_macs(32, 32));
+  std::vector<WorkloadInfo> c = {
+      DeclareWorkload("iris_mlp", "001")
+          .mlp({4, 64, 32, 16, 3})
+          .trains_on({"iris"})
+          .adam(0.01)
+          .batch(kFull)
+          .epochs(1000)
+          .notes("Iris (150 rows), seeded 75/25 split, full batch, no feature scaling, as in "
+                 "seed 001."),
+      DeclareWorkload("boston_mlp", "001")
+          .mlp({13, 16, 32, 16, 1})
+          .trains_on({"boston"})
+          .task(Task::kRegression)
+          .adam(0.01)
+          .batch(kFull)
+          .epochs(10000)
+          .notes("Boston housing (506 rows), seeded 75/25 split, full batch, no feature scaling, "
+                 "as in seed 001."),
+      DeclareWorkload("mnist_linear", "000")
+          .mlp({784, 10})
+          .trains_on({"mnist", "fashion_mnist"})
+          .sgd(0.005)
+          .batch(128)
+          .epochs(30)
+          .data_loader()
+          .normalised({0.1307}, {0.3081})
+          .notes("MNIST normalised with (0.1307, 0.3081); SGD lr 0.005, batch 128, as in seed 000 "
+                 "(which trains on 50,000 of the 60,000 images: dataset_size 50000)."),
+      DeclareWorkload("mnist_mlp", "001")
+          .mlp({784, 400, 200, 100, 10})
+          .trains_on({"mnist", "fashion_mnist"})
+          .adam(0.001)
+          .batch(100)
+          .epochs(15)
+          .data_loader()
+          .notes("MNIST, pixels scaled to [0, 1] only (ToTensor), Adam lr 0.001, batch 100, as in "
+                 "seed 001."),
+      DeclareWorkload("mnist_mlp_fullbatch", "001")
+          .mlp({784, 400, 200, 100, 10})
+          .trains_on({"mnist", "fashion_mnist"})
+          .adam(0.01)
+          .batch(kFull)
+          .epochs(100)
+          .notes("Seed 001's full-batch MNIST run: the whole training split in every step, Adam "
+                 "lr 0.01, 100 epochs (the post trains on 52,500 rows: dataset_size 52500)."),
+      DeclareWorkload("mnist_cnn", "003")
+          .network(Network::kSeed003Cnn,
+                   "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10")
+          .trains_on({"fashion_mnist", "mnist"})
+          .adam(0.01)
+          .batch(1000)
+          .epochs(1)
+          .data_loader()
+          .notes("deeplizard's network, pixels scaled to [0, 1] only, Adam lr 0.01; seed 003 "
+                 "sweeps batch 1,000 / 10,000 / 20,000 and num_workers 0 / 1."),
+      DeclareWorkload("cifar_resnet18", "002")
+          .network(Network::kResNet18,
+                   "ResNet-18 (BasicBlock, torchvision layout), Linear(512, 10) head")
+          .trains_on({"cifar10"})
+          .sgd(0.001, 0.9)
+          .batch(256)
+          .epochs(10)
+          .data_loader()
+          .normalised({0.4914, 0.4822, 0.4465}, {0.2023, 0.1994, 0.2010})
+          .notes("CIFAR-10 normalised per channel, SGD lr 0.001 momentum 0.9, batch 256. Seed 002 "
+                 "starts from ImageNet weights; nothing can be downloaded here, so crossover "
+                 "trains from scratch and its accuracy is not the post's."),
+  };
   add_workloads_on_data_made_in_memory(c);
-  if (std::getenv(kTestWorkloadsVariable) != nullptr) {
-    c.push_back(info("standin_mlp", "-", "MLP 4-16-3, ReLU", {"standin"}, Task::kClassification,
-                     Optimizer::kAdam, 0.05, 0.0, kFull, 3,
-                     "A stand-in for tests: 64 synthetic rows made in memory, no data files."));
-    c.back().flops_per_sample = training_flops(mlp_forward_macs({4, 16, 3}));
-  }
+  if (std::getenv(kTestWorkloadsVariable) != nullptr)
+    c.push_back(DeclareWorkload("standin_mlp", "-")
+                    .mlp({4, 16, 3})
+                    .trains_on({"standin"})
+                    .adam(0.05)
+                    .batch(kFull)
+                    .epochs(3)
+                    .notes("A stand-in for tests: 64 synthetic rows made in memory, no data "
+                           "files."));
   return c;
+}
+
+std::vector<WorkloadInfo>& declared_workloads() {
+  static std::vector<WorkloadInfo> workloads = build_catalog();
+  return workloads;
 }
 
 }  // namespace
@@ -187,15 +196,46 @@ std::vector<std::int64_t> generic_mlp_sizes(const Cell& cell) {
 }
 
 double flops_per_sample(const Cell& cell) {
-  if (cell.workload == kSizedMlpWorkload)
-    return training_flops(mlp_forward_macs(generic_mlp_sizes(cell)));
   const WorkloadInfo* info = find_workload(cell.workload);
+  if (info != nullptr && info->network == Network::kSizedMlp)
+    return training_flops(mlp_forward_macs(generic_mlp_sizes(cell)));
   return info == nullptr ? 0.0 : info->flops_per_sample;
 }
 
-const std::vector<WorkloadInfo>& workload_catalog() {
-  static const std::vector<WorkloadInfo> catalog = build_catalog();
-  return catalog;
+const std::vector<WorkloadInfo>& workload_catalog() { return declared_workloads(); }
+
+ScopedWorkload::ScopedWorkload(WorkloadInfo workload)
+    : ScopedEntry(declared_workloads(), std::move(workload), "workload") {}
+
+double network_training_flops(Network network, const std::vector<std::int64_t>& layers) {
+  switch (network) {
+    case Network::kMlp:
+      return training_flops(mlp_forward_macs(layers));
+    case Network::kSeed003Cnn:
+      return training_flops(seed003_cnn_forward_macs());
+    case Network::kResNet18:
+      return training_flops(resnet18_forward_macs(32, 32));
+    case Network::kSizedMlp:
+    case Network::kScripted:
+      break;
+  }
+  return 0.0;
+}
+
+DeclareWorkload& DeclareWorkload::mlp(std::vector<std::int64_t> layers) {
+  std::vector<std::string> widths;
+  for (const std::int64_t width : layers) widths.push_back(std::to_string(width));
+  const std::string model = layers.size() == 2 ? "Linear(" + widths[0] + ", " + widths[1] + ")"
+                                               : "MLP " + join(widths, "-") + ", ReLU";
+  w_.layers = std::move(layers);
+  return network(Network::kMlp, model);
+}
+
+DeclareWorkload& DeclareWorkload::network(Network network, std::string model) {
+  w_.network = network;
+  w_.model = std::move(model);
+  w_.flops_per_sample = network_training_flops(network, w_.layers);
+  return *this;
 }
 
 std::int64_t full_training_rows(const Cell& cell) {

@@ -1,6 +1,7 @@
 #pragma once
 // The workloads the suite knows, as plain facts: what the grid validator, `crossover list` and
-// the reports need without LibTorch. The models themselves live in workloads/registry.cpp.
+// the reports need without LibTorch, each declared once with DeclareWorkload. Its network's model
+// is built from the same declaration in workloads/registry.cpp.
 
 #include <array>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
+#include "core/files/scoped_entry.hpp"
 #include "core/text/words.hpp"
 
 namespace crossover {
@@ -29,11 +31,23 @@ inline std::string metric_name(Task task) {
   return task == Task::kRegression ? "rmse" : "accuracy";
 }
 
+/// The network a workload trains, declared once with the workload: the catalog's FLOPs per sample
+/// and the registry's model (workloads/registry.cpp) both come from it.
+enum class Network {
+  kMlp,         ///< Linear layers of the declared widths, ReLU between them
+  kSeed003Cnn,  ///< seed 003's CNN on 1 x 28 x 28 images
+  kResNet18,    ///< ResNet-18, torchvision's layout, on 3 x 32 x 32 images, 10 classes
+  kSizedMlp,    ///< an MLP whose widths are the cell's model keys (the `mlp` workload)
+  kScripted,    ///< the cell's TorchScript file (the `torchscript` workload)
+};
+
 /// What a workload is and how its seed ran it.
 struct WorkloadInfo {
   std::string name;
   std::string seed;                   ///< which seed post it reproduces
   std::string model;                  ///< human description of the network
+  Network network = Network::kMlp;
+  std::vector<std::int64_t> layers;   ///< kMlp: the widths, input to output
   std::vector<std::string> datasets;  ///< accepted `dataset` values; the first is the default
   Task task = Task::kClassification;  ///< its loss and test metric: loss_name, metric_name
   Optimizer optimizer = Optimizer::kAdam;
@@ -50,6 +64,82 @@ struct WorkloadInfo {
   /// dataset_size "full" (dataset_size resizes them), and its test rows. 0 for the others.
   std::int64_t made_train_rows = 0;
   std::int64_t made_test_rows = 0;
+};
+
+/// Analytical training FLOPs per sample of a declared network (3x its forward pass's
+/// multiply-accumulates, 2 FLOPs each); 0 where the cell decides (kSizedMlp, kScripted).
+double network_training_flops(Network network, const std::vector<std::int64_t>& layers);
+
+/// The builder every workload is declared with (workloads/data/catalog.cpp), read as a sentence:
+///
+///   DeclareWorkload("iris_mlp", "001").mlp({4, 64, 32, 16, 3}).trains_on({"iris"})
+///       .adam(0.01).batch(kFull).epochs(1000).notes("...")
+///
+/// The network is stated once: `mlp` sets the widths, the model's description and the FLOPs.
+class DeclareWorkload {
+ public:
+  /// `seed`: the seed post it reproduces ("001"), "-" for none.
+  DeclareWorkload(std::string name, std::string seed) {
+    w_.name = std::move(name);
+    w_.seed = std::move(seed);
+  }
+  /// An MLP of these widths: "Linear(784, 10)" for one layer, "MLP 4-64-3, ReLU" for more.
+  DeclareWorkload& mlp(std::vector<std::int64_t> layers);
+  /// Another network, with its description.
+  DeclareWorkload& network(Network network, std::string model);
+  /// The data sets it accepts, the default first.
+  DeclareWorkload& trains_on(std::vector<std::string> datasets) {
+    w_.datasets = std::move(datasets);
+    return *this;
+  }
+  DeclareWorkload& task(Task task) {
+    w_.task = task;
+    return *this;
+  }
+  DeclareWorkload& adam(double lr) { return optimiser(Optimizer::kAdam, lr, 0.0); }
+  DeclareWorkload& sgd(double lr, double momentum = 0.0) {
+    return optimiser(Optimizer::kSgd, lr, momentum);
+  }
+  DeclareWorkload& batch(std::int64_t batch_size) {
+    w_.batch_size = batch_size;
+    return *this;
+  }
+  DeclareWorkload& epochs(int epochs) {
+    w_.epochs = epochs;
+    return *this;
+  }
+  /// Batches through a DataLoader by default (the seed's data path), not cut from one tensor.
+  DeclareWorkload& data_loader() {
+    w_.loader = Loader::kDataLoader;
+    return *this;
+  }
+  /// Per-channel normalisation after pixels are scaled to [0, 1].
+  DeclareWorkload& normalised(std::vector<double> mean, std::vector<double> stdev) {
+    w_.mean = std::move(mean);
+    w_.stdev = std::move(stdev);
+    return *this;
+  }
+  /// The rows it makes in memory at dataset_size "full", and its test rows.
+  DeclareWorkload& makes_rows(std::int64_t train, std::int64_t test) {
+    w_.made_train_rows = train;
+    w_.made_test_rows = test;
+    return *this;
+  }
+  DeclareWorkload& notes(std::string notes) {
+    w_.notes = std::move(notes);
+    return *this;
+  }
+  operator WorkloadInfo() const { return w_; }  // NOLINT(google-explicit-constructor)
+  const WorkloadInfo& info() const { return w_; }
+
+ private:
+  DeclareWorkload& optimiser(Optimizer optimizer, double lr, double momentum) {
+    w_.optimizer = optimizer;
+    w_.lr = lr;
+    w_.momentum = momentum;
+    return *this;
+  }
+  WorkloadInfo w_;
 };
 
 /// Multiply-accumulates of one forward pass through an MLP with these layer widths.
@@ -82,6 +172,13 @@ const WorkloadInfo* find_workload(const std::string& name);
 
 /// The names of every workload.
 std::vector<std::string> workload_names();
+
+/// Declares one more workload until this ends (a test's throw-away workload:
+/// docs/development.md, "Adding a workload").
+class ScopedWorkload : public ScopedEntry<WorkloadInfo> {
+ public:
+  explicit ScopedWorkload(WorkloadInfo workload);
+};
 
 /// The environment variable that adds the test-only workloads to the catalog (set to anything):
 /// `standin_mlp`, a 4-16-3 MLP on `standin`, 64 synthetic rows made in memory — no data files and

@@ -12,75 +12,40 @@
 namespace crossover {
 namespace {
 
-DatasetInfo table(std::string name, std::string file, std::int64_t rows, std::int64_t features,
-                  std::int64_t classes, std::string source) {
-  DatasetInfo d;
-  d.name = std::move(name);
-  d.kind = DatasetKind::kTable;
-  d.location = std::move(file);
-  d.rows = rows;
-  d.features = features;
-  d.classes = classes;
-  d.source = std::move(source);
-  d.fetch = "scripts/fetch-data.sh";
-  d.stand_in = "a synthetic table of the same shape whose target follows its features";
-  return d;
-}
-
-DatasetInfo images(std::string name, std::string folder, std::vector<std::string> files, bool idx,
-                   std::int64_t channels, std::int64_t side, std::int64_t train, std::string source,
-                   std::string fetch) {
-  DatasetInfo d;
-  d.name = std::move(name);
-  d.kind = DatasetKind::kImages;
-  d.location = std::move(folder);
-  d.files = std::move(files);
-  d.idx = idx;
-  d.rows = train;
-  d.test_images = 10000;
-  d.classes = 10;
-  d.channels = channels;
-  d.side = side;
-  d.source = std::move(source);
-  d.fetch = std::move(fetch);
-  d.stand_in = "synthetic images of the same shape: one noisy prototype per class";
-  return d;
-}
-
-DatasetInfo made_in_memory(std::string name, std::int64_t rows, std::int64_t features,
-                           std::int64_t classes, std::string stand_in) {
-  DatasetInfo d;
-  d.name = std::move(name);
-  d.kind = DatasetKind::kMadeInMemory;
-  d.rows = rows;
-  d.features = features;
-  d.classes = classes;
-  d.stand_in = std::move(stand_in);
-  return d;
-}
-
 std::vector<DatasetInfo> build_datasets() {
   const std::vector<std::string> idx_files = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                                               "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+  const std::string sklearn = "scikit-learn's copy, in Debian's python3-sklearn";
   return {
-      table("iris", "iris.csv", 150, 4, 3, "scikit-learn's copy, in Debian's python3-sklearn"),
-      table("boston", "boston_house_prices.csv", 506, 13, 0,
-            "scikit-learn's copy, in Debian's python3-sklearn"),
-      images("mnist", "mnist", idx_files, true, 1, 28, 60000,
-             "the published IDX files, checked against their MD5 sums",
-             "scripts/fetch-data.sh --download"),
-      images("fashion_mnist", "fashion-mnist", idx_files, true, 1, 28, 60000,
-             "Debian's dataset-fashion-mnist", "scripts/fetch-data.sh"),
-      images("cifar10", "cifar-10-batches-bin",
-             {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
-              "data_batch_5.bin", "test_batch.bin"},
-             false, 3, 32, 50000, "cifar-10-binary.tar.gz, checked against its published MD5",
-             "scripts/fetch-data.sh --download"),
-      made_in_memory("synthetic", 0, 0, 0,
-                     "Gaussian classes (mlp) or samples of the model's input shape "
+      DeclareDataset("iris").table("iris.csv", 150, 4, 3).from(sklearn),
+      DeclareDataset("boston").table("boston_house_prices.csv", 506, 13, 0).from(sklearn),
+      DeclareDataset("mnist")
+          .idx_images("mnist", idx_files)
+          .shaped(1, 28)
+          .training_images(60000)
+          .from("the published IDX files, checked against their MD5 sums")
+          .fetched_by("scripts/fetch-data.sh --download"),
+      DeclareDataset("fashion_mnist")
+          .idx_images("fashion-mnist", idx_files)
+          .shaped(1, 28)
+          .training_images(60000)
+          .from("Debian's dataset-fashion-mnist")
+          .fetched_by("scripts/fetch-data.sh"),
+      DeclareDataset("cifar10")
+          .images("cifar-10-batches-bin",
+                  {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
+                   "data_batch_5.bin", "test_batch.bin"},
+                  false)
+          .shaped(3, 32)
+          .training_images(50000)
+          .from("cifar-10-binary.tar.gz, checked against its published MD5")
+          .fetched_by("scripts/fetch-data.sh --download"),
+      DeclareDataset("synthetic")
+          .made_in_memory(0, 0, 0)
+          .stands_in("Gaussian classes (mlp) or samples of the model's input shape "
                      "(torchscript), sized by the cell"),
-      made_in_memory("standin", 64, 4, 3,
-                     "64 rows of three well-separated classes, for the tests (test-only)"),
+      DeclareDataset("standin").made_in_memory(64, 4, 3).stands_in(
+          "64 rows of three well-separated classes, for the tests (test-only)"),
   };
 }
 

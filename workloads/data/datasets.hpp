@@ -46,6 +46,78 @@ struct DatasetInfo {
   std::int64_t test_rows() const;
 };
 
+/// The builder every data set is declared with (workloads/data/datasets.cpp), read as a sentence:
+///
+///   DeclareDataset("fashion_mnist").idx_images("fashion-mnist", files).shaped(1, 28)
+///       .training_images(60000).from("Debian's dataset-fashion-mnist")
+///       .fetched_by("scripts/fetch-data.sh")
+class DeclareDataset {
+ public:
+  explicit DeclareDataset(std::string name) { d_.name = std::move(name); }
+  /// A table in scikit-learn's CSV format (`file` under the data directory; its last column the
+  /// target, `classes` 0 for a number), fetched by scripts/fetch-data.sh.
+  DeclareDataset& table(std::string file, std::int64_t rows, std::int64_t features,
+                        std::int64_t classes) {
+    d_.kind = DatasetKind::kTable;
+    d_.location = std::move(file);
+    d_.rows = rows;
+    d_.features = features;
+    d_.classes = classes;
+    d_.fetch = "scripts/fetch-data.sh";
+    d_.stand_in = "a synthetic table of the same shape whose target follows its features";
+    return *this;
+  }
+  /// An image set in MNIST's IDX format (`idx`) or CIFAR-10's binary batches, in `folder` under
+  /// the data directory, the training files first; 10 classes and 10,000 test images.
+  DeclareDataset& images(std::string folder, std::vector<std::string> files, bool idx) {
+    d_.kind = DatasetKind::kImages;
+    d_.location = std::move(folder);
+    d_.files = std::move(files);
+    d_.idx = idx;
+    d_.test_images = 10000;
+    d_.classes = 10;
+    d_.stand_in = "synthetic images of the same shape: one noisy prototype per class";
+    return *this;
+  }
+  DeclareDataset& idx_images(std::string folder, std::vector<std::string> files) {
+    return images(std::move(folder), std::move(files), true);
+  }
+  /// An image's channels, and its height and width.
+  DeclareDataset& shaped(std::int64_t channels, std::int64_t side) {
+    d_.channels = channels;
+    d_.side = side;
+    return *this;
+  }
+  DeclareDataset& training_images(std::int64_t images) {
+    d_.rows = images;
+    return *this;
+  }
+  /// No files: the workload makes the rows (0: as the cell says).
+  DeclareDataset& made_in_memory(std::int64_t rows, std::int64_t features, std::int64_t classes) {
+    d_.kind = DatasetKind::kMadeInMemory;
+    d_.rows = rows;
+    d_.features = features;
+    d_.classes = classes;
+    return *this;
+  }
+  DeclareDataset& from(std::string source) {
+    d_.source = std::move(source);
+    return *this;
+  }
+  DeclareDataset& fetched_by(std::string command) {
+    d_.fetch = std::move(command);
+    return *this;
+  }
+  DeclareDataset& stands_in(std::string what) {
+    d_.stand_in = std::move(what);
+    return *this;
+  }
+  operator DatasetInfo() const { return d_; }  // NOLINT(google-explicit-constructor)
+
+ private:
+  DatasetInfo d_;
+};
+
 /// The test rows of a table of `rows` rows split 75/25: ceil(25 %).
 std::int64_t table_test_rows(std::int64_t rows);
 
