@@ -116,12 +116,9 @@ TEST(Calibration, EachCellIsJudgedByTheReferencesTimedAroundIt) {
   // The baseline's machine was slow only while its first cell ran (the reference before it
   // took 1.6x as long); its second cell and the candidate ran on a steady machine.
   Environment slow_start = env_with_reference(1e-3, 5e-5);
-  slow_start.reference["cells"]["0"] = {
-      {"before", {{"matmul_seconds", 1.6e-3}, {"step_seconds", 8e-5}}},
-      {"after", {{"matmul_seconds", 1e-3}, {"step_seconds", 5e-5}}}};
-  slow_start.reference["cells"]["1"] = {
-      {"before", {{"matmul_seconds", 1e-3}, {"step_seconds", 5e-5}}},
-      {"after", {{"matmul_seconds", 1e-3}, {"step_seconds", 5e-5}}}};
+  const ReferenceTimes steady_times{1e-3, 5e-5};
+  slow_start.reference.set_around(0, {ReferenceTimes{1.6e-3, 8e-5}, steady_times});
+  slow_start.reference.set_around(1, {steady_times, steady_times});
   const Environment steady = env_with_reference(1e-3, 5e-5);
   const auto first = reference_drift(slow_start, steady, 0, 0);
   const auto second = reference_drift(slow_start, steady, 1, 1);

@@ -218,7 +218,7 @@ TEST_F(MergeTest, EveryEnvJsonFieldIsCheckedBeforeUse) {
     return part(1) + " " + part(2) + " " + copy;
   };
   refused(with_env("text-index", [](auto& e) { e["shard"]["index"] = "3"; }),
-          "shard.index is \"3\", expected a whole number from 1 to 3");
+          "shard.index is \"3\", expected a whole number;");
   refused(with_env("huge-count",
                    [](auto& e) {
                      e["shard"]["count"] = 2000000000;
@@ -229,6 +229,10 @@ TEST_F(MergeTest, EveryEnvJsonFieldIsCheckedBeforeUse) {
           "shards of different --shard counts");
   refused(with_env("reference", [](auto& e) { e["reference"] = "fast"; }),
           "reference is \"fast\", expected an object");
+  refused(with_env("reference-cell", [](auto& e) { e["reference"]["cells"]["x"] = {}; }),
+          "reference.cells.x is null, expected a cell's timings (an object) under its index");
+  refused(with_env("host", [](auto& e) { e["host"]["hostname"] = 3; }),
+          "host.hostname is 3, expected text");
   refused(with_env("label", [](auto& e) { e["label"] = 7; }), "label is 7, expected text");
   // A count above the grid's units in every folder alike: no such run of this grid exists.
   std::vector<std::string> all;

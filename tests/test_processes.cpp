@@ -142,12 +142,9 @@ TEST(Processes, OneRunPerSideInSeveralProcessesNeitherCriesWolfNorMissesAQuarter
 // An env.json whose references, timed around every cell, took these times: one thread, and
 // every core (`step_all`).
 Environment env_with_references(double step_all) {
-  const nlohmann::ordered_json times = {{"matmul_seconds", 2.5e-4},
-                                        {"step_seconds", 4.5e-5},
-                                        {"matmul_all_seconds", 5e-4},
-                                        {"step_all_seconds", step_all}};
+  const ReferenceTimes times{2.5e-4, 4.5e-5, 5e-4, step_all};
   Environment env;
-  env.reference = {{"before", times}, {"after", times}};
+  env.reference.before = env.reference.after = times;
   return env;
 }
 

@@ -183,16 +183,19 @@ TEST(Verdict, NoisyCellsBehindItAreNamed) {
 // A cell timed while the machine's reference product ran more than a fifth off its speed at the
 // run's start is named, from the run's env.json, beside the noisy ones.
 TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
-  Environment env;
   const auto times = [](double matmul) {
     return nlohmann::ordered_json{{"matmul_seconds", matmul}, {"step_seconds", 1e-4}};
   };
-  env.reference = {{"before", times(1e-3)},
-                   {"cells",
-                    {{"0", {{"before", times(1e-3)}, {"after", times(1.1e-3)}}},
-                     {"4", {{"before", times(1.1e-3)}, {"after", times(2e-3)}}},
-                     {"5", {{"before", times(2e-3)}, {"after", times(6e-4)}}},
-                     {"x", {{"before", times(9.0)}, {"after", times(9.0)}}}}}};
+  // As env.json holds it; "x" is no cell's index, and is not read as one.
+  const Environment env = environment_from_json(
+      {{"reference",
+        {{"before", times(1e-3)},
+         {"cells",
+          {{"0", {{"before", times(1e-3)}, {"after", times(1.1e-3)}}},
+           {"4", {{"before", times(1.1e-3)}, {"after", times(2e-3)}}},
+           {"5", {{"before", times(2e-3)}, {"after", times(6e-4)}}},
+           {"x", {{"before", times(9.0)}, {"after", times(9.0)}}}}}}}});
+  EXPECT_EQ(env.reference.cells.size(), 3u);
   const std::vector<CellDrift> drifted = drifted_cells(env);
   ASSERT_EQ(drifted.size(), 1u);  // cell 5's geometric mean, 1.1 ms, is within a fifth
   EXPECT_EQ(drifted[0].cell, 4u);
@@ -204,10 +207,11 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
   // Merged shards: each shard's cells against its own start. The second shard started slower;
   // its cell is steady within it, and only the first shard's cell 4 moved.
   Environment slower_shard;
-  slower_shard.reference = {{"before", times(2e-3)},
-                            {"cells", {{"7", {{"before", times(2e-3)}, {"after", times(2e-3)}}}}}};
+  const ReferenceTimes slower{2e-3, 1e-4};
+  slower_shard.reference.before = slower;
+  slower_shard.reference.set_around(7, {slower, slower});
   Environment merged = env;
-  merged.reference["cells"]["7"] = slower_shard.reference["cells"]["7"];
+  merged.reference.set_around(7, *slower_shard.reference.around(7));
   merged.shards = {{"part-1", env}, {"part-2", slower_shard}};
   const std::vector<CellDrift> merged_drift = drifted_cells(merged);
   ASSERT_EQ(merged_drift.size(), 1u);

@@ -186,6 +186,32 @@ struct Writer {
     return out;
   }
   static Json json_of(const Environment& env) { return environment_json(env); }
+  static Json json_of(const ReferenceTimes& t) {
+    Json out = Json::object();
+    for (const auto& [name, seconds] : {std::pair{"matmul_seconds", t.matmul_seconds},
+                                        std::pair{"step_seconds", t.step_seconds},
+                                        std::pair{"matmul_all_seconds", t.matmul_all_seconds},
+                                        std::pair{"step_all_seconds", t.step_all_seconds}})
+      if (seconds > 0.0) out[name] = seconds;
+    return out;
+  }
+  static Json json_of(const ReferenceSpan& span) {
+    Json out = Json::object();
+    if (span.before) out["before"] = json_of(*span.before);
+    if (span.after) out["after"] = json_of(*span.after);
+    return out;
+  }
+  // before, the cells as they ran, after: the order the sweep measures them in.
+  static Json json_of(const ReferenceRecord& reference) {
+    Json out = Json::object();
+    if (reference.before) out["before"] = json_of(*reference.before);
+    if (!reference.cells.empty()) {
+      Json& cells = out["cells"] = Json::object();
+      for (const auto& [cell, span] : reference.cells) cells[std::to_string(cell)] = json_of(span);
+    }
+    if (reference.after) out["after"] = json_of(*reference.after);
+    return out;
+  }
 };
 
 // The plausible range of each number env.json holds, by its key: a value outside it (a count of
@@ -212,6 +238,12 @@ NumberRange number_range(const std::string& key) {
       {"planted_slowdown", {0, 10}},
       {"memory_total_bytes", {0, 1e16}},
       {"prices", {0, 1e6}},
+      // A reference time is a few milliseconds: one outside a nanosecond to a day is not one (a
+      // hand-made 1e308 would read as the machine "inf % slower").
+      {"matmul_seconds", {1e-9, 86400}},
+      {"step_seconds", {1e-9, 86400}},
+      {"matmul_all_seconds", {1e-9, 86400}},
+      {"step_all_seconds", {1e-9, 86400}},
   };
   const auto it = ranges.find(key);
   return it == ranges.end() ? NumberRange{0, 1e15} : it->second;
@@ -225,6 +257,20 @@ struct Reader {
   bool keep_empty = true;  // (what the writer writes; nothing to the reader)
   std::string at;          // "cpu.": where `j` is in the document
   std::vector<std::string>* out_of_range = nullptr;
+  std::vector<std::string>* mistyped = nullptr;  // fields of another type, when the caller asks
+
+  // Names the field `key`, present with a value of another type than `expected` ("text").
+  void wrong_type(const std::string& key, const char* expected) const {
+    if (mistyped != nullptr)
+      mistyped->push_back(at + key + " is " + j[key].dump() + ", expected " + expected);
+  }
+  // Whether `key` holds a value of the type `is` tells; one of another type is named.
+  bool holds(const char* key, bool (Json::*is)() const noexcept, const char* expected) const {
+    if (!has(key)) return false;
+    if ((j[key].*is)()) return true;
+    wrong_type(key, expected);
+    return false;
+  }
 
   // Whether the number `x` at `key` is within its range; when not, it is named.
   bool plausible(const char* key, const Json& x) const {
@@ -237,25 +283,26 @@ struct Reader {
     return false;
   }
   Reader inside(const Json& member, const std::string& key) const {
-    return Reader{member, true, at + key + ".", out_of_range};
+    return Reader{member, true, at + key + ".", out_of_range, mistyped};
   }
 
   void operator()(const char* key, std::string& into) const {
-    if (has(key) && j[key].is_string()) into = j[key].get<std::string>();
+    if (holds(key, &Json::is_string, "text")) into = j[key].get<std::string>();
   }
   void operator()(const char* key, bool& into) const {
-    if (has(key) && j[key].is_boolean()) into = j[key].get<bool>();
+    if (holds(key, &Json::is_boolean, "true or false")) into = j[key].get<bool>();
   }
   void operator()(const char* key, std::int64_t& into) const {
-    if (has(key) && j[key].is_number_integer() && plausible(key, j[key]))
+    if (holds(key, &Json::is_number_integer, "a whole number") && plausible(key, j[key]))
       into = j[key].get<std::int64_t>();
   }
   void operator()(const char* key, std::uint64_t& into) const {
-    if (has(key) && j[key].is_number_unsigned() && plausible(key, j[key]))
+    if (holds(key, &Json::is_number_unsigned, "a whole number from 0") && plausible(key, j[key]))
       into = j[key].get<std::uint64_t>();
   }
   void operator()(const char* key, double& into) const {
-    if (has(key) && j[key].is_number() && plausible(key, j[key])) into = j[key].get<double>();
+    if (holds(key, &Json::is_number, "a number") && plausible(key, j[key]))
+      into = j[key].get<double>();
   }
   template <typename T>
   void operator()(const char* key, std::optional<T>& into) const {
@@ -266,7 +313,7 @@ struct Reader {
   }
   template <typename T>
   void operator()(const char* key, std::vector<T>& into) const {
-    if (!has(key) || !j[key].is_array()) return;
+    if (!holds(key, &Json::is_array, "a list")) return;
     for (const Json& x : j[key]) {
       if constexpr (std::is_same_v<T, std::string>) {
         if (x.is_string()) into.push_back(x.get<T>());
@@ -277,7 +324,7 @@ struct Reader {
   }
   template <typename T>
   void operator()(const char* key, std::vector<std::pair<std::string, T>>& into) const {
-    if (!has(key) || !j[key].is_object()) return;
+    if (!holds(key, &Json::is_object, "an object")) return;
     for (const auto& [name, x] : j[key].items()) {
       if constexpr (std::is_same_v<T, std::string>) {
         if (x.is_string()) into.emplace_back(name, x.template get<T>());
@@ -297,15 +344,45 @@ struct Reader {
   void operator()(const char* key, Environment& into) const {
     if (has(key)) into = environment_from_json(j[key]);
   }
+  // The reference's times before or after a span; a cell's span is read under its index.
+  std::optional<ReferenceTimes> times(const char* key) const {
+    if (!holds(key, &Json::is_object, "an object")) return std::nullopt;
+    const Reader o = inside(j[key], key);
+    ReferenceTimes t;
+    o("matmul_seconds", t.matmul_seconds);
+    o("step_seconds", t.step_seconds);
+    o("matmul_all_seconds", t.matmul_all_seconds);
+    o("step_all_seconds", t.step_all_seconds);
+    return t;
+  }
+  void operator()(const char* key, ReferenceRecord& into) const {
+    if (!holds(key, &Json::is_object, "an object")) return;
+    const Reader o = inside(j[key], key);
+    into.before = o.times("before");
+    into.after = o.times("after");
+    if (!o.holds("cells", &Json::is_object, "an object")) return;
+    const Reader cells = o.inside(o.j["cells"], "cells");
+    for (const auto& [index, around] : cells.j.items()) {
+      // An index is the cell's number as text; anything else is no cell of this run.
+      if (index.empty() || index.size() > 9 ||
+          index.find_first_not_of("0123456789") != std::string::npos || !around.is_object()) {
+        cells.wrong_type(index, "a cell's timings (an object) under its index");
+        continue;
+      }
+      const Reader span = cells.inside(around, index);
+      into.cells.emplace_back(std::stoul(index), ReferenceSpan{span.times("before"),
+                                                               span.times("after")});
+    }
+  }
   template <typename F>
   void object(const char* key, F fields) const {
     static const Json none = Json::object();
-    Reader o = inside(has(key) && j[key].is_object() ? j[key] : none, key);
+    Reader o = inside(holds(key, &Json::is_object, "an object") ? j[key] : none, key);
     fields(o);
   }
   template <typename T, typename F>
   void object(const char* key, std::optional<T>& value, F fields) const {
-    if (!has(key) || !j[key].is_object()) return;
+    if (!holds(key, &Json::is_object, "an object")) return;
     T read{};
     Reader o = inside(j[key], key);
     fields(o, read);
@@ -313,7 +390,7 @@ struct Reader {
   }
   template <typename T, typename F>
   void list(const char* key, std::vector<T>& items, F fields) const {
-    if (!has(key) || !j[key].is_array()) return;
+    if (!holds(key, &Json::is_array, "a list")) return;
     for (const Json& x : j[key]) {
       if (!x.is_object()) continue;  // not one of them
       T item{};
@@ -362,6 +439,21 @@ const std::set<std::string>& known_keys() {
 
 }  // namespace
 
+const ReferenceSpan* ReferenceRecord::around(std::size_t cell) const {
+  const auto it = std::find_if(cells.begin(), cells.end(),
+                               [&](const auto& c) { return c.first == cell; });
+  return it == cells.end() ? nullptr : &it->second;
+}
+
+void ReferenceRecord::set_around(std::size_t cell, ReferenceSpan span) {
+  const auto it = std::find_if(cells.begin(), cells.end(),
+                               [&](const auto& c) { return c.first == cell; });
+  if (it != cells.end())
+    it->second = std::move(span);
+  else
+    cells.emplace_back(cell, std::move(span));
+}
+
 std::string Environment::dataset_fingerprint(const std::string& dataset) const {
   const auto it = std::find_if(datasets.begin(), datasets.end(),
                                [&](const auto& d) { return d.first == dataset; });
@@ -378,11 +470,11 @@ Json environment_json(const Environment& environment) {
 }
 
 Environment environment_from_json(const nlohmann::ordered_json& document,
-                                  const std::string& file) {
+                                  const std::string& file, std::vector<std::string>* mistyped) {
   Environment e;
   if (!document.is_object()) return e;
   std::vector<std::string> out_of_range;
-  Reader reader{document, true, "", &out_of_range};
+  Reader reader{document, true, "", &out_of_range, mistyped};
   visit_fields(e, reader);
   for (const auto& [key, value] : document.items())
     if (known_keys().count(key) == 0) e.others[key] = value;

@@ -6,6 +6,7 @@
 // be older (fields missing), hand-written or hostile: a field of the wrong type reads as not
 // recorded, and the keys this version does not know are kept as they were. No LibTorch.
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -33,6 +34,36 @@ struct ShardRecord {
   std::int64_t index = 0;
   std::int64_t count = 0;
   std::string source;  ///< where the part came from ("--shard" or a scheduler's variables)
+};
+
+/// One timing of the reference (runner/execution/reference.hpp), in seconds per operation; 0 where
+/// not recorded (read back, a time outside a nanosecond to a day is not one).
+struct ReferenceTimes {
+  double matmul_seconds = 0.0;      ///< a 256 x 256 float32 matrix product on one thread
+  double step_seconds = 0.0;        ///< a small MLP's training step on one thread
+  double matmul_all_seconds = 0.0;  ///< a 384 x 384 product on every core
+  double step_all_seconds = 0.0;    ///< a step of a wider batch on every core
+};
+
+/// The reference timed before and after something: the run, or one cell.
+struct ReferenceSpan {
+  std::optional<ReferenceTimes> before, after;
+};
+
+/// env.json's `reference`: timed before the first cell, after each cell that ran (so each has the
+/// machine's speed just before and just after it) and after the last. The sweep writes it, resume
+/// and merge carry cells' spans over, reports/gate/run_drift.cpp reads it.
+struct ReferenceRecord {
+  std::optional<ReferenceTimes> before, after;
+  std::vector<std::pair<std::size_t, ReferenceSpan>> cells;  ///< by cell index, as they ran
+
+  /// The span around the cell `cell`, or nullptr.
+  const ReferenceSpan* around(std::size_t cell) const;
+  /// Sets the span around `cell`, replacing one it had.
+  void set_around(std::size_t cell, ReferenceSpan span);
+  /// The run's own span: before its first cell, after its last.
+  ReferenceSpan run() const { return {before, after}; }
+  bool empty() const { return !before && !after && cells.empty(); }
 };
 
 /// What can be read of energy and clocks on a machine, and why not (docs/energy.md).
@@ -96,9 +127,8 @@ struct Environment {
   /// This machine's profile, and the one a device it lacks was predicted with: each read by
   /// profile_from_json (core/model/machine_profile.hpp), which checks every number.
   nlohmann::ordered_json profile, predicted_with;
-  /// The reference timings before and after the run and around each cell
-  /// (runner/execution/reference.cpp measures them; reports/gate/run_drift.cpp reads them).
-  nlohmann::ordered_json reference;
+  /// The reference timings before and after the run and around each cell.
+  ReferenceRecord reference;
   std::int64_t planted_load = 0;  ///< busy processes planted beside the run (CROSSOVER_PLANT_LOAD)
   double planted_slowdown =
       0.0;  ///< each timed epoch's planted extra share (CROSSOVER_PLANT_SLOWDOWN)
@@ -128,8 +158,11 @@ nlohmann::ordered_json environment_json(const Environment& environment);
 /// An env.json document read back; tolerant: see the top of this file. A document that is not
 /// an object reads as an empty record. A number outside the range a machine can have (1e308
 /// cores, a negative or zero matrix-product rate) reads as not recorded, with one warning naming
-/// `file` and each such field (none when `file` is "").
+/// `file` and each such field (none when `file` is ""). With `mistyped`, each field of another
+/// type than its own is added to it ("label is 7, expected text"), for a reader that refuses
+/// such a document (merge).
 Environment environment_from_json(const nlohmann::ordered_json& document,
-                                  const std::string& file = "");
+                                  const std::string& file = "",
+                                  std::vector<std::string>* mistyped = nullptr);
 
 }  // namespace crossover

@@ -15,31 +15,19 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The reference measurements around one cell (reference.cells.<index>), or around the whole run
-// when the cell has none (no index given, or a run of an older crossover).
-const Json* reference_around(const Environment& env, std::optional<std::size_t> cell) {
-  const Json& reference = env.reference;
-  if (!reference.is_object()) return nullptr;
-  if (cell && reference.contains("cells") && reference["cells"].is_object()) {
-    const auto it = reference["cells"].find(std::to_string(*cell));
-    if (it != reference["cells"].end() && it->is_object()) return &*it;
-  }
-  return &reference;
+// The reference measurements around one cell, or around the whole run when the cell has none
+// (no index given, or a run of an older crossover).
+ReferenceSpan reference_around(const Environment& env, std::optional<std::size_t> cell) {
+  if (cell)
+    if (const ReferenceSpan* span = env.reference.around(*cell)) return *span;
+  return env.reference.run();
 }
 
-// The geometric mean of a reference's before and after times, or 0 when unrecorded.
-double reference_seconds(const Json* around, const char* what) {
-  if (around == nullptr) return 0.0;
+// The geometric mean of a span's before and after times of `what`, or 0 when unrecorded.
+double reference_seconds(const ReferenceSpan& around, double ReferenceTimes::*what) {
   std::vector<double> times;
-  for (const char* when : {"before", "after"}) {
-    if (!around->contains(when) || !(*around)[when].is_object()) continue;
-    const auto value = (*around)[when].find(what);
-    // A reference time is a few milliseconds: one outside a nanosecond to a day is not one (a
-    // hand-made 1e308 would read as the machine "inf % slower").
-    if (value != (*around)[when].end() && value->is_number() && value->get<double>() >= 1e-9 &&
-        value->get<double>() <= 86400.0)
-      times.push_back(value->get<double>());
-  }
+  for (const auto& when : {around.before, around.after})
+    if (when && (*when).*what > 0.0) times.push_back((*when).*what);
   if (times.empty()) return 0.0;
   double log_sum = 0.0;
   for (double t : times) log_sum += std::log(t);
@@ -47,14 +35,12 @@ double reference_seconds(const Json* around, const char* what) {
 }
 
 // after / before of the reference that moved most; 1 without both.
-double within_run_move(const Json* around) {
+double within_run_move(const ReferenceSpan& around) {
   double furthest = 1.0;
-  if (around == nullptr || !around->contains("before") || !around->contains("after") ||
-      !(*around)["before"].is_object() || !(*around)["after"].is_object())
-    return furthest;
-  for (const char* what : {"matmul_seconds", "step_seconds"}) {
-    const double before = (*around)["before"].value(what, 0.0);
-    const double after = (*around)["after"].value(what, 0.0);
+  if (!around.before || !around.after) return furthest;
+  for (const auto what : {&ReferenceTimes::matmul_seconds, &ReferenceTimes::step_seconds}) {
+    const double before = (*around.before).*what;
+    const double after = (*around.after).*what;
     if (before > 0.0 && after > 0.0 &&
         std::abs(std::log(after / before)) > std::abs(std::log(furthest)))
       furthest = after / before;
@@ -125,12 +111,12 @@ std::optional<ReferenceDrift> reference_drift(const Environment& baseline_env,
                                               std::optional<std::size_t> baseline_cell,
                                               std::optional<std::size_t> candidate_cell,
                                               bool all_cores) {
-  const Json* b = reference_around(baseline_env, baseline_cell);
-  const Json* c = reference_around(candidate_env, candidate_cell);
-  const bool all = all_cores && reference_seconds(b, "step_all_seconds") > 0.0 &&
-                   reference_seconds(c, "step_all_seconds") > 0.0;
-  const char* matmul = all ? "matmul_all_seconds" : "matmul_seconds";
-  const char* step = all ? "step_all_seconds" : "step_seconds";
+  const ReferenceSpan b = reference_around(baseline_env, baseline_cell);
+  const ReferenceSpan c = reference_around(candidate_env, candidate_cell);
+  const bool all = all_cores && reference_seconds(b, &ReferenceTimes::step_all_seconds) > 0.0 &&
+                   reference_seconds(c, &ReferenceTimes::step_all_seconds) > 0.0;
+  const auto matmul = all ? &ReferenceTimes::matmul_all_seconds : &ReferenceTimes::matmul_seconds;
+  const auto step = all ? &ReferenceTimes::step_all_seconds : &ReferenceTimes::step_seconds;
   const double bm = reference_seconds(b, matmul);
   const double bs = reference_seconds(b, step);
   const double cm = reference_seconds(c, matmul);
@@ -158,21 +144,12 @@ std::vector<CellDrift> drifted_cells(const Environment& env) {
               [](const CellDrift& a, const CellDrift& b) { return a.cell < b.cell; });
     return out;
   }
-  const Json& reference = env.reference;
-  if (!reference.is_object() || !reference.contains("before") ||
-      !reference["before"].is_object() || !reference.contains("cells") ||
-      !reference["cells"].is_object())
-    return out;
-  const Json start = {{"before", reference["before"]}};
-  const double at_start = reference_seconds(&start, "matmul_seconds");
+  const ReferenceRecord& reference = env.reference;
+  const double at_start =
+      reference_seconds({reference.before, std::nullopt}, &ReferenceTimes::matmul_seconds);
   if (at_start <= 0.0) return out;
-  for (const auto& [index, around] : reference["cells"].items()) {
-    // An index is the cell's number as text; anything else is no cell of this run.
-    if (index.empty() || index.size() > 9 ||
-        index.find_first_not_of("0123456789") != std::string::npos || !around.is_object())
-      continue;
-    const auto cell = static_cast<std::size_t>(std::stoul(index));
-    const double seconds = reference_seconds(&around, "matmul_seconds");
+  for (const auto& [cell, around] : reference.cells) {
+    const double seconds = reference_seconds(around, &ReferenceTimes::matmul_seconds);
     if (seconds <= 0.0) continue;
     const double ratio = seconds / at_start;
     if (std::abs(std::log(ratio)) > std::log(1.0 + kDriftShare)) out.push_back({cell, ratio});

@@ -26,7 +26,7 @@ struct Part {
   std::string dir;
   std::string grid_text;
   Json grid, env, searches = Json::array();
-  Environment record;  ///< env, read once check_env passed it
+  Environment record;  ///< env, read through the one reader (read_env)
   std::vector<Result> results;
   int index = 1;
   int count = 1;
@@ -64,47 +64,27 @@ bool present(const std::string& path) {
   return lstat(path.c_str(), &info) == 0;
 }
 
-// "a whole number from 1", with the value found: what a refusal of an env.json field says.
-[[noreturn]] void refuse_field(const Part& p, const std::string& field, const Json& value,
-                               const std::string& expected) {
-  throw MergeRefused(p.dir + "/env.json: " + field + " is " + json_text(value) + ", expected " +
-                     expected + "; this is not an env.json crossover wrote");
-}
-
-// Every field of env.json that merging reads, checked for type and range before it is used;
-// sets the part's index and count. The rest of env.json is read through checked accessors.
-void check_env(Part& p) {
-  const Json& env = p.env;
-  if (!env.is_object()) refuse_field(p, "the document", env, "an object");
-  for (const char* key : {"label", "crossover_revision"})
-    if (env.contains(key) && !env[key].is_string()) refuse_field(p, key, env[key], "text");
-  if (env.contains("host") && !env["host"].is_object())
-    refuse_field(p, "host", env["host"], "an object");
-  if (env.contains("reference")) {
-    const Json& reference = env["reference"];
-    if (!reference.is_object()) refuse_field(p, "reference", reference, "an object");
-    if (reference.contains("cells")) {
-      if (!reference["cells"].is_object())
-        refuse_field(p, "reference.cells", reference["cells"], "an object");
-      for (const auto& [index, times] : reference["cells"].items()) {
-        if (!times.is_object() || index.empty() ||
-            !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }))
-          refuse_field(p, "reference.cells." + index, times, "a cell's timings (an object)");
-      }
-    }
-  }
-  if (!env.contains("shard")) return;
-  const Json& shard = env["shard"];
-  if (!shard.is_object()) refuse_field(p, "shard", shard, "an object");
-  const auto whole = [&](const char* key, std::uint64_t most) {
-    const Json& v = shard.contains(key) ? shard[key] : Json();
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > most)
-      refuse_field(p, std::string("shard.") + key, v,
-                   "a whole number from 1 to " + std::to_string(most));
-    return static_cast<int>(v.get<std::uint64_t>());
+// The part's env.json, read through the one reader: a field of another type than its own, or a
+// shard's place outside 1 to its count, is refused (never a record crossover wrote). Sets the
+// part's index and count.
+void read_env(Part& p) {
+  const std::string file = run_file(p.dir, kEnvFile);
+  const auto refuse = [&](const std::string& problem) {
+    throw MergeRefused(file + ": " + problem + "; this is not an env.json crossover wrote");
   };
-  p.count = whole("count", 1000000);
-  p.index = whole("index", static_cast<std::uint64_t>(p.count));
+  if (!p.env.is_object()) refuse("the document is " + json_text(p.env) + ", expected an object");
+  std::vector<std::string> mistyped;
+  p.record = environment_from_json(p.env, file, &mistyped);
+  if (!mistyped.empty()) refuse(mistyped.front());
+  if (!p.record.shard) return;
+  const auto whole = [&](const char* key, std::int64_t value, std::int64_t most) {
+    if (value < 1 || value > most)
+      refuse(std::string("shard.") + key + " is " + std::to_string(value) +
+             ", expected a whole number from 1 to " + std::to_string(most));
+    return static_cast<int>(value);
+  };
+  p.count = whole("count", p.record.shard->count, 1000000);
+  p.index = whole("index", p.record.shard->index, p.count);
 }
 
 Part read_part(const std::string& dir) {
@@ -136,8 +116,7 @@ Part read_part(const std::string& dir) {
   } catch (const std::exception& e) {
     throw MergeRefused(std::string(e.what()).rfind(dir, 0) == 0 ? e.what() : dir + ": " + e.what());
   }
-  check_env(p);
-  p.record = environment_from_json(p.env, run_file(dir, kEnvFile));
+  read_env(p);
   return p;
 }
 
@@ -329,10 +308,8 @@ MergedRun merge_runs(const std::vector<std::string>& dirs) {
   merge_datasets(parts, out);
   for (const Part& p : parts) {
     out.env.shards.push_back({p.dir, p.record});
-    const Json& reference = p.record.reference;
-    if (reference.is_object() && reference.contains("cells"))
-      for (const auto& [index, times] : reference["cells"].items())
-        out.env.reference["cells"][index] = times;
+    for (const auto& [cell, span] : p.record.reference.cells)
+      out.env.reference.set_around(cell, span);
     for (const auto& s : p.searches) out.searches.push_back(s);
   }
   stopped_cells_warning(parts, out);

@@ -29,7 +29,7 @@ double median_seconds(int per_trial, Work&& work) {
 
 }  // namespace
 
-nlohmann::ordered_json measure_reference() {
+ReferenceTimes measure_reference() {
   apply_threads(1);
   torch::manual_seed(0);
   torch::Tensor a = torch::randn({256, 256}), b = torch::randn({256, 256}), c;
@@ -64,10 +64,12 @@ nlohmann::ordered_json measure_reference() {
     torch::nn::functional::cross_entropy(mlp->forward(wide), wide_y).backward();
     sgd.step();
   });
-  return {{"matmul_seconds", matmul},
-          {"step_seconds", step},
-          {"matmul_all_seconds", matmul_all},
-          {"step_all_seconds", step_all}};
+  ReferenceTimes times;
+  times.matmul_seconds = matmul;
+  times.step_seconds = step;
+  times.matmul_all_seconds = matmul_all;
+  times.step_all_seconds = step_all;
+  return times;
 }
 
 }  // namespace crossover

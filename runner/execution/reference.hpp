@@ -4,13 +4,13 @@
 // (a busy neighbour, throttling) from a change in the code being measured. One thread, about a
 // tenth of a second each time.
 
-#include <nlohmann/json.hpp>
+#include "core/records/environment.hpp"
 
 namespace crossover {
 
 /// Times, on one thread, a 256 x 256 float32 matrix product (compute-bound) and a training step
 /// of a small MLP (dispatch-bound): the median over seven trials of each, in seconds per
-/// operation, as {"matmul_seconds", "step_seconds"}. Leaves the thread counts at their defaults.
-nlohmann::ordered_json measure_reference();
+/// operation, and the same kinds of work on every core. Leaves the thread counts at their defaults.
+ReferenceTimes measure_reference();
 
 }  // namespace crossover

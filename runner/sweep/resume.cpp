@@ -114,7 +114,7 @@ bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
 std::size_t keep_probes(const Expansion& expansion,
                         const std::map<std::string, const Result*>& done,
                         const std::set<std::string>& changed_data,
-                        const nlohmann::ordered_json& references, ResumePlan& plan,
+                        const ReferenceRecord& references, ResumePlan& plan,
                         Environment& record) {
   std::set<std::string> in_grid;
   for (const Cell& cell : expansion.cells) in_grid.insert(cell_match_json(cell).dump());
@@ -125,9 +125,8 @@ std::size_t keep_probes(const Expansion& expansion,
       continue;
     plan.kept.push_back(*r);
     ++probes;
-    const std::string index = std::to_string(r->cell.index);
-    if (references.is_object() && references.contains(index))
-      record.reference["cells"][index] = references[index];
+    if (const ReferenceSpan* span = references.around(r->cell.index))
+      record.reference.set_around(r->cell.index, *span);
   }
   return probes;
 }
@@ -173,10 +172,7 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
     spdlog::warn("--resume {}: data set {} changed ({} then, {} now): its cells run again",
                  request.resume, dataset, then.empty() ? "not recorded" : then, now);
   }
-  const nlohmann::ordered_json& reference = before_env.reference;
-  const nlohmann::ordered_json references = reference.is_object() && reference.contains("cells")
-                                                ? reference["cells"]
-                                                : nlohmann::ordered_json();
+  const ReferenceRecord& references = before_env.reference;
   ResumePlan plan;
   for (const Cell& cell : expansion.cells) {
     const auto it = done.find(cell_match_json(cell).dump());
@@ -195,9 +191,8 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
           request.resume, cell.index, cell_label(cell), join(changed_keys, "; "));
     }
     // The machine's speed around it, as it was measured.
-    const std::string then = std::to_string(kept.cell.index);
-    if (references.is_object() && references.contains(then))
-      record.reference["cells"][std::to_string(cell.index)] = references[then];
+    if (const ReferenceSpan* span = references.around(kept.cell.index))
+      record.reference.set_around(cell.index, *span);
     // Its place in the grid as it is now; the settings it was measured with.
     kept.cell.index = cell.index;
     kept.cell.experiment = cell.experiment;

@@ -318,7 +318,7 @@ void Sweep::record_environment(const Expansion& expansion) {
   if (!profile_) profile_ = std::make_shared<const MachineProfile>(measure_profile({}));
   record_.profile = profile_to_json(*profile_);
   if (predict_cuda_) record_.predicted_with = profile_to_json(*predict_cuda_);
-  record_.reference["before"] = measure_reference();
+  record_.reference.before = measure_reference();
   record_.planted_load = planted_load_;
   record_.planted_slowdown = planted_slowdown_;
   // How isolated cells ran (each result's `worker` says which process ran it).
@@ -375,15 +375,14 @@ SweepOutcome Sweep::run() {
   BusyLoad load(planted_load_);
   // The reference is timed again after every cell that ran, so that each cell has the machine's
   // speed just before and just after it (env.json: reference.cells.<index>).
-  nlohmann::ordered_json last_reference = record_.reference["before"];
+  std::optional<ReferenceTimes> last_reference = record_.reference.before;
   const auto time_reference_after = [&](const Result& r) {
     if (r.status != CellStatus::kOk && r.status != CellStatus::kFailed) return;
     load.pause();
-    nlohmann::ordered_json now = measure_reference();
+    const ReferenceTimes now = measure_reference();
     load.resume();
-    record_.reference["cells"][std::to_string(r.cell.index)] = {{"before", last_reference},
-                                                                {"after", now}};
-    last_reference = std::move(now);
+    record_.reference.set_around(r.cell.index, {last_reference, now});
+    last_reference = now;
   };
   SweepOutcome outcome;
   // The per-cell outputs, in order: the result files, then the progress line.
@@ -422,7 +421,7 @@ SweepOutcome Sweep::run() {
   }
   load.stop();
   // How fast the machine was after the last cell: with the first, how much it moved in the run.
-  record_.reference["after"] = last_reference;
+  record_.reference.after = last_reference;
   try {
     write_text_file(run_file(out_dir_, kEnvFile), json_text(environment_json(record_), 2) + "\n");
   } catch (const std::exception& e) {
