@@ -202,6 +202,18 @@ double band_error(const Result& r, const MachineProfile& target) {
   return band.factor > 1.0 ? band.factor - 1.0 : 0.0;
 }
 
+std::optional<Result> predicted_result(const Result& anatomised, const MachineProfile& target) {
+  Result r = anatomised;
+  apply_prediction(r, target);
+  if (!(r.predicted_epoch_seconds > 0.0)) return std::nullopt;
+  r.prediction_error = band_error(r, target);
+  r.epoch_seconds = r.predicted_epoch_seconds;
+  r.step_seconds = r.predicted_step_seconds;
+  r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
+  r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
+  return r;
+}
+
 std::string predicted_interval_text(double seconds, double error) {
   // A band is a factor from 1 to 1e6 (core/model/machine_profile): anything else read from a file is none.
   if (!(error > 0.0 && error < 1e6)) return format_seconds(seconds) + ", predicted (no validated band)";

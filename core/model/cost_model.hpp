@@ -10,6 +10,7 @@
 // bounds the step. Small enough to state in docs/methodology.md; no LibTorch.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "core/model/machine_profile.hpp"
@@ -96,6 +97,13 @@ void apply_prediction(Result& result, const MachineProfile& target);
 /// (`predicted_dispatch_seconds`, ...): the one JSON form of them, in summary.json's `bounds`
 /// and in `predict --check`'s cells.
 nlohmann::ordered_json predicted_terms_json(const Result& result);
+
+/// `anatomised` (a result with its step's anatomy) as the machine `target` describes would run
+/// it: apply_prediction's fields, its band in prediction_error, and its epoch, step and rates the
+/// predicted ones; status, reason and the rest as they were. The one place a predicted result is
+/// made (`run --predict`, `predict --check`). std::nullopt where the model has nothing to say (no
+/// anatomy; a CUDA cell and a profile without a GPU).
+std::optional<Result> predicted_result(const Result& anatomised, const MachineProfile& target);
 
 /// A predicted result's band (its prediction_error): the factor - 1 of the profile's band for the
 /// result's device kind and bound; 0 where the profile has none.

@@ -82,18 +82,17 @@ Checked check_run(const std::string& path, const RunRecord& run, const MachinePr
     if (r.status == CellStatus::kOk && r.epoch_seconds > 0.0) out.measured.push_back(r);
   const std::map<std::size_t, Result> saved = saved_anatomy(path);
   for (const Result& r : out.measured) {
-    Result p = r;
-    if (!find_anatomy(r, saved, data_dir, p, out.anatomy)) continue;
-    apply_prediction(p, target);
-    if (p.predicted_epoch_seconds <= 0.0) continue;
-    p.prediction_error = band_error(p, target);
+    Result anatomised = r;
+    if (!find_anatomy(r, saved, data_dir, anatomised, out.anatomy)) continue;
+    std::optional<Result> predicted = predicted_result(anatomised, target);
+    if (!predicted) continue;
+    Result& p = *predicted;
     // As the analysis reads it: the model's epoch, with the measured spread around it.
     const double scale = p.predicted_epoch_seconds / r.epoch_seconds;
     for (double& s : p.epoch_seconds_samples) s *= scale;
-    p.epoch_seconds = p.predicted_epoch_seconds;
     p.epoch_seconds_ci_low *= scale;
     p.epoch_seconds_ci_high *= scale;
-    out.predicted.push_back(p);
+    out.predicted.push_back(std::move(p));
   }
   return out;
 }

@@ -378,13 +378,14 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
     r.reason = "no CUDA here, and not predicted: " + refusal;
     return r;
   }
-  apply_prediction(r, profile);
+  std::optional<Result> predicted = predicted_result(r, profile);
+  if (!predicted) {
+    r.status = CellStatus::kSkipped;
+    r.reason = "no CUDA here, and not predicted: the cost model has nothing to say of its step";
+    return r;
+  }
+  r = std::move(*predicted);
   r.status = CellStatus::kPredicted;
-  r.epoch_seconds = r.predicted_epoch_seconds;
-  r.step_seconds = r.predicted_step_seconds;
-  r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
-  r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
-  r.prediction_error = band_error(r, profile);
   r.reason = "by the cost model with the profile " + profile.name + " (no CUDA here; " +
              (r.prediction_error > 0.0
                   ? "its band held " +
