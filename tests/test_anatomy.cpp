@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "runner/execution/anatomy.hpp"
 #include "runner/execution/devices.hpp"
 #include "runner/execution/executor.hpp"

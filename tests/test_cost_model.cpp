@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -2,6 +2,8 @@
 // hand-written and hostile files, and keeping what it does not know.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <sstream>
 
@@ -61,8 +63,27 @@ TEST(Environment, AFieldOfTheWrongTypeReadsAsNotRecordedAndUnknownKeysAreKept) {
       {"peak_gflops", {{"cpu", "fast"}, {"cuda:0", 10.0}}},
       {"prices", {{"cpu", 1.5}, {"cuda", "dear"}}},
       {"shards", {"x", {{"folder", 4}, {"env", {{"label", "node1"}}}}}},
+      {"profile", {{"name", "vm"}, {"cpu", "fast"}}},
+      {"reference", {{"before", {{"matmul_seconds", "quick"}}}, {"cells", {{"x", 1}}}}},
       {"from_a_newer_crossover", {{"a", 1}}}};
-  const Environment e = environment_from_json(hostile);
+  std::vector<std::string> mistyped;
+  const Environment e = environment_from_json(hostile, "", &mistyped);
+  // Each one named for a reader that refuses them (merge), in the record's order.
+  ASSERT_GE(mistyped.size(), 6u);
+  EXPECT_EQ(mistyped[0], "host is \"not an object\", expected an object");
+  EXPECT_EQ(mistyped[1], "cpu.model is 5, expected text");
+  const auto named = [&](const std::string& start) {
+    return std::any_of(mistyped.begin(), mistyped.end(),
+                       [&](const std::string& m) { return m.rfind(start, 0) == 0; });
+  };
+  EXPECT_TRUE(named("profile: not a machine profile: "));
+  EXPECT_TRUE(named("reference.before.matmul_seconds is \"quick\", expected a number"));
+  EXPECT_TRUE(named("reference.cells.x is 1, expected a cell's timings"));
+  EXPECT_TRUE(named("shard is \"1/2\", expected an object"));
+  EXPECT_FALSE(e.profile.has_value());
+  ASSERT_TRUE(e.reference.before.has_value());
+  EXPECT_EQ(e.reference.before->matmul_seconds, 0.0);
+  EXPECT_TRUE(e.reference.cells.empty());
   EXPECT_EQ(e.cpu.model, "");
   EXPECT_FALSE(e.cpu.logical_cores.has_value());
   EXPECT_EQ(e.cpu.load_average, (std::vector<double>{1.0, 2.0}));

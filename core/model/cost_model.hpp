@@ -1,5 +1,5 @@
 #pragma once
-// The cost model: a step's time on a device from its anatomy (core/records/step_anatomy.hpp) and the
+// The cost model: a step's time on a device from its anatomy (core/model/step_anatomy.hpp) and the
 // device's profile (core/model/machine_profile.hpp). Per operator, the larger of the device's fixed
 // cost per dispatched operator, its FLOPs at the device's matrix-product throughput for its size,
 // and its bytes at the device's memory bandwidth; plus the bytes copied from the host at the
@@ -10,13 +10,12 @@
 // bounds the step. Small enough to state in docs/methodology.md; no LibTorch.
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
-#include "core/model/machine_profile.hpp"
+#include "core/cells/cell.hpp"
 #include "core/cells/modes.hpp"
-#include "core/records/results.hpp"
-#include "core/records/step_anatomy.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/model/step_anatomy.hpp"
 
 namespace crossover {
 
@@ -73,10 +72,6 @@ StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& dev
 /// An epoch of `steps` steps, as the runner times it: the steps, then one synchronisation.
 double predict_epoch(const StepPrediction& step, double steps, const DeviceProfile& device);
 
-/// The anatomy a result records (its step_* fields) as a StepAnatomy; empty for a result without
-/// one.
-StepAnatomy anatomy_of(const Result& result);
-
 /// What the model knows of a cell's step besides its anatomy: on a GPU or not, pinned copies,
 /// graph execution, where the batch is cut (no host CPU).
 StepContext context_of(const Cell& cell);
@@ -86,28 +81,6 @@ StepContext context_of(const Cell& cell, const MachineProfile& profile);
 /// The device of `profile` a cell runs on: its GPU for a CUDA cell (none when the profile has no
 /// GPU), its CPU at the cell's threads otherwise.
 const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell);
-
-/// The cost model's account of `result`'s step on the machine `target` describes, into its bound
-/// and predicted_* fields; left as they are for a result without anatomy, or a CUDA cell and a
-/// profile without a GPU. Nothing measured on the machine that took the anatomy enters the
-/// prediction: only its operators, FLOPs and bytes.
-void apply_prediction(Result& result, const MachineProfile& target);
-
-/// The predicted step's terms of a result, under results.jsonl's own names
-/// (`predicted_dispatch_seconds`, ...): the one JSON form of them, in summary.json's `bounds`
-/// and in `predict --check`'s cells.
-nlohmann::ordered_json predicted_terms_json(const Result& result);
-
-/// `anatomised` (a result with its step's anatomy) as the machine `target` describes would run
-/// it: apply_prediction's fields, its band in prediction_error, and its epoch, step and rates the
-/// predicted ones; status, reason and the rest as they were. The one place a predicted result is
-/// made (`run --predict`, `predict --check`). std::nullopt where the model has nothing to say (no
-/// anatomy; a CUDA cell and a profile without a GPU).
-std::optional<Result> predicted_result(const Result& anatomised, const MachineProfile& target);
-
-/// A predicted result's band (its prediction_error): the factor - 1 of the profile's band for the
-/// result's device kind and bound; 0 where the profile has none.
-double band_error(const Result& result, const MachineProfile& target);
 
 /// "1.1-2.3 ms, predicted, 80 %": a predicted time with its band (factor - 1 as `error`), or
 /// "1.6 ms, predicted (no validated band)".

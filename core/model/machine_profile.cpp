@@ -16,7 +16,7 @@ using Json = nlohmann::ordered_json;
   throw std::runtime_error(field + ": expected " + expected);
 }
 
-double positive(const nlohmann::json& j, const std::string& field, bool zero_allowed = false) {
+double positive(const nlohmann::ordered_json& j, const std::string& field, bool zero_allowed = false) {
   if (!j.is_number()) refuse(field, "a number");
   const double v = j.get<double>();
   if (!std::isfinite(v) || v < 0.0 || (!zero_allowed && v == 0.0))
@@ -26,7 +26,7 @@ double positive(const nlohmann::json& j, const std::string& field, bool zero_all
 
 // A number within [low, high], the range a real machine's can have: a rate of 1e-300 or a dispatch
 // of 1e308 would be printed as a prediction of "+inf %" or "2.71e+306 s".
-double bounded(const nlohmann::json& j, const std::string& field, double low, double high,
+double bounded(const nlohmann::ordered_json& j, const std::string& field, double low, double high,
                const char* unit, bool zero_allowed = false) {
   const double v = positive(j, field, zero_allowed);
   if ((v != 0.0 || !zero_allowed) && (v < low || v > high))
@@ -59,10 +59,10 @@ Json device_json(const DeviceProfile& d, bool gpu) {
   return j;
 }
 
-DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, bool gpu) {
+DeviceProfile device_from_json(const nlohmann::ordered_json& j, const std::string& at, bool gpu) {
   if (!j.is_object()) refuse(at, "an object");
-  const auto field = [&](const char* key) -> const nlohmann::json& {
-    static const nlohmann::json missing;
+  const auto field = [&](const char* key) -> const nlohmann::ordered_json& {
+    static const nlohmann::ordered_json missing;
     return j.contains(key) ? j[key] : missing;
   };
   DeviceProfile d;
@@ -71,16 +71,16 @@ DeviceProfile device_from_json(const nlohmann::json& j, const std::string& at, b
   d.memory_bytes_per_second = bounded(field("memory_bytes_per_second"),
                                       at + ".memory_bytes_per_second", kMinRate, kMaxBandwidth,
                                       "bandwidth in bytes per second");
-  const nlohmann::json& gemm = field("gemm");
+  const nlohmann::ordered_json& gemm = field("gemm");
   if (!gemm.is_array() || gemm.empty() || gemm.size() > 64)
     refuse(at + ".gemm", "a list of 1 to 64 {\"n\", \"flops_per_second\"} rungs");
   for (std::size_t i = 0; i < gemm.size(); ++i) {
     const std::string rung = at + ".gemm[" + std::to_string(i) + "]";
     if (!gemm[i].is_object()) refuse(rung, "an object");
-    const double n = bounded(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::json(), rung + ".n",
+    const double n = bounded(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::ordered_json(), rung + ".n",
                              1.0, 1e6, "matrix size");
     const double rate = bounded(
-        gemm[i].contains("flops_per_second") ? gemm[i]["flops_per_second"] : nlohmann::json(),
+        gemm[i].contains("flops_per_second") ? gemm[i]["flops_per_second"] : nlohmann::ordered_json(),
         rung + ".flops_per_second", kMinRate, kMaxFlops, "rate in FLOP per second");
     if (!d.gemm.empty() && n <= d.gemm.back().first) refuse(rung + ".n", "sizes ascending");
     d.gemm.emplace_back(n, rate);
@@ -114,12 +114,12 @@ Json band_json(const PredictionBand& b) {
   return {{"coverage", kBandCoverage}, {"factor", b.factor}, {"cells", b.cells}};
 }
 
-PredictionBand band_from_json(const nlohmann::json& j, const std::string& at) {
+PredictionBand band_from_json(const nlohmann::ordered_json& j, const std::string& at) {
   if (!j.is_object()) refuse(at, "an object with factor and cells");
   PredictionBand b;
-  b.factor = positive(j.contains("factor") ? j["factor"] : nlohmann::json(), at + ".factor");
+  b.factor = positive(j.contains("factor") ? j["factor"] : nlohmann::ordered_json(), at + ".factor");
   if (b.factor < 1.0 || b.factor > 1e6) refuse(at + ".factor", "a factor from 1 to 1e6");
-  const double cells = positive(j.contains("cells") ? j["cells"] : nlohmann::json(), at + ".cells");
+  const double cells = positive(j.contains("cells") ? j["cells"] : nlohmann::ordered_json(), at + ".cells");
   if (cells > 1e6 || cells != std::floor(cells)) refuse(at + ".cells", "a count up to 1e6");
   b.cells = static_cast<int>(cells);
   if (j.contains("coverage") &&
@@ -139,7 +139,7 @@ Json validation_json(const Validation& v) {
   return j;
 }
 
-Validation validation_from_json(const nlohmann::json& j, const std::string& at) {
+Validation validation_from_json(const nlohmann::ordered_json& j, const std::string& at) {
   if (!j.is_object() || !j.contains("median_abs_error"))
     refuse(at, "an object with median_abs_error");
   Validation v;
@@ -168,7 +168,7 @@ Validation validation_from_json(const nlohmann::json& j, const std::string& at) 
   return v;
 }
 
-std::string text_field(const nlohmann::json& j, const char* key) {
+std::string text_field(const nlohmann::ordered_json& j, const char* key) {
   if (!j.contains(key)) return "";
   if (!j[key].is_string()) refuse(key, "text");
   std::string text = j[key].get<std::string>();
@@ -249,7 +249,7 @@ nlohmann::ordered_json profile_to_json(const MachineProfile& p) {
   return j;
 }
 
-MachineProfile profile_from_json(const nlohmann::json& j) {
+MachineProfile profile_from_json(const nlohmann::ordered_json& j) {
   if (!j.is_object()) refuse("the profile", "an object");
   MachineProfile p;
   p.name = text_field(j, "name");
@@ -257,7 +257,7 @@ MachineProfile profile_from_json(const nlohmann::json& j) {
   if (j.contains("provenance")) p.provenance = j["provenance"];
   p.libtorch_version = text_field(j, "libtorch_version");
   if (!j.contains("cpu") || !j["cpu"].is_object()) refuse("cpu", "an object");
-  const nlohmann::json& cpu = j["cpu"];
+  const nlohmann::ordered_json& cpu = j["cpu"];
   p.cpu_model = text_field(cpu, "model");
   if (cpu.contains("logical_cores"))
     p.logical_cores =
@@ -283,7 +283,7 @@ MachineProfile profile_from_json(const nlohmann::json& j) {
 MachineProfile load_profile(const std::string& path) {
   try {
     return profile_from_json(
-        nlohmann::json::parse(read_json_text(path, kMiB, "a machine profile")));
+        nlohmann::ordered_json::parse(read_json_text(path, kMiB, "a machine profile")));
   } catch (const UserFileError& e) {
     throw std::runtime_error(e.what());
   } catch (const std::exception& e) {

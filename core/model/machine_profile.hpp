@@ -108,7 +108,7 @@ bool is_profile_text(const std::string& text);
 /// wrong type, outside the range a machine's can have (a dispatch from 1e-10 to 1 s, a rate
 /// from 1e6 to 1e17 FLOP/s, a bandwidth from 1e6 to 1e15 bytes/s, 1 to 65,536 cores), or a
 /// matrix-size ladder that is empty or not ascending.
-MachineProfile profile_from_json(const nlohmann::json& json);
+MachineProfile profile_from_json(const nlohmann::ordered_json& json);
 
 /// A profile file, read as a user's file (a regular file of at most 1 MiB); throws
 /// std::runtime_error naming the file and what is wrong.

@@ -152,6 +152,9 @@ struct Writer {
   void operator()(const char* key, const std::optional<T>& value) {
     if (value) j[key] = *value;
   }
+  void operator()(const char* key, const std::optional<MachineProfile>& value) {
+    if (value) j[key] = profile_to_json(*value);
+  }
   template <typename F>
   void object(const char* key, F fields) {
     Writer o{j[key] = Json::object(), keep_empty};
@@ -343,6 +346,14 @@ struct Reader {
   }
   void operator()(const char* key, Environment& into) const {
     if (has(key)) into = environment_from_json(j[key]);
+  }
+  void operator()(const char* key, std::optional<MachineProfile>& into) const {
+    if (!has(key)) return;
+    try {
+      into = profile_from_json(j[key]);
+    } catch (const std::exception& e) {
+      if (mistyped != nullptr) mistyped->push_back(at + key + ": not a machine profile: " + e.what());
+    }
   }
   // The reference's times before or after a span; a cell's span is read under its index.
   std::optional<ReferenceTimes> times(const char* key) const {

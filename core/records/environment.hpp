@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/machine_profile.hpp"
 #include "core/records/prices.hpp"
 
 namespace crossover {
@@ -125,8 +126,8 @@ struct Environment {
 
   // What the run adds.
   /// This machine's profile, and the one a device it lacks was predicted with: each read by
-  /// profile_from_json (core/model/machine_profile.hpp), which checks every number.
-  nlohmann::ordered_json profile, predicted_with;
+  /// profile_from_json, which checks every number (one it refuses reads as not recorded).
+  std::optional<MachineProfile> profile, predicted_with;
   /// The reference timings before and after the run and around each cell.
   ReferenceRecord reference;
   std::int64_t planted_load = 0;  ///< busy processes planted beside the run (CROSSOVER_PLANT_LOAD)

@@ -84,7 +84,7 @@ const std::vector<FieldUnit>& result_field_units();
 #define CROSSOVER_RESULT_FIELDS(X)                                                                 \
   X(CellStatus, status, kNone)       /* ok, skipped, failed or not run */                          \
   X(std::string, reason, kNone)      /* why skipped or failed; empty when ok */                    \
-  X(std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */  \
+  X(std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */     \
   X(std::int64_t, train_rows, kCount)                                                              \
   X(std::int64_t, test_rows, kCount)                                                               \
   X(std::int64_t, steps_per_epoch, kCount)                                                         \
@@ -156,7 +156,7 @@ const std::vector<FieldUnit>& result_field_units();
   X(double, wall_seconds, kSeconds)                            /* the whole cell */                \
   X(int, worker, kNone) /* the process that ran it: 0 the run's own, k its k-th child */           \
   X(int, worker_cells_before, kCount) /* cells it ran before (0: fresh) */                         \
-  /* The step's anatomy (one probed step after the timed epochs; core/records/step_anatomy.hpp) */         \
+  /* The step's anatomy (one probed step after the timed epochs; core/model/step_anatomy.hpp) */   \
   X(std::int64_t, step_ops_data, kCount)    /* operators dispatched in the data and copy phases */ \
   X(std::int64_t, step_ops_forward, kCount) /* in the forward pass and the loss */                 \
   X(std::int64_t, step_ops_backward, kCount)  /* in the backward pass */                           \
@@ -169,7 +169,7 @@ const std::vector<FieldUnit>& result_field_units();
   X(double, step_batch_seconds, kSeconds)  /* a batch, none ready ahead */                         \
   X(double, anatomy_seconds, kSeconds) /* what probing the step cost (outside the timed epochs) */ \
   X(std::vector<std::vector<double>>, step_op_groups, kOpGroups)                                   \
-  /* The cost model's account of the step (core/model/cost_model.hpp), from a machine profile */         \
+  /* The cost model's account of the step (core/model/cost_model.hpp), from a machine profile */   \
   X(Bound, bound, kNone) /* the cost model's largest term */                                       \
   X(double, predicted_step_seconds, kSeconds)                                                      \
   X(double, predicted_epoch_seconds, kSeconds)                                                     \

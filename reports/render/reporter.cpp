@@ -3,14 +3,15 @@
 #include <set>
 #include <utility>
 
-#include "core/model/cost_model.hpp"
 #include "core/files/file_writer.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "core/records/results_csv.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
+#include "reports/analysis/verdict.hpp"
 #include "reports/render/report_gbench.hpp"
 #include "reports/render/report_html.hpp"
-#include "reports/analysis/verdict.hpp"
 
 namespace crossover {
 namespace {

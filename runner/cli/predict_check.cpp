@@ -5,9 +5,10 @@
 #include <filesystem>
 #include <map>
 
-#include "core/model/cost_model.hpp"
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "runner/execution/anatomy.hpp"
 
 namespace crossover {

@@ -12,9 +12,10 @@
 #include <map>
 #include <memory>
 
-#include "core/model/cost_model.hpp"
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "core/stats/stats.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "core/records/prices.hpp"
 #include "core/records/processes.hpp"
 #include "core/stats/stats.hpp"

@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/model/cost_model.hpp"
+#include "core/records/prediction.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"

@@ -316,8 +316,8 @@ void Sweep::record_environment(const Expansion& expansion) {
   record_ = environment_record(true);
   // This machine's profile: the cost model's constants for every cell's bound.
   if (!profile_) profile_ = std::make_shared<const MachineProfile>(measure_profile({}));
-  record_.profile = profile_to_json(*profile_);
-  if (predict_cuda_) record_.predicted_with = profile_to_json(*predict_cuda_);
+  record_.profile = *profile_;
+  if (predict_cuda_) record_.predicted_with = *predict_cuda_;
   record_.reference.before = measure_reference();
   record_.planted_load = planted_load_;
   record_.planted_slowdown = planted_slowdown_;

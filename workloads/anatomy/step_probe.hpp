@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "core/records/step_anatomy.hpp"
+#include "core/model/step_anatomy.hpp"
 #include "workloads/training/workload.hpp"
 
 namespace crossover {

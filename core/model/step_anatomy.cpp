@@ -1,4 +1,4 @@
-#include "core/records/step_anatomy.hpp"
+#include "core/model/step_anatomy.hpp"
 
 #include <cmath>
 #include <stdexcept>
