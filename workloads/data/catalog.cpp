@@ -23,6 +23,18 @@ std::int64_t out_size(std::int64_t size, std::int64_t kernel, std::int64_t strid
   return (size + 2 * pad - kernel) / stride + 1;
 }
 
+// "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10", from its shape.
+std::string seed003_cnn_text() {
+  using S = Seed003CnnShape;
+  std::string text = "CNN";
+  for (std::size_t i = 0; i + 1 < S::kChannels.size(); ++i)
+    text += std::string(i == 0 ? " " : ", ") + "conv " + std::to_string(S::kChannels[i]) + "-" +
+            std::to_string(S::kChannels[i + 1]) + " k" + std::to_string(S::kKernel);
+  std::vector<std::string> dense;
+  for (const std::int64_t width : S::kDense) dense.push_back(std::to_string(width));
+  return text + " (ReLU, 2x2 max-pool), " + join(dense, "-");
+}
+
 // "4,096 training rows unless dataset_size says, 1,366 test rows"
 std::string made_rows_text(const WorkloadInfo& w) {
   return format_axis_value(static_cast<double>(w.made_train_rows)) +
@@ -110,8 +122,7 @@ std::vector<WorkloadInfo> build_catalog() {
           .notes("Seed 001's full-batch MNIST run: the whole training split in every step, Adam "
                  "lr 0.01, 100 epochs (the post trains on 52,500 rows: dataset_size 52500)."),
       DeclareWorkload("mnist_cnn", "003")
-          .network(Network::kSeed003Cnn,
-                   "CNN conv 1-6 k5, conv 6-12 k5 (ReLU, 2x2 max-pool), 192-120-60-10")
+          .network(Network::kSeed003Cnn, seed003_cnn_text())
           .trains_on({"fashion_mnist", "mnist"})
           .adam(0.01)
           .batch(1000)
@@ -160,21 +171,28 @@ double mlp_forward_macs(const std::vector<std::int64_t>& sizes) {
 }
 
 double seed003_cnn_forward_macs() {
-  const double conv1 = conv_macs(1, 6, 5, 24, 24);  // 28 -> 24, pooled to 12
-  const double conv2 = conv_macs(6, 12, 5, 8, 8);   // 12 -> 8, pooled to 4
-  return conv1 + conv2 + mlp_forward_macs({12 * 4 * 4, 120, 60, 10});
+  using S = Seed003CnnShape;
+  double macs = 0.0;
+  std::int64_t side = S::kSide;
+  for (std::size_t i = 0; i + 1 < S::kChannels.size(); ++i) {
+    const std::int64_t out = side - S::kKernel + 1;  // 28 -> 24, pooled to 12; 12 -> 8, to 4
+    macs += conv_macs(S::kChannels[i], S::kChannels[i + 1], S::kKernel, out, out);
+    side = conv_pooled_side(side, S::kKernel);
+  }
+  return macs + mlp_forward_macs({S::kDense.begin(), S::kDense.end()});
 }
 
 double resnet18_forward_macs(std::int64_t height, std::int64_t width) {
-  std::int64_t h = out_size(height, 7, 2, 3);
-  std::int64_t w = out_size(width, 7, 2, 3);
-  double macs = conv_macs(3, 64, 7, h, w);
+  std::int64_t h = out_size(height, ResNet18Shape::kStemKernel, 2, 3);
+  std::int64_t w = out_size(width, ResNet18Shape::kStemKernel, 2, 3);
+  using S = ResNet18Shape;
+  double macs = conv_macs(3, S::kStages.front(), S::kStemKernel, h, w);
   h = out_size(h, 3, 2, 1);  // max-pool
   w = out_size(w, 3, 2, 1);
-  std::int64_t channels = 64;
-  for (const std::int64_t planes : {64, 128, 256, 512}) {
-    for (int block = 0; block < 2; ++block) {
-      const std::int64_t stride = block == 0 && planes != 64 ? 2 : 1;
+  std::int64_t channels = S::kStages.front();
+  for (const std::int64_t planes : S::kStages) {
+    for (int block = 0; block < S::kBlocksPerStage; ++block) {
+      const std::int64_t stride = block == 0 && planes != S::kStages.front() ? 2 : 1;
       const std::int64_t oh = out_size(h, 3, stride, 1);
       const std::int64_t ow = out_size(w, 3, stride, 1);
       macs += conv_macs(channels, planes, 3, oh, ow) + conv_macs(planes, planes, 3, oh, ow);
@@ -185,7 +203,7 @@ double resnet18_forward_macs(std::int64_t height, std::int64_t width) {
       w = ow;
     }
   }
-  return macs + static_cast<double>(512 * 10);
+  return macs + static_cast<double>(S::kStages.back() * 10);
 }
 
 std::vector<std::int64_t> generic_mlp_sizes(const Cell& cell) {

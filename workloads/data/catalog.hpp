@@ -145,6 +145,33 @@ class DeclareWorkload {
 /// Multiply-accumulates of one forward pass through an MLP with these layer widths.
 double mlp_forward_macs(const std::vector<std::int64_t>& sizes);
 
+/// Seed 003's CNN, stated once: its model (workloads/models/cnn.cpp) is built from these, and its
+/// FLOPs counted from them. Two convolutions of kKernel x kKernel, each followed by ReLU and a
+/// 2 x 2 max-pool, then dense layers of kDense widths with ReLU between them.
+/// The side of an image after a convolution of `kernel` x `kernel` and a 2 x 2 max-pool.
+constexpr std::int64_t conv_pooled_side(std::int64_t side, std::int64_t kernel) {
+  return (side - kernel + 1) / 2;
+}
+struct Seed003CnnShape {
+  static constexpr std::int64_t kSide = 28;  ///< the input: kChannels[0] x kSide x kSide
+  static constexpr std::int64_t kKernel = 5;
+  static constexpr std::array<std::int64_t, 3> kChannels = {1, 6, 12};
+  static constexpr std::int64_t kLastSide =
+      conv_pooled_side(conv_pooled_side(kSide, kKernel), kKernel);  // 28 -> 12 -> 4
+  static constexpr std::int64_t kFlat = kChannels[2] * kLastSide * kLastSide;
+  static constexpr std::array<std::int64_t, 4> kDense = {kFlat, 120, 60, 10};
+};
+
+/// ResNet-18 as torchvision lays it out, stated once for its model (workloads/models/resnet.cpp)
+/// and its FLOPs: a kStemKernel stem of stride 2 to kStages[0] channels and a 3 x 3 max-pool of
+/// stride 2, then kBlocksPerStage basic blocks per stage (the first of each stage after the first
+/// of stride 2, with a 1 x 1 downsample), average pooling and one dense layer.
+struct ResNet18Shape {
+  static constexpr std::int64_t kStemKernel = 7;
+  static constexpr std::array<std::int64_t, 4> kStages = {64, 128, 256, 512};
+  static constexpr int kBlocksPerStage = 2;
+};
+
 /// Multiply-accumulates of one forward pass of seed 003's CNN on a 1x28x28 image.
 double seed003_cnn_forward_macs();
 

@@ -1,5 +1,7 @@
 #include "workloads/models/resnet.hpp"
 
+#include "workloads/data/catalog.hpp"
+
 namespace crossover {
 namespace {
 
@@ -36,17 +38,21 @@ torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
   return torch::relu(out + shortcut);
 }
 
+// The layout the catalog declares (ResNet18Shape), which counts its FLOPs too.
 void ResNet18Impl::reset() {
-  conv1_ = register_module("conv1", conv(3, 64, 7, 2, 3));
-  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(64));
+  using S = ResNet18Shape;
+  const std::int64_t stem = S::kStages.front();
+  conv1_ = register_module("conv1", conv(3, stem, S::kStemKernel, 2, (S::kStemKernel - 1) / 2));
+  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(stem));
   layers_ = register_module("layers", torch::nn::Sequential());
-  fc_ = register_module("fc", torch::nn::Linear(512, classes_));
-  std::int64_t in_planes = 64;
-  for (const std::int64_t planes : {64, 128, 256, 512}) {
-    const std::int64_t stride = planes == 64 ? 1 : 2;
-    layers_->push_back(BasicBlock(in_planes, planes, stride));
-    layers_->push_back(BasicBlock(planes, planes, 1));
-    in_planes = planes;
+  fc_ = register_module("fc", torch::nn::Linear(S::kStages.back(), classes_));
+  std::int64_t in_planes = stem;
+  for (const std::int64_t planes : S::kStages) {
+    for (int block = 0; block < S::kBlocksPerStage; ++block) {
+      const std::int64_t stride = block == 0 && planes != stem ? 2 : 1;
+      layers_->push_back(BasicBlock(in_planes, planes, stride));
+      in_planes = planes;
+    }
   }
 }
 
