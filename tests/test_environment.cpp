@@ -81,6 +81,16 @@ TEST(Environment, AFieldOfTheWrongTypeReadsAsNotRecordedAndUnknownKeysAreKept) {
   EXPECT_TRUE(named("reference.cells.x is 1, expected a cell's timings"));
   EXPECT_TRUE(named("shard is \"1/2\", expected an object"));
   EXPECT_FALSE(e.profile.has_value());
+  // A name that would write to the terminal, a value that is not UTF-8 or is huge: each quoted
+  // safely and short.
+  std::vector<std::string> hostile_named;
+  (void)environment_from_json({{"host", std::string("\xff\xfe") + std::string(500, 'x')},
+                               {"reference", {{"cells", {{"\x1b[2J", 1}}}}}},
+                              "", &hostile_named);
+  ASSERT_EQ(hostile_named.size(), 2u);
+  EXPECT_LT(hostile_named[0].size(), 100u) << hostile_named[0];
+  EXPECT_EQ(hostile_named[0].rfind("host is \"", 0), 0u) << hostile_named[0];
+  EXPECT_EQ(hostile_named[1].find('\x1b'), std::string::npos);
   ASSERT_TRUE(e.reference.before.has_value());
   EXPECT_EQ(e.reference.before->matmul_seconds, 0.0);
   EXPECT_TRUE(e.reference.cells.empty());

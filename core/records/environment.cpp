@@ -263,9 +263,19 @@ struct Reader {
   std::vector<std::string>* mistyped = nullptr;  // fields of another type, when the caller asks
 
   // Names the field `key`, present with a value of another type than `expected` ("text").
+  // The value as a message quotes it: JSON (so a control character is escaped, and bytes that
+  // are not UTF-8 replaced), at most about 60 characters of it.
+  static std::string quoted(const Json& value) {
+    std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (text.size() <= 60) return text;
+    std::size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return text.substr(0, cut) + "...";
+  }
   void wrong_type(const std::string& key, const char* expected) const {
     if (mistyped != nullptr)
-      mistyped->push_back(at + key + " is " + j[key].dump() + ", expected " + expected);
+      mistyped->push_back(printable_text(at + key) + " is " + quoted(j[key]) + ", expected " +
+                          expected);
   }
   // Whether `key` holds a value of the type `is` tells; one of another type is named.
   bool holds(const char* key, bool (Json::*is)() const noexcept, const char* expected) const {
@@ -352,7 +362,8 @@ struct Reader {
     try {
       into = profile_from_json(j[key]);
     } catch (const std::exception& e) {
-      if (mistyped != nullptr) mistyped->push_back(at + key + ": not a machine profile: " + e.what());
+      if (mistyped != nullptr)
+        mistyped->push_back(at + key + ": not a machine profile: " + printable_text(e.what()));
     }
   }
   // The reference's times before or after a span; a cell's span is read under its index.
