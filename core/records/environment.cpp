@@ -189,32 +189,7 @@ struct Writer {
     return out;
   }
   static Json json_of(const Environment& env) { return environment_json(env); }
-  static Json json_of(const ReferenceTimes& t) {
-    Json out = Json::object();
-    for (const auto& [name, seconds] : {std::pair{"matmul_seconds", t.matmul_seconds},
-                                        std::pair{"step_seconds", t.step_seconds},
-                                        std::pair{"matmul_all_seconds", t.matmul_all_seconds},
-                                        std::pair{"step_all_seconds", t.step_all_seconds}})
-      if (seconds > 0.0) out[name] = seconds;
-    return out;
-  }
-  static Json json_of(const ReferenceSpan& span) {
-    Json out = Json::object();
-    if (span.before) out["before"] = json_of(*span.before);
-    if (span.after) out["after"] = json_of(*span.after);
-    return out;
-  }
-  // before, the cells as they ran, after: the order the sweep measures them in.
-  static Json json_of(const ReferenceRecord& reference) {
-    Json out = Json::object();
-    if (reference.before) out["before"] = json_of(*reference.before);
-    if (!reference.cells.empty()) {
-      Json& cells = out["cells"] = Json::object();
-      for (const auto& [cell, span] : reference.cells) cells[std::to_string(cell)] = json_of(span);
-    }
-    if (reference.after) out["after"] = json_of(*reference.after);
-    return out;
-  }
+  static Json json_of(const ReferenceRecord& reference) { return reference_json(reference); }
 };
 
 // The plausible range of each number env.json holds, by its key: a value outside it (a count of
@@ -460,21 +435,6 @@ const std::set<std::string>& known_keys() {
 }
 
 }  // namespace
-
-const ReferenceSpan* ReferenceRecord::around(std::size_t cell) const {
-  const auto it = std::find_if(cells.begin(), cells.end(),
-                               [&](const auto& c) { return c.first == cell; });
-  return it == cells.end() ? nullptr : &it->second;
-}
-
-void ReferenceRecord::set_around(std::size_t cell, ReferenceSpan span) {
-  const auto it = std::find_if(cells.begin(), cells.end(),
-                               [&](const auto& c) { return c.first == cell; });
-  if (it != cells.end())
-    it->second = std::move(span);
-  else
-    cells.emplace_back(cell, std::move(span));
-}
 
 std::string Environment::dataset_fingerprint(const std::string& dataset) const {
   const auto it = std::find_if(datasets.begin(), datasets.end(),
