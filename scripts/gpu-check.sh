@@ -84,8 +84,8 @@ fi
 # the cores from each other's. Passive waiting is our guess at the cure; TEST_JOBS sets the count.
 # The smoke run below keeps the default, since its timings are reported.
 # ctest starts the tests it knows to take longest first; a fresh build knows none and would start
-# the 161 s calibration test late. tests/gpu-test-costs.txt holds the times of the H200's run of
-# 2026-11-27 (532 tests in 229 s, 10 at once).
+# the 175 s calibration test late. tests/gpu-test-costs.txt holds the times of the H200's run of
+# 2026-11-28 (490 tests in 240 s, 10 at once).
 costs=$build/Testing/Temporary/CTestCostData.txt
 [[ -f $costs ]] || { mkdir -p "$(dirname "$costs")" && cp tests/gpu-test-costs.txt "$costs"; }
 OMP_WAIT_POLICY=PASSIVE KMP_BLOCKTIME=0 timeout "${CTEST_LIMIT:-0}" \
