@@ -124,9 +124,9 @@ TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
     for (int threads : {1, 0}) {
       r.push_back(cell(r.size(), "cpu", batch, threads == 1 ? 1.0 : 0.5));
       r.back().cell.threads = threads;
-      r.back().bound = Bound::kDispatch;
-      r.back().predicted_dispatch_seconds = 1e-3;
-      r.back().step_ops_forward = 100;
+      r.back().prediction.bound = Bound::kDispatch;
+      r.back().prediction.predicted_dispatch_seconds = 1e-3;
+      r.back().anatomy.step_ops_forward = 100;
     }
   }
   const auto threads =

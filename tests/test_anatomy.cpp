@@ -34,24 +34,25 @@ Cell mlp_cell(const std::string& device = "cpu") {
 TEST(Anatomy, AMeasuredCellRecordsItsStepsOperatorsFlopsAndBytes) {
   const Result r = run_cell(mlp_cell(), RunOptions{});
   ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
-  EXPECT_GT(r.step_ops_forward, 3);    // three linear layers, activations, the loss
-  EXPECT_GT(r.step_ops_backward, 3);   // their gradients
-  EXPECT_GE(r.step_ops_optimizer, 6);  // Adam, parameter by parameter
-  EXPECT_GE(r.step_ops_data, 1);       // the batch cut from the tensor
+  EXPECT_GT(r.anatomy.step_ops_forward, 3);    // three linear layers, activations, the loss
+  EXPECT_GT(r.anatomy.step_ops_backward, 3);   // their gradients
+  EXPECT_GE(r.anatomy.step_ops_optimizer, 6);  // Adam, parameter by parameter
+  EXPECT_GE(r.anatomy.step_ops_data, 1);       // the batch cut from the tensor
   // The matrix products the operators ran: the forward pass's F (the architecture's count is
   // 3 F), twice that backward, less the first layer's input gradient, which no one asks for.
   const double forward = r.flops_per_sample * 64 / 3.0;
-  EXPECT_DOUBLE_EQ(r.step_flops, 3.0 * forward - 2.0 * 64 * 32 * 64)
-      << r.step_flops << " against " << r.flops_per_sample * 64;
-  EXPECT_GT(r.step_bytes, 64.0 * 32 * 4);  // at least its input batch is read
-  EXPECT_EQ(r.step_h2d_bytes, 0.0);        // nothing crosses to a device on the CPU
-  EXPECT_GT(r.anatomy_seconds, 0.0);
-  EXPECT_GE(r.step_loader_share, 0.0);
-  EXPECT_LT(r.step_loader_share, 1.0);
-  const StepAnatomy a = anatomy_of(r);
-  EXPECT_DOUBLE_EQ(a.ops(), static_cast<double>(r.step_ops_data + r.step_ops_forward +
-                                                r.step_ops_backward + r.step_ops_optimizer));
-  EXPECT_DOUBLE_EQ(a.flops(), r.step_flops);
+  EXPECT_DOUBLE_EQ(r.anatomy.step_flops, 3.0 * forward - 2.0 * 64 * 32 * 64)
+      << r.anatomy.step_flops << " against " << r.flops_per_sample * 64;
+  EXPECT_GT(r.anatomy.step_bytes, 64.0 * 32 * 4);  // at least its input batch is read
+  EXPECT_EQ(r.anatomy.step_h2d_bytes, 0.0);        // nothing crosses to a device on the CPU
+  EXPECT_GT(r.anatomy.anatomy_seconds, 0.0);
+  EXPECT_GE(r.anatomy.step_loader_share, 0.0);
+  EXPECT_LT(r.anatomy.step_loader_share, 1.0);
+  const StepAnatomy a = r.anatomy.step();
+  EXPECT_DOUBLE_EQ(a.ops(),
+                   static_cast<double>(r.anatomy.step_ops_data + r.anatomy.step_ops_forward +
+                                       r.anatomy.step_ops_backward + r.anatomy.step_ops_optimizer));
+  EXPECT_DOUBLE_EQ(a.flops(), r.anatomy.step_flops);
 }
 
 TEST(Anatomy, LoaderWorkersHideTheWaitButNotWhatABatchCosts) {
@@ -60,15 +61,15 @@ TEST(Anatomy, LoaderWorkersHideTheWaitButNotWhatABatchCosts) {
   c.loader = Loader::kDataLoader;
   const Result alone = run_cell(c, RunOptions{});
   ASSERT_EQ(alone.status, CellStatus::kOk) << alone.reason;
-  EXPECT_GT(alone.step_loader_seconds, 0.0);
-  EXPECT_DOUBLE_EQ(alone.step_batch_seconds, alone.step_loader_seconds);
+  EXPECT_GT(alone.anatomy.step_loader_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(alone.anatomy.step_batch_seconds, alone.anatomy.step_loader_seconds);
   // With two workers the probed step finds its batch made; the batch's cost comes from the same
   // cell without them, so the model can tell whether the workers keep up.
   c.num_workers = 2;
   const Result workers = run_cell(c, RunOptions{});
   ASSERT_EQ(workers.status, CellStatus::kOk) << workers.reason;
-  EXPECT_GT(workers.step_batch_seconds, 0.0);
-  EXPECT_NE(workers.step_batch_seconds, workers.step_loader_seconds);
+  EXPECT_GT(workers.anatomy.step_batch_seconds, 0.0);
+  EXPECT_NE(workers.anatomy.step_batch_seconds, workers.anatomy.step_loader_seconds);
 }
 
 TEST(Anatomy, AGraphCellsOperatorsAreTheEagerStepsNotTheReplay_CUDA) {
@@ -79,8 +80,8 @@ TEST(Anatomy, AGraphCellsOperatorsAreTheEagerStepsNotTheReplay_CUDA) {
   c.batch_size = 512;  // one batch an epoch: one captured step
   const Result r = run_cell(c, RunOptions{});
   ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
-  EXPECT_GT(r.step_ops_forward, 3);
-  EXPECT_GT(r.step_ops_backward, 3);
+  EXPECT_GT(r.anatomy.step_ops_forward, 3);
+  EXPECT_GT(r.anatomy.step_ops_backward, 3);
 }
 
 TEST(Anatomy, ACudaCellsTwinCopiesEachHostMadeBatchToTheDevice) {
@@ -92,12 +93,12 @@ TEST(Anatomy, ACudaCellsTwinCopiesEachHostMadeBatchToTheDevice) {
   record_twin_anatomy(c, testing::data_dir(), r);
   EXPECT_EQ(r.steps_per_epoch, 8);
   // 64 rows of 32 float features and a long label.
-  EXPECT_DOUBLE_EQ(r.step_h2d_bytes, 64.0 * (32 * 4 + 8));
-  EXPECT_GT(r.step_ops_forward, 3);
+  EXPECT_DOUBLE_EQ(r.anatomy.step_h2d_bytes, 64.0 * (32 * 4 + 8));
+  EXPECT_GT(r.anatomy.step_ops_forward, 3);
   c.loader = Loader::kTensor;
   c.data_placement = Placement::kDevice;  // the data set lives on the GPU: nothing crosses
   record_twin_anatomy(c, testing::data_dir(), r);
-  EXPECT_EQ(r.step_h2d_bytes, 0.0);
+  EXPECT_EQ(r.anatomy.step_h2d_bytes, 0.0);
 }
 
 TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
@@ -121,11 +122,11 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   const Result r = predict_cell(mlp_cell("cuda"), options);
   ASSERT_EQ(r.status, CellStatus::kPredicted) << r.reason;
   EXPECT_TRUE(r.epoch_seconds_samples.empty());  // nothing measured
-  EXPECT_EQ(r.bound, Bound::kDispatch);          // tiny steps on a GPU
-  EXPECT_NEAR(r.epoch_seconds, r.predicted_epoch_seconds, 1e-15);
-  EXPECT_NEAR(r.predicted_epoch_seconds, 8 * r.predicted_step_seconds, 1e-12);
-  EXPECT_NEAR(r.prediction_error, 0.3, 1e-12);  // the band's factor - 1
-  EXPECT_EQ(r.prediction_profile, "gpu-box");
+  EXPECT_EQ(r.prediction.bound, Bound::kDispatch);  // tiny steps on a GPU
+  EXPECT_NEAR(r.epoch_seconds, r.prediction.predicted_epoch_seconds, 1e-15);
+  EXPECT_NEAR(r.prediction.predicted_epoch_seconds, 8 * r.prediction.predicted_step_seconds, 1e-12);
+  EXPECT_NEAR(r.prediction.prediction_error, 0.3, 1e-12);  // the band's factor - 1
+  EXPECT_EQ(r.prediction.prediction_profile, "gpu-box");
   EXPECT_NE(r.reason.find("its band held 80 % of held-out real cells"), std::string::npos)
       << r.reason;
   // Several replicas are not in the model: skipped, with why.

@@ -121,48 +121,48 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   StepAnatomy a;
   for (int i = 0; i < 100; ++i) a.add(Phase::kData, 0.0, 4.0);
   for (int i = 0; i < 100; ++i) a.add(Phase::kForward, 0.0, 4.0);
-  r.step_op_groups = groups_to_rows(a.groups);
-  r.step_loader_seconds = 1.0;  // the checking machine's wait: not part of the prediction
-  r.step_loader_share = 0.25;
+  r.anatomy.step_op_groups = groups_to_rows(a.groups);
+  r.anatomy.step_loader_seconds = 1.0;  // the checking machine's wait: not part of the prediction
+  r.anatomy.step_loader_share = 0.25;
   apply_prediction(r, there);
-  EXPECT_DOUBLE_EQ(r.predicted_dispatch_seconds, 100 * 5e-6);
-  EXPECT_DOUBLE_EQ(r.predicted_loader_seconds, 100 * 20e-6);  // made on there's CPU
-  EXPECT_EQ(r.bound, Bound::kLoader);
-  EXPECT_NEAR(r.predicted_epoch_seconds, 10 * (0.5e-3 + 2e-3) + 20e-6, 1e-12);
-  EXPECT_EQ(r.prediction_profile, "there");
+  EXPECT_DOUBLE_EQ(r.prediction.predicted_dispatch_seconds, 100 * 5e-6);
+  EXPECT_DOUBLE_EQ(r.prediction.predicted_loader_seconds, 100 * 20e-6);  // made on there's CPU
+  EXPECT_EQ(r.prediction.bound, Bound::kLoader);
+  EXPECT_NEAR(r.prediction.predicted_epoch_seconds, 10 * (0.5e-3 + 2e-3) + 20e-6, 1e-12);
+  EXPECT_EQ(r.prediction.prediction_profile, "there");
   // Two loader workers make the batches beside the step: one batch (2 ms) over two workers is
   // 1 ms a batch, of which the 0.5 ms step hides 0.5 ms; the loader bounds it.
   Result workers = r;
   workers.cell.num_workers = 2;
   apply_prediction(workers, there);
-  EXPECT_NEAR(workers.predicted_loader_seconds, 1e-3 - 0.5e-3, 1e-12);
-  EXPECT_NEAR(workers.predicted_step_seconds, 1e-3, 1e-12);
-  EXPECT_EQ(workers.bound, Bound::kLoader);
+  EXPECT_NEAR(workers.prediction.predicted_loader_seconds, 1e-3 - 0.5e-3, 1e-12);
+  EXPECT_NEAR(workers.prediction.predicted_step_seconds, 1e-3, 1e-12);
+  EXPECT_EQ(workers.prediction.bound, Bound::kLoader);
   // Workers quicker than the step are hidden behind it: nothing to wait for.
   workers.cell.num_workers = 8;
   apply_prediction(workers, there);
-  EXPECT_DOUBLE_EQ(workers.predicted_loader_seconds, 0.0);
-  EXPECT_NEAR(workers.predicted_step_seconds, 0.5e-3, 1e-12);
-  EXPECT_EQ(workers.bound, Bound::kDispatch);
+  EXPECT_DOUBLE_EQ(workers.prediction.predicted_loader_seconds, 0.0);
+  EXPECT_NEAR(workers.prediction.predicted_step_seconds, 0.5e-3, 1e-12);
+  EXPECT_EQ(workers.prediction.bound, Bound::kDispatch);
   // On a CPU whose every core runs the step, the workers find no idle core: the batch adds.
   Result on_cpu = workers;
   on_cpu.cell.device = "cpu";
   on_cpu.cell.num_workers = 2;
   apply_prediction(on_cpu, there);
-  EXPECT_NEAR(on_cpu.predicted_loader_seconds, 2e-3, 1e-12);
+  EXPECT_NEAR(on_cpu.prediction.predicted_loader_seconds, 2e-3, 1e-12);
   on_cpu.cell.threads = 1;  // one intra-op thread: the workers have cores of their own
   apply_prediction(on_cpu, there);
-  EXPECT_LT(on_cpu.predicted_loader_seconds, 2e-3);
+  EXPECT_LT(on_cpu.prediction.predicted_loader_seconds, 2e-3);
   // Without a GPU in the profile a CUDA cell is not accounted for; without anatomy neither.
   MachineProfile cpu_only = there;
   cpu_only.cuda.reset();
   Result none = r;
-  none.bound = Bound::kNone;
+  none.prediction.bound = Bound::kNone;
   apply_prediction(none, cpu_only);
-  EXPECT_EQ(none.bound, Bound::kNone);
-  none.step_op_groups.clear();
+  EXPECT_EQ(none.prediction.bound, Bound::kNone);
+  none.anatomy.step_op_groups.clear();
   apply_prediction(none, there);
-  EXPECT_EQ(none.bound, Bound::kNone);
+  EXPECT_EQ(none.prediction.bound, Bound::kNone);
   EXPECT_EQ(bound_text(StepPrediction{1e-3, 0, 0, 0, 0, 100, 5e-5, 0}, a),
             "dispatch-bound (100 operators x 10 us ~ 1 ms, against 50 us of arithmetic)");
   // Arithmetic under a hundredth of the dispatch is no word ("against 0 us" said nothing).
@@ -194,7 +194,7 @@ TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
   EXPECT_DOUBLE_EQ(p.band("cpu", "compute").factor, 0.0);
   Result r;
   r.cell.device = "cuda";
-  r.bound = Bound::kCompute;
+  r.prediction.bound = Bound::kCompute;
   EXPECT_DOUBLE_EQ(band_error(r, p), 0.5);
   EXPECT_EQ(predicted_interval_text(3e-3, 0.5), "2 ms-4.5 ms, predicted, 80 %");
   EXPECT_EQ(predicted_interval_text(3e-3, 0.0), "3 ms, predicted (no validated band)");

@@ -375,13 +375,13 @@ TEST(Energy, ARunRecordsJoulesWattsAndCostsForEveryOkCell) {
   ASSERT_EQ(results.size(), 2u);
   for (const Result& r : results) {
     ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
-    EXPECT_EQ(r.energy_source, "rapl");
+    EXPECT_EQ(r.energy.energy_source, "rapl");
     // A moving counter, in watts: how close to 40 W depends on the test's writer thread keeping
     // up (under ASan on two busy cores it fell to 8 W); the meters' arithmetic is tested exactly
     // above (the wrap, 250 W on the stand-in NVML).
-    EXPECT_GT(r.mean_watts, 0.0);
-    EXPECT_LT(r.mean_watts, 120.0);
-    EXPECT_NEAR(r.joules_per_epoch, r.mean_watts * r.epoch_seconds, 1e-12);
+    EXPECT_GT(r.energy.mean_watts, 0.0);
+    EXPECT_LT(r.energy.mean_watts, 120.0);
+    EXPECT_NEAR(r.energy.joules_per_epoch, r.energy.mean_watts * r.epoch_seconds, 1e-12);
     EXPECT_DOUBLE_EQ(r.price_per_hour, 0.72);  // --price over the grid's
     EXPECT_NEAR(r.cost_per_epoch, 0.72 / 3600.0 * r.epoch_seconds, 1e-15);
   }
@@ -393,9 +393,9 @@ TEST(Energy, ARunRecordsJoulesWattsAndCostsForEveryOkCell) {
   ASSERT_EQ(o.code, 0) << o.err;
   for (const Result& r : read_results(bare + "/results.jsonl")) {
     EXPECT_EQ(r.status, CellStatus::kOk);
-    EXPECT_EQ(r.energy_source, "unavailable");
-    EXPECT_NE(r.energy_note.find("no powercap"), std::string::npos) << r.energy_note;
-    EXPECT_EQ(r.joules_per_epoch, 0.0);
+    EXPECT_EQ(r.energy.energy_source, "unavailable");
+    EXPECT_NE(r.energy.energy_note.find("no powercap"), std::string::npos) << r.energy.energy_note;
+    EXPECT_EQ(r.energy.joules_per_epoch, 0.0);
     EXPECT_DOUBLE_EQ(r.price_per_hour, 0.36);  // the grid's
   }
   const std::string env = testing::slurp(bare + "/env.json");

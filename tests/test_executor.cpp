@@ -161,7 +161,7 @@ TEST(Executor, AThrowAwayWorkloadIsOneDeclaration) {
   ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.train_rows, 112);
   EXPECT_DOUBLE_EQ(r.flops_per_sample, info.flops_per_sample);
-  EXPECT_GT(r.step_ops_forward, 0);  // the step it took apart is the declared network's
+  EXPECT_GT(r.anatomy.step_ops_forward, 0);  // the step it took apart is the declared network's
 }
 
 TEST(Executor, EveryWorkloadRunsOneEpochOnSmallData) {

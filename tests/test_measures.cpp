@@ -32,9 +32,9 @@ Result priced(std::size_t index, const std::string& device, double rows, double 
   r.cell.dataset_size = static_cast<std::int64_t>(rows);
   r.train_rows = static_cast<std::int64_t>(rows);
   r.epoch_seconds = quantile(r.epoch_seconds_samples, 0.5);
-  r.energy_source = device == "cpu" ? "rapl" : "nvml";
-  r.mean_watts = watts;
-  r.joules_per_epoch = watts * r.epoch_seconds;
+  r.energy.energy_source = device == "cpu" ? "rapl" : "nvml";
+  r.energy.mean_watts = watts;
+  r.energy.joules_per_epoch = watts * r.epoch_seconds;
   apply_price(r, {{device, price}});
   return r;
 }
@@ -79,7 +79,7 @@ TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
   // Cells without energy (a CPU without powercap) pair with nothing on energy: no statement.
   std::vector<Result> partly = results;
   for (Result& r : partly) {
-    if (r.cell.device == "cpu") r.energy_source = "unavailable";
+    if (r.cell.device == "cpu") r.energy.energy_source = "unavailable";
   }
   const Analysis partial = analyse(partly, {parse_compare("device=cpu:cuda")});
   ASSERT_EQ(partial.comparisons.front().by_measure.size(), 1u);
@@ -139,8 +139,8 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   std::vector<Result> partly = results;
   for (Result& r : partly) {
     if (r.cell.device == "cpu") {
-      r.energy_source = "unavailable";
-      r.energy_note = "no powercap at /x";
+      r.energy.energy_source = "unavailable";
+      r.energy.energy_note = "no powercap at /x";
     }
   }
   const Analysis part = analyse(partly, specs, Measure::kEnergy);
@@ -155,7 +155,7 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
 TEST(Measures, APowerOrPriceThatOverflowsIsLeftOutNotCompared) {
   std::vector<Result> results = along_rows();
   // Finite, as a results file may hold them; the products are not.
-  results[0].mean_watts = 1e308;
+  results[0].energy.mean_watts = 1e308;
   results[0].epoch_seconds_samples.front() = 10.0;
   results[1].price_per_hour = 1e308;
   const std::vector<Result> energy = in_measure(results, Measure::kEnergy);
@@ -173,32 +173,32 @@ TEST(Measures, APowerOrPriceThatOverflowsIsLeftOutNotCompared) {
 TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
   std::vector<Result> results = along_rows();
   for (Result& r : results) {
-    r.energy_source = "unavailable";
-    r.energy_note = "no powercap at /sys/class/powercap";
+    r.energy.energy_source = "unavailable";
+    r.energy.energy_note = "no powercap at /sys/class/powercap";
   }
   EXPECT_EQ(energy_summary(results),
             "energy: not measured (no powercap at /sys/class/powercap); docs/energy.md says "
             "where it can be");
-  results.front().energy_note = "no intel_rapl";  // names keep their underscores
+  results.front().energy.energy_note = "no intel_rapl";  // names keep their underscores
   EXPECT_NE(energy_summary(results).find("(each cell's energy_note says why, e.g. no intel_rapl)"),
             std::string::npos);
   // Notes that differ from cell to cell (the H100's 33 CUDA cells each counted the counter's
   // steps) make one group per source, not one per note: the line does not grow with the cells.
   std::vector<Result> stepped = along_rows();
   for (std::size_t i = 0; i < stepped.size(); ++i) {
-    stepped[i].energy_source = "nvml-power";
-    stepped[i].energy_note = "the energy counter moved " + std::to_string(i) + " time(s)";
+    stepped[i].energy.energy_source = "nvml-power";
+    stepped[i].energy.energy_note = "the energy counter moved " + std::to_string(i) + " time(s)";
   }
   const std::string line = energy_summary(stepped);
   EXPECT_EQ(line, "energy: " + std::to_string(stepped.size()) +
                       " cells nvml-power (each cell's energy_note says why, e.g. the energy "
                       "counter moved 0 time(s))");
-  results.front().energy_note = "no powercap at /sys/class/powercap";
+  results.front().energy.energy_note = "no powercap at /sys/class/powercap";
   EXPECT_NE(render_markdown({}, results, analyse(results, {}))
                 .find("> **Energy:** not measured (no powercap at /sys/class/powercap)"),
             std::string::npos);
   // A hand-edited note does not reach the prose as markup.
-  results.front().energy_note = "<script>x</script>|`";
+  results.front().energy.energy_note = "<script>x</script>|`";
   EXPECT_EQ(energy_summary(results).find_first_of("<>|`"), std::string::npos);
   const std::string html = render_html({}, results, analyse(results, {}));
   EXPECT_EQ(html.find("<script>x"), std::string::npos);
@@ -212,15 +212,15 @@ TEST(Measures, AThrottledCellIsFlaggedInTheTablesAndTheReport) {
   const std::string before = render_markdown({}, results, clean);
   EXPECT_EQ(before.find("throttled"), std::string::npos);
   EXPECT_NE(before.find("On energy and on cost (device):"), std::string::npos) << before;
-  results[1].throttled = true;
-  results[1].throttle_reasons = "hw_thermal_slowdown";
+  results[1].energy.throttled = true;
+  results[1].energy.throttle_reasons = "hw_thermal_slowdown";
   const Analysis a = analyse(results, {parse_compare("device=cpu:cuda")});
   const std::string md = render_markdown({}, results, a);
   EXPECT_NE(md.find("**Throttled:** cells #1 (hw_thermal_slowdown)"), std::string::npos) << md;
   EXPECT_NE(md.find("ok (throttled)"), std::string::npos);  // the cells table
   EXPECT_NE(render_comparison_text(results, a.devices).find("(throttled)"), std::string::npos);
   // A hand-edited results file's reasons do not reach the report's prose as markup.
-  results[1].throttle_reasons = "<img src=x onerror=alert(1)>";
+  results[1].energy.throttle_reasons = "<img src=x onerror=alert(1)>";
   const std::string hostile = render_markdown({}, results, analyse(results, {}));
   EXPECT_EQ(hostile.find("<img"), std::string::npos);
   EXPECT_NE(hostile.find("**Throttled:** cells #1"), std::string::npos);
@@ -240,8 +240,8 @@ TEST(Measures, CompareGatesOnEnergyWhereBothRunsMeasuredIt) {
   EXPECT_NEAR(v.change, 0.5, 0.05);
   EXPECT_EQ(value_in_unit(v.baseline_median, GateMetric::kEnergy).find(" J"),
             value_in_unit(v.baseline_median, GateMetric::kEnergy).size() - 2);
-  cand.energy_source = "unavailable";
-  cand.energy_note = "no powercap at /sys/class/powercap";
+  cand.energy.energy_source = "unavailable";
+  cand.energy.energy_note = "no powercap at /sys/class/powercap";
   const CellVerdict none = compare_runs({base}, {cand}, energy).cells.front();
   EXPECT_EQ(none.verdict, Verdict::kNotCompared);
   EXPECT_EQ(none.reason, "candidate: no energy measured (no powercap at /sys/class/powercap)");
@@ -253,31 +253,31 @@ TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
   Result a = testing::sample_result(0, "iris_mlp", {1.0, 1.0});
   a.epoch_seconds = 1.0;
   a.train_seconds_samples = {2.0};
-  a.mean_watts = 40.0;
+  a.energy.mean_watts = 40.0;
   Result b = a;
-  b.mean_watts = 60.0;
-  b.throttled = true;
-  b.throttle_reasons = "hw_thermal_slowdown";
+  b.energy.mean_watts = 60.0;
+  b.energy.throttled = true;
+  b.energy.throttle_reasons = "hw_thermal_slowdown";
   const Result r = merge_processes(cell, {a, b});
-  EXPECT_DOUBLE_EQ(r.mean_watts, 50.0);
-  EXPECT_DOUBLE_EQ(r.joules_per_epoch, 50.0);
-  EXPECT_TRUE(r.throttled);
-  EXPECT_EQ(r.throttle_reasons, "hw_thermal_slowdown");
+  EXPECT_DOUBLE_EQ(r.energy.mean_watts, 50.0);
+  EXPECT_DOUBLE_EQ(r.energy.joules_per_epoch, 50.0);
+  EXPECT_TRUE(r.energy.throttled);
+  EXPECT_EQ(r.energy.throttle_reasons, "hw_thermal_slowdown");
   // The power of a process that timed three times as long counts three times; one that read
   // no energy does not pull the mean towards 0 W.
   Result c = a;
   c.epoch_seconds_samples = {3.0, 3.0};
   Result none = a;
-  none.mean_watts = 0.0;
+  none.energy.mean_watts = 0.0;
   cell.processes = 3;
   const Result weighted = merge_processes(cell, {b, c, none});
-  EXPECT_DOUBLE_EQ(weighted.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
+  EXPECT_DOUBLE_EQ(weighted.energy.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
 }
 
 // A result field, checked by its declared unit (core/records/results.hpp): written and read back, in the
 // CSV unless a list of samples, and in another measure converted as its unit says.
 template <typename T>
-void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result& base) {
+void expect_by_unit(const char* name, Unit unit, T& (*field)(Result&), const Result& base) {
   SCOPED_TRACE(std::string(name) + " (" + text_of(unit) + ")");
   const std::string header = "," + csv_header();
   EXPECT_EQ(header.find("," + std::string(name) + ",") != std::string::npos ||
@@ -286,12 +286,13 @@ void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result&
   if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::vector<double>>) {
     if (std::string(name) == "mean_watts") return;  // what the energy measure multiplies by
     Result r = base;
-    r.*field = T{3.0};
-    EXPECT_EQ(result_from_json(result_to_json(r)).*field, r.*field);
+    field(r) = T{3.0};
+    Result read = result_from_json(result_to_json(r));
+    EXPECT_EQ(field(read), field(r));
     const double expected = unit == Unit::kEpochSeconds || unit == Unit::kEpochSamples ? 30.0
                             : unit == Unit::kPerSecond                                 ? 0.3
                                                                                        : 3.0;
-    EXPECT_EQ(in_measure({r}, Measure::kEnergy).front().*field, T{expected});
+    EXPECT_EQ(field(in_measure({r}, Measure::kEnergy).front()), T{expected});
   }
 }
 
@@ -299,14 +300,16 @@ void expect_by_unit(const char* name, Unit unit, T Result::*field, const Result&
 // test goes over every line, so a new field is checked here without being named.
 TEST(Measures, EveryResultFieldIsWrittenReadColumnedAndConvertedAsItsUnitSays) {
   Result base = testing::sample_result(0, "iris_mlp", {1.0, 1.1, 1.2});
-  base.energy_source = "rapl";
-  base.mean_watts = 10.0;
+  base.energy.energy_source = "rapl";
+  base.energy.mean_watts = 10.0;
   base.samples_per_second = 50.0;
   base.first_epoch_seconds = 2.0;
   ASSERT_EQ(in_measure({base}, Measure::kEnergy).front().status, CellStatus::kOk);
   std::size_t fields = 0;
-#define CROSSOVER_EXPECT_BY_UNIT(type, name, unit) \
-  expect_by_unit(#name, Unit::unit, &Result::name, base), ++fields;
+#define CROSSOVER_EXPECT_BY_UNIT(P, type, name, unit)                        \
+  expect_by_unit<type>(                                                      \
+      #name, Unit::unit, [](Result& r) -> type& { return r.P name; }, base), \
+      ++fields;
   CROSSOVER_RESULT_FIELDS(CROSSOVER_EXPECT_BY_UNIT)
 #undef CROSSOVER_EXPECT_BY_UNIT
   EXPECT_EQ(fields, result_field_units().size());

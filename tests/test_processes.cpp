@@ -255,7 +255,7 @@ TEST(Processes, ACellRunsInThatManyProcessesEndToEnd) {
   EXPECT_LE(r.epoch_seconds, std::max(r.process_epoch_seconds[0], r.process_epoch_seconds[1]));
   // The last process evaluated the model and took its step apart for the merged result.
   EXPECT_GT(r.metric_value, 0.0);
-  EXPECT_GT(r.step_ops_forward, 0);
+  EXPECT_GT(r.anatomy.step_ops_forward, 0);
 }
 
 // The processes before a cell's last only time it (`worker --timing-only`): the merge keeps the
@@ -277,11 +277,11 @@ TEST(Processes, ATimingOnlyShareNeitherEvaluatesNorTakesTheStepApart) {
   ASSERT_EQ(whole.status, CellStatus::kOk) << whole.reason;
   ASSERT_EQ(timed.status, CellStatus::kOk) << timed.reason;
   EXPECT_GT(whole.metric_value, 0.0);
-  EXPECT_GT(whole.step_ops_forward, 0);
-  EXPECT_GT(whole.anatomy_seconds, 0.0);
+  EXPECT_GT(whole.anatomy.step_ops_forward, 0);
+  EXPECT_GT(whole.anatomy.anatomy_seconds, 0.0);
   EXPECT_EQ(timed.metric_value, 0.0);
-  EXPECT_EQ(timed.step_ops_forward, 0);
-  EXPECT_EQ(timed.anatomy_seconds, 0.0);
+  EXPECT_EQ(timed.anatomy.step_ops_forward, 0);
+  EXPECT_EQ(timed.anatomy.anatomy_seconds, 0.0);
   EXPECT_EQ(timed.epoch_samples, whole.epoch_samples);
   EXPECT_GT(timed.epoch_seconds, 0.0);
 }

@@ -181,7 +181,7 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
             std::string::npos);
   results[1].status = CellStatus::kPredicted;
   results[1].epoch_seconds_samples.clear();
-  results[1].prediction_error = 1.0;  // a 2x band: 0.45-1.8 s holds 1 s
+  results[1].prediction.prediction_error = 1.0;  // a 2x band: 0.45-1.8 s holds 1 s
   const std::string html =
       render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
   EXPECT_NE(html.find("<b>Predicted:</b> 1 cell(s) were not measured"), std::string::npos);
@@ -197,14 +197,14 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   results.push_back(made(3, "cuda", 10000, 0.5));
   results[3].status = CellStatus::kPredicted;
   results[3].epoch_seconds_samples.clear();
-  results[3].prediction_error = 1.0;
+  results[3].prediction.prediction_error = 1.0;
   results.push_back(made(4, "cpu", 1000000, 8.0));  // two values would be two rows, not a line
   results.push_back(made(5, "cuda", 1000000, 0.5));
   results[5].status = CellStatus::kPredicted;
   results[5].epoch_seconds_samples.clear();
-  results[5].prediction_error = 1.0;
-  results[1].prediction_profile = results[3].prediction_profile = "H100 80GB";
-  results[5].prediction_profile = "H100 80GB";
+  results[5].prediction.prediction_error = 1.0;
+  results[1].prediction.prediction_profile = results[3].prediction.prediction_profile = "H100 80GB";
+  results[5].prediction.prediction_profile = "H100 80GB";
   const std::string charted =
       render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
   EXPECT_NE(charted.find("stroke-width='2' stroke-dasharray='6 4'/>"), std::string::npos);

@@ -137,7 +137,7 @@ TEST(Comparison, APredictedCudaCellPairsWithTheCpuCellOfEveryThreadCount) {
     for (const auto& row : table.rows) EXPECT_EQ(row.back(), winner) << join(row, " | ");
   };
   gpu.status = CellStatus::kPredicted;
-  gpu.prediction_error = 0.5;
+  gpu.prediction.prediction_error = 0.5;
   auto pairs = pair_results(results, parse_compare("device=cpu:cuda"));
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0].contender, &gpu);
@@ -236,7 +236,7 @@ TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
   std::vector<Result> results =
       indexed({made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.002, 0.0001)});
   results[1].status = CellStatus::kPredicted;
-  results[1].prediction_profile = "H100 80GB";
+  results[1].prediction.prediction_profile = "H100 80GB";
   const auto header = [](const std::vector<Result>& r) {
     return compare_devices(r).front().table.header;
   };
@@ -250,15 +250,15 @@ TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
   };
   results[1].epoch_seconds = 0.0005;  // twice as fast as the CPU, no band: cuda wins
   EXPECT_EQ(winner(results), "cuda (predicted)");
-  results[1].prediction_error = 2.0;  // a 3x band: 0.17-1.5 ms holds the CPU's 1 ms
+  results[1].prediction.prediction_error = 2.0;  // a 3x band: 0.17-1.5 ms holds the CPU's 1 ms
   EXPECT_EQ(winner(results), "undecided (predicted: the band allows a tie)");
   results[1].epoch_seconds = 0.004;
-  results[1].prediction_error = 0.1;  // the CPU wins over a prediction
+  results[1].prediction.prediction_error = 0.1;  // the CPU wins over a prediction
   EXPECT_EQ(winner(results), "cpu (predicted)");
   // Two profiles keep their names apart.
   results.push_back(made("cuda", 100, 0.003, 0.0001, CellStatus::kPredicted));
   results.back().cell.index = 2;
-  results.back().prediction_profile = "H200 141GB";
+  results.back().prediction.prediction_profile = "H200 141GB";
   const std::vector<std::string> two = header(results);
   EXPECT_NE(std::find(two.begin(), two.end(), "cuda (predicted: H200 141GB) epoch"), two.end());
   EXPECT_NE(std::find(two.begin(), two.end(), "cuda (predicted: H100 80GB) epoch"), two.end());
@@ -341,10 +341,10 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
 TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsAtZero) {
   Result r = made("cuda", 100, 0.0015, 0);
   r.status = CellStatus::kPredicted;
-  r.predicted_epoch_seconds = 0.0015;
+  r.prediction.predicted_epoch_seconds = 0.0015;
   r.steps_per_second = 666.0;
   r.samples_per_second = 6.7e6;
-  r.prediction_error = 0.98;
+  r.prediction.prediction_error = 0.98;
   std::vector<std::string> header, row;
   const auto split = [](std::string line, std::vector<std::string>& out) {
     line.pop_back();

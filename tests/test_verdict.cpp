@@ -59,8 +59,8 @@ TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidO
   for (Result& x : r) {
     if (x.cell.device != "cuda") continue;
     x.status = CellStatus::kPredicted;
-    x.prediction_error = 0.5;  // a factor of 1.5 either way: 1x is a tie, 8x a win
-    x.prediction_profile = "H100 80GB";
+    x.prediction.prediction_error = 0.5;  // a factor of 1.5 either way: 1x is a tie, 8x a win
+    x.prediction.prediction_profile = "H100 80GB";
   }
   const Analysis analysis = analyse(r, {parse_compare("device=cpu:cuda")});
   const auto found = verdicts(analysis);

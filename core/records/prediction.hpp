@@ -1,7 +1,7 @@
 #pragma once
-// A cell's result as the cost model accounts for it (core/model/cost_model.hpp): the anatomy it
-// records, the model's terms in its predicted_* fields and their one JSON form, its band, and the
-// one function that makes a predicted result. No LibTorch.
+// A cell's result as the cost model accounts for it (core/model/cost_model.hpp): the model's terms
+// in its prediction part (core/records/result_parts.hpp), its band, and the one function that
+// makes a predicted result. No LibTorch.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,20 +11,11 @@
 
 namespace crossover {
 
-/// The anatomy a result records (its step_* fields) as a StepAnatomy; empty for a result without
-/// one.
-StepAnatomy anatomy_of(const Result& result);
-
 /// The cost model's account of `result`'s step on the machine `target` describes, into its bound
 /// and predicted_* fields; left as they are for a result without anatomy, or a CUDA cell and a
 /// profile without a GPU. Nothing measured on the machine that took the anatomy enters the
 /// prediction: only its operators, FLOPs and bytes.
 void apply_prediction(Result& result, const MachineProfile& target);
-
-/// The predicted step's terms of a result, under results.jsonl's own names
-/// (`predicted_dispatch_seconds`, ...): the one JSON form of them, in summary.json's `bounds`
-/// and in `predict --check`'s cells.
-nlohmann::ordered_json predicted_terms_json(const Result& result);
 
 /// `anatomised` (a result with its step's anatomy) as the machine `target` describes would run
 /// it: apply_prediction's fields, its band in prediction_error, and its epoch, step and rates the

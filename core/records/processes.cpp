@@ -46,20 +46,22 @@ void recompute_statistics(Result& out) {
 void merge_energy(const std::vector<Result>& parts, Result& out) {
   double joules = 0.0, seconds = 0.0;
   for (const Result& r : parts) {
-    if (r.mean_watts > 0.0) {
+    if (r.energy.mean_watts > 0.0) {
       double timed = 0.0;
       for (double s : r.epoch_seconds_samples) timed += s;
-      joules += r.mean_watts * timed;
+      joules += r.energy.mean_watts * timed;
       seconds += timed;
     }
-    out.throttled = out.throttled || r.throttled;
-    if (out.throttle_reasons.empty()) out.throttle_reasons = r.throttle_reasons;
-    if (r.sm_clock_min_mhz > 0.0 &&
-        (out.sm_clock_min_mhz == 0.0 || r.sm_clock_min_mhz < out.sm_clock_min_mhz))
-      out.sm_clock_min_mhz = r.sm_clock_min_mhz;
+    out.energy.throttled = out.energy.throttled || r.energy.throttled;
+    if (out.energy.throttle_reasons.empty())
+      out.energy.throttle_reasons = r.energy.throttle_reasons;
+    if (r.energy.sm_clock_min_mhz > 0.0 &&
+        (out.energy.sm_clock_min_mhz == 0.0 ||
+         r.energy.sm_clock_min_mhz < out.energy.sm_clock_min_mhz))
+      out.energy.sm_clock_min_mhz = r.energy.sm_clock_min_mhz;
   }
-  out.mean_watts = seconds > 0.0 ? joules / seconds : 0.0;
-  out.cpu_mhz_start = parts.front().cpu_mhz_start;
+  out.energy.mean_watts = seconds > 0.0 ? joules / seconds : 0.0;
+  out.energy.cpu_mhz_start = parts.front().energy.cpu_mhz_start;
 }
 
 }  // namespace

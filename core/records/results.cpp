@@ -29,7 +29,7 @@ nlohmann::ordered_json result_to_json(const Result& r) {
   nlohmann::ordered_json j;
   j["cell"] = r.cell.index;  // its place in the grid: reports cite cells by it
   j.update(cell_config_json(r.cell));
-#define CROSSOVER_WRITE_FIELD(type, name, unit) j[#name] = r.name;
+#define CROSSOVER_WRITE_FIELD(P, type, name, unit) j[#name] = r.P name;
   CROSSOVER_RESULT_FIELDS(CROSSOVER_WRITE_FIELD)
 #undef CROSSOVER_WRITE_FIELD
   return j;
@@ -37,7 +37,7 @@ nlohmann::ordered_json result_to_json(const Result& r) {
 
 const std::vector<FieldUnit>& result_field_units() {
   static const std::vector<FieldUnit> units = {
-#define CROSSOVER_FIELD_UNIT(type, name, unit) {#name, Unit::unit},
+#define CROSSOVER_FIELD_UNIT(P, type, name, unit) {#name, Unit::unit},
       CROSSOVER_RESULT_FIELDS(CROSSOVER_FIELD_UNIT)
 #undef CROSSOVER_FIELD_UNIT
   };
@@ -65,7 +65,7 @@ void set_rates(Result& r) {
   r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
   r.achieved_gflops = r.flops_per_sample * r.samples_per_second / 1e9;
   r.peak_fraction = r.peak_gflops > 0.0 ? r.achieved_gflops / r.peak_gflops : 0.0;
-  r.joules_per_epoch = r.mean_watts * r.epoch_seconds;
+  r.energy.joules_per_epoch = r.energy.mean_watts * r.epoch_seconds;
 }
 
 Result result_from_json(const nlohmann::json& j) {
@@ -87,8 +87,8 @@ Result result_from_json(const nlohmann::json& j) {
       "metric_value", "flops_per_sample", "achieved_gflops", "peak_gflops", "peak_fraction",
       "peak_rss_bytes", "cuda_peak_allocated_bytes", "cuda_peak_reserved_bytes",
       "intra_op_threads", "blas_threads", "wall_seconds"};
-#define CROSSOVER_READ_FIELD(type, name, unit) \
-  if (j.contains(#name) || first_format.count(#name) != 0) r.name = json_as<type>(j.at(#name));
+#define CROSSOVER_READ_FIELD(P, type, name, unit) \
+  if (j.contains(#name) || first_format.count(#name) != 0) r.P name = json_as<type>(j.at(#name));
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
   return r;
@@ -180,7 +180,8 @@ std::string implausible_values(const Result& r) {
   std::string problem;
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
     problem = "epoch_seconds is " + quoted(r.epoch_seconds) + ", not a positive time";
-#define CROSSOVER_CHECK_FIELD(type, name, unit) check_field(#name, Unit::unit, r.name, problem);
+#define CROSSOVER_CHECK_FIELD(P, type, name, unit) \
+  check_field(#name, Unit::unit, r.P name, problem);
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
 #undef CROSSOVER_CHECK_FIELD
   return problem;

@@ -9,8 +9,9 @@
 
 #include "core/cells/cell.hpp"
 #include "core/files/file_writer.hpp"
-#include "core/records/status.hpp"
 #include "core/files/user_files.hpp"
+#include "core/records/result_parts.hpp"
+#include "core/records/status.hpp"
 
 namespace crossover {
 
@@ -78,116 +79,97 @@ struct FieldUnit {
 const std::vector<FieldUnit>& result_field_units();
 
 /// The fields of a result after its cell's configuration, in results.jsonl order:
-/// X(type, name, unit). One list drives the struct, the JSON writer and reader, the checks of a
-/// read result, the CSV's columns, what `report --measure` converts and docs/outputs.md's units
-/// (a test reads them); each column's meaning is in docs/outputs.md.
-#define CROSSOVER_RESULT_FIELDS(X)                                                                 \
-  X(CellStatus, status, kNone)       /* ok, skipped, failed or not run */                          \
-  X(std::string, reason, kNone)      /* why skipped or failed; empty when ok */                    \
-  X(std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */     \
-  X(std::int64_t, train_rows, kCount)                                                              \
-  X(std::int64_t, test_rows, kCount)                                                               \
-  X(std::int64_t, steps_per_epoch, kCount)                                                         \
-  X(int, repeats, kCount) /* repeats run: fresh model, warm-up, `epochs` timed epochs */           \
-  X(std::string, stop_reason, kNone)      /* "ci_target", "max_repeats" or "time_budget" */        \
-  X(std::size_t, epoch_samples, kCount)   /* timed epochs behind the statistics */                 \
-  X(double, epoch_seconds, kEpochSeconds) /* median */                                             \
-  X(double, epoch_seconds_p25, kEpochSeconds)                                                      \
-  X(double, epoch_seconds_p75, kEpochSeconds)                                                      \
-  X(double, epoch_seconds_mean, kEpochSeconds)                                                     \
-  X(double, epoch_seconds_stdev, kEpochSeconds)                                                    \
-  X(double, epoch_seconds_min, kEpochSeconds)                                                      \
-  X(double, epoch_seconds_max, kEpochSeconds)                                                      \
-  X(double, epoch_seconds_ci_low, kEpochSeconds) /* 95 % confidence interval of the median */      \
-  X(double, epoch_seconds_ci_high, kEpochSeconds)                                                  \
-  X(bool, noisy, kNone)                                        /* IQR / median above 10 % */       \
-  X(std::vector<double>, epoch_seconds_samples, kEpochSamples) /* every timed epoch, in order */   \
-  X(double, train_seconds, kSeconds) /* median over repeats of the time for `epochs` epochs */     \
-  X(std::vector<double>, train_seconds_samples, kSeconds) /* one per repeat */                     \
-  X(std::size_t, step_samples, kCount) /* steps timed one by one, in a separate epoch */           \
-  X(double, step_seconds, kSeconds)    /* median steady-state step */                              \
-  X(double, step_seconds_p25, kSeconds)                                                            \
-  X(double, step_seconds_p75, kSeconds)                                                            \
-  X(std::vector<double>, step_seconds_samples, kStepSamples) /* every timed step */                \
-  X(double, device_init_seconds, kSeconds) /* the device's first use (CUDA context) */             \
-  X(double, setup_seconds, kSeconds)       /* data set loaded and moved, workload built */         \
-  X(double, first_step_seconds, kSeconds)  /* fresh model to the end of its first step */          \
-  X(double, startup_seconds, kSeconds)     /* device_init + setup + first_step */                  \
-  X(double, first_epoch_seconds, kSeconds) /* a fresh model's first, median */                     \
-  X(double, phase_data_seconds, kSeconds)  /* timing "phases": mean per step; 0 otherwise */       \
-  X(double, phase_copy_seconds, kSeconds)                                                          \
-  X(double, phase_forward_seconds, kSeconds)                                                       \
-  X(double, phase_backward_seconds, kSeconds)                                                      \
-  X(double, phase_optimizer_seconds, kSeconds)                                                     \
-  X(double, steps_per_second, kPerSecond)                                                          \
-  X(double, samples_per_second, kPerSecond)                                                        \
-  X(double, train_loss, kNone)        /* mean training loss of the last epoch */                   \
-  X(std::string, metric, kNone)       /* "accuracy" or "rmse" */                                   \
-  X(double, metric_value, kNone)      /* on the held-out test split */                             \
-  X(double, flops_per_sample, kFlops) /* training FLOPs per sample */                              \
-  X(std::string, flops_source, kNone) /* "analytical", "estimated" (a user's model) or "" */       \
-  X(double, achieved_gflops, kGflopsPerSecond) /* flops_per_sample * samples_per_second */         \
-  X(double, peak_gflops, kGflopsPerSecond)     /* the device's measured float32 matmul peak */     \
-  X(double, peak_fraction, kFraction)          /* achieved / peak */                               \
-  X(std::int64_t, peak_rss_bytes, kBytes) /* the process's peak resident memory during the cell */ \
-  X(std::int64_t, cuda_peak_allocated_bytes, kBytes)                                               \
-  X(std::int64_t, cuda_peak_reserved_bytes, kBytes)                                                \
-  X(int, intra_op_threads, kCount)       /* LibTorch's intra-op threads while the cell ran */      \
-  X(int, blas_threads, kCount)           /* the BLAS library's threads (0 = unknown) */            \
-  X(double, allreduce_seconds, kSeconds) /* ddp: all-reduce per step */                            \
-  X(std::vector<double>, rank_epoch_seconds, kEpochSeconds) /* ddp: by rank */                     \
-  X(std::vector<std::string>, parameter_digests, kNone)     /* ddp: by rank; */                    \
-  /* a deterministic cell's one */                                                                 \
-  X(std::string, energy_source, kNone) /* "rapl", "nvml", "nvml-power" or "unavailable" */         \
-  X(std::string, energy_note, kNone)   /* why unavailable, or what else the counter covers */      \
-  X(double, joules_per_epoch, kJoules) /* mean_watts * epoch_seconds; 0 when unavailable */        \
-  X(double, mean_watts, kWatts)        /* energy / time over the timed epochs */                   \
-  X(bool, throttled, kNone) /* the SM clock fell below 75 % of its maximum, or throttled */        \
-  X(std::string, throttle_reasons, kNone) /* NVML's, seen */                                       \
-  X(double, sm_clock_min_mhz, kMegahertz) /* GPU: timed epochs' lowest */                          \
-  X(double, sm_clock_max_mhz, kMegahertz) /* GPU: its maximum */                                   \
-  X(double, cpu_mhz_start, kMegahertz)    /* the CPU's clock before, after */                      \
-  X(double, cpu_mhz_end, kMegahertz)                                                               \
-  X(double, price_per_hour, kPricePerHour)    /* the device's price, 0: none */                    \
-  X(double, cost_per_epoch, kPrice)           /* price_per_hour / 3600 * epoch_seconds (* GPUs) */ \
-  X(double, cost_per_million_samples, kPrice) /* cost_per_epoch / train_rows * 1e6 */              \
-  X(std::vector<double>, process_epoch_seconds, kEpochSeconds) /* `processes` > 1: each's */       \
-  X(std::vector<double>, process_step_seconds, kSeconds)       /* epoch and step, by process */    \
-  X(double, wall_seconds, kSeconds)                            /* the whole cell */                \
-  X(int, worker, kNone) /* the process that ran it: 0 the run's own, k its k-th child */           \
-  X(int, worker_cells_before, kCount) /* cells it ran before (0: fresh) */                         \
-  /* The step's anatomy (one probed step after the timed epochs; core/model/step_anatomy.hpp) */   \
-  X(std::int64_t, step_ops_data, kCount)    /* operators dispatched in the data and copy phases */ \
-  X(std::int64_t, step_ops_forward, kCount) /* in the forward pass and the loss */                 \
-  X(std::int64_t, step_ops_backward, kCount)  /* in the backward pass */                           \
-  X(std::int64_t, step_ops_optimizer, kCount) /* in the optimiser's update */                      \
-  X(double, step_flops, kFlops)               /* matrix products and convolutions, per step */     \
-  X(double, step_bytes, kBytes)     /* tensors read and written by the operators, per step */      \
-  X(double, step_h2d_bytes, kBytes) /* copied from the host to the device, per step */             \
-  X(double, step_loader_seconds, kSeconds) /* the probed step's data wait */                       \
-  X(double, step_loader_share, kFraction)  /* that wait's share of the probed step */              \
-  X(double, step_batch_seconds, kSeconds)  /* a batch, none ready ahead */                         \
-  X(double, anatomy_seconds, kSeconds) /* what probing the step cost (outside the timed epochs) */ \
-  X(std::vector<std::vector<double>>, step_op_groups, kOpGroups)                                   \
-  /* The cost model's account of the step (core/model/cost_model.hpp), from a machine profile */   \
-  X(Bound, bound, kNone) /* the cost model's largest term */                                       \
-  X(double, predicted_step_seconds, kSeconds)                                                      \
-  X(double, predicted_epoch_seconds, kSeconds)                                                     \
-  X(double, predicted_dispatch_seconds, kSeconds) /* the terms of the predicted step */            \
-  X(double, predicted_compute_seconds, kSeconds)                                                   \
-  X(double, predicted_memory_seconds, kSeconds)                                                    \
-  X(double, predicted_transfer_seconds, kSeconds)                                                  \
-  X(double, predicted_loader_seconds, kSeconds)                                                    \
-  X(std::string, prediction_profile, kNone) /* the machine profile the prediction used */          \
-  X(double, prediction_error, kFraction)    /* a predicted cell's (0.3: 30 %) */
+/// X(P, type, name, unit), where `r.P name` is the field of a result `r` (P is empty, or a typed
+/// part's name and a dot: core/records/result_parts.hpp). One list drives the struct, the JSON
+/// writer and reader, the checks of a read result, the CSV's columns, what `report --measure`
+/// converts and docs/outputs.md's units (a test reads them); each column's meaning is in
+/// docs/outputs.md.
+#define CROSSOVER_RESULT_FIELDS(X)      \
+  CROSSOVER_MEASURED_FIELDS(X, )        \
+  CROSSOVER_ENERGY_FIELDS(X, energy.)   \
+  CROSSOVER_RUN_FIELDS(X, )             \
+  CROSSOVER_ANATOMY_FIELDS(X, anatomy.) \
+  CROSSOVER_PREDICTION_FIELDS(X, prediction.)
+
+/// What was measured of the cell, before its energy.
+#define CROSSOVER_MEASURED_FIELDS(X, P)                                                           \
+  X(P, CellStatus, status, kNone)       /* ok, skipped, failed or not run */                      \
+  X(P, std::string, reason, kNone)      /* why skipped or failed; empty when ok */                \
+  X(P, std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */ \
+  X(P, std::int64_t, train_rows, kCount)                                                          \
+  X(P, std::int64_t, test_rows, kCount)                                                           \
+  X(P, std::int64_t, steps_per_epoch, kCount)                                                     \
+  X(P, int, repeats, kCount) /* repeats run: fresh model, warm-up, `epochs` timed epochs */       \
+  X(P, std::string, stop_reason, kNone)      /* "ci_target", "max_repeats" or "time_budget" */    \
+  X(P, std::size_t, epoch_samples, kCount)   /* timed epochs behind the statistics */             \
+  X(P, double, epoch_seconds, kEpochSeconds) /* median */                                         \
+  X(P, double, epoch_seconds_p25, kEpochSeconds)                                                  \
+  X(P, double, epoch_seconds_p75, kEpochSeconds)                                                  \
+  X(P, double, epoch_seconds_mean, kEpochSeconds)                                                 \
+  X(P, double, epoch_seconds_stdev, kEpochSeconds)                                                \
+  X(P, double, epoch_seconds_min, kEpochSeconds)                                                  \
+  X(P, double, epoch_seconds_max, kEpochSeconds)                                                  \
+  X(P, double, epoch_seconds_ci_low, kEpochSeconds) /* 95 % confidence interval of the median */  \
+  X(P, double, epoch_seconds_ci_high, kEpochSeconds)                                              \
+  X(P, bool, noisy, kNone)                                        /* IQR / median above 10 % */   \
+  X(P, std::vector<double>, epoch_seconds_samples, kEpochSamples) /* every timed epoch */         \
+  X(P, double, train_seconds, kSeconds) /* median over repeats of the time for `epochs` epochs */ \
+  X(P, std::vector<double>, train_seconds_samples, kSeconds) /* one per repeat */                 \
+  X(P, std::size_t, step_samples, kCount) /* steps timed one by one, in a separate epoch */       \
+  X(P, double, step_seconds, kSeconds)    /* median steady-state step */                          \
+  X(P, double, step_seconds_p25, kSeconds)                                                        \
+  X(P, double, step_seconds_p75, kSeconds)                                                        \
+  X(P, std::vector<double>, step_seconds_samples, kStepSamples) /* every timed step */            \
+  X(P, double, device_init_seconds, kSeconds) /* the device's first use (CUDA context) */         \
+  X(P, double, setup_seconds, kSeconds)       /* data set loaded and moved, workload built */     \
+  X(P, double, first_step_seconds, kSeconds)  /* fresh model to the end of its first step */      \
+  X(P, double, startup_seconds, kSeconds)     /* device_init + setup + first_step */              \
+  X(P, double, first_epoch_seconds, kSeconds) /* a fresh model's first, median */                 \
+  X(P, double, phase_data_seconds, kSeconds)  /* timing "phases": mean per step; 0 otherwise */   \
+  X(P, double, phase_copy_seconds, kSeconds)                                                      \
+  X(P, double, phase_forward_seconds, kSeconds)                                                   \
+  X(P, double, phase_backward_seconds, kSeconds)                                                  \
+  X(P, double, phase_optimizer_seconds, kSeconds)                                                 \
+  X(P, double, steps_per_second, kPerSecond)                                                      \
+  X(P, double, samples_per_second, kPerSecond)                                                    \
+  X(P, double, train_loss, kNone)        /* mean training loss of the last epoch */               \
+  X(P, std::string, metric, kNone)       /* "accuracy" or "rmse" */                               \
+  X(P, double, metric_value, kNone)      /* on the held-out test split */                         \
+  X(P, double, flops_per_sample, kFlops) /* training FLOPs per sample */                          \
+  X(P, std::string, flops_source, kNone) /* "analytical", "estimated" (a user's model) or "" */   \
+  X(P, double, achieved_gflops, kGflopsPerSecond) /* flops_per_sample * samples_per_second */     \
+  X(P, double, peak_gflops, kGflopsPerSecond)     /* the device's measured float32 matmul peak */ \
+  X(P, double, peak_fraction, kFraction)          /* achieved / peak */                           \
+  X(P, std::int64_t, peak_rss_bytes, kBytes)      /* the process's peak memory in the cell */     \
+  X(P, std::int64_t, cuda_peak_allocated_bytes, kBytes)                                           \
+  X(P, std::int64_t, cuda_peak_reserved_bytes, kBytes)                                            \
+  X(P, int, intra_op_threads, kCount)       /* LibTorch's intra-op threads while the cell ran */  \
+  X(P, int, blas_threads, kCount)           /* the BLAS library's threads (0 = unknown) */        \
+  X(P, double, allreduce_seconds, kSeconds) /* ddp: all-reduce per step */                        \
+  X(P, std::vector<double>, rank_epoch_seconds, kEpochSeconds) /* ddp: by rank */                 \
+  X(P, std::vector<std::string>, parameter_digests,                                               \
+    kNone) /* ddp: by rank (one when deterministic) */
+
+/// Its cost, its processes and the worker that ran it.
+#define CROSSOVER_RUN_FIELDS(X, P)                                                                 \
+  X(P, double, price_per_hour, kPricePerHour) /* the device's price, 0: none */                    \
+  X(P, double, cost_per_epoch, kPrice)        /* price_per_hour / 3600 * epoch_seconds (* GPUs) */ \
+  X(P, double, cost_per_million_samples, kPrice) /* cost_per_epoch / train_rows * 1e6 */           \
+  X(P, std::vector<double>, process_epoch_seconds, kEpochSeconds) /* `processes` > 1: each's */    \
+  X(P, std::vector<double>, process_step_seconds, kSeconds)       /* epoch and step, by process */ \
+  X(P, double, wall_seconds, kSeconds)                            /* the whole cell */             \
+  X(P, int, worker, kNone) /* the process that ran it: 0 the run's own, k its k-th child */        \
+  X(P, int, worker_cells_before, kCount) /* cells it ran before (0: fresh) */
 
 /// What happened to one cell. Times are seconds.
 struct Result {
   Cell cell;
-#define CROSSOVER_DECLARE_FIELD(type, name, unit) type name{};
-  CROSSOVER_RESULT_FIELDS(CROSSOVER_DECLARE_FIELD)
-#undef CROSSOVER_DECLARE_FIELD
-  Result() : status(CellStatus::kOk), bound(Bound::kNone) {}
+  CROSSOVER_MEASURED_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+  Energy energy;
+  CROSSOVER_RUN_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+  Anatomy anatomy;
+  Prediction prediction;
+  Result() : status(CellStatus::kOk) {}
 };
 
 /// The epoch and step samples one process stores for a cell (more are thinned, evenly spread):

@@ -75,8 +75,8 @@ std::string csv_row(const Result& result) {
   bool first = true;
   // The row leaves the samples out: they are not made into JSON only to be skipped.
   Result row = result;
-#define CROSSOVER_CLEAR_LONG_FIELD(type, name, unit) \
-  if (!in_csv(Unit::unit)) row.name = type{};
+#define CROSSOVER_CLEAR_LONG_FIELD(P, type, name, unit) \
+  if (!in_csv(Unit::unit)) row.P name = type{};
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CLEAR_LONG_FIELD)
 #undef CROSSOVER_CLEAR_LONG_FIELD
   // A predicted row's measured columns hold no prediction: its times are in its predicted_*

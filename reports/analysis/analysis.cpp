@@ -79,7 +79,7 @@ CompareSpec parse_compare(const std::string& text) {
 
 std::string predicted_mark(const Result& r) {
   if (r.status != CellStatus::kPredicted) return "";
-  return " (" + predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
+  return " (" + predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error) + ")";
 }
 
 std::string winner_text(const Pair& p, const CompareSpec& spec) {
@@ -190,30 +190,22 @@ void mark_predicted(Crossover& c, const Series& members) {
 // A measured cell the model misses by more than 1.5x says so: its "why" is then the model's, not
 // the cell's.
 std::string model_miss(const Result& r) {
-  if (r.status != CellStatus::kOk || r.predicted_epoch_seconds <= 0.0 || r.epoch_seconds <= 0.0)
+  if (r.status != CellStatus::kOk || r.prediction.predicted_epoch_seconds <= 0.0 ||
+      r.epoch_seconds <= 0.0)
     return "";
-  const double ratio = r.predicted_epoch_seconds / r.epoch_seconds;
+  const double ratio = r.prediction.predicted_epoch_seconds / r.epoch_seconds;
   if (ratio <= 1.5 && ratio >= 1.0 / 1.5) return "";
-  return ", but the model says " + format_seconds(r.predicted_epoch_seconds) + ", measured " +
-         format_seconds(r.epoch_seconds) + ": it misses by " +
+  return ", but the model says " + format_seconds(r.prediction.predicted_epoch_seconds) +
+         ", measured " + format_seconds(r.epoch_seconds) + ": it misses by " +
          format_number(std::max(ratio, 1.0 / ratio)) + "x";
 }
 
 // One side of a pair in the cost model's words: "cuda dispatch-bound (...)".
 std::string side_why(const Result& r, const std::string& name) {
-  StepPrediction p;
-  p.dispatch = r.predicted_dispatch_seconds;
-  p.compute = r.predicted_compute_seconds;
-  p.memory = r.predicted_memory_seconds;
-  p.transfer = r.predicted_transfer_seconds;
-  p.loader = r.predicted_loader_seconds;
-  const double ops = static_cast<double>(r.step_ops_data + r.step_ops_forward +
-                                         r.step_ops_backward + r.step_ops_optimizer);
-  p.dispatched_ops = p.dispatch > 0.0 ? ops : 0.0;
-  p.arithmetic = p.compute;
+  const StepPrediction p = r.prediction.terms(static_cast<double>(r.anatomy.ops()));
   StepAnatomy a;
-  a.add(Phase::kForward, r.step_flops, r.step_bytes);
-  a.h2d_bytes = r.step_h2d_bytes;
+  a.add(Phase::kForward, r.anatomy.step_flops, r.anatomy.step_bytes);
+  a.h2d_bytes = r.anatomy.step_h2d_bytes;
   return name + " " + bound_text(p, a) + model_miss(r);
 }
 
@@ -221,7 +213,9 @@ std::string side_why(const Result& r, const std::string& name) {
 // the cells have no account of their steps.
 std::string why_text(const Series& members, const CompareSpec& spec, const std::string& axis) {
   const auto at = [&](const Pair* p) -> std::string {
-    if (p->baseline->bound == Bound::kNone || p->contender->bound == Bound::kNone) return "";
+    if (p->baseline->prediction.bound == Bound::kNone ||
+        p->contender->prediction.bound == Bound::kNone)
+      return "";
     const std::string key = spec.axis == "device" ? "" : spec.axis + "=";  // threads=0's step
     return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ": " +
            side_why(*p->contender, key + spec.contender) + "; " +

@@ -24,12 +24,13 @@ Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 std::string epoch_text(const Result& r, Measure measure) {
   if (r.status == CellStatus::kPredicted && measure == Measure::kTime) {
     return format_measure(r.epoch_seconds, measure) + " (" +
-           predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
+           predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error) + ")";
   }
   if (r.status != CellStatus::kOk) return text_of(r.status);
   return format_measure(r.epoch_seconds, measure) + " ± " +
          format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
-         (r.throttled ? " (throttled)" : "") + (r.data_source == "synthetic" ? " (synthetic)" : "");
+         (r.energy.throttled ? " (throttled)" : "") +
+         (r.data_source == "synthetic" ? " (synthetic)" : "");
 }
 
 bool comparable(const Result* r) { return r != nullptr && comparable(*r); }
@@ -156,17 +157,18 @@ std::vector<Row> device_rows(const std::vector<Result>& results, const std::stri
   // below the tables names it): the terminal's table stays narrow.
   std::set<std::string> profiles;
   for (const auto& r : results)
-    if (r.status == CellStatus::kPredicted) profiles.insert(r.prediction_profile);
+    if (r.status == CellStatus::kPredicted) profiles.insert(r.prediction.prediction_profile);
   // A predicted CUDA cell is made once for every thread count, and a graph cell's optimizer_impl
   // is forced: after every cell has its row, such a cell also joins each row that has a measured
   // cell, lacks its column and differs from it only there (pair_results' loose match).
   std::vector<std::pair<const Result*, std::string>> loose;
   for (const auto& r : results) {
     if (r.cell.workload != workload) continue;
-    const std::string column = device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
-                               (r.status != CellStatus::kPredicted ? ""
-                                : profiles.size() > 1 ? " (predicted: " + r.prediction_profile + ")"
-                                                      : " (predicted)");
+    const std::string column =
+        device_column(r.cell) + (machines ? " on " + r.cell.host : "") +
+        (r.status != CellStatus::kPredicted ? ""
+         : profiles.size() > 1 ? " (predicted: " + r.prediction.prediction_profile + ")"
+                               : " (predicted)");
     if (std::find(devices.begin(), devices.end(), column) == devices.end())
       devices.push_back(column);
     Json key = setting_key(r.cell);

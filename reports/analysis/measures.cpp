@@ -11,7 +11,7 @@ namespace crossover {
 
 bool has_measure(const Result& r, Measure measure) {
   if (r.status != CellStatus::kOk) return false;
-  if (measure == Measure::kEnergy) return r.energy_source != "unavailable" && r.mean_watts > 0.0;
+  if (measure == Measure::kEnergy) return r.energy.measured();
   if (measure == Measure::kCost) return r.price_per_hour > 0.0;
   return true;
 }
@@ -46,12 +46,13 @@ std::vector<Result> in_measure(const std::vector<Result>& results, Measure measu
       r.reason = "no " + text_of(measure) + " measured";
       continue;
     }
-    const double per_second = measure == Measure::kEnergy ? r.mean_watts
+    const double per_second = measure == Measure::kEnergy ? r.energy.mean_watts
                               : measure == Measure::kCost ? r.price_per_hour / 3600.0
                                                           : 1.0;
     // Every field whose unit is an epoch's time or a rate (core/records/results.hpp).
     bool finite = true;
-#define CROSSOVER_CONVERT_FIELD(type, name, unit) finite &= convert(r.name, Unit::unit, per_second);
+#define CROSSOVER_CONVERT_FIELD(P, type, name, unit) \
+  finite &= convert(r.P name, Unit::unit, per_second);
     CROSSOVER_RESULT_FIELDS(CROSSOVER_CONVERT_FIELD)
 #undef CROSSOVER_CONVERT_FIELD
     // A power or price so large that its product overflows (an edited results file) is no
@@ -124,14 +125,14 @@ std::string energy_summary(const std::vector<Result>& results) {
   std::size_t measured = 0;
   for (const Result& r : results) {
     // Results written before crossover measured energy carry no source: nothing to say of them.
-    if (r.status != CellStatus::kOk || r.energy_source.empty()) continue;
+    if (r.status != CellStatus::kOk || r.energy.energy_source.empty()) continue;
     measured += has_measure(r, Measure::kEnergy);
-    const std::string source = plain(r.energy_source);
+    const std::string source = plain(r.energy.energy_source);
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const Group& g) { return g.source == source; });
     if (it == groups.end()) it = groups.insert(groups.end(), Group{source, {}, 0});
     ++it->cells;
-    const std::string note = plain(r.energy_note);
+    const std::string note = plain(r.energy.energy_note);
     if (!note.empty() && std::find(it->notes.begin(), it->notes.end(), note) == it->notes.end())
       it->notes.push_back(note);
   }

@@ -42,7 +42,9 @@ namespace {
 Interval epoch_interval(const Result& r) {
   if (r.status == CellStatus::kPredicted) {
     // A band is a factor from 1 to 1e6; one read from a file outside that is none.
-    const double e = r.prediction_error > 0.0 && r.prediction_error < 1e6 ? r.prediction_error : 0;
+    const double e = r.prediction.prediction_error > 0.0 && r.prediction.prediction_error < 1e6
+                         ? r.prediction.prediction_error
+                         : 0;
     return {r.epoch_seconds / (1.0 + e), r.epoch_seconds * (1.0 + e)};
   }
   const bool has =

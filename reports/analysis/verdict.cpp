@@ -225,8 +225,8 @@ std::string verdict_heading(const Analysis& analysis) {
 std::string verdict_caveat(const std::vector<Result>& results) {
   for (const Result& r : results) {
     if (r.status != CellStatus::kPredicted) continue;
-    return r.cell.device + " predicted with the profile " + r.prediction_profile +
-           (r.prediction_error > 0.0
+    return r.cell.device + " predicted with the profile " + r.prediction.prediction_profile +
+           (r.prediction.prediction_error > 0.0
                 ? ", not measured: a side wins only where the band (80 % of held-out real cells) "
                   "excludes a tie, else undecided"
                 : ", not measured, with no validated band");

@@ -32,9 +32,9 @@ std::vector<double> metric_samples(const Result& r, GateMetric metric) {
   if (metric == GateMetric::kEpoch) return r.epoch_seconds_samples;
   if (metric ==
       GateMetric::kEnergy) {  // each epoch's joules at the cell's mean power; none unmeasured
-    if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
+    if (!r.energy.measured()) return {};
     std::vector<double> joules = r.epoch_seconds_samples;
-    for (double& j : joules) j *= r.mean_watts;
+    for (double& j : joules) j *= r.energy.mean_watts;
     return joules;
   }
   std::vector<double> throughput;
@@ -157,8 +157,9 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (o.metric == GateMetric::kEnergy && (bs.empty() || cs.empty())) {
     const Result& without = bs.empty() ? *base : *cand;
     v.verdict = Verdict::kNotCompared;
-    v.reason = std::string(bs.empty() ? "baseline" : "candidate") + ": no energy measured (" +
-               (without.energy_note.empty() ? "an older result" : without.energy_note) + ")";
+    v.reason =
+        std::string(bs.empty() ? "baseline" : "candidate") + ": no energy measured (" +
+        (without.energy.energy_note.empty() ? "an older result" : without.energy.energy_note) + ")";
     return false;
   }
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
@@ -289,9 +290,9 @@ std::vector<double> process_medians(const Result& r, GateMetric metric) {
       r.process_step_seconds.size() == r.process_epoch_seconds.size())
     return r.process_step_seconds;
   if (metric == GateMetric::kEnergy) {
-    if (r.energy_source == "unavailable" || r.mean_watts <= 0.0) return {};
+    if (!r.energy.measured()) return {};
     std::vector<double> joules = r.process_epoch_seconds;
-    for (double& j : joules) j *= r.mean_watts;
+    for (double& j : joules) j *= r.energy.mean_watts;
     return joules;
   }
   if (metric != GateMetric::kThroughput) return r.process_epoch_seconds;

@@ -173,13 +173,12 @@ std::string tables_html(const std::vector<Result>& results,
          ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
          std::to_string(r.cell.threads), text_of(r.status),
          timed ? format_number(r.epoch_seconds) + (ok ? "" : " (predicted)") : "",
-         ok     ? format_number(r.epoch_seconds_ci_low) + " - " +
-                      format_number(r.epoch_seconds_ci_high)
-         : timed ? predicted_interval_text(r.epoch_seconds, r.prediction_error)
+         ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
+         : timed ? predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error)
                  : "",
          ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",
          ok ? r.metric + " " + format_number(r.metric_value) : "",
-         r.bound == Bound::kNone ? "" : text_of(r.bound), r.reason});
+         r.prediction.bound == Bound::kNone ? "" : text_of(r.prediction.bound), r.reason});
   }
   std::string s =
       "<h2>Every cell</h2><p>Click a column to sort.</p>" +

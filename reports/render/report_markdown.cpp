@@ -75,7 +75,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
     for (const GridKey* key : keys) row.push_back(value_text(key->get(r.cell)));
     for (auto& text : std::vector<std::string>{
              text_of(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
-                 std::string(ok && r.throttled ? " (throttled)" : ""),
+                 std::string(ok && r.energy.throttled ? " (throttled)" : ""),
              r.data_source.empty() ? "-" : r.data_source,
              when_timed(format_seconds(r.epoch_seconds)),
              when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
@@ -90,7 +90,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
              when_ok(r.peak_fraction > 0 ? percent(r.peak_fraction) : "-"),
              when_ok(megabytes(r.peak_rss_bytes)), when_ok(format_number(r.train_loss)),
              when_ok(r.metric + " " + format_number(r.metric_value)),
-             r.bound == Bound::kNone ? "-" : text_of(r.bound)})
+             r.prediction.bound == Bound::kNone ? "-" : text_of(r.prediction.bound)})
       row.push_back(std::move(text));
     t.rows.push_back(std::move(row));
   }
@@ -264,9 +264,9 @@ std::string markdown_caveats(const std::vector<Result>& results) {
   }
   std::vector<std::string> throttled;
   for (const auto& r : results) {
-    if (r.status != CellStatus::kOk || !r.throttled) continue;
+    if (r.status != CellStatus::kOk || !r.energy.throttled) continue;
     // A results file is the user's: only the reason names crossover writes reach the prose.
-    std::string reasons = r.throttle_reasons;
+    std::string reasons = r.energy.throttle_reasons;
     reasons.erase(std::remove_if(reasons.begin(), reasons.end(),
                                  [](char c) {
                                    return !(std::islower(static_cast<unsigned char>(c)) ||

@@ -105,15 +105,15 @@ nlohmann::ordered_json bound_json(const Result& r) {
   nlohmann::ordered_json j = {
       {"cell", r.cell.index},
       {"status", r.status},
-      {"bound", r.bound},
-      {"profile", r.prediction_profile},
+      {"bound", r.prediction.bound},
+      {"profile", r.prediction.prediction_profile},
       {"measured_step_seconds", r.status == CellStatus::kOk ? r.step_seconds : 0.0},
-      {"predicted_step_seconds", r.predicted_step_seconds}};
-  j.update(predicted_terms_json(r));
-  j["operators"] = r.step_ops_data + r.step_ops_forward + r.step_ops_backward + r.step_ops_optimizer;
-  j["flops"] = r.step_flops;
-  j["bytes"] = r.step_bytes;
-  j["h2d_bytes"] = r.step_h2d_bytes;
+      {"predicted_step_seconds", r.prediction.predicted_step_seconds}};
+  j.update(r.prediction.terms_json());
+  j["operators"] = r.anatomy.ops();
+  j["flops"] = r.anatomy.step_flops;
+  j["bytes"] = r.anatomy.step_bytes;
+  j["h2d_bytes"] = r.anatomy.step_h2d_bytes;
   return j;
 }
 
@@ -144,7 +144,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
   std::size_t ok = 0, predicted = 0;
   for (const auto& r : results) {
-    if (r.bound != Bound::kNone) bounds.push_back(bound_json(r));
+    if (r.prediction.bound != Bound::kNone) bounds.push_back(bound_json(r));
     if (r.status == CellStatus::kOk) {
       ++ok;
     } else if (r.status == CellStatus::kPredicted) {

@@ -18,8 +18,9 @@ constexpr std::array<const char*, 5> kTerms = {"dispatch", "compute", "memory", 
                                                "loader"};
 
 std::array<double, 5> terms(const Result& r) {
-  return {r.predicted_dispatch_seconds, r.predicted_compute_seconds, r.predicted_memory_seconds,
-          r.predicted_transfer_seconds, r.predicted_loader_seconds};
+  return {r.prediction.predicted_dispatch_seconds, r.prediction.predicted_compute_seconds,
+          r.prediction.predicted_memory_seconds, r.prediction.predicted_transfer_seconds,
+          r.prediction.predicted_loader_seconds};
 }
 
 }  // namespace
@@ -28,7 +29,7 @@ std::string bound_chart(const std::vector<Result>& results, const std::string& w
   std::vector<const Result*> cells;
   for (const Result& r : results) {
     const auto t = terms(r);
-    if (r.cell.workload == workload && r.bound != Bound::kNone &&
+    if (r.cell.workload == workload && r.prediction.bound != Bound::kNone &&
         (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted) &&
         t[0] + t[1] + t[2] + t[3] + t[4] > 0.0)
       cells.push_back(&r);
@@ -50,15 +51,17 @@ std::string bound_chart(const std::vector<Result>& results, const std::string& w
     const double x = Plot::kLeft + static_cast<double>(i) * width + 2;
     const double bar = std::max(1.0, width - 4);
     const std::string measured =
-        predicted ? "predicted, not measured"
-                  : "measured " + format_seconds(r.step_seconds) +
-                        (r.step_seconds > 0.0 && r.predicted_step_seconds > 0.0
-                             ? " (the model " + format_number(r.predicted_step_seconds /
-                                                              r.step_seconds) + "x of it)"
-                             : "");
+        predicted
+            ? "predicted, not measured"
+            : "measured " + format_seconds(r.step_seconds) +
+                  (r.step_seconds > 0.0 && r.prediction.predicted_step_seconds > 0.0
+                       ? " (the model " +
+                             format_number(r.prediction.predicted_step_seconds / r.step_seconds) +
+                             "x of it)"
+                       : "");
     const std::string who = "#" + std::to_string(r.cell.index) + " " + cell_label(r.cell) +
-                            ": modelled step " + format_seconds(r.predicted_step_seconds) + ", " +
-                            measured;
+                            ": modelled step " +
+                            format_seconds(r.prediction.predicted_step_seconds) + ", " + measured;
     const auto t = terms(r);
     const double total = t[0] + t[1] + t[2] + t[3] + t[4];
     double base = 0;

@@ -70,7 +70,7 @@ namespace {
 // What a chart shows around a point: a measured median's 95 % interval, a prediction's band.
 std::pair<double, double> shown_interval(const Result& r) {
   if (r.status == CellStatus::kPredicted) {
-    const double e = r.prediction_error;
+    const double e = r.prediction.prediction_error;
     const double factor = e > 0.0 && e < 1e6 ? 1.0 + e : 1.0;  // a band read from a file: sane
     return {r.epoch_seconds / factor, r.epoch_seconds * factor};
   }
@@ -118,7 +118,7 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
     // A predicted side: a dashed line, its band the prediction's, "predicted" in its legend.
     std::string predicted;
     for (std::size_t i = 0; i < points.size(); ++i)
-      if (at(i)->status == CellStatus::kPredicted) predicted = at(i)->prediction_profile;
+      if (at(i)->status == CellStatus::kPredicted) predicted = at(i)->prediction.prediction_profile;
     std::string upper, lower, line, dots;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Result* r = at(i);

@@ -31,20 +31,8 @@ std::map<std::size_t, Result> saved_anatomy(const std::string& run) {
   std::error_code error;
   if (!fs::exists(fs::symlink_status(path, error))) return out;
   for (Result& r : read_results(path, Links::kRefuse))
-    if (!r.step_op_groups.empty()) out.emplace(r.cell.index, std::move(r));
+    if (!r.anatomy.empty()) out.emplace(r.cell.index, std::move(r));
   return out;
-}
-
-// The anatomy fields of `from` into `into`.
-void take_anatomy(const Result& from, Result& into) {
-  for (auto field : {&Result::step_ops_data, &Result::step_ops_forward, &Result::step_ops_backward,
-                     &Result::step_ops_optimizer})
-    into.*field = from.*field;
-  for (auto field : {&Result::step_flops, &Result::step_bytes, &Result::step_h2d_bytes,
-                     &Result::step_loader_seconds, &Result::step_loader_share,
-                     &Result::step_batch_seconds})
-    into.*field = from.*field;
-  into.step_op_groups = from.step_op_groups;
 }
 
 // A cell's anatomy: recorded, saved beside the run, or taken on this machine's CPU (then kept in
@@ -52,12 +40,12 @@ void take_anatomy(const Result& from, Result& into) {
 bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
                   const std::string& data_dir, Result& p, std::vector<Result>& taken) {
   // A graph cell recorded before its anatomy came from its twin saw only the replay.
-  const bool replay_only = r.cell.execution == Execution::kGraph && r.step_ops_forward == 0;
-  if (!r.step_op_groups.empty() && !replay_only) return true;
+  const bool replay_only = r.cell.execution == Execution::kGraph && r.anatomy.step_ops_forward == 0;
+  if (!r.anatomy.empty() && !replay_only) return true;
   // A line of anatomy.jsonl counts for the cell of its index only when it is that cell.
   if (const auto it = saved.find(r.cell.index);
       it != saved.end() && cell_label(it->second.cell) == cell_label(r.cell)) {
-    take_anatomy(it->second, p);
+    p.anatomy = it->second.anatomy;
     return true;
   }
   Result twin = r;
@@ -68,7 +56,7 @@ bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
                  r.cell.index, cell_label(r.cell), e.what());
     return false;
   }
-  take_anatomy(twin, p);
+  p.anatomy = twin.anatomy;
   taken.push_back(p);
   return true;
 }
@@ -89,7 +77,7 @@ Checked check_run(const std::string& path, const RunRecord& run, const MachinePr
     if (!predicted) continue;
     Result& p = *predicted;
     // As the analysis reads it: the model's epoch, with the measured spread around it.
-    const double scale = p.predicted_epoch_seconds / r.epoch_seconds;
+    const double scale = p.prediction.predicted_epoch_seconds / r.epoch_seconds;
     for (double& s : p.epoch_seconds_samples) s *= scale;
     p.epoch_seconds_ci_low *= scale;
     p.epoch_seconds_ci_high *= scale;

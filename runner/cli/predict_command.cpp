@@ -49,9 +49,9 @@ const Result& measured_of(const Checked& c, const Result& p) {
 
 // Inside its band: the measured epoch within [predicted / factor, predicted * factor].
 bool inside_band(const Result& p, double measured) {
-  const double factor = 1.0 + p.prediction_error;
-  return measured >= p.predicted_epoch_seconds / factor &&
-         measured <= p.predicted_epoch_seconds * factor;
+  const double factor = 1.0 + p.prediction.prediction_error;
+  return measured >= p.prediction.predicted_epoch_seconds / factor &&
+         measured <= p.prediction.predicted_epoch_seconds * factor;
 }
 
 // What the cells of one device kind (and one bound class) add up to.
@@ -86,34 +86,38 @@ Json cells_json(const Checked& c, TextTable& table, std::map<std::string, Score>
   Json cells = Json::array();
   for (const Result& p : c.predicted) {
     const Result& m = measured_of(c, p);
-    const double error = p.predicted_epoch_seconds / m.epoch_seconds - 1.0;
+    const double error = p.prediction.predicted_epoch_seconds / m.epoch_seconds - 1.0;
     const std::string kind = text_of(device_kind(p.cell.device));
-    const bool banded = p.prediction_error > 0.0, inside = banded && inside_band(p, m.epoch_seconds);
-    for (const std::string& key : {kind, kind + "/" + text_of(p.bound)}) {
+    const bool banded = p.prediction.prediction_error > 0.0,
+               inside = banded && inside_band(p, m.epoch_seconds);
+    for (const std::string& key : {kind, kind + "/" + text_of(p.prediction.bound)}) {
       Score& s = scores[key];
       s.errors.push_back(std::abs(error));
-      s.logs.push_back(std::abs(std::log(p.predicted_epoch_seconds / m.epoch_seconds)));
+      s.logs.push_back(std::abs(std::log(p.prediction.predicted_epoch_seconds / m.epoch_seconds)));
       s.banded += banded ? 1 : 0;
       s.inside += inside ? 1 : 0;
     }
     table.rows.push_back({c.run, std::to_string(p.cell.index), cell_label(p.cell),
                           format_seconds(m.epoch_seconds),
-                          predicted_interval_text(p.predicted_epoch_seconds, p.prediction_error),
-                          format_percent(error), text_of(p.bound)});
+                          predicted_interval_text(p.prediction.predicted_epoch_seconds,
+                                                  p.prediction.prediction_error),
+                          format_percent(error), text_of(p.prediction.bound)});
     Json j = {{"run", c.run},
               {"cell", p.cell.index},
               {"label", cell_label(p.cell)},
               {"device", p.cell.device},
               {"measured_epoch_seconds", m.epoch_seconds},
-              {"predicted_epoch_seconds", p.predicted_epoch_seconds},
+              {"predicted_epoch_seconds", p.prediction.predicted_epoch_seconds},
               {"error", error},
-              {"bound", p.bound}};
+              {"bound", p.prediction.bound}};
     if (banded) {
-      j["predicted_low_seconds"] = p.predicted_epoch_seconds / (1.0 + p.prediction_error);
-      j["predicted_high_seconds"] = p.predicted_epoch_seconds * (1.0 + p.prediction_error);
+      j["predicted_low_seconds"] =
+          p.prediction.predicted_epoch_seconds / (1.0 + p.prediction.prediction_error);
+      j["predicted_high_seconds"] =
+          p.prediction.predicted_epoch_seconds * (1.0 + p.prediction.prediction_error);
       j["inside_band"] = inside;
     }
-    j.update(predicted_terms_json(p));
+    j.update(p.prediction.terms_json());
     cells.push_back(j);
   }
   return cells;
@@ -150,8 +154,9 @@ Interval side_interval(const Result& m, const Result& p, bool measured, double& 
     return has ? Interval{m.epoch_seconds_ci_low, m.epoch_seconds_ci_high}
                : Interval{m.epoch_seconds, m.epoch_seconds};
   }
-  point = p.predicted_epoch_seconds;
-  return {point / (1.0 + p.prediction_error), point * (1.0 + p.prediction_error)};
+  point = p.prediction.predicted_epoch_seconds;
+  return {point / (1.0 + p.prediction.prediction_error),
+          point * (1.0 + p.prediction.prediction_error)};
 }
 
 void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& k,

@@ -46,7 +46,7 @@ std::string measure_problem(const std::vector<Result>& results, Measure measure)
   std::vector<std::string> why;
   for (const Result& r : results) {
     // The notes come from a results file: no control characters reach the terminal.
-    std::string note = r.energy_note;
+    std::string note = r.energy.energy_note;
     note.erase(std::remove_if(note.begin(), note.end(),
                               [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }),
                note.end());

@@ -14,23 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A probed step into the result's fields.
-void set_fields(const StepAnatomy& a, double seconds, Result& r) {
-  const auto ops = [&](Phase p) { return static_cast<std::int64_t>(a.ops(p)); };
-  r.step_ops_data = ops(Phase::kData) + ops(Phase::kCopy);
-  r.step_ops_forward = ops(Phase::kForward);
-  r.step_ops_backward = ops(Phase::kBackward);
-  r.step_ops_optimizer = ops(Phase::kOptimizer);
-  r.step_flops = a.flops();
-  r.step_bytes = a.bytes();
-  r.step_h2d_bytes = a.h2d_bytes;
-  r.step_loader_seconds = a.loader_seconds;
-  r.step_loader_share = a.step_seconds > 0.0 ? a.loader_seconds / a.step_seconds : 0.0;
-  r.step_batch_seconds = a.loader_seconds;  // without loader workers, what one batch costs
-  r.step_op_groups = groups_to_rows(a.groups);
-  r.anatomy_seconds = seconds;
-}
-
 // The cell as this machine's CPU runs it.
 Cell cpu_twin(const Cell& cell) {
   Cell twin = cell;
@@ -96,8 +79,9 @@ void record_anatomy(const Cell& cell, Workload& workload, const std::string& dat
     StepAnatomy anatomy = probe_step(workload, [&cell] { synchronize_device(cell.device); });
     double batch = 0.0;
     add_worker_batch(cell, data_dir, anatomy, batch);
-    set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
-    if (has_loader_workers(cell)) result.step_batch_seconds = batch;
+    result.anatomy =
+        Anatomy::of(anatomy, std::chrono::duration<double>(Clock::now() - start).count());
+    if (has_loader_workers(cell)) result.anatomy.step_batch_seconds = batch;
   } catch (const std::exception& e) {
     log_warning("cell " + std::to_string(cell.index) + " (" + cell_label(cell) +
                 "): its step could not be taken apart (" + e.what() +
@@ -120,8 +104,9 @@ void record_twin_anatomy(const Cell& cell, const std::string& data_dir, Result& 
     anatomy.h2d_bytes = static_cast<double>(facts.rows_per_step) * facts.sample_bytes;
   double batch = 0.0;
   add_worker_batch(cell, data_dir, anatomy, batch);
-  set_fields(anatomy, std::chrono::duration<double>(Clock::now() - start).count(), result);
-  if (has_loader_workers(cell)) result.step_batch_seconds = batch;
+  result.anatomy =
+      Anatomy::of(anatomy, std::chrono::duration<double>(Clock::now() - start).count());
+  if (has_loader_workers(cell)) result.anatomy.step_batch_seconds = batch;
   record_facts(facts, result);
 }
 

@@ -270,14 +270,14 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
 
 // What the energy meter saw over the timed epochs, into the result's fields.
 void record_energy(const EnergyTotals& energy, Result& result) {
-  result.energy_source = energy.source;
-  result.energy_note = energy.note;
+  result.energy.energy_source = energy.source;
+  result.energy.energy_note = energy.note;
   if (energy.source != "unavailable" && energy.seconds > 0.0)
-    result.mean_watts = energy.joules / energy.seconds;
-  result.sm_clock_min_mhz = energy.sm_clock_min_mhz;
-  result.sm_clock_max_mhz = energy.sm_clock_max_mhz;
-  result.throttle_reasons = throttle_reason_names(energy.throttle_reasons);
-  result.throttled = throttled(energy);
+    result.energy.mean_watts = energy.joules / energy.seconds;
+  result.energy.sm_clock_min_mhz = energy.sm_clock_min_mhz;
+  result.energy.sm_clock_max_mhz = energy.sm_clock_max_mhz;
+  result.energy.throttle_reasons = throttle_reason_names(energy.throttle_reasons);
+  result.energy.throttled = throttled(energy);
 }
 
 // Measures one cell in phases: set-up, repeats under the stopping rule, the steady-state step
@@ -294,9 +294,9 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   PhaseClock phases(cell.device);
   const int cuda = cuda_index(cell.device);
   const auto energy = energy_meter(cell.device, std::max(cuda, 0), cell.gpus);
-  result.cpu_mhz_start = cpu_mhz();
+  result.energy.cpu_mhz_start = cpu_mhz();
   Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result, *energy);
-  result.cpu_mhz_end = cpu_mhz();
+  result.energy.cpu_mhz_end = cpu_mhz();
 
   // The steady-state step distribution: one more epoch, timed step by step. With one step per
   // epoch the epoch samples already are the step samples.
@@ -388,7 +388,7 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
   r = std::move(*predicted);
   r.status = CellStatus::kPredicted;
   r.reason = "by the cost model with the profile " + profile.name + " (no CUDA here; " +
-             (r.prediction_error > 0.0
+             (r.prediction.prediction_error > 0.0
                   ? "its band held " +
                         std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
                         " % of held-out real cells"

@@ -47,7 +47,7 @@ std::size_t anatomies_to_take(const std::vector<RunRecord>& runs) {
   std::size_t count = 0;
   for (const RunRecord& run : runs)
     for (const Result& r : run.results)
-      count += r.status == CellStatus::kOk && r.step_seconds > 0.0 && r.step_op_groups.empty();
+      count += r.status == CellStatus::kOk && r.step_seconds > 0.0 && r.anatomy.empty();
   return count;
 }
 
@@ -59,7 +59,7 @@ std::vector<Observed> observe(const std::vector<RunRecord>& runs, const std::str
     for (const Result& r : run.results) {
       if (r.status != CellStatus::kOk || r.step_seconds <= 0.0) continue;
       Result copy = r;
-      if (copy.step_op_groups.empty()) {
+      if (copy.anatomy.empty()) {
         spdlog::info("anatomy {}/{}: {} ({}, cell {})", ++taken, to_take, cell_label(r.cell),
                      run.label, r.cell.index);
         // A few probed steps on small data: a cell still at it after this is stuck.
@@ -77,7 +77,7 @@ std::vector<Observed> observe(const std::vector<RunRecord>& runs, const std::str
       Observed o;
       o.result = &r;
       o.run = run.label;
-      o.anatomy = anatomy_of(copy);
+      o.anatomy = copy.anatomy.step();
       o.ops = counted_ops(o.anatomy, r.cell);
       o.step = r.step_seconds;
       if (o.ops > 0.0) out.push_back(o);

@@ -37,7 +37,7 @@ void ProgressLine::cell(const Result& r) {
   } else if (r.status == CellStatus::kPredicted) {
     // The profile and what its band is worth are said once, on the run's first line.
     outcome += " " + format_seconds(r.epoch_seconds) + "/epoch (" +
-               predicted_interval_text(r.epoch_seconds, r.prediction_error) + ")";
+               predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error) + ")";
   } else {
     outcome += ": " + r.reason;
   }

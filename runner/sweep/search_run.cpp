@@ -89,7 +89,7 @@ bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measur
   for (const Result& r : results) {
     // A predicted side (run --predict, no CUDA here) is a probe too: the pair's interval carries
     // its band, so a tie stays undecided; the statement says it was predicted.
-    if (r.status == CellStatus::kPredicted) predicted_with_[i] = r.prediction_profile;
+    if (r.status == CellStatus::kPredicted) predicted_with_[i] = r.prediction.prediction_profile;
     if (r.status != CellStatus::kOk && r.status != CellStatus::kPredicted) {
       search.stop("cell " + std::to_string(r.cell.index) + " (" + cell_label(r.cell) + ") " +
                   text_of(r.status) + (r.reason.empty() ? "" : ": " + r.reason));

@@ -1,0 +1,104 @@
+#pragma once
+// The typed parts of a cell's result (core/records/results.hpp): the energy its timed epochs took
+// and the clocks they ran at, its step's anatomy, and the cost model's account of that step. Each
+// part's fields are a list, X(P, type, name, unit), that results.hpp splices into the result's
+// one list under the part's name (P: `energy.`, `anatomy.`, `prediction.`), so that results.jsonl
+// keeps its flat names and a part is copied, passed and read as one value. A member has its
+// results.jsonl name, so a search for a column finds every use.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/cells/modes.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/model/step_anatomy.hpp"
+
+namespace crossover {
+
+/// A part's members from its list: X(P, type, name, unit) declares `type name{};`.
+#define CROSSOVER_DECLARE_PART_FIELD(P, type, name, unit) type name{};
+
+/// The energy the timed epochs took and the clocks they ran at (runner/execution/energy).
+#define CROSSOVER_ENERGY_FIELDS(X, P)                                                            \
+  X(P, std::string, energy_source, kNone) /* "rapl", "nvml", "nvml-power" or "unavailable" */    \
+  X(P, std::string, energy_note, kNone)   /* why unavailable, or what else the counter covers */ \
+  X(P, double, joules_per_epoch, kJoules) /* mean_watts * epoch_seconds; 0 when unavailable */   \
+  X(P, double, mean_watts, kWatts)        /* energy / time over the timed epochs */              \
+  X(P, bool, throttled, kNone) /* the SM clock fell below 75 % of its maximum, or throttled */   \
+  X(P, std::string, throttle_reasons, kNone) /* NVML's, seen */                                  \
+  X(P, double, sm_clock_min_mhz, kMegahertz) /* GPU: timed epochs' lowest */                     \
+  X(P, double, sm_clock_max_mhz, kMegahertz) /* GPU: its maximum */                              \
+  X(P, double, cpu_mhz_start, kMegahertz)    /* the CPU's clock before, after */                 \
+  X(P, double, cpu_mhz_end, kMegahertz)
+
+struct Energy {
+  CROSSOVER_ENERGY_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+  /// Whether the cell's energy was measured: a source other than "unavailable" and a power.
+  bool measured() const { return energy_source != "unavailable" && mean_watts > 0.0; }
+};
+
+/// The step's anatomy as a result records it: one probed step after the timed epochs
+/// (runner/execution/anatomy; core/model/step_anatomy.hpp).
+#define CROSSOVER_ANATOMY_FIELDS(X, P)                                                             \
+  X(P, std::int64_t, step_ops_data, kCount) /* operators dispatched in the data and copy phases */ \
+  X(P, std::int64_t, step_ops_forward, kCount)   /* in the forward pass and the loss */            \
+  X(P, std::int64_t, step_ops_backward, kCount)  /* in the backward pass */                        \
+  X(P, std::int64_t, step_ops_optimizer, kCount) /* in the optimiser's update */                   \
+  X(P, double, step_flops, kFlops)               /* matrix products and convolutions, per step */  \
+  X(P, double, step_bytes, kBytes)     /* tensors read and written by the operators, per step */   \
+  X(P, double, step_h2d_bytes, kBytes) /* copied from the host to the device, per step */          \
+  X(P, double, step_loader_seconds, kSeconds) /* the probed step's data wait */                    \
+  X(P, double, step_loader_share, kFraction)  /* that wait's share of the probed step */           \
+  X(P, double, step_batch_seconds, kSeconds)  /* a batch, none ready ahead */                      \
+  X(P, double, anatomy_seconds, kSeconds) /* what probing the step cost (not in timed epochs) */   \
+  X(P, std::vector<std::vector<double>>, step_op_groups, kOpGroups)
+
+struct Anatomy {
+  CROSSOVER_ANATOMY_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+
+  /// The record of a probed step `step` that took `seconds` to probe (anatomy_seconds).
+  static Anatomy of(const StepAnatomy& step, double seconds);
+  /// The step as the cost model reads it; empty for a result without one. Throws
+  /// std::runtime_error for op groups that are not [phase, count, FLOPs, bytes] rows.
+  StepAnatomy step() const;
+  /// Whether there is a step to predict from: its operators grouped (a result recorded before
+  /// the groups were kept has only the counts).
+  bool empty() const { return step_op_groups.empty(); }
+  /// Operators dispatched in the whole step.
+  std::int64_t ops() const {
+    return step_ops_data + step_ops_forward + step_ops_backward + step_ops_optimizer;
+  }
+};
+
+/// The cost model's account of the step (core/model/cost_model.hpp), from a machine profile.
+#define CROSSOVER_PREDICTION_FIELDS(X, P)                                                    \
+  X(P, Bound, bound, kNone) /* the cost model's largest term */                              \
+  X(P, double, predicted_step_seconds, kSeconds)                                             \
+  X(P, double, predicted_epoch_seconds, kSeconds)                                            \
+  X(P, double, predicted_dispatch_seconds, kSeconds) /* the terms of the predicted step */   \
+  X(P, double, predicted_compute_seconds, kSeconds)                                          \
+  X(P, double, predicted_memory_seconds, kSeconds)                                           \
+  X(P, double, predicted_transfer_seconds, kSeconds)                                         \
+  X(P, double, predicted_loader_seconds, kSeconds)                                           \
+  X(P, std::string, prediction_profile, kNone) /* the machine profile the prediction used */ \
+  X(P, double, prediction_error, kFraction)    /* a predicted cell's band (0.3: 30 %) */
+
+struct Prediction {
+  CROSSOVER_PREDICTION_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+
+  /// The model's terms, its step and bound from `step`, its epoch of `steps_per_epoch` steps on
+  /// `device`, and the name of the profile; the band (prediction_error) is left as it is.
+  void set(const StepPrediction& step, double steps_per_epoch, const DeviceProfile& device,
+           const std::string& profile);
+  /// The predicted step's terms as the model gives them (dispatch, compute, memory, transfer,
+  /// loader), with the operators the dispatch term counts (`ops`: the anatomy's) and the
+  /// arithmetic the compute term is.
+  StepPrediction terms(double ops) const;
+  /// The terms under results.jsonl's own names (`predicted_dispatch_seconds`, ...): the one JSON
+  /// form of them, in summary.json's `bounds` and in `predict --check`'s cells.
+  nlohmann::ordered_json terms_json() const;
+};
+
+}  // namespace crossover
