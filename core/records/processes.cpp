@@ -44,24 +44,24 @@ void recompute_statistics(Result& out) {
 // that read it), the lowest clock, any throttle, the CPU's frequency before the first and after
 // the last.
 void merge_energy(const std::vector<Result>& parts, Result& out) {
+  Energy& merged = out.energy;
   double joules = 0.0, seconds = 0.0;
   for (const Result& r : parts) {
-    if (r.energy.mean_watts > 0.0) {
+    const Energy& e = r.energy;
+    if (e.mean_watts > 0.0) {
       double timed = 0.0;
       for (double s : r.epoch_seconds_samples) timed += s;
-      joules += r.energy.mean_watts * timed;
+      joules += e.mean_watts * timed;
       seconds += timed;
     }
-    out.energy.throttled = out.energy.throttled || r.energy.throttled;
-    if (out.energy.throttle_reasons.empty())
-      out.energy.throttle_reasons = r.energy.throttle_reasons;
-    if (r.energy.sm_clock_min_mhz > 0.0 &&
-        (out.energy.sm_clock_min_mhz == 0.0 ||
-         r.energy.sm_clock_min_mhz < out.energy.sm_clock_min_mhz))
-      out.energy.sm_clock_min_mhz = r.energy.sm_clock_min_mhz;
+    merged.throttled = merged.throttled || e.throttled;
+    if (merged.throttle_reasons.empty()) merged.throttle_reasons = e.throttle_reasons;
+    if (e.sm_clock_min_mhz > 0.0 &&
+        (merged.sm_clock_min_mhz == 0.0 || e.sm_clock_min_mhz < merged.sm_clock_min_mhz))
+      merged.sm_clock_min_mhz = e.sm_clock_min_mhz;
   }
-  out.energy.mean_watts = seconds > 0.0 ? joules / seconds : 0.0;
-  out.energy.cpu_mhz_start = parts.front().energy.cpu_mhz_start;
+  merged.mean_watts = seconds > 0.0 ? joules / seconds : 0.0;
+  merged.cpu_mhz_start = parts.front().energy.cpu_mhz_start;
 }
 
 }  // namespace
