@@ -6,6 +6,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "core/records/results.hpp"
@@ -226,6 +227,33 @@ TEST(Cli, APlantedSlowdownIsAnnouncedRecordedAndNamedByCompare) {
                        "+50 %"),
             std::string::npos)
       << o.out;
+}
+
+// The summary stays whole when standard error and output share one pipe (2>&1 | cat, as a CI
+// log reads them): the warning about the planted slowdown comes before it, never inside a line.
+TEST(Cli, CompareWarningsNeverLandInsideTheSummary) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g",
+    "defaults": {"epochs": 3, "warmup_epochs": 1, "repeats": 1, "threads": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"batch_size": [16, 32, 64]}}]})");
+  const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
+  ASSERT_EQ(crossover(dir, run + dir.file("base")).code, 0);
+  ASSERT_EQ(crossover(dir, run + dir.file("cand"), "CROSSOVER_PLANT_SLOWDOWN=0.5").code, 0);
+  const Outcome o =
+      shell(dir, "({ CROSSOVER_DATA_DIR= " + std::string(CROSSOVER_BINARY) + " compare " +
+                     dir.file("base") + " " + dir.file("cand") + " 2>&1; } | cat)");
+  const std::size_t warning = o.out.find("warning: the runs differ in planted slowdown");
+  const std::size_t summary = o.out.find("measured cell(s):");
+  ASSERT_NE(warning, std::string::npos) << o.out;
+  ASSERT_NE(summary, std::string::npos) << o.out;
+  EXPECT_LT(warning, o.out.find("crossover compare:")) << o.out;
+  std::istringstream lines(o.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("warning:") != std::string::npos) {
+      EXPECT_EQ(line.rfind("warning:", 0), 0u) << "a warning inside a line: " << line;
+    }
+  }
 }
 
 }  // namespace

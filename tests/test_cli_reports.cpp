@@ -32,7 +32,7 @@ TEST(Cli, CompareExitsOneOnARegressionAndWritesMarkdownAndJson) {
 
   Outcome o = crossover(dir, "compare " + base + " " + same);
   EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("no regression in 1 matched cell(s)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no regression in 1 measured cell(s)"), std::string::npos) << o.out;
 
   const std::string md = dir.file("compare.md"), json = dir.file("verdict.json");
   o = crossover(

@@ -126,11 +126,11 @@ TEST(Processes, OneRunPerSideInSeveralProcessesNeitherCriesWolfNorMissesAQuarter
     caught += slower.cells.front().verdict == Verdict::kRegression ? 1 : 0;
     if (t == 0) {
       const CellVerdict& v = aa.cells.front();
-      EXPECT_EQ(v.test, "welch-runs");
+      EXPECT_EQ(v.test, "paired-runs");  // the k-th processes of the two runs, paired
       EXPECT_EQ(v.baseline_runs, 5u);
       EXPECT_EQ(v.baseline_samples, 20u);  // every epoch of the five processes
-      EXPECT_NE(v.evidence.find("5 and 5 process medians"), std::string::npos) << v.evidence;
-      EXPECT_NE(aa.evidence.find("several processes per side"), std::string::npos);
+      EXPECT_NE(v.evidence.find("paired t on 5 process pairs"), std::string::npos) << v.evidence;
+      EXPECT_NE(aa.evidence.find("several runs or processes per side"), std::string::npos);
       EXPECT_TRUE(aa.notes.empty());
     }
   }
@@ -161,7 +161,7 @@ TEST(Processes, AMachineWhoseOtherCoresWereTakenIsNotBlamedOnTheCode) {
   context.baseline_env = &quiet;
   context.candidate_env = &busy;
   const CellVerdict v = compare_runs({base}, {cand}, {}, context).cells.front();
-  EXPECT_EQ(v.test, "welch-runs");
+  EXPECT_EQ(v.test, "paired-runs");
   EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
   EXPECT_EQ(v.decided_by, DecidedBy::kReferenceDrift);
   ASSERT_TRUE(v.machine.has_value());
@@ -198,7 +198,7 @@ TEST(Processes, ACalibrationOfTheRunnerDecidesOneRunPerSideOverItsProcesses) {
   EXPECT_EQ(v.verdict, Verdict::kRegression);
   // Several runs per side are still compared run by run, calibration or not.
   const auto rounds = compare_runs({base, base}, {cand, cand}, {}, context);
-  EXPECT_EQ(rounds.cells.front().test, "welch-runs");
+  EXPECT_EQ(rounds.cells.front().test, "paired-runs");
 }
 
 TEST(Processes, CalibrateReportsWhatTheGateOnProcessesCatches) {
@@ -302,10 +302,10 @@ TEST(Processes, SeveralRunsPerSideAreComparedRunByRunNotProcessByProcess) {
     const CellVerdict& v = aa.cells.front();
     alarms += v.verdict == Verdict::kRegression || v.verdict == Verdict::kImprovement ? 1 : 0;
     if (t == 0) {
-      EXPECT_NE(v.evidence.find("3 and 3 run medians"), std::string::npos) << v.evidence;
+      EXPECT_NE(v.evidence.find("paired t on 3 run pairs"), std::string::npos) << v.evidence;
     }
   }
-  EXPECT_LE(alarms, trials / 10) << alarms;  // Welch's 5 %, and a margin
+  EXPECT_LE(alarms, trials / 10) << alarms;  // the paired t's 5 %, and a margin
 }
 
 // A profile taken beside other work reads the machine slow (on the H200, every core at 7.6

@@ -186,10 +186,10 @@ TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   const auto pooled = compare_runs(base, cand, {});
   EXPECT_EQ(only(pooled).baseline_runs, 3u);
   EXPECT_EQ(only(pooled).baseline_samples, 60u);
-  EXPECT_EQ(only(pooled).test, "welch-runs");
+  EXPECT_EQ(only(pooled).test, "paired-runs");
   EXPECT_GT(only(pooled).p_value, 0.2);
   EXPECT_EQ(only(pooled).verdict, Verdict::kInconclusive);
-  EXPECT_NE(only(pooled).reason.find("run medians"), std::string::npos);
+  EXPECT_NE(only(pooled).reason.find("paired t on 3 run pairs"), std::string::npos);
   EXPECT_TRUE(pooled.notes.empty());
   // The medians printed beside the change are the ones it is the ratio of: the pooled epochs'
   // medians (about 1.0 and 1.6 here) would read +60 % beside a change of about +17 %.
@@ -271,7 +271,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   Result skipped = cell(0, "mnist_mlp", {});
   skipped.status = CellStatus::kSkipped;
   report = compare_runs({skipped}, {skipped}, options);
-  EXPECT_EQ(only(report).verdict, Verdict::kNotCompared);
+  EXPECT_EQ(only(report).verdict, Verdict::kNotMeasured);
   EXPECT_FALSE(report.fails());
 
   // The metric and the exit rule are enums: a word that names none is no value (compare's options
@@ -338,7 +338,7 @@ TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
   report.environment = {{"BLAS", "openblas", "reference", true}};
   EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);  // sorted first although it is cell 1
   const std::string md = render_regression_markdown(report);
-  EXPECT_EQ(md.rfind("## crossover compare: 1 regression(s) in 2 matched cell(s)", 0), 0u);
+  EXPECT_EQ(md.rfind("## crossover compare: 1 regression(s) in 2 measured cell(s)", 0), 0u);
   EXPECT_NE(md.find("**Warning:**"), std::string::npos);
   EXPECT_NE(md.find("| BLAS | openblas | reference | yes |"), std::string::npos);
   const auto regressions = md.find("### Regressions (1)");

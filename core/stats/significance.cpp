@@ -97,6 +97,39 @@ RunLevelTest run_level_test(const std::vector<std::vector<double>>& baseline_run
   return t;
 }
 
+RunLevelTest paired_run_test(const std::vector<std::vector<double>>& baseline_runs,
+                             const std::vector<std::vector<double>>& candidate_runs) {
+  if (baseline_runs.size() != candidate_runs.size() || baseline_runs.size() < 2)
+    throw std::invalid_argument("the paired test needs two or more pairs of runs");
+  std::vector<double> ratios, baseline_logs;
+  for (std::size_t i = 0; i < baseline_runs.size(); ++i) {
+    const double b = baseline_runs[i].empty() ? 0.0 : quantile(baseline_runs[i], 0.5);
+    const double c = candidate_runs[i].empty() ? 0.0 : quantile(candidate_runs[i], 0.5);
+    if (!(b > 0.0) || !(c > 0.0)) throw std::invalid_argument("a run without positive samples");
+    ratios.push_back(std::log(c) - std::log(b));
+    baseline_logs.push_back(std::log(b));
+  }
+  const Summary d = summarize(ratios);
+  const double n = static_cast<double>(d.count);
+  RunLevelTest t;
+  t.change = std::exp(d.mean) - 1.0;
+  t.baseline_center = std::exp(summarize(baseline_logs).mean);
+  t.candidate_center = t.baseline_center * std::exp(d.mean);
+  t.degrees_of_freedom = n - 1.0;
+  if (!(d.stdev > 0.0)) {  // every pair gave the same ratio
+    t.p_value = d.mean == 0.0 ? 1.0 : 0.0;
+    t.change_ci = {t.change, t.change};
+    return t;
+  }
+  const double se = d.stdev / std::sqrt(n);
+  const boost::math::students_t distribution(t.degrees_of_freedom);
+  t.p_value = std::min(
+      1.0, 2.0 * boost::math::cdf(boost::math::complement(distribution, std::abs(d.mean) / se)));
+  const double q = boost::math::quantile(boost::math::complement(distribution, 0.025));
+  t.change_ci = {std::exp(d.mean - q * se) - 1.0, std::exp(d.mean + q * se) - 1.0};
+  return t;
+}
+
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.empty() || b.empty()) return 1.0;
   std::vector<double> all = a;

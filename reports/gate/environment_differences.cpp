@@ -29,18 +29,16 @@ std::string gpu_names(const Environment& record) {
   return names.empty() ? std::string("none") : join(names);
 }
 
-}  // namespace
+// Each field of env.json that compare names when it differs, in words, and whether it can skew
+// timings by itself.
+struct Field {
+  const char* what;
+  std::string (*text)(const Environment&);
+  bool unfair;
+};
 
-std::vector<EnvironmentDifference> environment_differences(const Environment& baseline,
-                                                           const Environment& candidate,
-                                                           bool measured) {
-  std::vector<EnvironmentDifference> out;
-  struct Field {
-    const char* what;
-    std::string (*text)(const Environment&);
-    bool unfair;
-  };
-  static const Field fields[] = {
+const std::vector<Field>& fields() {
+  static const std::vector<Field> fields = {
       {"CPU", [](const Environment& e) { return shown(e.cpu.model); }, true},
       {"logical cores", [](const Environment& e) { return shown(e.cpu.logical_cores); }, true},
       {"CPU frequency governor", [](const Environment& e) { return shown(e.cpu.governor); }, true},
@@ -77,7 +75,23 @@ std::vector<EnvironmentDifference> environment_differences(const Environment& ba
        true},
       {"GPUs", gpu_names, true},
   };
-  for (const Field& f : fields) {
+  return fields;
+}
+
+}  // namespace
+
+nlohmann::ordered_json timing_setup(const Environment& environment) {
+  nlohmann::ordered_json setup = nlohmann::ordered_json::object();
+  for (const Field& f : fields())
+    if (f.unfair) setup[f.what] = f.text(environment);
+  return setup;
+}
+
+std::vector<EnvironmentDifference> environment_differences(const Environment& baseline,
+                                                           const Environment& candidate,
+                                                           bool measured) {
+  std::vector<EnvironmentDifference> out;
+  for (const Field& f : fields()) {
     const std::string b = f.text(baseline), c = f.text(candidate);
     if (b != c) out.push_back({f.what, b, c, f.unfair});
   }

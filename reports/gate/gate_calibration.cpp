@@ -101,6 +101,15 @@ Json verdicts(const RegressionReport& r) {
   return out;
 }
 
+// The rounds of compare --rerun this runner needs, in one sentence.
+std::string rerun_rounds_text(const GateCalibration& g) {
+  return "compare --rerun: " + std::to_string(g.rounds) + " rounds catch a slowdown of +" +
+         format_percent(2.0 * g.options.threshold, false) +
+         " in every cell 9 times in 10 (a paired t on the rounds, alpha " +
+         format_number(g.options.alpha) + "): `crossover compare OLD_BIN NEW_BIN --rerun " +
+         g.grid + " --rounds " + std::to_string(g.rounds) + "`";
+}
+
 Json rate_json(const GateRate& r) {
   return {{"rate", r.rate()}, {"fired", r.fired}, {"pairs", r.pairs}};
 }
@@ -133,6 +142,10 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
     c.uncalibrated_detectable = c.processes >= 2 ? processes_detectable(c, c.spread, options)
                                                  : uncalibrated_detectable(c.spread, options);
     g.uncalibrated_detectable = std::max(g.uncalibrated_detectable, c.uncalibrated_detectable);
+    // Each round's log ratio pairs two back-to-back runs, as an A/A pair does: its spread is
+    // the pair's, without the reference.
+    c.rounds = rounds_needed(c.spread.sigma_raw, options);
+    g.rounds = std::max(g.rounds, c.rounds);
     where[key.dump()] = g.cells.size();
     g.cells.push_back(c);
   }
@@ -163,7 +176,7 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
                        {"candidate", b.label},
                        {"gate_fired", with.fails()},
                        {"uncalibrated_gate_fired", without.fails()},
-                       {"machine_drift", with.drift ? Json(with.drift->machine) : Json(nullptr)},
+                       {"machine", with.machine},
                        {"verdicts", verdicts(with)},
                        {"uncalibrated_verdicts", verdicts(without)}});
   };
@@ -195,6 +208,7 @@ nlohmann::ordered_json gate_calibration_json(const GateCalibration& g) {
   j["false_alarm_rate"] = g.false_alarms.rate();
   j["detection_rate"] = g.detections.rate();
   j["smallest_detectable_slowdown"] = g.smallest_detectable;
+  j["rerun_rounds"] = g.rounds;
   j["uncalibrated"] = {{"assumed_spread", g.options.assumed_spread},
                        {"decided_by", uncalibrated_words(g)},
                        {"false_alarm_rate", g.uncalibrated_false_alarms.rate()},
@@ -213,6 +227,7 @@ nlohmann::ordered_json gate_calibration_json(const GateCalibration& g) {
     cell["run_to_run_variation_raw"] = c.run_to_run_raw;
     cell["smallest_detectable_slowdown"] = c.smallest_detectable;
     cell["uncalibrated_smallest_detectable_slowdown"] = c.uncalibrated_detectable;
+    cell["rerun_rounds"] = c.rounds;
     cell["processes"] = c.processes;
     cell["process_spread"] = c.process_spread;
     cell["planted_change"] = c.planted_change;
@@ -252,6 +267,7 @@ std::string render_gate_calibration_text(const GateCalibration& g) {
          rate_text(g.uncalibrated_false_alarms) + ", detections " +
          rate_text(g.uncalibrated_detections) + "; it catches slowdowns from +" +
          format_percent(g.uncalibrated_detectable, false) + " in every cell, 9 times in 10\n";
+  out += rerun_rounds_text(g) + "\n";
   return out;
 }
 
@@ -289,7 +305,7 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          format_percent(g.smallest_detectable, false) +
          " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
          "), from +" + format_percent(g.uncalibrated_detectable, false) + ".\n\n" +
-         render_markdown_table(table);
+         markdown_text(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table);
 }
 
 }  // namespace crossover

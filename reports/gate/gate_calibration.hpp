@@ -38,6 +38,9 @@ struct CellGate {
   /// which the uncalibrated gate's Welch test on processes measures the change against.
   std::size_t processes = 0;
   double process_spread = 0.0;
+  /// Rounds of `compare --rerun` with which the paired test catches a slowdown of twice the
+  /// threshold 9 times in 10 on this cell (rounds_needed of its raw spread)
+  int rounds = 0;
   double planted_change = 0.0;   ///< median change over the planted pairs
   std::size_t false_alarms = 0;  ///< A/A pairs in which this cell was called a regression
   std::size_t detections = 0;    ///< planted pairs in which it was
@@ -55,6 +58,7 @@ struct GateCalibration {
   GateRate uncalibrated_detections;
   double smallest_detectable = 0.0;  ///< the largest over the cells
   double uncalibrated_detectable = 0.0;
+  int rounds = 0;  ///< the most rounds any cell needs: what compare --rerun should run
   std::vector<CellGate> cells;
   nlohmann::ordered_json pairs = nlohmann::ordered_json::array();  ///< each pair's verdicts
 };

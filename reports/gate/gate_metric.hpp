@@ -24,13 +24,16 @@ inline constexpr auto words(GateMetric) {
 CROSSOVER_JSON_AS_WORD(GateMetric)
 
 /// When compare's exit code is 1: on a regression or a cell that failed in the candidate, also
-/// on an improvement, or never.
-enum class FailOn { kRegression, kAnyChange, kNone };
+/// on an improvement, also on an inconclusive cell, or never.
+enum class FailOn { kRegression, kAnyChange, kInconclusive, kNone };
 
-/// "regression", "any-change", "none": the words of --fail-on and of the verdict file.
+/// "regression", "any-change", "inconclusive", "none": the words of --fail-on and of the verdict
+/// file. "inconclusive" fails on a regression, a failed cell or a cell the evidence could not
+/// decide: a job that must know, not merely not see a regression.
 inline constexpr auto words(FailOn) {
   return std::array{std::pair{FailOn::kRegression, std::string_view("regression")},
                     std::pair{FailOn::kAnyChange, std::string_view("any-change")},
+                    std::pair{FailOn::kInconclusive, std::string_view("inconclusive")},
                     std::pair{FailOn::kNone, std::string_view("none")}};
 }
 CROSSOVER_JSON_AS_WORD(FailOn)

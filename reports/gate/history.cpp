@@ -1,12 +1,13 @@
 #include "reports/gate/history.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 
-#include "core/stats/bootstrap.hpp"
 #include "core/cells/cell.hpp"
+#include "core/stats/bootstrap.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"
 
@@ -133,21 +134,64 @@ std::optional<HistorySuspect> newest_suspect(const HistoryCell& cell) {
     for (std::size_t i = from; i < to; ++i) medians.push_back(cell.points[i].median);
     return summarize(medians).median;
   };
-  // The longest tail, each of its runs slower than the runs before the tail by the threshold.
+  // The bar the runs before a tail of `t` runs set: the threshold, or, where they vary more, the
+  // one-sided prediction bound of a mean of t new runs from their spread (Student t on their
+  // log medians, 99.9 % for one run, 99 % for two or more): a noisy night is no suspect, and two
+  // bad nights in a row need less.
+  const auto bar_of = [&](std::size_t before, std::size_t t) {
+    std::vector<double> logs;
+    for (std::size_t i = 0; i < before; ++i) logs.push_back(std::log(cell.points[i].median));
+    const Summary spread = summarize(logs);
+    const boost::math::students_t student(static_cast<double>(before - 1));
+    const double q = boost::math::quantile(student, t == 1 ? 0.999 : 0.99);
+    const double se =
+        spread.stdev * std::sqrt(1.0 / static_cast<double>(t) + 1.0 / static_cast<double>(before));
+    return std::max(cell.threshold, std::expm1(q * se));
+  };
+  // The longest tail, each of its runs slower than the runs before the tail by the threshold and
+  // their mean beyond the bar; three runs before it at least, to know their spread.
   std::size_t tail = 0;
-  for (std::size_t t = 1; t + 2 <= n; ++t) {
+  double bar = cell.threshold;
+  for (std::size_t t = 1; t + 3 <= n; ++t) {
     const double before = median_of(0, n - t);
+    const double this_bar = bar_of(n - t, t);
+    double log_mean = 0.0, before_mean = 0.0;
     bool slower = true;
-    for (std::size_t i = n - t; i < n; ++i)
+    for (std::size_t i = n - t; i < n; ++i) {
       slower = slower && cell.points[i].median > before * (1.0 + cell.threshold);
-    if (!slower) break;
+      log_mean += std::log(cell.points[i].median) / static_cast<double>(t);
+    }
+    for (std::size_t i = 0; i < n - t; ++i)
+      before_mean += std::log(cell.points[i].median) / static_cast<double>(n - t);
+    if (!slower || log_mean - before_mean <= std::log1p(this_bar)) {
+      if (t == 1) continue;  // one run within the bar: a second may still make a tail
+      break;
+    }
     tail = t;
+    bar = this_bar;
   }
   if (tail == 0) return std::nullopt;
   HistorySuspect suspect;
+  suspect.bar = bar;
   for (std::size_t i = n - tail; i < n; ++i) suspect.runs.push_back(cell.points[i].run);
   suspect.change = median_of(n - tail, n) / median_of(0, n - tail) - 1.0;
   return suspect;
+}
+
+std::vector<std::string> setup_changes(const History& history, std::size_t before,
+                                       std::size_t after) {
+  std::vector<std::string> out;
+  if (before >= history.runs.size() || after >= history.runs.size()) return out;
+  const auto& a = history.runs[before].setup;
+  const auto& b = history.runs[after].setup;
+  if (a.empty() || b.empty()) return out;  // a run of an older history: nothing to compare
+  for (const auto& [what, value] : b.items()) {
+    const std::string was =
+        a.contains(what) && a[what].is_string() ? a[what].get<std::string>() : "(not recorded)";
+    const std::string now = value.is_string() ? value.get<std::string>() : "(not recorded)";
+    if (was != now) out.push_back(what + ": " + was + " -> " + now);
+  }
+  return out;
 }
 
 nlohmann::ordered_json history_json(const History& history) {
@@ -157,6 +201,7 @@ nlohmann::ordered_json history_json(const History& history) {
   for (const HistoryRun& r : history.runs) {
     out["runs"].push_back({{"name", r.name}, {"commit", r.commit}, {"recorded_at", r.recorded_at}});
     if (!r.machine.empty()) out["runs"].back()["machine"] = r.machine;
+    if (!r.setup.empty()) out["runs"].back()["setup"] = r.setup;
   }
   out["cells"] = nlohmann::ordered_json::array();
   for (const HistoryCell& c : history.cells) {
@@ -194,6 +239,12 @@ History history_from_json(const nlohmann::json& json) {
     history.runs.push_back({text(runs[i], "name", where), text(runs[i], "commit", where),
                             text(runs[i], "recorded_at", where),
                             runs[i].contains("machine") ? text(runs[i], "machine", where) : ""});
+    // The setup is only ever compared as text: a field of another type reads as not recorded.
+    if (runs[i].contains("setup") && runs[i]["setup"].is_object()) {
+      for (const auto& [what, value] : runs[i]["setup"].items())
+        if (value.is_string() && what.size() <= 200 && value.get<std::string>().size() <= 200)
+          history.runs.back().setup[what] = value;
+    }
   }
   const auto& cells = member(json, "cells", nlohmann::json::value_t::array, "history");
   for (std::size_t i = 0; i < cells.size(); ++i) {

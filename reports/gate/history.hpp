@@ -1,8 +1,8 @@
 #pragma once
 // CI over time: runs of one grid in commit order, each cell's series of epoch medians, and where
-// each series shifted (core/stats/changepoint.hpp). A history is a small JSON file (history.json) that
-// one more run extends without reading the earlier ones again. The writers return text and do no
-// I/O.
+// each series shifted (core/stats/changepoint.hpp). A history is a small JSON file (history.json)
+// that one more run extends without reading the earlier ones again. The writers return text and do
+// no I/O.
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/stats/changepoint.hpp"
 #include "core/records/results.hpp"
+#include "core/stats/changepoint.hpp"
 #include "core/stats/stats.hpp"
 
 namespace crossover {
@@ -25,6 +25,10 @@ struct HistoryRun {
   /// moved +35.0 % within the run"); "" when nothing says so. Marked on the charts and named
   /// beside a verdict built on the run.
   std::string machine = {};
+  /// What in its env.json can skew timings by itself, by name ("LibTorch": "1.13.1", "planted
+  /// slowdown …": "+25 %"; timing_setup): a suspect run or a change point names what differs
+  /// between the runs either side of it.
+  nlohmann::ordered_json setup = nlohmann::ordered_json::object();
 };
 
 /// A cell's epoch time in one run: its median and interquartile range (seconds).
@@ -57,6 +61,11 @@ struct History {
   std::vector<HistoryCell> cells;
 };
 
+/// What can skew timings that differs between two runs of a history (by index): "LibTorch:
+/// 1.13.1 -> 2.1.0", in the order of timing_setup; none where either run has no record of it.
+std::vector<std::string> setup_changes(const History& history, std::size_t before,
+                                       std::size_t after);
+
 /// Adds one run's ok cells (matched on their identity keys) at the end of the history. Throws
 /// std::invalid_argument when the same run (name, commit and start) is already in it.
 void append_run(History& history, const HistoryRun& run, const std::vector<Result>& results);
@@ -69,12 +78,18 @@ void find_changes(History& history, const ChangePointOptions& options = {});
 std::optional<HistoryChange> newest_slowdown(const HistoryCell& cell);
 
 /// The newest runs of a cell that are each slower than the median of the runs before them by more
-/// than its threshold, where no change point says so (too few runs after them for one: the
+/// than its bar, where no change point says so (too few runs after them for one: the
 /// permutation test needs about 12 runs in all to reach p < 0.01). What a CI user should look
-/// at before the change point can be named.
+/// at before the change point can be named, and what `history --fail-on-suspect` fails on (the
+/// nightly recipe: a slowdown fails by its second night). Each run of the tail is slower than
+/// the threshold, and their mean beyond a bar: the threshold, or, where the runs before vary
+/// more, the one-sided prediction bound of a mean of that many new runs (Student t on the log
+/// medians of the runs before: 99.9 % for one run, 99 % for two or more). Three runs before the
+/// tail at least, to know their spread.
 struct HistorySuspect {
   std::vector<std::size_t> runs;  ///< indices into History::runs, oldest first
   double change = 0.0;            ///< their median / the earlier runs' median - 1
+  double bar = 0.0;               ///< the slowdown their mean had to pass
 };
 
 /// The cell's suspect runs, or none (a newest slowdown already named, fewer than two earlier

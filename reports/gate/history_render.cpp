@@ -51,12 +51,23 @@ std::string suspect_text(const History& history, const HistoryCell& cell,
   std::vector<std::string> busy;
   for (std::size_t run : suspect.runs)
     if (!history.runs[run].machine.empty()) busy.push_back(history.runs[run].commit);
+  const std::size_t first = suspect.runs.front();
+  const auto earlier = std::find_if(cell.points.rbegin(), cell.points.rend(),
+                                    [&](const HistoryPoint& p) { return p.run < first; });
+  const std::vector<std::string> setup = earlier == cell.points.rend()
+                                             ? std::vector<std::string>{}
+                                             : setup_changes(history, earlier->run, first);
   return "suspect: " + join(names) + " " + format_percent(suspect.change) +
          " on the runs before them (threshold " + format_percent(cell.threshold, false) +
+         (suspect.bar > cell.threshold ? ", raised to " + format_percent(suspect.bar, false) +
+                                             " by the spread of the runs before them"
+                                       : "") +
          "; too few runs after them for a change point)" +
-         (busy.empty() ? "" : ", and " + join(busy) +
-                                  " ran on a busy machine: run again on a quiet one before "
-                                  "believing it");
+         (setup.empty() ? "" : "; what can skew timings differs: " + join(setup, "; ")) +
+         (busy.empty() ? ""
+                       : ", and " + join(busy) +
+                             " ran on a busy machine: run again on a quiet one before "
+                             "believing it");
 }
 
 // The runs whose machine was not quiet, one line: "Runs on a busy machine (shaded on the
@@ -75,8 +86,9 @@ std::string verdict_text(const History& history) {
     slower += newest_slowdown(cell) ? 1 : 0;
     suspect += newest_suspect(cell) ? 1 : 0;
   }
-  std::string text = slower == 0 ? "No cell's newest segment is slower."
-                                 : std::to_string(slower) + " cell(s) slower in their newest segment.";
+  std::string text = slower == 0
+                         ? "No cell's newest segment is slower."
+                         : std::to_string(slower) + " cell(s) slower in their newest segment.";
   if (suspect > 0)
     text += " " + std::to_string(suspect) +
             " cell(s) suspect: their newest run(s) slower than the runs before them by more than "
@@ -114,11 +126,11 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
   const auto [scale, unit] = time_unit(high);
   const double pad = (high - low) * 0.1 + high * 1e-3;
   const double runs = static_cast<double>(std::max<std::size_t>(history.runs.size(), 1));
-  const svg::Plot plot{0.5, runs + 0.5, std::max(low - pad, 0.0) * scale, (high + pad) * scale,
+  const svg::Plot plot{0.5,   runs + 0.5, std::max(low - pad, 0.0) * scale, (high + pad) * scale,
                        false, false};
-  std::string s = svg::svg_open("epoch time of " + cell.label + " over the runs") +
-                  plot.axes("commit (oldest first)", std::string("epoch time (") + unit + ")",
-                            false);
+  std::string s =
+      svg::svg_open("epoch time of " + cell.label + " over the runs") +
+      plot.axes("commit (oldest first)", std::string("epoch time (") + unit + ")", false);
   // Each run's commit under it; at most 12 named, evenly.
   const std::size_t every = (history.runs.size() + 11) / 12;
   for (std::size_t r = 0; r < history.runs.size(); r += std::max<std::size_t>(every, 1))
@@ -172,8 +184,15 @@ std::vector<std::vector<std::string>> table_rows(const History& history, Text te
   for (const HistoryCell& cell : history.cells) {
     if (cell.points.empty()) continue;
     std::string changes;
-    for (const HistoryChange& c : cell.changes)
-      changes += (changes.empty() ? "" : "; ") + text(change_text(c));
+    for (const HistoryChange& c : cell.changes) {
+      const std::vector<std::string> setup =
+          setup_changes(history, cell.points[c.point - 1].run, cell.points[c.point].run);
+      changes +=
+          (changes.empty() ? "" : "; ") +
+          text(
+              change_text(c) +
+              (setup.empty() ? "" : " (what can skew timings differs: " + join(setup, "; ") + ")"));
+    }
     if (newest_slowdown(cell)) changes += " " + strong("slower");
     if (const auto suspect = newest_suspect(cell))
       changes += (changes.empty() ? "" : "; ") + text(suspect_text(history, cell, *suspect));
@@ -209,7 +228,8 @@ std::string render_history_html(const History& history) {
       "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>crossover "
       "history</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
       ".chart text{font-size:11px}.slower{color:#d62728}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right;white-space:nowrap}</style></head><body>\n"
+      "td,th{border:1px solid #ccc;padding:2px "
+      "6px}td.n{text-align:right;white-space:nowrap}</style></head><body>\n"
       "<h1>crossover history</h1>\n<p><strong>" +
       html_escape(verdict_text(history)) + "</strong></p>\n<p>" + html_escape(span_text(history)) +
       ".</p>\n<table><tr><th>cell</th><th>runs</th><th>latest</th><th>best</th><th>threshold</th>"

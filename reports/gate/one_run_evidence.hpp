@@ -3,10 +3,11 @@
 // test, then the run-level test against a calibrated spread or, without a calibration, against
 // an assumed one; the reference's drift for the machine (reports/gate/regression.cpp decides).
 
+#include <optional>
 #include <vector>
 
-#include "core/stats/bootstrap.hpp"
 #include "core/records/results.hpp"
+#include "core/stats/bootstrap.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/gate/run_drift.hpp"
 
@@ -18,32 +19,27 @@ struct Evidence {
   double effective = 0.0;
   Interval interval;
   bool significant = false;
-  bool drift_explains = false;  // the reference's drift, not the code, explains the change
-  bool net = false;             // `effective` is the change net of the machine's drift
-  bool assumed = false;         // judged against the spread assumed without a calibration
-  /// One run per side, uncalibrated: the machine's reference moved beyond the threshold the way
-  /// the cell did, so the run cannot tell the machine from the code (inconclusive, ask --rerun).
-  bool machine_moved = false;
+  bool net = false;      // `effective` is the change net of the machine's drift
+  bool assumed = false;  // judged against the spread assumed without a calibration
+  /// The machine's drift (standing out from the reference's own noise) explains the change: it
+  /// was significant and beyond the threshold as measured, and is not, net of the drift with
+  /// the reference's noise added to its interval (inconclusive: one run per side cannot tell).
+  bool explained = false;
 };
 
-/// Whether the machine moved the way a change went and by more than the threshold: its reference
-/// (`machine`, candidate / baseline time) slower by more than the threshold where the cell got
-/// worse, or faster where it got better.
-bool machine_moved_with(double change, double machine, const RegressionOptions& o);
-
-/// Whether the machine's drift explains a change: beyond the threshold as measured, but net of
-/// the machine within it, or of the other sign.
-bool drift_explains_change(double change, double net_change, const RegressionOptions& o);
-
-/// One run per side measured in several processes (Welch's t on them, already in `v` and `e`):
-/// the processes of a run share the machine's state while it ran, which the references timed
-/// around the cell see; a significant change the drift explains is not blamed on the code.
-void check_machine_drift(CellVerdict& v, Evidence& e, const Result& base, const Result& cand,
-                         const RegressionOptions& o, const RunLevelContext& context);
+/// One run per side without a calibration: the change judged net of the machine's drift around
+/// the cell, where that drift stands out from the reference's own noise and went the way the
+/// change did, for no more than the change itself (a drift corrects, never excuses more than it
+/// explains, and never makes a change larger). The net change's interval is the evidence's,
+/// shifted by the drift and widened by the reference's noise; significant only where that
+/// interval still excludes no change. Records the drift in `v` and its account in `v.evidence`.
+void net_of_machine(CellVerdict& v, Evidence& e, const std::optional<ReferenceDrift>& drift,
+                    const RegressionOptions& o);
 
 /// One run per side: the within-run test (Mann-Whitney U and a block bootstrap), then the
-/// calibrated run-level test where the runner was calibrated, the assumed spread where not.
-/// Fills `v`'s test, change, interval, p-values, decided_by and evidence.
+/// calibrated run-level test where the runner was calibrated, the assumed spread where not, each
+/// net of the machine's drift where it stands out. Fills `v`'s test, change, interval, p-values,
+/// decided_by and evidence.
 Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand,
                           const std::vector<double>& bs, const std::vector<double>& cs,
                           const RegressionOptions& o, const RunLevelContext& context);

@@ -11,6 +11,8 @@
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/gate/one_run_evidence.hpp"
+#include "reports/gate/regression_report.hpp"
+#include "reports/gate/run_groups.hpp"
 #include "reports/render/table.hpp"
 
 namespace crossover {
@@ -21,101 +23,6 @@ using Json = nlohmann::ordered_json;
 // Verdicts in the order the reports list them: the worst first (the enum's order).
 int severity(Verdict verdict) { return static_cast<int>(verdict); }
 
-// The configuration cells are matched on: what is measured, not how long (the stopping rule) nor
-// how the cell was guarded (isolation, time-out).
-// What `compare` matches cells on: their identity keys, less the machine's label — comparing
-// two machines is what it is for, and it names their differences first.
-Json match_config(const Cell& cell) { return cell_match_json(cell); }
-
-std::vector<double> metric_samples(const Result& r, GateMetric metric) {
-  if (metric == GateMetric::kStep) return r.step_seconds_samples;
-  if (metric == GateMetric::kEpoch) return r.epoch_seconds_samples;
-  if (metric ==
-      GateMetric::kEnergy) {  // each epoch's joules at the cell's mean power; none unmeasured
-    if (!r.energy.measured()) return {};
-    std::vector<double> joules = r.epoch_seconds_samples;
-    for (double& j : joules) j *= r.energy.mean_watts;
-    return joules;
-  }
-  std::vector<double> throughput;
-  for (double seconds : r.epoch_seconds_samples) {
-    if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
-  }
-  return throughput;
-}
-
-// Every occurrence of one configuration in one run.
-struct Group {
-  Json config;
-  std::vector<const Result*> results;
-
-  const Result* first_ok() const {
-    for (const Result* r : results) {
-      if (r->status == CellStatus::kOk) return r;
-    }
-    return nullptr;
-  }
-  // The samples of each run in which the cell was ok (empty runs left out). A run measured in
-  // several processes (`processes`) gives, where it is the side's only run, one run per process,
-  // its median alone; beside other runs, the median of its processes' medians: the run is the
-  // unit, since its processes share its machine's state (a same-binary A/A pair of two runs
-  // each was called an improvement of 7.8 % at p = 0.017 on its processes pooled).
-  std::vector<std::vector<double>> runs(GateMetric metric) const {
-    std::vector<std::vector<double>> out;
-    const bool alone = ok_runs() == 1;
-    for (const Result* r : results) {
-      if (r->status != CellStatus::kOk) continue;
-      if (r->process_epoch_seconds.size() >= 2) {
-        const std::vector<double> medians = process_medians(*r, metric);
-        if (alone) {
-          for (double m : medians) out.push_back({m});
-        } else {
-          out.push_back({quantile(medians, 0.5)});
-        }
-        continue;
-      }
-      auto s = metric_samples(*r, metric);
-      if (!s.empty()) out.push_back(std::move(s));
-    }
-    return out;
-  }
-  // Every sample of every run in which the cell was ok.
-  std::vector<double> samples(GateMetric metric) const {
-    std::vector<double> out;
-    for (const Result* r : results) {
-      if (r->status != CellStatus::kOk) continue;
-      const auto s = metric_samples(*r, metric);
-      out.insert(out.end(), s.begin(), s.end());
-    }
-    return out;
-  }
-  std::size_t ok_runs() const {
-    return static_cast<std::size_t>(
-        std::count_if(results.begin(), results.end(),
-                      [](const Result* r) { return r->status == CellStatus::kOk; }));
-  }
-  // "process" when its one run was measured in several processes, "run" otherwise.
-  std::string unit() const {
-    const bool processes = std::any_of(results.begin(), results.end(), [](const Result* r) {
-      return r->status == CellStatus::kOk && r->process_epoch_seconds.size() >= 2;
-    });
-    return processes && ok_runs() == 1 ? "process" : "run";
-  }
-};
-
-// Groups in the order their configurations first occur.
-std::vector<Group> group(const std::vector<Result>& results) {
-  std::vector<Group> groups;
-  std::map<std::string, std::size_t> where;
-  for (const Result& r : results) {
-    Json config = match_config(r.cell);
-    const auto [it, inserted] = where.emplace(config.dump(), groups.size());
-    if (inserted) groups.push_back({std::move(config), {}});
-    groups[it->second].results.push_back(&r);
-  }
-  return groups;
-}
-
 // Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
 // the sample counts either way.
 bool comparable(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o) {
@@ -123,7 +30,10 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   const Result* cand = c.first_ok();
   if (base == nullptr) {
     const Result& r = *b.results.front();
-    v.verdict = Verdict::kNotCompared;
+    // Measured on neither side (skipped or predicted on both, or failed in both): nothing was
+    // compared, and it is not counted among the compared cells.
+    const bool neither = cand == nullptr;
+    v.verdict = neither ? Verdict::kNotMeasured : Verdict::kNotCompared;
     v.reason =
         "baseline " + std::string(text_of(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
     return false;
@@ -177,11 +87,15 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
 
 // Several runs per side: the run is the unit of replication, not the epoch (Welch's t on the
 // runs' medians).
-Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double>>& b_runs,
-                            const std::vector<std::vector<double>>& c_runs,
-                            const RegressionOptions& o, const std::string& unit) {
-  const RunLevelTest t = run_level_test(b_runs, c_runs);
-  v.test = "welch-runs";
+// Paired where the runs were made in pairs (paired_runs): each pair's log ratio, tested by a
+// one-sample t, so that a slow phase of the machine over both runs of a pair cancels.
+Evidence run_level_evidence(CellVerdict& v, const Runs& b_runs, const Runs& c_runs,
+                            const std::pair<Runs, Runs>& pairs, const RegressionOptions& o,
+                            const std::string& unit) {
+  const bool paired = !pairs.first.empty();
+  const RunLevelTest t =
+      paired ? paired_run_test(pairs.first, pairs.second) : run_level_test(b_runs, c_runs);
+  v.test = paired ? "paired-runs" : "welch-runs";
   // The medians the table prints beside the change are what the test compared: the geometric
   // means of the runs' medians (the pooled samples' median can differ, and once read -9.5 %
   // beside 692 us and 699 us).
@@ -193,9 +107,12 @@ Evidence run_level_evidence(CellVerdict& v, const std::vector<std::vector<double
   v.run_level_p = t.p_value;
   v.net_change = v.change;
   v.decided_by = DecidedBy::kRunLevel;
-  v.evidence = "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
-               std::to_string(c_runs.size()) + " " + unit + " medians, p = " + p_text(v.p_value);
-  return {v.change, v.change_ci, v.p_value < o.alpha, false, false};
+  v.evidence = paired ? "run-level test: paired t on " + std::to_string(pairs.first.size()) + " " +
+                            unit + " pairs' log ratios, p = " + p_text(v.p_value)
+                      : "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
+                            std::to_string(c_runs.size()) + " " + unit +
+                            " medians (not made in pairs), p = " + p_text(v.p_value);
+  return {v.change, v.change_ci, v.p_value < o.alpha};
 }
 
 // The rule that combines the evidence into a verdict and its reason.
@@ -207,20 +124,19 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
           ? std::max(v.p_value, v.run_level_p)
           : v.p_value;
   const std::string bounds = "±" + format_percent(o.threshold, false);
-  if (e.drift_explains) {
+  const std::string machine =
+      "its reference " + format_percent(v.machine.value_or(1.0) - 1.0) + " around the cell";
+  if (e.explained) {
     v.verdict = Verdict::kInconclusive;
-    v.reason = "the machine's own change of speed explains it: " + format_percent(v.change) +
-               " measured, " + format_percent(v.net_change) + " net of the reference drift";
-  } else if (e.machine_moved) {
-    v.verdict = Verdict::kInconclusive;
-    v.reason = "inconclusive: the machine's speed moved (its reference " +
-               format_percent(v.machine.value_or(1.0) - 1.0) + " in the candidate's run) the way the cell did (" +
-               format_percent(v.change) + ", " + format_percent(v.net_change) +
-               " net of the reference); one run per side cannot tell the machine from the code: "
-               "compare several runs per side (--rerun) or calibrate this runner";
+    v.reason = "the machine's drift explains it within the reference's noise: " +
+               format_percent(v.change) + " measured, " + machine + ", " +
+               format_percent(e.effective) + " net " + interval_text(e.interval) +
+               "; one run per side cannot tell the machine from the code: compare several runs "
+               "per side (--rerun)";
   } else if (e.significant && std::abs(e.effective) >= o.threshold) {
     v.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
-    v.reason = "significant and beyond " + bounds;
+    v.reason = "significant and beyond " + bounds +
+               (e.net && v.machine_used ? " net of the machine's drift (" + machine + ")" : "");
   } else if (e.significant) {
     v.verdict = Verdict::kNoChange;
     v.reason = "significant (p = " + p_text(decisive_p) + ") but within " + bounds;
@@ -262,17 +178,26 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2 && !(one_run_each && calibrated);
   v.tested = true;
   const std::string unit = b.unit() == "process" || c.unit() == "process" ? "process" : "run";
-  Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, o, unit)
+  const auto pairs = by_runs ? paired_runs(b, c, o.metric) : std::pair<Runs, Runs>{};
+  Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, pairs, o, unit)
                               : one_run_evidence(v, *base, *cand, bs, cs, o, context);
-  if (by_runs && one_run_each) check_machine_drift(v, evidence, *base, *cand, o, context);
+  // One run per side in several processes: they share their run's machine, which the
+  // references around the cell saw. Rounds made in pairs need no correction: the drift weighs
+  // on both runs of each pair.
+  if (by_runs && one_run_each)
+    net_of_machine(v, evidence,
+                   context.drift(base->cell.index, cand->cell.index, uses_all_cores(base->cell)),
+                   o);
   decide(v, evidence, o, by_runs);
   v.decided_change = evidence.effective;
   v.decided_ci = evidence.interval;
   v.decided_net = evidence.net;
-  v.reason += by_runs ? " (Welch t on " + std::to_string(b_runs.size()) + " and " +
-                            std::to_string(c_runs.size()) + " " + unit + " medians)"
-                      : " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
-                            std::to_string(cs.size()) + " samples)";
+  v.reason += !by_runs ? " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
+                             std::to_string(cs.size()) + " samples)"
+              : !pairs.first.empty()
+                  ? " (paired t on " + std::to_string(pairs.first.size()) + " " + unit + " pairs)"
+                  : " (Welch t on " + std::to_string(b_runs.size()) + " and " +
+                        std::to_string(c_runs.size()) + " " + unit + " medians)";
   if (base->noisy || cand->noisy) {
     v.reason += std::string("; noisy ") +
                 (base->noisy && cand->noisy ? "both runs"
@@ -283,25 +208,6 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
 }
 
 }  // namespace
-
-std::vector<double> process_medians(const Result& r, GateMetric metric) {
-  if (r.process_epoch_seconds.size() < 2) return {};
-  if (metric == GateMetric::kStep &&
-      r.process_step_seconds.size() == r.process_epoch_seconds.size())
-    return r.process_step_seconds;
-  if (metric == GateMetric::kEnergy) {
-    if (!r.energy.measured()) return {};
-    std::vector<double> joules = r.process_epoch_seconds;
-    for (double& j : joules) j *= r.energy.mean_watts;
-    return joules;
-  }
-  if (metric != GateMetric::kThroughput) return r.process_epoch_seconds;
-  std::vector<double> throughput;
-  for (double seconds : r.process_epoch_seconds) {
-    if (seconds > 0.0) throughput.push_back(static_cast<double>(r.train_rows) / seconds);
-  }
-  return throughput;
-}
 
 void check_options(const RegressionOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold < 10.0))
@@ -314,88 +220,12 @@ void check_options(const RegressionOptions& o) {
     throw std::invalid_argument("--alpha must lie between 0 and 1, got " + format_number(o.alpha));
 }
 
-std::size_t RegressionReport::count(Verdict verdict) const {
-  return static_cast<std::size_t>(std::count_if(
-      cells.begin(), cells.end(), [&](const CellVerdict& v) { return v.verdict == verdict; }));
-}
-
-bool RegressionReport::unfair() const {
-  return std::any_of(environment.begin(), environment.end(),
-                     [](const EnvironmentDifference& d) { return d.unfair; });
-}
-
-bool RegressionReport::fails() const {
-  if (options.fail_on == FailOn::kNone) return false;
-  const std::size_t bad = count(Verdict::kRegression) + count(Verdict::kFailed);
-  if (options.fail_on == FailOn::kAnyChange) return bad + count(Verdict::kImprovement) > 0;
-  return bad > 0;
-}
-
-namespace {
-
-// What the comparison as a whole rests on (report.evidence), and the notes that go with it.
-void describe_evidence(RegressionReport& report, const RunLevelContext& context) {
-  const bool by_runs = std::any_of(report.cells.begin(), report.cells.end(),
-                                   [](const CellVerdict& v) { return v.test == "welch-runs"; });
-  report.drift = context.drift();
-  if (context.calibration != nullptr) report.calibration = context.calibration->source;
-  const std::string machine =
-      report.drift ? drift_text(*report.drift) : "machine drift unknown (no reference)";
-  if (by_runs) {
-    report.evidence =
-        "several processes per side (the grid's `processes`, or several runs): each cell's "
-        "processes are compared by their medians (the run-level test, Welch's t), so the change "
-        "must stand out from the variation between processes; " +
-        machine;
-  } else if (context.calibration != nullptr) {
-    report.evidence =
-        "one run per side; a regression must stand out from this runner's "
-        "run-to-run spread, calibrated in " +
-        context.calibration->source + "; " + machine;
-  } else {
-    report.evidence =
-        report.options.assumed_spread > 0.0
-            ? "one run per side and no calibration: a change must stand out from the within-run "
-              "noise and from an assumed run-to-run variation of " +
-                  format_percent(report.options.assumed_spread, false) +
-                  " per run (--assumed-spread); " + machine
-            : "one run per side and no calibration: the within-run test, and the reference for "
-              "the machine's drift; " +
-                  machine;
-    report.notes.push_back(
-        std::string("one run (process) per side without a calibration: the samples show the noise "
-                    "within a run, not the larger differences between processes (memory layout, "
-                    "neighbours on a shared machine)") +
-        (report.options.assumed_spread > 0.0
-             ? ", so a change must also stand out from an assumed " +
-                   format_percent(report.options.assumed_spread, false) + " per run"
-             : "") +
-        "; measure each cell in several processes (`\"processes\": 5` in the grid), "
-        "measure this runner once with crossover calibrate and pass --calibration "
-        "calibrate.json, or use compare --rerun with 3 or more rounds");
-  }
-  if (context.calibration != nullptr) {
-    std::size_t missing = 0;
-    for (const auto& v : report.cells)
-      missing += v.tested && v.test == "mann-whitney" && v.decided_by != DecidedBy::kRunLevel &&
-                         context.calibration->find(v.config) == nullptr
-                     ? 1
-                     : 0;
-    if (missing > 0)
-      report.notes.push_back(std::to_string(missing) + " cell(s) are not in " +
-                             context.calibration->source +
-                             ": they were judged by the within-run test alone");
-  }
-}
-
-}  // namespace
-
 RegressionReport compare_runs(const std::vector<Result>& baseline,
                               const std::vector<Result>& candidate,
                               const RegressionOptions& options, const RunLevelContext& context) {
   check_options(options);
-  const auto base_groups = group(baseline);
-  const auto cand_groups = group(candidate);
+  const auto base_groups = group_results(baseline);
+  const auto cand_groups = group_results(candidate);
   std::map<std::string, std::size_t> cand_where;
   for (std::size_t i = 0; i < cand_groups.size(); ++i) cand_where[cand_groups[i].config.dump()] = i;
 
@@ -421,6 +251,9 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
     v.baseline_cell = base_groups[i].results.front()->cell.index;
     v.candidate_cell = cand_groups[it->second].results.front()->cell.index;
     judge(v, base_groups[i], cand_groups[it->second], options, context);
+    if (v.tested && base_groups[i].results.size() >= 2)
+      report.rounds_run =
+          std::max(report.rounds_run, static_cast<int>(base_groups[i].results.size()));
     // Matched on identity keys: say when the two were measured or guarded differently.
     const Cell& b = base_groups[i].results.front()->cell;
     const Cell& c = cand_groups[it->second].results.front()->cell;
@@ -435,6 +268,15 @@ RegressionReport compare_runs(const std::vector<Result>& baseline,
     if (!matched[i]) report.only_in_candidate.push_back(names[base_groups.size() + i]);
   }
   describe_evidence(report, context);
+  report.rounds_needed = kDefaultRounds;
+  if (context.calibration != nullptr) {
+    int most = 0;
+    for (const CellVerdict& v : report.cells)
+      if (const CellCalibration* c = context.calibration->find(v.config))
+        most = std::max(most, rounds_needed(c->spread(options.metric).sigma_raw, options));
+    if (most > 0) report.rounds_needed = most;
+  }
+
   std::stable_sort(report.cells.begin(), report.cells.end(),
                    [](const CellVerdict& a, const CellVerdict& b) {
                      return severity(a.verdict) < severity(b.verdict);

@@ -29,18 +29,20 @@ enum class Verdict {
   kImprovement,   ///< faster beyond the threshold, and significantly
   kInconclusive,  ///< too few samples, or a change the evidence cannot decide
   kNoChange,      ///< within the threshold, or not significant
-  kNotCompared,   ///< skipped, or not ok in the baseline
+  kNotCompared,   ///< measured on one side only (not ok in the baseline), or no energy
+  kNotMeasured,   ///< measured on neither side (skipped, predicted or failed in both)
 };
 
-/// "regression", "failed", "improvement", "inconclusive", "no change", "not compared": the words of
-/// the tables and the verdict file.
+/// "regression", "failed", "improvement", "inconclusive", "no change", "not compared", "not
+/// measured": the words of the tables and the verdict file.
 inline constexpr auto words(Verdict) {
   return std::array{std::pair{Verdict::kRegression, std::string_view("regression")},
                     std::pair{Verdict::kFailed, std::string_view("failed")},
                     std::pair{Verdict::kImprovement, std::string_view("improvement")},
                     std::pair{Verdict::kInconclusive, std::string_view("inconclusive")},
                     std::pair{Verdict::kNoChange, std::string_view("no change")},
-                    std::pair{Verdict::kNotCompared, std::string_view("not compared")}};
+                    std::pair{Verdict::kNotCompared, std::string_view("not compared")},
+                    std::pair{Verdict::kNotMeasured, std::string_view("not measured")}};
 }
 
 inline std::ostream& operator<<(std::ostream& out, Verdict verdict) {
@@ -126,13 +128,18 @@ struct CellVerdict {
   double change = 0.0;  ///< candidate / baseline - 1
   Interval change_ci;   ///< bootstrap 95 % interval of the change
   double p_value = 1.0;
-  std::string test;     ///< "mann-whitney" (samples of one run per side) or "welch-runs"
+  /// "mann-whitney" (samples of one run per side), "paired-runs" (a one-sample t on the log
+  /// ratios of runs made in pairs: rounds, or the processes of one run per side) or "welch-runs"
+  /// (runs that cannot be paired)
+  std::string test;
   bool tested = false;  ///< change, interval and p-value were computed
   /// One run per side with a calibration: the p-value of the change against this runner's
   /// run-to-run spread, and the change net of the machine's drift; 1 and `change` otherwise.
   double run_level_p = 1.0;
   double net_change = 0.0;
   std::optional<double> machine;  ///< the machine's drift around this cell (reference ratio)
+  double machine_noise = 0.0;     ///< the reference's own noise there (ReferenceDrift::noise)
+  bool machine_used = false;      ///< the drift stood out and the change was judged net of it
   /// The change and interval the verdict was decided on, which the tables print: the measured
   /// change and its interval, or, with a calibration, the change net of the machine and its
   /// interval against this runner's run-to-run spread.
@@ -162,17 +169,38 @@ struct RegressionReport {
   std::vector<std::string> only_in_baseline;  ///< names of cells one run lacks
   std::vector<std::string> only_in_candidate;
   std::vector<EnvironmentDifference> environment;
-  std::vector<std::string> notes;       ///< e.g. a run without env.json
-  std::optional<ReferenceDrift> drift;  ///< from the runs' references, when both have one
-  std::string calibration;              ///< the calibration file used ("" = none)
-  std::string evidence;                 ///< what the verdicts rest on, in one line
+  std::vector<std::string> notes;  ///< e.g. a run without env.json
+  std::string calibration;         ///< the calibration file used ("" = none)
+  std::string evidence;            ///< what the verdicts rest on, in one line
+  /// The machine in one line, summed up from the same per-cell drifts the verdicts used: the
+  /// header cannot say "steady" where a cell says "moved".
+  std::string machine;
+  /// Rounds of `compare --rerun` this runner needs (from a calibration, for a slowdown of twice
+  /// the threshold caught 9 times in 10; kDefaultRounds without one): the next step that
+  /// `next_step` names.
+  int rounds_needed = 0;
+  int rounds_run = 0;  ///< runs per side that were paired (0: one run per side)
 
   std::size_t count(Verdict verdict) const;
+  /// The cells measured on at least one side: every cell but the not measured ones.
+  std::size_t measured() const;
   bool unfair() const;
   /// Whether the job should fail under options.fail_on: a regression or a failed cell
-  /// ("regression"), also an improvement ("any-change"), never ("none").
+  /// ("regression"), also an improvement ("any-change"), also an inconclusive cell
+  /// ("inconclusive"), never ("none").
   bool fails() const;
+  /// When more than half of the measured cells are inconclusive: what to run next, with the
+  /// rounds this runner needs; "" otherwise.
+  std::string next_step() const;
 };
+
+/// Rounds of `compare --rerun` without a calibration that says how many this runner needs.
+inline constexpr int kDefaultRounds = 5;
+
+/// The rounds of `compare --rerun` (paired runs per side) with which a slowdown of twice the
+/// threshold is caught 9 times in 10 by the paired test at `alpha`, for a cell whose runs vary
+/// by `sigma` (a calibration's sigma_raw, log); from 2 to 30.
+int rounds_needed(double sigma, const RegressionOptions& options);
 
 /// What a comparison of one run per side can know beyond the samples: the machine's drift
 /// between the runs (their references) and this runner's run-to-run spread (a calibration).
@@ -208,6 +236,10 @@ RegressionReport compare_records(const RunRecord& baseline, const RunRecord& can
 std::vector<EnvironmentDifference> environment_differences(const Environment& baseline,
                                                            const Environment& candidate,
                                                            bool measured = true);
+
+/// What in an env.json record can skew timings by itself (CPU, cores, threads, BLAS, LibTorch,
+/// CUDA, driver, GPUs, a planted load or slowdown), as compare names it: {what: value}.
+nlohmann::ordered_json timing_setup(const Environment& environment);
 
 /// An aligned table for the terminal, regressions first, and the summary line.
 std::string render_regression_text(const RegressionReport& report);

@@ -90,18 +90,20 @@ std::string headline(const RegressionReport& r) {
     text = std::to_string(regressions) + " regression(s)";
     if (failed > 0) text += ", " + std::to_string(failed) + " cell(s) failed in the candidate";
   }
-  text += " in " + std::to_string(r.cells.size()) +
-          " matched cell(s): " + std::to_string(r.count(Verdict::kImprovement)) + " improved, " +
+  text += " in " + std::to_string(r.measured()) +
+          " measured cell(s): " + std::to_string(r.count(Verdict::kImprovement)) + " improved, " +
           std::to_string(r.count(Verdict::kNoChange)) + " unchanged, " +
           std::to_string(r.count(Verdict::kInconclusive)) + " inconclusive, " +
-          std::to_string(r.count(Verdict::kNotCompared)) + " not compared";
+          std::to_string(r.count(Verdict::kNotCompared)) + " not compared (measured on one side)";
+  if (const std::size_t none = r.count(Verdict::kNotMeasured); none > 0)
+    text += "; " + std::to_string(none) + " cell(s) measured on neither side";
   return text;
 }
 
 std::string settings_text(const RegressionOptions& o) {
   return "metric: " + metric_text(o.metric) + "; a regression needs p < " + format_number(o.alpha) +
-         " (two-sided: Mann-Whitney U on the samples of one run per side, Welch t on the "
-         "logarithms of the run medians when each side has several runs) and a change of " +
+         " (two-sided: Mann-Whitney U on the samples of one run per side, a paired t on the log "
+         "ratios of runs made in pairs when each side has several) and a change of " +
          format_percent(o.threshold, false) +
          " or more in the median; change = candidate / baseline - 1 " +
          "with a bootstrap 95 % interval";
@@ -124,11 +126,14 @@ std::string render_regression_text(const RegressionReport& r) {
   for (const auto& name : r.only_in_baseline) out += "only in the baseline: " + name + "\n";
   for (const auto& name : r.only_in_candidate) out += "only in the candidate: " + name + "\n";
   out += "\n" + headline(r) + "\n";
+  if (const std::string next = r.next_step(); !next.empty()) out += "next: " + next + "\n";
   return out;
 }
 
 std::string render_regression_markdown(const RegressionReport& r) {
   std::string out = "## crossover compare: " + headline(r) + "\n\n";
+  if (const std::string next = r.next_step(); !next.empty())
+    out += "**Next:** " + markdown_text(next) + ".\n\n";
   out += "Baseline " + markdown_text(r.baseline_label) + ", candidate " +
          markdown_text(r.candidate_label) + ". " + settings_text(r.options) + ".\n\n";
   if (!r.evidence.empty()) out += "**Evidence:** " + markdown_text(r.evidence) + ".\n\n";
@@ -166,6 +171,7 @@ std::string render_regression_markdown(const RegressionReport& r) {
   section(Verdict::kInconclusive, "Inconclusive", false);
   section(Verdict::kNoChange, "No change", true);
   section(Verdict::kNotCompared, "Not compared", true);
+  section(Verdict::kNotMeasured, "Measured on neither side", true);
   if (!r.only_in_baseline.empty() || !r.only_in_candidate.empty()) {
     out += "### Cells in one run only\n\n";
     for (const auto& name : r.only_in_baseline)
@@ -191,8 +197,9 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                   {"fail_on", r.options.fail_on}};
   Json counts;
   // In the order of the first verdict files (they are read by CI jobs).
-  for (Verdict v : {Verdict::kRegression, Verdict::kFailed, Verdict::kImprovement,
-                    Verdict::kNoChange, Verdict::kInconclusive, Verdict::kNotCompared})
+  for (Verdict v :
+       {Verdict::kRegression, Verdict::kFailed, Verdict::kImprovement, Verdict::kNoChange,
+        Verdict::kInconclusive, Verdict::kNotCompared, Verdict::kNotMeasured})
     counts[text_of(v)] = r.count(v);
   j["counts"] = counts;
   Json env = Json::array();
@@ -206,15 +213,10 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
   j["notes"] = r.notes;
   j["evidence"] = r.evidence;
   j["calibration"] = r.calibration;
-  if (r.drift) {
-    j["reference_drift"] = {{"machine", r.drift->machine},
-                            {"matmul", r.drift->matmul},
-                            {"step", r.drift->step},
-                            {"within_baseline", r.drift->within_baseline},
-                            {"within_candidate", r.drift->within_candidate}};
-  } else {
-    j["reference_drift"] = nullptr;
-  }
+  j["machine"] = r.machine;
+  j["measured"] = r.measured();
+  j["next_step"] = r.next_step();
+  j["rounds_needed"] = r.rounds_needed;
   Json cells = Json::array();
   for (const auto& v : r.cells) {
     cells.push_back({{"name", v.name},
@@ -237,6 +239,8 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                      {"run_level_p", v.run_level_p},
                      {"net_change", v.net_change},
                      {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},
+                     {"machine_noise", v.machine ? Json(v.machine_noise) : Json(nullptr)},
+                     {"net_of_machine", v.machine_used},
                      {"decided_by", text_of(v.decided_by)},
                      {"evidence", v.evidence},
                      {"config", v.config}});

@@ -50,6 +50,31 @@ double within_run_move(const ReferenceSpan& around) {
 
 std::string signed_percent(double ratio) { return format_percent(ratio - 1.0); }
 
+// log(after / before) of `what` over a span; nothing without both.
+std::optional<double> span_move(const ReferenceSpan& span, double ReferenceTimes::*what) {
+  if (!span.before || !span.after) return std::nullopt;
+  const double before = (*span.before).*what, after = (*span.after).*what;
+  if (!(before > 0.0) || !(after > 0.0)) return std::nullopt;
+  return std::log(after / before);
+}
+
+// The variance of the log of the reference's level around one cell of a run (the mean of its
+// timings before and after): its before-to-after move there, or the run's typical move around
+// its cells where that is larger (two timings that happened to agree prove little), as the
+// variance of a mean of two: move^2 / 4.
+double level_variance(const Environment& env, const ReferenceSpan& around,
+                      double ReferenceTimes::*what) {
+  std::vector<double> squares;
+  for (const auto& [cell, span] : env.reference.cells)
+    if (const auto move = span_move(span, what)) squares.push_back(*move * *move);
+  if (squares.empty())
+    if (const auto move = span_move(env.reference.run(), what)) squares.push_back(*move * *move);
+  double typical = 0.0;
+  for (double sq : squares) typical += sq / static_cast<double>(squares.size());
+  const double local = span_move(around, what).value_or(0.0);
+  return std::max(typical, local * local) / 4.0;
+}
+
 // Each ok cell's index and the medians of its epoch and step samples, by identity.
 struct CellMedians {
   std::size_t index = 0;
@@ -128,6 +153,13 @@ std::optional<ReferenceDrift> reference_drift(const Environment& baseline_env,
   d.machine = std::sqrt(d.matmul * d.step);
   d.within_baseline = within_run_move(b);
   d.within_candidate = within_run_move(c);
+  // machine = sqrt(matmul * step): its log is the mean of two logs whose noises need not be
+  // independent (one neighbour slows both), so their variances are averaged, not halved.
+  double variance = 0.0;
+  for (const auto what : {matmul, step})
+    variance +=
+        (level_variance(baseline_env, b, what) + level_variance(candidate_env, c, what)) / 2.0;
+  d.noise = std::max(std::sqrt(variance), kReferenceNoiseFloor);
   return d;
 }
 
@@ -181,9 +213,10 @@ std::string drift_warning(const Environment& env) {
   if (drifted.size() > cells.size())
     cells.push_back(std::to_string(drifted.size() - cells.size()) + " more");
   const std::string listed =
-      cells.size() == 1 ? "cell " + cells[0]
-                        : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) +
-                              " and " + cells.back();
+      cells.size() == 1
+          ? "cell " + cells[0]
+          : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) + " and " +
+                cells.back();
   return "The machine's speed moved during the run: around " + listed +
          " the reference matrix product took " + signed_percent(furthest_drift(drifted)) +
          " at most against its time before the first cell (other work on the machine, or a "
@@ -191,23 +224,20 @@ std::string drift_warning(const Environment& env) {
          "quiet machine.";
 }
 
+bool ReferenceDrift::stands_out() const {
+  return machine > 0.0 && std::abs(std::log(machine)) > 1.96 * noise;
+}
+
 std::string drift_text(const ReferenceDrift& d) {
-  const double move = std::abs(std::log(d.machine));
-  std::string text =
-      move < std::log(1.05) ? "machine steady (reference " + signed_percent(d.machine) + ")"
-      : d.machine > 1.0
-          ? "the candidate's machine was " + signed_percent(d.machine).substr(1) + " slower"
-          : "the candidate's machine was " + signed_percent(1.0 / d.machine).substr(1) + " faster";
-  if (move >= std::log(1.05))
-    text +=
-        " (reference matmul " + signed_percent(d.matmul) + ", step " + signed_percent(d.step) + ")";
-  for (const auto& [side, within] :
-       {std::pair{"baseline", d.within_baseline}, std::pair{"candidate", d.within_candidate}}) {
-    if (std::abs(std::log(within)) >= std::log(1.10))
-      text += "; the machine's speed moved during the " + std::string(side) + " run (" +
-              signed_percent(within) + ")";
-  }
-  return text;
+  const std::string noise = "its noise ±" + format_percent(std::expm1(1.96 * d.noise), false);
+  if (!d.stands_out())
+    return "machine steady within its noise (reference " + signed_percent(d.machine) + ", " +
+           noise + ")";
+  return "the candidate's machine was " +
+         (d.machine > 1.0 ? signed_percent(d.machine).substr(1) + " slower"
+                          : signed_percent(1.0 / d.machine).substr(1) + " faster") +
+         " (reference matmul " + signed_percent(d.matmul) + ", step " + signed_percent(d.step) +
+         "; " + noise + ")";
 }
 
 const CellSpread& CellCalibration::spread(GateMetric metric) const {

@@ -30,7 +30,19 @@ struct ReferenceDrift {
   /// furthest from 1)
   double within_baseline = 1.0;
   double within_candidate = 1.0;
+  /// The yardstick's own spread: the standard deviation of log(machine) that the references'
+  /// noise alone would give, from how far each side's reference moved between its timings
+  /// before and after this cell and, typically, around every cell of its run (at least
+  /// kReferenceNoiseFloor). A drift within 1.96 of it is the reference's noise, not the machine.
+  double noise = 0.0;
+  /// Whether the machine's drift stands out from the reference's own noise (|log machine| >
+  /// 1.96 noise): only then is a cell's change judged net of it.
+  bool stands_out() const;
 };
+
+/// The least noise a drift is read with: the reference's median of seven trials moves by about
+/// this much between two timings on a quiet machine, however still its before and after looked.
+inline constexpr double kReferenceNoiseFloor = 0.015;
 
 /// For the whole runs, or around one cell of each (the references timed just before and just
 /// after it: `reference.cells.<index>`, falling back to the run's). Nothing when either record
@@ -48,8 +60,9 @@ std::optional<ReferenceDrift> reference_drift(
 /// its machine drift is read from the references timed on every core.
 inline bool uses_all_cores(const Cell& cell) { return cell.device == "cpu" && cell.threads != 1; }
 
-/// The reference drift in a few words ("machine steady (reference +1.2 %)", "machine 18.0 %
-/// slower (matmul +3.1 %, step +35.0 %)").
+/// The reference drift in a few words, with the reference's own noise: "machine steady
+/// (reference +1.2 %, its noise ±3.0 %)", "the candidate's machine was 18.0 % slower (reference
+/// matmul +3.1 %, step +35.0 %; its noise ±3.0 %)"; "within its noise" where it does not stand out.
 std::string drift_text(const ReferenceDrift& drift);
 
 /// How far the machine's speed moved within a run, around each cell that timed the reference:

@@ -11,8 +11,8 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -74,11 +74,11 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
       fs::create_directories(dir);
       // The time left is learned from the runs already done: each side runs the same grid.
       const int done = 2 * (round - 1) + k;
-      const std::string left =
-          done == 0 ? "the time left is known after the first run"
-                    : "about " + clock_text(seconds_so_far / done * (total - done)) +
-                          " left, the runs so far took " + clock_text(seconds_so_far / done) +
-                          " each";
+      const std::string left = done == 0
+                                   ? "the time left is known after the first run"
+                                   : "about " + clock_text(seconds_so_far / done * (total - done)) +
+                                         " left, the runs so far took " +
+                                         clock_text(seconds_so_far / done) + " each";
       spdlog::info("run {}/{} (round {}/{}, {}: {}) into {}; {}", done + 1, total, round,
                    args.rounds, sides[side], binaries[side], dir, left);
       // Each run's cells show their own progress lines; its terminal summary goes beside its
@@ -185,10 +185,12 @@ int compare_command(const CompareArgs& args) {
         baseline.label, candidate.label);
     return kExitBadInput;
   }
-  std::cout << render_regression_text(report);
+  // The warnings first, then the summary whole (the logger flushes standard output before each
+  // message, so with 2>&1 neither lands inside the other).
   for (const auto& d : report.environment) {
     if (d.unfair) spdlog::warn("the runs differ in {}: {} vs {}", d.what, d.baseline, d.candidate);
   }
+  std::cout << render_regression_text(report) << std::flush;
   try {
     if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
     if (!json.empty()) write_text_file(json, json_text(regression_json(report), 2) + "\n");
@@ -229,11 +231,10 @@ Command add_compare_command(CLI::App& app) {
           "--threshold", args->threshold_percent,
           "Smallest change of the median, in percent, that can be a regression (default 5)")
       ->check(finite_range(0.0, 1000.0));
-  compare
-      ->add_option("--alpha", args->alpha,
-                   "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on "
-                   "the epochs with one run per side, Welch's t on the run medians with several "
-                   "(--rerun)");
+  compare->add_option("--alpha", args->alpha,
+                      "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on "
+                      "the epochs with one run per side, a paired t on the rounds' log ratios with "
+                      "several (--rerun)");
   compare
       ->add_option("--assumed-spread", args->assumed_spread_percent,
                    "One run per side without --calibration: how much one run's median is "
@@ -248,16 +249,20 @@ Command add_compare_command(CLI::App& app) {
   compare
       ->add_option("--fail-on", args->fail_on,
                    "Exit 1 on: regression (default; a regression or a cell that failed in the "
-                   "candidate), any-change (also an improvement) or none")
+                   "candidate), any-change (also an improvement), inconclusive (also a cell the "
+                   "evidence could not decide) or none")
       ->check(CLI::IsMember(word_list<FailOn>()));
   compare->add_option("--markdown", args->markdown,
                       "Write a Markdown summary for a pull-request comment to this file");
   compare->add_option("--json", args->json, "Write the verdict as JSON to this file");
   compare->add_option("--rerun", args->rerun,
                       "Run BASELINE and CANDIDATE (two crossover binaries) on this grid, "
-                      "alternately, --rounds times, then compare with the run as the unit (Welch's "
-                      "t-test on the logarithms of the run medians)");
-  compare->add_option("--rounds", args->rounds, "Rounds for --rerun (default 3)")
+                      "interleaved (AB BA AB ...), --rounds times, then compare with the round as "
+                      "the unit (a paired t on each round's log ratio of the run medians)");
+  compare
+      ->add_option("--rounds", args->rounds,
+                   "Rounds for --rerun (default 3; 5 or what `crossover calibrate` says this "
+                   "runner needs, when the verdicts are inconclusive)")
       ->check(CLI::Range(1, 100));
   compare->add_option("--out", args->out_dir,
                       "With --rerun: where the runs, compare.md and compare.json go (default "

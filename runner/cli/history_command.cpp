@@ -16,9 +16,10 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/history.hpp"
+#include "reports/gate/regression.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -71,6 +72,7 @@ HistoryRun history_run(const std::string& path, const RunRecord& record) {
   if (run.commit.empty()) run.commit = "unknown";
   run.recorded_at = env.recorded_at;
   run.machine = busy_machine_text(env);
+  if (record.environment) run.setup = timing_setup(env);
   return run;
 }
 
@@ -127,19 +129,22 @@ void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& 
     std::size_t shared = 0;
     for (const std::string& c : cells) shared += first_cells.count(c);
     if (i > 0 && shared < std::max(cells.size(), first_cells.size()))
-      spdlog::warn("{} shares {} of its {} cell(s) with {}: runs of different grids; only the "
-                   "cells they share form a series",
-                   run.name, shared, cells.size(), runs.front().first.name);
+      spdlog::warn(
+          "{} shares {} of its {} cell(s) with {}: runs of different grids; only the "
+          "cells they share form a series",
+          run.name, shared, cells.size(), runs.front().first.name);
   }
   if (!undated.empty() && !ordered_by_commits)
-    spdlog::warn("{}: recorded_at is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), so when it ran is not "
-                 "known; these runs are ordered as given, after the dated ones. --order FILE "
-                 "orders runs by commit",
-                 join(undated));
+    spdlog::warn(
+        "{}: recorded_at is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), so when it ran is not "
+        "known; these runs are ordered as given, after the dated ones. --order FILE "
+        "orders runs by commit",
+        join(undated));
   if (machines.size() > 1)
-    spdlog::warn("the runs come from {} machines ({}): a shift between them may be the "
-                 "machine's, not the code's",
-                 machines.size(), join(std::vector<std::string>(machines.begin(), machines.end())));
+    spdlog::warn(
+        "the runs come from {} machines ({}): a shift between them may be the "
+        "machine's, not the code's",
+        machines.size(), join(std::vector<std::string>(machines.begin(), machines.end())));
 }
 
 // The runs read and put in order: by --order's commits, else by when each started.
@@ -313,7 +318,9 @@ Command add_history_command(CLI::App& app) {
                     "more than its threshold");
   history->add_flag("--fail-on-suspect", args->fail_on_suspect,
                     "Exit 1 also when a cell is suspect: its newest run(s) slower than the runs "
-                    "before them by more than its threshold, too few for a change point yet");
+                    "before them by more than its threshold (or three times their spread, where "
+                    "that is larger), too few for a change point yet. The nightly recipe uses it "
+                    "with --fail-on-change, so that a slowdown fails the night it lands");
   return {history, [args] {
             if (args->runs.empty() && args->append.empty()) {
               spdlog::error("crossover history needs runs, or --append RUN --into DIR");

@@ -63,6 +63,9 @@ class PrintableSink : public spdlog::sinks::base_sink<std::mutex> {
 
  protected:
   void sink_it_(const spdlog::details::log_msg& message) override {
+    // What was written to standard output before this message goes out first, whole: with
+    // 2>&1 or both streams on one pipe, a warning never lands inside a line of the summary.
+    std::cout.flush();
     const std::string text =
         printable_text(std::string(message.payload.data(), message.payload.size()));
     spdlog::details::log_msg copy = message;
