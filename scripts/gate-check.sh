@@ -7,7 +7,8 @@
 # quotes ("Regression verdicts cell by cell on the VM").
 #   scripts/gate-check.sh GRID                     compare --rerun, ROUNDS (default 3) rounds
 #   MODE=one-run scripts/gate-check.sh GRID        one run per side, then compare the two folders
-# PAIRS (default 10), OUT (default runs/gate-check-<time>), CROSSOVER_BIN (default build/crossover).
+# PAIRS (default 10), KINDS (default "aa planted"), OUT (default runs/gate-check-<time>),
+# CROSSOVER_BIN (default build/crossover). The nightly recipe: scripts/nightly-check.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 grid=${1:?usage: scripts/gate-check.sh GRID (see the comment at the top)}
@@ -27,10 +28,10 @@ chmod +x "$planted"
 
 # The verdict counts of one compare.json: "regression N, inconclusive N, ..." on one line.
 counts() {
-  python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(" ".join(f"{k.replace(" ","_")}={v}" for k,v in c.items()))' "$1"
+  python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(" ".join(k.replace(" ", "_") + "=" + str(v) for k, v in c.items()))' "$1"
 }
 
-for kind in aa planted; do
+for kind in ${KINDS:-aa planted}; do
   for i in $(seq "$pairs"); do
     dir=$out/$kind-$i
     candidate=$bin
@@ -57,7 +58,7 @@ for kind in aa planted; do
   done
 done | tee "$out/summary.txt"
 echo "== $mode, grid $grid, $pairs pairs of each kind, rounds $rounds, LOAD_PROCESSES=$LOAD_PROCESSES, plant $plant: $out/summary.txt"
-for kind in aa planted; do
+for kind in ${KINDS:-aa planted}; do
   grep "^$kind " "$out/summary.txt" | awk -v kind="$kind" '
     { pairs++; if ($3 == "exit=1") failed++
       for (i = 4; i <= NF; i++) { split($i, kv, "="); n[kv[1]] += kv[2] } }

@@ -126,10 +126,10 @@ TEST(Processes, OneRunPerSideInSeveralProcessesNeitherCriesWolfNorMissesAQuarter
     caught += slower.cells.front().verdict == Verdict::kRegression ? 1 : 0;
     if (t == 0) {
       const CellVerdict& v = aa.cells.front();
-      EXPECT_EQ(v.test, "paired-runs");  // the k-th processes of the two runs, paired
+      EXPECT_EQ(v.test, "welch-runs");  // one run's processes share nothing with the other's
       EXPECT_EQ(v.baseline_runs, 5u);
       EXPECT_EQ(v.baseline_samples, 20u);  // every epoch of the five processes
-      EXPECT_NE(v.evidence.find("paired t on 5 process pairs"), std::string::npos) << v.evidence;
+      EXPECT_NE(v.evidence.find("5 and 5 process medians"), std::string::npos) << v.evidence;
       EXPECT_NE(aa.evidence.find("several runs or processes per side"), std::string::npos);
       EXPECT_TRUE(aa.notes.empty());
     }
@@ -161,7 +161,7 @@ TEST(Processes, AMachineWhoseOtherCoresWereTakenIsNotBlamedOnTheCode) {
   context.baseline_env = &quiet;
   context.candidate_env = &busy;
   const CellVerdict v = compare_runs({base}, {cand}, {}, context).cells.front();
-  EXPECT_EQ(v.test, "paired-runs");
+  EXPECT_EQ(v.test, "welch-runs");
   EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
   EXPECT_EQ(v.decided_by, DecidedBy::kReferenceDrift);
   ASSERT_TRUE(v.machine.has_value());

@@ -108,10 +108,9 @@ void describe_evidence(RegressionReport& report, const RunLevelContext& context)
   const std::string& machine = report.machine;
   if (by_runs) {
     report.evidence =
-        "several runs or processes per side: each cell's runs (the rounds of --rerun, or one "
-        "run's processes) are paired where they were made in pairs, and the change is tested on "
-        "their log ratios (the run-level test, a paired t; Welch's t where they cannot be "
-        "paired), so it must stand out from the variation between runs; " +
+        "several runs or processes per side: the rounds of --rerun are paired, each round's "
+        "change tested on its log ratio (a paired t), and one run's processes compared by their "
+        "medians (Welch's t), so a change must stand out from the variation between runs; " +
         machine;
   } else if (context.calibration != nullptr) {
     report.evidence =

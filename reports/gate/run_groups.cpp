@@ -52,15 +52,6 @@ std::pair<Runs, Runs> paired_runs(const Group& b, const Group& c, GateMetric met
       base.push_back(std::move(bx));
       cand.push_back(std::move(cy));
     }
-  } else if (b.results.size() == 1 && c.results.size() == 1) {
-    const auto bm = process_medians(*b.results.front(), metric);
-    const auto cm = process_medians(*c.results.front(), metric);
-    if (bm.size() == cm.size()) {
-      for (std::size_t k = 0; k < bm.size(); ++k) {
-        base.push_back({bm[k]});
-        cand.push_back({cm[k]});
-      }
-    }
   }
   if (base.size() < 2) return {};
   return {std::move(base), std::move(cand)};

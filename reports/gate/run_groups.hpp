@@ -1,8 +1,7 @@
 #pragma once
 // The runs of one cell on each side of a comparison: the results of one configuration grouped,
 // each run's values for the tests, and how two sides' runs pair — the rounds of `compare --rerun`
-// by their order, or the k-th processes of one run per side. reports/gate/regression.cpp judges
-// the groups.
+// by their order. reports/gate/regression.cpp judges the groups.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -90,9 +89,11 @@ struct Group {
 std::vector<Group> group_results(const std::vector<Result>& results);
 
 /// Runs made in pairs, paired: the i-th run of each side (the rounds of `compare --rerun`, each
-/// baseline run beside its candidate run in time), those ok on both sides; or, for one run per
-/// side measured in the same number of processes, its k-th processes. Empty with fewer than two
-/// pairs: the runs are then compared unpaired (Welch's t).
+/// baseline run beside its candidate run in time), those ok on both sides. Empty with fewer than
+/// two pairs, and for one run per side: its processes share no phase of the machine with the
+/// other side's k-th process, so pairing them would only halve the degrees of freedom (a paired t
+/// on 2 process pairs has one, and missed a +97 % planted slowdown); they are compared unpaired
+/// (Welch's t).
 std::pair<Runs, Runs> paired_runs(const Group& b, const Group& c, GateMetric metric);
 
 }  // namespace crossover
