@@ -24,7 +24,7 @@ else
   echo "== building ${BUILD_DIR:-build}/ against Debian's LibTorch (about 15 minutes the first time on 2 cores)"
   [[ ${CROSSOVER_SKIP_SETUP:-0} == 1 && -x ${BUILD_DIR:-build}/crossover ]] || scripts/build.sh crossover
   bin=${BUILD_DIR:-build}/crossover
-  predict=(--predict cuda=profiles/h100-80gb.json)
+  predict=(--predict cuda=h100)
 fi
 [[ ${CROSSOVER_SKIP_SETUP:-0} == 1 ]] || scripts/fetch-data.sh
 "$bin" env

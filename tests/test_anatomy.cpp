@@ -127,8 +127,16 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   EXPECT_NEAR(r.prediction.predicted_epoch_seconds, 8 * r.prediction.predicted_step_seconds, 1e-12);
   EXPECT_NEAR(r.prediction.prediction_error, 0.3, 1e-12);  // the band's factor - 1
   EXPECT_EQ(r.prediction.prediction_profile, "gpu-box");
-  EXPECT_NE(r.reason.find("its band held 80 % of held-out real cells"), std::string::npos)
+  // A band from before its coverage was measured leave one run out claims no held-out cells.
+  EXPECT_NE(r.reason.find("its coverage of other runs was not measured"), std::string::npos)
       << r.reason;
+  profile->validation["cuda"].runs = {"a", "b"};
+  profile->validation["cuda"].coverage_method = kLeaveOneRunOut;
+  profile->validation["cuda"].coverage = {40, 33};
+  EXPECT_NE(predict_cell(mlp_cell("cuda"), options)
+                .reason.find("its band held 83 % of 40 real cells of 2 run(s), each run left out "
+                             "of the band that scored it"),
+            std::string::npos);
   // Several replicas are not in the model: skipped, with why.
   Cell dp = mlp_cell("cuda");
   dp.gpus = 2;

@@ -241,6 +241,23 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
     ++cuda_cells.at(pair["contender_cell"].get<std::size_t>());
   for (const auto& [cell, pairs] : cuda_cells) EXPECT_EQ(pairs, 2) << "cell " << cell;
   EXPECT_NE(o.err.find("6 predicted CUDA cell(s) folded away: threads"), std::string::npos);
+  // A predicted crossing says what it is everywhere: its sentence, the chart's marker, and
+  // report.md's interval column (an 80 % band beside the measured rows' 95 % CI: the threads
+  // comparison is measured on both sides) with a winner that says "(predicted)".
+  EXPECT_NE(o.out.find("the predicted crossing lies"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find(": the crossing lies"), std::string::npos) << o.out;
+  const std::string html = slurp(dir.file("out/report.html"));
+  EXPECT_NE(html.find("predicted crossover ≈ "), std::string::npos);
+  EXPECT_EQ(html.find(">crossover ≈ "), std::string::npos);
+  const std::string md = slurp(dir.file("out/report.md"));
+  EXPECT_NE(md.find("| speedup | interval | winner |"), std::string::npos) << md;
+  EXPECT_NE(md.find(" (80 % band) | device=cuda (predicted) |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| 95 % CI | winner |\n|---|---|---|---|---|---|---|\n| iris_mlp | #0 / #6"),
+            std::string::npos)
+      << md;
+  // Against which CPU, and how far the band held, said once under the verdict's heading.
+  EXPECT_NE(o.out.find("against the CPU measured here (not the GPU host's"), std::string::npos);
+  EXPECT_NE(o.out.find("each run left out of the band that scored it"), std::string::npos);
 }
 
 TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {

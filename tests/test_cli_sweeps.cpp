@@ -273,12 +273,11 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
                         R"(\(run scripts/fetch-data.sh --download\))")))
       << o.out;
   EXPECT_EQ(o.out.find("standin"), std::string::npos) << "a test-only data set, not listed";
-  // The shipped profiles, each with the --predict that uses it (found beside the binary's
-  // checkout, wherever the command runs).
+  // The shipped profiles, by the name --predict cuda=NAME takes (found beside the binary's
+  // checkout, wherever the command runs), each with its file.
   EXPECT_NE(o.out.find("NVIDIA H100 80GB HBM3"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("--predict cuda=" + std::string(CROSSOVER_SOURCE_DIR) +
-                       "/profiles/h100-80gb.json"),
-            std::string::npos)
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\nh100 +H100 80GB .*" + std::string(CROSSOVER_SOURCE_DIR) +
+                                                  "/profiles/h100-80gb.json")))
       << o.out;
 }
 

@@ -182,6 +182,32 @@ TEST(CostModel, ABandIsTheConformalQuantileOfItsCells) {
   EXPECT_DOUBLE_EQ(fit_band({}).factor, 0.0);
 }
 
+// Leaving a run out drops its cells from the band its cells are scored against: a run the model
+// misses by far is not covered by the band the others give, though a band fitted with it would.
+TEST(CostModel, ARunIsScoredAgainstABandFittedWithoutIt) {
+  std::vector<BandCell> cells;
+  for (int run = 0; run < 3; ++run)
+    for (int i = 1; i <= 5; ++i)
+      cells.push_back({"r" + std::to_string(run), "cuda", "dispatch", 0.01 * i});
+  for (int i = 1; i <= 5; ++i) cells.push_back({"far", "cuda", "dispatch", 1.0 + 0.1 * i});
+  cells.push_back({"r0", "cpu", "memory", 0.3});
+  // Fitted on all 20: rank ceil(21 x 0.8) = 17, a cell of the far run (1.2).
+  EXPECT_NEAR(band_without(cells, "", "cuda", "dispatch").factor, std::exp(1.2), 1e-12);
+  // Without the far run: 15 cells, rank 13 (0.05); its cells all lie outside.
+  EXPECT_NEAR(band_without(cells, "far", "cuda", "dispatch").factor, std::exp(0.05), 1e-12);
+  const Coverage c = leave_one_run_out(cells, "cuda");
+  // The other runs' cells are each scored against a band with the far run in it (all inside);
+  // the far run's five against one without it (all outside).
+  EXPECT_EQ(c.cells, 20);
+  EXPECT_EQ(c.inside, 15);
+  // A kind with too few cells has no band, and no cell of it counts.
+  EXPECT_EQ(leave_one_run_out(cells, "cpu").cells, 0);
+  // A bound class of its own from 8 cells; fewer share their kind's.
+  cells.push_back({"r1", "cuda", "compute", 0.5});
+  EXPECT_NEAR(band_without(cells, "", "cuda", "compute").factor,
+              band_without(cells, "", "cuda", "").factor, 1e-12);
+}
+
 TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
   MachineProfile p;
   Validation v;
@@ -214,9 +240,15 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   v.band = {1.8, 17};
   v.by_bound["dispatch"] = {1.3, 8};
   v.runs = {"a-seed001"};
+  v.coverage_method = kLeaveOneRunOut;
+  v.coverage = {17, 14};
   p.validation["cuda"] = v;
   p.cpu_all_threads.batch_op_seconds = 2e-6;
   const MachineProfile back = profile_from_json(profile_to_json(p));
+  EXPECT_EQ(back.validation.at("cuda").coverage.inside, 14);
+  EXPECT_EQ(band_validation_text(back.validation.at("cuda")),
+            "its band held 82 % of 17 real cells of 1 run(s), each run left out of the band that "
+            "scored it");
   EXPECT_EQ(profile_to_json(back), profile_to_json(p));
   EXPECT_DOUBLE_EQ(back.cuda->graph_op_seconds, 1e-6);
   EXPECT_DOUBLE_EQ(back.validated_error("cuda"), 0.2);
@@ -288,6 +320,21 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   EXPECT_NE(refused([](auto& j) {
               j["validation"]["cuda"]["band"]["cells"] = 1e300;
             }).find("cells"),
+            std::string::npos);
+  // How the band's coverage was measured: only leave one run out, its counts whole and sane.
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["coverage_measured"] = {{"method", "in-sample"}};
+            }).find("validation.cuda.coverage_measured.method: expected \"leave-one-run-out\""),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["coverage_measured"] = {
+                  {"method", "leave-one-run-out"}, {"cells", 10}, {"inside", 11}};
+            }).find("coverage_measured.inside"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& j) {
+              j["validation"]["cuda"]["coverage_measured"] = {
+                  {"method", "leave-one-run-out"}, {"cells", "ten"}, {"inside", 1}};
+            }).find("coverage_measured.cells"),
             std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["cuda"]["memory_bytes_per_second"] = "fast";

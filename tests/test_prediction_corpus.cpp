@@ -1,10 +1,13 @@
 // The cost model's accuracy as CI protects it: `crossover predict --check` over the real GPU runs
 // of profiles/validation/ (each run's anatomy kept beside it, so nothing is measured here and
-// the answer is the same on every machine), held to the figures committed in its scores.json.
+// the answer is the same on every machine), held to the figures committed in its scores.json:
+// the band's coverage leave one run out and across cards, the winners and crossings as run
+// --predict makes them.
 // A change that makes the model worse fails here; one that makes it better raises the figures.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "tests/cli_support.hpp"
 
@@ -26,9 +29,9 @@ struct Corpus {
 };
 
 nlohmann::json check(const ScratchDir& dir, const Corpus& corpus,
-                     const std::vector<std::string>& runs) {
-  std::string args = "predict --profile " + corpus.profile + " --json " + dir.file("check.json") +
-                     " --check";
+                     const std::vector<std::string>& runs, const std::string& options = "") {
+  std::string args = "predict --profile " + corpus.profile + options + " --json " +
+                     dir.file("check.json") + " --check";
   for (const std::string& run : runs) args += " " + corpus.folder + "/" + run;
   const testing::Outcome o = testing::crossover(dir, args);
   EXPECT_EQ(o.code, 0) << o.err;
@@ -40,43 +43,116 @@ nlohmann::json check(const ScratchDir& dir, const Corpus& corpus,
   return nlohmann::json::parse(testing::slurp(dir.file("check.json")));
 }
 
+// |log(predicted / measured)| of every cell of a check, with its run, kind and bound.
+struct CheckedCell {
+  std::string run, kind, bound;
+  double log_ratio;
+};
+
+std::vector<CheckedCell> checked_cells(const nlohmann::json& report) {
+  std::vector<CheckedCell> out;
+  for (const auto& cell : report["cells"]) {
+    std::string run = cell["run"].get<std::string>();
+    run = fs::path(run).filename().string();
+    out.push_back({run, cell["device"] == "cpu" ? "cpu" : "cuda", cell["bound"].get<std::string>(),
+                   std::abs(std::log(cell["predicted_epoch_seconds"].get<double>() /
+                                     cell["measured_epoch_seconds"].get<double>()))});
+  }
+  return out;
+}
+
+// Rank ceil((n + 1) 0.8) of the n sorted, or -1 where that is past n.
+double conformal_quantile(std::vector<double> logs) {
+  std::sort(logs.begin(), logs.end());
+  const auto rank = static_cast<std::size_t>(std::ceil((logs.size() + 1) * 0.8 - 1e-9));
+  return logs.empty() || rank > logs.size() ? -1.0 : logs[rank - 1];
+}
+
+// Leave one run out, written again here: each cell against the 80 % quantile of the other runs'
+// cells of its kind (of its bound class where that has 8 cells or more). {inside, with a band}.
+std::pair<int, int> leave_one_run_out_here(const std::vector<CheckedCell>& cells,
+                                           const std::string& kind) {
+  std::pair<int, int> out{0, 0};
+  for (const CheckedCell& c : cells) {
+    if (c.kind != kind) continue;
+    std::vector<double> of_kind, of_bound;
+    for (const CheckedCell& o : cells) {
+      if (o.kind != kind || o.run == c.run) continue;
+      of_kind.push_back(o.log_ratio);
+      if (o.bound == c.bound) of_bound.push_back(o.log_ratio);
+    }
+    double q = of_bound.size() >= 8 ? conformal_quantile(of_bound) : -1.0;
+    if (q < 0.0) q = conformal_quantile(of_kind);
+    if (q < 0.0) continue;
+    ++out.second;
+    out.first += c.log_ratio <= q + 1e-12 ? 1 : 0;
+  }
+  return out;
+}
+
 class PredictionCorpusOf : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PredictionCorpusOf, TheModelIsNoWorseThanItsCommittedScoresOnRealGpuRuns) {
   const Corpus corpus(GetParam());
   const auto committed = nlohmann::json::parse(testing::slurp(corpus.folder + "/scores.json"));
+  const auto runs = committed["runs"].get<std::vector<std::string>>();
+  // The shipped band was fitted on every run: each is scored against one fitted without it.
+  ASSERT_EQ(committed["band_from"], committed["runs"]);
   ScratchDir dir;
-  // Held out: no constant of the model was set from these runs (its band was: split conformal).
-  const nlohmann::json held =
-      check(dir, corpus, committed["held_out"].get<std::vector<std::string>>());
+  const nlohmann::json all = check(dir, corpus, runs);
+  for (const std::string& run : runs) {
+    const std::string how = all["bands"][corpus.folder + "/" + run].get<std::string>();
+    EXPECT_NE(how.find("fitted without this run"), std::string::npos) << run << ": " << how;
+    EXPECT_EQ(how.find("never saw"), std::string::npos) << run << ": " << how;
+  }
+  const auto shipped = nlohmann::json::parse(testing::slurp(corpus.profile));
+  const std::vector<CheckedCell> cells = checked_cells(all);
   for (const std::string kind : {"cpu", "cuda"}) {
-    const auto& score = held["scores"][kind];
-    const auto& floor = committed["held_out_scores"][kind];
+    const auto& score = all["scores"][kind];
+    const auto& floor = committed["leave_one_run_out"][kind];
     EXPECT_LE(score["median_abs_error"].get<double>(),
               floor["median_abs_error"].get<double>() + 1e-9)
         << kind;
-    if (committed["band_from"].empty()) {  // a profile without a band claims no coverage
-      EXPECT_FALSE(score.contains("band_coverage")) << kind;
-      continue;
-    }
     EXPECT_GE(score["band_coverage"].get<double>(), floor["band_coverage"].get<double>() - 1e-9)
         << kind;
-    EXPECT_GE(score["band_coverage"].get<double>(), 0.8) << kind << ": the band's promise";
+    // The coverage is the one leaving each run out gives, computed here on its own, and the one
+    // the shipped profile states.
+    const auto [inside, banded] = leave_one_run_out_here(cells, kind);
+    EXPECT_EQ(score["band_inside"].get<int>(), inside) << kind;
+    EXPECT_EQ(score["band_cells"].get<int>(), banded) << kind;
+    const auto& measured = shipped["validation"][kind]["coverage_measured"];
+    EXPECT_EQ(measured["method"], "leave-one-run-out") << kind;
+    EXPECT_EQ(measured["inside"].get<int>(), inside) << kind;
+    EXPECT_EQ(measured["cells"].get<int>(), banded) << kind;
   }
-  // Every run: the winner of each cpu/cuda pair, and the measured crossings (the same check when
-  // every run is held out).
-  const nlohmann::json all =
-      committed["runs"] == committed["held_out"]
-          ? held
-          : check(dir, corpus, committed["runs"].get<std::vector<std::string>>());
+  // The winner of each cpu/cuda pair and the measured crossings, as run --predict makes them.
   const auto& winners = all["winners"];
   EXPECT_EQ(winners["pairs"].size(), committed["pairs"].get<std::size_t>());
   EXPECT_GE(winners["right"].get<int>() + winners["undecided"].get<int>(),
             committed["right_or_undecided"].get<int>());
   EXPECT_LE(winners["wrong"].get<int>(), committed["wrong"].get<int>());
   EXPECT_LE(winners["undecided"].get<int>(), committed["undecided_at_most"].get<int>());
-  EXPECT_GE(all["crossings"]["within_factor_2"].get<int>(),
-            committed["crossings_within_factor_2"].get<int>());
+  const auto& crossings = all["crossings"];
+  EXPECT_EQ(crossings["measured"], committed["crossings"]["measured"]);
+  EXPECT_GE(crossings["as_run_predict"]["within_factor_2"].get<int>(),
+            committed["crossings"]["within_factor_2"].get<int>());
+  EXPECT_GE(crossings["as_run_predict"]["inside_interval"].get<int>(),
+            committed["crossings"]["inside_interval"].get<int>());
+  EXPECT_GE(crossings["both_predicted"]["within_factor_2"].get<int>(),
+            committed["crossings"]["both_predicted_within_factor_2"].get<int>());
+  // Across cards: the other card's band, which never saw these runs, on their cells.
+  const Corpus other(committed["across_cards"]["band_of"].get<std::string>());
+  const nlohmann::json across = check(dir, corpus, runs, " --band-from " + other.profile);
+  for (const std::string& run : runs) {
+    EXPECT_NE(across["bands"][corpus.folder + "/" + run].get<std::string>().find("never saw"),
+              std::string::npos)
+        << run;
+  }
+  for (const std::string kind : {"cpu", "cuda"}) {
+    EXPECT_GE(across["scores"][kind]["band_coverage"].get<double>(),
+              committed["across_cards"][kind]["band_coverage"].get<double>() - 1e-9)
+        << kind;
+  }
 }
 
 // The H100's runs (2026-11-22 to 26) and the H200's (2026-11-27 and 28), each with its card's profile.
@@ -88,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(PredictionCorpus, PredictionCorpusOf,
                            return name;
                          });
 
-// The band comes from the runs that set no constant of the model (split conformal), and a profile
+// The band is the conformal quantile of every corpus run's cells (split conformal), and a profile
 // the check writes is one it reads.
 TEST(PredictionCorpus, AFittedBandIsTheConformalQuantileOfItsCellsAndReadsBack) {
   const auto committed = nlohmann::json::parse(testing::slurp(kCorpus + "/scores.json"));
@@ -101,33 +177,72 @@ TEST(PredictionCorpus, AFittedBandIsTheConformalQuantileOfItsCellsAndReadsBack) 
   const auto fitted = nlohmann::json::parse(testing::slurp(dir.file("fitted.json")));
   const auto report = nlohmann::json::parse(testing::slurp(dir.file("check.json")));
   for (const std::string kind : {"cpu", "cuda"}) {
-    // Rank ceil((n + 1) 0.8) of the n cells' |log(predicted / measured)|.
     std::vector<double> logs;
-    for (const auto& cell : report["cells"]) {
-      if ((cell["device"] == "cpu") != (kind == "cpu")) continue;
-      logs.push_back(std::abs(std::log(cell["predicted_epoch_seconds"].get<double>() /
-                                       cell["measured_epoch_seconds"].get<double>())));
-    }
-    std::sort(logs.begin(), logs.end());
-    const auto rank = static_cast<std::size_t>(std::ceil((logs.size() + 1) * 0.8));
-    ASSERT_LE(rank, logs.size()) << kind;
+    for (const CheckedCell& cell : checked_cells(report))
+      if (cell.kind == kind) logs.push_back(cell.log_ratio);
+    ASSERT_GE(conformal_quantile(logs), 0.0) << kind;
     const auto& band = fitted["validation"][kind]["band"];
-    EXPECT_NEAR(band["factor"].get<double>(), std::exp(logs[rank - 1]), 1e-9) << kind;
+    EXPECT_NEAR(band["factor"].get<double>(), std::exp(conformal_quantile(logs)), 1e-9) << kind;
     EXPECT_EQ(band["cells"].get<std::size_t>(), logs.size()) << kind;
   }
   // The shipped profile's band is the one these runs give.
   const auto shipped = nlohmann::json::parse(testing::slurp(kProfile));
   EXPECT_EQ(shipped["validation"], fitted["validation"]);
-  // It is a profile predict reads; it may not replace the profile it was fitted from.
+  // It is a profile predict reads. A run its band was fitted with is scored against a band fitted
+  // without it: alone, against none.
   o = testing::crossover(dir, "predict --check " + kCorpus + "/a-seed001 --profile " +
                                   dir.file("fitted.json"));
   EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("inside their band"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("cuda: none (a band fitted with this run would score itself"),
+            std::string::npos)
+      << o.out;
+  o = testing::crossover(dir, "predict --check " + kCorpus + "/a-seed001 " + kCorpus +
+                                  "/c-resnet --profile " + dir.file("fitted.json"));
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("inside their band"), std::string::npos) << o.out;
+  // It may not replace the profile it was fitted from.
   o = testing::crossover(dir, "predict --check " + kCorpus + "/a-seed001 --profile " +
                                   dir.file("fitted.json") + " --fit-band " +
                                   dir.file("fitted.json"));
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("that is the profile read"), std::string::npos) << o.err;
+}
+
+// A shipped profile is found by its short name from any folder, a wrong name is answered with the
+// names there are, and list names them.
+TEST(PredictionCorpus, ShippedProfilesAreFoundByNameFromAnyFolder) {
+  ScratchDir dir;
+  const auto here = [&](const std::string& args) {
+    return testing::shell(dir, "cd " + dir.path() + " && CROSSOVER_DATA_DIR= " +
+                                   std::string(CROSSOVER_BINARY) + " " + args);
+  };
+  testing::Outcome o =
+      here("predict --check " + kCorpus + "/b-mnist --profile h100 --json " + dir.file("a.json"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = here("predict --check " + kCorpus + "/b-mnist --profile " + kProfile + " --json " +
+           dir.file("b.json"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(dir.file("a.json")))["cells"],
+            nlohmann::json::parse(testing::slurp(dir.file("b.json")))["cells"]);
+  o = here("predict --check " + kCorpus + "/b-mnist --profile H200-141GB");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("H200"), std::string::npos) << o.out;
+  o = here("predict --check " + kCorpus + "/b-mnist --profile h300");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("h300: no such file, nor a shipped profile"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("h100 (h100-80gb.json)"), std::string::npos) << o.err;
+  // A path that is not there stays a path: its own error, not a name's.
+  o = here("predict --check " + kCorpus + "/b-mnist --profile profiles/h100-80gb.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("profiles/h100-80gb.json: cannot read"), std::string::npos) << o.err;
+  o = here("list");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("predict cuda=NAME"), std::string::npos) << o.out;
+  for (const char* name : {"h100", "h200"}) {
+    const auto row = o.out.find("\n" + std::string(name) + " ");
+    EXPECT_NE(row, std::string::npos) << name << "\n" << o.out;
+  }
 }
 
 // What predict reads beside a run and where it writes are a user's files: a planted link is

@@ -68,15 +68,26 @@ TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidO
   EXPECT_TRUE(found[0].predicted);
   EXPECT_EQ(found[0].lines[0],
             "mnist_mlp: cuda (predicted) wins from batch_size 1,000 on; undecided at 100 (the "
-            "crossing lies between 100 and 1,000)");
+            "predicted crossing lies between 100 and 1,000)");
   EXPECT_EQ(verdict_heading(analysis), "Verdict (device=cpu vs cuda)");
   const std::string caveat = verdict_caveat(r);
   EXPECT_EQ(caveat.rfind("cuda predicted with the profile H100 80GB, not measured", 0), 0u)
       << caveat;
+  // Against which CPU: the one measured here, not the GPU host's; and how far the band holds,
+  // as the run's env.json says (else no claim of held-out cells).
+  EXPECT_NE(caveat.find("against the CPU measured here (not the GPU host's"), std::string::npos)
+      << caveat;
+  EXPECT_NE(caveat.find("80 % band (split conformal on real runs)"), std::string::npos) << caveat;
+  EXPECT_EQ(caveat.find("held-out"), std::string::npos) << caveat;
+  EXPECT_NE(verdict_caveat(r, "its band held 82 % of 33 real cells").find("(its band held 82 %"),
+            std::string::npos);
   // The crossover statement itself no longer repeats the profile's caveat.
   const auto& crossovers = analysis.comparisons.front().crossovers;
   ASSERT_EQ(crossovers.size(), 1u);
   EXPECT_EQ(crossovers[0].statement.rfind("predicted: ", 0), 0u);
+  EXPECT_NE(crossovers[0].statement.find("so the predicted crossing lies between"),
+            std::string::npos)
+      << crossovers[0].statement;
   EXPECT_EQ(crossovers[0].statement.find("H100"), std::string::npos) << crossovers[0].statement;
 }
 

@@ -136,6 +136,11 @@ Json validation_json(const Validation& v) {
     for (const auto& [bound, b] : v.by_bound) j["band_by_bound"][bound] = band_json(b);
   }
   if (!v.runs.empty()) j["runs"] = v.runs;
+  if (!v.coverage_method.empty())
+    j["coverage_measured"] = {{"method", v.coverage_method},
+                              {"cells", v.coverage.cells},
+                              {"inside", v.coverage.inside},
+                              {"share", v.coverage.share()}};
   return j;
 }
 
@@ -164,6 +169,22 @@ Validation validation_from_json(const nlohmann::ordered_json& j, const std::stri
         refuse(at + ".runs", "a list of printable names");
       v.runs.push_back(run.get<std::string>());
     }
+  }
+  if (j.contains("coverage_measured")) {
+    const auto& c = j["coverage_measured"];
+    const std::string at_c = at + ".coverage_measured";
+    if (!c.is_object() || !c.contains("method") || c["method"] != kLeaveOneRunOut)
+      refuse(at_c + ".method", std::string("\"") + kLeaveOneRunOut + "\"");
+    v.coverage_method = kLeaveOneRunOut;
+    const auto count = [&](const char* key) {
+      const double n = positive(c.contains(key) ? c[key] : nlohmann::ordered_json(), at_c + "." + key, true);
+      if (n > 1e6 || n != std::floor(n)) refuse(at_c + "." + key, "a count up to 1e6");
+      return static_cast<int>(n);
+    };
+    v.coverage.cells = count("cells");
+    v.coverage.inside = count("inside");
+    if (v.coverage.inside > v.coverage.cells)
+      refuse(at_c + ".inside", "at most its cells");
   }
   return v;
 }
@@ -200,17 +221,16 @@ double DeviceProfile::gemm_flops_per_second(double flops) const {
                   t * (std::log(upper->second) - std::log(lower->second)));
 }
 
-PredictionBand fit_band(std::vector<double> logs) {
-  PredictionBand band;
-  const auto n = logs.size();
-  // 1e-9 keeps a whole product (10 x 0.8) from rounding up past itself.
-  const auto rank =
-      static_cast<std::size_t>(std::ceil(static_cast<double>(n + 1) * kBandCoverage - 1e-9));
-  if (n == 0 || rank > n) return band;
-  std::sort(logs.begin(), logs.end());
-  band.factor = std::exp(logs[rank - 1]);
-  band.cells = static_cast<int>(n);
-  return band;
+std::string band_validation_text(const Validation& v) {
+  if (v.band.factor <= 0.0) return "no band validated against real runs";
+  if (v.coverage_method == kLeaveOneRunOut && v.coverage.cells > 0)
+    return "its band held " +
+           std::to_string(static_cast<int>(std::lround(100.0 * v.coverage.share()))) + " % of " +
+           std::to_string(v.coverage.cells) + " real cells of " + std::to_string(v.runs.size()) +
+           " run(s), each run left out of the band that scored it";
+  return "its band was fitted to hold " +
+         std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
+         " % of the real cells it was scored on: its coverage of other runs was not measured";
 }
 
 double MachineProfile::validated_error(const std::string& kind) const {
@@ -297,7 +317,7 @@ MachineProfile load_gpu_profile(const std::string& path) {
     throw std::runtime_error(path + ": the profile \"" + p.name +
                              "\" has no GPU (no \"cuda\" section) to predict CUDA cells with; give "
                              "one measured (crossover profile) or derived (profile --derive) for "
-                             "a GPU machine, e.g. profiles/h100-80gb.json");
+                             "a GPU machine, or a shipped one: h100, h200");
   }
   return p;
 }

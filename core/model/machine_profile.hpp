@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/prediction_band.hpp"
+
 namespace crossover {
 
 /// One device's constants.
@@ -43,24 +45,6 @@ struct DeviceProfile {
   double gemm_flops_per_second(double flops) const;
 };
 
-/// The share of held-out real cells a prediction band must have covered.
-inline constexpr double kBandCoverage = 0.8;
-/// A bound class gets a band of its own from this many held-out cells; fewer share their kind's.
-inline constexpr int kMinBandCells = 8;
-
-/// A prediction interval: a predicted time t lies in [t / factor, t * factor], fitted by split
-/// conformal prediction on held-out real cells (the kBandCoverage quantile of |log(predicted /
-/// measured)|, rank ceil((n + 1) kBandCoverage) of n).
-struct PredictionBand {
-  double factor = 0.0;  ///< >= 1; 0: no band
-  int cells = 0;        ///< the held-out cells behind it
-};
-
-/// The split-conformal band of `log_ratios` (|log(predicted / measured)| of cells that set no
-/// constant of the model): rank ceil((n + 1) kBandCoverage) of the n sorted; none (factor 0)
-/// when that rank is past n.
-PredictionBand fit_band(std::vector<double> log_ratios);
-
 /// How a profile's predictions of one device kind did against real runs (`crossover predict
 /// --check ... --fit-band`).
 struct Validation {
@@ -68,7 +52,16 @@ struct Validation {
   PredictionBand band;            ///< every bound class together
   std::map<std::string, PredictionBand> by_bound;  ///< "dispatch", "compute", ...: kMinBandCells+
   std::vector<std::string> runs;                   ///< the runs the cells came from
+  /// How the band's coverage was measured: "leave-one-run-out" (each run's cells against a band
+  /// fitted without them), with what that gave; "" in a profile from before it was recorded,
+  /// whose coverage was measured on the cells that set its band.
+  std::string coverage_method;
+  Coverage coverage;
 };
+
+/// How far `v`'s band can be trusted, in words: "its band held 82 % of 33 real cells of 5 runs,
+/// each run's against a band fitted without it", or what an older profile's band lacks.
+std::string band_validation_text(const Validation& v);
 
 /// A machine's profile: its CPU at one thread and at every core, its GPU when it has one.
 struct MachineProfile {

@@ -62,7 +62,8 @@ CrossingFinding find_crossing(const std::vector<Probe>& p) {
 
 std::string crossing_statement(const std::vector<Probe>& p, const CrossingFinding& f,
                                const std::string& axis, const std::string& baseline,
-                               const std::string& contender) {
+                               const std::string& contender, bool predicted) {
+  const std::string crossing = predicted ? "the predicted crossing" : "the crossing";
   const std::string range =
       format_axis_value(p.front().value) + " to " + format_axis_value(p.back().value);
   if (f.from == p.size()) {
@@ -100,15 +101,15 @@ std::string crossing_statement(const std::vector<Probe>& p, const CrossingFindin
             (side != nullptr ? "; " + baseline + " wins at " + format_axis_value(side->value) +
                                    ", " + speedup_text(*side)
                              : std::string()) +
-            "), so the crossing lies between " + format_axis_value(below.value) + " and " +
+            "), so " + crossing + " lies between " + format_axis_value(below.value) + " and " +
             format_axis_value(first.value);
   } else if (f.neighbours) {
-    text += "the crossing lies between " + axis + " " + format_axis_value(below.value) + " and " +
+    text += crossing + " lies between " + axis + " " + format_axis_value(below.value) + " and " +
             format_axis_value(first.value);
   } else {
-    text += "the crossing lies near " + axis + " " + format_axis_value(std::round(*f.at)) + " (" +
+    text += crossing + " lies near " + axis + " " + format_axis_value(std::round(*f.at)) + " (" +
             format_axis_value(std::round(*f.low)) + "-" + format_axis_value(std::round(*f.high)) +
-            ")";
+            (predicted ? ", its 80 % band" : "") + ")";
   }
   if (f.earlier_win) text += "; it also won at some smaller values, but not at every one";
   return text;

@@ -40,9 +40,11 @@ CrossingFinding find_crossing(const std::vector<Probe>& points);
 /// dataset_size 11,579 on (speedup 1.157x [1.125, 1.199]); the crossing lies near dataset_size
 /// 5,823 (5,252-6,435)", "... on (...); the two tie from 112 to 1,000 (neither wins within the
 /// intervals), so the crossing lies between 1,000 and 10,000", "cpu wins everywhere up to ...".
+/// With `predicted` (a side of the points is a prediction, their intervals its band): "the
+/// predicted crossing lies near 1,205 (484-3,260, its 80 % band)".
 std::string crossing_statement(const std::vector<Probe>& points, const CrossingFinding& finding,
                                const std::string& axis, const std::string& baseline,
-                               const std::string& contender);
+                               const std::string& contender, bool predicted = false);
 
 /// "1.157x [1.125, 1.199]".
 std::string speedup_text(const Probe& probe);

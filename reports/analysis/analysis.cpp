@@ -154,8 +154,10 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
     c.tie_low = points[f.tie_first].value;
     c.tie_high = points[f.from - 1].value;
   }
+  const bool predicted = std::any_of(members.begin(), members.end(),
+                                    [](const Pair* p) { return p->predicted; });
   c.statement = crossing_statement(points, f, c.axis, spec.axis + "=" + spec.baseline,
-                                   spec.axis + "=" + spec.contender);
+                                   spec.axis + "=" + spec.contender, predicted);
 }
 
 // The other keys of the crossover's workload that vary, so the statement says where it holds.

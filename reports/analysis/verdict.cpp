@@ -45,17 +45,22 @@ std::string crossing_words(const Crossover& c, const CompareSpec& spec, bool pre
   if (*c.from == c.values.front())
     return winner + " wins at every " + c.axis + " measured (" + range + ")" + at;
   std::string out = winner + " wins from " + c.axis + " " + value_words(*c.from) + " on";
+  // A crossing with a predicted side is a prediction: its range is where the band's edges cross
+  // the measured side (docs/methodology.md), 80 %, not a 95 % interval.
+  const std::string crossing = predicted ? "the predicted crossing" : "the crossing";
   if (c.crossing) {
-    out += "; below that " + loser + " wins: the crossing lies near " + value_words(*c.crossing);
+    out += "; below that " + loser + " wins: " + crossing + " lies near " +
+           value_words(*c.crossing);
     if (c.crossing_low && c.crossing_high)
-      out += " (" + value_words(*c.crossing_low) + "-" + value_words(*c.crossing_high) + ")";
+      out += " (" + value_words(*c.crossing_low) + "-" + value_words(*c.crossing_high) +
+             (predicted ? ", its 80 % band" : "") + ")";
   } else if (c.tie_low && c.tie_high) {
     const std::string ties = *c.tie_low == *c.tie_high
                                  ? "at " + value_words(*c.tie_low)
                                  : "from " + value_words(*c.tie_low) + " to " +
                                        value_words(*c.tie_high);
-    out += "; " + std::string(predicted ? "undecided " : "a tie ") + ties +
-           " (the crossing lies between " + value_words(*c.tie_high) + " and " +
+    out += "; " + std::string(predicted ? "undecided " : "a tie ") + ties + " (" + crossing +
+           " lies between " + value_words(*c.tie_high) + " and " +
            value_words(*c.from) + ")";
   }
   return out + at;
@@ -222,14 +227,21 @@ std::string verdict_heading(const Analysis& analysis) {
   return "Verdict (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + ")";
 }
 
-std::string verdict_caveat(const std::vector<Result>& results) {
+std::string verdict_caveat(const std::vector<Result>& results, const std::string& band) {
+  const bool measured_cpu = std::any_of(results.begin(), results.end(), [](const Result& r) {
+    return r.status == CellStatus::kOk && device_kind(r.cell.device) == DeviceKind::kCpu;
+  });
   for (const Result& r : results) {
     if (r.status != CellStatus::kPredicted) continue;
+    const std::string against =
+        measured_cpu ? ", against the CPU measured here (not the GPU host's: docs/gpu.md)" : "";
+    if (r.prediction.prediction_error <= 0.0)
+      return r.cell.device + " predicted with the profile " + r.prediction.prediction_profile +
+             ", not measured, with no validated band" + against;
     return r.cell.device + " predicted with the profile " + r.prediction.prediction_profile +
-           (r.prediction.prediction_error > 0.0
-                ? ", not measured: a side wins only where the band (80 % of held-out real cells) "
-                  "excludes a tie, else undecided"
-                : ", not measured, with no validated band");
+           ", not measured" + against + "; a side wins only where the 80 % band (" +
+           (band.empty() ? "split conformal on real runs" : band) +
+           ") excludes a tie, else undecided";
   }
   return "";
 }

@@ -30,9 +30,10 @@ std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<s
 std::string verdict_heading(const Analysis& analysis);
 
 /// What the predicted cells among `results` are worth, said once under the heading: "cuda
-/// predicted with the profile H100 80GB, not measured: a side wins only where the band ...";
-/// "" when none is predicted.
-std::string verdict_caveat(const std::vector<Result>& results);
+/// predicted with the profile H100 80GB, not measured: against the CPU measured here, ...; a side
+/// wins only where the 80 % band (`band`: how it was validated, band_validation_text) excludes a
+/// tie, else undecided"; "" when none is predicted.
+std::string verdict_caveat(const std::vector<Result>& results, const std::string& band = "");
 
 /// A cell whose interquartile range exceeds this share of its median is too noisy for a verdict
 /// built on it to stand without saying so.

@@ -46,6 +46,8 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
   const std::string cont = spec.axis + "=" + spec.contender;
   const bool time = spec.measure == Measure::kTime;
   const std::string ratio = time ? "speedup" : "ratio";
+  const bool any_predicted =
+      std::any_of(pairs.begin(), pairs.end(), [](const Pair& p) { return p.predicted; });
   out += "\n" + std::string(time ? "Speedup" : "Ratio") + " = the " + markdown_text(base) +
          " cell's median " + measure_noun(spec.measure) + " / the " + markdown_text(cont) +
          " cell's, with a bootstrap 95 % interval from the raw epoch samples" +
@@ -53,14 +55,19 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
           : spec.measure == Measure::kEnergy
               ? " (each epoch's time times the cell's mean power)"
               : " (each epoch's time times the device's price per second)") +
-         ". A winner is named only when the interval excludes 1.\n\n";
+         ". A winner is named only when the interval excludes 1." +
+         (any_predicted ? " A row with a predicted side is no measurement: its interval is the "
+                          "measured side's median 95 % interval against the prediction's 80 % "
+                          "band (docs/methodology.md), and its winner says \"(predicted)\"."
+                        : "") +
+         "\n\n";
   TextTable t;
   t.header = {"workload",
               "cells",
               base + (time ? " epoch" : " " + text_of(spec.measure)),
               cont + (time ? " epoch" : " " + text_of(spec.measure)),
               ratio,
-              "95 % CI",
+              any_predicted ? "interval" : "95 % CI",
               "winner"};
   t.right_aligned = {false, false, true, true, true, true, false};
   for (const Pair& p : pairs) {
@@ -71,10 +78,9 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
          format_measure(p.baseline->epoch_seconds, spec.measure) + predicted_mark(*p.baseline),
          format_measure(p.contender->epoch_seconds, spec.measure) + predicted_mark(*p.contender),
          format_number(p.speedup) + "x" + (p.predicted ? " (predicted)" : ""),
-         format_number(p.ci.low) + " - " + format_number(p.ci.high),
-         p.winner == Winner::kContender  ? cont
-         : p.winner == Winner::kBaseline ? base
-                                         : "tie"});
+         format_number(p.ci.low) + " - " + format_number(p.ci.high) +
+             (!any_predicted ? "" : p.predicted ? " (80 % band)" : " (95 % CI)"),
+         winner_text(p, spec)});
   }
   return out + render_markdown_table(t) + "\n" + recommendations_section;
 }

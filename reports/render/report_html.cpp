@@ -229,7 +229,7 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells);
       !found.empty()) {
     s += "<h2>" + html_escape(verdict_heading(analysis)) + "</h2>";
-    if (const std::string caveat = verdict_caveat(results); !caveat.empty())
+    if (const std::string caveat = verdict_caveat(results, context.band_validation); !caveat.empty())
       s += "<p class='predicted'>" + html_escape(caveat) + ".</p>";
     s += "<ul class='verdict'>";
     for (const WorkloadVerdict& v : found) {

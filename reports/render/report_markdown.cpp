@@ -311,7 +311,7 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
   std::string out = markdown_head(context, results);
   if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells); !found.empty()) {
     out += "## " + markdown_text(verdict_heading(analysis)) + "\n\n";
-    if (const std::string caveat = verdict_caveat(results); !caveat.empty())
+    if (const std::string caveat = verdict_caveat(results, context.band_validation); !caveat.empty())
       out += "*" + markdown_text(caveat) + ".*\n\n";
     for (const WorkloadVerdict& v : found) {
       out += "- **" + markdown_text(v.workload) + "**: " +

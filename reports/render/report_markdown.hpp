@@ -26,6 +26,9 @@ struct ReportContext {
   /// The cells that ran while the machine's speed had moved (drifted_cells of env.json), which
   /// the verdicts name.
   std::set<std::size_t> drifted_cells;
+  /// How far the band of the profile that predicted cells can be trusted (env.json's
+  /// predicted_with, band_validation_text); "" when none was predicted.
+  std::string band_validation;
   /// The run's searches (searches.json): per line its probes, bracket and statement.
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
 };

@@ -62,11 +62,15 @@ std::string crossover_text(const ComparisonFindings& f) {
 
 // The verdicts, first: the answer before the tables it comes from.
 std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results,
-                         const std::set<std::size_t>& drifted) {
+                         const std::set<std::size_t>& drifted, const std::string& band) {
   const std::vector<WorkloadVerdict> found = verdicts(analysis, drifted);
   if (found.empty()) return "";
-  const std::string caveat = verdict_caveat(results);
-  std::string out = verdict_heading(analysis) + (caveat.empty() ? "" : "; " + caveat) + ":\n";
+  // The caveat under the heading, a clause a line, so that no line runs on.
+  std::string caveat = verdict_caveat(results, band);
+  for (std::size_t at; (at = caveat.find("; ")) != std::string::npos;)
+    caveat.replace(at, 2, ";\n");
+  std::string out =
+      verdict_heading(analysis) + ":\n" + (caveat.empty() ? "" : caveat + ".\n");
   for (const WorkloadVerdict& v : found) {
     for (std::size_t i = 0; i < v.lines.size(); ++i) out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
   }
@@ -80,9 +84,10 @@ class TerminalReporter : public Reporter {
   void begin(const ReportContext& context) override {
     searches_ = context.searches;
     drifted_ = context.drifted_cells;
+    band_ = context.band_validation;
   }
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
-    std::string out = verdict_text(analysis, results, drifted_);
+    std::string out = verdict_text(analysis, results, drifted_, band_);
     out += render_comparison_text(results, analysis.devices, analysis.measure);
     for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
     if (!searches_.empty()) out += "\nSearches:\n";
@@ -98,6 +103,7 @@ class TerminalReporter : public Reporter {
   std::function<void(const std::string&)> print_;
   nlohmann::ordered_json searches_;
   std::set<std::size_t> drifted_;
+  std::string band_;
 };
 
 // A cell's step as the cost model accounts for it: its bound, each term, what it was measured.
@@ -135,7 +141,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   for (const WorkloadVerdict& v : verdicts(analysis, context.drifted_cells))
     workloads.push_back({{"workload", v.workload}, {"lines", v.lines}, {"predicted", v.predicted}});
   summary["verdict"] = {{"heading", verdict_heading(analysis)},
-                        {"caveat", verdict_caveat(results)},
+                        {"caveat", verdict_caveat(results, context.band_validation)},
                         {"workloads", workloads}};
   summary["title"] = context.title;
   summary["warnings"] = context.warnings;

@@ -153,9 +153,10 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
     const double x = plot.sx(*c.crossing);
     s += "<line class='crossing' x1='" + num(x) + "' y1='" + num(Plot::kTop) + "' x2='" + num(x) +
          "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#d62728' stroke-width='2'/>";
-    std::string label = "crossover ≈ " + axis_text(*c.crossing) + " " + c.axis;
+    std::string label = svg::crossing_label(c) + " " + c.axis;
     if (c.crossing_low && c.crossing_high)
-      label += " (" + axis_text(*c.crossing_low) + "–" + axis_text(*c.crossing_high) + ")";
+      label += " (" + axis_text(*c.crossing_low) + "–" + axis_text(*c.crossing_high) +
+               (c.predicted ? ", 80 % band" : "") + ")";
     const bool right = x < Plot::kLeft + Plot::kWidth * 0.6;
     s += "<text class='crossing-label' x='" + num(right ? x + 4 : x - 4) + "' y='" +
          num(Plot::kTop + Plot::kHeight - 8) + "' text-anchor='" + (right ? "start" : "end") +
@@ -223,7 +224,7 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
     s += "<line class='crossing' x1='" + num(x) + "' y1='" + num(Plot::kTop) + "' x2='" + num(x) +
          "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#d62728' stroke-width='2'/>";
     s += "<text x='" + num(x + 4) + "' y='" + num(Plot::kTop + 12) +
-         "' fill='#d62728'>crossover ≈ " + html_escape(axis_text(*c.crossing)) + "</text>";
+         "' fill='#d62728'>" + html_escape(svg::crossing_label(c)) + "</text>";
   }
   return s + "</svg>";
 }

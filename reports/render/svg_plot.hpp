@@ -22,6 +22,13 @@ inline std::string axis_text(double value) {
   return format_axis_value(value >= 100 ? std::round(value) : value);
 }
 
+// A crossing's marker: "crossover ≈ 1,205", "predicted crossover ≈ 1,205" where a side of it is
+// predicted.
+inline std::string crossing_label(const Crossover& c) {
+  return std::string(c.predicted ? "predicted crossover ≈ " : "crossover ≈ ") +
+         axis_text(c.crossing.value_or(0.0));
+}
+
 // The palette: blue, then orange, then the rest. Red is kept for what a chart marks (the
 // crossing, a search's bracket), never a series.
 inline const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c",

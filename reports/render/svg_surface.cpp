@@ -119,7 +119,7 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
           "<line class='surface-crossing' x1='" + num(x) + "' y1='" + num(y0 - 1) + "' x2='" +
           num(x) + "' y2='" + num(y0 + cell_h - 1) +
           "' stroke='#000' stroke-width='3' stroke-opacity='0.7'><title>" +
-          html_escape("crossover ≈ " + format_axis_value(std::round(*c.crossing)) + " " + x_axis) +
+          html_escape(svg::crossing_label(c) + " " + x_axis) +
           "</title></line>";
     }
   }

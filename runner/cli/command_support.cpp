@@ -205,6 +205,54 @@ std::string default_data_dir() {
   return "data";
 }
 
+std::vector<ShippedProfile> shipped_profiles() {
+  std::vector<fs::path> folders;
+  try {
+    const fs::path bin = fs::path(self_executable()).parent_path();
+    folders = {bin / "profiles", bin / ".." / "share" / "crossover" / "profiles"};
+  } catch (const std::exception&) {
+  }
+  if (const std::string checkout = checkout_dir(); !checkout.empty())
+    folders.push_back(fs::path(checkout) / "profiles");
+  std::vector<ShippedProfile> out;
+  std::error_code error;
+  for (const fs::path& folder : folders) {
+    if (!fs::is_directory(folder, error)) continue;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder, error))
+      if (entry.path().extension() == ".json" && fs::is_regular_file(entry.symlink_status(error)))
+        files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files)
+      out.push_back({file.stem().string().substr(0, file.stem().string().find('-')),
+                     file.lexically_normal().string()});
+    if (!out.empty()) break;  // the first folder that has them
+  }
+  return out;
+}
+
+std::string find_profile(const std::string& given) {
+  std::error_code error;
+  const bool a_path = given.find('/') != std::string::npos ||
+                      (given.size() > 5 && given.compare(given.size() - 5, 5, ".json") == 0);
+  if (a_path || fs::exists(fs::symlink_status(given, error))) return given;
+  const auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::vector<ShippedProfile> shipped = shipped_profiles();
+  std::vector<std::string> names;
+  for (const ShippedProfile& p : shipped) {
+    if (lower(given) == p.name || lower(given) == fs::path(p.path).stem().string()) return p.path;
+    names.push_back(p.name + " (" + fs::path(p.path).filename().string() + ")");
+  }
+  throw std::runtime_error(
+      replaced(printable_text(given), {{'\n', "\\n"}, {'\t', "\\t"}}) +
+      ": no such file, nor a shipped profile of that name" +
+      (names.empty() ? std::string(" (none was found beside this binary)")
+                     : "; the shipped ones: " + join(names, ", ")));
+}
+
 void add_data_dir_option(CLI::App& command, std::string& dir, const std::string& help_prefix) {
   dir = default_data_dir();
   command.add_option("--data-dir", dir, help_prefix + kDataDirHelp)->envname(kDataDirVariable);

@@ -35,6 +35,21 @@ std::string default_data_dir();
 /// levels above it ("" when there is none, as for an installed binary).
 std::string checkout_dir();
 
+/// A profile crossover ships, by the short name a command line gives it.
+struct ShippedProfile {
+  std::string name;  ///< "h100": its file's name up to the first '-'
+  std::string path;  ///< ".../profiles/h100-80gb.json"
+};
+
+/// The profiles shipped beside this binary: the profiles/ folder next to it, in
+/// ../share/crossover/ above it, or in the checkout it was built in; by name.
+std::vector<ShippedProfile> shipped_profiles();
+
+/// The file a --profile or --predict cuda= names: the path as given where there is a file (or it
+/// names a folder or a .json), else the shipped profile of that name ("h100", "h100-80gb",
+/// case aside) found from any folder; throws std::runtime_error naming the shipped ones.
+std::string find_profile(const std::string& name_or_path);
+
 /// The signal that asked the command to stop (0: none). The first SIGINT or SIGTERM asks a sweep
 /// to stop after the running cell; the handler is installed with SA_RESETHAND, so a second one
 /// ends the process at once.

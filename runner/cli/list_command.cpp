@@ -55,33 +55,35 @@ TextTable dataset_table(const std::string& data_dir) {
   return table;
 }
 
-// The shipped machine profiles (the checkout's profiles/*.json): what --predict cuda=FILE takes.
+// The shipped machine profiles (shipped_profiles: beside the binary or in its checkout), by the
+// name --predict cuda=NAME and --profile NAME take from any folder, with how far each band holds.
 std::string profiles_text() {
-  const std::string checkout = checkout_dir();
-  std::error_code error;
-  const fs::path folder = fs::path(checkout) / "profiles";
-  if (checkout.empty() || !fs::is_directory(folder, error)) return "";
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(folder, error))
-    if (entry.path().extension() == ".json" && entry.is_regular_file(error) &&
-        !entry.is_symlink(error))
-      files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
   TextTable table;
-  table.header = {"profile", "GPU", "CPU", "predict with"};
-  for (const std::string& file : files) {
+  table.header = {"name", "profile", "GPU", "CPU", "band (cuda)", "file"};
+  for (const ShippedProfile& shipped : shipped_profiles()) {
     try {
-      const MachineProfile profile = load_profile(file);
-      table.rows.push_back({profile.name, profile.gpu_name.empty() ? "-" : profile.gpu_name,
+      const MachineProfile profile = load_profile(shipped.path);
+      const auto v = profile.validation.find("cuda");
+      std::string band = "none";
+      if (v != profile.validation.end() && v->second.band.factor > 0.0) {
+        band = "x" + format_number(v->second.band.factor) + ", " +
+               (v->second.coverage_method == kLeaveOneRunOut
+                    ? format_percent(v->second.coverage.share(), false) + " of " +
+                          std::to_string(v->second.coverage.cells) + " cells, runs left out"
+                    : std::string("coverage not measured"));
+      }
+      table.rows.push_back({shipped.name, profile.name,
+                            profile.gpu_name.empty() ? "-" : profile.gpu_name,
                             profile.cpu_model + ", " + std::to_string(profile.logical_cores) +
                                 " cores",
-                            profile.gpu_name.empty() ? "(no GPU)" : "--predict cuda=" + file});
+                            band, shipped.path});
     } catch (const std::exception& e) {
-      table.rows.push_back({fs::path(file).filename().string(), "unreadable", e.what(), "-"});
+      table.rows.push_back({shipped.name, "unreadable", e.what(), "-", "-", shipped.path});
     }
   }
   if (table.rows.empty()) return "";
-  return "\nMachine profiles (predict a GPU this machine lacks: run --predict cuda=FILE)\n" +
+  return "\nMachine profiles (predict a GPU this machine lacks: run --predict cuda=NAME; "
+         "predict --check RUN --profile NAME)\n" +
          render_text_table(table);
 }
 

@@ -106,6 +106,7 @@ void write_merged(const MergeArgs& args, const MergedRun& merged,
   context.environment = environment_summary(merged.env);
   context.warnings = environment_warnings(merged.env);
   context.drifted_cells = drifted_cell_indices(merged.env);
+  context.band_validation = band_validation(merged.env);
   context.warnings.insert(context.warnings.end(), merged.warnings.begin(), merged.warnings.end());
   context.searches = merged.searches;
   write_reports(args.out_dir, context, merged.results, specs, merged.env);

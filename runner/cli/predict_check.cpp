@@ -3,12 +3,16 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/records/prediction.hpp"
+#include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
 
 namespace crossover {
@@ -84,6 +88,64 @@ Checked check_run(const std::string& path, const RunRecord& run, const MachinePr
     out.predicted.push_back(std::move(p));
   }
   return out;
+}
+
+std::string run_name(const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  if (!fs::is_directory(p)) p = p.parent_path();  // its results.jsonl
+  return p.filename().string();
+}
+
+std::vector<BandCell> band_cells(const std::vector<Checked>& checked) {
+  std::vector<BandCell> cells;
+  for (const Checked& c : checked) {
+    for (const Result& p : c.predicted) {
+      const auto m = std::find_if(c.measured.begin(), c.measured.end(),
+                                  [&](const Result& r) { return r.cell.index == p.cell.index; });
+      cells.push_back({run_name(c.run), text_of(device_kind(p.cell.device)),
+                       text_of(p.prediction.bound),
+                       std::abs(std::log(p.prediction.predicted_epoch_seconds / m->epoch_seconds))});
+    }
+  }
+  return cells;
+}
+
+void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, bool leave_out) {
+  const std::vector<BandCell> cells = band_cells(checked);
+  for (Checked& c : checked) {
+    const std::string name = run_name(c.run);
+    std::set<std::string> how;
+    for (Result& p : c.predicted) {
+      const std::string kind = text_of(device_kind(p.cell.device)),
+                        bound = text_of(p.prediction.bound);
+      const auto v = source.validation.find(kind);
+      const bool set_it = v != source.validation.end() &&
+                          std::find(v->second.runs.begin(), v->second.runs.end(), name) !=
+                              v->second.runs.end();
+      PredictionBand band;
+      if (leave_out || set_it) {
+        band = band_without(cells, name, kind, bound);
+        if (band.factor > 0.0)
+          how.insert(kind + ": fitted without this run, on the other checked runs' cells" +
+                     (set_it && !leave_out ? std::string(" (the profile's own was fitted with it)")
+                                           : std::string()));
+        else
+          how.insert(kind + ": none (a band fitted with this run would score itself, and the "
+                            "other checked runs have too few cells; check it with the other " +
+                     std::to_string(set_it ? v->second.runs.size() - 1 : 0) +
+                     " run(s) the profile's band lists)");
+      } else {
+        band = source.band(kind, bound);
+        how.insert(kind + (band.factor > 0.0 ? ": the profile " + source.name + "'s, which never "
+                                                   "saw this run"
+                                             : ": none (the profile " + source.name +
+                                                   " has no band)"));
+      }
+      p.prediction.prediction_error = band.factor > 1.0 ? band.factor - 1.0 : 0.0;
+    }
+    c.band = join(std::vector<std::string>(how.begin(), how.end()), "; ");
+  }
 }
 
 void save_anatomy(const Checked& c) {

@@ -21,6 +21,7 @@ struct Checked {
   std::vector<Result> measured;   ///< the run's ok cells
   std::vector<Result> predicted;  ///< the same cells, their epochs the model's
   std::vector<Result> anatomy;    ///< the cells whose anatomy was taken here (--save-anatomy)
+  std::string band;  ///< where its cells' bands came from (assign_bands), in words
 };
 
 /// Every ok cell of `run` (read from `path`) predicted with `target`, its band included; a cell
@@ -28,6 +29,18 @@ struct Checked {
 /// refused) where there is one; throws std::runtime_error naming it when it cannot be read.
 Checked check_run(const std::string& path, const RunRecord& run, const MachineProfile& target,
                   const std::string& data_dir);
+
+/// A run's name as a profile's validation lists it: its folder's.
+std::string run_name(const std::string& path);
+
+/// Every predicted cell of `checked` as a band sees it.
+std::vector<BandCell> band_cells(const std::vector<Checked>& checked);
+
+/// Gives each predicted cell of `checked` its band. A run whose cells set `source`'s band (its
+/// validation lists the run), or every run with `leave_out`, is scored leave one run out: its
+/// band fitted on the other checked runs' cells alone. Any other run gets `source`'s band, which
+/// never saw it. Says in each Checked which.
+void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, bool leave_out);
 
 /// Writes the anatomy `checked` took here beside its run (anatomy.jsonl); nothing when it took
 /// none. Throws std::runtime_error naming the file.

@@ -2,7 +2,7 @@
 // by runner/cli/predict_check), per cell, per device, the band's coverage, the winner of every
 // pair and the crossovers the predictions would have found against the measured ones. With
 // --fit-band, the profile is written again with the band these cells give (split conformal,
-// core/model/machine_profile.hpp).
+// core/model/prediction_band.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/predict_check.hpp"
+#include "runner/cli/predict_scores.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/sweep/output_dir.hpp"
 
@@ -39,218 +40,32 @@ struct PredictArgs {
   std::vector<std::string> compare = {"device=cpu:cuda"};
   bool save_anatomy = false;  ///< --save-anatomy
   std::string fit_band;       ///< --fit-band FILE
+  std::string band_from;      ///< --band-from PROFILE
 };
 
-// The measured result of a predicted one.
-const Result& measured_of(const Checked& c, const Result& p) {
-  return *std::find_if(c.measured.begin(), c.measured.end(),
-                       [&](const Result& r) { return r.cell.index == p.cell.index; });
-}
-
-// Inside its band: the measured epoch within [predicted / factor, predicted * factor].
-bool inside_band(const Result& p, double measured) {
-  const double factor = 1.0 + p.prediction.prediction_error;
-  return measured >= p.prediction.predicted_epoch_seconds / factor &&
-         measured <= p.prediction.predicted_epoch_seconds * factor;
-}
-
-// What the cells of one device kind (and one bound class) add up to.
-struct Score {
-  std::vector<double> errors;  ///< |predicted / measured - 1|
-  std::vector<double> logs;    ///< |log(predicted / measured)|
-  int banded = 0, inside = 0;  ///< cells with a band, and inside it
-};
-
-Json score_json(const Score& s) {
-  Json j = {{"cells", s.errors.size()}, {"median_abs_error", summarize(s.errors).median}};
-  if (s.banded > 0) {
-    j["band_cells"] = s.banded;
-    j["band_inside"] = s.inside;
-    j["band_coverage"] = static_cast<double>(s.inside) / s.banded;
-  }
-  return j;
-}
-
-std::string score_text(const std::string& kind, const Score& s) {
-  std::string text = kind + " " + format_percent(summarize(s.errors).median, false) + " (" +
-                     std::to_string(s.errors.size()) + " cells";
-  if (s.banded > 0)
-    text += "; " + std::to_string(s.inside) + " of " + std::to_string(s.banded) +
-            " inside their band, " + format_percent(static_cast<double>(s.inside) / s.banded, false);
-  return text + ")";
-}
-
-// Per cell: measured, predicted with its band, error, bound; into `scores` by kind and by
-// "kind/bound".
-Json cells_json(const Checked& c, TextTable& table, std::map<std::string, Score>& scores) {
-  Json cells = Json::array();
-  for (const Result& p : c.predicted) {
-    const Result& m = measured_of(c, p);
-    const double error = p.prediction.predicted_epoch_seconds / m.epoch_seconds - 1.0;
-    const std::string kind = text_of(device_kind(p.cell.device));
-    const bool banded = p.prediction.prediction_error > 0.0,
-               inside = banded && inside_band(p, m.epoch_seconds);
-    for (const std::string& key : {kind, kind + "/" + text_of(p.prediction.bound)}) {
-      Score& s = scores[key];
-      s.errors.push_back(std::abs(error));
-      s.logs.push_back(std::abs(std::log(p.prediction.predicted_epoch_seconds / m.epoch_seconds)));
-      s.banded += banded ? 1 : 0;
-      s.inside += inside ? 1 : 0;
-    }
-    table.rows.push_back({c.run, std::to_string(p.cell.index), cell_label(p.cell),
-                          format_seconds(m.epoch_seconds),
-                          predicted_interval_text(p.prediction.predicted_epoch_seconds,
-                                                  p.prediction.prediction_error),
-                          format_percent(error), text_of(p.prediction.bound)});
-    Json j = {{"run", c.run},
-              {"cell", p.cell.index},
-              {"label", cell_label(p.cell)},
-              {"device", p.cell.device},
-              {"measured_epoch_seconds", m.epoch_seconds},
-              {"predicted_epoch_seconds", p.prediction.predicted_epoch_seconds},
-              {"error", error},
-              {"bound", p.prediction.bound}};
-    if (banded) {
-      j["predicted_low_seconds"] =
-          p.prediction.predicted_epoch_seconds / (1.0 + p.prediction.prediction_error);
-      j["predicted_high_seconds"] =
-          p.prediction.predicted_epoch_seconds * (1.0 + p.prediction.prediction_error);
-      j["inside_band"] = inside;
-    }
-    j.update(p.prediction.terms_json());
-    cells.push_back(j);
-  }
-  return cells;
-}
-
-// The winners of a run's pairs, measured and predicted: right, wrong or undecided (the predicted
-// speedup's interval holds 1). Scored twice: as `run --predict` decides on a machine with this
-// CPU and no GPU (the CPU side measured, with its 95 % interval; the CUDA side predicted, with
-// its band), and with both sides predicted.
-struct Winners {
-  int right = 0, wrong = 0, undecided = 0;
-  Json pairs = Json::array();
-
-  Json json() const {
-    return {{"right", right}, {"wrong", wrong}, {"undecided", undecided}, {"pairs", pairs}};
-  }
-  std::string text() const {
-    return std::to_string(right) + " right, " + std::to_string(wrong) + " wrong, " +
-           std::to_string(undecided) + " undecided";
-  }
-};
-
-const Result* predicted_of(const Checked& c, const Result& m) {
-  const auto it = std::find_if(c.predicted.begin(), c.predicted.end(),
-                               [&](const Result& p) { return p.cell.index == m.cell.index; });
-  return it == c.predicted.end() ? nullptr : &*it;
-}
-
-// One side of a pair: its epoch and interval, measured or predicted.
-Interval side_interval(const Result& m, const Result& p, bool measured, double& point) {
-  if (measured) {
-    point = m.epoch_seconds;
-    const bool has = m.epoch_seconds_ci_low > 0.0 && m.epoch_seconds_ci_high >= m.epoch_seconds_ci_low;
-    return has ? Interval{m.epoch_seconds_ci_low, m.epoch_seconds_ci_high}
-               : Interval{m.epoch_seconds, m.epoch_seconds};
-  }
-  point = p.prediction.predicted_epoch_seconds;
-  return {point / (1.0 + p.prediction.prediction_error),
-          point * (1.0 + p.prediction.prediction_error)};
-}
-
-void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& k,
-                bool measured_cpu, Winners& w) {
-  const auto cpu = [&](const Result& r) {
-    return measured_cpu && device_kind(r.cell.device) == DeviceKind::kCpu;
-  };
-  double bp = 0.0, kp = 0.0;
-  const Interval bi = side_interval(*m.baseline, b, cpu(b), bp);
-  const Interval ki = side_interval(*m.contender, k, cpu(k), kp);
-  const double speedup = bp / kp, low = bi.low / ki.high, high = bi.high / ki.low;
-  std::string verdict = "undecided";
-  if (low > 1.0 || high < 1.0) verdict = (low > 1.0) == (m.speedup > 1.0) ? "right" : "wrong";
-  (verdict == "right" ? w.right : verdict == "wrong" ? w.wrong : w.undecided) += 1;
-  w.pairs.push_back({{"run", c.run},
-                     {"cells", {m.baseline->cell.index, m.contender->cell.index}},
-                     {"label", cell_label(m.contender->cell)},
-                     {"measured_speedup", m.speedup},
-                     {"predicted_speedup", speedup},
-                     {"predicted_low", low},
-                     {"predicted_high", high},
-                     {"verdict", verdict}});
-}
-
-void score_winners(const Checked& c, const CompareSpec& spec, Winners& as_run, Winners& both) {
-  for (const Pair& m : pair_results(c.measured, spec)) {
-    const Result* b = predicted_of(c, *m.baseline);
-    const Result* k = predicted_of(c, *m.contender);
-    if (b == nullptr || k == nullptr) continue;
-    score_pair(c, m, *b, *k, true, as_run);
-    score_pair(c, m, *b, *k, false, both);
-  }
-}
-
-// The crossovers of the measured cells and of the predicted ones, matched by workload, axis and
-// setting: the same side wins, and where the crossing lies. Counts the measured crossings and
-// those reproduced within a factor of 2 into `within`.
-Json crossovers_json(const Checked& c, const std::vector<CompareSpec>& specs, std::string& text,
-                     std::pair<int, int>& within) {
-  Json out = Json::array();
-  const Analysis measured = analyse(c.measured, specs), predicted = analyse(c.predicted, specs);
-  for (std::size_t s = 0; s < specs.size(); ++s) {
-    for (const Crossover& m : measured.comparisons[s].crossovers) {
-      const auto& candidates = predicted.comparisons[s].crossovers;
-      const auto p = std::find_if(candidates.begin(), candidates.end(), [&](const Crossover& x) {
-        return x.workload == m.workload && x.axis == m.axis && x.fixed == m.fixed;
-      });
-      Json j = {{"run", c.run},
-                {"workload", m.workload},
-                {"axis", m.axis},
-                {"fixed", m.fixed},
-                {"measured", m.statement}};
-      const std::optional<double> mc = m.crossing ? m.crossing : m.from;
-      const std::optional<double> pc =
-          p == candidates.end() ? std::nullopt : (p->crossing ? p->crossing : p->from);
-      const bool same_side = p != candidates.end() && m.from.has_value() == p->from.has_value();
-      const bool within_two = mc && pc && *pc <= 2.0 * *mc && *pc >= *mc / 2.0;
-      if (m.crossing) {
-        ++within.second;
-        within.first += within_two ? 1 : 0;
-      }
-      j["predicted"] = p == candidates.end() ? "" : p->statement;
-      j["same_side"] = same_side;
-      j["within_factor_2"] = mc && pc ? Json(within_two) : Json();
-      text += "  " + c.run + ": " + m.workload + " along " + m.axis +
-              (m.fixed.empty() ? "" : " (" + m.fixed + ")") + ":\n    measured:  " + m.statement +
-              "\n    predicted: " + (p == candidates.end() ? std::string("none") : p->statement) +
-              "\n    " + (same_side ? "the same side wins" : "ANOTHER SIDE WINS") +
-              (mc && pc ? std::string(within_two ? ", the crossing within a factor of 2"
-                                                 : ", the crossing more than a factor of 2 off")
-                        : std::string()) +
-              "\n";
-      out.push_back(j);
-    }
-  }
-  return out;
-}
-
-// The profile with the band of these cells, by kind and by bound class.
-MachineProfile fitted_profile(MachineProfile profile, const std::map<std::string, Score>& scores,
-                              const std::vector<std::string>& runs) {
+// The profile with the band of these cells (split conformal over every run's, by kind and by bound
+// class), each kind's coverage measured leave one run out.
+MachineProfile fitted_profile(MachineProfile profile, const std::vector<Checked>& checked,
+                              const std::map<std::string, Score>& scores) {
+  const std::vector<BandCell> cells = band_cells(checked);
+  std::vector<std::string> runs;
+  for (const Checked& c : checked) runs.push_back(run_name(c.run));
   profile.validation.clear();
   for (const auto& [key, s] : scores) {
     if (key.find('/') != std::string::npos) continue;
     Validation v;
     v.median_abs_error = summarize(s.errors).median;
-    v.band = fit_band(s.logs);
+    v.band = band_without(cells, "", key, "");
     v.runs = runs;
     for (const auto& [other, t] : scores) {
-      if (other.rfind(key + "/", 0) != 0 || static_cast<int>(t.logs.size()) < kMinBandCells)
-        continue;
-      if (const PredictionBand b = fit_band(t.logs); b.factor > 0.0)
-        v.by_bound[other.substr(key.size() + 1)] = b;
+      if (other.rfind(key + "/", 0) != 0) continue;
+      const std::string bound = other.substr(key.size() + 1);
+      if (const PredictionBand b = band_without(cells, "", key, bound);
+          b.factor > 0.0 && b.cells < v.band.cells)
+        v.by_bound[bound] = b;
     }
+    v.coverage_method = kLeaveOneRunOut;
+    v.coverage = leave_one_run_out(cells, key);
     if (v.band.factor > 0.0) profile.validation[key] = v;
   }
   return profile;
@@ -259,10 +74,15 @@ MachineProfile fitted_profile(MachineProfile profile, const std::map<std::string
 // Where --json and --fit-band may not write: the profile read, a lock, a run's or a history's
 // file, a file this check reads.
 bool output_refused(const PredictArgs& args) {
+  std::string profile = args.profile;
+  try {
+    profile = find_profile(args.profile);
+  } catch (const std::exception&) {  // said when it is read
+  }
   for (const auto& [option, path] : {std::pair{"--json", args.json}, {"--fit-band", args.fit_band}}) {
     if (path.empty()) continue;
     std::error_code error;
-    if (fs::exists(path, error) && fs::equivalent(path, args.profile, error)) {
+    if (fs::exists(path, error) && fs::equivalent(path, profile, error)) {
       spdlog::error("{} {}: that is the profile read (--profile); write the new one beside it",
                     option, path);
       return true;
@@ -286,10 +106,9 @@ int write_outputs(const PredictArgs& args, const std::vector<Checked>& checked,
     for (const Checked& c : checked)
       if (args.save_anatomy) save_anatomy(c);
     if (!args.fit_band.empty()) {
-      std::vector<std::string> runs;
-      for (const Checked& c : checked) runs.push_back(fs::path(c.run).filename().string());
       write_text_file(args.fit_band,
-                      json_text(profile_to_json(fitted_profile(target, scores, runs)), 2) + "\n");
+                      json_text(profile_to_json(fitted_profile(target, checked, scores)), 2) +
+                          "\n");
       std::cout << "The profile with the band of these cells: " << args.fit_band << "\n";
     }
   } catch (const std::exception& e) {
@@ -310,7 +129,7 @@ std::vector<Checked> check_runs(const PredictArgs& args, const MachineProfile& t
 }
 
 std::string summary_text(const std::map<std::string, Score>& scores, const Winners& as_run,
-                         const Winners& both, const std::pair<int, int>& within, Json& report) {
+                         const Winners& both, const Crossings& crossings, Json& report) {
   std::string out = "\nMedian absolute error:";
   report["scores"] = Json::object();
   for (const auto& [key, s] : scores) {
@@ -321,22 +140,28 @@ std::string summary_text(const std::map<std::string, Score>& scores, const Winne
          "decides them (the CPU side measured, the CUDA side predicted with its band): " +
          as_run.text() + "; with both sides predicted: " + both.text() +
          " (undecided: the interval holds a tie)\n";
-  out += "Measured crossings reproduced within a factor of 2: " + std::to_string(within.first) +
-         " of " + std::to_string(within.second) + "\n";
+  const std::string of = " of " + std::to_string(crossings.measured);
+  out += "Measured crossings as run --predict places them: " +
+         std::to_string(crossings.within_two) + of + " within a factor of 2, " +
+         std::to_string(crossings.inside) + of +
+         " inside the printed range; with both sides predicted: " +
+         std::to_string(crossings.both_within_two) + of + " within a factor of 2\n";
   report["winners"] = as_run.json();
   report["winners_both_predicted"] = both.json();
-  report["crossings"] = {{"measured", within.second}, {"within_factor_2", within.first}};
+  report["crossings"] = crossings.json();
   return out;
 }
 
 int predict_command(const PredictArgs& args) {
   const auto specs = compare_specs(args.compare);
   if (!specs || output_refused(args)) return kExitBadInput;
-  MachineProfile target;
+  MachineProfile target, source;
   std::vector<Checked> checked;
   try {
-    target = load_profile(args.profile);
+    target = load_profile(find_profile(args.profile));
+    source = args.band_from.empty() ? target : load_profile(find_profile(args.band_from));
     checked = check_runs(args, target);
+    assign_bands(checked, source, !args.fit_band.empty());
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
@@ -346,23 +171,26 @@ int predict_command(const PredictArgs& args) {
   table.right_aligned = {false, true, false, true, true, true, false};
   std::map<std::string, Score> scores;
   Winners as_run, both;
-  std::pair<int, int> within{0, 0};
-  std::string crossings;
-  Json report = {{"runs", args.runs}, {"profile", target.name}, {"cells", Json::array()}};
-  report["crossovers"] = Json::array();
+  Crossings crossings;
+  Json report = {{"runs", args.runs}, {"profile", target.name}, {"band_from", source.name},
+                 {"bands", Json::object()}, {"cells", Json::array()}};
+  std::string bands;
   for (const Checked& c : checked) {
-    for (const Json& cell : cells_json(c, table, scores)) report["cells"].push_back(cell);
+    for (const Json& cell : score_cells(c, table, scores)) report["cells"].push_back(cell);
     score_winners(c, specs->front(), as_run, both);
-    for (const Json& x : crossovers_json(c, *specs, crossings, within))
-      report["crossovers"].push_back(x);
+    score_crossings(c, *specs, crossings);
+    report["bands"][c.run] = c.band;
+    bands += "  " + c.run + ": " + c.band + "\n";
   }
   if (table.rows.empty()) {
     spdlog::error("{}: no ok cell could be predicted with {}", join(args.runs), target.name);
     return kExitBadInput;
   }
   std::string out = "Predicted with " + target.name + " against " + join(args.runs) + ":\n" +
-                    render_text_table(table) + summary_text(scores, as_run, both, within, report);
-  out += crossings.empty() ? std::string() : "\nCrossovers, measured and predicted:\n" + crossings;
+                    render_text_table(table) + "\nBands:\n" + bands +
+                    summary_text(scores, as_run, both, crossings, report);
+  out += crossings.text.empty() ? std::string()
+                                : "\nCrossovers, measured and predicted:\n" + crossings.text;
   std::cout << out;
   if (!args.json.empty()) {
     try {
@@ -383,14 +211,21 @@ Command add_predict_command(CLI::App& app) {
       "predict",
       "Score the cost model against measured runs: predict their every ok cell with a profile "
       "(from the anatomy the run recorded, its anatomy.jsonl, or taken again on this machine's "
-      "CPU) and print predicted (with the profile's band) against measured per cell, the median "
+      "CPU) and print predicted (with its band) against measured per cell, the median "
       "absolute error and the band's coverage per device, the winner of every pair (right, "
-      "wrong or undecided) and the crossovers the predictions find against the measured ones");
+      "wrong or undecided) and where the predictions place the measured crossings, each as run "
+      "--predict gives them (the CPU side measured, the GPU's predicted) and with both sides "
+      "predicted. A run whose cells set the profile's band is scored against one fitted "
+      "without it (leave one run out)");
   predict
       ->add_option("--check", args->runs, "The measured runs (their folders or results.jsonl)")
       ->required()
       ->take_all();
-  predict->add_option("--profile", args->profile, "The profile to predict with")->required();
+  predict
+      ->add_option("--profile", args->profile,
+                   "The profile to predict with: a shipped one by name (h100, h200; crossover "
+                   "list) or a file")
+      ->required();
   add_data_dir_option(*predict, args->data_dir, "To take a cell's anatomy again: ");
   predict->add_option("--json", args->json, "Also write the check as JSON to this file");
   predict->add_flag("--save-anatomy", args->save_anatomy,
@@ -399,7 +234,12 @@ Command add_predict_command(CLI::App& app) {
   predict->add_option("--fit-band", args->fit_band,
                       "Write the profile again to this file with the band these cells give: for "
                       "each device kind (and each bound class with 8 cells or more), the factor "
-                      "that held 80 % of them (split conformal). Check other runs with it");
+                      "that held 80 % of them (split conformal over every run's cells), its "
+                      "coverage measured leave one run out (every run scored against a band "
+                      "fitted without it)");
+  predict->add_option("--band-from", args->band_from,
+                      "Score with another profile's band (a name or a file): one card's band on "
+                      "another card's runs");
   predict
       ->add_option("--compare", args->compare,
                    "AXIS=BASELINE:CONTENDER for the winners and crossovers (default "

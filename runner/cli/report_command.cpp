@@ -216,6 +216,7 @@ int report_command(const ReportArgs& args) {
     context.environment = environment_summary(run.record);
     context.warnings = environment_warnings(run.record);
     context.drifted_cells = drifted_cell_indices(run.record);
+    context.band_validation = band_validation(run.record);
     context.searches = run.searches;
     results = std::move(run.results);
   } else {

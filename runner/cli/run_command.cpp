@@ -46,7 +46,7 @@ bool parse_predict(const std::string& text, SweepOptions& options) {
       equals + 1 == text.size()) {
     spdlog::error(
         "--predict {}: expected cuda=PROFILE, the profile of the GPU to predict the CUDA cells "
-        "with (e.g. --predict cuda=profiles/h100-80gb.json)",
+        "with: a shipped one by name (e.g. --predict cuda=h100; crossover list) or a file",
         text);
     return false;
   }
@@ -155,8 +155,14 @@ int run_command(const RunArgs& args) {
   Expansion& expansion = *part;
   // The profiles are read before anything runs, a dry run included.
   try {
-    if (!options.predict_cuda.empty()) (void)load_gpu_profile(options.predict_cuda);
-    if (!options.profile.empty()) (void)load_profile(options.profile);
+    if (!options.predict_cuda.empty()) {
+      options.predict_cuda = find_profile(options.predict_cuda);
+      (void)load_gpu_profile(options.predict_cuda);
+    }
+    if (!options.profile.empty()) {
+      options.profile = find_profile(options.profile);
+      (void)load_profile(options.profile);
+    }
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
@@ -195,6 +201,7 @@ int run_command(const RunArgs& args) {
   // The warnings of the run's start, and of its end: cells run while the machine's speed moved.
   context.warnings = environment_warnings(sweep->record());
   context.drifted_cells = drifted_cell_indices(sweep->record());
+  context.band_validation = band_validation(sweep->record());
   if (std::string drift = drift_warning(sweep->record()); !drift.empty()) spdlog::warn("{}", drift);
   context.searches = outcome.searches;
   try {
@@ -277,13 +284,15 @@ Command add_run_command(CLI::App& app) {
                   "With --shard auto in a Kubernetes Indexed Job: the number of parts")
       ->check(CLI::Range(1, 100000));
   run->add_option("--profile", args->sweep.profile,
-                  "This machine's profile (crossover profile --out FILE) for every cell's bound, "
-                  "instead of the quick one measured at the start; env.json records it");
+                  "This machine's profile (crossover profile --out FILE; or a shipped one by "
+                  "name) for every cell's bound, instead of the quick one measured at the "
+                  "start; env.json records it");
   run->add_option("--predict", args->predict,
                   "cuda=PROFILE: predict the CUDA cells this machine cannot run with that "
                   "profile's GPU (status \"predicted\", marked so in every output; no gate "
-                  "decides on them) instead of skipping them, e.g. "
-                  "cuda=profiles/h100-80gb.json");
+                  "decides on them) instead of skipping them: a shipped profile by name "
+                  "(cuda=h100, cuda=h200; crossover list names them, from any folder) or a "
+                  "file");
   add_model_check_option(*run, args->model_check_seconds);
   run->add_flag("--dry-run", args->dry_run,
                 "List the cells that would run or be skipped, and the most probes each search "

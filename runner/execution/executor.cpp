@@ -387,11 +387,10 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
   }
   r = std::move(*predicted);
   r.status = CellStatus::kPredicted;
+  const auto validation = profile.validation.find(text_of(device_kind(r.cell.device)));
   r.reason = "by the cost model with the profile " + profile.name + " (no CUDA here; " +
-             (r.prediction.prediction_error > 0.0
-                  ? "its band held " +
-                        std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
-                        " % of held-out real cells"
+             (r.prediction.prediction_error > 0.0 && validation != profile.validation.end()
+                  ? band_validation_text(validation->second)
                   : std::string("no band validated against real runs")) +
              ")";
   r.wall_seconds = seconds_since(start);

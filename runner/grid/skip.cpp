@@ -19,11 +19,11 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
     if (!inventory.cuda_compiled) {
       return "no CUDA: this crossover was built against a LibTorch without CUDA (rebuild against "
              "a CUDA LibTorch: docs/gpu.md#building-against-cuda-libtorch; or predict them: "
-             "--predict cuda=profiles/h100-80gb.json)";
+             "--predict cuda=h100)";
     }
     if (inventory.cuda_devices == 0)
       return "no CUDA device found on this machine (or predict them: --predict "
-             "cuda=profiles/h100-80gb.json)";
+             "cuda=h100)";
     const auto colon = cell.device.find(':');
     const int index = colon == std::string::npos ? 0 : std::stoi(cell.device.substr(colon + 1));
     if (index >= inventory.cuda_devices) {

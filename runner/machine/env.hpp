@@ -17,6 +17,10 @@ Environment environment_record(bool measure_peak);
 /// The record as short lines for a report ("CPU: ...", "BLAS: ...").
 std::vector<std::string> environment_summary(const Environment& record);
 
+/// How far the band of the profile that predicted the run's CUDA cells (run --predict) can be
+/// trusted, as its validation says (band_validation_text); "" when none was predicted.
+std::string band_validation(const Environment& record);
+
 /// What in the record makes figures untrustworthy (reference BLAS, ...), as sentences.
 std::vector<std::string> environment_warnings(const Environment& record);
 

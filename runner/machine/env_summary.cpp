@@ -72,6 +72,13 @@ std::string blas_line(const Environment& r) {
 
 }  // namespace
 
+std::string band_validation(const Environment& r) {
+  if (!r.predicted_with) return "";
+  const auto v = r.predicted_with->validation.find("cuda");
+  return v == r.predicted_with->validation.end() ? "no band validated against real runs"
+                                                 : band_validation_text(v->second);
+}
+
 std::vector<std::string> environment_summary(const Environment& r) {
   std::vector<std::string> lines;
   if (const std::string machines = machines_text(r); !machines.empty())

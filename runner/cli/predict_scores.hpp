@@ -1,0 +1,61 @@
+#pragma once
+// What crossover predict --check adds up over the runs it checked (runner/cli/predict_check):
+// per cell the error and whether the measured epoch lies inside its band, the winner of every
+// pair and the crossings, each scored as `run --predict` gives them (the CPU side measured here,
+// the GPU side predicted with its band) and with both sides predicted.
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/analysis.hpp"
+#include "reports/render/table.hpp"
+#include "runner/cli/predict_check.hpp"
+
+namespace crossover {
+
+/// What the cells of one device kind (and one bound class) add up to.
+struct Score {
+  std::vector<double> errors;  ///< |predicted / measured - 1|
+  int banded = 0, inside = 0;  ///< cells with a band, and inside it
+};
+
+nlohmann::ordered_json score_json(const Score& s);
+/// "cuda 23.8 % (33 cells; 27 of 33 inside their band, 81.8 %)".
+std::string score_text(const std::string& kind, const Score& s);
+
+/// Per cell of `c`: measured, predicted with its band, error, bound, as a row of `table` and as
+/// JSON; each added into `scores` by kind ("cuda") and by kind and bound ("cuda/dispatch").
+nlohmann::ordered_json score_cells(const Checked& c, TextTable& table,
+                                   std::map<std::string, Score>& scores);
+
+/// The winners of the pairs: right, wrong or undecided (the predicted speedup's interval holds 1).
+struct Winners {
+  int right = 0, wrong = 0, undecided = 0;
+  nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+
+  nlohmann::ordered_json json() const;
+  std::string text() const;  ///< "13 right, 0 wrong, 12 undecided"
+};
+
+/// Scores the winner of each of `c`'s pairs along `spec` twice: as run --predict decides it
+/// (into `as_run`) and with both sides predicted (into `both`).
+void score_winners(const Checked& c, const CompareSpec& spec, Winners& as_run, Winners& both);
+
+/// The measured crossings and how the predictions placed them.
+struct Crossings {
+  int measured = 0;         ///< crossings the measured cells locate
+  int within_two = 0;       ///< as run --predict places them: within a factor of 2
+  int inside = 0;           ///< as run --predict prints them: inside the printed range
+  int both_within_two = 0;  ///< with both sides predicted: within a factor of 2
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  std::string text;  ///< each crossover, measured and predicted, in words
+
+  nlohmann::ordered_json json() const;
+};
+
+/// Scores the crossovers of `c` along each of `specs`.
+void score_crossings(const Checked& c, const std::vector<CompareSpec>& specs, Crossings& out);
+
+}  // namespace crossover
