@@ -157,6 +157,23 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_EQ(count(html, "class='series' data-side='cuda'"), 1u);
   EXPECT_EQ(count(html, "class='crossing'"), 2u);  // marked on both charts
   EXPECT_NE(html.find("crossover ≈ 1,000 batch_size"), std::string::npos);
+  {
+    // The GPU side predicted: both charts' markers say the crossing is a prediction, its range
+    // an 80 % band.
+    std::vector<Result> guessed = results;
+    for (Result& r : guessed) {
+      if (r.cell.device != "cuda" || r.status != CellStatus::kOk) continue;
+      r.status = CellStatus::kPredicted;
+      r.prediction.prediction_error = 0.01;
+      r.prediction.prediction_profile = "H100";
+    }
+    const auto guessed_pairs = pair_results(guessed, spec);
+    const std::string page = render_html(context, guessed, spec, guessed_pairs,
+                                         find_crossovers(guessed_pairs, spec), {});
+    EXPECT_EQ(count(page, "predicted crossover ≈ "), 2u);
+    EXPECT_EQ(count(page, ">crossover ≈ "), 0u);
+    EXPECT_NE(page.find(", 80 % band)"), std::string::npos);
+  }
   // Bars are named by configuration, grouped, the devices side by side; no cell numbers.
   EXPECT_NE(html.find("<tspan x='"), std::string::npos);
   EXPECT_NE(html.find(">batch_size=100</tspan>"), std::string::npos);

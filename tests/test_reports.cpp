@@ -326,19 +326,22 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   r.cell.index = 3;
   const std::string header = csv_header();
   EXPECT_EQ(
-      header.rfind("cell,workload,dataset,device,batch_size,dataset_size,loader,data_placement,"
+      header.rfind("cell,workload,dataset,device,batch_size,dataset_size,dataset_rows,loader,"
+                   "data_placement,"
                    "num_workers,pin_memory,gpus,parallel,nproc,output_device,threads,",
                    0),
       0u);
   EXPECT_NE(header.find(",status,reason,data_source,"), std::string::npos);
   const std::string row = csv_row(r);
-  EXPECT_EQ(row.rfind("3,iris_mlp,iris,cuda,full,100,tensor,device,0,false,1,none,1,0,0,", 0), 0u)
+  EXPECT_EQ(row.rfind("3,iris_mlp,iris,cuda,full,100,100,tensor,device,0,false,1,none,1,0,0,", 0),
+            0u)
       << row;
   EXPECT_NE(row.find(",skipped,\"a, \"\"quoted\"\" reason\","), std::string::npos) << row;
 }
 
-// A predicted row of results.csv: no predicted time in a measured column.
-TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsAtZero) {
+// A predicted row of results.csv: no predicted time in a measured column, which is empty (a data
+// tool's minimum never takes it), and a measured row's model account is no prediction.
+TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
   Result r = made("cuda", 100, 0.0015, 0);
   r.status = CellStatus::kPredicted;
   r.prediction.predicted_epoch_seconds = 0.0015;
@@ -361,11 +364,26 @@ TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsAtZero) {
     return row[std::find(header.begin(), header.end(), name) - header.begin()];
   };
   for (const char* measured : {"epoch_seconds", "step_seconds", "steps_per_second",
-                               "samples_per_second"})
-    EXPECT_EQ(column(measured), "0") << measured;
+                               "samples_per_second", "epoch_seconds_ci_low", "noisy",
+                               "cost_per_epoch", "joules_per_epoch"})
+    EXPECT_EQ(column(measured), "") << measured;
   EXPECT_EQ(column("predicted_epoch_seconds"), "0.0015");
+  EXPECT_EQ(column("model_epoch_seconds"), "");
   EXPECT_EQ(column("prediction_error"), "0.98");
   EXPECT_EQ(column("status"), "predicted");
+  EXPECT_EQ(column("dataset_size"), "100");
+  EXPECT_EQ(column("dataset_rows"), "100");
+  // A measured row: its time where it was measured, the model's account under model_*; "full"
+  // rows as the training rows it had.
+  r.status = CellStatus::kOk;
+  r.cell.dataset_size = kFull;
+  r.train_rows = 5000;
+  row.clear();
+  split(csv_row(r), row);
+  EXPECT_EQ(column("epoch_seconds"), "0.0015");
+  EXPECT_EQ(column("predicted_epoch_seconds"), "");
+  EXPECT_EQ(column("model_epoch_seconds"), "0.0015");
+  EXPECT_EQ(column("dataset_rows"), "5000");
 }
 
 TEST(Results, JsonRoundTripAndJsonlReading) {

@@ -57,40 +57,80 @@ std::string field(const nlohmann::ordered_json& value) {
   return value.dump();
 }
 
+// Columns a row that measured nothing (predicted, skipped, failed, not run) leaves empty: what
+// is measured of a cell, its energy and what follows from its time. Empty, never 0: a data
+// tool's minimum or mean would take a 0 for the fastest cell.
+bool measured_column(const std::string& key) {
+  static const std::set<std::string> measured = [] {
+    std::set<std::string> names;
+#define CROSSOVER_NAME_OF(P, type, name, unit) names.emplace(#name);
+    CROSSOVER_MEASURED_FIELDS(CROSSOVER_NAME_OF, )
+    CROSSOVER_ENERGY_FIELDS(CROSSOVER_NAME_OF, )
+    CROSSOVER_RUN_FIELDS(CROSSOVER_NAME_OF, )
+#undef CROSSOVER_NAME_OF
+    // What a row says of the cell whatever became of it.
+    for (const char* kept : {"status", "reason", "data_source", "train_rows", "test_rows",
+                             "steps_per_epoch", "flops_per_sample", "flops_source", "price_per_hour",
+                             "wall_seconds", "worker", "worker_cells_before"})
+      names.erase(kept);
+    return names;
+  }();
+  return measured.count(key) != 0;
+}
+
+// The prediction's columns: `predicted_*` hold a prediction made for the row (a predicted cell's
+// time); a measured row's account by the model goes to `model_*` instead, which no one takes for
+// its time.
+bool prediction_column(const std::string& key) { return key.rfind("predicted_", 0) == 0; }
+
+std::string model_column(const std::string& key) {
+  return "model_" + key.substr(std::string("predicted_").size());
+}
+
+// The rows a cell's dataset_size means, as a number: "full" is the training rows it had.
+std::string dataset_rows(const Result& r) {
+  if (r.cell.dataset_size != kFull) return std::to_string(r.cell.dataset_size);
+  return r.train_rows > 0 ? std::to_string(r.train_rows) : std::string();
+}
+
 }  // namespace
 
 std::string csv_header() {
-  std::string line;
-  const auto columns = result_to_json(Result{});
-  for (const auto& [key, value] : columns.items()) {
+  std::vector<std::string> columns, model;
+  const nlohmann::ordered_json keys = result_to_json(Result{});
+  for (const auto& [key, value] : keys.items()) {
     if (long_column(key)) continue;
-    if (!line.empty()) line += ",";
-    line += key;
+    columns.push_back(key);
+    if (key == "dataset_size") columns.push_back("dataset_rows");
+    if (prediction_column(key)) model.push_back(model_column(key));
   }
-  return line + "\n";
+  columns.insert(columns.end(), model.begin(), model.end());
+  return join(columns, ",") + "\n";
 }
 
 std::string csv_row(const Result& result) {
-  std::string line;
-  bool first = true;
   // The row leaves the samples out: they are not made into JSON only to be skipped.
   Result row = result;
 #define CROSSOVER_CLEAR_LONG_FIELD(P, type, name, unit) \
   if (!in_csv(Unit::unit)) row.P name = type{};
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CLEAR_LONG_FIELD)
 #undef CROSSOVER_CLEAR_LONG_FIELD
-  // A predicted row's measured columns hold no prediction: its times are in its predicted_*
-  // columns, its band in prediction_error.
-  if (row.status == CellStatus::kPredicted)
-    row.epoch_seconds = row.step_seconds = row.steps_per_second = row.samples_per_second = 0.0;
-  const auto values = result_to_json(row);
+  const bool measured = row.status == CellStatus::kOk;
+  const bool predicted = row.status == CellStatus::kPredicted;
+  std::vector<std::string> fields, model;
+  const nlohmann::ordered_json values = result_to_json(row);
   for (const auto& [key, value] : values.items()) {
     if (long_column(key)) continue;
-    if (!first) line += ",";
-    first = false;
-    line += field(value);
+    if (prediction_column(key)) {
+      fields.push_back(predicted ? field(value) : "");
+      model.push_back(measured ? field(value) : "");
+      continue;
+    }
+    fields.push_back(!measured && measured_column(key) ? "" : field(value));
+    if (key == "dataset_size") fields.push_back(dataset_rows(row));
   }
-  return line + "\n";
+  fields.insert(fields.end(), model.begin(), model.end());
+  return join(fields, ",") + "\n";
 }
 
 std::string render_csv(const std::vector<Result>& results) {

@@ -283,27 +283,65 @@ Recommendation best_throughput(const std::vector<Result>& mine, const CompareSpe
           {best.cell.index}};
 }
 
-// A knob's effect over pairs equal in everything else, in words: "speedup 1.2x (1 faster;
-// geometric mean of 3 pair(s))", or "did not matter" when every interval is within 5 % of 1.
+// The margin a knob's pair must clear to matter, and within which it did not: 5 % either side
+// of 1.
+constexpr double kKnobMargin = 0.05;
+
+// A knob's effect over pairs equal in everything else, in words, only as far as their intervals
+// carry it:
+// - some pairs show it beyond the margin and none the other way: "speedup 1.2x (loader=tensor
+//   faster; geometric mean of 3 pair(s), 2 beyond 5 %)";
+// - every interval within the margin: "did not matter: speedup 1x, every interval within 5 % of
+//   1 (2 pair(s))";
+// - neither: "undecided (too noisy to tell): speedup 1.258x, an interval spans 0.318x to 4.308x
+//   (2 pair(s))";
+// - beyond the margin both ways: no mean, "depends on the cell: threads=0 faster in 1 pair(s)
+//   (#2/#3 1.467x), slower in 1 (#0/#1 0.541x)".
 std::string knob_effect_words(const std::vector<const Pair*>& pairs, const CompareSpec& spec) {
   double log_sum = 0.0;
-  bool matters = false;
+  std::vector<const Pair*> faster, slower;
+  bool within = true;
+  const Pair* widest = pairs.front();
   for (const Pair* p : pairs) {
     log_sum += std::log(p->speedup);
-    matters |= p->ci.low > 1.05 || p->ci.high < 0.95;
+    if (p->ci.low > 1.0 + kKnobMargin) faster.push_back(p);
+    if (p->ci.high < 1.0 - kKnobMargin) slower.push_back(p);
+    within = within && p->ci.low >= 1.0 - kKnobMargin && p->ci.high <= 1.0 + kKnobMargin;
+    if (p->ci.high / p->ci.low > widest->ci.high / widest->ci.low) widest = p;
   }
   const double effect = std::exp(log_sum / static_cast<double>(pairs.size()));
   const std::string count = std::to_string(pairs.size()) + " pair(s)";
+  const std::string named = spec.axis + "=" + spec.contender;
   // One wording for every ratio: a speedup (> 1: the side named is faster), or how much of the
   // baseline's energy or cost the side named uses; the direction word names that side.
   const bool time = spec.measure == Measure::kTime;
-  const std::string ratio = time ? "speedup " + format_number(effect) + "x"
-                                 : spec.contender + " uses " + format_number(1.0 / effect) +
-                                       "x the " + measure_noun(spec.measure);
-  const std::string side =
-      time ? spec.contender + (effect > 1 ? " faster" : " slower") : (effect > 1 ? "less" : "more");
-  return matters ? ratio + " (" + side + "; geometric mean of " + count + ")"
-                 : "did not matter: " + ratio + ", every interval within 5 % of 1 (" + count + ")";
+  const auto ratio_of = [&](double r) {
+    return time ? format_number(r) + "x"
+                : format_number(1.0 / r) + "x the " + measure_noun(spec.measure);
+  };
+  const std::string ratio =
+      time ? "speedup " + ratio_of(effect) : named + " uses " + ratio_of(effect);
+  const std::string up = time ? "faster" : "uses less", down = time ? "slower" : "uses more";
+  if (!faster.empty() && !slower.empty()) {
+    const auto listed = [&](const std::vector<const Pair*>& ps) {
+      std::vector<std::string> items;
+      for (const Pair* p : ps)
+        items.push_back("#" + std::to_string(p->baseline->cell.index) + "/#" +
+                        std::to_string(p->contender->cell.index) + " " + ratio_of(p->speedup));
+      return std::to_string(ps.size()) + " pair(s) (" + join(items, ", ") + ")";
+    };
+    return "depends on the cell: " + named + " " + up + " in " + listed(faster) + ", " + down +
+           " in " + listed(slower);
+  }
+  if (!faster.empty() || !slower.empty()) {
+    const std::size_t beyond = faster.size() + slower.size();
+    return ratio + " (" + named + " " + (faster.empty() ? down : up) + "; geometric mean of " + count +
+           (beyond < pairs.size() ? ", " + std::to_string(beyond) + " beyond 5 %" : "") + ")";
+  }
+  if (within) return "did not matter: " + ratio + ", every interval within 5 % of 1 (" + count + ")";
+  return "undecided (too noisy to tell): " + ratio + ", an interval spans " +
+         format_number(widest->ci.low) + "x to " + format_number(widest->ci.high) + "x (" +
+         count + ")";
 }
 
 // Knobs: each other value of a knob against its first, over cells equal in everything else. Where

@@ -49,7 +49,9 @@ Json analysis_json(const CompareSpec& spec, const std::vector<Pair>& pairs,
                                      : p.winner == Winner::kBaseline ? spec.baseline
                                      : p.predicted                   ? "undecided"
                                                                      : "tie"},
-                          {"predicted", p.predicted}});
+                          {"predicted", p.predicted},
+                          {"baseline_status", p.baseline->status},
+                          {"contender_status", p.contender->status}});
   }
   return j;
 }

@@ -146,7 +146,11 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   summary["title"] = context.title;
   summary["warnings"] = context.warnings;
   summary["environment"] = context.environment;
-  nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
+  // The cells that were not measured, each status its own list: skipped (could not run here),
+  // failed (ran and failed), not_run (the sweep stopped before them).
+  nlohmann::ordered_json unmeasured = {{"skipped", nlohmann::ordered_json::array()},
+                                       {"failed", nlohmann::ordered_json::array()},
+                                       {"not_run", nlohmann::ordered_json::array()}};
   nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
   std::size_t ok = 0, predicted = 0;
   for (const auto& r : results) {
@@ -156,15 +160,18 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
     } else if (r.status == CellStatus::kPredicted) {
       ++predicted;
     } else {
-      not_run.push_back({{"cell", r.cell.index},
-                         {"workload", r.cell.workload},
-                         {"device", r.cell.device},
-                         {"status", r.status},
-                         {"reason", r.reason}});
+      const char* list = r.status == CellStatus::kSkipped  ? "skipped"
+                         : r.status == CellStatus::kFailed ? "failed"
+                                                           : "not_run";
+      unmeasured[list].push_back({{"cell", r.cell.index},
+                                  {"workload", r.cell.workload},
+                                  {"device", r.cell.device},
+                                  {"status", r.status},
+                                  {"reason", r.reason}});
     }
   }
-  summary["cells"] = {
-      {"total", results.size()}, {"ok", ok}, {"predicted", predicted}, {"not_run", not_run}};
+  summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"predicted", predicted}};
+  summary["cells"].update(unmeasured);
   summary["bounds"] = bounds;
   summary["scaling"] = scaling_json(analysis.scaling);
   summary["searches"] = context.searches;
