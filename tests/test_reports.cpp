@@ -8,6 +8,7 @@
 #include "core/records/results_csv.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/table.hpp"
@@ -496,6 +497,25 @@ TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {
   // A complete file without a final newline reads whole.
   dir.write("whole.jsonl", line(0) + "\n" + line(1));
   EXPECT_EQ(read_results(dir.file("whole.jsonl")).size(), 2u);
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// A CPU cell has no GPU count: its name never carries `gpus`, and a CUDA cell's carries it only
+// where the CUDA cells differ in it.
+TEST(CellNames, ACpuCellIsNamedWithoutAGpuCount) {
+  const auto config = [](const std::string& device, int gpus) {
+    return nlohmann::ordered_json{{"workload", "iris_mlp"}, {"device", device}, {"gpus", gpus}};
+  };
+  EXPECT_EQ(distinguishing_names({config("cpu", 0), config("cuda", 1)}),
+            (std::vector<std::string>{"iris_mlp device=cpu", "iris_mlp device=cuda"}));
+  EXPECT_EQ(distinguishing_names({config("cpu", 0), config("cuda", 1), config("cuda", 2)}),
+            (std::vector<std::string>{"iris_mlp device=cpu", "iris_mlp device=cuda gpus=1",
+                                      "iris_mlp device=cuda gpus=2"}));
 }
 
 }  // namespace

@@ -211,9 +211,19 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
   ASSERT_EQ(drifted.size(), 1u);  // cell 5's geometric mean, 1.1 ms, is within a fifth
   EXPECT_EQ(drifted[0].cell, 4u);
   EXPECT_NEAR(drifted[0].ratio, std::sqrt(1.1 * 2.0), 1e-9);
-  EXPECT_NE(drift_warning(env).find("around cell 4 the reference matrix product took +48.3 %"),
+  EXPECT_NE(drift_warning(env).find("around cell 4 the reference matrix product took up to 48.3 % "
+                                    "longer than before the first cell (the machine got slower"),
             std::string::npos)
       << drift_warning(env);
+  // Faster says faster: a time ratio of 0.354 is not "-64.6 %".
+  Environment faster = env;
+  ReferenceSpan quick;
+  quick.before = quick.after = ReferenceTimes{3.54e-4, 1e-4};
+  faster.reference.set_around(4, quick);
+  EXPECT_NE(drift_warning(faster).find("ran up to 2.825x as fast as before the first cell (the "
+                                       "machine got faster"),
+            std::string::npos)
+      << drift_warning(faster);
   EXPECT_EQ(drift_warning(Environment{}), "");
   // Merged shards: each shard's cells against its own start. The second shard started slower;
   // its cell is steady within it, and only the first shard's cell 4 moved.

@@ -33,12 +33,22 @@ std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordere
                                               const std::string& kv, const std::string& separator) {
   // Per workload, the keys that differ among its configurations, and the device always, in the
   // order of the first configuration that has them.
+  // A CPU cell has no GPU count: `gpus` names a cell only among the CUDA cells, where it varies.
+  const auto on_cpu = [](const nlohmann::ordered_json& config) {
+    return config.value("device", std::string()) == "cpu";
+  };
   std::map<std::string, std::vector<nlohmann::ordered_json>> by_workload;
   for (const auto& config : configs)
     by_workload[config.value("workload", std::string("?"))].push_back(config);
   std::map<std::string, std::vector<std::string>> varying;
   for (const auto& [workload, mine] : by_workload) {
-    const std::vector<std::string> differing = differing_keys(mine);
+    std::vector<nlohmann::ordered_json> gpus_of;
+    for (const auto& config : mine)
+      if (!on_cpu(config) && config.contains("gpus")) gpus_of.push_back({{"gpus", config["gpus"]}});
+    std::vector<nlohmann::ordered_json> without = mine;
+    for (auto& config : without) config.erase("gpus");
+    std::vector<std::string> differing = differing_keys(without);
+    if (!differing_keys(gpus_of).empty()) differing.push_back("gpus");
     std::set<std::string> shown(differing.begin(), differing.end());
     shown.insert("device");
     std::set<std::string> seen;
@@ -53,6 +63,7 @@ std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordere
   for (const auto& config : configs) {
     std::string name = config.value("workload", std::string("?"));
     for (const auto& key : varying[name]) {
+      if (key == "gpus" && on_cpu(config)) continue;
       if (config.contains(key)) name += separator + key + kv + value_text(config[key]);
     }
     names.push_back(name);

@@ -217,11 +217,17 @@ std::string drift_warning(const Environment& env) {
           ? "cell " + cells[0]
           : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) + " and " +
                 cells.back();
+  // In words that say the direction: a time ratio of 0.354 is a machine 2.8x faster, not -64.6 %.
+  const double furthest = furthest_drift(drifted);
+  const std::string moved =
+      furthest >= 1.0 ? "took up to " + format_percent(furthest - 1.0, false) +
+                            " longer than before the first cell (the machine got slower"
+                      : "ran up to " + format_number(1.0 / furthest) +
+                            "x as fast as before the first cell (the machine got faster";
   return "The machine's speed moved during the run: around " + listed +
-         " the reference matrix product took " + signed_percent(furthest_drift(drifted)) +
-         " at most against its time before the first cell (other work on the machine, or a "
-         "clock that changed). What is built on those cells may not hold: measure them again on a "
-         "quiet machine.";
+         " the reference matrix product " + moved +
+         ": other work on the machine, or a clock that changed). What is built on those cells "
+         "may not hold: measure them again on a quiet machine.";
 }
 
 bool ReferenceDrift::stands_out() const {
