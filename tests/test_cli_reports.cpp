@@ -276,6 +276,21 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
       dir, "command -v jq >/dev/null || exit 77; jq '[.pairs[] | select(.contender_status == "
            "\"predicted\")] | length' " + dir.file("out/summary.json"));
   if (jq.code != 77) EXPECT_EQ(jq.out, std::to_string(summary["pairs"].size()) + "\n") << jq.err;
+  // The README's sample verdict is what the demo prints: its first clause, and then one of the two
+  // endings it names (which one depends on this CPU's time at 112 rows).
+  const std::string front_page = slurp(std::string(CROSSOVER_SOURCE_DIR) + "/README.md");
+  const auto quoted = front_page.find("(\"iris_mlp: cuda (predicted) wins");
+  ASSERT_NE(quoted, std::string::npos);
+  std::string sample_verdict =
+      front_page.substr(quoted + 2, front_page.find(" …\")", quoted) - quoted - 2);
+  std::replace(sample_verdict.begin(), sample_verdict.end(), '\n', ' ');  // as the page wraps it
+  const std::string clause = sample_verdict.substr(0, sample_verdict.find("; ") + 2);
+  const auto said = o.out.find("\n  " + clause);
+  ASSERT_NE(said, std::string::npos) << "README: " << sample_verdict << "\n" << o.out;
+  const std::string ending = o.out.substr(said + 3 + clause.size(), 40);
+  EXPECT_TRUE(ending.rfind(sample_verdict.substr(clause.size(), 40), 0) == 0 ||
+              ending.rfind("undecided at 112 (the predicted crossing", 0) == 0)
+      << ending;
   // Against which CPU, and how far the band held, said once under the verdict's heading.
   EXPECT_NE(o.out.find("against the CPU measured here (not the GPU host's"), std::string::npos);
   EXPECT_NE(o.out.find("each run left out of the band that scored it"), std::string::npos);

@@ -286,6 +286,17 @@ TEST(ReportHtml, TwoNumericAxesMakeOneSurface) {
   EXPECT_EQ(count(marked[0].svg, "x*</text>"), 6u);
   EXPECT_EQ(count(marked[0].svg, " (predicted)</title>"), 6u);
   EXPECT_NE(marked[0].svg.find("*: predicted (one side by the cost model)"), std::string::npos);
+  // The legend is whole: the chart is as wide as its longest line at 7 pixels a character.
+  for (const auto* chart : {&charts[0], &marked[0]}) {
+    const std::string& s = chart->svg;
+    const double width = std::stod(s.substr(s.find("width='") + 7));
+    for (std::size_t at = s.find("fill='#555'>"); at != std::string::npos;
+         at = s.find("fill='#555'>", at + 1)) {
+      const std::size_t from = at + 12, to = s.find("</text>", from);
+      EXPECT_LE(24.0 + 7.0 * static_cast<double>(s.substr(from, to - from).size()), width)
+          << s.substr(from, to - from);
+    }
+  }
   ReportContext context;
   const std::string html =
       render_html(context, results, spec, pairs, crossovers, recommend(results, spec, crossovers));

@@ -340,53 +340,6 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   EXPECT_NE(row.find(",skipped,\"a, \"\"quoted\"\" reason\","), std::string::npos) << row;
 }
 
-// A predicted row of results.csv: no predicted time in a measured column, which is empty (a data
-// tool's minimum never takes it), and a measured row's model account is no prediction.
-TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
-  Result r = made("cuda", 100, 0.0015, 0);
-  r.status = CellStatus::kPredicted;
-  r.prediction.predicted_epoch_seconds = 0.0015;
-  r.steps_per_second = 666.0;
-  r.samples_per_second = 6.7e6;
-  r.prediction.prediction_error = 0.98;
-  std::vector<std::string> header, row;
-  const auto split = [](std::string line, std::vector<std::string>& out) {
-    line.pop_back();
-    for (std::size_t at = 0, next; at <= line.size(); at = next + 1) {
-      next = line.find(',', at);
-      if (next == std::string::npos) next = line.size();
-      out.push_back(line.substr(at, next - at));
-    }
-  };
-  split(csv_header(), header);
-  split(csv_row(r), row);
-  ASSERT_EQ(header.size(), row.size());
-  const auto column = [&](const std::string& name) {
-    return row[std::find(header.begin(), header.end(), name) - header.begin()];
-  };
-  for (const char* measured : {"epoch_seconds", "step_seconds", "steps_per_second",
-                               "samples_per_second", "epoch_seconds_ci_low", "noisy",
-                               "cost_per_epoch", "joules_per_epoch"})
-    EXPECT_EQ(column(measured), "") << measured;
-  EXPECT_EQ(column("predicted_epoch_seconds"), "0.0015");
-  EXPECT_EQ(column("model_epoch_seconds"), "");
-  EXPECT_EQ(column("prediction_error"), "0.98");
-  EXPECT_EQ(column("status"), "predicted");
-  EXPECT_EQ(column("dataset_size"), "100");
-  EXPECT_EQ(column("dataset_rows"), "100");
-  // A measured row: its time where it was measured, the model's account under model_*; "full"
-  // rows as the training rows it had.
-  r.status = CellStatus::kOk;
-  r.cell.dataset_size = kFull;
-  r.train_rows = 5000;
-  row.clear();
-  split(csv_row(r), row);
-  EXPECT_EQ(column("epoch_seconds"), "0.0015");
-  EXPECT_EQ(column("predicted_epoch_seconds"), "");
-  EXPECT_EQ(column("model_epoch_seconds"), "0.0015");
-  EXPECT_EQ(column("dataset_rows"), "5000");
-}
-
 TEST(Results, JsonRoundTripAndJsonlReading) {
   Result r = made("cpu", 1000, 0.002, 0.0004);
   r.train_seconds_samples = {0.5, 0.6};
@@ -497,25 +450,6 @@ TEST(Results, ALastLineCutOffMidWriteIsIgnoredAndTheRestKept) {
   // A complete file without a final newline reads whole.
   dir.write("whole.jsonl", line(0) + "\n" + line(1));
   EXPECT_EQ(read_results(dir.file("whole.jsonl")).size(), 2u);
-}
-
-}  // namespace
-}  // namespace crossover
-
-namespace crossover {
-namespace {
-
-// A CPU cell has no GPU count: its name never carries `gpus`, and a CUDA cell's carries it only
-// where the CUDA cells differ in it.
-TEST(CellNames, ACpuCellIsNamedWithoutAGpuCount) {
-  const auto config = [](const std::string& device, int gpus) {
-    return nlohmann::ordered_json{{"workload", "iris_mlp"}, {"device", device}, {"gpus", gpus}};
-  };
-  EXPECT_EQ(distinguishing_names({config("cpu", 0), config("cuda", 1)}),
-            (std::vector<std::string>{"iris_mlp device=cpu", "iris_mlp device=cuda"}));
-  EXPECT_EQ(distinguishing_names({config("cpu", 0), config("cuda", 1), config("cuda", 2)}),
-            (std::vector<std::string>{"iris_mlp device=cpu", "iris_mlp device=cuda gpus=1",
-                                      "iris_mlp device=cuda gpus=2"}));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ Result timed(std::size_t index, const std::string& device, std::int64_t batch, d
 }
 
 // CPU cells at 1 s and CUDA cells at 1 s / speedup, one pair per batch size.
-std::vector<Result> sweep(const std::vector<std::int64_t>& batches,
+std::vector<Result> verdict_sweep(const std::vector<std::int64_t>& batches,
                           const std::vector<double>& speedups) {
   std::vector<Result> out;
   for (std::size_t i = 0; i < batches.size(); ++i) {
@@ -42,7 +42,7 @@ std::vector<WorkloadVerdict> verdicts_of(const std::vector<Result>& results) {
 }
 
 TEST(Verdict, AMeasuredCrossingIsOneLineWithWhereItLies) {
-  const auto found = verdicts_of(sweep({100, 1000, 10000}, {0.5, 2.0, 3.0}));
+  const auto found = verdicts_of(verdict_sweep({100, 1000, 10000}, {0.5, 2.0, 3.0}));
   ASSERT_EQ(found.size(), 1u);
   ASSERT_EQ(found[0].lines.size(), 1u);
   EXPECT_FALSE(found[0].predicted);
@@ -55,7 +55,7 @@ TEST(Verdict, AMeasuredCrossingIsOneLineWithWhereItLies) {
 }
 
 TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidOnce) {
-  std::vector<Result> r = sweep({100, 1000, 10000}, {1.0, 8.0, 20.0});
+  std::vector<Result> r = verdict_sweep({100, 1000, 10000}, {1.0, 8.0, 20.0});
   for (Result& x : r) {
     if (x.cell.device != "cuda") continue;
     x.status = CellStatus::kPredicted;
@@ -95,8 +95,8 @@ TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidO
 // same, else each clause with where it holds (b-mnist's mnist_cnn once named only num_workers=0).
 TEST(Verdict, EverySeriesOfAWorkloadIsInItsVerdict) {
   const auto at_workers = [](const std::vector<double>& none, const std::vector<double>& one) {
-    std::vector<Result> r = sweep({100, 1000, 10000}, none);
-    for (Result& x : sweep({100, 1000, 10000}, one)) {
+    std::vector<Result> r = verdict_sweep({100, 1000, 10000}, none);
+    for (Result& x : verdict_sweep({100, 1000, 10000}, one)) {
       x.cell.index += 6;
       x.cell.num_workers = 1;
       r.push_back(x);
@@ -130,7 +130,7 @@ TEST(Verdict, EverySeriesOfAWorkloadIsInItsVerdict) {
 }
 
 TEST(Verdict, TwoValuesFoldIntoThePairsAndTheVerdictCountsThem) {
-  const std::vector<Result> r = sweep({100, 1000}, {0.5, 2.0});
+  const std::vector<Result> r = verdict_sweep({100, 1000}, {0.5, 2.0});
   const Analysis analysis = analyse(r, {parse_compare("device=cpu:cuda")});
   EXPECT_TRUE(analysis.comparisons.front().crossovers.empty());
   EXPECT_EQ(analysis.comparisons.front().pairs.size(), 2u);
@@ -158,7 +158,7 @@ TEST(Verdict, ThreadsWithTheLibraryDefaultIsNoLineButACountOfThreadsIs) {
 }
 
 TEST(Verdict, AMeasuredWinnerSaysWhenItsStartUpIsPaidBack) {
-  std::vector<Result> r = sweep({10000}, {2.0});
+  std::vector<Result> r = verdict_sweep({10000}, {2.0});
   r[0].first_epoch_seconds = 1.0;
   r[1].startup_seconds = 3.0;  // totals: cpu n, cuda 3.5 + 0.5 (n - 1): ahead from 7 epochs
   r[1].first_epoch_seconds = 0.5;
@@ -173,7 +173,7 @@ TEST(Verdict, AMeasuredWinnerSaysWhenItsStartUpIsPaidBack) {
 }
 
 TEST(Verdict, NoisyCellsBehindItAreNamed) {
-  std::vector<Result> r = sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
+  std::vector<Result> r = verdict_sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
   r[3] = timed(3, "cuda", 1000, 0.5, 0.9);  // an interquartile range of 90 % of its median
   const auto found = verdicts_of(r);
   ASSERT_EQ(found.size(), 1u);
@@ -238,7 +238,7 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
   ASSERT_EQ(merged_drift.size(), 1u);
   EXPECT_EQ(merged_drift[0].cell, 4u);
 
-  std::vector<Result> r = sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
+  std::vector<Result> r = verdict_sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
   const auto found = verdicts(analyse(r, {parse_compare("device=cpu:cuda")}), {4});
   ASSERT_EQ(found.size(), 1u);
   ASSERT_EQ(found[0].lines.size(), 2u);

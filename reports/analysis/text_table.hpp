@@ -12,6 +12,9 @@ struct TextTable {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::vector<bool> right_aligned;  ///< per column; numbers read best aligned right
+  /// Said once under the table, for marks its cells carry ("[1] 12 rows (6-11): why"):
+  /// footnote_column (reports/render/table.hpp) makes them.
+  std::vector<std::string> notes;
 };
 
 }  // namespace crossover

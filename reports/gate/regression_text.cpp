@@ -78,6 +78,8 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, GateMetric
     row.push_back(v->reason);
     table.rows.push_back(row);
   }
+  // A long reason, or one many cells share, is said once under the table.
+  footnote_column(table, table.header.size() - 1, {});
   return table;
 }
 

@@ -289,11 +289,14 @@ std::string markdown_caveats(const std::vector<Result>& results) {
   }
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};
+  std::vector<std::string> ids;
   for (const auto& r : results) {
     if (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted) continue;
     not_run.rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
                             text_of(r.status), r.reason});
+    ids.push_back(std::to_string(r.cell.index));
   }
+  footnote_column(not_run, 4, ids);  // a reason many cells share, said once
   if (!not_run.rows.empty()) {
     out += "## Cells that did not run\n\n" + render_markdown_table(not_run) + "\n";
   }

@@ -46,26 +46,40 @@ bool any_predicted(const Surface& s) {
                      [](const auto& entry) { return entry.second->predicted; });
 }
 
-// The heat map's legend, two lines below its squares.
-std::string legend(double bottom, const CompareSpec& spec, bool predicted) {
-  return "<text x='12' y='" + num(bottom + 52) + "' fill='#555'>" +
-         html_escape("orange: " + spec.axis + "=" + spec.contender + " faster, blue: " +
-                     spec.axis + "=" + spec.baseline + " faster,") +
-         "</text><text x='12' y='" + num(bottom + 66) + "' fill='#555'>" +
-         html_escape(std::string(predicted ? "grey: a tie or undecided; *: predicted (one side by "
-                                             "the cost model); "
-                                           : "grey: a tie; ") +
-                     "black bar: the crossing") +
-         "</text>";
+// The heat map's legend, a line each, below its squares.
+std::vector<std::string> legend_lines(const CompareSpec& spec, bool predicted) {
+  std::vector<std::string> lines = {"orange: " + spec.axis + "=" + spec.contender +
+                                    " faster, blue: " + spec.axis + "=" + spec.baseline +
+                                    " faster,"};
+  if (predicted) {
+    lines.push_back("grey: a tie or undecided; black bar: the crossing;");
+    lines.push_back("*: predicted (one side by the cost model)");
+  } else {
+    lines.push_back("grey: a tie; black bar: the crossing");
+  }
+  return lines;
+}
+
+std::string legend(double bottom, const std::vector<std::string>& lines) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += "<text x='12' y='" + num(bottom + 52 + 14.0 * static_cast<double>(i)) +
+           "' fill='#555'>" + html_escape(lines[i]) + "</text>";
+  return out;
 }
 
 std::string draw(const Surface& s, const std::string& x_axis, const std::string& y_axis,
                  const std::vector<Crossover>& crossovers, const CompareSpec& spec) {
   const std::vector<double> xs(s.xs.begin(), s.xs.end()), ys(s.ys.begin(), s.ys.end());
   const double left = 100, top = 30, cell_w = std::min(96.0, 560.0 / xs.size()), cell_h = 34;
-  // Wide enough for the legend's lines below the squares, however few the columns.
-  const double width = std::max(left + cell_w * xs.size() + 20, 480.0);
-  const double height = top + cell_h * ys.size() + 72;
+  // Wide enough for the legend's lines below the squares, however few the columns: at about 7
+  // pixels a character of the page's 12-pixel text, the longest line whole.
+  const std::vector<std::string> lines = legend_lines(spec, any_predicted(s));
+  std::size_t longest = 0;
+  for (const std::string& line : lines) longest = std::max(longest, line.size());
+  const double width =
+      std::max({left + cell_w * xs.size() + 20, 480.0, 24.0 + 7.0 * static_cast<double>(longest)});
+  const double height = top + cell_h * ys.size() + 58 + 14.0 * static_cast<double>(lines.size());
   const auto column = [&](double x) {
     return static_cast<double>(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin());
   };
@@ -132,7 +146,7 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
   svg += "<text x='" + num(left + cell_w * xs.size() / 2) + "' y='" + num(bottom + 36) +
          "' text-anchor='middle'>" + html_escape(x_axis) + "</text>";
   svg += "<text x='12' y='" + num(top - 10) + "'>" + html_escape(y_axis) + "</text>";
-  svg += legend(bottom, spec, any_predicted(s));
+  svg += legend(bottom, lines);
   return svg + "</svg>";
 }
 

@@ -64,6 +64,13 @@ std::string markdown_text(const std::string& text) {
 
 std::string render_markdown_table(const TextTable& table) {
   std::string out = "|";
+  // The notes follow as a list: a table's last row and a line after it would run together.
+  const auto with_notes = [&](std::string text) {
+    if (table.notes.empty()) return text;
+    text += "\n";
+    for (const std::string& note : table.notes) text += "- " + markdown_text(note) + "\n";
+    return text;
+  };
   for (const auto& h : table.header) out += " " + markdown_text(h) + " |";
   out += "\n|";
   for (std::size_t c = 0; c < table.header.size(); ++c) out += right(table, c) ? "---:|" : "---|";
@@ -73,7 +80,7 @@ std::string render_markdown_table(const TextTable& table) {
     for (const auto& cell : row) out += " " + markdown_text(cell) + " |";
     out += "\n";
   }
-  return out;
+  return with_notes(out);
 }
 
 std::string render_text_table(const TextTable& table) {
@@ -115,7 +122,56 @@ std::string render_text_table(const TextTable& table) {
   for (std::size_t w : width) total += w + 2;
   out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
   for (const auto& row : rows) out += line(row);
+  for (const std::string& note : table.notes) out += printable_text(note) + "\n";
   return out;
+}
+
+namespace {
+
+// " (6-11, 18-23)" for cell numbers; "" for names, which the rows show.
+std::string ids_text(const std::vector<std::string>& ids) {
+  std::vector<long long> numbers;
+  for (const std::string& id : ids) {
+    if (id.empty() || id.size() > 15 || id.find_first_not_of("0123456789") != std::string::npos)
+      return "";
+    numbers.push_back(std::stoll(id));
+  }
+  std::sort(numbers.begin(), numbers.end());
+  std::vector<std::string> runs;
+  for (std::size_t i = 0; i < numbers.size();) {
+    std::size_t j = i;
+    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+    runs.push_back(std::to_string(numbers[i]) +
+                   (j > i ? "-" + std::to_string(numbers[j]) : std::string()));
+    i = j + 1;
+  }
+  return " (" + join(runs) + ")";
+}
+
+}  // namespace
+
+void footnote_column(TextTable& table, std::size_t column, const std::vector<std::string>& ids,
+                     std::size_t longest) {
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> texts;  // text, its rows
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    if (column >= table.rows[r].size()) continue;
+    const std::string& text = table.rows[r][column];
+    auto it = std::find_if(texts.begin(), texts.end(), [&](const auto& t) { return t.first == text; });
+    if (it == texts.end()) texts.push_back({text, {r}});
+    else it->second.push_back(r);
+  }
+  std::size_t mark = table.notes.size();
+  for (const auto& [text, rows] : texts) {
+    if (!(text.size() > longest || (text.size() > 12 && rows.size() > 1))) continue;
+    const std::string label = "[" + std::to_string(++mark) + "]";
+    std::vector<std::string> named;
+    for (std::size_t r : rows) named.push_back(r < ids.size() ? ids[r] : "");
+    const std::string numbered = ids_text(named);
+    table.notes.push_back(label + " " + std::to_string(rows.size()) +
+                          (numbered.empty() ? " row" : " cell") + (rows.size() == 1 ? "" : "s") +
+                          numbered + ": " + text);
+    for (std::size_t r : rows) table.rows[r][column] = label;
+  }
 }
 
 }  // namespace crossover

@@ -21,7 +21,14 @@ std::string markdown_text(const std::string& text);
 /// GitHub-flavoured Markdown, every header and cell through markdown_text.
 std::string render_markdown_table(const TextTable& table);
 
-/// Space-aligned text for a terminal.
+/// Space-aligned text for a terminal, its notes under it.
 std::string render_text_table(const TextTable& table);
+
+/// Says a column's long or shared texts once: a text longer than `longest` characters, or one
+/// longer than 12 that several rows share, becomes a mark in its rows ("[1]") and a note under
+/// the table ("[1] 12 rows (6-11, 18-23): the text"), in the order first met. `ids` are the rows'
+/// cell numbers, said in the notes as ranges (none where a row has no number).
+void footnote_column(TextTable& table, std::size_t column, const std::vector<std::string>& ids,
+                     std::size_t longest = 60);
 
 }  // namespace crossover

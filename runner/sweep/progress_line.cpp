@@ -38,7 +38,11 @@ void ProgressLine::cell(const Result& r) {
     // The profile and what its band is worth are said once, on the run's first line.
     outcome += " " + format_seconds(r.epoch_seconds) + "/epoch (" +
                predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error) + ")";
+  } else if (const auto said = said_.find(r.reason); said != said_.end()) {
+    // A reason many cells share is said in full once.
+    outcome += ": as cell " + std::to_string(said->second);
   } else {
+    said_.emplace(r.reason, r.cell.index);
     outcome += ": " + r.reason;
   }
   spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,

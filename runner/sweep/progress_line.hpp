@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,7 @@ class ProgressLine : public Reporter {
   const DeviceInventory& inventory_;
   std::vector<double> cost_;                    // each cell's estimated cost; 0: it will not run
   std::vector<std::pair<double, double>> ran_;  // the cells that ran: cost, wall seconds
+  std::map<std::string, std::size_t> said_;     // each reason said in full, and its first cell
   std::size_t done_ = 0;
 };
 

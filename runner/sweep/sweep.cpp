@@ -155,7 +155,8 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
 std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
                          bool predict_cuda) {
   TextTable table;
-  table.header = {"#", "cell", "epochs", "repeats", "would"};
+  table.header = {"#", "cell", "epochs", "repeats", "would", "why"};
+  std::vector<std::string> ids;
   const auto repeats = [](const Cell& c) {
     return c.min_repeats == c.max_repeats
                ? std::to_string(c.min_repeats)
@@ -168,11 +169,12 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
     runnable += reason ? 0 : 1;
     predicted += predict ? 1 : 0;
     table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
-                          repeats(cell),
-                          predict  ? "predict (no CUDA here)"
-                          : reason ? "skip: " + *reason
-                                   : "run"});
+                          repeats(cell), predict ? "predict" : reason ? "skip" : "run",
+                          predict ? "no CUDA here" : reason ? *reason : ""});
+    ids.push_back(std::to_string(cell.index));
   }
+  // A reason many cells share is said once, under the table.
+  footnote_column(table, 5, ids);
   std::string text =
       (expansion.cells.empty() ? "" : render_text_table(table)) +
       std::to_string(expansion.cells.size()) + " cells: " + std::to_string(runnable) +

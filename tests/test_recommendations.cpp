@@ -1,0 +1,75 @@
+// What a recommendation may say of a knob, each rule on results the test makes.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "reports/analysis/analysis.hpp"
+
+namespace crossover {
+namespace {
+
+// A CPU cell of `batch` whose 21 epoch samples spread evenly over median +- spread.
+Result spread_cell(std::size_t index, std::int64_t batch, double median, double spread) {
+  Result r;
+  r.cell.index = index;
+  r.cell.workload = "mnist_mlp";
+  r.cell.dataset = "mnist";
+  r.cell.device = "cpu";
+  r.cell.gpus = 0;
+  r.cell.batch_size = batch;
+  r.train_rows = 60000;
+  r.epoch_seconds = median;
+  r.samples_per_second = static_cast<double>(r.train_rows) / median;
+  for (int i = 0; i < 21; ++i)
+    r.epoch_seconds_samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
+  return r;
+}
+
+// A knob's sentence says only what its pairs' intervals carry: "did not matter" where every one
+// lies within 5 % of 1, "undecided" where one crosses that margin without clearing it, and no mean
+// of pairs that clear it in opposite ways.
+TEST(Recommendations, AKnobIsSaidNotToMatterOnlyWhereEveryIntervalIsWithinTheMargin) {
+  const auto said = [](const std::vector<Result>& r) {
+    for (const Recommendation& a : recommend(r, parse_compare("device=cpu:cuda"), {}))
+      if (a.statement.rfind("threads", 0) == 0) return a.statement;
+    return std::string("none");
+  };
+  // Two batch sizes, threads 1 and 0 each, with the epochs given: the samples spread by `spread`.
+  const auto grid = [](double t1_a, double t0_a, double t1_b, double t0_b, double spread) {
+    std::vector<Result> r;
+    for (const auto& [batch, t1, t0] :
+         {std::tuple{std::int64_t{100}, t1_a, t0_a}, std::tuple{std::int64_t{1000}, t1_b, t0_b}}) {
+      for (const auto& [threads, t] : {std::pair{1, t1}, std::pair{0, t0}}) {
+        Result c = spread_cell(r.size(), batch, t, spread);
+        c.cell.threads = threads;
+        r.push_back(c);
+      }
+    }
+    return r;
+  };
+  // The case: one tight pair near 1 and one that spans far more: undecided.
+  const std::string noisy = said(grid(1.0, 0.97, 1.0, 0.95, 0.6));
+  EXPECT_EQ(noisy.find("did not matter"), std::string::npos) << noisy;
+  EXPECT_NE(noisy.find("threads 1 -> 0: undecided (too noisy to tell): speedup "), std::string::npos)
+      << noisy;
+  EXPECT_NE(noisy.find(", an interval spans "), std::string::npos) << noisy;
+  // Every interval tight around 1: did not matter.
+  const std::string flat = said(grid(1.0, 1.0, 1.0, 1.0, 0.001));
+  EXPECT_NE(flat.find("threads 1 -> 0 did not matter: speedup 1x, every interval within 5 % of 1"),
+            std::string::npos)
+      << flat;
+  // 1.467x one way and 0.541x the other, both clear: no geometric mean, each side named.
+  const std::string split = said(grid(1.467, 1.0, 0.541, 1.0, 0.001));
+  EXPECT_EQ(split.find("geometric mean"), std::string::npos) << split;
+  EXPECT_EQ(split,
+            "threads 1 -> 0: depends on the cell: threads=0 faster in 1 pair(s) (#0/#1 1.467x), "
+            "slower in 1 pair(s) (#2/#3 0.541x)");
+  // One clear and one undecided the same way: the mean, with how many cleared the margin.
+  const std::string one = said(grid(1.5, 1.0, 1.0, 0.97, 0.2));
+  EXPECT_NE(one.find("(threads=0 faster; geometric mean of 2 pair(s), 1 beyond 5 %)"),
+            std::string::npos)
+      << one;
+}
+
+}  // namespace
+}  // namespace crossover
