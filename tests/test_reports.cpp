@@ -167,6 +167,23 @@ TEST(RunTable, ShowsTheIdentityKeysThatVaryAndNoOthers) {
   EXPECT_NE(md.find("| sgd |"), std::string::npos);
 }
 
+// A workload's description is the one its cells ran: a grid's data set and batches, then the
+// seed's own setting, never the seed's alone.
+TEST(RunTable, AWorkloadIsDescribedAsItsCellsRanIt) {
+  std::vector<Result> results =
+      indexed({made("cpu", 1000, 0.010, 0.001), made("cuda", 1000, 0.002, 0.0002)});
+  for (Result& r : results) {
+    r.cell.workload = "mnist_mlp";
+    r.cell.dataset = "fashion_mnist";
+  }
+  for (Result& r : results) r.cell.batch_size = 64;
+  const std::string md =
+      render_markdown(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
+  EXPECT_NE(md.find("here on fashion_mnist, batch 64, adam lr 0.01 (the seed's setting: "),
+            std::string::npos)
+      << md;
+}
+
 TEST(Comparison, GuardAndStoppingRuleKeysNeverSplitAPairOrARow) {
   // CUDA cells isolate by default and CPU cells do not; a time-out or another stopping rule on
   // one side changes how the cell is run, not what it measures.

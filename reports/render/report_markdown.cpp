@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
@@ -215,6 +216,24 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
 }
 
 // The device comparison of each workload, with every cell folded beneath it.
+// A workload as these cells ran it: its model, then the data sets, batches, optimiser and rate
+// the cells had (a grid may change each), then the seed's own setting from the catalogue.
+std::string workload_description(const WorkloadInfo& info, const std::vector<Result>& results,
+                                 const std::string& workload) {
+  std::set<std::string> datasets, batches, optimizers;
+  for (const Result& r : results) {
+    if (r.cell.workload != workload) continue;
+    datasets.insert(r.cell.dataset);
+    batches.insert(size_text(r.cell.batch_size));
+    optimizers.insert(text_of(r.cell.optimizer) + " lr " + format_number(r.cell.lr));
+  }
+  const auto listed = [](const std::set<std::string>& values) {
+    return join(std::vector<std::string>(values.begin(), values.end()));
+  };
+  return info.model + "; here on " + listed(datasets) + ", batch " + listed(batches) + ", " +
+         listed(optimizers) + " (the seed's setting: " + info.notes + ")";
+}
+
 std::string markdown_devices(const std::vector<Result>& results, const Analysis& analysis) {
   const std::vector<Comparison>& devices = analysis.devices;
   std::string out = "## Device comparison\n\n";
@@ -239,10 +258,8 @@ std::string markdown_devices(const std::vector<Result>& results, const Analysis&
       "`max_repeats`, `time_budget_seconds`, `ci_target`) never split a row.\n\n";
   for (const auto& c : devices) {
     out += "### " + markdown_text(c.workload) + "\n\n";
-    if (const WorkloadInfo* info = find_workload(c.workload)) {
-      out += info->model + "; " + text_of(info->optimizer) + " lr " + format_number(info->lr) +
-             "; " + info->notes + "\n\n";
-    }
+    if (const WorkloadInfo* info = find_workload(c.workload))
+      out += markdown_text(workload_description(*info, results, c.workload)) + "\n\n";
     out += render_markdown_table(c.table) + "\n";
     out += "<details><summary>Every cell</summary>\n\n" +
            render_markdown_table(cell_table(results, c.workload)) + "\n</details>\n\n";
