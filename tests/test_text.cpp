@@ -27,3 +27,23 @@ TEST(Text, FormatSecondsPicksAUnit) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// What reaches a terminal or a CI log: UTF-8 whole, controls gone, no line opening a workflow
+// command.
+TEST(Text, TerminalTextIsUtf8WithoutControlsOrWorkflowCommands) {
+  EXPECT_TRUE(valid_utf8("plain, naïve, 東京"));
+  EXPECT_FALSE(valid_utf8("x\xffy"));
+  EXPECT_FALSE(valid_utf8("\xc0\xaf"));   // an overlong '/'
+  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));  // a surrogate
+  EXPECT_FALSE(valid_utf8("\xe2\x82"));   // cut short
+  EXPECT_EQ(terminal_text("x\xffy"), "x?y");
+  EXPECT_EQ(terminal_text("::error title=x::y"), " ::error title=x::y");
+  EXPECT_EQ(terminal_text("a\n::add-mask::vm\nb::c"), "a\n ::add-mask::vm\nb::c");
+  EXPECT_EQ(terminal_text("\x1b[31mred"), "[31mred");
+}
+
+}  // namespace
+}  // namespace crossover

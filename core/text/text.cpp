@@ -149,4 +149,51 @@ std::string printable_text(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at text[i], 0 where it is not one (a stray continuation, an
+// overlong form, a surrogate, past U+10FFFF, cut short).
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                        : c >= 0xf0 && c <= 0xf4                          ? 4
+                                                                          : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  const unsigned char d = byte(i + 1);
+  if ((c == 0xe0 && d < 0xa0) || (c == 0xed && d > 0x9f) || (c == 0xf0 && d < 0x90) ||
+      (c == 0xf4 && d > 0x8f))
+    return 0;
+  return n;
+}
+
+}  // namespace
+
+bool valid_utf8(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string terminal_text(const std::string& text) {
+  std::string valid;
+  valid.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    valid += n == 0 ? std::string("?") : text.substr(i, n);
+    i += n == 0 ? 1 : n;
+  }
+  std::string out = printable_text(valid);
+  for (std::size_t at = 0; (at = out.find("::", at)) != std::string::npos; at += 2) {
+    if (at == 0 || out[at - 1] == '\n') out.insert(at++, " ");
+  }
+  return out;
+}
+
 }  // namespace crossover

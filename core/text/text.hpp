@@ -53,4 +53,13 @@ std::string replaced(const std::string& text, const std::map<char, std::string>&
 /// from a file or a user's argument passes through it.
 std::string printable_text(const std::string& text);
 
+/// What reaches a terminal, a log or a CI runner from a file or a user: printable_text, invalid
+/// UTF-8 replaced by "?", and a line that would open with "::" (a workflow command of GitHub
+/// Actions: "::error", "::add-mask::") opened with a space. Every report format escapes for
+/// itself; this is the terminal's.
+std::string terminal_text(const std::string& text);
+
+/// Whether `text` is well-formed UTF-8 (what JSON may hold).
+bool valid_utf8(const std::string& text);
+
 }  // namespace crossover

@@ -184,7 +184,9 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
     std::ostringstream out, err;
     const int code = app.exit(e, out, err);
     std::cout << out.str();
-    std::cerr << crossover::printable_text(err.str());
+    std::cerr << crossover::terminal_text(err.str());
+    // A bare `crossover`: what it can do, not only that a command is missing.
+    if (argc == 1) std::cerr << "\n" << crossover::terminal_text(app.help());
     return check_standard_output(code == 0 ? 0 : 2);
   }
 

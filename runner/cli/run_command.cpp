@@ -107,6 +107,12 @@ bool label_cells(Expansion& expansion, SweepOptions& options) {
     spdlog::error("--label holds a control character or a line break; give a plain name");
     return false;
   }
+  if (!valid_utf8(options.label)) {
+    spdlog::error("--label {}: not UTF-8 text (\"?\" marks the bytes that are not); give a plain "
+                  "name in UTF-8",
+                  terminal_text(options.label));
+    return false;
+  }
   if (options.label.empty()) {
     char name[256] = {};
     gethostname(name, sizeof name - 1);
@@ -168,7 +174,9 @@ int run_command(const RunArgs& args) {
     return kExitBadInput;
   }
   const auto specs = compare_specs(args.compare);
-  if (!specs) return kExitBadInput;
+  if (!specs || (expansion.searches.empty() &&
+                 !compare_values_present(args.compare, *specs, expansion.cells)))
+    return kExitBadInput;
   const DeviceInventory inventory = probe_devices();
   if (!options.predict_cuda.empty()) fold_predictions(expansion, whole, inventory, options);
   if (args.dry_run) {

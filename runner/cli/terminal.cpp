@@ -14,7 +14,9 @@ namespace crossover {
 namespace {
 
 // std::cout's buffer behind a filter that drops control characters as they are written: C0 but
-// tab and line feed, DEL, and C1 in UTF-8 (a 0xC2 is held until the byte after it is seen).
+// tab and line feed, DEL, and C1 in UTF-8 (a 0xC2 is held until the byte after it is seen); and
+// a line that would open with "::" — a CI runner's workflow command (GitHub Actions' "::error",
+// "::add-mask::") a name from a run's files could smuggle in — opens with a space instead.
 class PrintableBuffer : public std::streambuf {
  public:
   explicit PrintableBuffer(std::streambuf* out) : out_(out) {}
@@ -30,6 +32,8 @@ class PrintableBuffer : public std::streambuf {
     return n;
   }
   int sync() override {
+    if (colon_ && out_->sputc(':') == traits_type::eof()) return -1;
+    colon_ = false;
     if (held_ && out_->sputc(static_cast<char>(0xc2)) == traits_type::eof()) return -1;
     held_ = false;
     return out_->pubsync();
@@ -37,6 +41,18 @@ class PrintableBuffer : public std::streambuf {
 
  private:
   bool put(unsigned char c) {
+    if (colon_) {  // a line opened with ':': a second one makes a workflow command
+      colon_ = false;
+      if (out_->sputn(c == ':' ? " :" : ":", c == ':' ? 2 : 1) <= 0) return false;
+    } else if (line_start_ && c == ':') {
+      colon_ = true;
+      return true;
+    }
+    line_start_ = c == '\n';
+    return printable(c);
+  }
+
+  bool printable(unsigned char c) {
     if (held_) {
       held_ = false;
       if (c >= 0x80 && c <= 0x9f) return true;  // a C1 control: both bytes dropped
@@ -52,6 +68,8 @@ class PrintableBuffer : public std::streambuf {
 
   std::streambuf* out_;
   bool held_ = false;
+  bool line_start_ = true;
+  bool colon_ = false;
 };
 
 // A sink that hands each message, made printable, to the colour sink on standard error.
@@ -67,7 +85,7 @@ class PrintableSink : public spdlog::sinks::base_sink<std::mutex> {
     // 2>&1 or both streams on one pipe, a warning never lands inside a line of the summary.
     std::cout.flush();
     const std::string text =
-        printable_text(std::string(message.payload.data(), message.payload.size()));
+        terminal_text(std::string(message.payload.data(), message.payload.size()));
     spdlog::details::log_msg copy = message;
     copy.payload = text;
     inner_->log(copy);

@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "core/files/file_writer.hpp"
+#include "core/text/text.hpp"
+#include "reports/analysis/cell_names.hpp"
 #include "reports/render/reporter.hpp"
 
 namespace crossover {
@@ -20,6 +22,40 @@ std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::str
   }
   if (specs.empty()) specs.push_back(CompareSpec{});
   return specs;
+}
+
+bool compare_values_present(const std::vector<std::string>& given,
+                            const std::vector<CompareSpec>& specs, const std::vector<Cell>& cells) {
+  if (cells.empty()) return true;
+  for (std::size_t i = 0; i < given.size() && i < specs.size(); ++i) {
+    const CompareSpec& spec = specs[i];
+    if (spec.baseline == spec.contender) {
+      spdlog::error("--compare {}: both sides are {}; give two different values of {}",
+                    given[i], spec.baseline, spec.axis);
+      return false;
+    }
+    std::vector<std::string> values;
+    bool known = false;
+    for (const Cell& cell : cells) {
+      const auto config = cell_config_json(cell);
+      if (!config.contains(spec.axis)) continue;
+      known = true;
+      const std::string value = value_text(config[spec.axis]);
+      if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+    }
+    // A grid of one device asked device=cpu:cuda gets the analysis's "no pair" and the reason its
+    // other cells did not run; device values are checked where they are parsed.
+    if (!known || spec.axis == "device") continue;
+    for (const std::string& side : {spec.baseline, spec.contender}) {
+      if (std::find(values.begin(), values.end(), side) != values.end()) continue;
+      const std::string guess = did_you_mean(side, values);
+      spdlog::error("--compare {}: no cell of this grid has {}={}{}; its values: {}", given[i],
+                    spec.axis, side, guess.empty() ? "" : " (did you mean " + guess + "?)",
+                    join(values));
+      return false;
+    }
+  }
+  return true;
 }
 
 void write_reports(const std::string& out_dir, const ReportContext& context,

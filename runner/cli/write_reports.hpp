@@ -17,6 +17,13 @@ namespace crossover {
 /// nothing (logged) when one is malformed.
 std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts);
 
+/// Whether each of `specs` (given with --compare) names two values its axis takes among `cells`:
+/// two different ones, each held by some cell. False (logged, naming the values the cells have)
+/// otherwise: before anything runs, a comparison that can pair nothing is refused. An axis no
+/// cell's configuration has, and the device's values, are left to the analysis to say.
+bool compare_values_present(const std::vector<std::string>& given,
+                            const std::vector<CompareSpec>& specs, const std::vector<Cell>& cells);
+
 /// Writes the reports of `results` into `out_dir` (reports/render/reporter.hpp's report_files),
 /// with one analysis per comparison (the first one is also the top level of summary.json; each
 /// search's comparison is added when --compare did not name it), after printing the terminal's

@@ -25,6 +25,11 @@ std::pair<std::string, std::vector<Json>> parse_set(const std::string& set) {
     throw std::invalid_argument("--set " + set +
                                 ": expected KEY=VALUE or KEY=VALUE,VALUE,... (e.g. --set epochs=3 "
                                 "or --set batch_size=64,256)");
+  // A grid is JSON, which holds UTF-8 text only: a stray byte is named, never an abort.
+  if (!valid_utf8(set))
+    throw std::invalid_argument("--set " + terminal_text(set) +
+                                ": not UTF-8 text (\"?\" marks the bytes that are not); give "
+                                "the key and its values as UTF-8");
   const std::string key = set.substr(0, equals), given = set.substr(equals + 1);
   const GridKey* spec = find_grid_key(key);
   if (spec == nullptr || key == "workload") {
@@ -41,7 +46,10 @@ std::pair<std::string, std::vector<Json>> parse_set(const std::string& set) {
   } else {
     for (std::size_t start = 0; start <= given.size();) {
       const auto comma = given.find(',', start);
-      const std::string one = given.substr(start, comma == std::string::npos ? comma : comma - start);
+      std::string one = given.substr(start, comma == std::string::npos ? comma : comma - start);
+      // "cpu, cuda" is two values, as a list is written: the spaces around each are not its.
+      one.erase(0, one.find_first_not_of(' '));
+      one.erase(one.find_last_not_of(' ') + 1);
       if (one.empty()) throw std::invalid_argument("--set " + set + ": an empty value");
       values.push_back(value_of(one));
       if (comma == std::string::npos) break;

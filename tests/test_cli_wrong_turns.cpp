@@ -1,0 +1,102 @@
+// A newcomer's wrong turns and hostile bytes on the command line and in a run's files (issue 85):
+// each answered before anything runs with what to fix, and nothing a file holds reaches a CI
+// runner's log as a command.
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+#include "tests/cli_support.hpp"
+
+namespace crossover {
+namespace {
+
+using testing::Outcome;
+using testing::ScratchDir;
+namespace fs = std::filesystem;
+
+// Bytes that are not UTF-8 in --set's value or --label: refused, named, nothing run (a grid is
+// JSON, which aborted the run on them).
+TEST(WrongTurns, TextThatIsNotUtf8OnTheCommandLineIsRefusedBeforeAnythingRuns) {
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", testing::kTinyGrid);
+  for (const std::string& option :
+       {std::string("--set \"$(printf 'dataset=\\377\\376')\""),
+        std::string("--set \"$(printf 'epochs=\\377')\""),
+        std::string("--label \"$(printf 'x\\377y')\"")}) {
+    const Outcome o = testing::shell(dir, "CROSSOVER_DATA_DIR= " + std::string(CROSSOVER_BINARY) +
+                                              " run " + grid + " --out " + dir.file("out") + " " +
+                                              option);
+    EXPECT_EQ(o.code, 2) << option << o.err;
+    EXPECT_NE(o.err.find("not UTF-8 text"), std::string::npos) << option << o.err;
+    EXPECT_EQ(o.err.find("json.exception"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir.file("out/results.jsonl"))) << option;
+  }
+  // A list's values as people write them: the spaces after its commas are not the values'.
+  const Outcome spaced =
+      testing::crossover(dir, "run " + grid + " --set 'device=cpu, cuda' --dry-run");
+  EXPECT_EQ(spaced.code, 0) << spaced.err;
+}
+
+// A --compare whose two sides are one value, or a value no cell has, can pair nothing: refused
+// before the run (and in a dry run), with the values the grid has.
+TEST(WrongTurns, ACompareThatCanPairNothingIsRefusedBeforeTheRun) {
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", testing::kTinyGrid);
+  const auto refused = [&](const std::string& compare) {
+    const Outcome o = testing::crossover(dir, "run " + grid + " --dry-run --compare " + compare);
+    EXPECT_EQ(o.code, 2) << compare << o.err;
+    return o.err;
+  };
+  EXPECT_NE(refused("dataset_size=50:50").find("both sides are 50"), std::string::npos);
+  EXPECT_NE(refused("dataset_size=50:abc").find("no cell of this grid has dataset_size=abc"),
+            std::string::npos);
+  EXPECT_NE(refused("threads=0:3").find("its values: 0"), std::string::npos);
+  EXPECT_EQ(testing::crossover(dir, "run " + grid + " --dry-run --compare device=cpu:cuda").code,
+            0);
+}
+
+// A bare `crossover` says what it can do.
+TEST(WrongTurns, ABareCrossoverListsItsCommands) {
+  ScratchDir dir;
+  const Outcome o = testing::crossover(dir, "");
+  EXPECT_EQ(o.code, 2);
+  for (const char* command : {"run", "report", "compare", "predict", "list"})
+    EXPECT_NE(o.err.find("\n  " + std::string(command) + " "), std::string::npos)
+        << command << "\n" << o.err;
+}
+
+// A line break in a run's files (env.json's CPU model, a failed cell's reason) never opens a line
+// with "::" — a GitHub Actions workflow command — on standard output or standard error.
+TEST(WrongTurns, NoTextFromARunsFilesBecomesACiWorkflowCommand) {
+  ScratchDir dir;
+  const std::string run = dir.file("run");
+  fs::create_directories(run);
+  std::string lines;
+  for (std::size_t i = 0; i < 2; ++i) {
+    Result r;
+    r.cell.index = i;
+    r.cell.workload = "iris_mlp";
+    r.cell.dataset = "iris";
+    r.cell.device = i == 0 ? "cpu" : "cuda";
+    r.cell.gpus = i == 0 ? 0 : 1;
+    r.train_rows = 100;
+    if (i == 0) {
+      r.epoch_seconds = 0.01;
+      r.epoch_seconds_samples = {0.01, 0.011, 0.009};
+    } else {
+      r.status = CellStatus::kFailed;
+      r.reason = "boom\n::add-mask::vm\n::error title=pwned::reason";
+    }
+    lines += result_to_json(r).dump() + "\n";
+  }
+  dir.write("run/results.jsonl", lines);
+  dir.write("run/env.json",
+            R"({"cpu": {"model": "Xeon\n::error title=pwned::cpu", "logical_cores": 2}})");
+  const Outcome o = testing::crossover(dir, "report " + run + " --out " + dir.file("out"));
+  const std::string both = "\n" + o.out + "\n" + o.err;
+  EXPECT_EQ(both.find("\n::"), std::string::npos) << both;
+  EXPECT_NE(both.find("pwned"), std::string::npos) << "the text is shown, made harmless";
+}
+
+}  // namespace
+}  // namespace crossover
