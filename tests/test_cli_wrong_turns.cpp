@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 
 namespace crossover {
@@ -96,6 +97,30 @@ TEST(WrongTurns, NoTextFromARunsFilesBecomesACiWorkflowCommand) {
   const std::string both = "\n" + o.out + "\n" + o.err;
   EXPECT_EQ(both.find("\n::"), std::string::npos) << both;
   EXPECT_NE(both.find("pwned"), std::string::npos) << "the text is shown, made harmless";
+}
+
+// A run still running (its folder's lock held) is neither reported into nor taken into a
+// history: it writes its own reports when it ends, and a history that took it without its cells
+// would refuse it once it had them.
+TEST(WrongTurns, ARunStillRunningIsNeitherReportedIntoNorAddedToAHistory) {
+  ScratchDir dir;
+  const std::string grid = dir.write(
+      "g.json", R"({"name": "one", "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
+      "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]})");
+  const std::string run = dir.file("run");
+  ASSERT_EQ(testing::crossover(dir, "run " + grid + " --out " + run + " --data-dir " +
+                                        testing::data_dir())
+                .code,
+            0);
+  fs::remove(run + "/report.md");
+  const DirectoryLock running(run);
+  Outcome o = testing::crossover(dir, "report " + run);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("still running"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(run + "/report.md"));
+  o = testing::crossover(dir, "history " + run + " --out " + dir.file("h"));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("add it to the history when it ends"), std::string::npos) << o.err;
 }
 
 }  // namespace

@@ -147,11 +147,25 @@ void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& 
         machines.size(), join(std::vector<std::string>(machines.begin(), machines.end())));
 }
 
+// A run still running has no point yet, and a history that took it would refuse it once it ended:
+// throws std::runtime_error saying so.
+void refuse_running(const std::string& path) {
+  const std::string dir =
+      fs::is_directory(path) ? path : fs::path(path).parent_path().string();
+  try {
+    ReadingLock running(dir.empty() ? "." : dir);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) +
+                             ": add it to the history when it ends, with its every cell measured");
+  }
+}
+
 // The runs read and put in order: by --order's commits, else by when each started.
 History read_runs(const HistoryArgs& args) {
   std::vector<std::pair<HistoryRun, RunRecord>> runs;
   std::vector<std::string> files;
   for (const std::string& path : args.runs) {
+    refuse_running(path);
     RunRecord record = load_run(path);
     HistoryRun run = history_run(path, record);
     // One run given twice (its folder and its results.jsonl) is refused; two runs of one folder
@@ -225,6 +239,7 @@ int history_command(const HistoryArgs& args) {
       }
       const std::string file = args.into + "/history.json";
       history = history_from_json(read_json_file(file, kMaxRecordBytes, "a history.json"));
+      refuse_running(args.append);
       RunRecord record = load_run(args.append);
       append_run(history, history_run(args.append, record), record.results);
     } else {

@@ -96,6 +96,14 @@ std::optional<RunRead> read_run(const std::string& path) {
   run.file = file;
   const fs::path parent = fs::path(file).parent_path();
   run.directory = parent.empty() ? "." : parent.string();
+  // A run still running is neither read as finished nor written into: it writes its own reports
+  // when it ends.
+  try {
+    ReadingLock running(run.directory);
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}: report it when it ends (it writes its own reports then)", e.what());
+    return std::nullopt;
+  }
   try {
     run.results = read_results(file);
   } catch (const std::exception& e) {
