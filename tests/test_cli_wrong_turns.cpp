@@ -123,5 +123,28 @@ TEST(WrongTurns, ARunStillRunningIsNeitherReportedIntoNorAddedToAHistory) {
   EXPECT_NE(o.err.find("add it to the history when it ends"), std::string::npos) << o.err;
 }
 
+// An env.json that cannot be read invents no environment: a report of an H100's run never says
+// "CUDA not compiled" or "GPUs: none" for want of it.
+TEST(WrongTurns, AnUnreadableEnvJsonInventsNoEnvironment) {
+  ScratchDir dir;
+  fs::create_directories(dir.file("run"));
+  Result r;
+  r.cell.workload = "iris_mlp";
+  r.cell.dataset = "iris";
+  r.cell.device = "cuda";
+  r.train_rows = 100;
+  r.epoch_seconds = 0.001;
+  r.epoch_seconds_samples = {0.001, 0.0011};
+  dir.write("run/results.jsonl", result_to_json(r).dump() + "\n");
+  dir.write("run/env.json", "[1, 2]");
+  const Outcome o = testing::crossover(dir, "report " + dir.file("run"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("env.json: unreadable"), std::string::npos) << o.err;
+  const std::string md = testing::slurp(dir.file("run/report.md"));
+  EXPECT_NE(md.find("Environment: not recorded (no readable env.json"), std::string::npos) << md;
+  EXPECT_EQ(md.find("CUDA not compiled"), std::string::npos) << md;
+  EXPECT_EQ(md.find("GPUs: none"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace crossover

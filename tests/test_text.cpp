@@ -20,6 +20,8 @@ TEST(Text, DidYouMeanSuggestsOnlyLikelyTypos) {
 
 TEST(Text, FormatSecondsPicksAUnit) {
   EXPECT_EQ(format_seconds(0.000657), "657 us");
+  EXPECT_EQ(format_seconds(1.42e-8), "14.2 ns");  // never "0 us" for a time that is not 0
+  EXPECT_EQ(format_seconds(0.0), "0 us");
   EXPECT_EQ(format_seconds(0.0123), "12.3 ms");
   EXPECT_EQ(format_seconds(4.56), "4.56 s");
   EXPECT_EQ(format_seconds(125.0), "2 min 05 s");

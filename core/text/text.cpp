@@ -62,7 +62,10 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 std::string format_seconds(double seconds) {
   char buffer[64];
   if (!std::isfinite(seconds)) return "-";
-  if (seconds < 1e-3) {
+  if (seconds > 0.0 && seconds < 1e-6) {
+    // Below a microsecond (a profile at the fast edge): never "0 us" for a time that is not 0.
+    std::snprintf(buffer, sizeof buffer, "%.3g ns", seconds * 1e9);
+  } else if (seconds < 1e-3) {
     std::snprintf(buffer, sizeof buffer, "%.0f us", seconds * 1e6);
   } else if (seconds < 1.0) {
     std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);

@@ -77,6 +77,7 @@ struct RunRead {
   std::string file;  ///< its results.jsonl
   std::vector<Result> results;
   Environment record;  ///< empty when the run has no readable env.json
+  bool has_environment = false;  ///< whether it had one
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   std::string label;  ///< its cells' host, or env.json's label, or its folder's name
 };
@@ -120,6 +121,8 @@ std::optional<RunRead> read_run(const std::string& path) {
       if (name == "searches.json") {
         if (const std::string problem = searches_problem(into); !problem.empty())
           throw std::runtime_error(problem);
+      } else if (!into.is_object()) {
+        throw std::runtime_error("not a JSON object");
       }
     } catch (const std::exception& e) {
       spdlog::warn("{}/{}: unreadable ({}); the report has no {} section", run.directory, name,
@@ -130,6 +133,7 @@ std::optional<RunRead> read_run(const std::string& path) {
   nlohmann::ordered_json environment;
   optional_json(kEnvFile, environment, "environment");
   run.record = environment_from_json(environment, run_file(run.directory, kEnvFile));
+  run.has_environment = environment.is_object();
   optional_json("searches.json", run.searches, "searches");
   for (const Result& r : run.results)
     if (run.label.empty()) run.label = r.cell.host;
@@ -221,8 +225,14 @@ int report_command(const ReportArgs& args) {
   if (runs.size() == 1) {
     RunRead& run = runs.front();
     context.title = fs::absolute(run.directory).lexically_normal().filename().string();
-    context.environment = environment_summary(run.record);
-    context.warnings = environment_warnings(run.record);
+    // No environment is invented for a run without a readable env.json: "CUDA not compiled" and
+    // "GPUs: none" would be false of an H100's run.
+    if (run.has_environment) {
+      context.environment = environment_summary(run.record);
+      context.warnings = environment_warnings(run.record);
+    } else {
+      context.environment = {"Environment: not recorded (no readable env.json beside the results)"};
+    }
     context.drifted_cells = drifted_cell_indices(run.record);
     context.band_validation = band_validation(run.record);
     context.searches = run.searches;
