@@ -214,6 +214,15 @@ TEST(History, TheStoredHistoryRoundTripsAndAHostileOneIsRefused) {
   refused([](nlohmann::json& j) { j["cells"][0]["points"][0][1] = 1e308; },
           "a time that is not a positive number of seconds up to");
   refused([](nlohmann::json& j) { j["cells"][0]["points"][1][0] = 0; }, "runs out of order");
+  // The quartiles are times around the median (the chart's axis ran to 1e+300).
+  refused(
+      [](nlohmann::json& j) {
+        j["cells"][0]["points"][0][2] = -1e300;
+        j["cells"][0]["points"][0][3] = 1e300;
+      },
+      "quartiles that are not times around the median");
+  refused([](nlohmann::json& j) { j["cells"][0]["points"][0][3] = 1e-9; },
+          "quartiles that are not times around the median");
   refused([](nlohmann::json& j) { j["cells"][1]["points"][2] = "x"; },
           "not [run, median, p25, p75]");
 }
