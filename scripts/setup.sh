@@ -22,7 +22,7 @@ packages=(
   # Universal Ctags finds each function's lines, for scripts/function-sizes.sh (test.sh --full).
   universal-ctags
   # What a user reads results.csv and summary.json with: a test runs docs/outputs.md's lines.
-  python3-minimal jq
+  python3 jq
 )
 
 missing=()

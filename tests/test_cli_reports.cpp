@@ -270,7 +270,7 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
       "assert all(float(r['dataset_rows'])>0 for r in rows)\n"
       "print('csv ok')\" " +
       dir.file("out/results.csv");
-  const Outcome py = testing::shell(dir, "command -v python3 >/dev/null || exit 77; " + csv_check);
+  const Outcome py = testing::shell(dir, "python3 -c \"import csv\" 2>/dev/null || exit 77; " + csv_check);
   if (py.code != 77) EXPECT_EQ(py.out, "csv ok\n") << py.err;
   const Outcome jq = testing::shell(
       dir, "command -v jq >/dev/null || exit 77; jq '[.pairs[] | select(.contender_status == "
