@@ -56,6 +56,19 @@ TEST(WrongTurns, ACompareThatCanPairNothingIsRefusedBeforeTheRun) {
             0);
 }
 
+// A model check may take up to its limit: validate says so before it starts, never a silent wait.
+TEST(WrongTurns, ValidateSaysItChecksTheGridsModelsBeforeItDoes) {
+  ScratchDir dir;
+  const std::string grid = dir.write(
+      "ts.json", R"({"name": "ts", "experiments": [{"workload": "torchscript", "settings":
+      {"model": "/nonexistent.pt", "input_shape": [4], "classes": 3}, "grid": {"device": ["cpu"]}}]})");
+  const Outcome o = testing::crossover(dir, "validate " + grid);
+  EXPECT_EQ(o.code, 2) << o.err;
+  const auto said = o.err.find("checking the grid's own models (up to 60 s each");
+  ASSERT_NE(said, std::string::npos) << o.err;
+  EXPECT_LT(said, o.err.find("/nonexistent.pt does not exist")) << o.err;
+}
+
 // A bare `crossover` says what it can do.
 TEST(WrongTurns, ABareCrossoverListsItsCommands) {
   ScratchDir dir;

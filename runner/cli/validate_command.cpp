@@ -1,10 +1,12 @@
 // crossover validate: every problem of a grid at once; runs nothing.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "core/text/text.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/grid/grid_file.hpp"
@@ -31,6 +33,12 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
     std::vector<Cell> models = expansion.cells;
     for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
+    // A check may take up to its limit: the wait is said before it starts, not after. (Here, not in
+    // runner/grid/model_check.cpp: that unit sees LibTorch's headers, which spdlog may not.)
+    if (std::any_of(models.begin(), models.end(),
+                    [](const Cell& c) { return c.workload == kUserModelWorkload; }))
+      spdlog::info("checking the grid's own models (up to {} s each; --model-check-seconds)",
+                   format_number(model_check_seconds));
     if (auto problems = check_user_models(models, {}, model_check_seconds); !problems.empty())
       throw GridError(grid.file, std::move(problems));
     if (expansion.cells.empty() && expansion.searches.empty()) {

@@ -1,7 +1,6 @@
 #include "runner/grid/model_check.hpp"
 
 #include <poll.h>
-#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,9 +98,6 @@ std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells, const M
         cell.model + "|" + std::to_string(cell.classes) + "|" + std::to_string(cell.outputs);
     for (const std::int64_t size : cell.input_shape) key += "|" + std::to_string(size);
     if (!checked.insert(key).second) continue;
-    // A check may take up to its limit: the wait is said before it starts, not after.
-    spdlog::info("checking the model {} (up to {} s; --model-check-seconds)", cell.model,
-                 format_number(limit_seconds));
     if (std::string problem = problem_in_child(cell, check, limit_seconds); !problem.empty())
       issues.push_back({"experiments[" + std::to_string(cell.experiment) + "]", problem});
   }
