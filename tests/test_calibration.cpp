@@ -62,21 +62,35 @@ TEST(Calibration, TheReferenceDriftIsTheRatioOfTheRunsReferenceTimes) {
   EXPECT_NEAR(drift->step, 1.0, 1e-9);
   EXPECT_NEAR(drift->machine, 1.1, 1e-9);
   EXPECT_NE(drift_text(*drift).find("10.0 % slower"), std::string::npos) << drift_text(*drift);
-  // Before 1 ms and after 1.44 ms: the run's reference is their geometric mean, 1.2 ms, and the
-  // move within the run is reported.
+  // Before 1 ms and after 1.3225 ms: the run's reference is their geometric mean, 1.15 ms, and
+  // the move within the run is reported.
   const auto moved =
-      reference_drift(env_with_reference(1e-3, 50e-6), env_with_reference(1e-3, 50e-6, 1.44));
+      reference_drift(env_with_reference(1e-3, 50e-6), env_with_reference(1e-3, 50e-6, 1.3225));
   ASSERT_TRUE(moved.has_value());
-  EXPECT_NEAR(moved->machine, 1.2, 1e-9);
-  EXPECT_NEAR(moved->within_candidate, 1.44, 1e-9);
-  // A yardstick that moved 44 % between its two timings is too noisy to say the machine moved
-  // 20 %: the noise of a level read as the mean of two timings that differ by log(1.44) is half
+  EXPECT_NEAR(moved->machine, 1.15, 1e-9);
+  EXPECT_NEAR(moved->within_candidate, 1.3225, 1e-9);
+  // A yardstick that moved 32 % between its two timings is too noisy to say the machine moved
+  // 15 %: the noise of a level read as the mean of two timings that differ by log(1.3225) is half
   // of that, and the baseline's still reference adds nothing.
-  EXPECT_NEAR(moved->noise, std::log(1.44) / 2.0, 1e-9);
+  EXPECT_NEAR(moved->noise, std::log(1.3225) / 2.0, 1e-9);
   EXPECT_FALSE(moved->stands_out());
-  EXPECT_NE(drift_text(*moved).find("machine steady within its noise (reference +20.0 %"),
+  EXPECT_FALSE(moved->moved());
+  EXPECT_NE(drift_text(*moved).find("machine steady within its noise (reference +15.0 %"),
             std::string::npos)
       << drift_text(*moved);
+  // As noisy, but 30 % slower: within its noise, yet beyond the 20 % a run calls drifted, so the
+  // machine is not called steady.
+  const auto far =
+      reference_drift(env_with_reference(1e-3, 50e-6), env_with_reference(1e-3, 50e-6, 1.69));
+  ASSERT_TRUE(far.has_value());
+  EXPECT_NEAR(far->machine, 1.3, 1e-9);
+  EXPECT_FALSE(far->stands_out());
+  EXPECT_TRUE(far->moved());
+  EXPECT_NE(drift_text(*far).find("the candidate's machine was 30.0 % slower"), std::string::npos)
+      << drift_text(*far);
+  EXPECT_NE(drift_text(*far).find("within it, but beyond the 20.0 % a run calls drifted"),
+            std::string::npos)
+      << drift_text(*far);
   // Still references on both sides: the floor, and a 10 % drift stands out from it.
   EXPECT_NEAR(drift->noise, kReferenceNoiseFloor, 1e-12);
   EXPECT_TRUE(drift->stands_out());

@@ -1,8 +1,9 @@
 // compare's decision rules (issue 82), one planted case each, on results the test makes: rounds
 // made in pairs are tested paired; a drift of the machine corrects a change and never excuses
-// more of it than it explains, and a yardstick noisier than what it judges corrects nothing; the
-// header and the cells give one account of the machine; the heading counts what was measured,
-// names the next step, and --fail-on inconclusive fails on what could not be decided.
+// more of it than it explains, and a yardstick noisier than what it judges corrects nothing
+// unless the machine moved beyond 20 %; the header and the cells give one account of the
+// machine; the heading counts what was measured, names the next step, and --fail-on
+// inconclusive fails on what could not be decided.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,18 +70,18 @@ TEST(GateRules, TwentyFivePercentWithTheReferenceAtTwentyFiveIsInconclusive) {
 
 TEST(GateRules, AReferenceNoisierThanTheCellExcusesNothing) {
   // A quiet machine: the baseline's reference moved +47 % between its timings before and after
-  // the cell, so the candidate's reference reads +41 % against it; the cell is +86 % (a planted
-  // +50 % and a slow phase). The yardstick's own noise is as large as its drift: no correction,
-  // and the cell is a regression as measured.
+  // the cell, so the candidate's reference reads +15 % against it; the cell is +86 % (a planted
+  // +50 % and a slow phase). The yardstick's own noise is larger than its drift, and the drift is
+  // within the 20 % a run calls drifted: no correction, and the cell is a regression as measured.
   Environment noisy_base = env_with_reference(1e-3, 5e-5);
   noisy_base.reference.set_around(0,
                                   {ReferenceTimes{1e-3, 5e-5}, ReferenceTimes{1.474e-3, 7.37e-5}});
-  const Environment cand_env = env_with_reference(1.71e-3, 8.55e-5);
+  const Environment cand_env = env_with_reference(1.40e-3, 7.0e-5);
   const auto report = compare_records(one_cell_run(around(0.100), noisy_base),
                                       one_cell_run(around(0.186), cand_env), {});
   const CellVerdict& v = report.cells.at(0);
   ASSERT_TRUE(v.machine.has_value());
-  EXPECT_GT(*v.machine, 1.3);
+  EXPECT_GT(*v.machine, 1.1);
   EXPECT_FALSE(v.machine_used);
   EXPECT_EQ(v.verdict, Verdict::kRegression) << v.reason << " / " << v.evidence;
   EXPECT_NE(v.evidence.find("machine steady within its noise"), std::string::npos) << v.evidence;
@@ -89,6 +90,32 @@ TEST(GateRules, AReferenceNoisierThanTheCellExcusesNothing) {
             std::string::npos)
       << report.machine;
   EXPECT_NE(report.evidence.find(report.machine), std::string::npos);
+}
+
+TEST(GateRules, AMachineSixtyEightPercentSlowerIsNeverSteadyHoweverNoisyItsReference) {
+  // The planted load that CI once blamed on the code: the candidate ran beside busy processes,
+  // its reference +68 % against a baseline whose own reference moved +90 % around the cell (a
+  // neighbour came and went), the cell +136 %. The drift is within the reference's noise, but
+  // beyond the 20 % a run calls drifted: the change is judged net of it, with that noise, and
+  // one run per side cannot call it a regression.
+  Environment noisy_base = env_with_reference(1e-3, 5e-5);
+  noisy_base.reference.set_around(0, {ReferenceTimes{1e-3, 5e-5}, ReferenceTimes{1.9e-3, 9.5e-5}});
+  const Environment busy_env = env_with_reference(2.32e-3, 11.6e-5);
+  const auto report = compare_records(one_cell_run(around(0.100), noisy_base),
+                                      one_cell_run(around(0.236), busy_env), {});
+  const CellVerdict& v = report.cells.at(0);
+  ASSERT_TRUE(v.machine.has_value());
+  EXPECT_NEAR(*v.machine, 1.683, 0.01);
+  EXPECT_LT(std::abs(std::log(*v.machine)), 1.96 * v.machine_noise) << "not beyond its noise";
+  EXPECT_TRUE(v.machine_used);
+  EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason << " / " << v.evidence;
+  EXPECT_EQ(v.decided_by, DecidedBy::kReferenceDrift) << v.reason;
+  EXPECT_EQ(v.evidence.find("machine steady"), std::string::npos) << v.evidence;
+  EXPECT_NE(v.evidence.find("so not steady"), std::string::npos) << v.evidence;
+  EXPECT_NE(report.machine.find("moved (beyond its own noise or by more than 20.0 %) around 1 of 1"),
+            std::string::npos)
+      << report.machine;
+  EXPECT_FALSE(report.fails());
 }
 
 TEST(GateRules, TheHeaderAndTheCellsGiveOneAccountOfTheMachine) {

@@ -92,7 +92,7 @@ void net_of_machine(CellVerdict& v, Evidence& e, const std::optional<ReferenceDr
   v.machine = drift->machine;
   v.machine_noise = drift->noise;
   v.evidence += "; " + drift_text(*drift);
-  if (!drift->stands_out()) return;
+  if (!drift->moved()) return;
   const double change = std::log1p(e.effective);
   const double machine = machine_log_of(*drift, o);
   if (change == 0.0 || (change > 0.0) != (machine > 0.0)) return;  // never makes it larger
@@ -132,8 +132,8 @@ Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand
       context.calibration != nullptr ? context.calibration->find(v.config) : nullptr;
   if (calibrated != nullptr) {
     // The calibration's beta says how much of the machine's drift this cell feels; a drift
-    // within the reference's own noise is none.
-    const bool moved = drift && drift->stands_out();
+    // within the reference's own noise, and within kDriftShare, is none.
+    const bool moved = drift && drift->moved();
     if (drift) {
       v.machine = drift->machine;
       v.machine_noise = drift->noise;

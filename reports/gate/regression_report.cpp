@@ -92,7 +92,8 @@ std::string machine_account(const std::vector<CellVerdict>& cells) {
   if (used == 0)
     return "the machine steady within its reference's noise around all " + std::to_string(read) +
            " cell(s) compared (reference " + range(low, high) + ")";
-  return "the machine's reference moved beyond its own noise around " + std::to_string(used) +
+  return "the machine's reference moved (beyond its own noise or by more than " +
+         format_percent(kDriftShare, false) + ") around " + std::to_string(used) +
          " of " + std::to_string(read) + " cell(s) compared (" + range(used_low, used_high) +
          "): their changes are judged net of it";
 }

@@ -234,11 +234,19 @@ bool ReferenceDrift::stands_out() const {
   return machine > 0.0 && std::abs(std::log(machine)) > 1.96 * noise;
 }
 
+bool ReferenceDrift::moved() const {
+  return stands_out() ||
+         (machine > 0.0 && std::abs(std::log(machine)) > std::log1p(kDriftShare));
+}
+
 std::string drift_text(const ReferenceDrift& d) {
-  const std::string noise = "its noise ±" + format_percent(std::expm1(1.96 * d.noise), false);
-  if (!d.stands_out())
+  std::string noise = "its noise ±" + format_percent(std::expm1(1.96 * d.noise), false);
+  if (!d.moved())
     return "machine steady within its noise (reference " + signed_percent(d.machine) + ", " +
            noise + ")";
+  if (!d.stands_out())
+    noise += ": within it, but beyond the " + format_percent(kDriftShare, false) +
+             " a run calls drifted, so not steady";
   return "the candidate's machine was " +
          (d.machine > 1.0 ? signed_percent(d.machine).substr(1) + " slower"
                           : signed_percent(1.0 / d.machine).substr(1) + " faster") +

@@ -36,8 +36,13 @@ struct ReferenceDrift {
   /// kReferenceNoiseFloor). A drift within 1.96 of it is the reference's noise, not the machine.
   double noise = 0.0;
   /// Whether the machine's drift stands out from the reference's own noise (|log machine| >
-  /// 1.96 noise): only then is a cell's change judged net of it.
+  /// 1.96 noise).
   bool stands_out() const;
+  /// Whether a cell's change is judged net of the drift: it stands out from the reference's
+  /// noise, or it is beyond kDriftShare however noisy the reference was. A machine 68 % slower
+  /// is never called steady because its yardstick was noisy too (a planted load once read
+  /// "machine steady within its noise (reference +68.4 %)" and was blamed on the code).
+  bool moved() const;
 };
 
 /// The least noise a drift is read with: the reference's median of seven trials moves by about
@@ -62,7 +67,8 @@ inline bool uses_all_cores(const Cell& cell) { return cell.device == "cpu" && ce
 
 /// The reference drift in a few words, with the reference's own noise: "machine steady
 /// (reference +1.2 %, its noise ±3.0 %)", "the candidate's machine was 18.0 % slower (reference
-/// matmul +3.1 %, step +35.0 %; its noise ±3.0 %)"; "within its noise" where it does not stand out.
+/// matmul +3.1 %, step +35.0 %; its noise ±3.0 %)"; "within its noise" where it has not moved
+/// (ReferenceDrift::moved), and what made a drift within its noise count where it is beyond 20 %.
 std::string drift_text(const ReferenceDrift& drift);
 
 /// How far the machine's speed moved within a run, around each cell that timed the reference:
