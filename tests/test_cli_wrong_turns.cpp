@@ -2,9 +2,9 @@
 // each answered before anything runs with what to fix, and nothing a file holds reaches a CI
 // runner's log as a command.
 #include <nlohmann/json.hpp>
-
 #include <regex>
 
+#include "core/text/text.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 
@@ -20,13 +20,12 @@ namespace fs = std::filesystem;
 TEST(WrongTurns, TextThatIsNotUtf8OnTheCommandLineIsRefusedBeforeAnythingRuns) {
   ScratchDir dir;
   const std::string grid = dir.write("g.json", testing::kTinyGrid);
-  for (const std::string& option :
-       {std::string("--set \"$(printf 'dataset=\\377\\376')\""),
-        std::string("--set \"$(printf 'epochs=\\377')\""),
-        std::string("--label \"$(printf 'x\\377y')\"")}) {
-    const Outcome o = testing::shell(dir, "CROSSOVER_DATA_DIR= " + std::string(CROSSOVER_BINARY) +
-                                              " run " + grid + " --out " + dir.file("out") + " " +
-                                              option);
+  for (const std::string& option : {std::string("--set \"$(printf 'dataset=\\377\\376')\""),
+                                    std::string("--set \"$(printf 'epochs=\\377')\""),
+                                    std::string("--label \"$(printf 'x\\377y')\"")}) {
+    const Outcome o =
+        testing::shell(dir, "CROSSOVER_DATA_DIR= " + std::string(CROSSOVER_BINARY) + " run " +
+                                grid + " --out " + dir.file("out") + " " + option);
     EXPECT_EQ(o.code, 2) << option << o.err;
     EXPECT_NE(o.err.find("not UTF-8 text"), std::string::npos) << option << o.err;
     EXPECT_EQ(o.err.find("json.exception"), std::string::npos) << o.err;
@@ -59,8 +58,8 @@ TEST(WrongTurns, ACompareThatCanPairNothingIsRefusedBeforeTheRun) {
 // A model check may take up to its limit: validate says so before it starts, never a silent wait.
 TEST(WrongTurns, ValidateSaysItChecksTheGridsModelsBeforeItDoes) {
   ScratchDir dir;
-  const std::string grid = dir.write(
-      "ts.json", R"({"name": "ts", "experiments": [{"workload": "torchscript", "settings":
+  const std::string grid =
+      dir.write("ts.json", R"({"name": "ts", "experiments": [{"workload": "torchscript", "settings":
       {"model": "/nonexistent.pt", "input_shape": [4], "classes": 3}, "grid": {"device": ["cpu"]}}]})");
   const Outcome o = testing::crossover(dir, "validate " + grid);
   EXPECT_EQ(o.code, 2) << o.err;
@@ -75,8 +74,8 @@ TEST(WrongTurns, ABareCrossoverListsItsCommands) {
   const Outcome o = testing::crossover(dir, "");
   EXPECT_EQ(o.code, 2);
   for (const char* command : {"run", "report", "compare", "predict", "list"})
-    EXPECT_NE(o.err.find("\n  " + std::string(command) + " "), std::string::npos)
-        << command << "\n" << o.err;
+    EXPECT_NE(o.err.find("\n  " + std::string(command) + " "), std::string::npos) << command << "\n"
+                                                                                  << o.err;
 }
 
 // A line break in a run's files (env.json's CPU model, a failed cell's reason) never opens a line
@@ -121,8 +120,8 @@ TEST(WrongTurns, ARunStillRunningIsNeitherReportedIntoNorAddedToAHistory) {
       "g.json", R"({"name": "one", "defaults": {"epochs": 2, "warmup_epochs": 0, "repeats": 1},
       "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu"]}}]})");
   const std::string run = dir.file("run");
-  ASSERT_EQ(testing::crossover(dir, "run " + grid + " --out " + run + " --data-dir " +
-                                        testing::data_dir())
+  ASSERT_EQ(testing::crossover(
+                dir, "run " + grid + " --out " + run + " --data-dir " + testing::data_dir())
                 .code,
             0);
   fs::remove(run + "/report.md");
@@ -157,6 +156,53 @@ TEST(WrongTurns, AnUnreadableEnvJsonInventsNoEnvironment) {
   EXPECT_NE(md.find("Environment: not recorded (no readable env.json"), std::string::npos) << md;
   EXPECT_EQ(md.find("CUDA not compiled"), std::string::npos) << md;
   EXPECT_EQ(md.find("GPUs: none"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// Every line of `text` that is no table row (two spaces after its indent) and more than one word
+// (a path longer than the screen stays whole) fits `width`.
+void expect_sentences_fit(const std::string& text, std::size_t width) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+    if (line.find("  ", indent) != std::string::npos) continue;
+    if (line.find(' ', indent) == std::string::npos) continue;
+    EXPECT_LE(display_width(line), width) << line;
+  }
+}
+
+// compare's sentences (its settings reach 300 columns, a reason more) wrap at 100 columns on a
+// pipe and at the terminal's COLUMNS; COLUMNS=0 keeps one sentence a line, for grep.
+TEST(WrongTurns, SentencesWrapAtTheScreensWidthAndTablesStayWhole) {
+  ScratchDir dir;
+  const std::string base = testing::results_dir(dir, "base", 0.100);
+  const std::string cand = testing::results_dir(dir, "cand", 0.150);
+  const std::string compare = "compare " + base + " " + cand;
+  const Outcome piped = testing::crossover(dir, compare, "COLUMNS=");
+  EXPECT_EQ(piped.code, 1) << piped.err;
+  expect_sentences_fit(piped.out, 100);
+  EXPECT_NE(piped.out.find("\nregression  mnist_mlp"), std::string::npos) << piped.out;
+  const Outcome narrow = testing::crossover(dir, compare, "COLUMNS=72");
+  expect_sentences_fit(narrow.out, 72);
+  const Outcome whole = testing::crossover(dir, compare, "COLUMNS=0");
+  EXPECT_NE(whole.out.find("metric: time per epoch; a regression needs p < 0.05 (two-sided: "
+                           "Mann-Whitney U on the samples of one run per side"),
+            std::string::npos)
+      << whole.out;
+  // What the tables and sentences say is the same, only broken differently.
+  const auto words = [](const std::string& text) {
+    std::istringstream in(text);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  };
+  EXPECT_EQ(words(piped.out), words(whole.out));
+  EXPECT_GT(testing::lines_in(piped.out), testing::lines_in(whole.out) + 2);
 }
 
 }  // namespace

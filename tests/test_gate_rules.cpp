@@ -112,8 +112,9 @@ TEST(GateRules, AMachineSixtyEightPercentSlowerIsNeverSteadyHoweverNoisyItsRefer
   EXPECT_EQ(v.decided_by, DecidedBy::kReferenceDrift) << v.reason;
   EXPECT_EQ(v.evidence.find("machine steady"), std::string::npos) << v.evidence;
   EXPECT_NE(v.evidence.find("so not steady"), std::string::npos) << v.evidence;
-  EXPECT_NE(report.machine.find("moved (beyond its own noise or by more than 20.0 %) around 1 of 1"),
-            std::string::npos)
+  EXPECT_NE(
+      report.machine.find("moved (beyond its own noise or by more than 20.0 %) around 1 of 1"),
+      std::string::npos)
       << report.machine;
   EXPECT_FALSE(report.fails());
 }

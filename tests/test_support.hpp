@@ -17,6 +17,11 @@
 
 namespace crossover::testing {
 
+/// COLUMNS=0 for every command a test starts: crossover prints each sentence on one line, as the
+/// tests look for them. A test of the wrapping sets COLUMNS on its command (`COLUMNS=` for a
+/// pipe's 100 columns).
+inline const bool kSentencesOnOneLine = ::setenv("COLUMNS", "0", 1) == 0;
+
 /// The environment that lets the binary run the tests' stand-in workload.
 inline const std::string kStandin = std::string(kTestWorkloadsVariable) + "=1";
 

@@ -38,8 +38,8 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best_distance <= limit ? best : std::string();
 }
 
-std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
-                                 std::size_t count) {
+std::vector<std::string> nearest(const std::string& word,
+                                 const std::vector<std::string>& candidates, std::size_t count) {
   std::vector<std::pair<std::size_t, std::size_t>> ranked;  // distance, position
   for (std::size_t i = 0; i < candidates.size(); ++i)
     ranked.emplace_back(edit_distance(word, candidates[i]), i);
@@ -160,9 +160,10 @@ std::size_t utf8_length(const std::string& text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char c = byte(i);
   if (c < 0x80) return 1;
-  const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-                        : c >= 0xf0 && c <= 0xf4                          ? 4
-                                                                          : 0;
+  const std::size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+                        : c >= 0xe0 && c <= 0xef ? 3
+                        : c >= 0xf0 && c <= 0xf4 ? 4
+                                                 : 0;
   if (n == 0 || i + n > text.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
     if ((byte(i + k) & 0xc0) != 0x80) return 0;
@@ -195,6 +196,72 @@ std::string terminal_text(const std::string& text) {
   std::string out = printable_text(valid);
   for (std::size_t at = 0; (at = out.find("::", at)) != std::string::npos; at += 2) {
     if (at == 0 || out[at - 1] == '\n') out.insert(at++, " ");
+  }
+  return out;
+}
+
+std::size_t display_width(const std::string& text) {
+  std::size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+namespace {
+
+// One line (no line feed) broken at spaces into lines of at most `width` columns where words
+// allow.
+std::string wrap_line(const std::string& line, std::size_t width) {
+  const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+  if (display_width(line) <= width || line.find("  ", indent) != std::string::npos) return line;
+  std::size_t hang = indent + 2;
+  if (line.compare(indent, 1, "[") == 0)  // a footnote: "[12] " hangs its own width
+    if (const std::size_t close = line.find("] ", indent);
+        close != std::string::npos && close < indent + 8)
+      hang = close + 2;
+  if (hang >= width / 2) hang = indent < width / 2 ? indent : 0;
+  // The words, a percent sign kept with its number ("-55.4 %" is one).
+  std::vector<std::string> words;
+  for (std::size_t at = indent; at < line.size();) {
+    std::size_t end = line.find(' ', at);
+    if (end == std::string::npos) end = line.size();
+    const std::string word = line.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (word[0] == '%' && !words.empty())
+      words.back() += " " + word;
+    else
+      words.push_back(word);
+  }
+  std::string out = line.substr(0, indent);
+  std::size_t used = indent;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::size_t w = display_width(words[i]);
+    if (i > 0 && used + 1 + w > width) {
+      out += "\n" + std::string(hang, ' ');
+      used = hang;
+    } else if (i > 0) {
+      out += ' ';
+      ++used;
+    }
+    out += words[i];
+    used += w;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string wrap_prose(const std::string& text, std::size_t width) {
+  if (width == 0) return text;
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    const bool last = end == std::string::npos;
+    if (last) end = text.size();
+    out += wrap_line(text.substr(start, end - start), width);
+    if (!last) out += '\n';
+    start = end + 1;
   }
   return out;
 }

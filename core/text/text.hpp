@@ -15,8 +15,8 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 
 /// The `count` candidates closest to `word` by edit distance, closest first (ties in the
 /// candidates' order): what an error lists instead of every name there is.
-std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
-                                 std::size_t count = 3);
+std::vector<std::string> nearest(const std::string& word,
+                                 const std::vector<std::string>& candidates, std::size_t count = 3);
 
 /// "a, b, c".
 std::string join(const std::vector<std::string>& parts, const std::string& separator = ", ");
@@ -58,6 +58,16 @@ std::string printable_text(const std::string& text);
 /// Actions: "::error", "::add-mask::") opened with a space. Every report format escapes for
 /// itself; this is the terminal's.
 std::string terminal_text(const std::string& text);
+
+/// How many columns `text` takes on a screen: its UTF-8 code points ("±" is one), not its bytes.
+std::size_t display_width(const std::string& text);
+
+/// `text` for a reader's screen `width` columns wide: each line longer than that is broken at
+/// spaces, its continuation indented as the line was and two more (a footnote's "[3] " hangs its
+/// own width). A line with two spaces after its indent is a table's row (render_text_table
+/// separates columns by two) and stays whole, as does a word longer than the width. 0: no
+/// breaking.
+std::string wrap_prose(const std::string& text, std::size_t width);
 
 /// Whether `text` is well-formed UTF-8 (what JSON may hold).
 bool valid_utf8(const std::string& text);

@@ -93,8 +93,8 @@ std::string machine_account(const std::vector<CellVerdict>& cells) {
     return "the machine steady within its reference's noise around all " + std::to_string(read) +
            " cell(s) compared (reference " + range(low, high) + ")";
   return "the machine's reference moved (beyond its own noise or by more than " +
-         format_percent(kDriftShare, false) + ") around " + std::to_string(used) +
-         " of " + std::to_string(read) + " cell(s) compared (" + range(used_low, used_high) +
+         format_percent(kDriftShare, false) + ") around " + std::to_string(used) + " of " +
+         std::to_string(read) + " cell(s) compared (" + range(used_low, used_high) +
          "): their changes are judged net of it";
 }
 

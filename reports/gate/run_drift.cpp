@@ -219,11 +219,11 @@ std::string drift_warning(const Environment& env) {
                 cells.back();
   // In words that say the direction: a time ratio of 0.354 is a machine 2.8x faster, not -64.6 %.
   const double furthest = furthest_drift(drifted);
-  const std::string moved =
-      furthest >= 1.0 ? "took up to " + format_percent(furthest - 1.0, false) +
-                            " longer than before the first cell (the machine got slower"
-                      : "ran up to " + format_number(1.0 / furthest) +
-                            "x as fast as before the first cell (the machine got faster";
+  const std::string moved = furthest >= 1.0
+                                ? "took up to " + format_percent(furthest - 1.0, false) +
+                                      " longer than before the first cell (the machine got slower"
+                                : "ran up to " + format_number(1.0 / furthest) +
+                                      "x as fast as before the first cell (the machine got faster";
   return "The machine's speed moved during the run: around " + listed +
          " the reference matrix product " + moved +
          ": other work on the machine, or a clock that changed). What is built on those cells "
@@ -235,8 +235,7 @@ bool ReferenceDrift::stands_out() const {
 }
 
 bool ReferenceDrift::moved() const {
-  return stands_out() ||
-         (machine > 0.0 && std::abs(std::log(machine)) > std::log1p(kDriftShare));
+  return stands_out() || (machine > 0.0 && std::abs(std::log(machine)) > std::log1p(kDriftShare));
 }
 
 std::string drift_text(const ReferenceDrift& d) {

@@ -14,13 +14,6 @@ bool right(const TextTable& table, std::size_t column) {
   return column < table.right_aligned.size() && table.right_aligned[column];
 }
 
-// Columns are as wide as they look: count UTF-8 code points ("±"), not bytes.
-std::size_t display_width(const std::string& text) {
-  std::size_t width = 0;
-  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
-  return width;
-}
-
 // Whether the #s at `at` open an ATX heading with text: one to six of them, then a space ("#3"
 // does not, and a lone "#", a table's column of cell numbers, would head nothing).
 bool heading_mark(const std::string& text, std::size_t at) {
@@ -36,8 +29,8 @@ std::string markdown_text(const std::string& text) {
   // (|), an escape (\\), HTML (&, <, >: entities), and a link or an image: a ] that a ( [ or :
   // follows, a [ after a !. An interval [1.1, 1.3] stays as it is.
   static const std::map<char, std::string> marks = {
-      {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'\n', " "}, {'\t', " "}, {'|', "\\|"},
-      {'`', "\\`"},   {'\\', "\\\\"}, {'*', "\\*"},  {'~', "\\~"}};
+      {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"},  {'\n', " "},  {'\t', " "},
+      {'|', "\\|"},   {'`', "\\`"},  {'\\', "\\\\"}, {'*', "\\*"}, {'~', "\\~"}};
   const std::string plain = printable_text(text);
   std::string out;
   out.reserve(plain.size());
@@ -156,9 +149,12 @@ void footnote_column(TextTable& table, std::size_t column, const std::vector<std
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     if (column >= table.rows[r].size()) continue;
     const std::string& text = table.rows[r][column];
-    auto it = std::find_if(texts.begin(), texts.end(), [&](const auto& t) { return t.first == text; });
-    if (it == texts.end()) texts.push_back({text, {r}});
-    else it->second.push_back(r);
+    auto it =
+        std::find_if(texts.begin(), texts.end(), [&](const auto& t) { return t.first == text; });
+    if (it == texts.end())
+      texts.push_back({text, {r}});
+    else
+      it->second.push_back(r);
   }
   std::size_t mark = table.notes.size();
   for (const auto& [text, rows] : texts) {

@@ -16,6 +16,7 @@
 #include "reports/gate/regression.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
@@ -190,7 +191,7 @@ int compare_command(const CompareArgs& args) {
   for (const auto& d : report.environment) {
     if (d.unfair) spdlog::warn("the runs differ in {}: {} vs {}", d.what, d.baseline, d.candidate);
   }
-  std::cout << render_regression_text(report) << std::flush;
+  std::cout << wrap_prose(render_regression_text(report), output_columns()) << std::flush;
   try {
     if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
     if (!json.empty()) write_text_file(json, json_text(regression_json(report), 2) + "\n");

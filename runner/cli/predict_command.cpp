@@ -17,12 +17,14 @@
 #include "core/model/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "core/stats/stats.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/predict_check.hpp"
 #include "runner/cli/predict_scores.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/sweep/output_dir.hpp"
 
@@ -79,7 +81,8 @@ bool output_refused(const PredictArgs& args) {
     profile = find_profile(args.profile);
   } catch (const std::exception&) {  // said when it is read
   }
-  for (const auto& [option, path] : {std::pair{"--json", args.json}, {"--fit-band", args.fit_band}}) {
+  for (const auto& [option, path] :
+       {std::pair{"--json", args.json}, {"--fit-band", args.fit_band}}) {
     if (path.empty()) continue;
     std::error_code error;
     if (fs::exists(path, error) && fs::equivalent(path, profile, error)) {
@@ -106,9 +109,9 @@ int write_outputs(const PredictArgs& args, const std::vector<Checked>& checked,
     for (const Checked& c : checked)
       if (args.save_anatomy) save_anatomy(c);
     if (!args.fit_band.empty()) {
-      write_text_file(args.fit_band,
-                      json_text(profile_to_json(fitted_profile(target, checked, scores)), 2) +
-                          "\n");
+      write_text_file(
+          args.fit_band,
+          json_text(profile_to_json(fitted_profile(target, checked, scores)), 2) + "\n");
       std::cout << "The profile with the band of these cells: " << args.fit_band << "\n";
     }
   } catch (const std::exception& e) {
@@ -141,11 +144,11 @@ std::string summary_text(const std::map<std::string, Score>& scores, const Winne
          as_run.text() + "; with both sides predicted: " + both.text() +
          " (undecided: the interval holds a tie)\n";
   const std::string of = " of " + std::to_string(crossings.measured);
-  out += "Measured crossings as run --predict places them: " +
-         std::to_string(crossings.within_two) + of + " within a factor of 2, " +
-         std::to_string(crossings.inside) + of +
-         " inside the printed range; with both sides predicted: " +
-         std::to_string(crossings.both_within_two) + of + " within a factor of 2\n";
+  out +=
+      "Measured crossings as run --predict places them: " + std::to_string(crossings.within_two) +
+      of + " within a factor of 2, " + std::to_string(crossings.inside) + of +
+      " inside the printed range; with both sides predicted: " +
+      std::to_string(crossings.both_within_two) + of + " within a factor of 2\n";
   report["winners"] = as_run.json();
   report["winners_both_predicted"] = both.json();
   report["crossings"] = crossings.json();
@@ -172,8 +175,11 @@ int predict_command(const PredictArgs& args) {
   std::map<std::string, Score> scores;
   Winners as_run, both;
   Crossings crossings;
-  Json report = {{"runs", args.runs}, {"profile", target.name}, {"band_from", source.name},
-                 {"bands", Json::object()}, {"cells", Json::array()}};
+  Json report = {{"runs", args.runs},
+                 {"profile", target.name},
+                 {"band_from", source.name},
+                 {"bands", Json::object()},
+                 {"cells", Json::array()}};
   std::string bands;
   for (const Checked& c : checked) {
     for (const Json& cell : score_cells(c, table, scores)) report["cells"].push_back(cell);
@@ -191,7 +197,7 @@ int predict_command(const PredictArgs& args) {
                     summary_text(scores, as_run, both, crossings, report);
   out += crossings.text.empty() ? std::string()
                                 : "\nCrossovers, measured and predicted:\n" + crossings.text;
-  std::cout << out;
+  std::cout << wrap_prose(out, output_columns());
   if (!args.json.empty()) {
     try {
       write_text_file(args.json, json_text(report, 2) + "\n");
@@ -217,8 +223,7 @@ Command add_predict_command(CLI::App& app) {
       "--predict gives them (the CPU side measured, the GPU's predicted) and with both sides "
       "predicted. A run whose cells set the profile's band is scored against one fitted "
       "without it (leave one run out)");
-  predict
-      ->add_option("--check", args->runs, "The measured runs (their folders or results.jsonl)")
+  predict->add_option("--check", args->runs, "The measured runs (their folders or results.jsonl)")
       ->required()
       ->take_all();
   predict

@@ -9,11 +9,13 @@
 #include <optional>
 
 #include "core/cells/keys.hpp"
-#include "core/model/machine_profile.hpp"
 #include "core/files/run_files.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/execution/devices.hpp"
@@ -108,9 +110,10 @@ bool label_cells(Expansion& expansion, SweepOptions& options) {
     return false;
   }
   if (!valid_utf8(options.label)) {
-    spdlog::error("--label {}: not UTF-8 text (\"?\" marks the bytes that are not); give a plain "
-                  "name in UTF-8",
-                  terminal_text(options.label));
+    spdlog::error(
+        "--label {}: not UTF-8 text (\"?\" marks the bytes that are not); give a plain "
+        "name in UTF-8",
+        terminal_text(options.label));
     return false;
   }
   if (options.label.empty()) {
@@ -186,7 +189,8 @@ int run_command(const RunArgs& args) {
     } catch (const SweepRefused&) {
       return kExitBadInput;  // logged
     }
-    std::cout << dry_run_text(expansion, inventory, !options.predict_cuda.empty());
+    std::cout << wrap_prose(dry_run_text(expansion, inventory, !options.predict_cuda.empty()),
+                            output_columns());
     return kExitOk;
   }
 

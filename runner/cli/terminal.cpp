@@ -3,7 +3,11 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <streambuf>
@@ -102,6 +106,20 @@ void keep_standard_output_printable() {
   // Never destroyed: std::cout is flushed at exit, after the function-local statics are gone.
   static auto* const buffer = new PrintableBuffer(std::cout.rdbuf());
   std::cout.rdbuf(buffer);
+}
+
+std::size_t output_columns() {
+  constexpr std::size_t kPiped = 100, kNarrowest = 40;
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(columns, &end, 10);
+    if (*end == '\0' && *columns != '-' && value < 100000)
+      return value == 0 ? 0 : std::max<std::size_t>(value, kNarrowest);
+  }
+  winsize size{};
+  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return std::max<std::size_t>(size.ws_col, kNarrowest);
+  return kPiped;
 }
 
 std::shared_ptr<spdlog::logger> printable_logger(const std::string& name) {

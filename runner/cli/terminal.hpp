@@ -13,6 +13,11 @@ namespace crossover {
 /// rest of the process. Write errors still reach std::cout's state.
 void keep_standard_output_printable();
 
+/// How wide the sentences on standard output are wrapped (wrap_prose): COLUMNS where it holds a
+/// number (0: never wrapped, one sentence a line for grep), else the terminal's width, else 100
+/// where standard output is a pipe or a file. At least 40.
+std::size_t output_columns();
+
 /// The command line's logger on standard error ("error: ..." in colour where it is a terminal),
 /// each message passed through printable_text.
 std::shared_ptr<spdlog::logger> printable_logger(const std::string& name);

@@ -9,6 +9,7 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/render/reporter.hpp"
+#include "runner/cli/terminal.hpp"
 
 namespace crossover {
 
@@ -30,8 +31,8 @@ bool compare_values_present(const std::vector<std::string>& given,
   for (std::size_t i = 0; i < given.size() && i < specs.size(); ++i) {
     const CompareSpec& spec = specs[i];
     if (spec.baseline == spec.contender) {
-      spdlog::error("--compare {}: both sides are {}; give two different values of {}",
-                    given[i], spec.baseline, spec.axis);
+      spdlog::error("--compare {}: both sides are {}; give two different values of {}", given[i],
+                    spec.baseline, spec.axis);
       return false;
     }
     std::vector<std::string> values;
@@ -62,7 +63,8 @@ void write_reports(const std::string& out_dir, const ReportContext& context,
                    const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
                    const std::optional<Environment>& environment) {
   std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(terminal_report([](const std::string& text) { std::cout << text; }));
+  reporters.push_back(terminal_report(
+      [](const std::string& text) { std::cout << wrap_prose(text, output_columns()); }));
   // Each search's own comparison is analysed too, so its probes pair in the tables.
   std::vector<CompareSpec> all = specs;
   for (const auto& search : context.searches) {
