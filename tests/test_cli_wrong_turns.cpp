@@ -109,6 +109,12 @@ TEST(WrongTurns, NoTextFromARunsFilesBecomesACiWorkflowCommand) {
   const std::string both = "\n" + o.out + "\n" + o.err;
   EXPECT_EQ(both.find("\n::"), std::string::npos) << both;
   EXPECT_NE(both.find("pwned"), std::string::npos) << "the text is shown, made harmless";
+  // Bytes that are not UTF-8 (a folder's name) reach standard output as "?", as the log's do.
+  const std::string odd = testing::results_dir(dir, "b\xff\xfe", 0.1);
+  const std::string other = testing::results_dir(dir, "c", 0.1);
+  const Outcome named = testing::crossover(dir, "compare '" + odd + "' " + other);
+  EXPECT_TRUE(valid_utf8(named.out)) << named.out;
+  EXPECT_NE(named.out.find("/b??"), std::string::npos) << named.out;
 }
 
 // A run still running (its folder's lock held) is neither reported into nor taken into a

@@ -77,31 +77,55 @@ std::string suggest_option(const std::string& given, const CLI::App& command) {
   return guess;
 }
 
-// What crossover adds to CLI11's "not expected" for each --option the command lacks.
-void explain_unknown_options(int argc, char** argv, const CLI::App& app) {
+// What crossover adds to CLI11's "not expected" for each --option the command lacks; the
+// arguments it explained (an option and the value taken with it).
+std::set<std::string> explain_unknown_options(int argc, char** argv, const CLI::App& app) {
+  std::set<std::string> explained;
   for (const CLI::App* command : app.get_subcommands()) {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       if (arg.rfind("--", 0) != 0 || arg.size() <= 2) continue;
       if (app.get_option_no_throw(arg.substr(0, arg.find('='))) != nullptr) continue;  // global
       // A grid key given as an option ("--epochs 3"): run's --set changes it.
-      const std::string key = arg.substr(2, arg.find('=') == std::string::npos
-                                                ? std::string::npos
-                                                : arg.find('=') - 2);
-      if (command->get_option_no_throw("--set") != nullptr && crossover::find_grid_key(key) != nullptr) {
+      const std::string key =
+          arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+      if (command->get_option_no_throw("--set") != nullptr &&
+          crossover::find_grid_key(key) != nullptr) {
         const std::string value = arg.find('=') != std::string::npos ? arg.substr(arg.find('=') + 1)
                                   : i + 1 < argc && argv[i + 1][0] != '-' ? argv[i + 1]
-                                                                           : "VALUE";
+                                                                          : "VALUE";
         std::cerr << crossover::printable_text(arg) << ": crossover " << command->get_name()
                   << " has no such option; did you mean --set "
                   << crossover::printable_text(key + "=" + value) << "?\n";
+        explained.insert(arg);
+        if (arg.find('=') == std::string::npos && value != "VALUE") explained.insert(value);
         continue;
       }
-      if (const std::string guess = suggest_option(arg.substr(2), *command); !guess.empty())
+      if (const std::string guess = suggest_option(arg.substr(2), *command); !guess.empty()) {
         std::cerr << crossover::printable_text(arg) << ": crossover " << command->get_name()
                   << " has no such option; did you mean --" << guess << "?\n";
+        explained.insert(arg);
+        // The value it would have taken ("--outdir x").
+        const CLI::Option* meant = command->get_option_no_throw("--" + guess);
+        if (meant != nullptr && meant->get_items_expected_min() > 0 &&
+            arg.find('=') == std::string::npos && i + 1 < argc && argv[i + 1][0] != '-')
+          explained.insert(argv[i + 1]);
+      }
     }
   }
+  return explained;
+}
+
+// Whether every argument CLI11's "The following arguments were not expected: 3 --epochs" lists
+// was explained above: then its line only repeats them.
+bool all_explained(const std::string& message, const std::set<std::string>& explained) {
+  const std::size_t colon = message.find(": ");
+  if (explained.empty() || colon == std::string::npos) return false;
+  std::istringstream extras(message.substr(colon + 2));
+  bool any = false;
+  for (std::string extra; extras >> extra; any = true)
+    if (explained.count(extra) == 0) return false;
+  return any;
 }
 
 // Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
@@ -177,14 +201,18 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    std::set<std::string> explained;
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
-      explain_unknown_options(argc, argv, app);
+      explained = explain_unknown_options(argc, argv, app);
     // CLI11's messages quote the command line: printed as plain text (an escape sequence in an
     // argument must not reach the terminal).
     std::ostringstream out, err;
     const int code = app.exit(e, out, err);
     std::cout << out.str();
-    std::cerr << crossover::terminal_text(err.str());
+    std::string said = err.str();
+    if (all_explained(e.what(), explained))  // its "not expected" line says nothing more
+      said = said.substr(std::min(said.size(), said.find('\n') + 1));
+    std::cerr << crossover::terminal_text(said);
     // A bare `crossover`: what it can do, not only that a command is missing.
     if (argc == 1) std::cerr << "\n" << crossover::terminal_text(app.help());
     return check_standard_output(code == 0 ? 0 : 2);

@@ -17,10 +17,11 @@
 namespace crossover {
 namespace {
 
-// std::cout's buffer behind a filter that drops control characters as they are written: C0 but
-// tab and line feed, DEL, and C1 in UTF-8 (a 0xC2 is held until the byte after it is seen); and
-// a line that would open with "::" — a CI runner's workflow command (GitHub Actions' "::error",
-// "::add-mask::") a name from a run's files could smuggle in — opens with a space instead.
+// std::cout's buffer behind terminal_text, the one filter of text for a terminal or a CI log:
+// control characters dropped, invalid UTF-8 shown as "?", and a line that would open with "::" —
+// a CI runner's workflow command (GitHub Actions' "::error", "::add-mask::") a name from a run's
+// files could smuggle in — opened with a space. Text is passed on a line at a time; a flush
+// passes on what is held but for a UTF-8 character or a "::" not yet whole.
 class PrintableBuffer : public std::streambuf {
  public:
   explicit PrintableBuffer(std::streambuf* out) : out_(out) {}
@@ -28,52 +29,54 @@ class PrintableBuffer : public std::streambuf {
  protected:
   int overflow(int c) override {
     if (c == traits_type::eof()) return traits_type::not_eof(c);
-    return put(static_cast<unsigned char>(c)) ? c : traits_type::eof();
+    const char byte = static_cast<char>(c);
+    return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    for (std::streamsize i = 0; i < n; ++i)
-      if (!put(static_cast<unsigned char>(s[i]))) return i;
+    for (std::streamsize i = 0; i < n; ++i) {
+      held_ += s[i];
+      const bool pass = s[i] == '\n' || held_.size() >= kMostHeld;
+      if (pass && !pass_on(s[i] == '\n' ? held_.size() : whole_part())) return i;
+    }
     return n;
   }
   int sync() override {
-    if (colon_ && out_->sputc(':') == traits_type::eof()) return -1;
-    colon_ = false;
-    if (held_ && out_->sputc(static_cast<char>(0xc2)) == traits_type::eof()) return -1;
-    held_ = false;
+    if (!pass_on(whole_part())) return -1;
     return out_->pubsync();
   }
 
  private:
-  bool put(unsigned char c) {
-    if (colon_) {  // a line opened with ':': a second one makes a workflow command
-      colon_ = false;
-      if (out_->sputn(c == ':' ? " :" : ":", c == ':' ? 2 : 1) <= 0) return false;
-    } else if (line_start_ && c == ':') {
-      colon_ = true;
-      return true;
+  static constexpr std::size_t kMostHeld = 1 << 16;
+
+  // How much of what is held can be passed on now: not a last UTF-8 character still missing
+  // bytes, nor a lone ':' opening a line (its second ':' may follow).
+  std::size_t whole_part() const {
+    if (line_start_ && held_ == ":") return 0;
+    for (std::size_t k = 1; k <= 3 && k <= held_.size(); ++k) {
+      const auto lead = static_cast<unsigned char>(held_[held_.size() - k]);
+      if (lead < 0xC0) continue;
+      const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+      return length > k ? held_.size() - k : held_.size();
     }
-    line_start_ = c == '\n';
-    return printable(c);
+    return held_.size();
   }
 
-  bool printable(unsigned char c) {
-    if (held_) {
-      held_ = false;
-      if (c >= 0x80 && c <= 0x9f) return true;  // a C1 control: both bytes dropped
-      if (out_->sputc(static_cast<char>(0xc2)) == traits_type::eof()) return false;
-    }
-    if (c == 0xc2) {
-      held_ = true;
-      return true;
-    }
-    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) return true;
-    return out_->sputc(static_cast<char>(c)) != traits_type::eof();
+  bool pass_on(std::size_t count) {
+    if (count == 0) return true;
+    const std::string part = held_.substr(0, count);
+    held_.erase(0, count);
+    // Mid-line, the part does not open a line: an ASCII letter before it keeps terminal_text
+    // from taking its "::" for a line's.
+    const std::string text =
+        line_start_ ? terminal_text(part) : terminal_text("x" + part).substr(1);
+    line_start_ = part.back() == '\n';
+    return out_->sputn(text.data(), static_cast<std::streamsize>(text.size())) ==
+           static_cast<std::streamsize>(text.size());
   }
 
   std::streambuf* out_;
-  bool held_ = false;
+  std::string held_;
   bool line_start_ = true;
-  bool colon_ = false;
 };
 
 // A sink that hands each message, made printable, to the colour sink on standard error.

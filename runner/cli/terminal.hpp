@@ -9,8 +9,9 @@
 
 namespace crossover {
 
-/// Puts a filter between std::cout and its buffer that drops what printable_text drops, for the
-/// rest of the process. Write errors still reach std::cout's state.
+/// Puts terminal_text between std::cout and its buffer for the rest of the process: controls
+/// dropped, invalid UTF-8 shown as "?", no line opening with "::". Write errors still reach
+/// std::cout's state.
 void keep_standard_output_printable();
 
 /// How wide the sentences on standard output are wrapped (wrap_prose): COLUMNS where it holds a
