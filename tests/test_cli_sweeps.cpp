@@ -130,6 +130,45 @@ TEST(Cli, AKilledRankFailsItsCellAndTheSweepGoesOn) {
   EXPECT_LT(seconds, 60.0);  // far below the launcher's timeout (4 x 60 s + 120 s)
 }
 
+// A SIGTERM (a scheduler's stop, `kill`) while a cell runs in the run's own process: the run
+// cannot wait for the cell, so it ends within a second, names the cell and the way on, and keeps
+// what finished; --resume runs the rest (once, in the fourth hostile pass, it printed nothing and
+// ran on until SIGKILL).
+TEST(Cli, SigtermDuringAnInProcessCellEndsTheRunAtOnceAndKeepsWhatFinished) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("long.json", R"({
+    "name": "long", "defaults": {"epochs": 2000, "warmup_epochs": 0, "repeats": 1, "threads": 1},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2]}}]})");
+  const std::string out = dir.file("out");
+  const std::string script = std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out +
+                             " --data-dir " + testing::data_dir() + " >" + dir.file("stdout") +
+                             " 2>" + dir.file("stderr") + " & pid=$!\n" +
+                             "for i in $(seq 600); do [ -s " + out +
+                             "/results.jsonl ] && break; sleep 0.05; done\n"
+                             "sleep 0.3; kill -TERM $pid; start=$(date +%s%N)\nwait $pid\n"
+                             "echo $? $(( ($(date +%s%N) - start) / 1000000 )) >" +
+                             dir.file("code") + "\n";
+  ASSERT_EQ(std::system(("bash " + dir.write("term.sh", script)).c_str()), 0);
+  std::istringstream said(slurp(dir.file("code")));
+  int code = 0, milliseconds = 0;
+  said >> code >> milliseconds;
+  const std::string err = slurp(dir.file("stderr"));
+  if (code == 130) GTEST_SKIP() << "the signal came between the cells: " << err;
+  EXPECT_EQ(code, 143) << err;
+  EXPECT_LT(milliseconds, 3000) << "a SIGTERM's sender waits seconds at most";
+  EXPECT_NE(err.find("SIGTERM while cell iris_mlp"), std::string::npos) << err;
+  EXPECT_NE(err.find("continue with run --resume"), std::string::npos) << err;
+  const auto kept = read_results(out + "/results.jsonl");
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].status, CellStatus::kOk);
+  const Outcome resumed =
+      crossover(dir, "run " + grid + " --resume " + out + " --data-dir " + testing::data_dir());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("1 cell(s) already ok, 1 to run"), std::string::npos) << resumed.err;
+  EXPECT_EQ(read_results(out + "/results.jsonl").size(), 2u);
+}
+
 TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;

@@ -460,7 +460,8 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
     } else {
       const CellWatchdog watchdog(
           cell_label(cell),
-          cell.timeout_seconds > 0.0 ? cell.timeout_seconds : default_timeout_seconds(cell));
+          cell.timeout_seconds > 0.0 ? cell.timeout_seconds : default_timeout_seconds(cell),
+          CellWatchdog::kRunStops, options.interrupted);
       result = run_cell(cell, options);
     }
     if (options.profile && result.status == CellStatus::kOk)
