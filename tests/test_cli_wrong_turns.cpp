@@ -213,3 +213,39 @@ TEST(WrongTurns, SentencesWrapAtTheScreensWidthAndTablesStayWhole) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// One rule for a run's env.json wherever it is read for a report or a verdict (report, compare,
+// history; predict and --resume read it the same way): a field of another type reads as not
+// recorded with a warning naming it, and a document that is not an object is no environment,
+// said once, never ten lines of "the runs differ in CPU: X vs (none)". merge, which writes a
+// record of its own from it, refuses both (MergeTest).
+TEST(WrongTurns, EveryReaderOfEnvJsonKeepsOneRuleForMistypedFields) {
+  ScratchDir dir;
+  const std::string a = testing::results_dir(dir, "a", 0.1);
+  const std::string b = testing::results_dir(dir, "b", 0.1);
+  dir.write("b/env.json", R"({"blas": {"kind": "openblas"}, "cpu": {"model": "X"}})");
+  dir.write("a/env.json",
+            R"({"blas": {"kind": "openblas"}, "cpu": {"model": "X", "logical_cores": "two"}})");
+  const std::string named = "cpu.logical_cores is \"two\"";
+  for (const std::string& command :
+       {"compare " + a + " " + b, "report " + a + " --out " + dir.file("r"),
+        "history " + a + " --out " + dir.file("h")}) {
+    const Outcome o = testing::crossover(dir, command);
+    EXPECT_EQ(o.code, 0) << command << "\n" << o.err;
+    EXPECT_NE(o.err.find(named), std::string::npos) << command << "\n" << o.err;
+    EXPECT_NE(o.err.find("read as not recorded"), std::string::npos) << command << "\n" << o.err;
+  }
+  dir.write("a/env.json", "[1, 2]");
+  const Outcome o = testing::crossover(dir, "compare " + a + " " + b);
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("the document is array, expected an object"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("environment differs"), std::string::npos) << o.out;
+  EXPECT_EQ(o.err.find("the runs differ"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("has no readable env.json"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace crossover

@@ -3,7 +3,9 @@
 // bad merge is refused with nothing written.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -314,7 +316,8 @@ TEST(Cli, ThreeShardsMergedAreTheCellsOfOneRunAndBadMergesAreRefused) {
 }
 
 // A merged run resumes as one run: --resume runs only the cells no shard finished (the merged
-// env.json holds every shard's data sets, so Iris's file reads as unchanged), and none when all did.
+// env.json holds every shard's data sets, so Iris's file reads as unchanged), and none when all
+// did.
 TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "g",
@@ -325,13 +328,34 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
   const std::string data = " --data-dir " + testing::data_dir();
   for (int k = 1; k <= 2; ++k) {
     const std::string part = dir.file("part" + std::to_string(k));
-    ASSERT_EQ(crossover(dir, "run " + grid + " --shard " + std::to_string(k) + "/3 --out " + part + data, env).code, 0);
+    ASSERT_EQ(
+        crossover(dir, "run " + grid + " --shard " + std::to_string(k) + "/3 --out " + part + data,
+                  env)
+            .code,
+        0);
   }
+  // Part 1 ran on a machine twice as slow as part 2's (its references took twice as long): each
+  // part's cells are judged against its own start, before the resume and after it.
+  const std::function<void(nlohmann::json&)> slower = [&](nlohmann::json& j) {
+    for (auto& [key, value] : j.items()) {
+      if (value.is_number_float())
+        value = value.get<double>() * 2.0;
+      else if (value.is_object())
+        slower(value);
+    }
+  };
+  auto part1_env = nlohmann::json::parse(slurp(dir.file("part1/env.json")));
+  slower(part1_env["reference"]);
+  dir.write("part1/env.json", part1_env.dump());
   const std::string two = dir.file("two");
-  ASSERT_EQ(crossover(dir, "merge " + dir.file("part1") + " " + dir.file("part2") + " --out " + two, env).code, 0);
+  ASSERT_EQ(
+      crossover(dir, "merge " + dir.file("part1") + " " + dir.file("part2") + " --out " + two, env)
+          .code,
+      0);
   const std::size_t cells = read_results(two + "/results.jsonl").size();
   std::size_t missing = 0;
-  for (const Result& r : read_results(two + "/results.jsonl")) missing += r.status != CellStatus::kOk;
+  for (const Result& r : read_results(two + "/results.jsonl"))
+    missing += r.status != CellStatus::kOk;
   ASSERT_GT(missing, 0u);
   ASSERT_LT(missing, cells);
   const Outcome resumed = crossover(dir, "run " + grid + " --resume " + two + data, env);
@@ -341,6 +365,21 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
             std::string::npos)
       << resumed.err;
   EXPECT_EQ(resumed.err.find("the environment changed"), std::string::npos) << resumed.err;
+  // The run is still the merge of its parts, with its parts' machines, and no part's cell is
+  // judged against the resuming process's start (the slow part read +100 % against it once).
+  const auto after = nlohmann::json::parse(slurp(two + "/env.json"));
+  EXPECT_EQ(after["shards"].size(), 2u) << after.dump();
+  // (The resume's own cells may still have drifted on a busy machine: only they may be named.)
+  std::set<std::size_t> part1_cells;
+  for (const Result& r : read_results(dir.file("part1/results.jsonl")))
+    part1_cells.insert(r.cell.index);
+  const std::regex named("around cells? ([0-9, and]+) the reference");
+  if (std::smatch m; std::regex_search(resumed.err, m, named)) {
+    std::istringstream cells(std::regex_replace(m[1].str(), std::regex("[^0-9]+"), " "));
+    for (std::size_t cell; cells >> cell;)
+      EXPECT_EQ(part1_cells.count(cell), 0u) << "cell " << cell << " of part 1: " << resumed.err;
+  }
+  EXPECT_NE(slurp(two + "/report.md").find("Machines (merged shards)"), std::string::npos);
   for (const Result& r : read_results(two + "/results.jsonl"))
     EXPECT_EQ(r.status, CellStatus::kOk) << cell_label(r.cell);
   // Every cell done: a second resume runs none.

@@ -294,10 +294,12 @@ struct Reader {
   }
   template <typename T>
   void operator()(const char* key, std::optional<T>& into) const {
-    if (has(key) &&
-        (std::is_floating_point_v<T> ? j[key].is_number() : j[key].is_number_integer()) &&
-        plausible(key, j[key]))
-      into = j[key].get<T>();
+    if (!has(key) || j[key].is_null()) return;  // null: not recorded, as leaving it out
+    if (!(std::is_floating_point_v<T> ? j[key].is_number() : j[key].is_number_integer())) {
+      wrong_type(key, std::is_floating_point_v<T> ? "a number" : "a whole number");
+      return;
+    }
+    if (plausible(key, j[key])) into = j[key].get<T>();
   }
   template <typename T>
   void operator()(const char* key, std::vector<T>& into) const {
@@ -455,14 +457,18 @@ Environment environment_from_json(const nlohmann::ordered_json& document,
                                   const std::string& file, std::vector<std::string>* mistyped) {
   Environment e;
   if (!document.is_object()) return e;
-  std::vector<std::string> out_of_range;
-  Reader reader{document, true, "", &out_of_range, mistyped};
+  std::vector<std::string> out_of_range, wrong_type;
+  // A reader that does not refuse mistyped fields reads them as not recorded, and says so.
+  Reader reader{document, true, "", &out_of_range,
+                mistyped != nullptr ? mistyped : (file.empty() ? nullptr : &wrong_type)};
   visit_fields(e, reader);
   for (const auto& [key, value] : document.items())
     if (known_keys().count(key) == 0) e.others[key] = value;
   if (!out_of_range.empty() && !file.empty())
     log_warning(file + ": " + join(out_of_range, "; ") +
                 ": outside the range a machine can have, read as not recorded");
+  if (!wrong_type.empty())
+    log_warning(file + ": " + join(wrong_type, "; ") + ": of another type, read as not recorded");
   return e;
 }
 

@@ -132,7 +132,8 @@ nlohmann::ordered_json environment_json(const Environment& environment);
 /// cores, a negative or zero matrix-product rate) reads as not recorded, with one warning naming
 /// `file` and each such field (none when `file` is ""). With `mistyped`, each field of another
 /// type than its own is added to it ("label is 7, expected text"), for a reader that refuses
-/// such a document (merge).
+/// such a document (merge); without it, such a field reads as not recorded, with one warning
+/// naming `file` and each such field (report, compare, history, predict, --resume).
 Environment environment_from_json(const nlohmann::ordered_json& document,
                                   const std::string& file = "",
                                   std::vector<std::string>* mistyped = nullptr);

@@ -304,7 +304,8 @@ RegressionReport compare_records(const RunRecord& baseline, const RunRecord& can
     report.environment = environment_differences(*baseline.environment, *candidate.environment);
   for (const RunRecord* run : {&baseline, &candidate}) {
     if (!run->environment)
-      report.notes.push_back(run->label + " has no env.json: the environments were not compared");
+      report.notes.push_back(run->label +
+                             " has no readable env.json: the environments were not compared");
   }
   if (calibration != nullptr && baseline.environment) {
     const auto here = runner_of(*baseline.environment);

@@ -165,22 +165,20 @@ std::optional<ReferenceDrift> reference_drift(const Environment& baseline_env,
 
 std::vector<CellDrift> drifted_cells(const Environment& env) {
   std::vector<CellDrift> out;
-  // A merged run: each shard's cells against its own start, never another shard's.
-  if (!env.shards.empty()) {
-    for (const MergedShard& shard : env.shards) {
-      if (!shard.env.shards.empty()) continue;  // a merge of merges is read one level deep
-      const std::vector<CellDrift> mine = drifted_cells(shard.env);
-      out.insert(out.end(), mine.begin(), mine.end());
-    }
-    std::sort(out.begin(), out.end(),
-              [](const CellDrift& a, const CellDrift& b) { return a.cell < b.cell; });
-    return out;
+  // A merged run: each shard's cells against its own start, never another shard's; then the
+  // cells of a resume of it against the resuming process's start.
+  std::set<std::size_t> in_shards;
+  for (const MergedShard& shard : env.shards) {
+    for (const auto& [cell, around] : shard.env.reference.cells) in_shards.insert(cell);
+    if (!shard.env.shards.empty()) continue;  // a merge of merges is read one level deep
+    const std::vector<CellDrift> mine = drifted_cells(shard.env);
+    out.insert(out.end(), mine.begin(), mine.end());
   }
   const ReferenceRecord& reference = env.reference;
   const double at_start =
       reference_seconds({reference.before, std::nullopt}, &ReferenceTimes::matmul_seconds);
-  if (at_start <= 0.0) return out;
   for (const auto& [cell, around] : reference.cells) {
+    if (at_start <= 0.0 || in_shards.count(cell) != 0) continue;
     const double seconds = reference_seconds(around, &ReferenceTimes::matmul_seconds);
     if (seconds <= 0.0) continue;
     const double ratio = seconds / at_start;

@@ -118,10 +118,12 @@ RunRecord load_run(const std::string& path) {
   const fs::path env = fs::path(file).parent_path() / kEnvFile;
   if (fs::exists(fs::symlink_status(env, error))) {  // a link too: refused with its name
     try {
-      run.environment = environment_from_json(
-          nlohmann::ordered_json::parse(
-              read_json_text(env.string(), kMaxRecordBytes, "an env.json")),
-          env.string());
+      const auto document = nlohmann::ordered_json::parse(
+          read_json_text(env.string(), kMaxRecordBytes, "an env.json"));
+      if (!document.is_object())
+        throw std::runtime_error(std::string("the document is ") + document.type_name() +
+                                 ", expected an object");
+      run.environment = environment_from_json(document, env.string());
     } catch (const std::exception& e) {
       spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
                    e.what());

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "core/files/run_files.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/grid/grid_search.hpp"
 #include "runner/sweep/search_run.hpp"
@@ -114,8 +114,7 @@ bool grid_covers(const ResumeRequest& request, const Expansion& expansion,
 std::size_t keep_probes(const Expansion& expansion,
                         const std::map<std::string, const Result*>& done,
                         const std::set<std::string>& changed_data,
-                        const ReferenceRecord& references, ResumePlan& plan,
-                        Environment& record) {
+                        const ReferenceRecord& references, ResumePlan& plan, Environment& record) {
   std::set<std::string> in_grid;
   for (const Cell& cell : expansion.cells) in_grid.insert(cell_match_json(cell).dump());
   std::size_t probes = 0;
@@ -197,6 +196,9 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
     kept.cell.index = cell.index;
     kept.cell.experiment = cell.experiment;
   }
+  // A merged run stays one: its shards' records (their machines, the references each cell is
+  // judged against) go on beside this process's, which judges only the cells it measures.
+  record.shards = before_env.shards;
   const std::size_t probes = keep_probes(expansion, done, changed_data, references, plan, record);
   spdlog::info("resuming {}: {} cell(s) already ok{}, {} to run", request.resume, plan.kept.size(),
                probes > 0 ? " (" + std::to_string(probes) + " of them searches' probes)" : "",
