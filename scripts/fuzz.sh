@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/ and runs each for
 # FUZZ_SECONDS (default 60). Every file the tool reads from users has one: grids, IDX, CIFAR-10,
-# scikit-learn CSV, results.jsonl; and report.html has one that fills every text field with
+# scikit-learn CSV, results.jsonl, the JSON records, and run's --set and --label text; and report.html has one that fills every text field with
 # hostile strings and fails on any element or attribute the renderer did not write. A crash, leak, sanitizer report, out-of-memory or a slow
 # input fails the script; the input is left in build-fuzz/artifacts/ with the command that
 # replays it. The corpus grows in build-fuzz/corpus/ from run to run. As many targets run at once
@@ -13,7 +13,7 @@ cd "$top"
 build=$top/build-fuzz  # the "fuzz" preset of CMakePresets.json
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(grid idx cifar csv results html records)
+[[ ${#targets[@]} -gt 0 ]] || targets=(grid idx cifar csv results html records sets)
 
 [[ -f $build/CMakeCache.txt ]] || cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz

@@ -1,6 +1,7 @@
 #pragma once
-// Results made up for the tests of compare and calibrate: a CPU cell with given timing samples,
-// and seeded log-normal samples.
+// Results made up for the tests of compare, calibrate and the analysis: a CPU cell with given
+// timing samples, a cell with samples spread evenly around a median, and seeded log-normal
+// samples.
 
 #include <cmath>
 #include <random>
@@ -24,6 +25,25 @@ inline Result sample_result(std::size_t index, const std::string& workload,
   r.epoch_seconds_samples = samples;
   r.step_seconds_samples = samples;
   r.epoch_samples = samples.size();
+  return r;
+}
+
+/// An ok cell of the MNIST MLP on `device` at `batch` whose 21 epoch samples lie evenly within
+/// ±`spread` of `median`, on 60,000 rows: what the analysis and recommendation tests pair.
+inline Result spread_cell(std::size_t index, const std::string& device, std::int64_t batch,
+                          double median, double spread = 0.01) {
+  Result r;
+  r.cell.index = index;
+  r.cell.workload = "mnist_mlp";
+  r.cell.dataset = "mnist";
+  r.cell.device = device;
+  r.cell.gpus = device == "cpu" ? 0 : 1;
+  r.cell.batch_size = batch;
+  r.train_rows = 60000;
+  r.epoch_seconds = median;
+  r.samples_per_second = static_cast<double>(r.train_rows) / median;
+  for (int i = 0; i < 21; ++i)
+    r.epoch_seconds_samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
   return r;
 }
 

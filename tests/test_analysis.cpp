@@ -6,6 +6,7 @@
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/render/analysis_markdown.hpp"
+#include "tests/sample_results.hpp"
 
 namespace crossover {
 namespace {
@@ -13,19 +14,7 @@ namespace {
 // A cell of mnist_mlp at `batch` on `device` whose epoch samples spread +-`spread` around `median`.
 Result cell(std::size_t index, const std::string& device, std::int64_t batch, double median,
             double spread = 0.01) {
-  Result r;
-  r.cell.index = index;
-  r.cell.workload = "mnist_mlp";
-  r.cell.dataset = "mnist";
-  r.cell.device = device;
-  r.cell.gpus = device == "cpu" ? 0 : 1;
-  r.cell.batch_size = batch;
-  r.train_rows = 60000;
-  r.epoch_seconds = median;
-  r.samples_per_second = static_cast<double>(r.train_rows) / median;
-  for (int i = 0; i < 21; ++i)
-    r.epoch_seconds_samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
-  return r;
+  return testing::spread_cell(index, device, batch, median, spread);
 }
 
 // CPU and GPU cells over batch sizes; the GPU's medians are cpu[i] / speedup[i].
@@ -132,8 +121,7 @@ TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
   const auto threads =
       find_crossovers(pair_results(r, parse_compare("threads=1:0")), parse_compare("threads=1:0"));
   ASSERT_FALSE(threads.empty());
-  EXPECT_NE(threads[0].why.find("threads=0 dispatch-bound"), std::string::npos)
-      << threads[0].why;
+  EXPECT_NE(threads[0].why.find("threads=0 dispatch-bound"), std::string::npos) << threads[0].why;
   EXPECT_NE(threads[0].why.find("; threads=1 "), std::string::npos) << threads[0].why;
   for (Result& x : r) x.cell.device = x.cell.threads == 1 ? "cpu" : "cuda";
   for (Result& x : r) x.cell.threads = 0;

@@ -4,26 +4,10 @@
 #include <tuple>
 
 #include "reports/analysis/analysis.hpp"
+#include "tests/sample_results.hpp"
 
 namespace crossover {
 namespace {
-
-// A CPU cell of `batch` whose 21 epoch samples spread evenly over median +- spread.
-Result spread_cell(std::size_t index, std::int64_t batch, double median, double spread) {
-  Result r;
-  r.cell.index = index;
-  r.cell.workload = "mnist_mlp";
-  r.cell.dataset = "mnist";
-  r.cell.device = "cpu";
-  r.cell.gpus = 0;
-  r.cell.batch_size = batch;
-  r.train_rows = 60000;
-  r.epoch_seconds = median;
-  r.samples_per_second = static_cast<double>(r.train_rows) / median;
-  for (int i = 0; i < 21; ++i)
-    r.epoch_seconds_samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
-  return r;
-}
 
 // A knob's sentence says only what its pairs' intervals carry: "did not matter" where every one
 // lies within 5 % of 1, "undecided" where one crosses that margin without clearing it, and no mean
@@ -40,7 +24,7 @@ TEST(Recommendations, AKnobIsSaidNotToMatterOnlyWhereEveryIntervalIsWithinTheMar
     for (const auto& [batch, t1, t0] :
          {std::tuple{std::int64_t{100}, t1_a, t0_a}, std::tuple{std::int64_t{1000}, t1_b, t0_b}}) {
       for (const auto& [threads, t] : {std::pair{1, t1}, std::pair{0, t0}}) {
-        Result c = spread_cell(r.size(), batch, t, spread);
+        Result c = testing::spread_cell(r.size(), "cpu", batch, t, spread);
         c.cell.threads = threads;
         r.push_back(c);
       }
@@ -50,7 +34,8 @@ TEST(Recommendations, AKnobIsSaidNotToMatterOnlyWhereEveryIntervalIsWithinTheMar
   // The case: one tight pair near 1 and one that spans far more: undecided.
   const std::string noisy = said(grid(1.0, 0.97, 1.0, 0.95, 0.6));
   EXPECT_EQ(noisy.find("did not matter"), std::string::npos) << noisy;
-  EXPECT_NE(noisy.find("threads 1 -> 0: undecided (too noisy to tell): speedup "), std::string::npos)
+  EXPECT_NE(noisy.find("threads 1 -> 0: undecided (too noisy to tell): speedup "),
+            std::string::npos)
       << noisy;
   EXPECT_NE(noisy.find(", an interval spans "), std::string::npos) << noisy;
   // Every interval tight around 1: did not matter.

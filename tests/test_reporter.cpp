@@ -9,6 +9,7 @@
 #include "core/files/run_files.hpp"
 #include "core/records/results_csv.hpp"
 #include "reports/render/report_html.hpp"
+#include "reports/render/report_markdown.hpp"
 #include "reports/render/reporter.hpp"
 #include "reports/render/svg_charts.hpp"
 #include "runner/sweep/output_dir.hpp"

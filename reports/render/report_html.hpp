@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "reports/analysis/analysis.hpp"
-#include "reports/render/report_markdown.hpp"
+#include "reports/render/report_context.hpp"
 
 namespace crossover {
 

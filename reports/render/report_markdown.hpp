@@ -8,30 +8,9 @@
 
 #include "core/records/results.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/render/report_context.hpp"
 
 namespace crossover {
-
-/// What a report says about the run besides the results.
-struct ReportContext {
-  std::string title;                     ///< the grid's name
-  std::string description;               ///< the grid's description, may be empty
-  std::vector<std::string> environment;  ///< one line each: "CPU: ...", "BLAS: ..."
-  std::vector<std::string> warnings;     ///< shown loudly at the top (reference BLAS, ...)
-  /// What the tables, crossovers and recommendations compare: "time", "energy" or "cost"
-  /// (`report --measure`).
-  Measure measure = Measure::kTime;
-  /// `report` of several runs: the machines' labels keep cells apart (CompareSpec's
-  /// machines_apart); one run, merged shards included, reads as one machine.
-  bool machines_apart = false;
-  /// The cells that ran while the machine's speed had moved (drifted_cells of env.json), which
-  /// the verdicts name.
-  std::set<std::size_t> drifted_cells;
-  /// How far the band of the profile that predicted cells can be trusted (env.json's
-  /// predicted_with, band_validation_text); "" when none was predicted.
-  std::string band_validation;
-  /// The run's searches (searches.json): per line its probes, bracket and statement.
-  nlohmann::ordered_json searches = nlohmann::ordered_json::array();
-};
 
 /// What makes a searches.json unfit for the reports (a missing or mistyped field); "" if none.
 std::string searches_problem(const nlohmann::ordered_json& searches);

@@ -12,6 +12,7 @@
 #include "reports/analysis/verdict.hpp"
 #include "reports/render/report_gbench.hpp"
 #include "reports/render/report_html.hpp"
+#include "reports/render/report_markdown.hpp"
 
 namespace crossover {
 namespace {
@@ -67,12 +68,11 @@ std::string verdict_text(const Analysis& analysis, const std::vector<Result>& re
   if (found.empty()) return "";
   // The caveat under the heading, a clause a line, so that no line runs on.
   std::string caveat = verdict_caveat(results, band);
-  for (std::size_t at; (at = caveat.find("; ")) != std::string::npos;)
-    caveat.replace(at, 2, ";\n");
-  std::string out =
-      verdict_heading(analysis) + ":\n" + (caveat.empty() ? "" : caveat + ".\n");
+  for (std::size_t at; (at = caveat.find("; ")) != std::string::npos;) caveat.replace(at, 2, ";\n");
+  std::string out = verdict_heading(analysis) + ":\n" + (caveat.empty() ? "" : caveat + ".\n");
   for (const WorkloadVerdict& v : found) {
-    for (std::size_t i = 0; i < v.lines.size(); ++i) out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
+    for (std::size_t i = 0; i < v.lines.size(); ++i)
+      out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
   }
   return out + "\n";
 }
@@ -178,7 +178,8 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   return summary;
 }
 
-std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, std::optional<Environment> environment) {
+std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink,
+                                                    std::optional<Environment> environment) {
   std::vector<std::unique_ptr<Reporter>> out;
   const auto add = [&](std::string name, FileReporter::Render render) {
     out.push_back(std::make_unique<FileReporter>(std::move(name), sink, std::move(render)));

@@ -15,7 +15,7 @@
 #include "core/records/environment.hpp"
 #include "core/records/results.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/render/report_markdown.hpp"
+#include "reports/render/report_context.hpp"
 
 namespace crossover {
 

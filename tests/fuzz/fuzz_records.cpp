@@ -10,9 +10,9 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
-#include "core/records/environment.hpp"
-#include "core/model/machine_profile.hpp"
 #include "core/files/user_files.hpp"
+#include "core/model/machine_profile.hpp"
+#include "core/records/environment.hpp"
 #include "reports/gate/history.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
@@ -63,7 +63,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::exception&) {
   }
   try {
-    (void)crossover::history_from_json(plain);
+    // A history read holds times: a point's median a time, its quartiles around it or both 0
+    // (not recorded), and its run one of the history's.
+    const crossover::History history = crossover::history_from_json(plain);
+    for (const auto& cell : history.cells)
+      for (const auto& point : cell.points) {
+        if (!(point.median > 0.0) || point.run >= history.runs.size()) __builtin_trap();
+        require(point.median, 0.0, 1e9);
+        if (point.p25 == 0.0 && point.p75 == 0.0) continue;
+        if (!(point.p25 > 0.0)) __builtin_trap();
+        require(point.p25, 0.0, point.median);
+        require(point.p75, point.median, 1e9);
+      }
   } catch (const std::exception&) {
   }
   try {
