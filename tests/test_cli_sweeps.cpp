@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "core/records/results.hpp"
-#include "workloads/data/catalog.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/data/catalog.hpp"
 
 namespace crossover {
 namespace {
@@ -35,15 +35,16 @@ TEST(Cli, TheStandInWorkloadTrainsWithoutDataFilesAndExistsOnlyForTests) {
   EXPECT_NE(hidden.err.find("unknown workload \"standin_mlp\""), std::string::npos) << hidden.err;
   const std::string out = dir.file("out");
   const std::string env = std::string(kTestWorkloadsVariable) + "=1";
-  const Outcome o = crossover(dir, "run " + grid + " --out " + out + " --data-dir " +
-                                       dir.file("no-data") + " --quiet", env);
+  const Outcome o = crossover(
+      dir, "run " + grid + " --out " + out + " --data-dir " + dir.file("no-data") + " --quiet",
+      env);
   ASSERT_EQ(o.code, 0) << o.err;
   const auto results = read_results(out + "/results.jsonl");
   ASSERT_EQ(results.size(), 2u);
   for (const Result& r : results) {
     ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
     EXPECT_EQ(r.data_source, "synthetic");
-    EXPECT_EQ(r.epoch_samples, 6u);  // 3 epochs, 2 repeats
+    EXPECT_EQ(r.epoch_samples, 6u);          // 3 epochs, 2 repeats
     EXPECT_LT(r.train_loss, std::log(3.0));  // below chance: it learns
   }
   EXPECT_EQ(results[1].train_rows, 64);
@@ -130,6 +131,21 @@ TEST(Cli, AKilledRankFailsItsCellAndTheSweepGoesOn) {
   EXPECT_LT(seconds, 60.0);  // far below the launcher's timeout (4 x 60 s + 120 s)
 }
 
+// Runs `grid` into `out` in the background and sends it `signal` once its first result is on
+// disk (`settle` seconds later): writes "<exit code> <milliseconds from the signal to the exit>"
+// into dir's "code", and its outputs into "stdout" and "stderr".
+void signal_after_first_result(const ScratchDir& dir, const std::string& grid,
+                               const std::string& out, const std::string& signal,
+                               const std::string& settle = "0") {
+  const std::string script =
+      std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out + " --data-dir " +
+      testing::data_dir() + " >" + dir.file("stdout") + " 2>" + dir.file("stderr") + " & pid=$!\n" +
+      "for i in $(seq 600); do [ -s " + out + "/results.jsonl ] && break; sleep 0.05; done\n" +
+      "sleep " + settle + "; kill -" + signal + " $pid; start=$(date +%s%N)\nwait $pid\n" +
+      "echo $? $(( ($(date +%s%N) - start) / 1000000 )) >" + dir.file("code") + "\n";
+  ASSERT_EQ(std::system(("bash " + dir.write("signal.sh", script)).c_str()), 0);
+}
+
 // A SIGTERM (a scheduler's stop, `kill`) while a cell runs in the run's own process: the run
 // cannot wait for the cell, so it ends within a second, names the cell and the way on, and keeps
 // what finished; --resume runs the rest (once, in the fourth hostile pass, it printed nothing and
@@ -141,15 +157,7 @@ TEST(Cli, SigtermDuringAnInProcessCellEndsTheRunAtOnceAndKeepsWhatFinished) {
     "name": "long", "defaults": {"epochs": 2000, "warmup_epochs": 0, "repeats": 1, "threads": 1},
     "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2]}}]})");
   const std::string out = dir.file("out");
-  const std::string script = std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out +
-                             " --data-dir " + testing::data_dir() + " >" + dir.file("stdout") +
-                             " 2>" + dir.file("stderr") + " & pid=$!\n" +
-                             "for i in $(seq 600); do [ -s " + out +
-                             "/results.jsonl ] && break; sleep 0.05; done\n"
-                             "sleep 0.3; kill -TERM $pid; start=$(date +%s%N)\nwait $pid\n"
-                             "echo $? $(( ($(date +%s%N) - start) / 1000000 )) >" +
-                             dir.file("code") + "\n";
-  ASSERT_EQ(std::system(("bash " + dir.write("term.sh", script)).c_str()), 0);
+  signal_after_first_result(dir, grid, out, "TERM", "0.3");
   std::istringstream said(slurp(dir.file("code")));
   int code = 0, milliseconds = 0;
   said >> code >> milliseconds;
@@ -177,15 +185,8 @@ TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {
     "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3, 4, 5, 6]}}]})");
   const std::string out = dir.file("out");
   // Interrupt once the first result is on disk; the cell running then finishes.
-  const std::string script = std::string(CROSSOVER_BINARY) + " run " + grid + " --out " + out +
-                             " --data-dir " + testing::data_dir() + " >" + dir.file("stdout") +
-                             " 2>" + dir.file("stderr") + " & pid=$!\n" +
-                             "for i in $(seq 600); do [ -s " + out +
-                             "/results.jsonl ] && break; sleep 0.05; done\n"
-                             "kill -INT $pid\nwait $pid\necho $? >" +
-                             dir.file("code") + "\n";
-  ASSERT_EQ(std::system(("bash " + dir.write("interrupt.sh", script)).c_str()), 0);
-  EXPECT_EQ(slurp(dir.file("code")), "130\n") << slurp(dir.file("stderr"));
+  signal_after_first_result(dir, grid, out, "INT");
+  EXPECT_EQ(slurp(dir.file("code")).substr(0, 4), "130 ") << slurp(dir.file("stderr"));
   const auto results = read_results(out + "/results.jsonl");
   ASSERT_EQ(results.size(), 6u);  // every cell is accounted for
   std::size_t ok = 0;
@@ -303,9 +304,10 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   EXPECT_NE(o.out.find("cpu"), std::string::npos);
   // Every data set from its declaration: shape, rows, source, and what to do when it is missing.
   EXPECT_TRUE(std::regex_search(
-      o.out, std::regex(R"(\niris +4 features, 3 classes +112 +38 +scikit-learn's copy, in Debian's )"
-                        R"(python3-sklearn +missing: synthetic data will be used \(run )"
-                        R"(scripts/fetch-data.sh\))")))
+      o.out,
+      std::regex(R"(\niris +4 features, 3 classes +112 +38 +scikit-learn's copy, in Debian's )"
+                 R"(python3-sklearn +missing: synthetic data will be used \(run )"
+                 R"(scripts/fetch-data.sh\))")))
       << o.out;
   EXPECT_TRUE(std::regex_search(
       o.out, std::regex(R"(\ncifar10 +3x32x32 images, 10 classes +50,000 +10,000 .* missing: .*)"
@@ -315,8 +317,9 @@ TEST(Cli, ListShowsWorkloadsDevicesAndDataSets) {
   // The shipped profiles, by the name --predict cuda=NAME takes (found beside the binary's
   // checkout, wherever the command runs), each with its file.
   EXPECT_NE(o.out.find("NVIDIA H100 80GB HBM3"), std::string::npos) << o.out;
-  EXPECT_TRUE(std::regex_search(o.out, std::regex("\nh100 +H100 80GB .*" + std::string(CROSSOVER_SOURCE_DIR) +
-                                                  "/profiles/h100-80gb.json")))
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex("\nh100 +H100 80GB .*" + std::string(CROSSOVER_SOURCE_DIR) +
+                        "/profiles/h100-80gb.json")))
       << o.out;
 }
 
@@ -428,8 +431,8 @@ TEST(Cli, LocalDdpRanksListenOnLoopbackOnly) {
 TEST(Cli, SetChangesTheGridAsRunAndAKeyGivenAsAnOptionIsPointedToIt) {
   ScratchDir dir;
   const std::string grid = dir.write("tiny.json", kTinyGrid);
-  const Outcome ran = crossover(dir, "run " + grid + " --set epochs=2 --set device=cpu --out " +
-                                         dir.file("out"));
+  const Outcome ran =
+      crossover(dir, "run " + grid + " --set epochs=2 --set device=cpu --out " + dir.file("out"));
   ASSERT_EQ(ran.code, 0) << ran.err;
   const auto as_run = nlohmann::json::parse(slurp(dir.file("out/grid.json")));
   for (const auto& experiment : as_run["experiments"]) {
