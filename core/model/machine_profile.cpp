@@ -4,8 +4,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/text/text.hpp"
+#include "core/cells/modes.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
+#include "core/text/words.hpp"
 
 namespace crossover {
 namespace {
@@ -16,7 +18,8 @@ using Json = nlohmann::ordered_json;
   throw std::runtime_error(field + ": expected " + expected);
 }
 
-double positive(const nlohmann::ordered_json& j, const std::string& field, bool zero_allowed = false) {
+double positive(const nlohmann::ordered_json& j, const std::string& field,
+                bool zero_allowed = false) {
   if (!j.is_number()) refuse(field, "a number");
   const double v = j.get<double>();
   if (!std::isfinite(v) || v < 0.0 || (!zero_allowed && v == 0.0))
@@ -68,27 +71,28 @@ DeviceProfile device_from_json(const nlohmann::ordered_json& j, const std::strin
   DeviceProfile d;
   d.dispatch_seconds = bounded(field("dispatch_seconds"), at + ".dispatch_seconds", kMinSeconds,
                                kMaxStepSeconds, "time in seconds");
-  d.memory_bytes_per_second = bounded(field("memory_bytes_per_second"),
-                                      at + ".memory_bytes_per_second", kMinRate, kMaxBandwidth,
-                                      "bandwidth in bytes per second");
+  d.memory_bytes_per_second =
+      bounded(field("memory_bytes_per_second"), at + ".memory_bytes_per_second", kMinRate,
+              kMaxBandwidth, "bandwidth in bytes per second");
   const nlohmann::ordered_json& gemm = field("gemm");
   if (!gemm.is_array() || gemm.empty() || gemm.size() > 64)
     refuse(at + ".gemm", "a list of 1 to 64 {\"n\", \"flops_per_second\"} rungs");
   for (std::size_t i = 0; i < gemm.size(); ++i) {
     const std::string rung = at + ".gemm[" + std::to_string(i) + "]";
     if (!gemm[i].is_object()) refuse(rung, "an object");
-    const double n = bounded(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::ordered_json(), rung + ".n",
-                             1.0, 1e6, "matrix size");
-    const double rate = bounded(
-        gemm[i].contains("flops_per_second") ? gemm[i]["flops_per_second"] : nlohmann::ordered_json(),
-        rung + ".flops_per_second", kMinRate, kMaxFlops, "rate in FLOP per second");
+    const double n = bounded(gemm[i].contains("n") ? gemm[i]["n"] : nlohmann::ordered_json(),
+                             rung + ".n", 1.0, 1e6, "matrix size");
+    const double rate =
+        bounded(gemm[i].contains("flops_per_second") ? gemm[i]["flops_per_second"]
+                                                     : nlohmann::ordered_json(),
+                rung + ".flops_per_second", kMinRate, kMaxFlops, "rate in FLOP per second");
     if (!d.gemm.empty() && n <= d.gemm.back().first) refuse(rung + ".n", "sizes ascending");
     d.gemm.emplace_back(n, rate);
   }
   if (j.contains("fresh_memory_bytes_per_second")) {
     d.fresh_memory_bytes_per_second =
-        bounded(j["fresh_memory_bytes_per_second"], at + ".fresh_memory_bytes_per_second",
-                kMinRate, kMaxBandwidth, "bandwidth in bytes per second", true);
+        bounded(j["fresh_memory_bytes_per_second"], at + ".fresh_memory_bytes_per_second", kMinRate,
+                kMaxBandwidth, "bandwidth in bytes per second", true);
   }
   if (j.contains("batch_op_seconds")) {
     d.batch_op_seconds = bounded(j["batch_op_seconds"], at + ".batch_op_seconds", kMinSeconds,
@@ -99,8 +103,8 @@ DeviceProfile device_from_json(const nlohmann::ordered_json& j, const std::strin
         bounded(field("h2d_pageable_bytes_per_second"), at + ".h2d_pageable_bytes_per_second",
                 kMinRate, kMaxLink, "bandwidth in bytes per second");
     d.h2d_pinned_bytes_per_second =
-        bounded(field("h2d_pinned_bytes_per_second"), at + ".h2d_pinned_bytes_per_second",
-                kMinRate, kMaxLink, "bandwidth in bytes per second");
+        bounded(field("h2d_pinned_bytes_per_second"), at + ".h2d_pinned_bytes_per_second", kMinRate,
+                kMaxLink, "bandwidth in bytes per second");
     d.sync_seconds = bounded(field("sync_seconds"), at + ".sync_seconds", kMinSeconds,
                              kMaxStepSeconds, "time in seconds", true);
     if (j.contains("graph_op_seconds"))
@@ -117,9 +121,11 @@ Json band_json(const PredictionBand& b) {
 PredictionBand band_from_json(const nlohmann::ordered_json& j, const std::string& at) {
   if (!j.is_object()) refuse(at, "an object with factor and cells");
   PredictionBand b;
-  b.factor = positive(j.contains("factor") ? j["factor"] : nlohmann::ordered_json(), at + ".factor");
+  b.factor =
+      positive(j.contains("factor") ? j["factor"] : nlohmann::ordered_json(), at + ".factor");
   if (b.factor < 1.0 || b.factor > 1e6) refuse(at + ".factor", "a factor from 1 to 1e6");
-  const double cells = positive(j.contains("cells") ? j["cells"] : nlohmann::ordered_json(), at + ".cells");
+  const double cells =
+      positive(j.contains("cells") ? j["cells"] : nlohmann::ordered_json(), at + ".cells");
   if (cells > 1e6 || cells != std::floor(cells)) refuse(at + ".cells", "a count up to 1e6");
   b.cells = static_cast<int>(cells);
   if (j.contains("coverage") &&
@@ -154,10 +160,10 @@ Validation validation_from_json(const nlohmann::ordered_json& j, const std::stri
     if (!j["band_by_bound"].is_object() || j["band_by_bound"].size() > 8)
       refuse(at + ".band_by_bound", "an object of at most 8 bound classes");
     for (const auto& [bound, b] : j["band_by_bound"].items()) {
-      static const std::vector<std::string> bounds = {"dispatch", "compute", "memory", "transfer",
-                                                      "loader"};
-      if (std::find(bounds.begin(), bounds.end(), bound) == bounds.end())
-        refuse(at + ".band_by_bound", "bound classes (dispatch, compute, memory, transfer, loader)");
+      const std::optional<Bound> known = parse_word<Bound>(bound);
+      if (!known || *known == Bound::kNone)
+        refuse(at + ".band_by_bound",
+               "bound classes (dispatch, compute, memory, transfer, loader)");
       v.by_bound[bound] = band_from_json(b, at + ".band_by_bound." + bound);
     }
   }
@@ -177,14 +183,14 @@ Validation validation_from_json(const nlohmann::ordered_json& j, const std::stri
       refuse(at_c + ".method", std::string("\"") + kLeaveOneRunOut + "\"");
     v.coverage_method = kLeaveOneRunOut;
     const auto count = [&](const char* key) {
-      const double n = positive(c.contains(key) ? c[key] : nlohmann::ordered_json(), at_c + "." + key, true);
+      const double n =
+          positive(c.contains(key) ? c[key] : nlohmann::ordered_json(), at_c + "." + key, true);
       if (n > 1e6 || n != std::floor(n)) refuse(at_c + "." + key, "a count up to 1e6");
       return static_cast<int>(n);
     };
     v.coverage.cells = count("cells");
     v.coverage.inside = count("inside");
-    if (v.coverage.inside > v.coverage.cells)
-      refuse(at_c + ".inside", "at most its cells");
+    if (v.coverage.inside > v.coverage.cells) refuse(at_c + ".inside", "at most its cells");
   }
   return v;
 }

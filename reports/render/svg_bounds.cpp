@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "core/cells/modes.hpp"
+#include "core/text/words.hpp"
 #include "reports/render/svg_plot.hpp"
 
 namespace crossover {
@@ -14,8 +16,10 @@ using svg::num;
 using svg::Plot;
 using svg::svg_open;
 
-constexpr std::array<const char*, 5> kTerms = {"dispatch", "compute", "memory", "transfer",
-                                               "loader"};
+// The terms in the order of terms(), each named by its bound's word.
+const std::array<std::string, 5> kTerms = {text_of(Bound::kDispatch), text_of(Bound::kCompute),
+                                           text_of(Bound::kMemory), text_of(Bound::kTransfer),
+                                           text_of(Bound::kLoader)};
 
 std::array<double, 5> terms(const Result& r) {
   return {r.prediction.predicted_dispatch_seconds, r.prediction.predicted_compute_seconds,
