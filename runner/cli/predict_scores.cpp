@@ -234,7 +234,7 @@ void score_crossings(const Checked& c, const std::vector<CompareSpec>& specs, Cr
       out.list.push_back(j);
       out.text +=
           "  " + c.run + ": " + m.workload + " along " + m.axis +
-          (m.fixed.empty() ? "" : " (" + m.fixed + ")") + ":\n    measured:  " + m.statement +
+          (m.fixed.empty() ? "" : " (" + m.fixed + ")") + ":\n    measured: " + m.statement +
           "\n    as run --predict gives it: " +
           (p == nullptr ? std::string("none") : p->statement) +
           (at ? std::string("\n    the measured crossing ") + (two ? "within" : "more than") +
