@@ -152,17 +152,9 @@ void fold_predictions(Expansion& expansion, const Expansion& whole,
   if (options.first_probe_index == 0) options.first_probe_index = whole.cells.size();
 }
 
-int run_command(const RunArgs& args) {
-  const auto loaded = load_and_expand(args.grid, args.model_check_seconds, args.sets);
-  if (!loaded) return kExitBadInput;
-  const auto& [grid, whole] = *loaded;
-  SweepOptions options = args.sweep;
-  if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
-  if (!parse_predict(args.predict, options)) return kExitBadInput;
-  std::optional<Expansion> part = select_part(args, whole, options);
-  if (!part || !label_cells(*part, options)) return kExitBadInput;
-  Expansion& expansion = *part;
-  // The profiles are read before anything runs, a dry run included.
+// The profiles of --predict and --profile, found by name or path and read before anything runs,
+// a dry run included; false (logged) when one cannot be read.
+bool read_profiles(SweepOptions& options) {
   try {
     if (!options.predict_cuda.empty()) {
       options.predict_cuda = find_profile(options.predict_cuda);
@@ -174,8 +166,22 @@ int run_command(const RunArgs& args) {
     }
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
-    return kExitBadInput;
+    return false;
   }
+  return true;
+}
+
+int run_command(const RunArgs& args) {
+  const auto loaded = load_and_expand(args.grid, args.model_check_seconds, args.sets);
+  if (!loaded) return kExitBadInput;
+  const auto& [grid, whole] = *loaded;
+  SweepOptions options = args.sweep;
+  if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
+  if (!parse_predict(args.predict, options)) return kExitBadInput;
+  std::optional<Expansion> part = select_part(args, whole, options);
+  if (!part || !label_cells(*part, options)) return kExitBadInput;
+  Expansion& expansion = *part;
+  if (!read_profiles(options)) return kExitBadInput;
   const auto specs = compare_specs(args.compare);
   if (!specs || (expansion.searches.empty() &&
                  !compare_values_present(args.compare, *specs, expansion.cells)))
