@@ -198,6 +198,43 @@ TEST(DataPath, EpochsAreShuffledDifferently) {
   EXPECT_FALSE(torch::equal(first, y));
 }
 
+// A CUDA graph's captured inputs take the tensor loader's batches straight from the data on the
+// device: the same rows, in the same shuffled order, as next() gives, and the epoch's end. One
+// batch of everything and the DataLoader cannot, and say so.
+TEST(DataPath, TheTensorLoaderGathersInPlaceTheRowsNextWouldGive) {
+  DataPath path;
+  path.batch_size = 4;
+  auto source = make_batches(numbered(10), path, torch::Device("cpu"));
+  torch::manual_seed(3);
+  source->start_epoch();
+  std::vector<torch::Tensor> expected_x, expected_y;
+  torch::Tensor x, y;
+  while (source->next(x, y)) {
+    expected_x.push_back(x.clone());
+    expected_y.push_back(y.clone());
+  }
+  torch::manual_seed(3);
+  source->start_epoch();
+  std::vector<std::int64_t> rows;
+  for (std::int64_t n = source->rows_gathered_in_place(); n > 0;
+       n = source->rows_gathered_in_place()) {
+    rows.push_back(n);
+    torch::Tensor into_x = torch::full({n, 3}, -1.0f), into_y = torch::full({n}, -1, torch::kLong);
+    source->next_into(into_x, into_y);
+    ASSERT_LE(rows.size(), expected_y.size());
+    EXPECT_TRUE(torch::equal(into_x, expected_x[rows.size() - 1]));
+    EXPECT_TRUE(torch::equal(into_y, expected_y[rows.size() - 1]));
+  }
+  EXPECT_EQ(rows, (std::vector<std::int64_t>{4, 4, 2}));
+  EXPECT_EQ(source->rows_gathered_in_place(), 0);
+
+  path.batch_size = 10;
+  EXPECT_EQ(make_batches(numbered(10), path, torch::Device("cpu"))->rows_gathered_in_place(), -1);
+  path.batch_size = 4;
+  path.loader = Loader::kDataLoader;
+  EXPECT_EQ(make_batches(numbered(10), path, torch::Device("cpu"))->rows_gathered_in_place(), -1);
+}
+
 TEST(DataPath, UnknownLoaderIsAnError) {
   DataPath path;
   path.loader = static_cast<Loader>(7);  // no such loader

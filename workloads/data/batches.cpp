@@ -1,5 +1,6 @@
 #include "workloads/data/batches.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "workloads/data/prefetch.hpp"
@@ -21,6 +22,16 @@ torch::Tensor gather_pinned(const torch::Tensor& from, const torch::Tensor& inde
   torch::Tensor out = torch::empty(sizes, from.options().pinned_memory(true));
   torch::index_select_out(out, from, 0, index);
   return out;
+}
+
+// Rows `index` of `from` written into `out` (of their shape), without a tensor between where the
+// types and layout allow it.
+void gather_into(torch::Tensor& out, const torch::Tensor& from, const torch::Tensor& index) {
+  if (out.scalar_type() == from.scalar_type() && out.is_contiguous()) {
+    torch::index_select_out(out, from, 0, index);
+  } else {
+    out.copy_(from.index_select(0, index));
+  }
 }
 
 // What both sources share: the device, pinning, the split's size and the batch size.
@@ -91,6 +102,18 @@ class TensorBatches : public BatchSourceBase {
     }
     next_ += batch_;
     return true;
+  }
+
+  std::int64_t rows_gathered_in_place() const override {
+    if (batch_ == rows_ || x_.device() != device_) return -1;
+    return std::max<std::int64_t>(0, std::min(batch_, rows_ - next_));
+  }
+
+  void next_into(torch::Tensor& x, torch::Tensor& y) override {
+    const torch::Tensor index = order_.slice(0, next_, std::min(next_ + batch_, rows_));
+    gather_into(x, x_, index);
+    gather_into(y, y_, index);
+    next_ += batch_;
   }
 
  private:

@@ -12,6 +12,7 @@
 // host allocator, reused once the copies that read them have finished. Pinning needs CUDA.
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/cells/modes.hpp"
@@ -41,6 +42,15 @@ class BatchSource {
   /// batches already there.
   virtual void to_device(torch::Tensor& x, torch::Tensor& y) = 0;
   virtual std::int64_t steps_per_epoch() const = 0;
+  /// Where the source can gather its next batch straight into tensors on the device (the tensor
+  /// loader with its data there, shuffled in batches): the rows that batch holds, 0 at the end of
+  /// the epoch. -1 where it cannot, and next() must be called.
+  virtual std::int64_t rows_gathered_in_place() const { return -1; }
+  /// The next batch gathered into `x` and `y`, of rows_gathered_in_place() rows on the device: no
+  /// batch tensor and no copy, where a CUDA graph's captured inputs take it.
+  virtual void next_into(torch::Tensor& /*x*/, torch::Tensor& /*y*/) {
+    throw std::logic_error("this batch source cannot gather in place");
+  }
 };
 
 /// The batch source `path` describes, over `data`'s training split.

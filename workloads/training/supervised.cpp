@@ -188,17 +188,33 @@ torch::Tensor SupervisedWorkload::train_epoch_graph(StepObserver* observer) {
   graph_total_.zero_();
   std::int64_t count = 0;
   torch::Tensor x, y;
+  const auto captured_for = [this](std::int64_t rows) {
+    const auto it = std::find_if(graphs_.begin(), graphs_.end(),
+                                 [rows](const auto& g) { return g.x.size(0) == rows; });
+    TORCH_CHECK(it != graphs_.end(), "no captured step for a batch of ", rows, " rows");
+    return it;
+  };
   batches_->start_epoch();
-  while (batches_->next(x, y)) {
-    end(Phase::kData);
-    batches_->to_device(x, y);
-    const auto captured = std::find_if(graphs_.begin(), graphs_.end(),
-                                       [&x](const auto& g) { return g.x.size(0) == x.size(0); });
-    TORCH_CHECK(captured != graphs_.end(), "no captured step for a batch of ", x.size(0), " rows");
-    captured->x.copy_(x, /*non_blocking=*/true);
-    captured->y.copy_(y, /*non_blocking=*/true);
+  for (;;) {
+    // Data already on the device is gathered straight into the captured inputs: no batch tensor
+    // and no copy into them (two kernels a step fewer). Other batches are copied in.
+    const std::int64_t in_place = batches_->rows_gathered_in_place();
+    if (in_place == 0) break;
+    CapturedStep* step = nullptr;
+    if (in_place > 0) {
+      step = &*captured_for(in_place);
+      batches_->next_into(step->x, step->y);
+      end(Phase::kData);
+    } else {
+      if (!batches_->next(x, y)) break;
+      end(Phase::kData);
+      batches_->to_device(x, y);
+      step = &*captured_for(x.size(0));
+      step->x.copy_(x, /*non_blocking=*/true);
+      step->y.copy_(y, /*non_blocking=*/true);
+    }
     end(Phase::kCopy);
-    captured->replay();  // forward, loss, backward and update: one launch
+    step->replay();  // forward, loss, backward and update: one launch
     ++count;
     for (const Phase phase : {Phase::kForward, Phase::kBackward, Phase::kOptimizer}) end(phase);
   }
