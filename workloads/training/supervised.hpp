@@ -73,7 +73,8 @@ class SupervisedWorkload : public Workload {
   std::unique_ptr<StepOptimizer> optimizer_;      ///< as optimizer_impl says
   bool channels_last_ = false;  ///< bf16 with images: inputs and 4-D weights channels-last
   std::int64_t batch_rows_ = 0, last_rows_ = 0;  ///< an epoch's full batch and its remainder
-  // A captured step reads its batch from static tensors, which each step's batch is copied into.
+  // A captured step reads its batch from static tensors: data on the device is gathered into them,
+  // any other batch copied in.
   struct CapturedStep {
     torch::Tensor x, y;
     std::function<void()> replay;
