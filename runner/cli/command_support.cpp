@@ -27,15 +27,23 @@ namespace fs = std::filesystem;
 std::atomic<int> interrupted{0};
 
 namespace {
-extern "C" void on_interrupt(int signal) { interrupted.store(signal); }
+// A SIGTERM is never taken back by a SIGINT after it: the run stops now, not after the cell.
+extern "C" void on_interrupt(int signal) {
+  if (signal == SIGTERM || interrupted.load() != SIGTERM) interrupted.store(signal);
+}
 }  // namespace
 
 void catch_interrupts() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
-  action.sa_flags = SA_RESETHAND;
   sigemptyset(&action.sa_mask);
+  // A second SIGINT (Ctrl-C again) stops at once: the handler is taken back after the first.
+  action.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &action, nullptr);
+  // A SIGTERM often comes twice: timeout(1) sends it to the run and then to its process group,
+  // and a scheduler may repeat it. The handler stays, so that the second cannot kill the run
+  // before it has said why it stops and kept what finished (on a 16-core GPU host it did).
+  action.sa_flags = 0;
   sigaction(SIGTERM, &action, nullptr);
 }
 
