@@ -3,7 +3,7 @@
 // CUDA cell this machine lacks predicted from its twin on the CPU.
 #include <gtest/gtest.h>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "runner/execution/anatomy.hpp"
 #include "runner/execution/devices.hpp"

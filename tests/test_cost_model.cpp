@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "tests/test_support.hpp"
 
@@ -188,13 +188,13 @@ TEST(CostModel, ARunIsScoredAgainstABandFittedWithoutIt) {
   std::vector<BandCell> cells;
   for (int run = 0; run < 3; ++run)
     for (int i = 1; i <= 5; ++i)
-      cells.push_back({"r" + std::to_string(run), "cuda", "dispatch", 0.01 * i});
-  for (int i = 1; i <= 5; ++i) cells.push_back({"far", "cuda", "dispatch", 1.0 + 0.1 * i});
-  cells.push_back({"r0", "cpu", "memory", 0.3});
+      cells.push_back({"r" + std::to_string(run), "cuda", Bound::kDispatch, 0.01 * i});
+  for (int i = 1; i <= 5; ++i) cells.push_back({"far", "cuda", Bound::kDispatch, 1.0 + 0.1 * i});
+  cells.push_back({"r0", "cpu", Bound::kMemory, 0.3});
   // Fitted on all 20: rank ceil(21 x 0.8) = 17, a cell of the far run (1.2).
-  EXPECT_NEAR(band_without(cells, "", "cuda", "dispatch").factor, std::exp(1.2), 1e-12);
+  EXPECT_NEAR(band_without(cells, "", "cuda", Bound::kDispatch).factor, std::exp(1.2), 1e-12);
   // Without the far run: 15 cells, rank 13 (0.05); its cells all lie outside.
-  EXPECT_NEAR(band_without(cells, "far", "cuda", "dispatch").factor, std::exp(0.05), 1e-12);
+  EXPECT_NEAR(band_without(cells, "far", "cuda", Bound::kDispatch).factor, std::exp(0.05), 1e-12);
   const Coverage c = leave_one_run_out(cells, "cuda");
   // The other runs' cells are each scored against a band with the far run in it (all inside);
   // the far run's five against one without it (all outside).
@@ -203,9 +203,9 @@ TEST(CostModel, ARunIsScoredAgainstABandFittedWithoutIt) {
   // A kind with too few cells has no band, and no cell of it counts.
   EXPECT_EQ(leave_one_run_out(cells, "cpu").cells, 0);
   // A bound class of its own from 8 cells; fewer share their kind's.
-  cells.push_back({"r1", "cuda", "compute", 0.5});
-  EXPECT_NEAR(band_without(cells, "", "cuda", "compute").factor,
-              band_without(cells, "", "cuda", "").factor, 1e-12);
+  cells.push_back({"r1", "cuda", Bound::kCompute, 0.5});
+  EXPECT_NEAR(band_without(cells, "", "cuda", Bound::kCompute).factor,
+              band_without(cells, "", "cuda", Bound::kNone).factor, 1e-12);
 }
 
 TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
@@ -213,11 +213,11 @@ TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
   Validation v;
   v.median_abs_error = 0.2;
   v.band = {1.5, 20};
-  v.by_bound["dispatch"] = {1.2, 9};
+  v.by_bound[Bound::kDispatch] = {1.2, 9};
   p.validation["cuda"] = v;
-  EXPECT_DOUBLE_EQ(p.band("cuda", "dispatch").factor, 1.2);
-  EXPECT_DOUBLE_EQ(p.band("cuda", "compute").factor, 1.5);
-  EXPECT_DOUBLE_EQ(p.band("cpu", "compute").factor, 0.0);
+  EXPECT_DOUBLE_EQ(p.band("cuda", Bound::kDispatch).factor, 1.2);
+  EXPECT_DOUBLE_EQ(p.band("cuda", Bound::kCompute).factor, 1.5);
+  EXPECT_DOUBLE_EQ(p.band("cpu", Bound::kCompute).factor, 0.0);
   Result r;
   r.cell.device = "cuda";
   r.prediction.bound = Bound::kCompute;
@@ -238,7 +238,7 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   Validation v;
   v.median_abs_error = 0.2;
   v.band = {1.8, 17};
-  v.by_bound["dispatch"] = {1.3, 8};
+  v.by_bound[Bound::kDispatch] = {1.3, 8};
   v.runs = {"a-seed001"};
   v.coverage_method = kLeaveOneRunOut;
   v.coverage = {17, 14};
@@ -253,7 +253,7 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   EXPECT_DOUBLE_EQ(back.cuda->graph_op_seconds, 1e-6);
   EXPECT_DOUBLE_EQ(back.validated_error("cuda"), 0.2);
   EXPECT_DOUBLE_EQ(back.validated_error("cpu"), 0.0);
-  EXPECT_DOUBLE_EQ(back.band("cuda", "dispatch").factor, 1.3);
+  EXPECT_DOUBLE_EQ(back.band("cuda", Bound::kDispatch).factor, 1.3);
   EXPECT_DOUBLE_EQ(back.cpu_all_threads.batch_op_seconds, 2e-6);
   const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
     nlohmann::ordered_json j = profile_to_json(p);

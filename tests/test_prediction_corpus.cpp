@@ -211,6 +211,32 @@ TEST(PredictionCorpus, AFittedBandIsTheConformalQuantileOfItsCellsAndReadsBack) 
 
 // A shipped profile is found by its short name from any folder, a wrong name is answered with the
 // names there are, and list names them.
+// Each shipped profile's band, every bound class's among it, is the one its card's corpus gives,
+// written back under its own class's name (once, keyed by a dangling name, the H200's four classes
+// came out as "loader" three times).
+TEST(PredictionCorpus, EachShippedBandIsTheOneItsCorpusGivesClassByClass) {
+  for (const std::string card : {"h100-80gb", "h200-141gb"}) {
+    const Corpus corpus(card);
+    const auto committed = nlohmann::json::parse(testing::slurp(corpus.folder + "/scores.json"));
+    ScratchDir dir;
+    std::string args = "predict --profile " + corpus.profile + " --fit-band " +
+                       dir.file("fitted.json") + " --check";
+    for (const std::string run : committed["band_from"]) args += " " + corpus.folder + "/" + run;
+    const testing::Outcome o = testing::crossover(dir, args);
+    ASSERT_EQ(o.code, 0) << o.err;
+    const auto fitted = nlohmann::json::parse(testing::slurp(dir.file("fitted.json")));
+    const auto shipped = nlohmann::json::parse(testing::slurp(corpus.profile));
+    EXPECT_EQ(shipped["validation"], fitted["validation"]) << card;
+    for (const auto& [kind, v] : fitted["validation"].items()) {
+      const nlohmann::json classes = v.value("band_by_bound", nlohmann::json::object());
+      for (const auto& [bound, band] : classes.items())
+        EXPECT_TRUE(bound == "dispatch" || bound == "compute" || bound == "memory" ||
+                    bound == "transfer" || bound == "loader")
+            << card << " " << kind << ": " << bound;
+    }
+  }
+}
+
 TEST(PredictionCorpus, ShippedProfilesAreFoundByNameFromAnyFolder) {
   ScratchDir dir;
   const auto here = [&](const std::string& args) {

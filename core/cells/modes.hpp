@@ -55,15 +55,6 @@ enum class Timing {
 };
 /// The kind of device a cell runs on ("cpu"; "cuda" or "cuda:N").
 enum class DeviceKind { kCpu, kCuda };
-/// What a step's time is mostly spent on, by the cost model (core/model/cost_model.hpp).
-enum class Bound {
-  kNone,      ///< not predicted (a cell without anatomy or profile)
-  kDispatch,  ///< the fixed cost of launching its operators
-  kCompute,   ///< matrix products and convolutions at the device's throughput for their size
-  kMemory,    ///< reading and writing tensors at the device's bandwidth
-  kTransfer,  ///< copying batches from the host to the device
-  kLoader,    ///< waiting for the next batch
-};
 
 // The words of each enum, found by argument-dependent lookup: words(Parallel{}).
 inline constexpr auto words(Loader) {
@@ -106,14 +97,6 @@ inline constexpr auto words(DeviceKind) {
   return std::array{std::pair{DeviceKind::kCpu, std::string_view("cpu")},
                     std::pair{DeviceKind::kCuda, std::string_view("cuda")}};
 }
-inline constexpr auto words(Bound) {
-  return std::array{std::pair{Bound::kNone, std::string_view("none")},
-                    std::pair{Bound::kDispatch, std::string_view("dispatch")},
-                    std::pair{Bound::kCompute, std::string_view("compute")},
-                    std::pair{Bound::kMemory, std::string_view("memory")},
-                    std::pair{Bound::kTransfer, std::string_view("transfer")},
-                    std::pair{Bound::kLoader, std::string_view("loader")}};
-}
 
 /// "cpu" for the CPU; "cuda" for "cuda" and "cuda:N".
 inline DeviceKind device_kind(std::string_view device) {
@@ -130,7 +113,6 @@ CROSSOVER_JSON_AS_WORD(OptimizerImpl)
 CROSSOVER_JSON_AS_WORD(Precision)
 CROSSOVER_JSON_AS_WORD(Timing)
 CROSSOVER_JSON_AS_WORD(DeviceKind)
-CROSSOVER_JSON_AS_WORD(Bound)
 
 /// The word, for logs and test messages.
 template <typename E, typename = std::enable_if_t<kHasWords<E>>>

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 #include "core/records/prices.hpp"
 #include "core/records/reference.hpp"
 

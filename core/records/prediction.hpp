@@ -1,12 +1,12 @@
 #pragma once
-// A cell's result as the cost model accounts for it (core/model/cost_model.hpp): the model's terms
-// in its prediction part (core/records/result_parts.hpp), its band, and the one function that
+// A cell's result as the cost model accounts for it (core/costmodel/cost_model.hpp): the model's
+// terms in its prediction part (core/records/result_parts.hpp), its band, and the one function that
 // makes a predicted result. No LibTorch.
 
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/records/results.hpp"
 
 namespace crossover {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/cells/modes.hpp"
-#include "core/model/cost_model.hpp"
-#include "core/model/step_anatomy.hpp"
+#include "core/costmodel/cost_model.hpp"
+#include "core/costmodel/step_anatomy.hpp"
 
 namespace crossover {
 
@@ -40,7 +40,7 @@ struct Energy {
 };
 
 /// The step's anatomy as a result records it: one probed step after the timed epochs
-/// (runner/execution/anatomy; core/model/step_anatomy.hpp).
+/// (runner/execution/anatomy; core/costmodel/step_anatomy.hpp).
 #define CROSSOVER_ANATOMY_FIELDS(X, P)                                                             \
   X(P, std::int64_t, step_ops_data, kCount) /* operators dispatched in the data and copy phases */ \
   X(P, std::int64_t, step_ops_forward, kCount)   /* in the forward pass and the loss */            \
@@ -72,7 +72,7 @@ struct Anatomy {
   }
 };
 
-/// The cost model's account of the step (core/model/cost_model.hpp), from a machine profile.
+/// The cost model's account of the step (core/costmodel/cost_model.hpp), from a machine profile.
 #define CROSSOVER_PREDICTION_FIELDS(X, P)                                                    \
   X(P, Bound, bound, kNone) /* the cost model's largest term */                              \
   X(P, double, predicted_step_seconds, kSeconds)                                             \

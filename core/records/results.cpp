@@ -16,9 +16,9 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/costmodel/step_anatomy.hpp"
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
-#include "core/model/step_anatomy.hpp"
 #include "core/records/results_csv.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/cells/keys.hpp"
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/stats/crossing.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"

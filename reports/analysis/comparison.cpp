@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"

@@ -3,8 +3,8 @@
 #include <set>
 #include <utility>
 
+#include "core/costmodel/cost_model.hpp"
 #include "core/files/file_writer.hpp"
-#include "core/model/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "core/records/results_csv.hpp"
 #include "reports/analysis/measures.hpp"

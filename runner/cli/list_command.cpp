@@ -6,7 +6,7 @@
 #include <iostream>
 #include <memory>
 
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"

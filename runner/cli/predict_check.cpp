@@ -8,9 +8,9 @@
 #include <map>
 #include <set>
 
+#include "core/costmodel/cost_model.hpp"
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
-#include "core/model/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
@@ -103,8 +103,7 @@ std::vector<BandCell> band_cells(const std::vector<Checked>& checked) {
     for (const Result& p : c.predicted) {
       const auto m = std::find_if(c.measured.begin(), c.measured.end(),
                                   [&](const Result& r) { return r.cell.index == p.cell.index; });
-      cells.push_back({run_name(c.run), text_of(device_kind(p.cell.device)),
-                       text_of(p.prediction.bound),
+      cells.push_back({run_name(c.run), text_of(device_kind(p.cell.device)), p.prediction.bound,
                        std::abs(std::log(p.prediction.predicted_epoch_seconds / m->epoch_seconds))});
     }
   }
@@ -117,8 +116,8 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
     const std::string name = run_name(c.run);
     std::set<std::string> how;
     for (Result& p : c.predicted) {
-      const std::string kind = text_of(device_kind(p.cell.device)),
-                        bound = text_of(p.prediction.bound);
+      const std::string kind = text_of(device_kind(p.cell.device));
+      const Bound bound = p.prediction.bound;
       const auto v = source.validation.find(kind);
       const bool set_it = v != source.validation.end() &&
                           std::find(v->second.runs.begin(), v->second.runs.end(), name) !=

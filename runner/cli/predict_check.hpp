@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 #include "core/records/results.hpp"
 #include "reports/gate/run_drift.hpp"
 

@@ -2,7 +2,7 @@
 // by runner/cli/predict_check), per cell, per device, the band's coverage, the winner of every
 // pair and the crossovers the predictions would have found against the measured ones. With
 // --fit-band, the profile is written again with the band these cells give (split conformal,
-// core/model/prediction_band.hpp).
+// core/costmodel/prediction_band.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,10 +11,11 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
+#include "core/costmodel/cost_model.hpp"
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
-#include "core/model/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"
@@ -57,14 +58,15 @@ MachineProfile fitted_profile(MachineProfile profile, const std::vector<Checked>
     if (key.find('/') != std::string::npos) continue;
     Validation v;
     v.median_abs_error = summarize(s.errors).median;
-    v.band = band_without(cells, "", key, "");
+    v.band = band_without(cells, "", key, Bound::kNone);
     v.runs = runs;
     for (const auto& [other, t] : scores) {
       if (other.rfind(key + "/", 0) != 0) continue;
-      const std::string bound = other.substr(key.size() + 1);
-      if (const PredictionBand b = band_without(cells, "", key, bound);
+      const std::optional<Bound> bound = parse_word<Bound>(other.substr(key.size() + 1));
+      if (!bound) continue;
+      if (const PredictionBand b = band_without(cells, "", key, *bound);
           b.factor > 0.0 && b.cells < v.band.cells)
-        v.by_bound[bound] = b;
+        v.by_bound[*bound] = b;
     }
     v.coverage_method = kLeaveOneRunOut;
     v.coverage = leave_one_run_out(cells, key);

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "core/cells/keys.hpp"
+#include "core/costmodel/machine_profile.hpp"
 #include "core/files/run_files.hpp"
-#include "core/model/machine_profile.hpp"
 #include "core/text/text.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/cli/command_support.hpp"

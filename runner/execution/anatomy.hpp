@@ -1,5 +1,5 @@
 #pragma once
-// Each cell's step taken apart (core/model/step_anatomy.hpp), recorded into its result: probed
+// Each cell's step taken apart (core/costmodel/step_anatomy.hpp), recorded into its result: probed
 // after the timed epochs of a measured cell, or, for a cell of a device this machine lacks,
 // measured on the CPU from the same cell there (its twin), to be predicted with another machine's
 // profile. No LibTorch in this header.

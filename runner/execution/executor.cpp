@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "core/records/prices.hpp"
 #include "core/records/processes.hpp"

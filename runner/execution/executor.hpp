@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 #include "core/records/prices.hpp"
 #include "core/records/results.hpp"
 #include "runner/grid/skip.hpp"
@@ -48,7 +48,7 @@ struct RunOptions {
   /// Prices per hour by device kind (the grid's "prices" and `run --price`): each result's cost.
   Prices prices;
   /// This machine's profile (env.json's): each ok cell's step is accounted for with it, its bound
-  /// and predicted_* fields (core/model/cost_model.hpp). None: no account.
+  /// and predicted_* fields (core/costmodel/cost_model.hpp). None: no account.
   std::shared_ptr<const MachineProfile> profile;
   /// `run --predict cuda=FILE`: a CUDA cell this machine cannot run is predicted from its anatomy
   /// on the CPU and that profile's GPU (status `predicted`), not skipped.

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"

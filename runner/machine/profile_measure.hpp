@@ -1,10 +1,10 @@
 #pragma once
-// `crossover profile`: this machine's constants for the cost model (core/model/machine_profile.hpp),
-// measured. No LibTorch in this header.
+// `crossover profile`: this machine's constants for the cost model
+// (core/costmodel/machine_profile.hpp), measured. No LibTorch in this header.
 
 #include <string>
 
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 
 namespace crossover {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "runner/distributed/shard.hpp"

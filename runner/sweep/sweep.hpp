@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 #include "core/records/results.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/execution/devices.hpp"

@@ -10,8 +10,8 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
+#include "core/costmodel/machine_profile.hpp"
 #include "core/files/user_files.hpp"
-#include "core/model/machine_profile.hpp"
 #include "core/records/environment.hpp"
 #include "reports/gate/history.hpp"
 #include "reports/gate/run_drift.hpp"

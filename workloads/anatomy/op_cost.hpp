@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "core/model/step_anatomy.hpp"
+#include "core/costmodel/step_anatomy.hpp"
 
 namespace crossover {
 

@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "core/model/step_anatomy.hpp"
+#include "core/costmodel/step_anatomy.hpp"
 #include "workloads/training/workload.hpp"
 
 namespace crossover {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
-#include "core/model/step_anatomy.hpp"
+#include "core/costmodel/step_anatomy.hpp"
 
 namespace crossover {
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/costmodel/bound.hpp"
+
 namespace crossover {
 
 /// The share of real cells a prediction band is fitted to hold.
@@ -25,18 +27,19 @@ struct PredictionBand {
 /// ceil((n + 1) kBandCoverage) of the n sorted; none (factor 0) when that rank is past n.
 PredictionBand fit_band(std::vector<double> log_ratios);
 
-/// One real cell as a band sees it: its run, device kind ("cpu", "cuda"), bound class
-/// ("dispatch", ...) and |log(predicted / measured)|.
+/// One real cell as a band sees it: its run, device kind ("cpu", "cuda"), bound class and
+/// |log(predicted / measured)|.
 struct BandCell {
-  std::string run, kind, bound;
+  std::string run, kind;
+  Bound bound = Bound::kNone;
   double log_ratio = 0.0;
 };
 
 /// The band of a prediction of `kind` bound by `bound`, fitted on `cells` less those of the run
 /// `left_out` ("": none left out): the bound class's own where it has kMinBandCells cells, else
-/// the kind's (factor 0 where even that has too few).
+/// the kind's (factor 0 where even that has too few); Bound::kNone asks for the kind's.
 PredictionBand band_without(const std::vector<BandCell>& cells, const std::string& left_out,
-                            const std::string& kind, const std::string& bound);
+                            const std::string& kind, Bound bound);
 
 /// What leaving each run out in turn gave for the cells of `kind`: how many had a band, and how
 /// many of those lay inside it.

@@ -1,4 +1,4 @@
-#include "core/model/cost_model.hpp"
+#include "core/costmodel/cost_model.hpp"
 
 #include <algorithm>
 #include <array>
@@ -163,7 +163,8 @@ const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell) 
 }
 
 std::string predicted_interval_text(double seconds, double error) {
-  // A band is a factor from 1 to 1e6 (core/model/machine_profile): anything else read from a file is none.
+  // A band is a factor from 1 to 1e6 (core/costmodel/machine_profile): anything else read from a
+  // file is none.
   if (!(error > 0.0 && error < 1e6)) return format_seconds(seconds) + ", predicted (no validated band)";
   const double factor = 1.0 + error;
   return format_seconds(seconds / factor) + "-" + format_seconds(seconds * factor) +

@@ -1,4 +1,4 @@
-#include "core/model/machine_profile.hpp"
+#include "core/costmodel/machine_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -139,7 +139,10 @@ Json validation_json(const Validation& v) {
   if (v.band.factor > 0.0) j["band"] = band_json(v.band);
   if (!v.by_bound.empty()) {
     j["band_by_bound"] = Json::object();
-    for (const auto& [bound, b] : v.by_bound) j["band_by_bound"][bound] = band_json(b);
+    // By name, as profiles have always been written.
+    std::map<std::string, const PredictionBand*> by_name;
+    for (const auto& [bound, b] : v.by_bound) by_name[text_of(bound)] = &b;
+    for (const auto& [name, b] : by_name) j["band_by_bound"][name] = band_json(*b);
   }
   if (!v.runs.empty()) j["runs"] = v.runs;
   if (!v.coverage_method.empty())
@@ -164,7 +167,7 @@ Validation validation_from_json(const nlohmann::ordered_json& j, const std::stri
       if (!known || *known == Bound::kNone)
         refuse(at + ".band_by_bound",
                "bound classes (dispatch, compute, memory, transfer, loader)");
-      v.by_bound[bound] = band_from_json(b, at + ".band_by_bound." + bound);
+      v.by_bound[*known] = band_from_json(b, at + ".band_by_bound." + bound);
     }
   }
   if (j.contains("runs")) {
@@ -244,7 +247,7 @@ double MachineProfile::validated_error(const std::string& kind) const {
   return it == validation.end() ? 0.0 : it->second.median_abs_error;
 }
 
-PredictionBand MachineProfile::band(const std::string& kind, const std::string& bound) const {
+PredictionBand MachineProfile::band(const std::string& kind, Bound bound) const {
   const auto it = validation.find(kind);
   if (it == validation.end()) return {};
   const auto own = it->second.by_bound.find(bound);

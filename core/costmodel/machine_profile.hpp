@@ -11,7 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/model/prediction_band.hpp"
+#include "core/costmodel/bound.hpp"
+#include "core/costmodel/prediction_band.hpp"
 
 namespace crossover {
 
@@ -50,7 +51,7 @@ struct DeviceProfile {
 struct Validation {
   double median_abs_error = 0.0;  ///< of the epoch, over the cells below
   PredictionBand band;            ///< every bound class together
-  std::map<std::string, PredictionBand> by_bound;  ///< "dispatch", "compute", ...: kMinBandCells+
+  std::map<Bound, PredictionBand> by_bound;  ///< each class with kMinBandCells cells or more
   std::vector<std::string> runs;                   ///< the runs the cells came from
   /// How the band's coverage was measured: "leave-one-run-out" (each run's cells against a band
   /// fitted without them), with what that gave; "" in a profile from before it was recorded,
@@ -82,7 +83,7 @@ struct MachineProfile {
   double validated_error(const std::string& kind) const;
   /// The band of a prediction of `kind` whose bound is `bound`: the bound's own where it has
   /// one, else the kind's (factor 0: none).
-  PredictionBand band(const std::string& kind, const std::string& bound) const;
+  PredictionBand band(const std::string& kind, Bound bound) const;
 
   /// The CPU's constants for a cell with `threads` (1: one thread; 0 or more: every core).
   const DeviceProfile& cpu(int threads) const;

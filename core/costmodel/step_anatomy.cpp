@@ -1,4 +1,4 @@
-#include "core/model/step_anatomy.hpp"
+#include "core/costmodel/step_anatomy.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #pragma once
-// The cost model: a step's time on a device from its anatomy (core/model/step_anatomy.hpp) and the
-// device's profile (core/model/machine_profile.hpp). Per operator, the larger of the device's fixed
-// cost per dispatched operator, its FLOPs at the device's matrix-product throughput for its size,
+// The cost model: a step's time on a device from its anatomy (step_anatomy.hpp) and the device's
+// profile (machine_profile.hpp). Per operator, the larger of the device's fixed cost per
+// dispatched operator, its FLOPs at the device's matrix-product throughput for its size,
 // and its bytes at the device's memory bandwidth; plus the bytes copied from the host at the
 // copy bandwidth (pageable or pinned) and the wait for a batch made on the host, costed from its
 // operators on the predicted machine's CPU (never from a wait measured on the checking machine).
@@ -14,8 +14,9 @@
 
 #include "core/cells/cell.hpp"
 #include "core/cells/modes.hpp"
-#include "core/model/machine_profile.hpp"
-#include "core/model/step_anatomy.hpp"
+#include "core/costmodel/bound.hpp"
+#include "core/costmodel/machine_profile.hpp"
+#include "core/costmodel/step_anatomy.hpp"
 
 namespace crossover {
 

@@ -2,7 +2,7 @@
 // A training step as the dispatcher sees it: the operators it dispatches in each phase, what each
 // computes (FLOPs) and moves (bytes read and written), the bytes it copies from the host to the
 // device, and how long it waited for its batch. Recorded once per cell, outside the timed epochs
-// (workloads/anatomy/step_probe), and the input of the cost model (core/model/cost_model). No
+// (workloads/anatomy/step_probe), and the input of the cost model (core/costmodel/cost_model). No
 // LibTorch.
 
 #include <array>

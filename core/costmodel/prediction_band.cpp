@@ -1,4 +1,4 @@
-#include "core/model/prediction_band.hpp"
+#include "core/costmodel/prediction_band.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,12 +19,12 @@ PredictionBand fit_band(std::vector<double> logs) {
 }
 
 PredictionBand band_without(const std::vector<BandCell>& cells, const std::string& left_out,
-                            const std::string& kind, const std::string& bound) {
+                            const std::string& kind, Bound bound) {
   std::vector<double> of_kind, of_bound;
   for (const BandCell& c : cells) {
     if (c.kind != kind || (!left_out.empty() && c.run == left_out)) continue;
     of_kind.push_back(c.log_ratio);
-    if (c.bound == bound) of_bound.push_back(c.log_ratio);
+    if (bound != Bound::kNone && c.bound == bound) of_bound.push_back(c.log_ratio);
   }
   if (static_cast<int>(of_bound.size()) >= kMinBandCells) {
     if (const PredictionBand own = fit_band(of_bound); own.factor > 0.0) return own;
