@@ -161,3 +161,33 @@ TEST(Skip, APredictedCudaCellIsMadeOnceForEveryThreadCount) {
 
 }  // namespace
 }  // namespace crossover
+
+namespace crossover {
+namespace {
+
+// The one decision the dry run, the executor and the progress line read: a cell runs, is
+// predicted (run --predict, a CUDA cell this machine lacks) or is skipped with its reason.
+TEST(Skip, ACellsPlanIsRunPredictOrSkipWithItsReason) {
+  const DeviceInventory none{}, gpu{true, 1, {}};
+  EXPECT_EQ(plan_cell(cell_on("cpu"), none, true).action, CellPlan::Action::kRun);
+  EXPECT_EQ(plan_cell(cell_on("cpu"), none, true).reason, "");
+  // A CUDA cell without CUDA: skipped, naming the rebuild, unless the run predicts it.
+  const CellPlan skipped = plan_cell(cell_on("cuda"), none, false);
+  EXPECT_EQ(skipped.action, CellPlan::Action::kSkip);
+  EXPECT_NE(skipped.reason.find("without CUDA"), std::string::npos) << skipped.reason;
+  const CellPlan predicted = plan_cell(cell_on("cuda"), none, true);
+  EXPECT_EQ(predicted.action, CellPlan::Action::kPredict);
+  EXPECT_EQ(predicted.reason, "no CUDA here");
+  // Too few GPUs here: the device is missing too, so it is predicted.
+  EXPECT_EQ(plan_cell(cell_on("cuda", 3), gpu, true).action, CellPlan::Action::kPredict);
+  // A cell skipped for a reason a GPU does not change is skipped, prediction or not.
+  Cell pinned = cell_on("cpu");
+  pinned.pin_memory = true;
+  const CellPlan pin = plan_cell(pinned, gpu, true);
+  EXPECT_EQ(pin.action, CellPlan::Action::kSkip);
+  EXPECT_NE(pin.reason.find("pin_memory needs CUDA"), std::string::npos) << pin.reason;
+  EXPECT_EQ(text_of(CellPlan::Action::kPredict), "predict");
+}
+
+}  // namespace
+}  // namespace crossover

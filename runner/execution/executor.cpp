@@ -445,14 +445,13 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
                           ? "the sweep stopped before this cell: its results could not be written"
                           : std::string("the run was interrupted (") + strsignal(signal) +
                                 ") before this cell started";
-    } else if (auto reason = skip_reason(cell, inventory)) {
-      if (options.predict_cuda && device_missing(cell, inventory)) {
-        result = predict_cell(cell, options);
-      } else {
-        result.cell = cell;
-        result.status = CellStatus::kSkipped;
-        result.reason = *reason;
-      }
+    } else if (const CellPlan plan = plan_cell(cell, inventory, options.predict_cuda != nullptr);
+               plan.action == CellPlan::Action::kPredict) {
+      result = predict_cell(cell, options);
+    } else if (plan.action == CellPlan::Action::kSkip) {
+      result.cell = cell;
+      result.status = CellStatus::kSkipped;
+      result.reason = plan.reason;
     } else if (cell.processes > 1) {
       result = run_in_processes(cell, *pool);
     } else if (cell.parallel == Parallel::kDdp || cell.isolate || options.isolate) {

@@ -52,6 +52,14 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
   return std::nullopt;
 }
 
+CellPlan plan_cell(const Cell& cell, const DeviceInventory& inventory, bool predict) {
+  std::optional<std::string> reason = skip_reason(cell, inventory);
+  if (!reason) return {};
+  if (predict && device_missing(cell, inventory))
+    return {CellPlan::Action::kPredict, "no CUDA here"};
+  return {CellPlan::Action::kSkip, std::move(*reason)};
+}
+
 std::size_t fold_predicted_cells(std::vector<Cell>& cells, const DeviceInventory& inventory) {
   // Of each prediction, the cell kept: the first at the host keys' defaults, else the first.
   std::map<std::string, std::size_t> kept;

@@ -17,8 +17,10 @@ ProgressLine::ProgressLine(const std::vector<Cell>& cells, const DeviceInventory
 }
 
 void ProgressLine::add(const std::vector<Cell>& cells) {
-  for (const Cell& cell : cells)
-    cost_.push_back(skip_reason(cell, inventory_) ? 0.0 : estimated_cost(cell));
+  for (const Cell& cell : cells) {
+    const bool runs = plan_cell(cell, inventory_, false).action == CellPlan::Action::kRun;
+    cost_.push_back(runs ? estimated_cost(cell) : 0.0);
+  }
 }
 
 void ProgressLine::cell(const Result& r) {
@@ -52,7 +54,7 @@ void ProgressLine::cell(const Result& r) {
 std::string predicted_cells_line(const std::vector<Cell>& cells, const DeviceInventory& inventory,
                                  const std::string& profile_name) {
   const auto predicted = std::count_if(cells.begin(), cells.end(), [&](const Cell& cell) {
-    return is_cuda_device(cell.device) && skip_reason(cell, inventory).has_value();
+    return plan_cell(cell, inventory, true).action == CellPlan::Action::kPredict;
   });
   if (predicted == 0) return "";
   return "; " + std::to_string(predicted) +

@@ -164,13 +164,11 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
   };
   std::size_t runnable = 0, predicted = 0;
   for (const Cell& cell : expansion.cells) {
-    const auto reason = skip_reason(cell, inventory);
-    const bool predict = reason && predict_cuda && device_missing(cell, inventory);
-    runnable += reason ? 0 : 1;
-    predicted += predict ? 1 : 0;
+    const CellPlan plan = plan_cell(cell, inventory, predict_cuda);
+    runnable += plan.action == CellPlan::Action::kRun ? 1 : 0;
+    predicted += plan.action == CellPlan::Action::kPredict ? 1 : 0;
     table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
-                          repeats(cell), predict ? "predict" : reason ? "skip" : "run",
-                          predict ? "no CUDA here" : reason ? *reason : ""});
+                          repeats(cell), text_of(plan.action), plan.reason});
     ids.push_back(std::to_string(cell.index));
   }
   // A reason many cells share is said once, under the table.
@@ -195,14 +193,14 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
             std::to_string(line.spec.max_probes) + " probes (" +
             std::to_string(2 * line.spec.max_probes) + " cells)";
     for (const Cell* cell : {&line.baseline, &line.contender}) {
-      const auto reason = skip_reason(*cell, inventory);
-      if (reason && predict_cuda && device_missing(*cell, inventory)) {
-        text += "; its " + cell->device + " probes would be predicted (no CUDA here), and so would "
-                "its statement";
+      const CellPlan plan = plan_cell(*cell, inventory, predict_cuda);
+      if (plan.action == CellPlan::Action::kPredict) {
+        text += "; its " + cell->device + " probes would be predicted (" + plan.reason +
+                "), and so would its statement";
         break;
       }
-      if (reason) {
-        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + *reason;
+      if (plan.action == CellPlan::Action::kSkip) {
+        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + plan.reason;
         break;
       }
     }
