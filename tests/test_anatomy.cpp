@@ -115,7 +115,7 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   Validation validated;
   validated.median_abs_error = 0.2;
   validated.band = {1.3, 20};
-  profile->validation["cuda"] = validated;
+  profile->validation[DeviceKind::kCuda] = validated;
   RunOptions options;
   options.data_dir = testing::data_dir();
   options.predict_cuda = profile;
@@ -130,9 +130,9 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   // A band from before its coverage was measured leave one run out claims no held-out cells.
   EXPECT_NE(r.reason.find("its coverage of other runs was not measured"), std::string::npos)
       << r.reason;
-  profile->validation["cuda"].runs = {"a", "b"};
-  profile->validation["cuda"].coverage_method = kLeaveOneRunOut;
-  profile->validation["cuda"].coverage = {40, 33};
+  profile->validation[DeviceKind::kCuda].runs = {"a", "b"};
+  profile->validation[DeviceKind::kCuda].coverage_method = kLeaveOneRunOut;
+  profile->validation[DeviceKind::kCuda].coverage = {40, 33};
   EXPECT_NE(predict_cell(mlp_cell("cuda"), options)
                 .reason.find("its band held 83 % of 40 real cells of 2 run(s), each run left out "
                              "of the band that scored it"),

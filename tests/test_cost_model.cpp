@@ -214,10 +214,10 @@ TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
   v.median_abs_error = 0.2;
   v.band = {1.5, 20};
   v.by_bound[Bound::kDispatch] = {1.2, 9};
-  p.validation["cuda"] = v;
-  EXPECT_DOUBLE_EQ(p.band("cuda", Bound::kDispatch).factor, 1.2);
-  EXPECT_DOUBLE_EQ(p.band("cuda", Bound::kCompute).factor, 1.5);
-  EXPECT_DOUBLE_EQ(p.band("cpu", Bound::kCompute).factor, 0.0);
+  p.validation[DeviceKind::kCuda] = v;
+  EXPECT_DOUBLE_EQ(p.band(DeviceKind::kCuda, Bound::kDispatch).factor, 1.2);
+  EXPECT_DOUBLE_EQ(p.band(DeviceKind::kCuda, Bound::kCompute).factor, 1.5);
+  EXPECT_DOUBLE_EQ(p.band(DeviceKind::kCpu, Bound::kCompute).factor, 0.0);
   Result r;
   r.cell.device = "cuda";
   r.prediction.bound = Bound::kCompute;
@@ -242,18 +242,18 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   v.runs = {"a-seed001"};
   v.coverage_method = kLeaveOneRunOut;
   v.coverage = {17, 14};
-  p.validation["cuda"] = v;
+  p.validation[DeviceKind::kCuda] = v;
   p.cpu_all_threads.batch_op_seconds = 2e-6;
   const MachineProfile back = profile_from_json(profile_to_json(p));
-  EXPECT_EQ(back.validation.at("cuda").coverage.inside, 14);
-  EXPECT_EQ(band_validation_text(back.validation.at("cuda")),
+  EXPECT_EQ(back.validation.at(DeviceKind::kCuda).coverage.inside, 14);
+  EXPECT_EQ(band_validation_text(back.validation.at(DeviceKind::kCuda)),
             "its band held 82 % of 17 real cells of 1 run(s), each run left out of the band that "
             "scored it");
   EXPECT_EQ(profile_to_json(back), profile_to_json(p));
   EXPECT_DOUBLE_EQ(back.cuda->graph_op_seconds, 1e-6);
-  EXPECT_DOUBLE_EQ(back.validated_error("cuda"), 0.2);
-  EXPECT_DOUBLE_EQ(back.validated_error("cpu"), 0.0);
-  EXPECT_DOUBLE_EQ(back.band("cuda", Bound::kDispatch).factor, 1.3);
+  EXPECT_DOUBLE_EQ(back.validation.at(DeviceKind::kCuda).median_abs_error, 0.2);
+  EXPECT_EQ(back.validation.count(DeviceKind::kCpu), 0u);
+  EXPECT_DOUBLE_EQ(back.band(DeviceKind::kCuda, Bound::kDispatch).factor, 1.3);
   EXPECT_DOUBLE_EQ(back.cpu_all_threads.batch_op_seconds, 2e-6);
   const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
     nlohmann::ordered_json j = profile_to_json(p);

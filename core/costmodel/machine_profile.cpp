@@ -242,12 +242,7 @@ std::string band_validation_text(const Validation& v) {
          " % of the real cells it was scored on: its coverage of other runs was not measured";
 }
 
-double MachineProfile::validated_error(const std::string& kind) const {
-  const auto it = validation.find(kind);
-  return it == validation.end() ? 0.0 : it->second.median_abs_error;
-}
-
-PredictionBand MachineProfile::band(const std::string& kind, Bound bound) const {
+PredictionBand MachineProfile::band(DeviceKind kind, Bound bound) const {
   const auto it = validation.find(kind);
   if (it == validation.end()) return {};
   const auto own = it->second.by_bound.find(bound);
@@ -273,7 +268,7 @@ nlohmann::ordered_json profile_to_json(const MachineProfile& p) {
   }
   if (!p.validation.empty()) {
     j["validation"] = Json::object();
-    for (const auto& [kind, v] : p.validation) j["validation"][kind] = validation_json(v);
+    for (const auto& [kind, v] : p.validation) j["validation"][text_of(kind)] = validation_json(v);
   }
   return j;
 }
@@ -302,8 +297,9 @@ MachineProfile profile_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("validation")) {
     if (!j["validation"].is_object()) refuse("validation", "an object");
     for (const auto& [kind, v] : j["validation"].items()) {
-      if (kind != "cpu" && kind != "cuda") refuse("validation." + kind, "\"cpu\" or \"cuda\"");
-      p.validation[kind] = validation_from_json(v, "validation." + kind);
+      const std::optional<DeviceKind> known = parse_word<DeviceKind>(kind);
+      if (!known) refuse("validation." + kind, "\"cpu\" or \"cuda\"");
+      p.validation[*known] = validation_from_json(v, "validation." + kind);
     }
   }
   return p;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cells/modes.hpp"
 #include "core/costmodel/bound.hpp"
 #include "core/costmodel/prediction_band.hpp"
 
@@ -75,15 +76,13 @@ struct MachineProfile {
   DeviceProfile cpu_all_threads;
   std::optional<DeviceProfile> cuda;
   std::string gpu_name;  ///< "" without a GPU
-  /// How its predictions did against real runs, by device kind ("cpu", "cuda"), as `crossover
-  /// predict --check` measured it ("validation" in the file).
-  std::map<std::string, Validation> validation;
+  /// How its predictions did against real runs, by device kind, as `crossover predict --check`
+  /// measured it ("validation" in the file, keyed "cpu" and "cuda").
+  std::map<DeviceKind, Validation> validation;
 
-  /// The validated median absolute error for `kind` (0 when not validated).
-  double validated_error(const std::string& kind) const;
   /// The band of a prediction of `kind` whose bound is `bound`: the bound's own where it has
   /// one, else the kind's (factor 0: none).
-  PredictionBand band(const std::string& kind, Bound bound) const;
+  PredictionBand band(DeviceKind kind, Bound bound) const;
 
   /// The CPU's constants for a cell with `threads` (1: one thread; 0 or more: every core).
   const DeviceProfile& cpu(int threads) const;

@@ -63,7 +63,7 @@ std::string profiles_text() {
   for (const ShippedProfile& shipped : shipped_profiles()) {
     try {
       const MachineProfile profile = load_profile(shipped.path);
-      const auto v = profile.validation.find("cuda");
+      const auto v = profile.validation.find(DeviceKind::kCuda);
       std::string band = "none";
       if (v != profile.validation.end() && v->second.band.factor > 0.0) {
         band = "x" + format_number(v->second.band.factor) + ", " +

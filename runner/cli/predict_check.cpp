@@ -118,7 +118,7 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
     for (Result& p : c.predicted) {
       const std::string kind = text_of(device_kind(p.cell.device));
       const Bound bound = p.prediction.bound;
-      const auto v = source.validation.find(kind);
+      const auto v = source.validation.find(device_kind(p.cell.device));
       const bool set_it = v != source.validation.end() &&
                           std::find(v->second.runs.begin(), v->second.runs.end(), name) !=
                               v->second.runs.end();
@@ -135,7 +135,7 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
                      std::to_string(set_it ? v->second.runs.size() - 1 : 0) +
                      " run(s) the profile's band lists)");
       } else {
-        band = source.band(kind, bound);
+        band = source.band(device_kind(p.cell.device), bound);
         how.insert(kind + (band.factor > 0.0 ? ": the profile " + source.name + "'s, which never "
                                                    "saw this run"
                                              : ": none (the profile " + source.name +

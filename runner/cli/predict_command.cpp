@@ -70,7 +70,8 @@ MachineProfile fitted_profile(MachineProfile profile, const std::vector<Checked>
     }
     v.coverage_method = kLeaveOneRunOut;
     v.coverage = leave_one_run_out(cells, key);
-    if (v.band.factor > 0.0) profile.validation[key] = v;
+    if (const auto kind = parse_word<DeviceKind>(key); kind && v.band.factor > 0.0)
+      profile.validation[*kind] = v;
   }
   return profile;
 }

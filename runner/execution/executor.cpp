@@ -387,7 +387,7 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
   }
   r = std::move(*predicted);
   r.status = CellStatus::kPredicted;
-  const auto validation = profile.validation.find(text_of(device_kind(r.cell.device)));
+  const auto validation = profile.validation.find(device_kind(r.cell.device));
   r.reason = "by the cost model with the profile " + profile.name + " (no CUDA here; " +
              (r.prediction.prediction_error > 0.0 && validation != profile.validation.end()
                   ? band_validation_text(validation->second)

@@ -74,7 +74,7 @@ std::string blas_line(const Environment& r) {
 
 std::string band_validation(const Environment& r) {
   if (!r.predicted_with) return "";
-  const auto v = r.predicted_with->validation.find("cuda");
+  const auto v = r.predicted_with->validation.find(DeviceKind::kCuda);
   return v == r.predicted_with->validation.end() ? "no band validated against real runs"
                                                  : band_validation_text(v->second);
 }
