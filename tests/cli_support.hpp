@@ -30,6 +30,11 @@ struct Outcome {
 // their reason): on a GPU machine, the crossover it runs is shown no CUDA device.
 inline const char* kNoGpu = "CUDA_VISIBLE_DEVICES=";
 
+// The environment of a test that checks the measurement of the machine itself (the BLAS rate, the
+// peaks, the profile, the reference timings and the drift they show): ctest's runs reuse one
+// measured record (tests/CMakeLists.txt), and this one measures its machine as a user's run does.
+inline const char* kMeasureMachine = "CROSSOVER_MACHINE_RECORD=";
+
 // The tests' crossover sees no CROSSOVER_DATA_DIR (scripts/test.sh exports it for the tests that
 // read data themselves) unless `env` sets it: the data folder a test means is in its arguments.
 // A shell command run with no input, its exit code and its two outputs (kept in `dir`, as

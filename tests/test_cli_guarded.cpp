@@ -2,6 +2,7 @@
 // command reads a run's record through a link, and no option writes over a lock, a run's or a
 // history's file, or the command's own input.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "runner/execution/watchdog.hpp"
+#include "runner/machine/machine_record.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
@@ -235,6 +237,66 @@ TEST(GuardedOutputs, TheDryRunRefusesWhatTheRunRefuses) {
     EXPECT_EQ(first_error(dry.err), first_error(real.err)) << c.args;
   }
   EXPECT_FALSE(fs::exists(dir.file("x")));  // nothing was made for a refused run
+}
+
+// CROSSOVER_MACHINE_RECORD (runner/machine/machine_record.hpp): a run reuses an earlier run's
+// measurement of the machine only when the record is a whole env.json, says so in env.json and
+// its reports, and a record that is a link, a FIFO, not JSON or missing a part refuses the run.
+TEST(GuardedReaders, AMachineRecordIsReusedOnlyWholeAndEveryReportSaysSo) {
+  ScratchDir dir;
+  const std::string grid = dir.write("g.json", R"({"name": "g", "defaults": {"epochs": 1,
+    "warmup_epochs": 0, "repeats": 1}, "experiments": [{"workload": "iris_mlp",
+    "grid": {"seed": [1, 2]}}]})");
+  const std::string data = " --data-dir " + dir.file("no-data");
+  ASSERT_EQ(crossover(dir, "run " + grid + " --out " + dir.file("m") + data, kMeasureMachine).code,
+            0);
+  const auto measured = nlohmann::json::parse(slurp(dir.file("m/env.json")));
+  EXPECT_FALSE(measured.contains("machine_record"));
+  EXPECT_EQ(measured["reference"]["cells"].size(), 2u);
+  EXPECT_EQ(slurp(dir.file("m/report.md")).find("did not measure its machine"), std::string::npos);
+
+  const std::string record = dir.file("m/env.json");
+  const auto reuse = [&](const std::string& file, const std::string& out) {
+    return crossover(dir, "run " + grid + " --out " + dir.file(out) + data,
+                     std::string(kMachineRecordVariable) + "=" + file);
+  };
+  const Outcome reused = reuse(record, "r");
+  ASSERT_EQ(reused.code, 0) << reused.err;
+  const auto env = nlohmann::json::parse(slurp(dir.file("r/env.json")));
+  EXPECT_EQ(env["machine_record"], record);
+  for (const char* part : {"peak_gflops", "profile"}) EXPECT_EQ(env[part], measured[part]) << part;
+  EXPECT_EQ(env["blas"]["matmul_1024_gflops"], measured["blas"]["matmul_1024_gflops"]);
+  EXPECT_EQ(env["reference"]["before"], measured["reference"]["before"]);
+  EXPECT_FALSE(env["reference"].contains("cells"));  // nothing timed around the cells
+  for (const char* report : {"r/report.md", "r/report.html"})
+    EXPECT_NE(slurp(dir.file(report)).find("did not measure its machine"), std::string::npos)
+        << report;
+  EXPECT_NE(reused.err.find("did not measure its machine"), std::string::npos) << reused.err;
+
+  // A record that cannot be used refuses the run before anything runs, naming what to fix.
+  auto partial = measured;
+  partial.erase("profile");
+  partial["reference"].erase("before");
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink(record, dir.file("link.json"));
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {dir.file("missing.json"), "No such file"},
+      {dir.write("text.json", "not json"), "not JSON"},
+      {fifo, "not a regular file"},
+      {dir.file("link.json"), "link"},
+      {dir.write("partial.json", partial.dump()), "it records no profile, reference.before"}};
+  int n = 0;
+  for (const auto& [file, why] : refused) {
+    const std::string out = "bad" + std::to_string(n++);
+    const Outcome o = reuse(file, out);
+    EXPECT_EQ(o.code, 2) << file << o.err;
+    EXPECT_NE(o.err.find(std::string(kMachineRecordVariable) + "=" + file), std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find(why), std::string::npos) << why << ": " << o.err;
+    EXPECT_NE(o.err.find("unset the variable to measure the machine"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir.file(out + "/results.jsonl"))) << out;
+  }
 }
 
 }  // namespace

@@ -105,6 +105,7 @@ void visit_run(E& e, V& v) {
   v("planted_load", e.planted_load);
   v("planted_slowdown", e.planted_slowdown);
   v("isolation", e.isolation);
+  v("machine_record", e.machine_record);
   v("label", e.label);
   v("prices", e.prices);
   v.object("shard", e.shard, [](V& o, auto& shard) {

@@ -105,6 +105,9 @@ struct Environment {
   double planted_slowdown =
       0.0;  ///< each timed epoch's planted extra share (CROSSOVER_PLANT_SLOWDOWN)
   std::string isolation;          ///< how isolated cells ran
+  /// The env.json whose measurement of the machine (BLAS rate, peaks, profile, reference before)
+  /// the run reused instead of measuring (CROSSOVER_MACHINE_RECORD); "" when it measured.
+  std::string machine_record;
   std::string label;              ///< `run --label`
   Prices prices;
   std::optional<ShardRecord> shard;

@@ -36,13 +36,14 @@ struct RunArgs {
   std::vector<std::string> prices;  ///< --price KIND=PRICE
   double model_check_seconds = kModelCheckSeconds;
   std::string predict;               ///< --predict cuda=FILE
+  std::string profile;               ///< --profile FILE or a shipped profile's name
   std::vector<std::string> require;  ///< --require DEVICE: devices that must have been measured
   std::vector<std::string> sets;     ///< --set KEY=VALUE[,VALUE...]: the grid changed
 };
 
-// --predict's "cuda=FILE" into the sweep's options; false (logged) when it is not that.
-bool parse_predict(const std::string& text, SweepOptions& options) {
-  if (text.empty()) return true;
+// --predict's "cuda=FILE": FILE, "" when not given; nullopt (logged) when it is not that.
+std::optional<std::string> predict_file(const std::string& text) {
+  if (text.empty()) return "";
   const auto equals = text.find('=');
   if (equals == std::string::npos || text.substr(0, equals) != "cuda" ||
       equals + 1 == text.size()) {
@@ -50,10 +51,9 @@ bool parse_predict(const std::string& text, SweepOptions& options) {
         "--predict {}: expected cuda=PROFILE, the profile of the GPU to predict the CUDA cells "
         "with: a shipped one by name (e.g. --predict cuda=h100; crossover list) or a file",
         text);
-    return false;
+    return std::nullopt;
   }
-  options.predict_cuda = text.substr(equals + 1);
-  return true;
+  return text.substr(equals + 1);
 }
 
 // --price arguments into `prices`; false (logged) when one is wrong.
@@ -152,18 +152,18 @@ void fold_predictions(Expansion& expansion, const Expansion& whole,
   if (options.first_probe_index == 0) options.first_probe_index = whole.cells.size();
 }
 
-// The profiles of --predict and --profile, found by name or path and read before anything runs,
-// a dry run included; false (logged) when one cannot be read.
-bool read_profiles(SweepOptions& options) {
+// The profiles of --predict and --profile, found by name or path and read once, before anything
+// runs (a dry run included), into the sweep's options; false (logged) when one cannot be read.
+bool read_profiles(const RunArgs& args, SweepOptions& options) {
+  const std::optional<std::string> predict = predict_file(args.predict);
+  if (!predict) return false;
   try {
-    if (!options.predict_cuda.empty()) {
-      options.predict_cuda = find_profile(options.predict_cuda);
-      (void)load_gpu_profile(options.predict_cuda);
-    }
-    if (!options.profile.empty()) {
-      options.profile = find_profile(options.profile);
-      (void)load_profile(options.profile);
-    }
+    if (!predict->empty())
+      options.predict_cuda =
+          std::make_shared<const MachineProfile>(load_gpu_profile(find_profile(*predict)));
+    if (!args.profile.empty())
+      options.profile =
+          std::make_shared<const MachineProfile>(load_profile(find_profile(args.profile)));
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
     return false;
@@ -177,17 +177,16 @@ int run_command(const RunArgs& args) {
   const auto& [grid, whole] = *loaded;
   SweepOptions options = args.sweep;
   if (!parse_prices(args.prices, options.prices)) return kExitBadInput;
-  if (!parse_predict(args.predict, options)) return kExitBadInput;
   std::optional<Expansion> part = select_part(args, whole, options);
   if (!part || !label_cells(*part, options)) return kExitBadInput;
   Expansion& expansion = *part;
-  if (!read_profiles(options)) return kExitBadInput;
+  if (!read_profiles(args, options)) return kExitBadInput;
   const auto specs = compare_specs(args.compare);
   if (!specs || (expansion.searches.empty() &&
                  !compare_values_present(args.compare, *specs, expansion.cells)))
     return kExitBadInput;
   const DeviceInventory inventory = probe_devices();
-  if (!options.predict_cuda.empty()) fold_predictions(expansion, whole, inventory, options);
+  if (options.predict_cuda) fold_predictions(expansion, whole, inventory, options);
   if (args.dry_run) {
     // What the run would refuse before its first cell, the dry run refuses alike.
     try {
@@ -195,7 +194,7 @@ int run_command(const RunArgs& args) {
     } catch (const SweepRefused&) {
       return kExitBadInput;  // logged
     }
-    std::cout << wrap_prose(dry_run_text(expansion, inventory, !options.predict_cuda.empty()),
+    std::cout << wrap_prose(dry_run_text(expansion, inventory, options.predict_cuda != nullptr),
                             output_columns());
     return kExitOk;
   }
@@ -301,7 +300,7 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--shards", args->shards,
                   "With --shard auto in a Kubernetes Indexed Job: the number of parts")
       ->check(CLI::Range(1, 100000));
-  run->add_option("--profile", args->sweep.profile,
+  run->add_option("--profile", args->profile,
                   "This machine's profile (crossover profile --out FILE; or a shipped one by "
                   "name) for every cell's bound, instead of the quick one measured at the "
                   "start; env.json records it");

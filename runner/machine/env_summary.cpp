@@ -6,6 +6,7 @@
 #include "core/text/text.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "runner/machine/env.hpp"
+#include "runner/machine/machine_record.hpp"
 
 namespace crossover {
 namespace {
@@ -143,6 +144,8 @@ std::vector<std::string> environment_warnings(const Environment& r) {
         "This build has CUDA but no CUDA device is usable: every CUDA cell is skipped.");
   }
   if (std::string drift = drift_warning(r); !drift.empty()) warnings.push_back(std::move(drift));
+  if (std::string reused = machine_record_warning(r); !reused.empty())
+    warnings.push_back(std::move(reused));
   return warnings;
 }
 

@@ -20,6 +20,7 @@
 #include "runner/execution/executor.hpp"
 #include "runner/execution/reference.hpp"
 #include "runner/machine/env.hpp"
+#include "runner/machine/machine_record.hpp"
 #include "runner/machine/profile_measure.hpp"
 #include "runner/sweep/progress_line.hpp"
 #include "runner/sweep/search_run.hpp"
@@ -259,16 +260,7 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   }
   prices_ = grid.prices;
   for (const auto& [kind, price] : options_.prices) prices_[kind] = price;
-  try {
-    if (!options_.predict_cuda.empty())
-      predict_cuda_ =
-          std::make_shared<const MachineProfile>(load_gpu_profile(options_.predict_cuda));
-    if (!options_.profile.empty())
-      profile_ = std::make_shared<const MachineProfile>(load_profile(options_.profile));
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    throw SweepRefused(e.what());
-  }
+  profile_ = options_.profile;
   record_environment(expansion);
   // --resume: the cells already ok in the folder are kept, if the environment is the same.
   plan_.to_run = expansion.cells;
@@ -313,12 +305,22 @@ void Sweep::open_output(const std::string& grid_name) {
 }
 
 void Sweep::record_environment(const Expansion& expansion) {
-  record_ = environment_record(true);
+  std::optional<MachineRecord> reused;
+  try {
+    reused = machine_record_from_environment();
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  record_ = environment_record(!reused);
+  if (reused) reuse_machine_record(record_, *reused);
   // This machine's profile: the cost model's constants for every cell's bound.
-  if (!profile_) profile_ = std::make_shared<const MachineProfile>(measure_profile({}));
+  if (!profile_)
+    profile_ = std::make_shared<const MachineProfile>(reused ? *reused->env.profile
+                                                             : measure_profile({}));
   record_.profile = *profile_;
-  if (predict_cuda_) record_.predicted_with = *predict_cuda_;
-  record_.reference.before = measure_reference();
+  if (options_.predict_cuda) record_.predicted_with = *options_.predict_cuda;
+  if (!reused) record_.reference.before = measure_reference();
   record_.planted_load = planted_load_;
   record_.planted_slowdown = planted_slowdown_;
   // How isolated cells ran (each result's `worker` says which process ran it).
@@ -359,7 +361,7 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
 
 SweepOutcome Sweep::run() {
   spdlog::info("running {} cells of {} into {}{}", plan_.to_run.size(), grid_name_, out_dir_,
-               predict_cuda_ ? predicted_cells_line(plan_.to_run, inventory_, predict_cuda_->name)
+               options_.predict_cuda ? predicted_cells_line(plan_.to_run, inventory_, options_.predict_cuda->name)
                              : "");
   RunOptions options;
   options.data_dir = options_.data_dir;
@@ -369,7 +371,7 @@ SweepOutcome Sweep::run() {
   options.workers = make_worker_pool(options);
   options.prices = prices_;
   options.profile = profile_;
-  options.predict_cuda = predict_cuda_;
+  options.predict_cuda = options_.predict_cuda;
   for (const auto& [device, gflops] : record_.peak_gflops) options.peak_gflops[device] = gflops;
   warn_planted(planted_load_, planted_slowdown_);
   BusyLoad load(planted_load_);
@@ -378,6 +380,7 @@ SweepOutcome Sweep::run() {
   std::optional<ReferenceTimes> last_reference = record_.reference.before;
   const auto time_reference_after = [&](const Result& r) {
     if (r.status != CellStatus::kOk && r.status != CellStatus::kFailed) return;
+    if (!record_.machine_record.empty()) return;  // the reused reference stands
     load.pause();
     const ReferenceTimes now = measure_reference();
     load.resume();

@@ -45,11 +45,13 @@ struct SweepOptions {
   std::size_t first_probe_index = 0;
   /// `--price`: prices per hour by device kind, over the grid's "prices".
   Prices prices;
-  /// `--profile`: this machine's profile from a file (`crossover profile --out`); "" = a quick one
-  /// measured at the start. env.json records it; every ok cell's bound comes from it.
-  std::string profile;
-  /// `--predict cuda=FILE`: CUDA cells this machine cannot run are predicted with that profile.
-  std::string predict_cuda;
+  /// `--profile`: this machine's profile, read once from its file (`crossover profile --out`);
+  /// none = a quick one measured at the start. env.json records it; every ok cell's bound comes
+  /// from it.
+  std::shared_ptr<const MachineProfile> profile;
+  /// `--predict cuda=FILE`, read once: CUDA cells this machine cannot run are predicted with
+  /// that profile's GPU.
+  std::shared_ptr<const MachineProfile> predict_cuda;
   /// `--real-data`: a data set whose files are not under data_dir is a refusal, not a synthetic
   /// stand-in.
   bool real_data = false;
@@ -113,7 +115,7 @@ class Sweep {
   int planted_load_ = 0;
   double planted_slowdown_ = 0.0;
   Prices prices_;  // the grid's, with --price over them
-  std::shared_ptr<const MachineProfile> profile_, predict_cuda_;
+  std::shared_ptr<const MachineProfile> profile_;  ///< --profile's, or measured at the start
   Environment record_;
   std::vector<std::string> warnings_;
   ResumePlan plan_;
