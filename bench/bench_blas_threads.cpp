@@ -6,7 +6,7 @@
 // a "1 thread" CPU figure that limits only LibTorch is really a multi-threaded one.
 #include <benchmark/benchmark.h>
 
-#include "runner/execution/threads.hpp"
+#include "runner/hardware/threads.hpp"
 
 namespace {
 

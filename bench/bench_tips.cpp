@@ -11,7 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/cuda.h>
 
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 
 namespace {
 

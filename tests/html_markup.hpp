@@ -101,8 +101,8 @@ inline Markup read_markup(const std::string& html) {
 /// Attributes are written as NAME=' in the source, elements as <NAME.
 inline Markup renderer_markup(const std::string& source_dir) {
   std::string source;
-  for (const char* file : {"/reports/render/report_html.cpp", "/reports/render/svg_charts.cpp",
-                           "/reports/render/svg_surface.cpp"}) {
+  for (const char* file : {"/reports/render/report_html.cpp", "/reports/charts/svg_charts.cpp",
+                           "/reports/charts/svg_surface.cpp"}) {
     std::ifstream in(source_dir + file);
     std::ostringstream text;
     text << in.rdbuf();

@@ -6,7 +6,7 @@
 #include "core/costmodel/cost_model.hpp"
 #include "core/records/prediction.hpp"
 #include "runner/execution/anatomy.hpp"
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/machine/profile_measure.hpp"
 #include "tests/test_support.hpp"

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runner/execution/blas.hpp"
+#include "runner/hardware/blas.hpp"
 #include "runner/machine/packages.hpp"
 #include "tests/test_support.hpp"
 

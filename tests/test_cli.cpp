@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/records/results.hpp"
-#include "runner/execution/blas.hpp"
+#include "runner/hardware/blas.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

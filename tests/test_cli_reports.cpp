@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "core/records/results.hpp"
-#include "reports/render/svg_plot.hpp"
+#include "reports/charts/svg_plot.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/records/prices.hpp"
-#include "runner/execution/energy.hpp"
+#include "runner/hardware/energy.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/sample_results.hpp"
 

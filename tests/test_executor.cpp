@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/cells/keys.hpp"
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 #include "runner/execution/executor.hpp"
-#include "runner/execution/threads.hpp"
+#include "runner/hardware/threads.hpp"
 #include "runner/grid/grid.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/data/catalog.hpp"

@@ -12,7 +12,7 @@
 #include <regex>
 
 #include "core/text/text.hpp"
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_charts.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
 

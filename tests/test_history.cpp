@@ -1,4 +1,4 @@
-// crossover history (reports/gate/history.hpp, runner/cli/history_command.cpp): runs in commit
+// crossover history (reports/gate/history.hpp, runner/commands/history_command.cpp): runs in commit
 // order, cells matched on their identity keys, change points with their commits, the stored history
 // extended by one run, a hostile history.json refused, and the exit code of --fail-on-change.
 #include <gtest/gtest.h>

@@ -33,7 +33,10 @@ const std::vector<Layer>& layers() {
       {"workloads/", "workloads"},
       {"reports/", "reports"},
       {"runner/", "execution"},
+      // The command line: what the commands share, then the commands (runner/README.md).
       {"runner/cli/", "command line"},
+      {"runner/commands/", "commands"},
+      {"runner/costmodel/", "commands"},
       {"bench/", "micro-benchmarks"},
       {"tests/", "tests"},
   };
@@ -70,6 +73,7 @@ TEST(Layers, EveryFolderHasALayer) {
   EXPECT_EQ(layer_of("reports/analysis/analysis.cpp"), 2u);
   EXPECT_EQ(layer_of("runner/execution/executor.cpp"), 3u);
   EXPECT_EQ(layer_of("runner/cli/main.cpp"), 4u);
+  EXPECT_EQ(layer_of("runner/commands/run_command.cpp"), 5u);
   for (const auto& file : sources()) EXPECT_TRUE(layer_of(file).has_value()) << file;
 }
 
@@ -131,7 +135,7 @@ TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
             "higher layer");
   EXPECT_TRUE(upward_includes("runner/cli/main.cpp", text).empty());
   EXPECT_EQ(
-      upward_includes("workloads/registry.cpp", "#include \"runner/execution/devices.hpp\"").size(),
+      upward_includes("workloads/registry.cpp", "#include \"runner/hardware/devices.hpp\"").size(),
       1u);
   // At folder level too: the reports read results, never the execution that made them.
   EXPECT_EQ(
@@ -250,9 +254,9 @@ TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
       {"runner/cli/command_support.cpp", "a cell's standard output, O_NOFOLLOW"},
       {"runner/cli/command_line.cpp", "/dev/null for a closed standard stream"},
       {"runner/machine/env.cpp", "the machine's own /proc, /sys and /etc/os-release"},
-      {"runner/execution/energy.cpp", "the machine's own /sys/class/powercap counters"},
+      {"runner/hardware/energy.cpp", "the machine's own /sys/class/powercap counters"},
       {"runner/execution/busy_load.cpp", "the machine's own /proc/stat"},
-      {"runner/execution/memory.cpp", "the machine's own /proc/self/status"},
+      {"runner/hardware/memory.cpp", "the machine's own /proc/self/status"},
       {"runner/execution/launch.cpp", "a cell's log, written by this run into its own folder"},
       {"workloads/data/idx.cpp", "zlib's gzopen, after check_regular_file (a data set)"},
       {"workloads/models/torchscript.cpp", "the model's zip directory, after check_regular_file"},

@@ -3,8 +3,8 @@
 // scopes. What needs a GPU is in the *_CUDA tests.
 #include <gtest/gtest.h>
 
-#include "runner/execution/cuda_seam.hpp"
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/cuda_seam.hpp"
+#include "runner/hardware/devices.hpp"
 #include "workloads/training/fused_optimizer.hpp"
 #include "workloads/training/optimizers.hpp"
 #include "workloads/training/precision.hpp"

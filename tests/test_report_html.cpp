@@ -5,8 +5,8 @@
 #include <regex>
 
 #include "reports/render/report_html.hpp"
-#include "reports/render/svg_plot.hpp"
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_plot.hpp"
+#include "reports/charts/svg_charts.hpp"
 #include "tests/hostile_report.hpp"
 #include "tests/html_markup.hpp"
 

@@ -11,7 +11,7 @@
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/reporter.hpp"
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_charts.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/test_support.hpp"
 

@@ -10,7 +10,7 @@
 #include "core/stats/search.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/report_markdown.hpp"
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_charts.hpp"
 
 namespace crossover {
 namespace {

@@ -20,7 +20,7 @@ namespace crossover {
 /// A part's members from its list: X(P, type, name, unit) declares `type name{};`.
 #define CROSSOVER_DECLARE_PART_FIELD(P, type, name, unit) type name{};
 
-/// The energy the timed epochs took and the clocks they ran at (runner/execution/energy).
+/// The energy the timed epochs took and the clocks they ran at (runner/hardware/energy).
 #define CROSSOVER_ENERGY_FIELDS(X, P)                                                            \
   X(P, std::string, energy_source, kNone) /* "rapl", "nvml", "nvml-power" or "unavailable" */    \
   X(P, std::string, energy_note, kNone)   /* why unavailable, or what else the counter covers */ \

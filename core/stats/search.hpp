@@ -128,4 +128,7 @@ class CrossoverSearch {
   std::vector<double> widths_;  ///< the widest open bracket's width after each probe
 };
 
+/// What makes a searches.json unfit for the reports (a missing or mistyped field); "" if none.
+std::string searches_problem(const nlohmann::ordered_json& searches);
+
 }  // namespace crossover

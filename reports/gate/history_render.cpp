@@ -7,7 +7,7 @@
 
 #include "core/text/text.hpp"
 #include "reports/gate/history.hpp"
-#include "reports/render/svg_plot.hpp"
+#include "reports/charts/svg_plot.hpp"
 #include "reports/render/table.hpp"
 
 namespace crossover {

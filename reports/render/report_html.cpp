@@ -12,7 +12,7 @@
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
 #include "reports/analysis/verdict.hpp"
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_charts.hpp"
 
 namespace crossover {
 namespace {

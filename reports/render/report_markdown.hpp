@@ -12,9 +12,6 @@
 
 namespace crossover {
 
-/// What makes a searches.json unfit for the reports (a missing or mistyped field); "" if none.
-std::string searches_problem(const nlohmann::ordered_json& searches);
-
 /// The searches of a run as Markdown: each line's statement and its probes in order; "" if none.
 std::string render_searches_markdown(const nlohmann::ordered_json& searches);
 

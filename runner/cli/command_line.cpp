@@ -21,7 +21,7 @@
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
-#include "runner/execution/memory.hpp"
+#include "runner/hardware/memory.hpp"
 
 namespace {
 

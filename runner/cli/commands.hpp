@@ -1,5 +1,6 @@
 #pragma once
-// The subcommands of `crossover`, one file each (runner/cli/<name>_command.cpp). Each adds its
+// The subcommands of `crossover`, one file each (runner/commands/<name>_command.cpp;
+// profile and predict in runner/costmodel/). Each adds its
 // subcommand and options to the command line and returns what runs it: the process exit code
 // (0 success, 1 a run failed, 2 bad input or usage, 130 interrupted). Results go to stdout and
 // files; diagnostics to the log (stderr).

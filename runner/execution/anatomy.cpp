@@ -4,8 +4,8 @@
 
 #include "core/text/log.hpp"
 #include "core/text/text.hpp"
-#include "runner/execution/devices.hpp"
-#include "runner/execution/threads.hpp"
+#include "runner/hardware/devices.hpp"
+#include "runner/hardware/threads.hpp"
 #include "workloads/anatomy/step_probe.hpp"
 #include "workloads/training/workload.hpp"
 

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "core/stats/stats.hpp"
-#include "runner/execution/threads.hpp"
+#include "runner/hardware/threads.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 
 namespace crossover {
 
-/// What the machine offers, as found by runner/execution/devices.cpp.
+/// What the machine offers, as found by runner/hardware/devices.cpp.
 struct DeviceInventory {
   bool cuda_compiled = false;  ///< this build of crossover and LibTorch has CUDA
   int cuda_devices = 0;        ///< CUDA devices visible at run time

@@ -15,13 +15,13 @@
 #include <thread>
 
 #include "core/text/text.hpp"
-#include "runner/execution/cuda_seam.hpp"
-#include "runner/execution/devices.hpp"
-#include "runner/execution/memory.hpp"
-#include "runner/execution/threads.hpp"
-#include "runner/execution/blas.hpp"
-#include "runner/execution/energy.hpp"
-#include "runner/execution/nvml.hpp"
+#include "runner/hardware/cuda_seam.hpp"
+#include "runner/hardware/devices.hpp"
+#include "runner/hardware/memory.hpp"
+#include "runner/hardware/threads.hpp"
+#include "runner/hardware/blas.hpp"
+#include "runner/hardware/energy.hpp"
+#include "runner/hardware/nvml.hpp"
 #include "runner/machine/packages.hpp"
 #include "runner/machine/revision.hpp"
 

@@ -18,7 +18,7 @@
 #include "core/costmodel/machine_profile.hpp"
 #include "core/records/results.hpp"
 #include "runner/distributed/shard.hpp"
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/grid/grid.hpp"
 #include "runner/sweep/output_dir.hpp"

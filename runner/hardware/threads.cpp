@@ -1,8 +1,8 @@
-#include "runner/execution/threads.hpp"
+#include "runner/hardware/threads.hpp"
 
 #include <ATen/Parallel.h>
 
-#include "runner/execution/blas.hpp"
+#include "runner/hardware/blas.hpp"
 
 namespace crossover {
 namespace {

@@ -11,7 +11,7 @@
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 #include "workloads/data/catalog.hpp"
 #include "workloads/data/datasets.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// What crossover predict --check adds up over the runs it checked (runner/cli/predict_check):
+// What crossover predict --check adds up over the runs it checked (runner/costmodel/predict_check):
 // per cell the error and whether the measured epoch lies inside its band, the winner of every
 // pair and the crossings, each scored as `run --predict` gives them (the CPU side measured here,
 // the GPU side predicted with its band) and with both sides predicted.
@@ -11,7 +11,7 @@
 
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
-#include "runner/cli/predict_check.hpp"
+#include "runner/costmodel/predict_check.hpp"
 
 namespace crossover {
 

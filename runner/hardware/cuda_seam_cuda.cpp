@@ -20,8 +20,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "runner/execution/cuda_seam.hpp"
-#include "runner/execution/cuda_seam_parallel.hpp"
+#include "runner/hardware/cuda_seam.hpp"
+#include "runner/hardware/cuda_seam_parallel.hpp"
 
 // Every raw CUDA call goes through this check: it names the call site and CUDA's own message.
 #define CROSSOVER_CUDA_CHECK(expr)                                                             \

@@ -1,4 +1,4 @@
-#include "runner/execution/blas.hpp"
+#include "runner/hardware/blas.hpp"
 
 #include <dlfcn.h>
 

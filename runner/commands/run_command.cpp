@@ -18,7 +18,7 @@
 #include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/distributed/shard.hpp"
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 #include "runner/machine/env.hpp"
 #include "runner/sweep/sweep.hpp"
 

@@ -31,7 +31,7 @@ struct NvmlReport {
 NvmlReport query_nvml();
 
 /// NVML's own names, for both of its readers (query_nvml and the energy meter,
-/// runner/execution/energy.cpp), declared here so that no NVIDIA header is needed at build time.
+/// runner/hardware/energy.cpp), declared here so that no NVIDIA header is needed at build time.
 using NvmlDevice = void*;
 inline constexpr int kNvmlClockSm = 1;  ///< nvmlClockType_t's NVML_CLOCK_SM
 

@@ -1,8 +1,8 @@
 // The CUDA seam for a LibTorch without CUDA: every CUDA cell is skipped before it gets here.
 #include <stdexcept>
 
-#include "runner/execution/cuda_seam.hpp"
-#include "runner/execution/cuda_seam_parallel.hpp"
+#include "runner/hardware/cuda_seam.hpp"
+#include "runner/hardware/cuda_seam_parallel.hpp"
 
 namespace crossover::cuda_seam {
 

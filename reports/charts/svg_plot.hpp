@@ -10,7 +10,7 @@
 
 #include "core/text/text.hpp"
 #include "reports/analysis/measures.hpp"
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_charts.hpp"
 
 namespace crossover {
 namespace svg {

@@ -12,6 +12,7 @@
 #include "core/files/run_files.hpp"
 #include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
+#include "core/stats/search.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/table.hpp"

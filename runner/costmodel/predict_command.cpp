@@ -1,5 +1,5 @@
 // crossover predict --check: the cost model scored against measured runs (their cells predicted
-// by runner/cli/predict_check), per cell, per device, the band's coverage, the winner of every
+// by runner/costmodel/predict_check), per cell, per device, the band's coverage, the winner of every
 // pair and the crossovers the predictions would have found against the measured ones. With
 // --fit-band, the profile is written again with the band these cells give (split conformal,
 // core/costmodel/prediction_band.hpp).
@@ -23,8 +23,8 @@
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/cli/predict_check.hpp"
-#include "runner/cli/predict_scores.hpp"
+#include "runner/costmodel/predict_check.hpp"
+#include "runner/costmodel/predict_scores.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/sweep/output_dir.hpp"

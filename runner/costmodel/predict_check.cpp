@@ -1,4 +1,4 @@
-#include "runner/cli/predict_check.hpp"
+#include "runner/costmodel/predict_check.hpp"
 
 #include <spdlog/spdlog.h>
 

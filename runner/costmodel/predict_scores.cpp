@@ -1,4 +1,4 @@
-#include "runner/cli/predict_scores.hpp"
+#include "runner/costmodel/predict_scores.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "runner/execution/memory.hpp"
+#include "runner/hardware/memory.hpp"
 
 #include <malloc.h>
 

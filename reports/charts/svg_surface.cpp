@@ -8,8 +8,8 @@
 
 #include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
-#include "reports/render/svg_charts.hpp"
-#include "reports/render/svg_plot.hpp"
+#include "reports/charts/svg_charts.hpp"
+#include "reports/charts/svg_plot.hpp"
 
 namespace crossover {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/execution/energy.hpp"
+#include "runner/hardware/energy.hpp"
 
 #include <dlfcn.h>
 
@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "core/text/text.hpp"
-#include "runner/execution/nvml.hpp"
+#include "runner/hardware/nvml.hpp"
 
 namespace crossover {
 namespace {

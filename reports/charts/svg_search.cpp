@@ -4,8 +4,8 @@
 // ends of each marked.
 #include <algorithm>
 
-#include "reports/render/svg_charts.hpp"
-#include "reports/render/svg_plot.hpp"
+#include "reports/charts/svg_charts.hpp"
+#include "reports/charts/svg_plot.hpp"
 
 namespace crossover {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/execution/devices.hpp"
+#include "runner/hardware/devices.hpp"
 
 #include <torch/cuda.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "runner/execution/cuda_seam.hpp"
+#include "runner/hardware/cuda_seam.hpp"
 #include "workloads/training/fused_optimizer.hpp"
 
 namespace crossover {

@@ -1,4 +1,4 @@
-#include "reports/render/svg_charts.hpp"
+#include "reports/charts/svg_charts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "reports/analysis/comparison.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
-#include "reports/render/svg_plot.hpp"
+#include "reports/charts/svg_plot.hpp"
 
 namespace crossover {
 

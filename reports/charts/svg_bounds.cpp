@@ -6,7 +6,7 @@
 
 #include "core/cells/modes.hpp"
 #include "core/text/words.hpp"
-#include "reports/render/svg_plot.hpp"
+#include "reports/charts/svg_plot.hpp"
 
 namespace crossover {
 namespace {
