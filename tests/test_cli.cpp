@@ -137,6 +137,21 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_NE(o.out.find("iris_mlp cpu batch=full size=50"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("3 cells:"), std::string::npos) << o.out;
   EXPECT_FALSE(fs::exists(dir.file("out")));
+  // validate needs no LibTorch (runner/cli/main.cpp): `crossover` alone, without crossover-torch
+  // beside it, checks a grid; a grid with a model of its own to load is handed to crossover-torch,
+  // which this copy lacks, and says so.
+  fs::create_directories(dir.file("alone"));
+  fs::copy_file(CROSSOVER_BINARY, dir.file("alone/crossover"));
+  o = shell(dir, dir.file("alone/crossover") + " validate " + grid);
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("valid grid \"tiny\": 2 experiment(s), 3 cells"), std::string::npos)
+      << o.out;
+  const std::string own = dir.write("own.json", R"({"name": "own", "experiments": [{"workload":
+    "torchscript", "settings": {"model": "m.pt", "input_shape": [4], "classes": 2}}]})");
+  o = shell(dir, dir.file("alone/crossover") + " validate " + own);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("cannot start " + dir.file("alone/crossover-torch")), std::string::npos)
+      << o.err;
 }
 
 // Your own model: crossover writes one (example-model), a grid names it relative to its folder,

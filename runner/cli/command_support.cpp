@@ -16,6 +16,8 @@
 #include "core/files/user_files.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/grid/grid_file.hpp"
+#include "runner/grid/grid_overrides.hpp"
 #include "runner/execution/launch.hpp"
 
 extern char** environ;
@@ -266,6 +268,56 @@ std::string find_profile(const std::string& given) {
 void add_data_dir_option(CLI::App& command, std::string& dir, const std::string& help_prefix) {
   dir = default_data_dir();
   command.add_option("--data-dir", dir, help_prefix + kDataDirHelp)->envname(kDataDirVariable);
+}
+
+UserModelCheck user_model_check;
+
+std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
+                                                          double model_check_seconds,
+                                                          const std::vector<std::string>& sets) {
+  try {
+    Grid grid;
+    if (sets.empty()) {
+      grid = load_grid(path);
+    } else {
+      std::string text = apply_sets(read_grid_file(path), sets);
+      grid = parse_grid(text, path);
+      grid.text = std::move(text);  // the run's grid.json: the grid as run
+    }
+    Expansion expansion = expand_grid(grid);
+    // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
+    std::vector<Cell> models = expansion.cells;
+    for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
+    if (std::any_of(models.begin(), models.end(),
+                    [](const Cell& c) { return c.workload == kUserModelWorkload; })) {
+      if (!user_model_check) throw NeedsLibTorch{};
+      // A check may take up to its limit: the wait is said before it starts, not after. (Here,
+      // not in runner/grid/model_check.cpp: that unit sees LibTorch's headers, which spdlog may
+      // not.)
+      spdlog::info("checking the grid's own models (up to {} s each; --model-check-seconds)",
+                   format_number(model_check_seconds));
+      if (auto problems = user_model_check(models, model_check_seconds); !problems.empty())
+        throw GridError(grid.file, std::move(problems));
+    }
+    if (expansion.cells.empty() && expansion.searches.empty()) {
+      spdlog::error("{}: every cell is excluded; nothing to run", path);
+      return std::nullopt;
+    }
+    return std::make_pair(std::move(grid), std::move(expansion));
+  } catch (const GridError& e) {
+    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
+    for (const auto& issue : e.issues())
+      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    if (!sets.empty()) {  // the keys, not the values: a value may be long, and is quoted above
+      std::vector<std::string> keys;
+      for (const std::string& set : sets) keys.push_back(set.substr(0, set.find('=')));
+      spdlog::error("(the grid as --set changed it: {})", join(keys));
+    }
+    return std::nullopt;
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace crossover

@@ -3,6 +3,7 @@
 // crossover, and reading a run's results with its environment record.
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -56,10 +57,24 @@ std::string find_profile(const std::string& name_or_path);
 extern std::atomic<int> interrupted;
 void catch_interrupts();
 
+/// What checks a grid's own models (workload "torchscript"), each for at most `seconds`: the
+/// issues of those that fail.
+using UserModelCheck =
+    std::function<std::vector<GridIssue>(const std::vector<Cell>& models, double seconds)>;
+
+/// The model check of this program: crossover-torch's main sets it to check_user_models (each
+/// model loaded in a child process, runner/grid/model_check.hpp); in `crossover`, which links no
+/// LibTorch, it is empty.
+extern UserModelCheck user_model_check;
+
+/// Thrown by load_and_expand for a grid with models of its own where user_model_check is empty:
+/// `crossover` then hands its command line to crossover-torch (runner/cli/main.cpp).
+struct NeedsLibTorch {};
+
 /// Loads and expands a grid, logging every issue; nullopt means bad input. `sets` (run's --set
 /// KEY=VALUE) change the grid's text first (runner/grid/grid_overrides.hpp). Its own models
-/// (workload "torchscript") are each checked in a child process, for at most
-/// `model_check_seconds` (runner/grid/model_check.hpp).
+/// (workload "torchscript") are each checked by user_model_check, for at most
+/// `model_check_seconds`; throws NeedsLibTorch where there is none.
 std::optional<std::pair<Grid, Expansion>> load_and_expand(
     const std::string& path, double model_check_seconds = kModelCheckSeconds,
     const std::vector<std::string>& sets = {});

@@ -1,5 +1,6 @@
 // crossover: when does the GPU beat the CPU? The commands that only read and write files run in
-// this program, which does not load LibTorch; for every other command line (run, worker, profile,
+// this program, which does not load LibTorch (validate too, unless the grid has models of its own
+// to load); for every other command line (run, worker, profile,
 // --help, ...) it starts crossover-torch, beside it, in its place (exec: the same process, its
 // signals and exit code). Loading LibTorch costs about 0.4 s of every process that links it
 // (docs/results.md, "Build and test times"); a `report` or a `compare` need not pay it.
@@ -13,15 +14,17 @@
 
 #include "core/text/text.hpp"
 #include "runner/cli/command_line.hpp"
+#include "runner/cli/command_support.hpp"
 #include "runner/execution/launch.hpp"
 
 namespace {
 
 // The commands that need no LibTorch, in the order of crossover-torch's --help.
 const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch = {
-    {"report", crossover::add_report_command}, {"compare", crossover::add_compare_command},
-    {"keys", crossover::add_keys_command},     {"bench", crossover::add_bench_command},
-    {"merge", crossover::add_merge_command},   {"history", crossover::add_history_command}};
+    {"report", crossover::add_report_command},     {"compare", crossover::add_compare_command},
+    {"validate", crossover::add_validate_command}, {"keys", crossover::add_keys_command},
+    {"bench", crossover::add_bench_command},       {"merge", crossover::add_merge_command},
+    {"history", crossover::add_history_command}};
 
 }  // namespace
 
@@ -29,7 +32,13 @@ int main(int argc, char** argv) {
   const std::string name = crossover::named_command(argc, argv);
   const auto here = std::find_if(kWithoutTorch.begin(), kWithoutTorch.end(),
                                  [&](const auto& command) { return name == command.first; });
-  if (here != kWithoutTorch.end()) return crossover::run_command_line(argc, argv, {here->second});
+  if (here != kWithoutTorch.end()) {
+    try {
+      return crossover::run_command_line(argc, argv, {here->second});
+    } catch (const crossover::NeedsLibTorch&) {
+      // A grid with models of its own: crossover-torch loads them (validate's model check).
+    }
+  }
 
   // Beside this program, never from PATH: another build's crossover-torch would measure with
   // other code under this one's name.

@@ -2,9 +2,15 @@
 // place for the commands that train, measure or load a model (runner/cli/main.cpp); it can be run
 // directly as well.
 #include "runner/cli/command_line.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/grid/model_check.hpp"
 
 int main(int argc, char** argv) {
   using namespace crossover;
+  // A grid's own models are loaded, each in a child process, here only.
+  user_model_check = [](const std::vector<Cell>& models, double seconds) {
+    return check_user_models(models, {}, seconds);
+  };
   // In the order of --help.
   return run_command_line(
       argc, argv,
