@@ -192,6 +192,34 @@ TEST(Keys, AModeIsATypeWhoseWordsAreTheKeysChoices) {
   EXPECT_EQ(device_kind("cpu"), DeviceKind::kCpu);
 }
 
+// The reports keep no list of keys of their own: the execution modes and the run table's own
+// columns are flags of the declarations, and each flag means what its readers assume.
+TEST(Keys, TheReportsRolesOfAKeyAreFlagsOfItsDeclaration) {
+  const std::vector<std::string> modes = mode_key_names();
+  ASSERT_FALSE(modes.empty());
+  const std::vector<std::string> knobs = knob_names();
+  for (const std::string& name : modes) {
+    const GridKey& key = *find_grid_key(name);
+    // A mode is a knob the recommendations weigh, with words of its own, that sets a cell.
+    EXPECT_NE(std::find(knobs.begin(), knobs.end(), name), knobs.end()) << name;
+    EXPECT_FALSE(key.choices.empty()) << name;
+    EXPECT_EQ(key.role, KeyRole::kIdentity) << name;
+    EXPECT_FALSE(key.fixed_column) << name << ": the run table shows a mode where it varies";
+  }
+  std::size_t fixed = 0;
+  for (const GridKey& key : grid_keys()) {
+    if (!key.fixed_column) continue;
+    ++fixed;
+    // A key with a column of its own identifies the cell, and is never a mode or an axis the
+    // table leaves out of sight.
+    EXPECT_EQ(key.role, KeyRole::kIdentity) << key.name;
+    EXPECT_FALSE(key.mode) << key.name;
+  }
+  EXPECT_GE(fixed, 4u);  // device, batch, rows and the data path at least
+  EXPECT_TRUE(find_grid_key("device")->fixed_column);
+  EXPECT_FALSE(find_grid_key("lr")->fixed_column);  // shown where it differs
+}
+
 TEST(Keys, EachKeysRulesOverACellComeFromItsDeclaration) {
   // Normalisation: a graph cell's optimiser is fused; a dataloader's batches are on the host;
   // a ddp cell on CUDA has one GPU per rank; output_device means something for dp alone.

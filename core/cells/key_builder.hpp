@@ -106,6 +106,14 @@ class Declare {
     key_.knob = true;
     return *this;
   }
+  Declare& mode() {
+    key_.mode = true;
+    return *this;
+  }
+  Declare& fixed_column() {
+    key_.fixed_column = true;
+    return *this;
+  }
   Declare& normalise(std::function<void(Cell&)> rule) {
     key_.normalise = std::move(rule);
     return *this;

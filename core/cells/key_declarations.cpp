@@ -16,6 +16,7 @@ void declare_data_keys(Keys& keys) {
   const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("workload", kText, &Cell::workload)
           .not_settable()
+          .fixed_column()
           .expects("a workload (see `crossover list`)")
           .means("the model and its training recipe; set by each experiment's \"workload\""));
   add(Declare("dataset", kText, &Cell::dataset)
@@ -24,12 +25,14 @@ void declare_data_keys(Keys& keys) {
           .means("a data set the workload accepts (see `crossover list`)")
           .defaults_to("the workload's"));
   add(Declare("device", kText, &Cell::device)
+          .fixed_column()
           .value_synonyms({{"gpu", "cuda"}, {"cuda0", "cuda:0"}, {"cuda:", "cuda"}})
           .choices({"cpu", "cuda", "cuda:0"})
           .pattern("cpu|cuda(:[0-9]{1,3})?")
           .expects("\"cpu\", \"cuda\" or \"cuda:N\"")
           .means("`\"cpu\"`, `\"cuda\"`, `\"cuda:N\"`"));
   add(Declare("batch_size", &Cell::batch_size)
+          .fixed_column()
           .also_called({"batch", "bs", "batchsize", "batch-size"})
           .numeric_axis()
           .problem([](const Cell& c) {
@@ -44,6 +47,7 @@ void declare_data_keys(Keys& keys) {
           .means("a positive integer or `\"full\"` (the whole training split per step)")
           .defaults_to("the workload's"));
   add(Declare("dataset_size", &Cell::dataset_size)
+          .fixed_column()
           .also_called({"size", "rows", "n_samples", "samples"})
           .numeric_axis()
           .range(1, 1e9)
@@ -57,11 +61,13 @@ void declare_data_keys(Keys& keys) {
 void declare_data_path_keys(Keys& keys) {
   const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("loader", &Cell::loader)
+          .fixed_column()
           .knob()
           .expects("\"tensor\" or \"dataloader\"")
           .means("`\"tensor\"` or `\"dataloader\"` (docs/grids.md#the-data-path)")
           .defaults_to("the workload's"));
   add(Declare("data_placement", &Cell::data_placement)
+          .fixed_column()
           .knob()
           .normalise([](Cell& c) {  // a dataloader's batches are made on the host
             if (c.loader == Loader::kDataLoader) c.data_placement = Placement::kHost;
@@ -72,6 +78,7 @@ void declare_data_path_keys(Keys& keys) {
                  "(`dataloader` batches are always made on the host; on the CPU it is "
                  "`\"device\"`)"));
   add(Declare("num_workers", kInteger, &Cell::num_workers)
+          .fixed_column()
           .also_called({"workers", "n_workers"})
           .numeric_axis()
           .knob()
@@ -85,6 +92,7 @@ void declare_data_path_keys(Keys& keys) {
           .expects("an integer from 0 to 256")
           .means("0 to 256: DataLoader worker threads"));
   add(Declare("pin_memory", kBoolean, &Cell::pin_memory)
+          .fixed_column()
           .also_called({"pin", "pinned"})
           .knob()
           .skip_when([](const Cell& c) -> std::string {
@@ -105,6 +113,7 @@ void declare_data_path_keys(Keys& keys) {
 void declare_replica_keys(Keys& keys) {
   const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("gpus", kInteger, &Cell::gpus)
+          .fixed_column()
           .numeric_axis()
           .normalise([](Cell& c) {  // one GPU per ddp rank
             if (c.parallel == Parallel::kDdp && is_cuda_device(c.device)) c.gpus = c.nproc;
@@ -230,6 +239,7 @@ void declare_policy_keys(Keys& keys) {
           .means("stop when the median's 95 % CI is this narrow, relative to the median"));
   // What is measured, again.
   add(Declare("timing", &Cell::timing)
+          .fixed_column()
           .expects("\"end_to_end\" or \"phases\"")
           .means("`\"end_to_end\"` or `\"phases\"` (synchronised per-phase times; adds syncs)"));
   add(Declare("deterministic", kBoolean, &Cell::deterministic)
@@ -292,6 +302,7 @@ void declare_guard_and_optimizer_keys(Keys& keys) {
 void declare_execution_keys(Keys& keys) {
   const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("execution", &Cell::execution)
+          .mode()
           .value_synonyms(
               {{"cuda_graph", "graph"}, {"cudagraph", "graph"}, {"cuda graph", "graph"}})
           .knob()
@@ -315,6 +326,7 @@ void declare_execution_keys(Keys& keys) {
                  "the whole training step captured once in a CUDA graph and replayed (CUDA "
                  "cells; a graph cell's optimiser is always `\"fused\"`, so it is recorded so)"));
   add(Declare("optimizer_impl", &Cell::optimizer_impl)
+          .mode()
           .knob()
           // A captured step replays its kernels' addresses: the loop, foreach and flat ones keep
           // step counts on the host and cannot be captured, so a graph cell always uses fused.
@@ -332,6 +344,7 @@ void declare_execution_keys(Keys& keys) {
                  "`_fused_adam_` / `_fused_sgd_`, step counts on the device; skipped where the "
                  "LibTorch lacks the kernel)"));
   add(Declare("precision", &Cell::precision)
+          .mode()
           .also_called({"dtype", "amp"})
           .value_synonyms({{"bfloat16", "bf16"}, {"float32", "fp32"}, {"float", "fp32"}})
           .knob()

@@ -52,6 +52,14 @@ std::vector<std::string> knob_names() {
   return names;
 }
 
+std::vector<std::string> mode_key_names() {
+  std::vector<std::string> names;
+  for (const auto& key : grid_keys()) {
+    if (key.mode) names.push_back(key.name);
+  }
+  return names;
+}
+
 std::string suggest_key(const std::string& name) {
   for (const auto& key : grid_keys()) {
     if (!key.settable) continue;

@@ -80,6 +80,12 @@ struct GridKey {
   bool numeric_axis = false;
   /// A setting whose effect the recommendations measure, each value against the first.
   bool knob = false;
+  /// How the step is executed (`execution`, `optimizer_impl`, `precision`): report.md's modes
+  /// table and the fastest mode on each device weigh its values against each other.
+  bool mode = false;
+  /// report.md's run table shows it in a column of its own (device, batch, rows, data path) or
+  /// per workload, never among the keys whose values differ.
+  bool fixed_column = false;
   bool settable = true;      ///< false: not a grid setting (`workload` is an experiment's own key)
   bool added_later = false;  ///< older results.jsonl lack it: reading keeps the default
   /// The cell's value as results store it; null for `repeats`, which only sets other keys.
@@ -119,6 +125,9 @@ std::vector<std::string> numeric_axis_names();
 
 /// The names of the knobs (settings the recommendations weigh), in declaration order.
 std::vector<std::string> knob_names();
+
+/// The names of the execution modes (`mode`), in declaration order.
+std::vector<std::string> mode_key_names();
 
 /// The key an unknown key name most likely means: a key it is another name of ("batch" ->
 /// batch_size), else the closest settable name; "" when none is close.

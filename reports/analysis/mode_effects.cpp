@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 
 namespace crossover {
@@ -26,7 +27,7 @@ void add_once(std::vector<T>& list, const T& value) {
 }  // namespace
 
 const std::vector<std::string>& mode_keys() {
-  static const std::vector<std::string> keys = {"execution", "optimizer_impl", "precision"};
+  static const std::vector<std::string> keys = mode_key_names();
   return keys;
 }
 

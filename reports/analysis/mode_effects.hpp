@@ -9,7 +9,7 @@
 
 namespace crossover {
 
-/// The keys that say how a step runs.
+/// The keys that say how a step runs (GridKey::mode, in declaration order).
 const std::vector<std::string>& mode_keys();
 
 /// A cell's mode in words: "eager, loop, fp32".

@@ -23,19 +23,15 @@ std::string megabytes(std::int64_t bytes) {
   return format_number(static_cast<double>(bytes) / 1e6) + " MB";
 }
 
-// The identity keys beyond the fixed columns (device, batch, rows, data path) whose values differ
-// among `cells`: the run table shows them, named as in the grid.
+// The identity keys beyond the fixed columns (GridKey::fixed_column: device, batch, rows, data
+// path) whose values differ among `cells`: the run table shows them, named as in the grid.
 std::vector<const GridKey*> varying_keys(const std::vector<const Result*>& cells) {
-  static const std::vector<std::string> shown = {
-      "workload", "device",         "gpus",        "batch_size", "dataset_size",
-      "loader",   "data_placement", "num_workers", "pin_memory", "timing"};
   std::vector<nlohmann::ordered_json> configs;
   for (const Result* r : cells) configs.push_back(cell_config_json(r->cell));
   std::vector<const GridKey*> out;
   for (const std::string& name : differing_keys(configs)) {
     const GridKey* key = find_grid_key(name);
-    if (key != nullptr && key->role == KeyRole::kIdentity &&
-        std::find(shown.begin(), shown.end(), name) == shown.end())
+    if (key != nullptr && key->role == KeyRole::kIdentity && !key->fixed_column)
       out.push_back(key);
   }
   return out;
