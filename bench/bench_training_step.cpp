@@ -20,7 +20,7 @@ void epoch(benchmark::State& state, const char* workload, const char* dataset) {
   w->train_epoch();
   for (auto _ : state) benchmark::DoNotOptimize(w->train_epoch().data_ptr());
   state.SetItemsProcessed(state.iterations() * w->facts().train_rows);
-  state.SetLabel(w->facts().data_source + " data");
+  state.SetLabel(crossover::text_of(w->facts().data_source) + " data");
 }
 
 void BM_IrisEpoch(benchmark::State& state) { epoch(state, "iris_mlp", "iris"); }

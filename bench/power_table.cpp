@@ -33,7 +33,7 @@ int main() {
             for (int side = 0; side < 2; ++side) {
               Result r;
               r.cell.workload = "simulated";
-              r.data_source = "synthetic";
+              r.data_source = crossover::DataSource::kSynthetic;
               r.train_rows = 1;
               const double level =
                   phase * (side == 1 ? 1.0 + slowdown : 1.0) * std::exp(cv * z(rng));

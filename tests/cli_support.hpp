@@ -81,7 +81,7 @@ inline std::string results_dir(const ScratchDir& dir, const std::string& name, d
   Result r;
   r.cell.workload = "mnist_mlp";
   r.cell.dataset = "mnist";
-  r.data_source = "real";
+  r.data_source = DataSource::kReal;
   r.train_rows = 1000;
   for (int i = 0; i < 30; ++i)
     r.epoch_seconds_samples.push_back(median * (1.0 + 0.001 * (i % 21 - 10)));

@@ -20,7 +20,7 @@ inline Result sample_result(std::size_t index, const std::string& workload,
   r.cell.workload = workload;
   r.cell.dataset = workload == "iris_mlp" ? "iris" : "mnist";
   r.cell.gpus = 0;
-  r.data_source = "real";
+  r.data_source = DataSource::kReal;
   r.train_rows = 1000;
   r.epoch_seconds_samples = samples;
   r.step_seconds_samples = samples;

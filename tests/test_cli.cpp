@@ -56,7 +56,7 @@ TEST(Cli, RunWritesEveryFileAndSkipsCudaWithAReason) {
 
   const Result& cpu = results[0];
   EXPECT_EQ(cpu.status, CellStatus::kOk);
-  EXPECT_EQ(cpu.data_source, "real");
+  EXPECT_EQ(cpu.data_source, DataSource::kReal);
   EXPECT_EQ(cpu.train_rows, 50);
   EXPECT_EQ(cpu.test_rows, 38);
   EXPECT_EQ(cpu.epoch_samples, 6u);  // 3 epochs x 2 repeats
@@ -181,7 +181,7 @@ TEST(Cli, ATorchscriptGridTrainsTheModelItNames) {
   ASSERT_EQ(results.size(), 2u);
   for (const Result& r : results) {
     EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
-    EXPECT_EQ(r.data_source, "generated");
+    EXPECT_EQ(r.data_source, DataSource::kGenerated);
     EXPECT_EQ(r.cell.model, fs::canonical(dir.file("grids/models/mine.pt")).string());
     EXPECT_TRUE(r.cell.isolate);  // a user's model runs in a child process by default
     EXPECT_EQ(r.flops_source, "estimated");
@@ -210,7 +210,7 @@ TEST(Cli, MissingDataMeansSyntheticDataSaidEverywhere) {
   ASSERT_EQ(o.code, 0) << o.err;
   const auto results = read_results(dir.file("out/results.jsonl"));
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].data_source, "synthetic");
+  EXPECT_EQ(results[0].data_source, DataSource::kSynthetic);
   EXPECT_EQ(results[0].train_rows, 112);
   EXPECT_NE(slurp(dir.file("out/report.md")).find("**Synthetic data:** iris_mlp"),
             std::string::npos);

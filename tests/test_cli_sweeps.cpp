@@ -43,7 +43,7 @@ TEST(Cli, TheStandInWorkloadTrainsWithoutDataFilesAndExistsOnlyForTests) {
   ASSERT_EQ(results.size(), 2u);
   for (const Result& r : results) {
     ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
-    EXPECT_EQ(r.data_source, "synthetic");
+    EXPECT_EQ(r.data_source, DataSource::kSynthetic);
     EXPECT_EQ(r.epoch_samples, 6u);          // 3 epochs, 2 repeats
     EXPECT_LT(r.train_loss, std::log(3.0));  // below chance: it learns
   }

@@ -74,7 +74,7 @@ TEST(Escaping, HostileTextReachesReportMdEscapedAndTheTerminalWithoutControls) {
   r.cell.workload = "standin_mlp";
   r.cell.dataset = "standin";
   r.cell.host = "<script>x</script>|`\n# heading";
-  r.data_source = "real";
+  r.data_source = DataSource::kReal;
   r.train_rows = 64;
   r.epoch_seconds_samples = {0.010, 0.011, 0.012};
   r.epoch_seconds = 0.011;
@@ -130,7 +130,7 @@ TEST(Escaping, NoMarkdownOutputTurnsALabelIntoALinkAnImageOrAHeading) {
     r.cell.dataset = "mnist";
     r.cell.host = kMarkdownAttack;
     r.cell.dataset = kHeadingAttack;
-    r.data_source = "real";
+    r.data_source = DataSource::kReal;
     r.train_rows = 64;
     r.epoch_seconds_samples = {0.010, 0.011, 0.012};
     r.epoch_seconds = 0.011;
@@ -170,7 +170,7 @@ TEST(Escaping, AResultsFileNoRunCouldWriteIsRefusedWithItsLine) {
   Result r;
   r.cell.workload = "standin_mlp";
   r.cell.dataset = "standin";
-  r.data_source = "real";
+  r.data_source = DataSource::kReal;
   r.train_rows = 64;
   r.epoch_seconds_samples = {0.010, 0.011};
   r.epoch_seconds = 0.011;

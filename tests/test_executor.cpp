@@ -34,7 +34,7 @@ TEST(Executor, IrisOnTheRealDataReachesTheSeedsAccuracy) {
   options.data_dir = testing::data_dir();
   const Result r = run_cell(iris_cell(), options);
   ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
-  EXPECT_EQ(r.data_source, "real");
+  EXPECT_EQ(r.data_source, DataSource::kReal);
   EXPECT_EQ(r.metric, "accuracy");
   EXPECT_GE(r.metric_value, 0.9);
   EXPECT_LT(r.train_loss, 0.2);
@@ -220,7 +220,7 @@ TEST(Executor, MnistWorkloadsRunAnEpochOnTheRealFashionMnist) {
     if (!whole) c.dataset_size = 6000;
     const Result r = run_cell(c, options);
     ASSERT_EQ(r.status, CellStatus::kOk) << name << ": " << r.reason;
-    EXPECT_EQ(r.data_source, "real") << name;
+    EXPECT_EQ(r.data_source, DataSource::kReal) << name;
     EXPECT_EQ(r.train_rows, whole ? 60000 : 6000) << name;
     EXPECT_EQ(r.test_rows, 10000) << name;
     if (whole) {

@@ -25,7 +25,7 @@ TEST(Images, ReadsAnMnistDirectoryRawOrGzip) {
     EXPECT_EQ(d.x_train.scalar_type(), torch::kByte);
     EXPECT_EQ(d.y_train[13].item<std::int64_t>(), 3);
     EXPECT_EQ(d.x_train[13].max().item<int>(), 60);  // every pixel of a label-3 image is 60
-    EXPECT_EQ(d.data_source, "real");
+    EXPECT_EQ(d.data_source, DataSource::kReal);
   }
 }
 
@@ -67,7 +67,7 @@ TEST(Images, SomeButNotAllFilesIsAnErrorNoneIsSynthetic) {
   EXPECT_THROW(load_images("mnist", dir.path(), 100, 0, {}, {}), std::runtime_error);
   const TensorData synthetic =
       load_images("cifar10", dir.path(), 100, 0, {0.5, 0.5, 0.5}, {0.2, 0.2, 0.2});
-  EXPECT_EQ(synthetic.data_source, "synthetic");
+  EXPECT_EQ(synthetic.data_source, DataSource::kSynthetic);
   EXPECT_EQ(synthetic.x_train.sizes(), (std::vector<std::int64_t>{100, 3, 32, 32}));
   // Made at the cell's size, its test split in CIFAR-10's proportion (50,000:10,000).
   EXPECT_EQ(synthetic.x_test.size(0), 20);

@@ -45,7 +45,7 @@ TensorData separable(std::int64_t rows) {
   d.y_train = (d.x_train.select(1, 0) > 0).to(torch::kLong);
   d.x_test = torch::randn({64, 2});
   d.y_test = (d.x_test.select(1, 0) > 0).to(torch::kLong);
-  d.data_source = "synthetic";
+  d.data_source = DataSource::kSynthetic;
   return d;
 }
 

@@ -241,7 +241,7 @@ TEST(Regression, DifferentDataIsNotCompared) {
   std::mt19937_64 rng(2);
   Result a = cell(0, "mnist_mlp", noisy(rng, 20, 1.0, 0.01));
   Result b = cell(0, "mnist_mlp", noisy(rng, 20, 2.0, 0.01));
-  b.data_source = "synthetic";
+  b.data_source = DataSource::kSynthetic;
   const auto& v = only(compare_runs({a}, {b}, {}));
   EXPECT_EQ(v.verdict, Verdict::kInconclusive);
   EXPECT_NE(v.reason.find("the data differ"), std::string::npos);

@@ -26,7 +26,7 @@ Result timed(std::size_t index, const std::string& device, double seconds) {
   r.cell.device = device;
   r.cell.dataset_size = 1000;
   r.status = CellStatus::kOk;
-  r.data_source = "real";
+  r.data_source = DataSource::kReal;
   r.train_rows = 1000;
   r.epoch_seconds = seconds;
   r.epoch_seconds_samples = {seconds * 0.99, seconds, seconds * 1.01, seconds, seconds};

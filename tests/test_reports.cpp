@@ -28,7 +28,7 @@ Result made(const std::string& device, std::int64_t size, double median, double 
   r.cell.epochs = 10;
   r.status = status;
   if (status == CellStatus::kOk) {
-    r.data_source = "real";
+    r.data_source = DataSource::kReal;
     r.epoch_seconds = median;
     r.epoch_seconds_p25 = median - iqr / 2;
     r.epoch_seconds_p75 = median + iqr / 2;
@@ -287,7 +287,7 @@ TEST(Comparison, ACellTrainedOnSyntheticDataSaysSoInTheTerminalTable) {
       indexed({made("cpu", 100, 0.001, 0.0001), made("cuda", 100, 0.002, 0.0001)});
   const std::string legend = "(synthetic): trained on a synthetic data set";
   EXPECT_EQ(render_comparison_text(results).find("(synthetic)"), std::string::npos);
-  results[1].data_source = "synthetic";
+  results[1].data_source = DataSource::kSynthetic;
   const std::string text = render_comparison_text(results);
   EXPECT_NE(text.find("2 ms ± 100 us (synthetic)"), std::string::npos) << text;
   EXPECT_NE(text.find(legend), std::string::npos) << text;

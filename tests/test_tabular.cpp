@@ -46,7 +46,7 @@ TEST(Tabular, AThrowAwayDataSetIsReadAsItsDeclarationSays) {
   EXPECT_FALSE(synthetic_only.x_train.defined());
   dir.write("tiny.csv", "8,2,a,b\n0,1,0\n1,0,1\n0,2,0\n2,0,1\n0,3,0\n3,0,1\n0,4,0\n4,0,1\n");
   const TensorData d = load_tabular("tiny", dir.path(), kFull, 0);
-  EXPECT_EQ(d.data_source, "real");
+  EXPECT_EQ(d.data_source, DataSource::kReal);
   EXPECT_EQ(d.x_train.sizes(), (std::vector<std::int64_t>{6, 2}));
   EXPECT_EQ(d.x_test.sizes(), (std::vector<std::int64_t>{2, 2}));
   EXPECT_EQ(d.y_train.scalar_type(), torch::kLong);  // two classes: a classification target
@@ -81,10 +81,10 @@ TEST(Tabular, DatasetSizeShrinksAndGrowsTheTrainingSplitOnly) {
 TEST(Tabular, RealFilesAreUsedWhenPresentAndSyntheticOtherwise) {
   testing::ScratchDir empty;
   const TensorData synthetic = load_tabular("iris", empty.path(), kFull, 0);
-  EXPECT_EQ(synthetic.data_source, "synthetic");
+  EXPECT_EQ(synthetic.data_source, DataSource::kSynthetic);
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   const TensorData real = load_tabular("iris", testing::data_dir(), kFull, 0);
-  EXPECT_EQ(real.data_source, "real");
+  EXPECT_EQ(real.data_source, DataSource::kReal);
   EXPECT_EQ(real.x_train.size(0), 112);
   EXPECT_EQ(std::get<0>(at::_unique(real.y_train)).numel(), 3);
 }

@@ -65,7 +65,7 @@ TEST(TorchScript, AUserModelTrainsThroughItsOwnParameters) {
   d.y_train = d.x_train.slice(1, 0, 3).argmax(1);
   d.x_test = torch::randn({64, 4});
   d.y_test = d.x_test.slice(1, 0, 3).argmax(1);
-  d.data_source = "synthetic";
+  d.data_source = DataSource::kSynthetic;
   DataPath path;
   path.batch_size = 32;
   TrainingSpec spec;

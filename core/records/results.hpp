@@ -10,6 +10,7 @@
 #include "core/cells/cell.hpp"
 #include "core/files/file_writer.hpp"
 #include "core/files/user_files.hpp"
+#include "core/records/data_source.hpp"
 #include "core/records/result_parts.hpp"
 #include "core/records/status.hpp"
 
@@ -95,7 +96,7 @@ const std::vector<FieldUnit>& result_field_units();
 #define CROSSOVER_MEASURED_FIELDS(X, P)                                                           \
   X(P, CellStatus, status, kNone)       /* ok, skipped, failed or not run */                      \
   X(P, std::string, reason, kNone)      /* why skipped or failed; empty when ok */                \
-  X(P, std::string, data_source, kNone) /* "real", "synthetic" or "generated"; "" when not run */ \
+  X(P, DataSource, data_source, kNone)  /* real, synthetic or generated; "" when not run */       \
   X(P, std::int64_t, train_rows, kCount)                                                          \
   X(P, std::int64_t, test_rows, kCount)                                                           \
   X(P, std::int64_t, steps_per_epoch, kCount)                                                     \

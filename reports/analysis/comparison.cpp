@@ -30,7 +30,7 @@ std::string epoch_text(const Result& r, Measure measure) {
   return format_measure(r.epoch_seconds, measure) + " ± " +
          format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
          (r.energy.throttled ? " (throttled)" : "") +
-         (r.data_source == "synthetic" ? " (synthetic)" : "");
+         (r.data_source == DataSource::kSynthetic ? " (synthetic)" : "");
 }
 
 bool comparable(const Result* r) { return r != nullptr && comparable(*r); }

@@ -59,8 +59,8 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (!cs.empty()) v.candidate_median = quantile(cs, 0.5);
   if (base->data_source != cand->data_source || base->train_rows != cand->train_rows) {
     v.verdict = Verdict::kInconclusive;
-    v.reason = "the data differ: baseline " + base->data_source + " " +
-               std::to_string(base->train_rows) + " rows, candidate " + cand->data_source + " " +
+    v.reason = "the data differ: baseline " + text_of(base->data_source) + " " +
+               std::to_string(base->train_rows) + " rows, candidate " + text_of(cand->data_source) + " " +
                std::to_string(cand->train_rows) + " rows";
     return false;
   }

@@ -73,7 +73,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
     for (auto& text : std::vector<std::string>{
              text_of(r.status) + std::string(ok && r.noisy ? " (noisy)" : "") +
                  std::string(ok && r.energy.throttled ? " (throttled)" : ""),
-             r.data_source.empty() ? "-" : r.data_source,
+             r.data_source == DataSource::kNone ? "-" : text_of(r.data_source),
              when_timed(format_seconds(r.epoch_seconds)),
              when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
              when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
@@ -143,7 +143,7 @@ std::string render_comparison_text(const std::vector<Result>& results,
       !std::all_of(results.begin(), results.end(), default_threads))
     out += "threads 0: the libraries' own thread counts (crossover env prints them)\n";
   if (std::any_of(results.begin(), results.end(), [](const Result& r) {
-        return r.status == CellStatus::kOk && r.data_source == "synthetic";
+        return r.status == CellStatus::kOk && r.data_source == DataSource::kSynthetic;
       }))
     out +=
         "(synthetic): trained on a synthetic data set of the real one's shape, not on the real "
@@ -190,7 +190,7 @@ std::string markdown_head(const ReportContext& context, const std::vector<Result
     predicted += r.status == CellStatus::kPredicted;
     skipped += r.status == CellStatus::kSkipped;
     failed += r.status == CellStatus::kFailed;
-    if (r.data_source == "synthetic" &&
+    if (r.data_source == DataSource::kSynthetic &&
         std::find(synthetic.begin(), synthetic.end(), r.cell.workload) == synthetic.end()) {
       synthetic.push_back(r.cell.workload);
     }

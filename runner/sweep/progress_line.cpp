@@ -35,7 +35,7 @@ void ProgressLine::cell(const Result& r) {
   if (r.status == CellStatus::kOk) {
     outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
                format_number(r.metric_value);
-    if (r.data_source == "synthetic") outcome += " (synthetic data)";
+    if (r.data_source == DataSource::kSynthetic) outcome += " (synthetic data)";
   } else if (r.status == CellStatus::kPredicted) {
     // The profile and what its band is worth are said once, on the run's first line.
     outcome += " " + format_seconds(r.epoch_seconds) + "/epoch (" +

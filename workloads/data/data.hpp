@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/records/data_source.hpp"
+
 namespace crossover {
 
 /// Training and test tensors on the host. Images are uint8 [N, C, H, W] (normalised when
@@ -18,7 +20,7 @@ struct TensorData {
   torch::Tensor x_train, y_train, x_test, y_test;
   std::vector<double> mean;   ///< per channel, applied to images after scaling to [0, 1]
   std::vector<double> stdev;  ///< empty: no normalisation
-  std::string data_source;    ///< "real", "synthetic" (a stand-in) or "generated" (by design)
+  DataSource data_source = DataSource::kNone;  ///< real, a synthetic stand-in, or generated
 };
 
 /// Seeded Fisher-Yates permutation of 0..n-1, the same on every machine.

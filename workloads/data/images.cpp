@@ -65,7 +65,7 @@ TensorData read_mnist_directory(const std::string& directory) {
   TensorData data;
   std::tie(data.x_train, data.y_train) = read_mnist_split(directory, "train");
   std::tie(data.x_test, data.y_test) = read_mnist_split(directory, "t10k");
-  data.data_source = "real";
+  data.data_source = DataSource::kReal;
   return data;
 }
 
@@ -76,7 +76,7 @@ TensorData read_cifar_directory(const std::string& directory) {
   TensorData data;
   std::tie(data.x_train, data.y_train) = read_cifar_files(directory, files);
   std::tie(data.x_test, data.y_test) = read_cifar_files(directory, {test});
-  data.data_source = "real";
+  data.data_source = DataSource::kReal;
   return data;
 }
 
@@ -107,7 +107,7 @@ TensorData synthetic_images(const std::string& dataset, std::int64_t train_rows,
   TensorData data;
   std::tie(data.x_train, data.y_train) = make(train_rows);
   std::tie(data.x_test, data.y_test) = make(test_rows);
-  data.data_source = "synthetic";
+  data.data_source = DataSource::kSynthetic;
   return data;
 }
 

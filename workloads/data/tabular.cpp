@@ -111,7 +111,7 @@ TensorData synthetic_classes(int features, int classes, std::int64_t dataset_siz
     t.y.push_back(static_cast<float>(k));
   }
   TensorData data = split_table(t, true, dataset_size, seed);
-  data.data_source = "generated";  // made in memory by design: no real data set to fetch
+  data.data_source = DataSource::kGenerated;  // made in memory by design: no real data set to fetch
   return data;
 }
 
@@ -149,7 +149,7 @@ TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
   const CsvTable table =
       real ? read_sklearn_csv(files.paths.front(), info.features) : synthetic_table(dataset, seed);
   TensorData data = split_table(table, info.classes > 0, dataset_size, seed);
-  data.data_source = real ? "real" : "synthetic";
+  data.data_source = real ? DataSource::kReal : DataSource::kSynthetic;
   return data;
 }
 

@@ -159,7 +159,7 @@ TensorData synthetic_samples(const std::vector<std::int64_t>& input_shape, int c
   data.y_train = y.slice(0, 0, train);
   data.x_test = x.slice(0, train);
   data.y_test = y.slice(0, train);
-  data.data_source = "generated";  // made in memory by design: no real data set to fetch
+  data.data_source = DataSource::kGenerated;  // made in memory by design: no real data set to fetch
   return data;
 }
 

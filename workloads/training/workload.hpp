@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
+#include "core/records/data_source.hpp"
 #include "core/costmodel/step_anatomy.hpp"
 
 namespace crossover {
 
 /// What a prepared workload tells the results.
 struct WorkloadFacts {
-  std::string data_source;  ///< "real", "synthetic" (a stand-in) or "generated" (by design)
+  DataSource data_source = DataSource::kNone;  ///< real, a synthetic stand-in, or generated
   std::int64_t train_rows = 0;
   std::int64_t test_rows = 0;
   std::int64_t steps_per_epoch = 0;
