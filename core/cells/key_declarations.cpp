@@ -179,8 +179,7 @@ void declare_replica_keys(Keys& keys) {
           .expects("an integer from 0 (library default) to 4096")
           .means("0 (library defaults) or a thread count that bounds **every** pool: LibTorch "
                  "intra-op, OpenMP and the BLAS library's own threads (`run --predict` predicts a "
-                 "CUDA "
-                 "cell once, at 0, and pairs it with the CPU cell of each value)"));
+                 "CUDA cell once, at 0, and pairs it with the CPU cell of each value)"));
   add(Declare("epochs", kInteger, &Cell::epochs)
           .numeric_axis()
           .range(1, 1e8)
