@@ -12,26 +12,9 @@
 #include "core/cells/cell.hpp"
 #include "core/records/prices.hpp"
 #include "core/stats/search.hpp"
+#include "runner/grid/grid_error.hpp"
 
 namespace crossover {
-
-/// One problem in a grid: where (a JSON path such as `experiments[1].grid.batch_size[2]`) and what.
-struct GridIssue {
-  std::string path;
-  std::string message;
-};
-
-/// Thrown when a grid cannot be used; what() lists every issue, one per line.
-class GridError : public std::runtime_error {
- public:
-  GridError(std::string file, std::vector<GridIssue> issues);
-  const std::string& file() const { return file_; }
-  const std::vector<GridIssue>& issues() const { return issues_; }
-
- private:
-  std::string file_;
-  std::vector<GridIssue> issues_;
-};
 
 /// One experiment: a workload, its scalar settings (defaults merged with its own), and its axes.
 struct Experiment {

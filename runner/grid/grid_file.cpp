@@ -7,7 +7,7 @@
 
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
-#include "runner/grid/grid.hpp"
+#include "runner/grid/grid_error.hpp"
 
 namespace crossover {
 namespace {
