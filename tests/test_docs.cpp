@@ -14,8 +14,9 @@
 
 #include "core/cells/cell.hpp"
 #include "core/cells/keys.hpp"
-#include "core/records/results.hpp"
 #include "core/files/run_files.hpp"
+#include "core/records/results.hpp"
+#include "reports/render/run_outputs.hpp"
 #include "runner/grid/grid.hpp"
 #include "tests/cli_support.hpp"
 
@@ -236,7 +237,7 @@ TEST(Docs, EachConfigStatesItsCellsAndItsTimeIsNoOlderThanThem) {
   EXPECT_EQ(configs, timed.size() + untimed.size()) << "docs/results.md times" << listed;
 }
 
-// The Files table of docs/outputs.md lists the run folder's files as core/files/run_files.hpp declares
+// The Files table of docs/outputs.md lists the run folder's files as reports/render/run_outputs.hpp declares
 // them, no more and no fewer.
 TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
   const std::string page = slurp(source("docs/outputs.md"));
@@ -246,6 +247,13 @@ TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
       matches(page.substr(start, end - start), std::regex("\n\\| `([a-z_.]+)` \\|"), 1);
   const auto names = run_file_names();
   EXPECT_EQ(table, std::set<std::string>(names.begin(), names.end()));
+  // `report --help` names each file it writes with what the declaration says it holds.
+  testing::ScratchDir dir;
+  const testing::Outcome help = testing::crossover(dir, "report --help");
+  for (const RunFile& file : run_folder_files()) {
+    const bool listed = help.out.find("\n  " + file.name + ": " + file.holds + "\n") != std::string::npos;
+    EXPECT_EQ(listed, file.writer() == RunFileWriter::kReports) << file.name << "\n" << help.out;
+  }
 }
 
 TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {

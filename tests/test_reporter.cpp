@@ -8,10 +8,11 @@
 
 #include "core/files/run_files.hpp"
 #include "core/records/results_csv.hpp"
+#include "reports/charts/svg_charts.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/reporter.hpp"
-#include "reports/charts/svg_charts.hpp"
+#include "reports/render/run_outputs.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/test_support.hpp"
 
@@ -141,8 +142,9 @@ TEST(Reporter, WithoutANumericAxisTheTerminalGivesEachPairsVerdict) {
 namespace crossover {
 namespace {
 
-// docs/development.md: a new file of a run's folder is its line in core/files/run_files.cpp and its
-// writer. Declared for this test only, it reaches every rule that reads the list.
+// docs/development.md: a new file of a run's folder is one entry in reports/render/run_outputs.cpp
+// (its name, what it holds, its renderer). Declared for this test only, it reaches every rule that
+// reads the list, and the reporters write it.
 TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
   const std::string name = "throwaway.txt";
   const testing::ScratchDir dir;
@@ -150,11 +152,25 @@ TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
   dir.write(name, "the run's own");
   EXPECT_EQ(run_file_problem(dir.file(name)), "");  // not declared: any file may be written
   {
-    const ScopedRunFile declared({name, RunFileWriter::kReports, "a test's own file", true});
+    const ScopedRunFile declared(
+        {name, "a test's own file", true,
+         [](const ReportContext& context, const std::vector<Result>& results, const Analysis&,
+            const std::optional<Environment>&) {
+           return context.title + " of " + std::to_string(results.size()) + " cells";
+         }});
     const auto reports = run_file_names(RunFileWriter::kReports);
     EXPECT_NE(std::find(reports.begin(), reports.end(), name), reports.end());
     const auto sweep = run_file_names(RunFileWriter::kSweep);
     EXPECT_EQ(std::find(sweep.begin(), sweep.end(), name), sweep.end());
+    // The reporters write it, with its renderer's text.
+    std::map<std::string, std::string> files;
+    ReportContext context;
+    context.title = "g";
+    report(report_files([&files](const std::string& file,
+                                 const std::string& text) { files[file] = text; },
+                        std::nullopt),
+           context, {timed(0, "cpu", 0.2)}, {CompareSpec{}});
+    EXPECT_EQ(files[name], "g of 1 cells");
     // What `compare --markdown` and the verdict files may not replace.
     EXPECT_NE(run_file_problem(dir.file(name)).find("is a file of the run"), std::string::npos);
     // What `run --overwrite` moves aside, with the run's other files.
@@ -163,8 +179,7 @@ TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
     EXPECT_TRUE(std::filesystem::exists(previous + "/results.jsonl"));
     // The "Reports:" lines name it.
     EXPECT_NE(written_files_text("d", reports).find(name), std::string::npos);
-    EXPECT_THROW(ScopedRunFile({name, RunFileWriter::kSweep, "twice", true}),
-                 std::invalid_argument);
+    EXPECT_THROW(ScopedRunFile({name, "twice", true, nullptr}), std::invalid_argument);
   }
   const auto after = run_file_names();
   EXPECT_EQ(std::find(after.begin(), after.end(), name), after.end());

@@ -6,13 +6,11 @@
 #include "core/costmodel/cost_model.hpp"
 #include "core/files/file_writer.hpp"
 #include "core/records/prediction.hpp"
-#include "core/records/results_csv.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/scaling.hpp"
 #include "reports/analysis/verdict.hpp"
-#include "reports/render/report_gbench.hpp"
-#include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"
+#include "reports/render/run_outputs.hpp"
 
 namespace crossover {
 namespace {
@@ -181,27 +179,16 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
 std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink,
                                                     std::optional<Environment> environment) {
   std::vector<std::unique_ptr<Reporter>> out;
-  const auto add = [&](std::string name, FileReporter::Render render) {
-    out.push_back(std::make_unique<FileReporter>(std::move(name), sink, std::move(render)));
-  };
-  add("report.html",
-      [](const ReportContext& context, const std::vector<Result>& results,
-         const Analysis& analysis) { return render_html(context, results, analysis); });
-  add("report.md",
-      [](const ReportContext& context, const std::vector<Result>& results,
-         const Analysis& analysis) { return render_markdown(context, results, analysis); });
-  add("results.csv", [](const ReportContext&, const std::vector<Result>& results, const Analysis&) {
-    return render_csv(results);
-  });
-  add("summary.json", [](const ReportContext& context, const std::vector<Result>& results,
-                         const Analysis& analysis) {
-    return json_text(render_summary_json(context, results, analysis), 2) + "\n";
-  });
-  add("gbench.json",
-      [environment = std::move(environment)](const ReportContext&,
-                                             const std::vector<Result>& results, const Analysis&) {
-        return json_text(render_gbench_json(results, environment), 2) + "\n";
-      });
+  for (const RunFile& file : run_folder_files()) {
+    if (!file.render) continue;  // the sweep's
+    out.push_back(std::make_unique<FileReporter>(
+        file.name, sink,
+        [render = file.render, environment](const ReportContext& context,
+                                            const std::vector<Result>& results,
+                                            const Analysis& analysis) {
+          return render(context, results, analysis, environment);
+        }));
+  }
   return out;
 }
 

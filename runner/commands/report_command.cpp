@@ -10,11 +10,12 @@
 #include <optional>
 
 #include "core/files/run_files.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
 #include "core/stats/search.hpp"
+#include "core/text/text.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/run_drift.hpp"
+#include "reports/render/run_outputs.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -271,6 +272,10 @@ Command add_report_command(CLI::App& app) {
   CLI::App* report =
       app.add_subcommand("report", "Regenerate " + join(run_file_names(RunFileWriter::kReports)) +
                                        " from a results file, comparing any axis");
+  std::string files = "Files it writes (docs/outputs.md):\n";
+  for (const RunFile& file : run_folder_files())
+    if (file.writer() == RunFileWriter::kReports) files += "  " + file.name + ": " + file.holds + "\n";
+  report->footer(files);
   report
       ->add_option("results", args->results,
                    "results.jsonl, or the directory holding it; several runs (of one grid on "

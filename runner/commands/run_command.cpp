@@ -13,6 +13,7 @@
 #include "core/files/run_files.hpp"
 #include "core/text/text.hpp"
 #include "reports/gate/run_drift.hpp"
+#include "reports/render/run_outputs.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"

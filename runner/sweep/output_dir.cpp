@@ -15,6 +15,7 @@
 
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
+#include "reports/render/run_outputs.hpp"
 
 namespace crossover {
 namespace {
