@@ -83,7 +83,7 @@ TEST(Energy, RaplAddsThePackageDomainsAcrossAWrap) {
   powercap.set("intel-rapl:0:0", 500000);  // the core sub-domain: inside the package already
   meter->stop();
   EnergyTotals t = meter->totals();
-  EXPECT_EQ(t.source, "rapl");
+  EXPECT_EQ(t.source, EnergySource::kRapl);
   EXPECT_NE(t.note.find("other processes"), std::string::npos) << t.note;
   EXPECT_NEAR(t.joules, 0.015, 1e-9);
   EXPECT_GT(t.seconds, 0.0);
@@ -101,7 +101,7 @@ TEST(Energy, WithoutPowercapTheMeterSaysWhy) {
   {
     ScopedEnv root("CROSSOVER_POWERCAP_ROOT", dir.file("none"));
     const EnergyTotals t = energy_meter("cpu", 0, 1)->totals();
-    EXPECT_EQ(t.source, "unavailable");
+    EXPECT_EQ(t.source, EnergySource::kUnavailable);
     EXPECT_NE(t.note.find("no powercap at " + dir.file("none")), std::string::npos) << t.note;
     EXPECT_EQ(energy_availability("cpu").rfind("unavailable: no powercap", 0), 0u);
   }
@@ -111,11 +111,11 @@ TEST(Energy, WithoutPowercapTheMeterSaysWhy) {
   ASSERT_EQ(mkfifo((powercap.root + "/intel-rapl:0/energy_uj").c_str(), 0600), 0);
   ScopedEnv root("CROSSOVER_POWERCAP_ROOT", powercap.root);
   const EnergyTotals fifo = energy_meter("cpu", 0, 1)->totals();
-  EXPECT_EQ(fifo.source, "unavailable");
+  EXPECT_EQ(fifo.source, EnergySource::kUnavailable);
   EXPECT_NE(fifo.note.find("energy_uj"), std::string::npos) << fifo.note;
   remove_tree(powercap.root + "/intel-rapl:0");
   const EnergyTotals t = energy_meter("cpu", 0, 1)->totals();
-  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_EQ(t.source, EnergySource::kUnavailable);
   EXPECT_NE(t.note.find("no RAPL package domain"), std::string::npos) << t.note;
 }
 
@@ -132,7 +132,7 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   meter->stop();
   EnergyTotals t = meter->totals();
-  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_EQ(t.source, EnergySource::kUnavailable);
   EXPECT_NE(t.note.find("did not move over"), std::string::npos) << t.note;
   EXPECT_EQ(t.joules, 0.0);
   // Back from 5,000,000 to 4,000,000 uJ: as a wrap that would be 262 kJ in a few milliseconds.
@@ -141,14 +141,14 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
   powercap.set("intel-rapl:0", 4000000);
   meter->stop();
   t = meter->totals();
-  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_EQ(t.source, EnergySource::kUnavailable);
   EXPECT_NE(t.note.find("went from 5e+06 to 4e+06 uJ"), std::string::npos) << t.note;
   EXPECT_NE(t.note.find("a counter that went back rather than one wrap"), std::string::npos);
   EXPECT_EQ(t.joules, 0.0);
   // A counter whose text is no number: said so, not "no permission".
   powercap.write("intel-rapl:0/energy_uj", "abc");
   t = energy_meter("cpu", 0, 1)->totals();
-  EXPECT_EQ(t.source, "unavailable");
+  EXPECT_EQ(t.source, EnergySource::kUnavailable);
   EXPECT_NE(t.note.find("holds \"abc\", not a count of microjoules"), std::string::npos) << t.note;
   EXPECT_EQ(t.note.find("permission"), std::string::npos) << t.note;
 }
@@ -168,7 +168,7 @@ EnergyTotals nvml_span(int first_gpu = 0, int gpus = 1, int ms = 100) {
 TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
   ScopedEnv watts("FAKE_NVML_WATTS", "250");
   const EnergyTotals counter = nvml_span(0, 1, 400);
-  EXPECT_EQ(counter.source, "nvml") << counter.note;
+  EXPECT_EQ(counter.source, EnergySource::kNvml) << counter.note;
   EXPECT_NEAR(counter.joules / counter.seconds, 250.0, 25.0);
   EXPECT_EQ(counter.sm_clock_max_mhz, 1980u);
   EXPECT_EQ(counter.sm_clock_min_mhz, 1980u);
@@ -176,7 +176,7 @@ TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
   {
     ScopedEnv no_counter("FAKE_NVML_NO_ENERGY", "1");
     const EnergyTotals sampled = nvml_span();
-    EXPECT_EQ(sampled.source, "nvml-power");
+    EXPECT_EQ(sampled.source, EnergySource::kNvmlPower);
     EXPECT_EQ(sampled.note, "no energy counter; power sampled every 5 ms and integrated");
     EXPECT_NEAR(sampled.joules / sampled.seconds, 250.0, 25.0);
   }
@@ -185,14 +185,14 @@ TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
     // or not is chance (a real H200 read 0 J for short cells), so the power is integrated.
     ScopedEnv coarse("FAKE_NVML_ENERGY_PERIOD_MS", "1000");
     const EnergyTotals stepped = nvml_span();
-    EXPECT_EQ(stepped.source, "nvml-power");
+    EXPECT_EQ(stepped.source, EnergySource::kNvmlPower);
     EXPECT_NE(stepped.note.find("too coarse to count them; power sampled every 5 ms"),
               std::string::npos)
         << stepped.note;
     EXPECT_NEAR(stepped.joules / stepped.seconds, 250.0, 25.0);
     ScopedEnv no_power("FAKE_NVML_NO_POWER", "1");
     const EnergyTotals neither = nvml_span();
-    EXPECT_EQ(neither.source, "unavailable");
+    EXPECT_EQ(neither.source, EnergySource::kUnavailable);
     EXPECT_NE(neither.note.find("and NVML reads no power"), std::string::npos) << neither.note;
   }
   // Two GPUs of a cell draw twice the power.
@@ -200,7 +200,7 @@ TEST(Energy, NvmlReadsTheEnergyCounterOrIntegratesThePower) {
   const EnergyTotals both = nvml_span(0, 2);
   EXPECT_NEAR(both.joules / both.seconds, 500.0, 50.0);
   const EnergyTotals missing = nvml_span(2, 1);
-  EXPECT_EQ(missing.source, "unavailable");
+  EXPECT_EQ(missing.source, EnergySource::kUnavailable);
   EXPECT_EQ(missing.note, "NVML has no GPU 2");
 }
 
@@ -211,7 +211,7 @@ TEST(Energy, NvmlReadsTheGpuThatCudaVisibleDevicesMakesTheCellsDevice) {
   ScopedEnv step("FAKE_NVML_STEP", "10");
   const auto watts_of = [](int cuda_index) {
     const EnergyTotals t = nvml_span(cuda_index, 1);
-    return t.source == "unavailable" ? -1.0 : t.joules / t.seconds;
+    return t.source == EnergySource::kUnavailable ? -1.0 : t.joules / t.seconds;
   };
   EXPECT_NEAR(watts_of(1), 110.0, 8.0);  // no CUDA_VISIBLE_DEVICES: the same numbering
   {
@@ -220,7 +220,7 @@ TEST(Energy, NvmlReadsTheGpuThatCudaVisibleDevicesMakesTheCellsDevice) {
     EXPECT_NEAR(watts_of(0), 120.0, 8.0);
     EXPECT_NEAR(watts_of(1), 130.0, 8.0);
     const EnergyTotals past = nvml_span(2, 1);
-    EXPECT_EQ(past.source, "unavailable");
+    EXPECT_EQ(past.source, EnergySource::kUnavailable);
     EXPECT_EQ(past.note, "CUDA_VISIBLE_DEVICES=2,3 leaves no cuda:2");
   }
   {
@@ -237,7 +237,7 @@ TEST(Energy, NvmlReadsTheGpuThatCudaVisibleDevicesMakesTheCellsDevice) {
   {
     ScopedEnv visible("CUDA_VISIBLE_DEVICES", "MIG-4f1c");
     const EnergyTotals mig = nvml_span(0, 1);
-    EXPECT_EQ(mig.source, "unavailable");
+    EXPECT_EQ(mig.source, EnergySource::kUnavailable);
     EXPECT_NE(mig.note.find("a MIG instance"), std::string::npos) << mig.note;
   }
   ScopedEnv visible("CUDA_VISIBLE_DEVICES", "GPU-other");
@@ -265,7 +265,7 @@ TEST(Energy, ASlowClockOrAThermalOrPowerThrottleFlagsTheCell) {
   EXPECT_FALSE(throttled(nvml_span()));
   ScopedEnv nothing("CROSSOVER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
   const EnergyTotals none = energy_meter("cuda", 0, 1)->totals();
-  EXPECT_EQ(none.source, "unavailable");
+  EXPECT_EQ(none.source, EnergySource::kUnavailable);
   EXPECT_NE(none.note.find("not found"), std::string::npos) << none.note;
 }
 
@@ -375,7 +375,7 @@ TEST(Energy, ARunRecordsJoulesWattsAndCostsForEveryOkCell) {
   ASSERT_EQ(results.size(), 2u);
   for (const Result& r : results) {
     ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
-    EXPECT_EQ(r.energy.energy_source, "rapl");
+    EXPECT_EQ(r.energy.energy_source, EnergySource::kRapl);
     // A moving counter, in watts: how close to 40 W depends on the test's writer thread keeping
     // up (under ASan on two busy cores it fell to 8 W); the meters' arithmetic is tested exactly
     // above (the wrap, 250 W on the stand-in NVML).
@@ -393,7 +393,7 @@ TEST(Energy, ARunRecordsJoulesWattsAndCostsForEveryOkCell) {
   ASSERT_EQ(o.code, 0) << o.err;
   for (const Result& r : read_results(bare + "/results.jsonl")) {
     EXPECT_EQ(r.status, CellStatus::kOk);
-    EXPECT_EQ(r.energy.energy_source, "unavailable");
+    EXPECT_EQ(r.energy.energy_source, EnergySource::kUnavailable);
     EXPECT_NE(r.energy.energy_note.find("no powercap"), std::string::npos) << r.energy.energy_note;
     EXPECT_EQ(r.energy.joules_per_epoch, 0.0);
     EXPECT_DOUBLE_EQ(r.price_per_hour, 0.36);  // the grid's

@@ -32,7 +32,7 @@ Result priced(std::size_t index, const std::string& device, double rows, double 
   r.cell.dataset_size = static_cast<std::int64_t>(rows);
   r.train_rows = static_cast<std::int64_t>(rows);
   r.epoch_seconds = quantile(r.epoch_seconds_samples, 0.5);
-  r.energy.energy_source = device == "cpu" ? "rapl" : "nvml";
+  r.energy.energy_source = device == "cpu" ? EnergySource::kRapl : EnergySource::kNvml;
   r.energy.mean_watts = watts;
   r.energy.joules_per_epoch = watts * r.epoch_seconds;
   apply_price(r, {{device, price}});
@@ -79,7 +79,7 @@ TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
   // Cells without energy (a CPU without powercap) pair with nothing on energy: no statement.
   std::vector<Result> partly = results;
   for (Result& r : partly) {
-    if (r.cell.device == "cpu") r.energy.energy_source = "unavailable";
+    if (r.cell.device == "cpu") r.energy.energy_source = EnergySource::kUnavailable;
   }
   const Analysis partial = analyse(partly, {parse_compare("device=cpu:cuda")});
   ASSERT_EQ(partial.comparisons.front().by_measure.size(), 1u);
@@ -139,7 +139,7 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   std::vector<Result> partly = results;
   for (Result& r : partly) {
     if (r.cell.device == "cpu") {
-      r.energy.energy_source = "unavailable";
+      r.energy.energy_source = EnergySource::kUnavailable;
       r.energy.energy_note = "no powercap at /x";
     }
   }
@@ -173,7 +173,7 @@ TEST(Measures, APowerOrPriceThatOverflowsIsLeftOutNotCompared) {
 TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
   std::vector<Result> results = along_rows();
   for (Result& r : results) {
-    r.energy.energy_source = "unavailable";
+    r.energy.energy_source = EnergySource::kUnavailable;
     r.energy.energy_note = "no powercap at /sys/class/powercap";
   }
   EXPECT_EQ(energy_summary(results),
@@ -186,7 +186,7 @@ TEST(Measures, EnergySummarySaysWhereTheJoulesCameFromOrWhyNot) {
   // steps) make one group per source, not one per note: the line does not grow with the cells.
   std::vector<Result> stepped = along_rows();
   for (std::size_t i = 0; i < stepped.size(); ++i) {
-    stepped[i].energy.energy_source = "nvml-power";
+    stepped[i].energy.energy_source = EnergySource::kNvmlPower;
     stepped[i].energy.energy_note = "the energy counter moved " + std::to_string(i) + " time(s)";
   }
   const std::string line = energy_summary(stepped);
@@ -240,7 +240,7 @@ TEST(Measures, CompareGatesOnEnergyWhereBothRunsMeasuredIt) {
   EXPECT_NEAR(v.change, 0.5, 0.05);
   EXPECT_EQ(value_in_unit(v.baseline_median, GateMetric::kEnergy).find(" J"),
             value_in_unit(v.baseline_median, GateMetric::kEnergy).size() - 2);
-  cand.energy.energy_source = "unavailable";
+  cand.energy.energy_source = EnergySource::kUnavailable;
   cand.energy.energy_note = "no powercap at /sys/class/powercap";
   const CellVerdict none = compare_runs({base}, {cand}, energy).cells.front();
   EXPECT_EQ(none.verdict, Verdict::kNotCompared);
@@ -300,7 +300,7 @@ void expect_by_unit(const char* name, Unit unit, T& (*field)(Result&), const Res
 // test goes over every line, so a new field is checked here without being named.
 TEST(Measures, EveryResultFieldIsWrittenReadColumnedAndConvertedAsItsUnitSays) {
   Result base = testing::sample_result(0, "iris_mlp", {1.0, 1.1, 1.2});
-  base.energy.energy_source = "rapl";
+  base.energy.energy_source = EnergySource::kRapl;
   base.energy.mean_watts = 10.0;
   base.samples_per_second = 50.0;
   base.first_epoch_seconds = 2.0;

@@ -14,6 +14,7 @@
 #include "core/cells/modes.hpp"
 #include "core/costmodel/cost_model.hpp"
 #include "core/costmodel/step_anatomy.hpp"
+#include "core/records/energy_source.hpp"
 
 namespace crossover {
 
@@ -22,7 +23,7 @@ namespace crossover {
 
 /// The energy the timed epochs took and the clocks they ran at (runner/hardware/energy).
 #define CROSSOVER_ENERGY_FIELDS(X, P)                                                            \
-  X(P, std::string, energy_source, kNone) /* "rapl", "nvml", "nvml-power" or "unavailable" */    \
+  X(P, EnergySource, energy_source, kNone) /* rapl, nvml, nvml-power or unavailable */          \
   X(P, std::string, energy_note, kNone)   /* why unavailable, or what else the counter covers */ \
   X(P, double, joules_per_epoch, kJoules) /* mean_watts * epoch_seconds; 0 when unavailable */   \
   X(P, double, mean_watts, kWatts)        /* energy / time over the timed epochs */              \
@@ -35,8 +36,8 @@ namespace crossover {
 
 struct Energy {
   CROSSOVER_ENERGY_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
-  /// Whether the cell's energy was measured: a source other than "unavailable" and a power.
-  bool measured() const { return energy_source != "unavailable" && mean_watts > 0.0; }
+  /// Whether the cell's energy was measured: a source that read something, and a power.
+  bool measured() const { return energy_source != EnergySource::kUnavailable && mean_watts > 0.0; }
 };
 
 /// The step's anatomy as a result records it: one probed step after the timed epochs

@@ -117,7 +117,7 @@ std::string plain(const std::string& text) {
 std::string energy_summary(const std::vector<Result>& results) {
   // One group per source, in the order first seen; its cells' notes, in the order first seen.
   struct Group {
-    std::string source;
+    EnergySource source = EnergySource::kNone;
     std::vector<std::string> notes;
     std::size_t cells = 0;
   };
@@ -125,9 +125,9 @@ std::string energy_summary(const std::vector<Result>& results) {
   std::size_t measured = 0;
   for (const Result& r : results) {
     // Results written before crossover measured energy carry no source: nothing to say of them.
-    if (r.status != CellStatus::kOk || r.energy.energy_source.empty()) continue;
+    if (r.status != CellStatus::kOk || r.energy.energy_source == EnergySource::kNone) continue;
     measured += has_measure(r, Measure::kEnergy);
-    const std::string source = plain(r.energy.energy_source);
+    const EnergySource source = r.energy.energy_source;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const Group& g) { return g.source == source; });
     if (it == groups.end()) it = groups.insert(groups.end(), Group{source, {}, 0});
@@ -145,10 +145,10 @@ std::string energy_summary(const std::vector<Result>& results) {
         g.notes.empty()       ? ""
         : g.notes.size() == 1 ? " (" + g.notes.front() + ")"
                               : " (each cell's energy_note says why, e.g. " + g.notes.front() + ")";
-    parts.push_back(measured == 0 && g.source == "unavailable"
+    parts.push_back(measured == 0 && g.source == EnergySource::kUnavailable
                         ? note.empty() ? std::string() : note.substr(1)
                         : std::to_string(g.cells) + (g.cells == 1 ? " cell " : " cells ") +
-                              g.source + note);
+                              text_of(g.source) + note);
   }
   return "energy: " + (measured == 0 ? "not measured " + join(parts, "; ") +
                                            "; docs/energy.md says where it can be"

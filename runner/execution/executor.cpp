@@ -272,7 +272,7 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
 void record_energy(const EnergyTotals& energy, Result& result) {
   result.energy.energy_source = energy.source;
   result.energy.energy_note = energy.note;
-  if (energy.source != "unavailable" && energy.seconds > 0.0)
+  if (energy.source != EnergySource::kUnavailable && energy.seconds > 0.0)
     result.energy.mean_watts = energy.joules / energy.seconds;
   result.energy.sm_clock_min_mhz = energy.sm_clock_min_mhz;
   result.energy.sm_clock_max_mhz = energy.sm_clock_max_mhz;

@@ -85,7 +85,7 @@ constexpr ReasonName kSuspectReasons[] = {{0x4, "sw_power_cap"},
 class UnavailableMeter : public EnergyMeter {
  public:
   explicit UnavailableMeter(std::string why) {
-    totals_.source = "unavailable";
+    totals_.source = EnergySource::kUnavailable;
     totals_.note = std::move(why);
   }
   void start() override {}
@@ -117,7 +117,7 @@ constexpr int kCounterStepsAtLeast = 10;
 class RaplMeter : public EnergyMeter {
  public:
   explicit RaplMeter(std::vector<RaplDomain> domains) : domains_(std::move(domains)) {
-    totals_.source = "rapl";
+    totals_.source = EnergySource::kRapl;
     totals_.note = "the whole CPU package (" + std::to_string(domains_.size()) +
                    " domain(s)): other processes on it count too";
   }
@@ -157,7 +157,7 @@ class RaplMeter : public EnergyMeter {
             " of timed epochs: it is not counting (a virtual machine's stand-in?)";
     if (why.empty()) return totals_;
     EnergyTotals unavailable;
-    unavailable.source = "unavailable";
+    unavailable.source = EnergySource::kUnavailable;
     unavailable.note = why;
     return unavailable;
   }
@@ -260,7 +260,7 @@ class NvmlMeter : public EnergyMeter {
     std::lock_guard<std::mutex> lock(mutex_);
     EnergyTotals t = totals_;
     if (counter_ && counter_steps_ >= kCounterStepsAtLeast) {
-      t.source = "nvml";
+      t.source = EnergySource::kNvml;
       t.joules = counter_joules_;
       return t;
     }
@@ -269,11 +269,11 @@ class NvmlMeter : public EnergyMeter {
                                " of timed epochs, too coarse to count them";
     if (!power_) {
       EnergyTotals unavailable;
-      unavailable.source = "unavailable";
+      unavailable.source = EnergySource::kUnavailable;
       unavailable.note = coarse + ", and NVML reads no power";
       return unavailable;
     }
-    t.source = "nvml-power";
+    t.source = EnergySource::kNvmlPower;
     t.joules = power_joules_;
     t.note = (counter_ ? coarse + "; " : "no energy counter; ") +
              "power sampled every 5 ms and integrated";
@@ -455,7 +455,7 @@ double cpu_mhz() {
 std::string energy_availability(const std::string& device) {
   const auto meter = energy_meter(device, 0, 1);
   const EnergyTotals t = meter->totals();
-  return t.source == "unavailable" ? "unavailable: " + t.note : t.source;
+  return t.source == EnergySource::kUnavailable ? "unavailable: " + t.note : text_of(t.source);
 }
 
 }  // namespace crossover

@@ -12,11 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "core/records/energy_source.hpp"
+
 namespace crossover {
 
 /// What a meter found over the timed spans of one cell.
 struct EnergyTotals {
-  std::string source;  ///< "rapl", "nvml", "nvml-power" or "unavailable"
+  EnergySource source = EnergySource::kNone;
   std::string note;    ///< why unavailable, or a caveat (what else the counter covers)
   double joules = 0.0;
   double seconds = 0.0;  ///< the spans' wall time the joules cover
