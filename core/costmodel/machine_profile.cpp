@@ -134,7 +134,17 @@ PredictionBand band_from_json(const nlohmann::ordered_json& j, const std::string
   return b;
 }
 
-Json validation_json(const Validation& v) {
+std::string text_field(const nlohmann::ordered_json& j, const char* key) {
+  if (!j.contains(key)) return "";
+  if (!j[key].is_string()) refuse(key, "text");
+  std::string text = j[key].get<std::string>();
+  if (!is_profile_text(text)) refuse(key, kProfileTextRule);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::ordered_json validation_to_json(const Validation& v) {
   Json j = {{"median_abs_error", v.median_abs_error}};
   if (v.band.factor > 0.0) j["band"] = band_json(v.band);
   if (!v.by_bound.empty()) {
@@ -150,6 +160,7 @@ Json validation_json(const Validation& v) {
                               {"cells", v.coverage.cells},
                               {"inside", v.coverage.inside},
                               {"share", v.coverage.share()}};
+  if (!v.note.empty()) j["note"] = v.note;
   return j;
 }
 
@@ -195,18 +206,14 @@ Validation validation_from_json(const nlohmann::ordered_json& j, const std::stri
     v.coverage.inside = count("inside");
     if (v.coverage.inside > v.coverage.cells) refuse(at_c + ".inside", "at most its cells");
   }
+  if (j.contains("note")) {
+    if (!j["note"].is_string() || j["note"].get<std::string>().size() > 1000 ||
+        printable_text(j["note"].get<std::string>()) != j["note"].get<std::string>())
+      refuse(at + ".note", "printable text of at most 1000 characters");
+    v.note = j["note"].get<std::string>();
+  }
   return v;
 }
-
-std::string text_field(const nlohmann::ordered_json& j, const char* key) {
-  if (!j.contains(key)) return "";
-  if (!j[key].is_string()) refuse(key, "text");
-  std::string text = j[key].get<std::string>();
-  if (!is_profile_text(text)) refuse(key, kProfileTextRule);
-  return text;
-}
-
-}  // namespace
 
 bool is_profile_text(const std::string& text) {
   return text.size() <= 200 && printable_text(text) == text &&
@@ -232,6 +239,11 @@ double DeviceProfile::gemm_flops_per_second(double flops) const {
 
 std::string band_validation_text(const Validation& v) {
   if (v.band.factor <= 0.0) return "no band validated against real runs";
+  if (!v.note.empty()) {
+    Validation without = v;
+    without.note.clear();
+    return band_validation_text(without) + "; " + v.note;
+  }
   if (v.coverage_method == kLeaveOneRunOut && v.coverage.cells > 0)
     return "its band held " +
            std::to_string(static_cast<int>(std::lround(100.0 * v.coverage.share()))) + " % of " +
@@ -268,7 +280,7 @@ nlohmann::ordered_json profile_to_json(const MachineProfile& p) {
   }
   if (!p.validation.empty()) {
     j["validation"] = Json::object();
-    for (const auto& [kind, v] : p.validation) j["validation"][text_of(kind)] = validation_json(v);
+    for (const auto& [kind, v] : p.validation) j["validation"][text_of(kind)] = validation_to_json(v);
   }
   return j;
 }

@@ -59,7 +59,15 @@ struct Validation {
   /// whose coverage was measured on the cells that set its band.
   std::string coverage_method;
   Coverage coverage;
+  /// What the band was not measured on, said wherever the band is (a profile derived for a card
+  /// of another architecture than the cards that set it); "" for none.
+  std::string note;
 };
+
+/// A validation as a profile's file holds it, and back; from_json throws std::runtime_error
+/// naming the field under `at` that is wrong.
+nlohmann::ordered_json validation_to_json(const Validation& v);
+Validation validation_from_json(const nlohmann::ordered_json& j, const std::string& at);
 
 /// How far `v`'s band can be trusted, in words: "its band held 82 % of 33 real cells of 5 runs,
 /// each run's against a band fitted without it", or what an older profile's band lacks.

@@ -11,6 +11,7 @@
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/named_profiles.hpp"
 #include "runner/hardware/devices.hpp"
 #include "workloads/data/catalog.hpp"
 #include "workloads/data/datasets.hpp"
@@ -87,6 +88,30 @@ std::string profiles_text() {
          render_text_table(table);
 }
 
+// The catalog's GPUs (profiles/datasheets/catalog.json), each by the name --predict cuda=NAME and
+// `catalog --gpus` take: its figures and where its profile's band was measured.
+std::string catalog_text() {
+  DatasheetCatalog catalog;
+  try {
+    catalog = load_catalog();
+  } catch (const std::exception& e) {
+    return "\nGPUs from their datasheets: " + std::string(e.what()) + "\n";
+  }
+  TextTable table;
+  table.header = {"name", "GPU", "architecture", "FP32 TFLOPS", "memory GB/s", "host link", "TDP W"};
+  table.right_aligned = {false, false, false, true, true, false, true};
+  for (const Datasheet& card : catalog.cards)
+    table.rows.push_back({card.name, card.gpu, card.architecture,
+                          format_number(card.fp32_flops_per_second / 1e12),
+                          format_number(card.memory_bytes_per_second / 1e9),
+                          "PCIe " + std::to_string(card.pcie_generation) + ".0 x" +
+                              std::to_string(card.pcie_lanes),
+                          format_number(card.tdp_watts)});
+  return "\nGPUs from their datasheets (predicted, never measured: run --predict cuda=NAME; "
+         "crossover catalog GRID for all of them; each figure's source in " +
+         catalog_file() + ")\n" + render_text_table(table);
+}
+
 int list_command(const std::string& data_dir) {
   TextTable workloads;
   workloads.header = {"workload", "seed",  "model",  "datasets", "optimizer",
@@ -116,7 +141,7 @@ int list_command(const std::string& data_dir) {
   std::cout << "\nData sets under " << data_dir
             << "/ (train: a cell's rows at dataset_size "
                "\"full\")\n"
-            << render_text_table(dataset_table(data_dir)) << profiles_text();
+            << render_text_table(dataset_table(data_dir)) << profiles_text() << catalog_text();
   return kExitOk;
 }
 

@@ -16,6 +16,7 @@
 #include "reports/render/run_outputs.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/named_profiles.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/distributed/shard.hpp"
@@ -161,10 +162,10 @@ bool read_profiles(const RunArgs& args, SweepOptions& options) {
   try {
     if (!predict->empty())
       options.predict_cuda =
-          std::make_shared<const MachineProfile>(load_gpu_profile(find_profile(*predict)));
+          std::make_shared<const MachineProfile>(load_named_gpu_profile(*predict));
     if (!args.profile.empty())
       options.profile =
-          std::make_shared<const MachineProfile>(load_profile(find_profile(args.profile)));
+          std::make_shared<const MachineProfile>(load_named_profile(args.profile));
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
     return false;
@@ -309,8 +310,9 @@ Command add_run_command(CLI::App& app) {
                   "cuda=PROFILE: predict the CUDA cells this machine cannot run with that "
                   "profile's GPU (status \"predicted\", marked so in every output; no gate "
                   "decides on them) instead of skipping them: a shipped profile by name "
-                  "(cuda=h100, cuda=h200; crossover list names them, from any folder) or a "
-                  "file");
+                  "(cuda=h100, cuda=h200; crossover list names them, from any folder), a file, "
+                  "or a GPU of the catalog (cuda=l4, cuda=t4, ...: its profile from its "
+                  "datasheet; crossover catalog predicts them all)");
   add_model_check_option(*run, args->model_check_seconds);
   run->add_flag("--dry-run", args->dry_run,
                 "List the cells that would run or be skipped, and the most probes each search "

@@ -23,10 +23,11 @@
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/costmodel/predict_check.hpp"
-#include "runner/costmodel/predict_scores.hpp"
+#include "runner/cli/named_profiles.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
+#include "runner/costmodel/predict_check.hpp"
+#include "runner/costmodel/predict_scores.hpp"
 #include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
@@ -164,8 +165,8 @@ int predict_command(const PredictArgs& args) {
   MachineProfile target, source;
   std::vector<Checked> checked;
   try {
-    target = load_profile(find_profile(args.profile));
-    source = args.band_from.empty() ? target : load_profile(find_profile(args.band_from));
+    target = load_named_profile(args.profile);
+    source = args.band_from.empty() ? target : load_named_profile(args.band_from);
     checked = check_runs(args, target);
     assign_bands(checked, source, !args.fit_band.empty());
   } catch (const std::exception& e) {
@@ -232,7 +233,8 @@ Command add_predict_command(CLI::App& app) {
   predict
       ->add_option("--profile", args->profile,
                    "The profile to predict with: a shipped one by name (h100, h200; crossover "
-                   "list) or a file")
+                   "list), a file, or a GPU of the catalog (h100-sxm, l4, ...: its profile from "
+                   "its datasheet)")
       ->required();
   add_data_dir_option(*predict, args->data_dir, "To take a cell's anatomy again: ");
   predict->add_option("--json", args->json, "Also write the check as JSON to this file");

@@ -1,0 +1,86 @@
+#include "runner/cli/named_profiles.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
+#include "runner/cli/command_support.hpp"
+
+namespace crossover {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+std::string catalog_file() {
+  const std::vector<ShippedProfile> shipped = shipped_profiles();
+  if (shipped.empty()) return "";
+  const fs::path file = fs::path(shipped.front().path).parent_path() / "datasheets" / "catalog.json";
+  std::error_code error;
+  return fs::exists(fs::symlink_status(file, error)) ? file.string() : "";
+}
+
+DatasheetCatalog load_catalog() {
+  const std::string file = catalog_file();
+  if (file.empty())
+    throw std::runtime_error(
+        "no GPU catalog (profiles/datasheets/catalog.json) was found beside this binary's profiles");
+  try {
+    return catalog_from_json(read_json_file<nlohmann::ordered_json>(file, kMiB, "a GPU catalog"));
+  } catch (const UserFileError& e) {
+    throw std::runtime_error(e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file + ": not a GPU catalog: " + e.what());
+  }
+}
+
+std::vector<MeasuredCard> measured_cards(const DatasheetCatalog& catalog) {
+  std::vector<MeasuredCard> out;
+  for (const Datasheet& card : catalog.cards)
+    if (!card.measured.empty()) out.push_back({load_profile(find_profile(card.measured)), card});
+  return out;
+}
+
+namespace {
+
+// find_profile's file read with `load`, else the catalogued GPU of that name.
+MachineProfile named_profile(const std::string& given,
+                             MachineProfile (*load)(const std::string& path)) {
+  std::string path;
+  try {
+    path = find_profile(given);
+  } catch (const std::runtime_error& none) {
+    DatasheetCatalog catalog;
+    try {
+      catalog = load_catalog();
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string(none.what()) + "; nor a catalogued GPU (" + e.what() + ")");
+    }
+    if (const Datasheet* card = catalog.find(lower(given)))
+      return datasheet_profile(*card, measured_cards(catalog), catalog);
+    std::vector<std::string> names;
+    for (const Datasheet& card : catalog.cards) names.push_back(card.name);
+    throw std::runtime_error(std::string(none.what()) + "; nor a GPU of the catalog (" +
+                             join(names) + ", from their datasheets: crossover list)");
+  }
+  return load(path);
+}
+
+}  // namespace
+
+MachineProfile load_named_profile(const std::string& given) {
+  return named_profile(given, load_profile);
+}
+
+MachineProfile load_named_gpu_profile(const std::string& given) {
+  return named_profile(given, load_gpu_profile);
+}
+
+}  // namespace crossover
