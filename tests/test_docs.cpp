@@ -67,7 +67,7 @@ std::set<std::string> documented_options(const std::string& command) {
 TEST(Docs, EachCommandsOptionsAreTheOnesItsSectionOfCommandsMdLists) {
   for (const std::string command :
        {"", "run", "report", "compare", "calibrate", "validate", "keys", "list", "env", "bench",
-        "worker", "profile", "predict", "history"}) {
+        "worker", "profile", "predict", "catalog", "history"}) {
     const auto declared = declared_options(command);
     EXPECT_FALSE(declared.empty() && command != "validate") << command;
     EXPECT_EQ(declared, documented_options(command))

@@ -42,5 +42,6 @@ Command add_merge_command(CLI::App& app);
 Command add_profile_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_history_command(CLI::App& app);
+Command add_catalog_command(CLI::App& app);
 
 }  // namespace crossover

@@ -24,7 +24,7 @@ const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch =
     {"report", crossover::add_report_command},     {"compare", crossover::add_compare_command},
     {"validate", crossover::add_validate_command}, {"keys", crossover::add_keys_command},
     {"bench", crossover::add_bench_command},       {"merge", crossover::add_merge_command},
-    {"history", crossover::add_history_command}};
+    {"catalog", crossover::add_catalog_command},   {"history", crossover::add_history_command}};
 
 }  // namespace
 

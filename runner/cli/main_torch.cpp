@@ -17,5 +17,5 @@ int main(int argc, char** argv) {
       {add_run_command, add_report_command, add_compare_command, add_calibrate_command,
        add_worker_command, add_validate_command, add_keys_command, add_list_command,
        add_bench_command, add_env_command, add_example_model_command, add_merge_command,
-       add_profile_command, add_predict_command, add_history_command});
+       add_profile_command, add_predict_command, add_catalog_command, add_history_command});
 }

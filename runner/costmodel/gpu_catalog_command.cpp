@@ -1,0 +1,337 @@
+// crossover catalog: "which GPU should I rent for this grid?" A grid's CPU cells run here (crossover
+// run --predict), then every catalogued GPU predicts its CUDA cells from its datasheet
+// (core/costmodel/datasheet.hpp), and one table says per cell and GPU the predicted epoch with its
+// band, the speedup against this CPU, the winner or "undecided", and with prices the cost per
+// epoch and the cheapest GPU that wins. Every GPU number is a prediction and says so.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "core/files/file_writer.hpp"
+#include "core/files/run_files.hpp"
+#include "core/records/prediction.hpp"
+#include "core/records/prices.hpp"
+#include "core/text/text.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/render/table.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/cli/named_profiles.hpp"
+#include "runner/cli/terminal.hpp"
+#include "runner/execution/launch.hpp"
+#include "runner/sweep/output_dir.hpp"
+
+namespace crossover {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+struct CatalogArgs {
+  std::string input;                ///< a grid, or the folder of a run of one
+  std::string out_dir;              ///< --out: where the grid's run goes
+  std::vector<std::string> cards;   ///< --gpus: the catalog's GPUs to predict (default: all)
+  std::vector<std::string> prices;  ///< --price NAME=PRICE_PER_HOUR
+  bool example_prices = false;      ///< --example-prices
+  std::string json;                 ///< --json FILE
+};
+
+// One GPU's prediction of one CPU cell's pair.
+struct Row {
+  const Datasheet* card = nullptr;
+  Result cpu, gpu;
+  Pair pair;  ///< its speedup, interval and winner (its cell pointers cleared: `cpu`, `gpu`)
+  double price = 0.0;  ///< the GPU's per hour; 0: none
+};
+
+// The run to read: the input folder, or the grid run into --out (its CUDA cells predicted with
+// the first GPU; each GPU predicts them again below). "" (logged) when the run failed.
+std::string run_of(const CatalogArgs& args, const std::string& first_card) {
+  std::error_code error;
+  if (fs::is_directory(args.input, error)) return args.input;
+  const std::string out =
+      args.out_dir.empty() ? "runs/" + fs::path(args.input).stem().string() + "-catalog"
+                           : args.out_dir;
+  const int code = run_program({self_executable(), "run", args.input, "--predict",
+                                "cuda=" + first_card, "--out", out},
+                               "", {});
+  if (code != kExitOk) {
+    spdlog::error("the run of {} ended with exit status {}: nothing to predict from (its folder: {})",
+                  args.input, code, out);
+    return "";
+  }
+  return out;
+}
+
+// --price and --example-prices: the price per hour by GPU name, and the CPU's ("cpu").
+std::optional<std::map<std::string, double>> prices_of(const CatalogArgs& args,
+                                                       const DatasheetCatalog& catalog) {
+  std::map<std::string, double> prices;
+  if (args.example_prices) prices = catalog.example_prices;
+  for (const std::string& text : args.prices) {
+    const auto equals = text.find('=');
+    const std::string name = text.substr(0, equals);
+    double value = 0.0;
+    try {
+      std::size_t used = 0;
+      value = std::stod(text.substr(equals + 1), &used);
+      if (used != text.size() - equals - 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      value = -1.0;
+    }
+    if (equals == std::string::npos || !(value >= 0.0 && value < 1e6) ||
+        (name != "cpu" && !catalog.find(name))) {
+      spdlog::error("--price {}: expected NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog "
+                    "(crossover list), the price a number from 0",
+                    terminal_text(text));
+      return std::nullopt;
+    }
+    prices[name] = value;
+  }
+  return prices;
+}
+
+// Every CPU cell measured here against `card`'s prediction of its CUDA twin.
+std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const MachineProfile& profile,
+                         double price) {
+  std::vector<Result> cells;
+  for (const Result& r : run.results) {
+    if (device_kind(r.cell.device) == DeviceKind::kCpu && r.status == CellStatus::kOk)
+      cells.push_back(r);
+    if (device_kind(r.cell.device) != DeviceKind::kCuda || r.anatomy.empty()) continue;
+    std::optional<Result> p = predicted_result(r, profile);
+    if (!p) continue;
+    p->status = CellStatus::kPredicted;
+    p->epoch_seconds_samples.clear();
+    cells.push_back(std::move(*p));
+  }
+  const Analysis analysis = analyse(cells, {CompareSpec{}});
+  std::vector<Row> rows;
+  for (const Pair& pair : analysis.comparisons.front().pairs)
+    if (pair.contender->status == CellStatus::kPredicted)
+      rows.push_back({&card, *pair.baseline, *pair.contender, pair, price});
+  // The row holds its two cells: the pair's pointers into `cells` end here.
+  for (Row& row : rows) row.pair.baseline = row.pair.contender = nullptr;
+  return rows;
+}
+
+std::string money(double amount) { return amount > 0.0 ? format_number(amount) : "-"; }
+
+// "l4 at 0.0123 per epoch", or why no GPU is named the cheapest winner.
+std::string cheapest_text(const std::vector<const Row*>& rows, double cpu_price) {
+  std::vector<const Row*> winners;
+  for (const Row* row : rows)
+    if (row->pair.winner == Winner::kContender && row->price > 0.0) winners.push_back(row);
+  if (winners.empty()) return "no priced GPU wins for certain";
+  const auto cost = [](const Row* r, double factor) {
+    return r->price * r->gpu.epoch_seconds * factor / 3600.0;
+  };
+  std::sort(winners.begin(), winners.end(),
+            [&](const Row* a, const Row* b) { return cost(a, 1.0) < cost(b, 1.0); });
+  const Row& best = *winners.front();
+  const double band = 1.0 + best.gpu.prediction.prediction_error;
+  std::string text = best.card->name + " at " + money(cost(&best, 1.0)) + " per epoch (" +
+                     money(cost(&best, 1.0 / band)) + " to " + money(cost(&best, band)) +
+                     ", predicted)";
+  if (winners.size() > 1) {
+    const Row& next = *winners[1];
+    const double next_band = 1.0 + next.gpu.prediction.prediction_error;
+    if (cost(&best, band) >= cost(&next, 1.0 / next_band))
+      text = "undecided between " + best.card->name + " and " + next.card->name +
+             " (their predicted costs' bands overlap); " + text;
+  }
+  if (cpu_price > 0.0) {
+    // Against this CPU's cost per epoch, measured: decided only where the GPU's band is clear of it.
+    const double cpu_cost = cpu_price * best.cpu.epoch_seconds / 3600.0;
+    text += "; this CPU: " + money(cpu_cost) + " (measured), so the GPU is " +
+            (cost(&best, band) < cpu_cost        ? "cheaper per epoch"
+             : cost(&best, 1.0 / band) > cpu_cost ? "dearer per epoch"
+                                                  : "undecided against it on cost (its band holds the CPU's)");
+  }
+  return text;
+}
+
+Json row_json(const Row& row, double cpu_price) {
+  const double band = 1.0 + row.gpu.prediction.prediction_error;
+  Json j = {{"gpu", row.card->name},
+            {"gpu_name", row.card->gpu},
+            {"status", "predicted"},
+            {"source", "datasheet"},
+            {"profile", row.gpu.prediction.prediction_profile},
+            {"cell", cell_label(row.cpu.cell)},
+            {"cpu_epoch_seconds", row.cpu.epoch_seconds},
+            {"cpu_status", "ok"},
+            {"gpu_epoch_seconds", row.gpu.epoch_seconds},
+            {"gpu_epoch_seconds_low", row.gpu.epoch_seconds / band},
+            {"gpu_epoch_seconds_high", row.gpu.epoch_seconds * band},
+            {"band_factor", band},
+            {"speedup", row.pair.speedup},
+            {"speedup_low", row.pair.ci.low},
+            {"speedup_high", row.pair.ci.high},
+            {"winner", winner_text(row.pair, CompareSpec{})}};
+  if (row.price > 0.0) j["gpu_cost_per_epoch"] = row.price * row.gpu.epoch_seconds / 3600.0;
+  if (cpu_price > 0.0) j["cpu_cost_per_epoch"] = cpu_price * row.cpu.epoch_seconds / 3600.0;
+  return j;
+}
+
+// The cards --gpus names (all without it); nullopt (logged) for a name the catalog lacks.
+std::optional<std::vector<const Datasheet*>> chosen_cards(const CatalogArgs& args,
+                                                          const DatasheetCatalog& catalog) {
+  std::vector<const Datasheet*> cards;
+  for (const Datasheet& card : catalog.cards)
+    if (args.cards.empty() ||
+        std::find(args.cards.begin(), args.cards.end(), card.name) != args.cards.end())
+      cards.push_back(&card);
+  for (const std::string& name : args.cards) {
+    if (catalog.find(name)) continue;
+    std::vector<std::string> names;
+    for (const Datasheet& card : catalog.cards) names.push_back(card.name);
+    const std::string guess = did_you_mean(name, names);
+    spdlog::error("--gpus {}: not a GPU of the catalog{}; it has {}", terminal_text(name),
+                  guess.empty() ? "" : " (did you mean " + guess + "?)", join(names));
+    return std::nullopt;
+  }
+  return cards;
+}
+
+// The one table: per CPU cell, each GPU's predicted epoch and what it gives against this CPU.
+std::string table_text(std::vector<Row>& rows, const std::map<std::string, double>& prices) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.cpu.cell.index != b.cpu.cell.index ? a.cpu.cell.index < b.cpu.cell.index
+                                                : a.gpu.epoch_seconds < b.gpu.epoch_seconds;
+  });
+  const double cpu_price = prices.count("cpu") ? prices.at("cpu") : 0.0;
+  TextTable table;
+  table.header = {"#", "CPU cell (measured here)", "CPU epoch", "GPU",
+                  "GPU epoch (predicted, datasheet)", "speedup (predicted)", "winner"};
+  if (!prices.empty()) table.header.insert(table.header.end(), {"GPU cost/epoch", "CPU cost/epoch"});
+  table.right_aligned = {true, false, true, false, true, true, false, true, true};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    // A cell's own columns on its first row only: the GPUs under it, fastest first.
+    const bool first = i == 0 || rows[i - 1].cpu.cell.index != row.cpu.cell.index;
+    std::vector<std::string> line = {
+        first ? std::to_string(row.cpu.cell.index) : "", first ? cell_label(row.cpu.cell) : "",
+        first ? format_seconds(row.cpu.epoch_seconds) : "", row.card->name,
+        format_seconds(row.gpu.epoch_seconds) + predicted_mark(row.gpu), speedup_text(row.pair),
+        winner_text(row.pair, CompareSpec{})};
+    if (!prices.empty()) {
+      line.push_back(money(row.price * row.gpu.epoch_seconds / 3600.0));
+      line.push_back(first ? money(cpu_price * row.cpu.epoch_seconds / 3600.0) : "");
+    }
+    table.rows.push_back(line);
+  }
+  std::string out = render_text_table(table);
+  if (prices.empty()) return out;
+  out += "\nThe cheapest GPU that wins (by its predicted cost; a GPU whose band allows a tie "
+         "does not win):\n";
+  for (std::size_t i = 0; i < rows.size();) {
+    std::vector<const Row*> cell;
+    for (std::size_t j = i; j < rows.size() && rows[j].cpu.cell.index == rows[i].cpu.cell.index; ++j)
+      cell.push_back(&rows[j]);
+    out += "  cell " + std::to_string(rows[i].cpu.cell.index) + ": " + cheapest_text(cell, cpu_price) + "\n";
+    i += cell.size();
+  }
+  return out;
+}
+
+int catalog_command(const CatalogArgs& args) {
+  DatasheetCatalog catalog;
+  std::vector<MeasuredCard> measured;
+  try {
+    catalog = load_catalog();
+    measured = measured_cards(catalog);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  const auto cards = chosen_cards(args, catalog);
+  const auto prices = prices_of(args, catalog);
+  if (!cards || !prices) return kExitBadInput;
+  if (!args.json.empty()) {
+    if (const std::string problem = output_file_problem(args.json, {args.input}); !problem.empty()) {
+      spdlog::error("--json {}", problem);
+      return kExitBadInput;
+    }
+  }
+  const std::string run_dir = run_of(args, cards->front()->name);
+  if (run_dir.empty()) return kExitRunFailed;
+  std::vector<Row> rows;
+  std::string bands;
+  try {
+    const RunRecord run = load_run(run_dir);
+    for (const Datasheet* card : *cards) {
+      const MachineProfile profile = datasheet_profile(*card, measured, catalog);
+      const auto v = profile.validation.find(DeviceKind::kCuda);
+      bands += "  " + card->name + " (" + card->gpu + "): " +
+               (v == profile.validation.end() ? "no band" : band_validation_text(v->second)) + "\n";
+      const double price = prices->count(card->name) ? prices->at(card->name) : 0.0;
+      for (Row& row : rows_of(run, *card, profile, price)) rows.push_back(std::move(row));
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  }
+  if (rows.empty()) {
+    spdlog::error("{}: no CPU cell measured there pairs with a CUDA cell whose anatomy the run "
+                  "recorded; give the grid itself, or a run of it made with --predict cuda=NAME",
+                  run_dir);
+    return kExitBadInput;
+  }
+  const double cpu_price = prices->count("cpu") ? prices->at("cpu") : 0.0;
+  Json report = {{"run", run_dir}, {"status", "predicted"}, {"source", "datasheet"},
+                 {"catalog", catalog_file()}, {"rows", Json::array()}};
+  for (const Row& row : rows) report["rows"].push_back(row_json(row, cpu_price));
+  std::string out = "Which GPU: each GPU's epoch is predicted from its datasheet (" + catalog_file() +
+                    "), never measured; the CPU's was measured here, in " + run_dir + ".\n\n" +
+                    table_text(rows, *prices) + "\nBands (80 %, predicted):\n" + bands;
+  if (args.example_prices)
+    out += "Prices: examples (" + catalog.example_prices_about + ")\n";
+  std::cout << wrap_prose(out, output_columns());
+  if (!args.json.empty()) {
+    try {
+      write_text_file(args.json, json_text(report, 2) + "\n");
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return kExitRunFailed;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_catalog_command(CLI::App& app) {
+  auto args = std::make_shared<CatalogArgs>();
+  CLI::App* catalog = app.add_subcommand(
+      "catalog",
+      "Which GPU would beat this CPU, and at what price: run a grid's CPU cells here (run "
+      "--predict), predict its CUDA cells on every GPU of the catalog from their datasheets "
+      "(profiles/datasheets/catalog.json; crossover list), and print one table: per cell and GPU "
+      "the predicted epoch with its band, the speedup against this CPU, the winner or "
+      "undecided, and with prices the cost per epoch and the cheapest GPU that wins. Every GPU "
+      "number is a prediction, labelled so");
+  catalog->add_option("input", args->input, "The grid, or the folder of a run of it made with "
+                                            "run --predict cuda=NAME")
+      ->required();
+  catalog->add_option("--out", args->out_dir,
+                      "Where the grid's run goes (default: runs/GRID-catalog)");
+  catalog->add_option("--gpus", args->cards, "The catalog's GPUs to predict (default: all)")
+      ->delimiter(',');
+  catalog->add_option("--price", args->prices,
+                      "NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog, in any currency; "
+                      "give it again for more")
+      ->allow_extra_args(false)
+      ->take_all();
+  catalog->add_flag("--example-prices", args->example_prices,
+                    "Price the GPUs with the catalog's example prices (printed with the table; "
+                    "examples, not quotes), --price overriding them");
+  catalog->add_option("--json", args->json, "Also write the table as JSON to this file");
+  return {catalog, [args] { return catalog_command(*args); }};
+}
+
+}  // namespace crossover
