@@ -45,12 +45,6 @@ std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, std::optional
 /// statements, through `print`.
 std::unique_ptr<Reporter> terminal_report(std::function<void(const std::string&)> print);
 
-/// summary.json: the first comparison's analysis at the top level, every comparison, the title,
-/// warnings and environment, the cells that did not run, the scaling rows.
-nlohmann::ordered_json render_summary_json(const ReportContext& context,
-                                           const std::vector<Result>& results,
-                                           const Analysis& analysis);
-
 /// Hands `results` to each reporter (begin, each cell, finish) with one analysis of `specs`.
 void report(const std::vector<std::unique_ptr<Reporter>>& reporters, const ReportContext& context,
             const std::vector<Result>& results, const std::vector<CompareSpec>& specs);

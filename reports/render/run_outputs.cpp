@@ -9,7 +9,7 @@
 #include "reports/render/report_gbench.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"
-#include "reports/render/reporter.hpp"
+#include "reports/render/report_summary.hpp"
 
 namespace crossover {
 namespace {
