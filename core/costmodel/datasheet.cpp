@@ -33,17 +33,24 @@ std::string text_at(const Json& j, const char* key, const std::string& at, bool 
   return text;
 }
 
-// The figures a card may give: the key, its unit's factor to SI, and its range in that key's unit.
+// The figures a card may give: the key, its unit's factor to SI, its range in that key's unit, and
+// the field it sets.
 struct Figure {
   const char* key;
   double scale, low, high;
   bool required;
+  void (*set)(Datasheet&, double);
 };
 constexpr Figure kFigures[] = {
-    {"fp32_tflops", 1e12, 0.1, 1e4, true},     {"tf32_tflops", 1e12, 0.1, 1e5, false},
-    {"bf16_tflops", 1e12, 0.1, 1e5, false},    {"memory_gb", 1e9, 0.1, 1e5, true},
-    {"memory_gbps", 1e9, 1.0, 1e6, true},      {"pcie_generation", 1.0, 3.0, 5.0, true},
-    {"pcie_lanes", 1.0, 1.0, 16.0, true},      {"tdp_watts", 1.0, 1.0, 1e4, true},
+    {"fp32_tflops", 1e12, 0.1, 1e4, true, [](Datasheet& d, double v) { d.fp32_flops_per_second = v; }},
+    {"tf32_tflops", 1e12, 0.1, 1e5, false, [](Datasheet& d, double v) { d.tf32_flops_per_second = v; }},
+    {"bf16_tflops", 1e12, 0.1, 1e5, false, [](Datasheet& d, double v) { d.bf16_flops_per_second = v; }},
+    {"memory_gb", 1e9, 0.1, 1e5, true, [](Datasheet& d, double v) { d.memory_bytes = v; }},
+    {"memory_gbps", 1e9, 1.0, 1e6, true, [](Datasheet& d, double v) { d.memory_bytes_per_second = v; }},
+    {"pcie_generation", 1.0, 3.0, 5.0, true,
+     [](Datasheet& d, double v) { d.pcie_generation = static_cast<int>(v); }},
+    {"pcie_lanes", 1.0, 1.0, 16.0, true, [](Datasheet& d, double v) { d.pcie_lanes = static_cast<int>(v); }},
+    {"tdp_watts", 1.0, 1.0, 1e4, true, [](Datasheet& d, double v) { d.tdp_watts = v; }},
 };
 
 // A figure's source: "ID" or "ID: how it was read", its ID one of the catalog's sources.
@@ -82,17 +89,8 @@ Datasheet card_from_json(const Json& j, const Json& sources, const std::string& 
         v.get<double>() > f.high)
       refuse_datasheet(at + "." + f.key, "a number from " + format_number(f.low) + " to " +
                                    format_number(f.high));
-    const double value = v.get<double>() * f.scale;
-    const std::string key = f.key;
-    if (key == "fp32_tflops") d.fp32_flops_per_second = value;
-    if (key == "tf32_tflops") d.tf32_flops_per_second = value;
-    if (key == "bf16_tflops") d.bf16_flops_per_second = value;
-    if (key == "memory_gb") d.memory_bytes = value;
-    if (key == "memory_gbps") d.memory_bytes_per_second = value;
-    if (key == "pcie_generation") d.pcie_generation = static_cast<int>(value);
-    if (key == "pcie_lanes") d.pcie_lanes = static_cast<int>(value);
-    if (key == "tdp_watts") d.tdp_watts = value;
-    d.sources[key] = source_text(j, f.key, sources, at);
+    f.set(d, v.get<double>() * f.scale);
+    d.sources[f.key] = source_text(j, f.key, sources, at);
   }
   if (d.pcie_generation != j["pcie_generation"].get<double>() ||
       d.pcie_lanes != j["pcie_lanes"].get<double>())

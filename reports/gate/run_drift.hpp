@@ -63,7 +63,9 @@ std::optional<ReferenceDrift> reference_drift(
 
 /// Whether a cell's time depends on every core (a CPU cell with threads other than 1), so that
 /// its machine drift is read from the references timed on every core.
-inline bool uses_all_cores(const Cell& cell) { return cell.device == "cpu" && cell.threads != 1; }
+inline bool uses_all_cores(const Cell& cell) {
+  return device_kind(cell.device) == DeviceKind::kCpu && cell.threads != 1;
+}
 
 /// The reference drift in a few words, with the reference's own noise: "machine steady
 /// (reference +1.2 %, its noise ±3.0 %)", "the candidate's machine was 18.0 % slower (reference

@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+#include "core/cells/modes.hpp"
 #include "core/text/text.hpp"
 #include "runner/hardware/nvml.hpp"
 
@@ -428,7 +429,7 @@ std::unique_ptr<EnergyMeter> nvml_meter(int first_gpu, int gpus) {
 }  // namespace
 
 std::unique_ptr<EnergyMeter> energy_meter(const std::string& device, int first_gpu, int gpus) {
-  if (device == "cpu") return rapl_meter();
+  if (device_kind(device) == DeviceKind::kCpu) return rapl_meter();
   return nvml_meter(first_gpu, gpus);
 }
 

@@ -1,6 +1,6 @@
 // Fuzzes every reader of a JSON record that a run or a user keeps and hands back (docs/outputs.md,
-// "Nothing lost, nothing followed"): env.json, a machine profile, history.json and calibrate.json,
-// each reading the same input. A record that is not one must be refused with an exception; one
+// "Nothing lost, nothing followed"): env.json, a machine profile, the GPU catalog, history.json and
+// calibrate.json, each reading the same input. A record that is not one must be refused with an exception; one
 // that is read must hold no number outside its range, or the fuzzer stops here.
 #include <spdlog/spdlog.h>
 
@@ -10,6 +10,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
+#include "core/costmodel/datasheet.hpp"
 #include "core/costmodel/machine_profile.hpp"
 #include "core/files/user_files.hpp"
 #include "core/records/environment.hpp"
@@ -60,6 +61,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_device(profile.cpu_one_thread);
     check_device(profile.cpu_all_threads);
     if (profile.cuda) check_device(*profile.cuda);
+  } catch (const std::exception&) {
+  }
+  try {
+    // A catalog read holds figures a GPU can have, each with its source.
+    const crossover::DatasheetCatalog catalog = crossover::catalog_from_json(document);
+    for (const auto& card : catalog.cards) {
+      require(card.fp32_flops_per_second, 1e11, 1e16);
+      require(card.memory_bytes_per_second, 1e9, 1e15);
+      require(card.host_link_bytes_per_second(), 1e8, 1e12);
+      if (!card.sources.contains("fp32_tflops")) __builtin_trap();
+    }
   } catch (const std::exception&) {
   }
   try {
