@@ -92,7 +92,8 @@ TEST(Catalog, EachGpuIsPredictedFromItsDatasheetAgainstTheCpuMeasuredHere) {
   }
 }
 
-// A run whose CUDA cells were skipped has no anatomy to predict from: said, nothing invented.
+// A run whose CUDA cells were skipped has no anatomy to predict from, and a grid without CUDA cells
+// nothing to predict: each said, nothing invented.
 TEST(Catalog, ARunWithoutPredictedCellsIsAskedForTheGrid) {
   ScratchDir dir;
   write_grid(dir);
@@ -102,6 +103,14 @@ TEST(Catalog, ARunWithoutPredictedCellsIsAskedForTheGrid) {
   const testing::Outcome o = testing::crossover(dir, "catalog " + dir.file("plain"));
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("give the grid itself"), std::string::npos) << o.err;
+  // A grid with no CUDA cell is refused before anything runs.
+  dir.write("cpu.json", R"({"name": "cpu-only", "experiments": [{"workload": "iris_mlp",
+    "grid": {"device": ["cpu"]}}]})");
+  const testing::Outcome cpu = testing::crossover(
+      dir, "catalog " + dir.file("cpu.json") + " --out " + dir.file("cpu-run"));
+  EXPECT_EQ(cpu.code, 2);
+  EXPECT_NE(cpu.err.find("no CUDA cell to predict"), std::string::npos) << cpu.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cpu-run")));
 }
 
 // The derivation where it can be checked: each measured card's datasheet profile (derived without

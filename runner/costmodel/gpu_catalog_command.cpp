@@ -49,10 +49,24 @@ struct Row {
 };
 
 // The run to read: the input folder, or the grid run into --out (its CUDA cells predicted with
-// the first GPU; each GPU predicts them again below). "" (logged) when the run failed.
-std::string run_of(const CatalogArgs& args, const std::string& first_card) {
+// the first GPU; each GPU predicts them again below). "" (logged) when there is none, `failed`
+// then the exit code: bad input (a grid that cannot run, or has no CUDA cell) or a failed run.
+std::string run_of(const CatalogArgs& args, const std::string& first_card, int& failed) {
+  failed = kExitBadInput;
   std::error_code error;
   if (fs::is_directory(args.input, error)) return args.input;
+  // A grid without a CUDA cell has nothing to predict: said before anything runs.
+  const auto loaded = load_and_expand(args.input);
+  if (!loaded) return "";
+  const auto& cells = loaded->second.cells;
+  if (std::none_of(cells.begin(), cells.end(), [](const Cell& c) {
+        return device_kind(c.device) == DeviceKind::kCuda;
+      })) {
+    spdlog::error("{}: no CUDA cell to predict on the catalog's GPUs; give the experiments "
+                  "\"device\": [\"cpu\", \"cuda\"]",
+                  args.input);
+    return "";
+  }
   const std::string out =
       args.out_dir.empty() ? "runs/" + fs::path(args.input).stem().string() + "-catalog"
                            : args.out_dir;
@@ -60,7 +74,9 @@ std::string run_of(const CatalogArgs& args, const std::string& first_card) {
                                 "cuda=" + first_card, "--out", out},
                                "", {});
   if (code != kExitOk) {
-    spdlog::error("the run of {} ended with exit status {}: nothing to predict from (its folder: {})",
+    failed = code == kExitBadInput ? kExitBadInput : kExitRunFailed;
+    spdlog::error("the run of {} ended with exit status {}: nothing to predict from (its folder: "
+                  "{}; a folder that already holds a run of the grid can be given in its place)",
                   args.input, code, out);
     return "";
   }
@@ -258,8 +274,9 @@ int catalog_command(const CatalogArgs& args) {
       return kExitBadInput;
     }
   }
-  const std::string run_dir = run_of(args, cards->front()->name);
-  if (run_dir.empty()) return kExitRunFailed;
+  int failed = kExitOk;
+  const std::string run_dir = run_of(args, cards->front()->name, failed);
+  if (run_dir.empty()) return failed;
   std::vector<Row> rows;
   std::string bands;
   try {
