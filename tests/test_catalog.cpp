@@ -32,7 +32,8 @@ TEST(Catalog, EachGpuIsPredictedFromItsDatasheetAgainstTheCpuMeasuredHere) {
   write_grid(dir);
   const testing::Outcome o = testing::crossover(
       dir, "catalog " + dir.file("grid.json") + " --out " + dir.file("run") +
-               " --example-prices --price cpu=0.05 --json " + dir.file("cat.json"));
+               " --example-prices --price cpu=0.05 --json " + dir.file("cat.json") +
+               " --markdown " + dir.file("cat.md"));
   ASSERT_EQ(o.code, 0) << o.err;
   const auto report = nlohmann::json::parse(testing::slurp(dir.file("cat.json")));
   std::set<std::string> gpus, catalogued;
@@ -68,6 +69,13 @@ TEST(Catalog, EachGpuIsPredictedFromItsDatasheetAgainstTheCpuMeasuredHere) {
   EXPECT_TRUE(o.out.find("so the GPU is") != std::string::npos ||
               o.out.find("no priced GPU wins for certain") != std::string::npos)
       << o.out;
+  // --markdown: the same table for a pull request, each GPU's epoch marked predicted.
+  const std::string md = testing::slurp(dir.file("cat.md"));
+  EXPECT_NE(md.find("| # | CPU cell (measured here) |"), std::string::npos) << md;
+  for (const std::string& gpu : catalogued)
+    EXPECT_NE(md.find("| " + gpu + " | "), std::string::npos) << gpu << "\n" << md;
+  EXPECT_NE(md.find("predicted, 80 %)"), std::string::npos);
+  EXPECT_NE(md.find("- l4 (NVIDIA L4): its band held"), std::string::npos) << md;
   // The run that measured the CPU predicted its CUDA cells from a datasheet too, and says so.
   for (const Result& r : read_results(dir.file("run/results.jsonl")))
     if (r.status == CellStatus::kPredicted)

@@ -38,6 +38,7 @@ struct CatalogArgs {
   std::vector<std::string> prices;  ///< --price NAME=PRICE_PER_HOUR
   bool example_prices = false;      ///< --example-prices
   std::string json;                 ///< --json FILE
+  std::string markdown;             ///< --markdown FILE
 };
 
 // One GPU's prediction of one CPU cell's pair.
@@ -214,14 +215,21 @@ std::optional<std::vector<const Datasheet*>> chosen_cards(const CatalogArgs& arg
   return cards;
 }
 
-// The one table: per CPU cell, each GPU's predicted epoch and what it gives against this CPU.
-std::string table_text(std::vector<Row>& rows, const std::map<std::string, double>& prices) {
+// The one table: per CPU cell, each GPU's predicted epoch and what it gives against this CPU; and
+// with prices, per cell, the cheapest GPU that wins.
+struct CatalogTable {
+  TextTable table;
+  std::vector<std::string> cheapest;  ///< "cell N: ..." (none without prices)
+};
+
+CatalogTable catalog_table(std::vector<Row>& rows, const std::map<std::string, double>& prices) {
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.cpu.cell.index != b.cpu.cell.index ? a.cpu.cell.index < b.cpu.cell.index
                                                 : a.gpu.epoch_seconds < b.gpu.epoch_seconds;
   });
   const double cpu_price = prices.count("cpu") ? prices.at("cpu") : 0.0;
-  TextTable table;
+  CatalogTable out;
+  TextTable& table = out.table;
   table.header = {"#", "CPU cell (measured here)", "CPU epoch", "GPU",
                   "GPU epoch (predicted, datasheet)", "speedup (predicted)", "winner"};
   if (!prices.empty()) table.header.insert(table.header.end(), {"GPU cost/epoch", "CPU cost/epoch"});
@@ -241,18 +249,64 @@ std::string table_text(std::vector<Row>& rows, const std::map<std::string, doubl
     }
     table.rows.push_back(line);
   }
-  std::string out = render_text_table(table);
   if (prices.empty()) return out;
-  out += "\nThe cheapest GPU that wins (by its predicted cost; a GPU whose band allows a tie "
-         "does not win):\n";
   for (std::size_t i = 0; i < rows.size();) {
     std::vector<const Row*> cell;
     for (std::size_t j = i; j < rows.size() && rows[j].cpu.cell.index == rows[i].cpu.cell.index; ++j)
       cell.push_back(&rows[j]);
-    out += "  cell " + std::to_string(rows[i].cpu.cell.index) + ": " + cheapest_text(cell, cpu_price) + "\n";
+    out.cheapest.push_back("cell " + std::to_string(rows[i].cpu.cell.index) + ": " +
+                           cheapest_text(cell, cpu_price));
     i += cell.size();
   }
   return out;
+}
+
+constexpr const char* kCheapestHeading =
+    "The cheapest GPU that wins (by its predicted cost; a GPU whose band allows a tie does not "
+    "win):";
+
+// The terminal's text, or --markdown's (every text from data through markdown_text).
+std::string catalog_text(const CatalogTable& t, const std::string& intro,
+                         const std::vector<std::string>& bands, const std::string& prices_note,
+                         bool markdown) {
+  const auto line = [markdown](const std::string& text) {
+    return (markdown ? "- " + markdown_text(text) : "  " + text) + "\n";
+  };
+  std::string out = markdown ? "## Which GPU: predicted from datasheets\n\n" + markdown_text(intro) +
+                                   "\n\n" + render_markdown_table(t.table)
+                             : intro + "\n\n" + render_text_table(t.table);
+  if (!t.cheapest.empty()) {
+    out += std::string("\n") + kCheapestHeading + "\n" + (markdown ? "\n" : "");
+    for (const std::string& text : t.cheapest) out += line(text);
+  }
+  out += std::string("\nBands (80 %, predicted):\n") + (markdown ? "\n" : "");
+  for (const std::string& text : bands) out += line(text);
+  if (!prices_note.empty()) out += (markdown ? "\n" + markdown_text(prices_note) : prices_note) + "\n";
+  return out;
+}
+
+// Where --json and --markdown may not write (a run's file, the input); logged.
+bool outputs_refused(const CatalogArgs& args) {
+  for (const auto& [option, path] : {std::pair{"--json", args.json}, {"--markdown", args.markdown}}) {
+    if (path.empty()) continue;
+    if (const std::string problem = output_file_problem(path, {args.input}); !problem.empty()) {
+      spdlog::error("{} {}", option, problem);
+      return true;
+    }
+  }
+  return false;
+}
+
+// --json's and --markdown's files; kExitRunFailed (logged) when one cannot be written.
+int write_outputs(const CatalogArgs& args, const Json& report, const std::string& markdown) {
+  try {
+    if (!args.json.empty()) write_text_file(args.json, json_text(report, 2) + "\n");
+    if (!args.markdown.empty()) write_text_file(args.markdown, markdown);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  return kExitOk;
 }
 
 int catalog_command(const CatalogArgs& args) {
@@ -267,25 +321,19 @@ int catalog_command(const CatalogArgs& args) {
   }
   const auto cards = chosen_cards(args, catalog);
   const auto prices = prices_of(args, catalog);
-  if (!cards || !prices) return kExitBadInput;
-  if (!args.json.empty()) {
-    if (const std::string problem = output_file_problem(args.json, {args.input}); !problem.empty()) {
-      spdlog::error("--json {}", problem);
-      return kExitBadInput;
-    }
-  }
+  if (!cards || !prices || outputs_refused(args)) return kExitBadInput;
   int failed = kExitOk;
   const std::string run_dir = run_of(args, cards->front()->name, failed);
   if (run_dir.empty()) return failed;
   std::vector<Row> rows;
-  std::string bands;
+  std::vector<std::string> bands;
   try {
     const RunRecord run = load_run(run_dir);
     for (const Datasheet* card : *cards) {
       const MachineProfile profile = datasheet_profile(*card, measured, catalog);
       const auto v = profile.validation.find(DeviceKind::kCuda);
-      bands += "  " + card->name + " (" + card->gpu + "): " +
-               (v == profile.validation.end() ? "no band" : band_validation_text(v->second)) + "\n";
+      bands.push_back(card->name + " (" + card->gpu + "): " +
+                      (v == profile.validation.end() ? "no band" : band_validation_text(v->second)));
       const double price = prices->count(card->name) ? prices->at(card->name) : 0.0;
       for (Row& row : rows_of(run, *card, profile, price)) rows.push_back(std::move(row));
     }
@@ -299,25 +347,19 @@ int catalog_command(const CatalogArgs& args) {
                   run_dir);
     return kExitBadInput;
   }
+  const std::string prices_note =
+      args.example_prices ? "Prices: examples (" + catalog.example_prices_about + ")" : "";
   const double cpu_price = prices->count("cpu") ? prices->at("cpu") : 0.0;
   Json report = {{"run", run_dir}, {"status", "predicted"}, {"source", "datasheet"},
                  {"catalog", catalog_file()}, {"rows", Json::array()}};
   for (const Row& row : rows) report["rows"].push_back(row_json(row, cpu_price));
-  std::string out = "Which GPU: each GPU's epoch is predicted from its datasheet (" + catalog_file() +
-                    "), never measured; the CPU's was measured here, in " + run_dir + ".\n\n" +
-                    table_text(rows, *prices) + "\nBands (80 %, predicted):\n" + bands;
-  if (args.example_prices)
-    out += "Prices: examples (" + catalog.example_prices_about + ")\n";
-  std::cout << wrap_prose(out, output_columns());
-  if (!args.json.empty()) {
-    try {
-      write_text_file(args.json, json_text(report, 2) + "\n");
-    } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
-      return kExitRunFailed;
-    }
-  }
-  return kExitOk;
+  const CatalogTable table = catalog_table(rows, *prices);
+  const std::string intro = "Which GPU: each GPU's epoch is predicted from its datasheet (" +
+                            catalog_file() + "), never measured; the CPU's was measured here, in " +
+                            run_dir + ".";
+  std::cout << wrap_prose(catalog_text(table, intro, bands, prices_note, false), output_columns());
+  return write_outputs(args, report,
+                       args.markdown.empty() ? "" : catalog_text(table, intro, bands, prices_note, true));
 }
 
 }  // namespace
@@ -348,6 +390,9 @@ Command add_catalog_command(CLI::App& app) {
                     "Price the GPUs with the catalog's example prices (printed with the table; "
                     "examples, not quotes), --price overriding them");
   catalog->add_option("--json", args->json, "Also write the table as JSON to this file");
+  catalog->add_option("--markdown", args->markdown,
+                      "Also write the table, the cheapest winners and the bands as Markdown to "
+                      "this file, for a pull request");
   return {catalog, [args] { return catalog_command(*args); }};
 }
 
