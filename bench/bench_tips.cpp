@@ -34,7 +34,7 @@ void BM_HostToDevice(benchmark::State& state) {
   if (pinned) host = host.pin_memory();
   for (auto _ : state) {
     torch::Tensor device = host.to(torch::Device("cuda:0"), /*non_blocking=*/pinned);
-    crossover::synchronize_device("cuda:0");
+    crossover::synchronize_device(crossover::Device::cuda(0));
   }
   state.SetBytesProcessed(state.iterations() * bytes);
   state.SetLabel(pinned ? "pinned" : "pageable");
@@ -51,7 +51,7 @@ void BM_CreateOnDevice(benchmark::State& state) {
   for (auto _ : state) {
     torch::Tensor t = on_device ? torch::rand({1024, 1024}, torch::TensorOptions().device(*device))
                                 : torch::rand({1024, 1024}).to(*device);
-    crossover::synchronize_device(*device);
+    crossover::synchronize_device(crossover::parse_device(*device).value());
     benchmark::DoNotOptimize(t.data_ptr());
   }
   state.SetLabel(*device + (on_device ? " created on the device" : " created on the host, copied"));
@@ -106,7 +106,7 @@ void BM_Inference(benchmark::State& state) {
     } else {
       y = model->forward(x);  // eval() alone still records the autograd graph
     }
-    crossover::synchronize_device(*device);
+    crossover::synchronize_device(crossover::parse_device(*device).value());
     benchmark::DoNotOptimize(y.data_ptr());
   }
   state.SetItemsProcessed(state.iterations() * 256);
@@ -127,7 +127,7 @@ void BM_LinearStep(benchmark::State& state) {
   for (auto _ : state) {
     layer->zero_grad();
     layer->forward(x).sum().backward();
-    crossover::synchronize_device(*device);
+    crossover::synchronize_device(crossover::parse_device(*device).value());
   }
   state.SetItemsProcessed(state.iterations() * batch);
   state.counters["GFLOP/s"] = benchmark::Counter(3.0 * 2.0 * 512 * 512 * static_cast<double>(batch),
@@ -147,7 +147,7 @@ void BM_SmallestOp(benchmark::State& state) {
   const torch::Tensor b = torch::ones({1}, torch::TensorOptions().device(*device));
   for (auto _ : state) {
     torch::Tensor c = a + b;
-    crossover::synchronize_device(*device);
+    crossover::synchronize_device(crossover::parse_device(*device).value());
     benchmark::DoNotOptimize(c.data_ptr());
   }
   state.SetLabel(*device);

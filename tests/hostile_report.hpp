@@ -64,7 +64,7 @@ inline std::string hostile_report(const std::vector<std::string>& strings) {
       Result r;
       r.cell.index = results.size();
       r.cell.workload = workload;
-      r.cell.device = side == 0 ? baseline : contender;
+      r.cell.dataset = side == 0 ? baseline : contender;  // a free-text axis
       r.cell.dataset_size = static_cast<std::int64_t>(sizes[k]);
       r.metric = metric;
       const double median = side == 0 ? 0.001 * sizes[k] / 100 : 0.004 + 0.0001 * sizes[k] / 100;
@@ -79,7 +79,7 @@ inline std::string hostile_report(const std::vector<std::string>& strings) {
   Result failed;
   failed.cell.index = results.size();
   failed.cell.workload = take();
-  failed.cell.device = take();
+  failed.cell.dataset = take();
   failed.status = CellStatus::kFailed;
   failed.reason = take();
   results.push_back(failed);
@@ -90,7 +90,7 @@ inline std::string hostile_report(const std::vector<std::string>& strings) {
   context.warnings = {take(), take()};
   context.environment = {take(), take()};
   CompareSpec spec;
-  spec.axis = "device";
+  spec.axis = "dataset";
   spec.baseline = baseline;
   spec.contender = contender;
   const auto pairs = pair_results(results, spec);

@@ -36,7 +36,7 @@ inline Result spread_cell(std::size_t index, const std::string& device, std::int
   r.cell.index = index;
   r.cell.workload = "mnist_mlp";
   r.cell.dataset = "mnist";
-  r.cell.device = device;
+  r.cell.device = parse_device(device).value();
   r.cell.gpus = device == "cpu" ? 0 : 1;
   r.cell.batch_size = batch;
   r.train_rows = 60000;

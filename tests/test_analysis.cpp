@@ -101,7 +101,7 @@ TEST(Analysis, TwoPredictedCellsAreNoPairAndAPredictedAndAMeasuredOneAre) {
   }
   const auto threads = pair_results(r, parse_compare("threads=1:0"));
   ASSERT_EQ(threads.size(), 1u);
-  EXPECT_EQ(threads[0].baseline->cell.device, "cpu");
+  EXPECT_EQ(threads[0].baseline->cell.device, Device::cpu());
   EXPECT_EQ(pair_results(r, kDevice).size(), 2u);  // each measured CPU cell with its prediction
 }
 
@@ -123,9 +123,9 @@ TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
   ASSERT_FALSE(threads.empty());
   EXPECT_NE(threads[0].why.find("threads=0 dispatch-bound"), std::string::npos) << threads[0].why;
   EXPECT_NE(threads[0].why.find("; threads=1 "), std::string::npos) << threads[0].why;
-  for (Result& x : r) x.cell.device = x.cell.threads == 1 ? "cpu" : "cuda";
+  for (Result& x : r) x.cell.device = x.cell.threads == 1 ? Device::cpu() : Device::cuda();
   for (Result& x : r) x.cell.threads = 0;
-  for (Result& x : r) x.cell.gpus = x.cell.device == "cpu" ? 0 : 1;
+  for (Result& x : r) x.cell.gpus = x.cell.device == Device::cpu() ? 0 : 1;
   const auto devices = find_crossovers(pair_results(r, kDevice), kDevice);
   ASSERT_FALSE(devices.empty());
   EXPECT_NE(devices[0].why.find(": cuda "), std::string::npos) << devices[0].why;
@@ -294,9 +294,9 @@ TEST(Analysis, RecommendationsNameTheFastestCellAndTheKnobsThatMattered) {
 TEST(Analysis, RecommendationsSayWhenTheStartUpIsPaidBack) {
   std::vector<Result> r = sweep({1000, 10000, 20000}, {2.0, 2.0, 2.0});
   for (Result& x : r) {
-    x.first_epoch_seconds = x.cell.device == "cpu" ? 1.0 : 0.5;
+    x.first_epoch_seconds = x.cell.device == Device::cpu() ? 1.0 : 0.5;
     // totals: cpu n, cuda 3.5 + 0.5 (n - 1): equal at 6, ahead from 7; cell 5 from the first
-    x.startup_seconds = x.cell.device == "cpu" || x.cell.index == 5 ? 0.0 : 3.0;
+    x.startup_seconds = x.cell.device == Device::cpu() || x.cell.index == 5 ? 0.0 : 3.0;
   }
   const auto advice = recommend(r, kDevice, {});
   std::vector<const Recommendation*> paybacks;

@@ -77,9 +77,11 @@ TEST(Catalog, EachGpuIsPredictedFromItsDatasheetAgainstTheCpuMeasuredHere) {
   EXPECT_NE(md.find("predicted, 80 %)"), std::string::npos);
   EXPECT_NE(md.find("- l4 (NVIDIA L4): its band held"), std::string::npos) << md;
   // The run that measured the CPU predicted its CUDA cells from a datasheet too, and says so.
-  for (const Result& r : read_results(dir.file("run/results.jsonl")))
-    if (r.status == CellStatus::kPredicted)
+  for (const Result& r : read_results(dir.file("run/results.jsonl"))) {
+    if (r.status == CellStatus::kPredicted) {
       EXPECT_NE(r.prediction.prediction_profile.find("(from its datasheet)"), std::string::npos);
+    }
+  }
 
   // Its folder answers again without running (the GPUs named), and wrong names are refused.
   const testing::Outcome two = testing::crossover(

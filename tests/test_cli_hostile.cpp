@@ -266,7 +266,7 @@ TEST(Hostile, ImpossibleTimesInAResultsFileAreFailedCellsNotAnEndlessChart) {
     r.cell.index = i;
     r.cell.workload = "iris_mlp";
     r.cell.dataset = "iris";
-    r.cell.device = "cpu";
+    r.cell.device = Device::cpu();
     r.cell.gpus = 0;
     r.cell.batch_size = i < 2 ? 16 : 32;
     r.cell.seed = static_cast<std::int64_t>(i);

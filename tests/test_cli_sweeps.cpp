@@ -444,7 +444,7 @@ TEST(Cli, SetChangesTheGridAsRunAndAKeyGivenAsAnOptionIsPointedToIt) {
   }
   for (const auto& r : read_results(dir.file("out/results.jsonl"))) {
     EXPECT_EQ(r.cell.epochs, 2);
-    EXPECT_EQ(r.cell.device, "cpu");
+    EXPECT_EQ(r.cell.device, Device::cpu());
   }
   const Outcome slip = crossover(dir, "run " + grid + " --epochs 3 --dry-run");
   EXPECT_EQ(slip.code, 2);

@@ -90,7 +90,7 @@ TEST(WrongTurns, NoTextFromARunsFilesBecomesACiWorkflowCommand) {
     r.cell.index = i;
     r.cell.workload = "iris_mlp";
     r.cell.dataset = "iris";
-    r.cell.device = i == 0 ? "cpu" : "cuda";
+    r.cell.device = i == 0 ? Device::cpu() : Device::cuda();
     r.cell.gpus = i == 0 ? 0 : 1;
     r.train_rows = 100;
     if (i == 0) {
@@ -149,7 +149,7 @@ TEST(WrongTurns, AnUnreadableEnvJsonInventsNoEnvironment) {
   Result r;
   r.cell.workload = "iris_mlp";
   r.cell.dataset = "iris";
-  r.cell.device = "cuda";
+  r.cell.device = Device::cuda();
   r.train_rows = 100;
   r.epoch_seconds = 0.001;
   r.epoch_seconds_samples = {0.001, 0.0011};

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "core/costmodel/cost_model.hpp"
+#include "core/costmodel/scoring.hpp"
+#include "core/stats/stats.hpp"
 #include "core/records/prediction.hpp"
 #include "tests/test_support.hpp"
 
@@ -114,7 +116,7 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   there.cuda = device();
   there.cuda->dispatch_seconds = 5e-6;
   Result r;
-  r.cell.device = "cuda";
+  r.cell.device = Device::cuda();
   r.cell.loader = Loader::kDataLoader;
   r.cell.data_placement = Placement::kHost;
   r.steps_per_epoch = 10;
@@ -146,7 +148,7 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   EXPECT_EQ(workers.prediction.bound, Bound::kDispatch);
   // On a CPU whose every core runs the step, the workers find no idle core: the batch adds.
   Result on_cpu = workers;
-  on_cpu.cell.device = "cpu";
+  on_cpu.cell.device = Device::cpu();
   on_cpu.cell.num_workers = 2;
   apply_prediction(on_cpu, there);
   EXPECT_NEAR(on_cpu.prediction.predicted_loader_seconds, 2e-3, 1e-12);
@@ -188,24 +190,24 @@ TEST(CostModel, ARunIsScoredAgainstABandFittedWithoutIt) {
   std::vector<BandCell> cells;
   for (int run = 0; run < 3; ++run)
     for (int i = 1; i <= 5; ++i)
-      cells.push_back({"r" + std::to_string(run), "cuda", Bound::kDispatch, 0.01 * i});
-  for (int i = 1; i <= 5; ++i) cells.push_back({"far", "cuda", Bound::kDispatch, 1.0 + 0.1 * i});
-  cells.push_back({"r0", "cpu", Bound::kMemory, 0.3});
+      cells.push_back({"r" + std::to_string(run), DeviceKind::kCuda, Bound::kDispatch, 0.01 * i});
+  for (int i = 1; i <= 5; ++i) cells.push_back({"far", DeviceKind::kCuda, Bound::kDispatch, 1.0 + 0.1 * i});
+  cells.push_back({"r0", DeviceKind::kCpu, Bound::kMemory, 0.3});
   // Fitted on all 20: rank ceil(21 x 0.8) = 17, a cell of the far run (1.2).
-  EXPECT_NEAR(band_without(cells, "", "cuda", Bound::kDispatch).factor, std::exp(1.2), 1e-12);
+  EXPECT_NEAR(band_without(cells, "", DeviceKind::kCuda, Bound::kDispatch).factor, std::exp(1.2), 1e-12);
   // Without the far run: 15 cells, rank 13 (0.05); its cells all lie outside.
-  EXPECT_NEAR(band_without(cells, "far", "cuda", Bound::kDispatch).factor, std::exp(0.05), 1e-12);
-  const Coverage c = leave_one_run_out(cells, "cuda");
+  EXPECT_NEAR(band_without(cells, "far", DeviceKind::kCuda, Bound::kDispatch).factor, std::exp(0.05), 1e-12);
+  const Coverage c = leave_one_run_out(cells, DeviceKind::kCuda);
   // The other runs' cells are each scored against a band with the far run in it (all inside);
   // the far run's five against one without it (all outside).
   EXPECT_EQ(c.cells, 20);
   EXPECT_EQ(c.inside, 15);
   // A kind with too few cells has no band, and no cell of it counts.
-  EXPECT_EQ(leave_one_run_out(cells, "cpu").cells, 0);
+  EXPECT_EQ(leave_one_run_out(cells, DeviceKind::kCpu).cells, 0);
   // A bound class of its own from 8 cells; fewer share their kind's.
-  cells.push_back({"r1", "cuda", Bound::kCompute, 0.5});
-  EXPECT_NEAR(band_without(cells, "", "cuda", Bound::kCompute).factor,
-              band_without(cells, "", "cuda", Bound::kNone).factor, 1e-12);
+  cells.push_back({"r1", DeviceKind::kCuda, Bound::kCompute, 0.5});
+  EXPECT_NEAR(band_without(cells, "", DeviceKind::kCuda, Bound::kCompute).factor,
+              band_without(cells, "", DeviceKind::kCuda, Bound::kNone).factor, 1e-12);
 }
 
 TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
@@ -219,7 +221,7 @@ TEST(CostModel, APredictionsBandIsItsBoundsOwnOrItsKinds) {
   EXPECT_DOUBLE_EQ(p.band(DeviceKind::kCuda, Bound::kCompute).factor, 1.5);
   EXPECT_DOUBLE_EQ(p.band(DeviceKind::kCpu, Bound::kCompute).factor, 0.0);
   Result r;
-  r.cell.device = "cuda";
+  r.cell.device = Device::cuda();
   r.prediction.bound = Bound::kCompute;
   EXPECT_DOUBLE_EQ(band_error(r, p), 0.5);
   EXPECT_EQ(predicted_interval_text(3e-3, 0.5), "2 ms-4.5 ms, predicted, 80 %");
@@ -387,6 +389,52 @@ TEST(StepAnatomy, GroupsRoundTripAndBadRowsAreRefused) {
   EXPECT_THROW(groups_from_rows({{1, -1, 2, 3}}), std::runtime_error);
   EXPECT_THROW(groups_from_rows({{1.5, 1, 2, 3}}), std::runtime_error);
   EXPECT_THROW(groups_from_rows({{1, 1, std::nan(""), 3}}), std::runtime_error);
+}
+
+// predict --check's scores add each cell to its kind and to its kind and bound, listed in the
+// order of their texts; the fitted profile takes per kind the median error, the band of the
+// kind's cells, a bound class's own band only where it has fewer cells than the kind's, and the
+// coverage leave one run out. A kind too small for a band gets no validation.
+TEST(CostModel, ScoresAddUpByKindAndBoundAndFitTheProfilesBands) {
+  Scores scores;
+  std::vector<BandCell> cells;
+  for (int i = 1; i <= 10; ++i) {
+    add_score(scores, DeviceKind::kCuda, Bound::kDispatch, -0.01 * i, true, i <= 8);
+    cells.push_back({"r" + std::to_string(i % 5), DeviceKind::kCuda, Bound::kDispatch, 0.01 * i});
+  }
+  for (int i = 1; i <= 8; ++i) {
+    add_score(scores, DeviceKind::kCuda, Bound::kCompute, 0.5, false, false);
+    cells.push_back({"r" + std::to_string(i % 5), DeviceKind::kCuda, Bound::kCompute, 0.2});
+  }
+  add_score(scores, DeviceKind::kCpu, Bound::kMemory, 0.3, true, false);
+  cells.push_back({"r0", DeviceKind::kCpu, Bound::kMemory, 0.3});
+
+  std::vector<std::string> keys;
+  for (const auto& [key, s] : scores) keys.push_back(key.text());
+  EXPECT_EQ(keys, (std::vector<std::string>{"cpu", "cpu/memory", "cuda", "cuda/compute",
+                                            "cuda/dispatch"}));
+  const Score& cuda = scores.at({DeviceKind::kCuda, Bound::kNone});
+  EXPECT_EQ(cuda.errors.size(), 18u);
+  EXPECT_EQ(cuda.banded, 10);
+  EXPECT_EQ(cuda.inside, 8);
+  EXPECT_DOUBLE_EQ(scores.at({DeviceKind::kCuda, Bound::kDispatch}).errors.front(), 0.01);
+  EXPECT_EQ(score_text(DeviceKind::kCuda, cuda).rfind("cuda ", 0), 0u);
+
+  MachineProfile old;
+  old.validation[DeviceKind::kCpu].median_abs_error = 9.0;  // a validation it had goes
+  const MachineProfile fitted = fitted_profile(old, cells, {"r0", "r1"}, scores);
+  ASSERT_EQ(fitted.validation.size(), 1u);
+  const Validation& v = fitted.validation.at(DeviceKind::kCuda);
+  EXPECT_DOUBLE_EQ(v.median_abs_error, summarize(cuda.errors).median);
+  EXPECT_DOUBLE_EQ(v.band.factor, band_without(cells, "", DeviceKind::kCuda, Bound::kNone).factor);
+  EXPECT_EQ(v.band.cells, 18);
+  // Each class has 8 or more cells, fewer than the kind's 18: both their own.
+  ASSERT_EQ(v.by_bound.count(Bound::kDispatch), 1u);
+  EXPECT_EQ(v.by_bound.at(Bound::kDispatch).cells, 10);
+  EXPECT_EQ(v.by_bound.at(Bound::kCompute).cells, 8);
+  EXPECT_EQ(v.runs, (std::vector<std::string>{"r0", "r1"}));
+  EXPECT_EQ(v.coverage_method, kLeaveOneRunOut);
+  EXPECT_EQ(v.coverage.cells, leave_one_run_out(cells, DeviceKind::kCuda).cells);
 }
 
 }  // namespace

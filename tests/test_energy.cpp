@@ -76,7 +76,7 @@ TEST(Energy, RaplAddsThePackageDomainsAcrossAWrap) {
   powercap.set("intel-rapl:0", 990000);
   powercap.set("intel-rapl:1", 5000);
   powercap.set("intel-rapl:0:0", 0);
-  const auto meter = energy_meter("cpu", 0, 1);
+  const auto meter = energy_meter(DeviceKind::kCpu, 0, 1);
   meter->start();
   powercap.set("intel-rapl:0", 5000);      // wrapped at 1,000,000: 15,000 uJ
   powercap.set("intel-rapl:1", 900000);    // psys: not a package, not counted
@@ -100,21 +100,21 @@ TEST(Energy, WithoutPowercapTheMeterSaysWhy) {
   testing::ScratchDir dir;
   {
     ScopedEnv root("CROSSOVER_POWERCAP_ROOT", dir.file("none"));
-    const EnergyTotals t = energy_meter("cpu", 0, 1)->totals();
+    const EnergyTotals t = energy_meter(DeviceKind::kCpu, 0, 1)->totals();
     EXPECT_EQ(t.source, EnergySource::kUnavailable);
     EXPECT_NE(t.note.find("no powercap at " + dir.file("none")), std::string::npos) << t.note;
-    EXPECT_EQ(energy_availability("cpu").rfind("unavailable: no powercap", 0), 0u);
+    EXPECT_EQ(energy_availability(DeviceKind::kCpu).rfind("unavailable: no powercap", 0), 0u);
   }
   FakePowercap powercap(dir);
   // A counter that is not a regular file (here a FIFO, which would block a reader) is not read.
   fs::remove(powercap.root + "/intel-rapl:0/energy_uj");
   ASSERT_EQ(mkfifo((powercap.root + "/intel-rapl:0/energy_uj").c_str(), 0600), 0);
   ScopedEnv root("CROSSOVER_POWERCAP_ROOT", powercap.root);
-  const EnergyTotals fifo = energy_meter("cpu", 0, 1)->totals();
+  const EnergyTotals fifo = energy_meter(DeviceKind::kCpu, 0, 1)->totals();
   EXPECT_EQ(fifo.source, EnergySource::kUnavailable);
   EXPECT_NE(fifo.note.find("energy_uj"), std::string::npos) << fifo.note;
   remove_tree(powercap.root + "/intel-rapl:0");
-  const EnergyTotals t = energy_meter("cpu", 0, 1)->totals();
+  const EnergyTotals t = energy_meter(DeviceKind::kCpu, 0, 1)->totals();
   EXPECT_EQ(t.source, EnergySource::kUnavailable);
   EXPECT_NE(t.note.find("no RAPL package domain"), std::string::npos) << t.note;
 }
@@ -127,7 +127,7 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
   powercap.write("intel-rapl:0/max_energy_range_uj", "262143328850");  // a real package's range
   ScopedEnv root("CROSSOVER_POWERCAP_ROOT", powercap.root);
   powercap.set("intel-rapl:0", 5000000);
-  auto meter = energy_meter("cpu", 0, 1);
+  auto meter = energy_meter(DeviceKind::kCpu, 0, 1);
   meter->start();
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   meter->stop();
@@ -136,7 +136,7 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
   EXPECT_NE(t.note.find("did not move over"), std::string::npos) << t.note;
   EXPECT_EQ(t.joules, 0.0);
   // Back from 5,000,000 to 4,000,000 uJ: as a wrap that would be 262 kJ in a few milliseconds.
-  meter = energy_meter("cpu", 0, 1);
+  meter = energy_meter(DeviceKind::kCpu, 0, 1);
   meter->start();
   powercap.set("intel-rapl:0", 4000000);
   meter->stop();
@@ -147,7 +147,7 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
   EXPECT_EQ(t.joules, 0.0);
   // A counter whose text is no number: said so, not "no permission".
   powercap.write("intel-rapl:0/energy_uj", "abc");
-  t = energy_meter("cpu", 0, 1)->totals();
+  t = energy_meter(DeviceKind::kCpu, 0, 1)->totals();
   EXPECT_EQ(t.source, EnergySource::kUnavailable);
   EXPECT_NE(t.note.find("holds \"abc\", not a count of microjoules"), std::string::npos) << t.note;
   EXPECT_EQ(t.note.find("permission"), std::string::npos) << t.note;
@@ -158,7 +158,7 @@ TEST(Energy, ACounterThatIsStuckGoesBackOrIsNoNumberIsUnavailableWithWhy) {
 // more under load to be read rather than the power.
 EnergyTotals nvml_span(int first_gpu = 0, int gpus = 1, int ms = 100) {
   ScopedEnv library("CROSSOVER_NVML_LIBRARY", CROSSOVER_FAKE_NVML);
-  const auto meter = energy_meter("cuda", first_gpu, gpus);
+  const auto meter = energy_meter(DeviceKind::kCuda, first_gpu, gpus);
   meter->start();
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   meter->stop();
@@ -264,7 +264,7 @@ TEST(Energy, ASlowClockOrAThermalOrPowerThrottleFlagsTheCell) {
   ScopedEnv idle("FAKE_NVML_THROTTLE", "1");  // GPU idle: not a slowdown of the measurement
   EXPECT_FALSE(throttled(nvml_span()));
   ScopedEnv nothing("CROSSOVER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
-  const EnergyTotals none = energy_meter("cuda", 0, 1)->totals();
+  const EnergyTotals none = energy_meter(DeviceKind::kCuda, 0, 1)->totals();
   EXPECT_EQ(none.source, EnergySource::kUnavailable);
   EXPECT_NE(none.note.find("not found"), std::string::npos) << none.note;
 }
@@ -310,7 +310,7 @@ TEST(Prices, PricesAreReadStrictlyAndEachCellPaysForItsDevice) {
     EXPECT_NE(std::string(e.what()).find("\"cpu\" or \"cuda\""), std::string::npos) << e.what();
   }
   Result r = testing::sample_result(0, "iris_mlp", {0.36, 0.36});
-  r.cell.device = "cuda:1";
+  r.cell.device = Device::cuda(1);
   r.cell.gpus = 2;
   r.cell.host = "small-node";
   r.epoch_seconds = 0.36;
@@ -321,7 +321,7 @@ TEST(Prices, PricesAreReadStrictlyAndEachCellPaysForItsDevice) {
   r.cell.host = "big-node";  // that machine's own price first
   apply_price(r, prices);
   EXPECT_DOUBLE_EQ(r.price_per_hour, 8.0);
-  r.cell.device = "cpu";
+  r.cell.device = Device::cpu();
   apply_price(r, prices);
   EXPECT_DOUBLE_EQ(r.price_per_hour, 0.40);
   apply_price(r, {});

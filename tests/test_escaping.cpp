@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 #include "tests/cli_support.hpp"

@@ -19,7 +19,7 @@ Cell iris_cell(const std::string& device = "cpu") {
   Cell c;
   c.workload = "iris_mlp";
   c.dataset = "iris";
-  c.device = device;
+  c.device = parse_device(device).value();
   c.epochs = 300;
   c.warmup_epochs = 0;
   c.min_repeats = c.max_repeats = 1;
@@ -121,8 +121,9 @@ TEST(Executor, SkipsAndFailuresBecomeResultsAndTheSweepGoesOn) {
   std::vector<std::size_t> seen;  // each result as it ends, in order
   RunOptions options;
   options.data_dir = "/nonexistent";
-  const auto results = run_cells({cuda, bad, good}, DeviceInventory{false, 0, {}}, options,
-                                 [&](const Result& r) { seen.push_back(r.cell.index); });
+  const auto results =
+      run_cells(plan_cells({cuda, bad, good}, DeviceInventory{false, 0, {}}, false), options,
+                [&](const Result& r) { seen.push_back(r.cell.index); });
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(seen, (std::vector<std::size_t>{0, 1, 2}));
   EXPECT_EQ(results[0].status, CellStatus::kSkipped);

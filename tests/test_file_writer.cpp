@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/files/file_writer.hpp"
+#include "core/records/result_files.hpp"
 #include "core/records/results.hpp"
 #include "tests/test_support.hpp"
 

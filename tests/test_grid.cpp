@@ -44,12 +44,12 @@ const char* kValid = R"({
 TEST(Grid, ExpandsTheCartesianProductWithTheLastAxisFastest) {
   const Expansion e = expand_grid(parse_grid(kValid, "g.json"));
   ASSERT_EQ(e.cells.size(), 2u * 2u * 2u + 2u);
-  EXPECT_EQ(e.cells[0].device, "cpu");
+  EXPECT_EQ(e.cells[0].device, Device::cpu());
   EXPECT_EQ(e.cells[0].dataset_size, 112);
   EXPECT_EQ(e.cells[0].threads, 1);
   EXPECT_EQ(e.cells[1].threads, 0);
   EXPECT_EQ(e.cells[2].dataset_size, 1000);
-  EXPECT_EQ(e.cells[4].device, "cuda");
+  EXPECT_EQ(e.cells[4].device, Device::cuda());
   for (std::size_t i = 0; i < e.cells.size(); ++i) EXPECT_EQ(e.cells[i].index, i);
 }
 
@@ -80,8 +80,8 @@ TEST(Grid, ExcludeRulesRemoveMatchingCells) {
   EXPECT_EQ(e.excluded, 2u + 2u);
   ASSERT_EQ(e.cells.size(), 4u);
   for (const Cell& c : e.cells) {
-    EXPECT_FALSE(c.device == "cpu" && c.pin_memory);
-    EXPECT_FALSE(c.device == "cuda" && c.threads == 2);
+    EXPECT_FALSE(c.device == Device::cpu() && c.pin_memory);
+    EXPECT_FALSE(c.device == Device::cuda() && c.threads == 2);
   }
 }
 

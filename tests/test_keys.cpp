@@ -60,7 +60,7 @@ TEST(Keys, APairOfDevicesIgnoresTheKeysThatMeanNothingOnTheCpu) {
   Cell cpu;
   cpu.gpus = 0;
   Cell cuda = cpu;
-  cuda.device = "cuda";
+  cuda.device = Device::cuda();
   cuda.gpus = 2;
   cuda.data_placement = Placement::kHost;
   EXPECT_EQ(pairing_key(cpu, "device"), pairing_key(cuda, "device"));
@@ -76,7 +76,7 @@ TEST(Keys, ACellGoesThroughItsJsonFormUnchanged) {
   c.index = 7;
   c.workload = "mnist_mlp";
   c.dataset = "mnist";
-  c.device = "cuda:1";
+  c.device = Device::cuda(1);
   c.batch_size = 128;
   c.dataset_size = kFull;
   c.num_workers = 2;
@@ -192,6 +192,39 @@ TEST(Keys, AModeIsATypeWhoseWordsAreTheKeysChoices) {
   EXPECT_EQ(device_kind("cpu"), DeviceKind::kCpu);
 }
 
+// The device is a type: its words are read and written in one place, "cuda" and "cuda:0" stay
+// what the grid wrote (the same GPU, two values, as before), and a results file with any other
+// text is refused naming it.
+TEST(Keys, TheDeviceIsATypeWhoseWordsAreReadInOnePlace) {
+  EXPECT_EQ(parse_device("cpu"), Device::cpu());
+  EXPECT_EQ(parse_device("cuda"), Device::cuda());
+  EXPECT_EQ(parse_device("cuda:12"), Device::cuda(12));
+  for (const char* bad : {"gpu", "cuda:", "cuda:x", "cuda:1234", "cuda:-1", "CPU", " cpu", ""})
+    EXPECT_FALSE(parse_device(bad)) << bad;
+  EXPECT_EQ(Device::cuda().text(), "cuda");
+  EXPECT_EQ(Device::cuda(3).text(), "cuda:3");
+  EXPECT_EQ(Device::cuda().cuda_index(), 0);
+  EXPECT_EQ(Device::cuda(2).cuda_index(), 2);
+  EXPECT_EQ(Device::cpu().cuda_index(), -1);
+  EXPECT_NE(Device::cuda(), Device::cuda(0));
+  EXPECT_LT(Device::cpu(), Device::cuda());
+  EXPECT_LT(Device::cuda(2), Device::cuda(10));  // by index, not by text
+  Cell cell;
+  find_grid_key("device")->set(cell, "cuda:1");
+  EXPECT_EQ(cell.device, Device::cuda(1));
+  EXPECT_EQ(find_grid_key("device")->get(cell), "cuda:1");
+  EXPECT_EQ(cell_config_json(cell)["device"], "cuda:1");
+  for (const nlohmann::json& bad : {nlohmann::json("tpu"), nlohmann::json(1)}) {
+    try {
+      find_grid_key("device")->set(cell, bad);
+      ADD_FAILURE() << "the device " << bad.dump() << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("unknown device " + bad.dump()), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // The reports keep no list of keys of their own: the execution modes and the run table's own
 // columns are flags of the declarations, and each flag means what its readers assume.
 TEST(Keys, TheReportsRolesOfAKeyAreFlagsOfItsDeclaration) {
@@ -224,7 +257,7 @@ TEST(Keys, EachKeysRulesOverACellComeFromItsDeclaration) {
   // Normalisation: a graph cell's optimiser is fused; a dataloader's batches are on the host;
   // a ddp cell on CUDA has one GPU per rank; output_device means something for dp alone.
   Cell cell;
-  cell.device = "cuda";
+  cell.device = Device::cuda();
   cell.execution = Execution::kGraph;
   cell.loader = Loader::kDataLoader;
   cell.parallel = Parallel::kDdp;

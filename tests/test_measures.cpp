@@ -10,7 +10,7 @@
 
 #include "core/records/prices.hpp"
 #include "core/records/processes.hpp"
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "core/stats/stats.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/measures.hpp"
@@ -27,7 +27,7 @@ Result priced(std::size_t index, const std::string& device, double rows, double 
               double watts, double price) {
   std::mt19937_64 rng(index);
   Result r = testing::sample_result(index, "iris_mlp", testing::noisy(rng, 30, seconds, 0.01));
-  r.cell.device = device;
+  r.cell.device = parse_device(device).value();
   r.cell.gpus = device == "cpu" ? 0 : 1;
   r.cell.dataset_size = static_cast<std::int64_t>(rows);
   r.train_rows = static_cast<std::int64_t>(rows);
@@ -79,7 +79,7 @@ TEST(Measures, TheCrossoverIsStatedOnTimeOnEnergyAndOnCost) {
   // Cells without energy (a CPU without powercap) pair with nothing on energy: no statement.
   std::vector<Result> partly = results;
   for (Result& r : partly) {
-    if (r.cell.device == "cpu") r.energy.energy_source = EnergySource::kUnavailable;
+    if (r.cell.device == Device::cpu()) r.energy.energy_source = EnergySource::kUnavailable;
   }
   const Analysis partial = analyse(partly, {parse_compare("device=cpu:cuda")});
   ASSERT_EQ(partial.comparisons.front().by_measure.size(), 1u);
@@ -138,7 +138,7 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   // Cells without energy are skipped in the tables, and the legend says how many.
   std::vector<Result> partly = results;
   for (Result& r : partly) {
-    if (r.cell.device == "cpu") {
+    if (r.cell.device == Device::cpu()) {
       r.energy.energy_source = EnergySource::kUnavailable;
       r.energy.energy_note = "no powercap at /x";
     }

@@ -20,7 +20,7 @@ Cell iris(const std::string& device = "cpu") {
   Cell c;
   c.workload = "iris_mlp";
   c.dataset = "iris";
-  c.device = device;
+  c.device = parse_device(device).value();
   c.dataset_size = 100;
   c.batch_size = 32;
   c.optimizer = Optimizer::kAdam;

@@ -17,7 +17,7 @@ Result made(std::size_t index, const std::string& device, std::int64_t batch, do
   Result r;
   r.cell.index = index;
   r.cell.workload = "mnist_mlp";
-  r.cell.device = device;
+  r.cell.device = parse_device(device).value();
   r.cell.gpus = device == "cpu" ? 0 : 1;
   r.cell.batch_size = batch;
   r.epoch_seconds = median;
@@ -162,7 +162,7 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
     // an 80 % band.
     std::vector<Result> guessed = results;
     for (Result& r : guessed) {
-      if (r.cell.device != "cuda" || r.status != CellStatus::kOk) continue;
+      if (r.cell.device != Device::cuda() || r.status != CellStatus::kOk) continue;
       r.status = CellStatus::kPredicted;
       r.prediction.prediction_error = 0.01;
       r.prediction.prediction_profile = "H100";

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "core/files/run_files.hpp"
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "reports/charts/svg_charts.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"
@@ -24,7 +24,7 @@ Result timed(std::size_t index, const std::string& device, double seconds) {
   r.cell.index = index;
   r.cell.workload = "iris_mlp";
   r.cell.dataset = "iris";
-  r.cell.device = device;
+  r.cell.device = parse_device(device).value();
   r.cell.dataset_size = 1000;
   r.status = CellStatus::kOk;
   r.data_source = DataSource::kReal;

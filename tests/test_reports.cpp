@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"
@@ -22,7 +22,7 @@ Result made(const std::string& device, std::int64_t size, double median, double 
   Result r;
   r.cell.workload = "iris_mlp";
   r.cell.dataset = "iris";
-  r.cell.device = device;
+  r.cell.device = parse_device(device).value();
   r.cell.gpus = device == "cpu" ? 0 : 1;
   r.cell.dataset_size = size;
   r.cell.epochs = 10;

@@ -49,8 +49,8 @@ TEST(SearchGrid, ASearchAxisBecomesLinesOfTwoTemplatesAndNoListedCells) {
     EXPECT_EQ(line.spec.compare, "device=cpu:cuda");  // the default comparison
     EXPECT_EQ(line.spec.max_probes, 6);
     EXPECT_TRUE(line.spec.integer);
-    EXPECT_EQ(line.baseline.device, "cpu");
-    EXPECT_EQ(line.contender.device, "cuda");
+    EXPECT_EQ(line.baseline.device, Device::cpu());
+    EXPECT_EQ(line.contender.device, Device::cuda());
     EXPECT_EQ(line.baseline_name, "cpu");
   }
   // The CPU side of the graph line is the CPU cell: execution means nothing there.
@@ -61,7 +61,7 @@ TEST(SearchGrid, ASearchAxisBecomesLinesOfTwoTemplatesAndNoListedCells) {
   // A probe is the template with the searched key set.
   const Cell probe = probe_cell(e.searches[0].contender, "dataset_size", 5785);
   EXPECT_EQ(probe.dataset_size, 5785);
-  EXPECT_EQ(probe.device, "cuda");
+  EXPECT_EQ(probe.device, Device::cuda());
   // Another comparison: its axis, listed with the two values only, is the search's.
   const Expansion threads = expand_grid(
       parse_grid(grid_with(R"({"search": {"from": 112, "to": 1000, "compare": "threads=1:0"}})",
@@ -126,7 +126,7 @@ struct StandIn {
       Result r;
       r.cell = cell;
       const double ms =
-          cell.device == "cpu" ? 1.0 : 5785.0 / static_cast<double>(cell.dataset_size);
+          cell.device == Device::cpu() ? 1.0 : 5785.0 / static_cast<double>(cell.dataset_size);
       for (int i = 0; i < 20; ++i)
         r.epoch_seconds_samples.push_back(ms / 1000 * (1.0 + 0.001 * (i % 5 - 2)));
       r.epoch_seconds = ms / 1000;
@@ -186,7 +186,7 @@ TEST(SearchRunner, ACrossingBracketedByNoisyCellsIsSaidToBeUncertain) {
       [&](const std::vector<Cell>& cells) {
         std::vector<Result> out = stand_in(cells);
         for (Result& r : out) {  // every contender cell's quartiles half its median apart
-          if (r.cell.device == "cpu") continue;
+          if (r.cell.device == Device::cpu()) continue;
           r.epoch_seconds_p25 = r.epoch_seconds * 0.75;
           r.epoch_seconds_p75 = r.epoch_seconds * 1.25;
         }
@@ -312,7 +312,7 @@ TEST(Cli, ASearchAgainstAPredictedGpuSearchesOnThePredictionsAndSaysSo) {
   const std::string statement = searches[0]["statement"];
   EXPECT_EQ(statement.rfind("predicted with the profile H100 80GB: ", 0), 0u) << statement;
   for (const Result& r : read_results(dir.file("out/results.jsonl")))
-    EXPECT_EQ(r.status, r.cell.device == "cpu" ? CellStatus::kOk : CellStatus::kPredicted);
+    EXPECT_EQ(r.status, r.cell.device == Device::cpu() ? CellStatus::kOk : CellStatus::kPredicted);
 }
 
 }  // namespace

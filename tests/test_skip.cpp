@@ -9,7 +9,7 @@ namespace {
 Cell cell_on(const std::string& device, int gpus = 1) {
   Cell c;
   c.workload = "iris_mlp";
-  c.device = device;
+  c.device = parse_device(device).value();
   c.gpus = gpus;
   return c;
 }
@@ -94,7 +94,7 @@ TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   graph.execution = Execution::kGraph;
   graph.optimizer_impl = OptimizerImpl::kFused;
   EXPECT_NE(reason(graph, {}).find("CUDA graph"), std::string::npos);
-  graph.device = "cuda";
+  graph.device = Device::cuda();
   EXPECT_EQ(reason(graph, gpu), "");
   graph.timing = Timing::kPhases;
   EXPECT_NE(reason(graph, gpu).find("timing \"phases\""), std::string::npos);
@@ -105,12 +105,12 @@ TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   Cell tf32 = cell_on("cpu");
   tf32.precision = Precision::kTf32;
   EXPECT_NE(reason(tf32, {}).find("tf32"), std::string::npos);
-  tf32.device = "cuda";
+  tf32.device = Device::cuda();
   EXPECT_EQ(reason(tf32, gpu), "");
   Cell bf16 = cell_on("cpu");
   bf16.precision = Precision::kBf16;
   EXPECT_EQ(reason(bf16, {}), "");
-  bf16.device = "cuda";
+  bf16.device = Device::cuda();
   bf16.gpus = 1;
   bf16.parallel = Parallel::kDp;
   EXPECT_NE(reason(bf16, gpu).find("DataParallel"), std::string::npos);
@@ -119,7 +119,7 @@ TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   fused.optimizer_impl = OptimizerImpl::kFused;
   EXPECT_NE(reason(fused, {}).find("aten::_fused_adam_ for the CPU"), std::string::npos);
   EXPECT_EQ(reason(fused, DeviceInventory{false, 0, {"adam/cpu"}}), "");
-  fused.device = "cuda";
+  fused.device = Device::cuda();
   fused.optimizer = Optimizer::kSgd;
   EXPECT_NE(reason(fused, gpu).find("aten::_fused_sgd_ for CUDA"), std::string::npos);
 }
@@ -187,6 +187,35 @@ TEST(Skip, ACellsPlanIsRunPredictOrSkipWithItsReason) {
   EXPECT_EQ(pin.action, CellPlan::Action::kSkip);
   EXPECT_NE(pin.reason.find("pin_memory needs CUDA"), std::string::npos) << pin.reason;
   EXPECT_EQ(text_of(CellPlan::Action::kPredict), "predict");
+}
+
+// The plan is decided once, when the run has its cells: one per cell, in order, and one per side
+// of each search; a probe's cells are planned as they are made.
+TEST(Skip, AnExpansionIsPlannedOncePerCellAndPerSearchSide) {
+  Expansion e;
+  e.cells = {cell_on("cpu"), cell_on("cuda"), cell_on("cuda:1")};
+  SearchLine line;
+  line.baseline = cell_on("cpu");
+  line.contender = cell_on("cuda");
+  e.searches = {line};
+  const DeviceInventory one_gpu{true, 1, {}};
+  plan_expansion(e, one_gpu, false);
+  ASSERT_EQ(e.plans.size(), 3u);
+  EXPECT_EQ(e.plans[0].action, CellPlan::Action::kRun);
+  EXPECT_EQ(e.plans[1].action, CellPlan::Action::kRun);
+  EXPECT_EQ(e.plans[2].action, CellPlan::Action::kSkip);
+  EXPECT_NE(e.plans[2].reason.find("cuda:1 not present"), std::string::npos) << e.plans[2].reason;
+  EXPECT_EQ(e.searches[0].contender_plan.action, CellPlan::Action::kRun);
+  // Planned again (another machine, --predict): the plans are replaced, not added to.
+  plan_expansion(e, DeviceInventory{}, true);
+  ASSERT_EQ(e.plans.size(), 3u);
+  EXPECT_EQ(e.plans[2].action, CellPlan::Action::kPredict);
+  EXPECT_EQ(e.searches[0].contender_plan.action, CellPlan::Action::kPredict);
+  EXPECT_EQ(e.searches[0].baseline_plan.action, CellPlan::Action::kRun);
+  const std::vector<PlannedCell> probe = plan_cells(e.cells, DeviceInventory{}, false);
+  ASSERT_EQ(probe.size(), 3u);
+  EXPECT_EQ(probe[1].cell.device, Device::cuda());
+  EXPECT_EQ(probe[1].plan.action, CellPlan::Action::kSkip);
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
     std::vector<std::string> out;
     for (const Result& r : read_results(run + "/results.jsonl")) {
       // The cuda cells are skipped on a machine without a GPU, and run on one that has it.
-      if (!is_cuda_device(r.cell.device)) {
+      if (!r.cell.device.is_cuda()) {
         EXPECT_EQ(r.status, CellStatus::kOk) << r.reason;
       }
       Cell c = r.cell;

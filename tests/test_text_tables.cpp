@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/render/table.hpp"
 
@@ -17,7 +17,7 @@ TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
   Result r;
   r.cell.workload = "iris_mlp";
   r.cell.dataset = "iris";
-  r.cell.device = "cuda";
+  r.cell.device = Device::cuda();
   r.cell.gpus = 1;
   r.cell.dataset_size = 100;
   r.epoch_seconds = 0.0015;

@@ -17,7 +17,7 @@ Result timed(std::size_t index, const std::string& device, std::int64_t batch, d
   std::vector<double> samples;
   for (int i = 0; i < 21; ++i) samples.push_back(median * (1.0 + spread * (i - 10) / 10.0));
   Result r = testing::sample_result(index, "mnist_mlp", samples);
-  r.cell.device = device;
+  r.cell.device = parse_device(device).value();
   r.cell.gpus = device == "cpu" ? 0 : 1;
   r.cell.batch_size = batch;
   r.epoch_seconds = median;
@@ -57,7 +57,7 @@ TEST(Verdict, AMeasuredCrossingIsOneLineWithWhereItLies) {
 TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidOnce) {
   std::vector<Result> r = verdict_sweep({100, 1000, 10000}, {1.0, 8.0, 20.0});
   for (Result& x : r) {
-    if (x.cell.device != "cuda") continue;
+    if (x.cell.device != Device::cuda()) continue;
     x.status = CellStatus::kPredicted;
     x.prediction.prediction_error = 0.5;  // a factor of 1.5 either way: 1x is a tie, 8x a win
     x.prediction.prediction_profile = "H100 80GB";

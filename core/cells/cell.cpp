@@ -137,11 +137,11 @@ std::string cell_label(const Cell& cell) {
     label += " " + std::to_string(cell.features) + "-" + std::to_string(cell.width) + "x" +
              std::to_string(cell.depth) + "-" + std::to_string(cell.classes);
   }
-  label += " " + cell.device + " batch=" + size_text(cell.batch_size) +
+  label += " " + cell.device.text() + " batch=" + size_text(cell.batch_size) +
            " size=" + size_text(cell.dataset_size);
   label += " " + data_path_text(cell);
   if (cell.threads != 0) label += " threads=" + std::to_string(cell.threads);
-  if (is_cuda_device(cell.device) && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
+  if (cell.device.is_cuda() && cell.gpus != 1) label += " gpus=" + std::to_string(cell.gpus);
   if (cell.parallel != Parallel::kNone) label += " " + text_of(cell.parallel);
   if (cell.parallel == Parallel::kDdp) label += " nproc=" + std::to_string(cell.nproc);
   // How the step runs, where it is not the default.
@@ -157,6 +157,5 @@ int replicas(const Cell& cell) {
   return 1;
 }
 
-bool is_cuda_device(const std::string& device) { return device_kind(device) == DeviceKind::kCuda; }
 
 }  // namespace crossover

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cells/device.hpp"
 #include "core/cells/keys.hpp"
 #include "core/cells/modes.hpp"
 
@@ -25,7 +26,7 @@ struct Cell {
   std::size_t experiment = 0;  ///< index into the grid's `experiments`
   std::string workload;
   std::string dataset;  ///< resolved: the workload's default when the grid names none
-  std::string device = "cpu";
+  Device device;
   std::int64_t batch_size = kFull;
   std::int64_t dataset_size = kFull;
   Loader loader = Loader::kTensor;
@@ -172,8 +173,5 @@ int replicas(const Cell& cell);
 /// at the default budget of 60 s). An isolated cell is then killed and `failed`; a cell in the
 /// run's own process ends the run (runner/execution/watchdog.hpp). docs/grids.md says so.
 double default_timeout_seconds(const Cell& cell);
-
-/// True when `device` names a CUDA device ("cuda" or "cuda:N").
-bool is_cuda_device(const std::string& device);
 
 }  // namespace crossover

@@ -97,7 +97,7 @@ void declare_data_path_keys(Keys& keys) {
           .knob()
           .skip_when([](const Cell& c) -> std::string {
             if (!c.pin_memory) return "";
-            if (!is_cuda_device(c.device))
+            if (!c.device.is_cuda())
               return "pin_memory needs CUDA: pinned host memory only speeds up copies to a CUDA "
                      "device";
             if (c.loader == Loader::kTensor && c.data_placement == Placement::kDevice)
@@ -116,10 +116,10 @@ void declare_replica_keys(Keys& keys) {
           .fixed_column()
           .numeric_axis()
           .normalise([](Cell& c) {  // one GPU per ddp rank
-            if (c.parallel == Parallel::kDdp && is_cuda_device(c.device)) c.gpus = c.nproc;
+            if (c.parallel == Parallel::kDdp && c.device.is_cuda()) c.gpus = c.nproc;
           })
           .problem([](const Cell& c) -> std::string {
-            if (c.parallel == Parallel::kNone && is_cuda_device(c.device) && c.gpus > 1)
+            if (c.parallel == Parallel::kNone && c.device.is_cuda() && c.gpus > 1)
               return "gpus " + std::to_string(c.gpus) +
                      " needs parallel \"dp\" or \"ddp\" to use more than one GPU";
             return "";
@@ -132,7 +132,7 @@ void declare_replica_keys(Keys& keys) {
   add(Declare("parallel", &Cell::parallel)
           .value_synonyms({{"DataParallel", "dp"}, {"DistributedDataParallel", "ddp"}})
           .skip_when([](const Cell& c) -> std::string {
-            if (c.parallel == Parallel::kDp && !is_cuda_device(c.device))
+            if (c.parallel == Parallel::kDp && !c.device.is_cuda())
               return "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" "
                      "(Gloo; docs/distributed.md)";
             return "";
@@ -159,7 +159,7 @@ void declare_replica_keys(Keys& keys) {
             if (c.parallel != Parallel::kDp) c.output_device = 0;
           })
           .problem([](const Cell& c) -> std::string {
-            if (c.parallel == Parallel::kDp && is_cuda_device(c.device) &&
+            if (c.parallel == Parallel::kDp && c.device.is_cuda() &&
                 c.output_device >= c.gpus)
               return "output_device " + std::to_string(c.output_device) +
                      " is not among the GPUs used (0 to " + std::to_string(c.gpus - 1) + ")";
@@ -307,7 +307,7 @@ void declare_execution_keys(Keys& keys) {
           .knob()
           .skip_when([](const Cell& c) -> std::string {
             if (c.execution != Execution::kGraph) return "";
-            if (!is_cuda_device(c.device))
+            if (!c.device.is_cuda())
               return "execution \"graph\" captures the step in a CUDA graph; the CPU has none "
                      "(use \"eager\")";
             if (c.parallel != Parallel::kNone)
@@ -348,7 +348,7 @@ void declare_execution_keys(Keys& keys) {
           .value_synonyms({{"bfloat16", "bf16"}, {"float32", "fp32"}, {"float", "fp32"}})
           .knob()
           .skip_when([](const Cell& c) -> std::string {
-            if (c.precision == Precision::kTf32 && !is_cuda_device(c.device))
+            if (c.precision == Precision::kTf32 && !c.device.is_cuda())
               return "precision \"tf32\" is a CUDA tensor-core format; on the CPU use \"fp32\" or "
                      "\"bf16\"";
             if (c.precision == Precision::kBf16 && c.parallel == Parallel::kDp)

@@ -98,11 +98,6 @@ inline constexpr auto words(DeviceKind) {
                     std::pair{DeviceKind::kCuda, std::string_view("cuda")}};
 }
 
-/// "cpu" for the CPU; "cuda" for "cuda" and "cuda:N".
-inline DeviceKind device_kind(std::string_view device) {
-  return device.substr(0, 4) == "cuda" ? DeviceKind::kCuda : DeviceKind::kCpu;
-}
-
 // JSON: the word (core/text/words.hpp).
 CROSSOVER_JSON_AS_WORD(Loader)
 CROSSOVER_JSON_AS_WORD(Placement)

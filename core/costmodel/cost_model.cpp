@@ -147,7 +147,7 @@ StepContext context_of(const Cell& cell, const MachineProfile& profile) {
 
 StepContext context_of(const Cell& cell) {
   StepContext c;
-  c.cuda = is_cuda_device(cell.device);
+  c.cuda = cell.device.is_cuda();
   c.pinned = cell.pin_memory;
   c.graph = cell.execution == Execution::kGraph;
   c.batch_on_device =
@@ -158,7 +158,7 @@ StepContext context_of(const Cell& cell) {
 }
 
 const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell) {
-  if (is_cuda_device(cell.device)) return profile.cuda ? &*profile.cuda : nullptr;
+  if (cell.device.is_cuda()) return profile.cuda ? &*profile.cuda : nullptr;
   return &profile.cpu(cell.threads);
 }
 

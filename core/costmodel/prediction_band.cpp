@@ -19,7 +19,7 @@ PredictionBand fit_band(std::vector<double> logs) {
 }
 
 PredictionBand band_without(const std::vector<BandCell>& cells, const std::string& left_out,
-                            const std::string& kind, Bound bound) {
+                            DeviceKind kind, Bound bound) {
   std::vector<double> of_kind, of_bound;
   for (const BandCell& c : cells) {
     if (c.kind != kind || (!left_out.empty() && c.run == left_out)) continue;
@@ -32,10 +32,10 @@ PredictionBand band_without(const std::vector<BandCell>& cells, const std::strin
   return fit_band(of_kind);
 }
 
-Coverage leave_one_run_out(const std::vector<BandCell>& cells, const std::string& kind) {
+Coverage leave_one_run_out(const std::vector<BandCell>& cells, std::optional<DeviceKind> kind) {
   Coverage out;
   for (const BandCell& c : cells) {
-    if (!kind.empty() && c.kind != kind) continue;
+    if (kind && c.kind != *kind) continue;
     const PredictionBand band = band_without(cells, c.run, c.kind, c.bound);
     if (band.factor <= 0.0) continue;
     ++out.cells;

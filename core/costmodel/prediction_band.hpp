@@ -5,9 +5,11 @@
 // the only honest way, leave one run out: each run's cells against a band fitted without them.
 // No LibTorch.
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/cells/modes.hpp"
 #include "core/costmodel/bound.hpp"
 
 namespace crossover {
@@ -27,10 +29,11 @@ struct PredictionBand {
 /// ceil((n + 1) kBandCoverage) of the n sorted; none (factor 0) when that rank is past n.
 PredictionBand fit_band(std::vector<double> log_ratios);
 
-/// One real cell as a band sees it: its run, device kind ("cpu", "cuda"), bound class and
+/// One real cell as a band sees it: its run, device kind, bound class and
 /// |log(predicted / measured)|.
 struct BandCell {
-  std::string run, kind;
+  std::string run;
+  DeviceKind kind = DeviceKind::kCpu;
   Bound bound = Bound::kNone;
   double log_ratio = 0.0;
 };
@@ -39,7 +42,7 @@ struct BandCell {
 /// `left_out` ("": none left out): the bound class's own where it has kMinBandCells cells, else
 /// the kind's (factor 0 where even that has too few); Bound::kNone asks for the kind's.
 PredictionBand band_without(const std::vector<BandCell>& cells, const std::string& left_out,
-                            const std::string& kind, Bound bound);
+                            DeviceKind kind, Bound bound);
 
 /// What leaving each run out in turn gave for the cells of `kind`: how many had a band, and how
 /// many of those lay inside it.
@@ -51,7 +54,7 @@ struct Coverage {
 /// How a band's coverage is measured, as a profile's validation records it.
 inline constexpr const char* kLeaveOneRunOut = "leave-one-run-out";
 
-/// Every cell of `kind` (every kind: "") against the band fitted without its run.
-Coverage leave_one_run_out(const std::vector<BandCell>& cells, const std::string& kind);
+/// Every cell of `kind` (every kind: none) against the band fitted without its run.
+Coverage leave_one_run_out(const std::vector<BandCell>& cells, std::optional<DeviceKind> kind);
 
 }  // namespace crossover

@@ -14,7 +14,7 @@ void apply_prediction(Result& r, const MachineProfile& target) {
 
 double band_error(const Result& r, const MachineProfile& target) {
   const PredictionBand band =
-      target.band(device_kind(r.cell.device), r.prediction.bound);
+      target.band(r.cell.device.kind, r.prediction.bound);
   return band.factor > 1.0 ? band.factor - 1.0 : 0.0;
 }
 

@@ -74,7 +74,7 @@ Prices prices_from_json(const nlohmann::json& json) {
 }
 
 double price_for(const Cell& cell, const Prices& prices) {
-  const DeviceKind device = device_kind(cell.device);
+  const DeviceKind device = cell.device.kind;
   const std::string kind = text_of(device);
   auto it = prices.find(kind + "@" + cell.host);
   if (cell.host.empty() || it == prices.end()) it = prices.find(kind);

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,7 +18,6 @@
 #include "core/costmodel/step_anatomy.hpp"
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
-#include "core/records/results_csv.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"
 
@@ -269,43 +267,6 @@ std::vector<Result> read_results(const std::string& path, Links links) {
       links);
   if (!pending.empty()) read_line(pending, false);
   return results;
-}
-
-namespace {
-
-std::string jsonl_text(const std::vector<Result>& results) {
-  std::string text;
-  for (const Result& r : results) text += json_text(result_to_json(r)) + "\n";
-  return text;
-}
-
-}  // namespace
-
-ResultFiles::ResultFiles(const std::string& directory, const std::vector<Result>& first)
-    : jsonl_(run_file(directory, kResultsFile), jsonl_text(first)),
-      csv_(directory + "/results.csv", render_csv(first)) {}
-
-void ResultFiles::append(const Result& result) {
-  jsonl_.append(json_text(result_to_json(result)) + "\n", "a result");
-  csv_.append(csv_row(result), "a result");
-}
-
-std::uint64_t bytes_needed(std::size_t cells) {
-  // A result line is a few kilobytes (every sample is kept); the reports add about as much per
-  // cell again, plus a fixed part (the HTML page's script and styles).
-  return (std::uint64_t{1} << 20) + std::uint64_t{64 << 10} * cells;
-}
-
-std::string space_problem(const std::string& directory, std::size_t cells) {
-  struct statvfs info {};
-  if (statvfs(directory.c_str(), &info) != 0) return "";  // unknown: the writes will tell
-  const std::uint64_t free_bytes = std::uint64_t{info.f_bavail} * info.f_frsize;
-  const std::uint64_t needed = bytes_needed(cells);
-  if (free_bytes >= needed) return "";
-  return directory + ": only " + std::to_string(free_bytes >> 10) +
-         " KiB free on its file system; the results and reports of " + std::to_string(cells) +
-         " cells need about " + std::to_string(needed >> 10) +
-         " KiB. Free some space or choose another --out";
 }
 
 }  // namespace crossover

@@ -212,27 +212,4 @@ std::string implausible_values(const Result& result);
 /// Links::kRefuse a symbolic link at `path` is refused, not followed.
 std::vector<Result> read_results(const std::string& path, Links links = Links::kRefuse);
 
-/// results.jsonl and results.csv in one directory, appended and synced per result.
-class ResultFiles {
- public:
-  /// Replaces both files in `directory` atomically with `first` (the cells a resumed run keeps),
-  /// so that a run killed at any moment leaves either the earlier files or the new ones whole;
-  /// throws std::runtime_error naming the file when it cannot.
-  explicit ResultFiles(const std::string& directory, const std::vector<Result>& first = {});
-  /// Appends and syncs one result; throws std::runtime_error naming the file and the system's
-  /// reason (a full disk) when it cannot.
-  void append(const Result& result);
-
- private:
-  AppendFile jsonl_;
-  AppendFile csv_;
-};
-
-/// Bytes a run of `cells` cells needs for its results and reports, generously.
-std::uint64_t bytes_needed(std::size_t cells);
-
-/// Why `directory` (which exists) cannot take a run of `cells` cells: "" when it can, else a
-/// message with the free and the needed space.
-std::string space_problem(const std::string& directory, std::size_t cells);
-
 }  // namespace crossover

@@ -9,14 +9,39 @@
 // tie region, and the crossing is never placed inside it: it lies between the highest tie and the
 // first win.
 
+#include <array>
 #include <cstddef>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "core/stats/search.hpp"
+#include "core/text/words.hpp"
 
 namespace crossover {
+
+/// Who wins a pair or a probe: the contender when the speedup's interval lies above 1, the
+/// baseline when it lies below 1, otherwise neither (the one rule of the search and the reports).
+enum class Winner { kBaseline, kContender, kTie };
+
+/// "baseline", "contender", "tie": for searches.json, logs and test messages.
+inline constexpr auto words(Winner) {
+  return std::array{std::pair{Winner::kBaseline, std::string_view("baseline")},
+                    std::pair{Winner::kContender, std::string_view("contender")},
+                    std::pair{Winner::kTie, std::string_view("tie")}};
+}
+inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << text_of(w); }
+
+/// One point along the axis (a search's probe, a grid's pair of cells): the speedup (baseline
+/// time / contender time) and its interval.
+struct Probe {
+  double value = 0.0;
+  double speedup = 1.0, low = 1.0, high = 1.0;
+  Winner winner = Winner::kTie;
+  std::vector<std::size_t> cells;  ///< the cells measured (baseline, contender)
+};
 
 /// What the rule finds along a series of points (Probe: value, speedup, interval, winner).
 struct CrossingFinding {

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <utility>
 
-#include "core/stats/crossing.hpp"
 #include "core/text/text.hpp"
 
 namespace crossover {

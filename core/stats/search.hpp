@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/stats/crossing.hpp"
 #include "core/text/words.hpp"
 
 namespace crossover {
@@ -28,28 +29,6 @@ struct SearchSpec {
   bool integer = true;     ///< probe integer values only (the key takes integers)
   std::string compare = "device=cpu:cuda";  ///< the contenders, as `--compare` takes them
 };
-
-/// Who wins a pair or a probe: the contender when the speedup's interval lies above 1, the
-/// baseline when it lies below 1, otherwise neither (the one rule of the search and the reports).
-enum class Winner { kBaseline, kContender, kTie };
-
-/// "baseline", "contender", "tie": for searches.json, logs and test messages.
-inline constexpr auto words(Winner) {
-  return std::array{std::pair{Winner::kBaseline, std::string_view("baseline")},
-                    std::pair{Winner::kContender, std::string_view("contender")},
-                    std::pair{Winner::kTie, std::string_view("tie")}};
-}
-inline std::ostream& operator<<(std::ostream& out, Winner w) { return out << text_of(w); }
-
-/// One probe measured: the speedup (baseline time / contender time) and its interval.
-struct Probe {
-  double value = 0.0;
-  double speedup = 1.0, low = 1.0, high = 1.0;
-  Winner winner = Winner::kTie;
-  std::vector<std::size_t> cells;  ///< the cells measured (baseline, contender)
-};
-
-struct CrossingFinding;
 
 /// How a search ended.
 enum class SearchOutcome {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/cells/key_contrast.hpp"
 #include "core/cells/keys.hpp"
 #include "core/costmodel/cost_model.hpp"
 #include "core/stats/crossing.hpp"
@@ -43,37 +44,11 @@ std::string speedup_text(const Pair& p) {
 }
 
 CompareSpec parse_compare(const std::string& text) {
-  const auto equals = text.find('=');
-  const auto colon = text.find(':', equals == std::string::npos ? 0 : equals);
-  if (equals == std::string::npos || colon == std::string::npos || equals == 0 ||
-      colon == equals + 1 || colon + 1 == text.size()) {
-    throw std::invalid_argument("--compare \"" + text +
-                                "\": expected AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda");
-  }
+  const KeyContrast contrast = parse_key_contrast(text);
   CompareSpec spec;
-  spec.axis = text.substr(0, equals);
-  spec.baseline = text.substr(equals + 1, colon - equals - 1);
-  spec.contender = text.substr(colon + 1);
-  // "device=cpu:cuda:1" splits at the first colon after '='.
-  const Json known = cell_config_json(Cell{});
-  if (!known.contains(spec.axis)) {
-    std::vector<std::string> keys;
-    for (const auto& [key, value] : known.items()) keys.push_back(key);
-    std::string message = "--compare: unknown axis \"" + spec.axis + "\"";
-    const std::string guess = did_you_mean(spec.axis, keys);
-    if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
-    throw std::invalid_argument(message);
-  }
-  // A value the grid would refuse is refused here too, in the grid's words ("gpu" -> "cuda").
-  const GridKey* key = find_grid_key(spec.axis);
-  const bool listed = key != nullptr && key->kind == KeyKind::kText && !key->workload_choices &&
-                      !(key->choices.empty() && key->pattern.empty());
-  for (const std::string* value : {&spec.baseline, &spec.contender}) {
-    if (const std::string problem = listed ? value_problem(*key, *value) : ""; !problem.empty())
-      throw std::invalid_argument("--compare \"" + text + "\": " + problem);
-  }
-  if (spec.contender == "cuda:0") spec.contender = "cuda";
-  if (spec.baseline == "cuda:0") spec.baseline = "cuda";
+  spec.axis = contrast.axis;
+  spec.baseline = contrast.baseline;
+  spec.contender = contrast.contender;
   return spec;
 }
 
@@ -363,7 +338,7 @@ std::vector<Recommendation> knob_findings(const std::vector<Result>& mine,
       if (pairs.empty()) continue;
       std::vector<std::size_t> cells;
       std::vector<const Pair*> all;
-      std::map<std::string, std::vector<const Pair*>> by_device;
+      std::map<Device, std::vector<const Pair*>> by_device;
       for (const Pair& p : pairs) {
         cells.insert(cells.end(), {p.baseline->cell.index, p.contender->cell.index});
         all.push_back(&p);
@@ -385,7 +360,7 @@ std::vector<Recommendation> knob_findings(const std::vector<Result>& mine,
       } else {
         std::vector<std::string> parts;
         for (const auto& [device, ps] : by_device)
-          parts.push_back("on " + device + " " + knob_effect_words(ps, knob_spec));
+          parts.push_back("on " + device.text() + " " + knob_effect_words(ps, knob_spec));
         words += ": " + join(parts, "; ");
       }
       out.push_back({mine.front().cell.workload, words, cells});

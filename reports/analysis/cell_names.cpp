@@ -3,11 +3,13 @@
 #include <map>
 #include <set>
 
+#include "core/cells/device.hpp"
+
 namespace crossover {
 
 std::string value_text(const nlohmann::ordered_json& value) {
   std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (text == "cuda:0") text = "cuda";
+  if (parse_device(text) == Device::cuda(0)) text = Device::cuda().text();
   return text;
 }
 
@@ -35,7 +37,7 @@ std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordere
   // order of the first configuration that has them.
   // A CPU cell has no GPU count: `gpus` names a cell only among the CUDA cells, where it varies.
   const auto on_cpu = [](const nlohmann::ordered_json& config) {
-    return config.value("device", std::string()) == "cpu";
+    return parse_device(config.value("device", std::string())) == Device::cpu();
   };
   std::map<std::string, std::vector<nlohmann::ordered_json>> by_workload;
   for (const auto& config : configs)

@@ -60,8 +60,8 @@ std::optional<long> break_even_epochs(const Result& baseline, const Result& cont
 }
 
 std::string device_column(const Cell& cell) {
-  if (!is_cuda_device(cell.device)) return cell.device;
-  std::string column = cell.device;
+  std::string column = cell.device.text();
+  if (!cell.device.is_cuda()) return column;
   if (cell.gpus > 1) column += " x" + std::to_string(cell.gpus);
   if (cell.loader == Loader::kTensor && cell.data_placement == Placement::kHost) column += " @host";
   if (cell.execution != Execution::kEager) column += " " + text_of(cell.execution);

@@ -41,7 +41,7 @@ namespace {
 // Where the comparison is itself between modes (precision=fp32:bf16) and its crossover on
 // `device` was measured, the recommendation that follows: "fp32 below dataset_size ~1,643, bf16
 // from 1,704 on"; "" where there is none.
-std::string mode_crossover(const std::vector<Result>& results, const std::string& device,
+std::string mode_crossover(const std::vector<Result>& results, const Device& device,
                            const CompareSpec& spec, const std::vector<Crossover>& crossovers) {
   if (std::find(mode_keys().begin(), mode_keys().end(), spec.axis) == mode_keys().end()) return "";
   for (const Crossover& c : crossovers) {
@@ -50,7 +50,7 @@ std::string mode_crossover(const std::vector<Result>& results, const std::string
                                    [&c](const Result& r) { return r.cell.index == c.cells[0]; });
     if (cell == results.end() || cell->cell.device != device) continue;
     const double below = c.crossing ? *c.crossing : *c.crossing_low;
-    return spec.axis + " on " + device + ": " + spec.baseline + " below " + c.axis + " ~" +
+    return spec.axis + " on " + device.text() + ": " + spec.baseline + " below " + c.axis + " ~" +
            format_axis_value(std::round(below)) + ", " + spec.contender + " from " +
            format_axis_value(*c.from) + " on (the crossover: " + c.statement + ")";
   }
@@ -63,9 +63,9 @@ std::string mode_crossover(const std::vector<Result>& results, const std::string
 void fastest_modes(const std::vector<Result>& results, const std::string& workload,
                    const CompareSpec& spec, const std::vector<Crossover>& crossovers,
                    std::vector<Recommendation>& out) {
-  std::vector<std::string> devices;
+  std::vector<Device> devices;
   for (const Result& r : results) add_once(devices, r.cell.device);
-  for (const std::string& device : devices) {
+  for (const Device& device : devices) {
     std::vector<std::string> modes;
     std::map<std::string, std::map<std::string, const Result*>> by_mode;  // mode -> rest -> cell
     for (const Result& r : results) {
@@ -113,7 +113,7 @@ void fastest_modes(const std::vector<Result>& results, const std::string& worklo
       out.push_back({workload,
                      !crossing.empty()
                          ? crossing
-                         : "no mode is fastest throughout on " + device + ": " +
+                         : "no mode is fastest throughout on " + device.text() + ": " +
                                (ahead ? best.mode : modes.front()) + " faster in " +
                                std::to_string(wins) + " of " + std::to_string(best.count) +
                                " pair(s) of cells equal in everything else, " +
@@ -126,9 +126,9 @@ void fastest_modes(const std::vector<Result>& results, const std::string& worklo
                                  std::to_string(wins) + ")";
     out.push_back({workload,
                    ahead
-                       ? "fastest mode on " + device + ": " + best.mode + " (" +
+                       ? "fastest mode on " + device.text() + ": " + best.mode + " (" +
                              format_number(best.ratio) + "x faster than " + modes.front() + evidence
-                       : "fastest mode on " + device + ": " + modes.front() + " (" +
+                       : "fastest mode on " + device.text() + ": " + modes.front() + " (" +
                              format_number(1.0 / best.ratio) + "x faster than the next, " +
                              best.mode + evidence,
                    best.cells});

@@ -229,16 +229,16 @@ std::string verdict_heading(const Analysis& analysis) {
 
 std::string verdict_caveat(const std::vector<Result>& results, const std::string& band) {
   const bool measured_cpu = std::any_of(results.begin(), results.end(), [](const Result& r) {
-    return r.status == CellStatus::kOk && device_kind(r.cell.device) == DeviceKind::kCpu;
+    return r.status == CellStatus::kOk && r.cell.device.kind == DeviceKind::kCpu;
   });
   for (const Result& r : results) {
     if (r.status != CellStatus::kPredicted) continue;
     const std::string against =
         measured_cpu ? ", against the CPU measured here (not the GPU host's: docs/gpu.md)" : "";
     if (r.prediction.prediction_error <= 0.0)
-      return r.cell.device + " predicted with the profile " + r.prediction.prediction_profile +
+      return r.cell.device.text() + " predicted with the profile " + r.prediction.prediction_profile +
              ", not measured, with no validated band" + against;
-    return r.cell.device + " predicted with the profile " + r.prediction.prediction_profile +
+    return r.cell.device.text() + " predicted with the profile " + r.prediction.prediction_profile +
            ", not measured" + against + "; a side wins only where the 80 % band (" +
            (band.empty() ? "split conformal on real runs" : band) +
            ") excludes a tie, else undecided";

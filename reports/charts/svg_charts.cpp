@@ -14,12 +14,6 @@
 
 namespace crossover {
 
-std::string svg_number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", value);
-  return buffer;
-}
-
 namespace {
 
 using svg::axis_text;
@@ -41,13 +35,6 @@ std::vector<const Pair*> crossover_points(const Crossover& c, const std::vector<
 }
 
 }  // namespace
-
-std::string html_escape(const std::string& text) {
-  // No control character reaches the page; the renderers quote attributes with single quotes.
-  static const std::map<char, std::string> entities = {
-      {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
-  return replaced(printable_text(text), entities);
-}
 
 // "iris_mlp, threads=1" or "iris_mlp": a chart's subject.
 std::string chart_subject(const Crossover& c) {
@@ -426,7 +413,7 @@ std::string scaling_chart(const std::vector<ScalingRow>& rows) {
   std::map<std::string, std::map<int, double>> lines;
   for (const auto& row : rows) {
     const Cell& c = row.result->cell;
-    double& best = lines[c.workload + " " + text_of(c.parallel) + " " + c.device][row.replicas];
+    double& best = lines[c.workload + " " + text_of(c.parallel) + " " + c.device.text()][row.replicas];
     best = std::max(best, row.result->samples_per_second);
   }
   bool several = false;

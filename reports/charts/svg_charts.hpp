@@ -9,14 +9,9 @@
 
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/scaling.hpp"
+#include "reports/charts/svg_text.hpp"
 
 namespace crossover {
-
-/// A coordinate as the charts write it: one decimal, "12.5".
-std::string svg_number(double value);
-
-/// Text made safe inside HTML and SVG.
-std::string html_escape(const std::string& text);
 
 /// What a crossover is about: "iris_mlp along dataset_size (batch_size=full)".
 std::string chart_subject(const Crossover& c);

@@ -10,7 +10,8 @@
 
 #include "core/text/text.hpp"
 #include "reports/analysis/measures.hpp"
-#include "reports/charts/svg_charts.hpp"
+#include "reports/analysis/analysis.hpp"
+#include "reports/charts/svg_text.hpp"
 
 namespace crossover {
 namespace svg {

@@ -8,7 +8,7 @@
 
 #include "core/records/results.hpp"
 #include "core/stats/bootstrap.hpp"
-#include "reports/gate/regression.hpp"
+#include "reports/gate/cell_verdict.hpp"
 #include "reports/gate/run_drift.hpp"
 
 namespace crossover {

@@ -3,7 +3,7 @@
 // a runner needs, and the one account of the machine that the header and the cells share. The
 // verdicts themselves are reports/gate/regression.cpp's.
 
-#include "reports/gate/regression.hpp"
+#include "reports/gate/cell_verdict.hpp"
 
 namespace crossover {
 

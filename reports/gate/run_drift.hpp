@@ -64,7 +64,7 @@ std::optional<ReferenceDrift> reference_drift(
 /// Whether a cell's time depends on every core (a CPU cell with threads other than 1), so that
 /// its machine drift is read from the references timed on every core.
 inline bool uses_all_cores(const Cell& cell) {
-  return device_kind(cell.device) == DeviceKind::kCpu && cell.threads != 1;
+  return cell.device.kind == DeviceKind::kCpu && cell.threads != 1;
 }
 
 /// The reference drift in a few words, with the reference's own noise: "machine steady

@@ -11,7 +11,7 @@
 #include "core/records/results.hpp"
 #include "core/stats/stats.hpp"
 #include "reports/gate/gate_metric.hpp"
-#include "reports/gate/regression.hpp"
+#include "reports/gate/cell_verdict.hpp"
 
 namespace crossover {
 

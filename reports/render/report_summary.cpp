@@ -68,7 +68,7 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
                                                            : "not_run";
       unmeasured[list].push_back({{"cell", r.cell.index},
                                   {"workload", r.cell.workload},
-                                  {"device", r.cell.device},
+                                  {"device", r.cell.device.text()},
                                   {"status", r.status},
                                   {"reason", r.reason}});
     }

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "core/files/file_writer.hpp"
 #include "reports/render/report_gbench.hpp"
 #include "reports/render/report_html.hpp"

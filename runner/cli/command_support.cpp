@@ -178,7 +178,7 @@ bool required_devices_measured(const std::vector<std::string>& devices,
     std::size_t cells = 0, measured = 0;
     std::string why;
     for (const Result& r : results) {
-      if ((is_cuda_device(r.cell.device) ? "cuda" : r.cell.device) != device) continue;
+      if (text_of(r.cell.device.kind) != device) continue;
       ++cells;
       if (r.status == CellStatus::kOk)
         ++measured;

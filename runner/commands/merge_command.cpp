@@ -14,6 +14,7 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
+#include "core/records/result_files.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/run_outputs.hpp"
 #include "runner/cli/command_support.hpp"

@@ -189,6 +189,8 @@ int run_command(const RunArgs& args) {
     return kExitBadInput;
   const DeviceInventory inventory = probe_devices();
   if (options.predict_cuda) fold_predictions(expansion, whole, inventory, options);
+  // What this run does with each cell, decided once: the dry run and the sweep read it.
+  plan_expansion(expansion, inventory, options.predict_cuda != nullptr);
   if (args.dry_run) {
     // What the run would refuse before its first cell, the dry run refuses alike.
     try {
@@ -196,7 +198,7 @@ int run_command(const RunArgs& args) {
     } catch (const SweepRefused&) {
       return kExitBadInput;  // logged
     }
-    std::cout << wrap_prose(dry_run_text(expansion, inventory, options.predict_cuda != nullptr),
+    std::cout << wrap_prose(dry_run_text(expansion),
                             output_columns());
     return kExitOk;
   }

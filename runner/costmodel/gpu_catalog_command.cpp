@@ -61,7 +61,7 @@ std::string run_of(const CatalogArgs& args, const std::string& first_card, int& 
   if (!loaded) return "";
   const auto& cells = loaded->second.cells;
   if (std::none_of(cells.begin(), cells.end(), [](const Cell& c) {
-        return device_kind(c.device) == DeviceKind::kCuda;
+        return c.device.kind == DeviceKind::kCuda;
       })) {
     spdlog::error("{}: no CUDA cell to predict on the catalog's GPUs; give the experiments "
                   "\"device\": [\"cpu\", \"cuda\"]",
@@ -117,9 +117,9 @@ std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const Mach
                          double price) {
   std::vector<Result> cells;
   for (const Result& r : run.results) {
-    if (device_kind(r.cell.device) == DeviceKind::kCpu && r.status == CellStatus::kOk)
+    if (r.cell.device.kind == DeviceKind::kCpu && r.status == CellStatus::kOk)
       cells.push_back(r);
-    if (device_kind(r.cell.device) != DeviceKind::kCuda || r.anatomy.empty()) continue;
+    if (r.cell.device.kind != DeviceKind::kCuda || r.anatomy.empty()) continue;
     std::optional<Result> p = predicted_result(r, profile);
     if (!p) continue;
     p->status = CellStatus::kPredicted;

@@ -103,7 +103,7 @@ std::vector<BandCell> band_cells(const std::vector<Checked>& checked) {
     for (const Result& p : c.predicted) {
       const auto m = std::find_if(c.measured.begin(), c.measured.end(),
                                   [&](const Result& r) { return r.cell.index == p.cell.index; });
-      cells.push_back({run_name(c.run), text_of(device_kind(p.cell.device)), p.prediction.bound,
+      cells.push_back({run_name(c.run), p.cell.device.kind, p.prediction.bound,
                        std::abs(std::log(p.prediction.predicted_epoch_seconds / m->epoch_seconds))});
     }
   }
@@ -116,15 +116,15 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
     const std::string name = run_name(c.run);
     std::set<std::string> how;
     for (Result& p : c.predicted) {
-      const std::string kind = text_of(device_kind(p.cell.device));
+      const std::string kind = text_of(p.cell.device.kind);
       const Bound bound = p.prediction.bound;
-      const auto v = source.validation.find(device_kind(p.cell.device));
+      const auto v = source.validation.find(p.cell.device.kind);
       const bool set_it = v != source.validation.end() &&
                           std::find(v->second.runs.begin(), v->second.runs.end(), name) !=
                               v->second.runs.end();
       PredictionBand band;
       if (leave_out || set_it) {
-        band = band_without(cells, name, kind, bound);
+        band = band_without(cells, name, p.cell.device.kind, bound);
         if (band.factor > 0.0)
           how.insert(kind + ": fitted without this run, on the other checked runs' cells" +
                      (set_it && !leave_out ? std::string(" (the profile's own was fitted with it)")
@@ -135,7 +135,7 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
                      std::to_string(set_it ? v->second.runs.size() - 1 : 0) +
                      " run(s) the profile's band lists)");
       } else {
-        band = source.band(device_kind(p.cell.device), bound);
+        band = source.band(p.cell.device.kind, bound);
         how.insert(kind + (band.factor > 0.0 ? ": the profile " + source.name + "'s, which never "
                                                    "saw this run"
                                              : ": none (the profile " + source.name +

@@ -47,36 +47,6 @@ struct PredictArgs {
   std::string band_from;      ///< --band-from PROFILE
 };
 
-// The profile with the band of these cells (split conformal over every run's, by kind and by bound
-// class), each kind's coverage measured leave one run out.
-MachineProfile fitted_profile(MachineProfile profile, const std::vector<Checked>& checked,
-                              const std::map<std::string, Score>& scores) {
-  const std::vector<BandCell> cells = band_cells(checked);
-  std::vector<std::string> runs;
-  for (const Checked& c : checked) runs.push_back(run_name(c.run));
-  profile.validation.clear();
-  for (const auto& [key, s] : scores) {
-    if (key.find('/') != std::string::npos) continue;
-    Validation v;
-    v.median_abs_error = summarize(s.errors).median;
-    v.band = band_without(cells, "", key, Bound::kNone);
-    v.runs = runs;
-    for (const auto& [other, t] : scores) {
-      if (other.rfind(key + "/", 0) != 0) continue;
-      const std::optional<Bound> bound = parse_word<Bound>(other.substr(key.size() + 1));
-      if (!bound) continue;
-      if (const PredictionBand b = band_without(cells, "", key, *bound);
-          b.factor > 0.0 && b.cells < v.band.cells)
-        v.by_bound[*bound] = b;
-    }
-    v.coverage_method = kLeaveOneRunOut;
-    v.coverage = leave_one_run_out(cells, key);
-    if (const auto kind = parse_word<DeviceKind>(key); kind && v.band.factor > 0.0)
-      profile.validation[*kind] = v;
-  }
-  return profile;
-}
-
 // Where --json and --fit-band may not write: the profile read, a lock, a run's or a history's
 // file, a file this check reads.
 bool output_refused(const PredictArgs& args) {
@@ -108,14 +78,15 @@ bool output_refused(const PredictArgs& args) {
 
 // Writes what this check took and fitted: anatomy.jsonl beside each run, the fitted profile.
 int write_outputs(const PredictArgs& args, const std::vector<Checked>& checked,
-                  const MachineProfile& target, const std::map<std::string, Score>& scores) {
+                  const MachineProfile& target, const Scores& scores) {
   try {
     for (const Checked& c : checked)
       if (args.save_anatomy) save_anatomy(c);
     if (!args.fit_band.empty()) {
-      write_text_file(
-          args.fit_band,
-          json_text(profile_to_json(fitted_profile(target, checked, scores)), 2) + "\n");
+      std::vector<std::string> runs;
+      for (const Checked& c : checked) runs.push_back(run_name(c.run));
+      const MachineProfile fitted = fitted_profile(target, band_cells(checked), runs, scores);
+      write_text_file(args.fit_band, json_text(profile_to_json(fitted), 2) + "\n");
       std::cout << "The profile with the band of these cells: " << args.fit_band << "\n";
     }
   } catch (const std::exception& e) {
@@ -135,13 +106,13 @@ std::vector<Checked> check_runs(const PredictArgs& args, const MachineProfile& t
   return checked;
 }
 
-std::string summary_text(const std::map<std::string, Score>& scores, const Winners& as_run,
+std::string summary_text(const Scores& scores, const Winners& as_run,
                          const Winners& both, const Crossings& crossings, Json& report) {
   std::string out = "\nMedian absolute error:";
   report["scores"] = Json::object();
   for (const auto& [key, s] : scores) {
-    report["scores"][key] = score_json(s);
-    if (key.find('/') == std::string::npos) out += " " + score_text(key, s);
+    report["scores"][key.text()] = score_json(s);
+    if (key.bound == Bound::kNone) out += " " + score_text(key.kind, s);
   }
   out += "\nWinners of " + std::to_string(as_run.pairs.size()) + " pairs as run --predict " +
          "decides them (the CPU side measured, the CUDA side predicted with its band): " +
@@ -176,7 +147,7 @@ int predict_command(const PredictArgs& args) {
   TextTable table;
   table.header = {"run", "#", "cell", "measured epoch", "predicted", "error", "bound"};
   table.right_aligned = {false, true, false, true, true, true, false};
-  std::map<std::string, Score> scores;
+  Scores scores;
   Winners as_run, both;
   Crossings crossings;
   Json report = {{"runs", args.runs},

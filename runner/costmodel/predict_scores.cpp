@@ -49,7 +49,7 @@ Interval side_interval(const Result& m, const Result& p, bool measured, double& 
 void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& k,
                 bool measured_cpu, Winners& w) {
   const auto cpu = [&](const Result& r) {
-    return measured_cpu && device_kind(r.cell.device) == DeviceKind::kCpu;
+    return measured_cpu && r.cell.device.kind == DeviceKind::kCpu;
   };
   double bp = 0.0, kp = 0.0;
   const Interval bi = side_interval(*m.baseline, b, cpu(b), bp);
@@ -73,7 +73,7 @@ void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& 
 std::vector<Result> as_run_predict(const Checked& c) {
   std::vector<Result> out;
   for (const Result& m : c.measured) {
-    if (device_kind(m.cell.device) == DeviceKind::kCpu) {
+    if (m.cell.device.kind == DeviceKind::kCpu) {
       out.push_back(m);
     } else if (const Result* p = predicted_of(c, m); p != nullptr) {
       out.push_back(*p);
@@ -109,40 +109,14 @@ bool within_factor_2(const std::optional<double>& measured, const Crossover* pre
 
 }  // namespace
 
-Json score_json(const Score& s) {
-  Json j = {{"cells", s.errors.size()}, {"median_abs_error", summarize(s.errors).median}};
-  if (s.banded > 0) {
-    j["band_cells"] = s.banded;
-    j["band_inside"] = s.inside;
-    j["band_coverage"] = static_cast<double>(s.inside) / s.banded;
-  }
-  return j;
-}
-
-std::string score_text(const std::string& kind, const Score& s) {
-  std::string text = kind + " " + format_percent(summarize(s.errors).median, false) + " (" +
-                     std::to_string(s.errors.size()) + " cells";
-  if (s.banded > 0)
-    text += "; " + std::to_string(s.inside) + " of " + std::to_string(s.banded) +
-            " inside their band, " +
-            format_percent(static_cast<double>(s.inside) / s.banded, false);
-  return text + ")";
-}
-
-Json score_cells(const Checked& c, TextTable& table, std::map<std::string, Score>& scores) {
+Json score_cells(const Checked& c, TextTable& table, Scores& scores) {
   Json cells = Json::array();
   for (const Result& p : c.predicted) {
     const Result& m = measured_of(c, p);
     const double error = p.prediction.predicted_epoch_seconds / m.epoch_seconds - 1.0;
-    const std::string kind = text_of(device_kind(p.cell.device));
     const bool banded = p.prediction.prediction_error > 0.0,
                inside = banded && inside_band(p, m.epoch_seconds);
-    for (const std::string& key : {kind, kind + "/" + text_of(p.prediction.bound)}) {
-      Score& s = scores[key];
-      s.errors.push_back(std::abs(error));
-      s.banded += banded ? 1 : 0;
-      s.inside += inside ? 1 : 0;
-    }
+    add_score(scores, p.cell.device.kind, p.prediction.bound, error, banded, inside);
     table.rows.push_back({c.run, std::to_string(p.cell.index), cell_label(p.cell),
                           format_seconds(m.epoch_seconds),
                           predicted_interval_text(p.prediction.predicted_epoch_seconds,
@@ -151,7 +125,7 @@ Json score_cells(const Checked& c, TextTable& table, std::map<std::string, Score
     Json j = {{"run", c.run},
               {"cell", p.cell.index},
               {"label", cell_label(p.cell)},
-              {"device", p.cell.device},
+              {"device", p.cell.device.text()},
               {"measured_epoch_seconds", m.epoch_seconds},
               {"predicted_epoch_seconds", p.prediction.predicted_epoch_seconds},
               {"error", error},

@@ -1,34 +1,26 @@
 #pragma once
 // What crossover predict --check adds up over the runs it checked (runner/costmodel/predict_check):
-// per cell the error and whether the measured epoch lies inside its band, the winner of every
-// pair and the crossings, each scored as `run --predict` gives them (the CPU side measured here,
-// the GPU side predicted with its band) and with both sides predicted.
+// per cell the error and whether the measured epoch lies inside its band (added up by
+// core/costmodel/scoring), the winner of every pair and the crossings, each scored as `run
+// --predict` gives them (the CPU side measured here, the GPU side predicted with its band) and
+// with both sides predicted. Here, not in core/costmodel, because pairs and crossings are the
+// reports' (reports/analysis).
 
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/costmodel/scoring.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
 #include "runner/costmodel/predict_check.hpp"
 
 namespace crossover {
 
-/// What the cells of one device kind (and one bound class) add up to.
-struct Score {
-  std::vector<double> errors;  ///< |predicted / measured - 1|
-  int banded = 0, inside = 0;  ///< cells with a band, and inside it
-};
-
-nlohmann::ordered_json score_json(const Score& s);
-/// "cuda 23.8 % (33 cells; 27 of 33 inside their band, 81.8 %)".
-std::string score_text(const std::string& kind, const Score& s);
-
 /// Per cell of `c`: measured, predicted with its band, error, bound, as a row of `table` and as
-/// JSON; each added into `scores` by kind ("cuda") and by kind and bound ("cuda/dispatch").
-nlohmann::ordered_json score_cells(const Checked& c, TextTable& table,
-                                   std::map<std::string, Score>& scores);
+/// JSON; each added into `scores` (add_score).
+nlohmann::ordered_json score_cells(const Checked& c, TextTable& table, Scores& scores);
 
 /// The winners of the pairs: right, wrong or undecided (the predicted speedup's interval holds 1).
 struct Winners {

@@ -98,7 +98,7 @@ void inject_fault(const Cell& cell) {
     // Asks the cell's device for a pebibyte, as a model far too large for it would: LibTorch
     // throws its out-of-memory error (CUDA's caching allocator, or the CPU allocator).
     const torch::Tensor too_big =
-        torch::empty({std::int64_t{1} << 48}, torch::TensorOptions().device(cell.device));
+        torch::empty({std::int64_t{1} << 48}, torch::TensorOptions().device(cell.device.text()));
   }
 }
 
@@ -177,9 +177,9 @@ Membership join_group(const Cell& cell, int rank, int world, const std::string& 
     store_options.timeout = timeout;
     m.store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
   }
-  if (is_cuda_device(cell.device) && cuda_seam::nccl_available()) {
+  if (cell.device.is_cuda() && cuda_seam::nccl_available()) {
     m.group =
-        cuda_seam::nccl_replicas(m.store, rank, world, torch::Device(cell.device).index(), timeout);
+        cuda_seam::nccl_replicas(m.store, rank, world, cell.device.cuda_index(), timeout);
   } else {
     const bool local = store_file != nullptr || host == "127.0.0.1" || host == "localhost";
     m.group = std::make_unique<GlooReplicas>(m.store, local, rank, world, timeout);
@@ -234,8 +234,8 @@ int serve(const WorkerArgs& args) {
                        torch::GradMode::set_enabled(true);
                        apply_threads(0);
                        const bool wrote = run_isolated(*cell, one) == 0;
-                       if (is_cuda_device(cell->device))
-                         cuda_seam::release_cached_memory(cuda_index(cell->device));
+                       if (cell->device.is_cuda())
+                         cuda_seam::release_cached_memory(cell->device.cuda_index());
                        return wrote;
                      });
 }
@@ -263,7 +263,7 @@ int worker_command(const WorkerArgs& args) {
   const char* address = std::getenv("MASTER_ADDR");
   const int port = env_int("MASTER_PORT", 29500);
   cell.nproc = world;  // the ranks of every node together
-  if (is_cuda_device(cell.device)) cell.device = "cuda:" + std::to_string(env_int("LOCAL_RANK", 0));
+  if (cell.device.is_cuda()) cell.device = Device::cuda(env_int("LOCAL_RANK", 0));
   const auto timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_seconds * 1000));
   const std::string host = address != nullptr ? address : "127.0.0.1";
   Membership member;

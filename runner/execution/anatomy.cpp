@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 // The cell as this machine's CPU runs it.
 Cell cpu_twin(const Cell& cell) {
   Cell twin = cell;
-  twin.device = "cpu";
+  twin.device = Device::cpu();
   twin.gpus = 0;
   twin.data_placement = Placement::kDevice;
   twin.pin_memory = false;
@@ -100,7 +100,7 @@ void record_twin_anatomy(const Cell& cell, const std::string& data_dir, Result& 
   // A batch made on the host crosses to the device each step.
   const bool host_batch =
       cell.loader == Loader::kDataLoader || cell.data_placement == Placement::kHost;
-  if (is_cuda_device(cell.device) && host_batch)
+  if (cell.device.is_cuda() && host_batch)
     anatomy.h2d_bytes = static_cast<double>(facts.rows_per_step) * facts.sample_bytes;
   double batch = 0.0;
   add_worker_batch(cell, data_dir, anatomy, batch);

@@ -41,8 +41,8 @@ double seconds_between(Clock::time_point from, Clock::time_point to) {
 // Times steps one by one, synchronising the device at step boundaries only, up to `limit` steps.
 class StepClock : public StepObserver {
  public:
-  StepClock(std::string device, std::size_t limit, Clock::time_point start)
-      : device_(std::move(device)), limit_(limit), last_(start) {}
+  StepClock(Device device, std::size_t limit, Clock::time_point start)
+      : device_(device), limit_(limit), last_(start) {}
   void phase_end(Phase phase) override {
     if (phase != Phase::kOptimizer || samples_.size() >= limit_) return;
     synchronize_device(device_);
@@ -53,7 +53,7 @@ class StepClock : public StepObserver {
   const std::vector<double>& samples() const { return samples_; }
 
  private:
-  std::string device_;
+  Device device_;
   std::size_t limit_;
   Clock::time_point last_;
   std::vector<double> samples_;
@@ -62,7 +62,7 @@ class StepClock : public StepObserver {
 // Times every phase of every step, synchronising the device at every phase boundary.
 class PhaseClock : public StepObserver {
  public:
-  explicit PhaseClock(std::string device) : device_(std::move(device)) {}
+  explicit PhaseClock(Device device) : device_(device) {}
   void start() {
     synchronize_device(device_);
     last_ = Clock::now();
@@ -80,7 +80,7 @@ class PhaseClock : public StepObserver {
   }
 
  private:
-  std::string device_;
+  Device device_;
   Clock::time_point last_;
   std::array<double, kPhaseCount> totals_{};
   std::size_t steps_ = 0;
@@ -138,9 +138,9 @@ std::unique_ptr<Workload> set_up(const Cell& cell, const RunOptions& options, Re
   // The device's first touch comes before its memory statistics: LibTorch's caching allocator
   // knows a device only after its first allocation (before, it answers "Invalid device argument").
   result.device_init_seconds = device_init_seconds(cell.device);
-  const int cuda = cuda_index(cell.device);
+  const int cuda = cell.device.cuda_index();
   if (cuda >= 0) cuda_seam::reset_peak_memory(cuda);
-  const torch::Device device(cell.device);
+  const torch::Device device(cell.device.text());
   const Clock::time_point setup_start = Clock::now();
   DataParallelForward data_parallel;
   if (cell.parallel == Parallel::kDp) {
@@ -292,8 +292,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   const std::unique_ptr<Workload> workload = set_up(cell, options, result);
   const WorkloadFacts& facts = workload->facts();
   PhaseClock phases(cell.device);
-  const int cuda = cuda_index(cell.device);
-  const auto energy = energy_meter(cell.device, std::max(cuda, 0), cell.gpus);
+  const int cuda = cell.device.cuda_index();
+  const auto energy = energy_meter(cell.device.kind, std::max(cuda, 0), cell.gpus);
   result.energy.cpu_mhz_start = cpu_mhz();
   Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result, *energy);
   result.energy.cpu_mhz_end = cpu_mhz();
@@ -318,7 +318,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   record_statistics(repeats, step_samples, phases, result);
   record_energy(energy->totals(), result);
 
-  const auto peak = options.peak_gflops.find(cuda >= 0 ? "cuda:" + std::to_string(cuda) : "cpu");
+  const auto peak =
+      options.peak_gflops.find((cuda >= 0 ? Device::cuda(cuda) : Device::cpu()).text());
   if (peak != options.peak_gflops.end() && peak->second > 0.0) result.peak_gflops = peak->second;
   set_rates(result);
   result.peak_rss_bytes = peak_rss_bytes();
@@ -387,7 +388,7 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
   }
   r = std::move(*predicted);
   r.status = CellStatus::kPredicted;
-  const auto validation = profile.validation.find(device_kind(r.cell.device));
+  const auto validation = profile.validation.find(r.cell.device.kind);
   r.reason = "by the cost model with the profile " + profile.name + " (no CUDA here; " +
              (r.prediction.prediction_error > 0.0 && validation != profile.validation.end()
                   ? band_validation_text(validation->second)
@@ -430,12 +431,12 @@ std::shared_ptr<WorkerPool> make_worker_pool(const RunOptions& options) {
   return std::make_shared<WorkerPool>(launch_options(options), !options.fresh_processes);
 }
 
-std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
-                              const RunOptions& options, const ResultCallback& on_result) {
+std::vector<Result> run_cells(const std::vector<PlannedCell>& cells, const RunOptions& options,
+                              const ResultCallback& on_result) {
   std::vector<Result> results;
   const std::shared_ptr<WorkerPool> pool =
       options.workers != nullptr ? options.workers : make_worker_pool(options);
-  for (const Cell& cell : cells) {
+  for (const auto& [cell, plan] : cells) {
     Result result;
     const int signal = options.interrupted != nullptr ? options.interrupted->load() : 0;
     if (signal != 0) {
@@ -445,8 +446,7 @@ std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInvent
                           ? "the sweep stopped before this cell: its results could not be written"
                           : std::string("the run was interrupted (") + strsignal(signal) +
                                 ") before this cell started";
-    } else if (const CellPlan plan = plan_cell(cell, inventory, options.predict_cuda != nullptr);
-               plan.action == CellPlan::Action::kPredict) {
+    } else if (plan.action == CellPlan::Action::kPredict) {
       result = predict_cell(cell, options);
     } else if (plan.action == CellPlan::Action::kSkip) {
       result.cell = cell;

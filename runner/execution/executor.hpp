@@ -87,11 +87,12 @@ using ResultCallback = std::function<void(const Result&)>;
 /// cannot be.
 Result predict_cell(const Cell& cell, const RunOptions& options);
 
-/// Runs or skips every cell in order, calling `on_result` after each. A ddp cell runs as
+/// Runs, predicts or skips every cell in order, as its plan says, calling `on_result` after each.
+/// A ddp cell runs as
 /// `nproc` worker processes and an isolated cell as one (runner/execution/launch.hpp); every other
 /// cell in this process. Once `options.interrupted` is set, the remaining cells become results with
 /// status `not run`.
-std::vector<Result> run_cells(const std::vector<Cell>& cells, const DeviceInventory& inventory,
-                              const RunOptions& options, const ResultCallback& on_result);
+std::vector<Result> run_cells(const std::vector<PlannedCell>& cells, const RunOptions& options,
+                              const ResultCallback& on_result);
 
 }  // namespace crossover

@@ -193,7 +193,7 @@ constexpr std::size_t kMaxWorkers = 3;
 // A cell's process key: a warm worker serves only cells that share it (what a fresh process
 // would show the cell: the device, and the process-wide threads and determinism).
 std::string worker_key(const Cell& cell) {
-  return cell.device + "|threads=" + std::to_string(cell.threads) +
+  return cell.device.text() + "|threads=" + std::to_string(cell.threads) +
          "|deterministic=" + std::to_string(static_cast<int>(cell.deterministic));
 }
 

@@ -11,21 +11,12 @@
 
 #include "core/cells/cell.hpp"
 #include "core/records/prices.hpp"
-#include "core/stats/search.hpp"
+#include "runner/grid/cell_plan.hpp"
+#include "runner/grid/experiment.hpp"
 #include "runner/grid/grid_error.hpp"
+#include "runner/grid/grid_search.hpp"
 
 namespace crossover {
-
-/// One experiment: a workload, its scalar settings (defaults merged with its own), and its axes.
-struct Experiment {
-  std::string workload;
-  std::string label;                ///< the experiment's `name`, or the workload
-  nlohmann::ordered_json settings;  ///< scalar settings, defaults overridden by its own
-  std::vector<std::pair<std::string, std::vector<nlohmann::ordered_json>>> axes;
-  std::vector<nlohmann::ordered_json> excludes;  ///< each maps keys to a value or a list of values
-  /// An axis given as {"search": {...}}: found by probing, not listed (at most one).
-  std::optional<SearchSpec> search;
-};
 
 /// A validated grid.
 struct Grid {
@@ -44,15 +35,6 @@ inline constexpr std::size_t kMaxCells = 100000;
 /// The longest grid name: runs/<name>-<time>[-N] must fit a file system's 255 characters.
 inline constexpr std::size_t kMaxGridNameLength = 200;
 
-/// One line of a search: the two contenders' cells, every key fixed but the one searched.
-struct SearchLine {
-  std::size_t experiment = 0;
-  SearchSpec spec;
-  std::string baseline_name, contender_name;  ///< the compared values as text ("cpu", "cuda")
-  Cell baseline, contender;                   ///< the probes' templates (at spec.from)
-  std::string fixed;  ///< the experiment's other axes in this line ("execution=graph"), or ""
-};
-
 /// The cells of a grid, in order, and what expansion dropped.
 struct Expansion {
   std::vector<Cell> cells;
@@ -63,6 +45,9 @@ struct Expansion {
   /// `run --predict`: predicted CUDA cells made once for every value of `threads`
   /// (fold_predicted_cells)
   std::size_t folded = 0;
+  /// Per cell, what this machine does with it: filled once by plan_expansion (runner/grid/skip),
+  /// before which it is empty.
+  std::vector<CellPlan> plans;
 };
 
 /// Parses and validates grid text; `file` names it in messages. Throws GridError.

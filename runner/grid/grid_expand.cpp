@@ -136,7 +136,7 @@ class ExperimentCells {
     cell.max_repeats = std::max(cell.max_repeats, cell.min_repeats);
     // Settings without meaning for this cell take one value, so equal cells are not run twice;
     // keys with a CUDA default of their own get it where the grid leaves them unset.
-    const bool cuda = is_cuda_device(cell.device);
+    const bool cuda = cell.device.is_cuda();
     for (const auto& key : grid_keys()) {
       if (!cuda && key.cpu_value) key.set(cell, *key.cpu_value);
       if (cuda && key.cuda_default && !sets(experiment_, key.name))
@@ -174,7 +174,7 @@ class ExperimentCells {
     Cell contender = raw, baseline = raw;
     apply(contender, c.key->name, c.contender);
     apply(baseline, c.key->name, c.baseline);
-    if (c.key->name == "device" && !is_cuda_device(baseline.device)) {
+    if (c.key->name == "device" && !baseline.device.is_cuda()) {
       const Json defaults = cell_config_json(Cell{});
       for (const auto& key : grid_keys())
         if (key.cuda_only && defaults.contains(key.name)) key.set(baseline, defaults[key.name]);
@@ -192,7 +192,9 @@ class ExperimentCells {
                     name(c.contender_text),
                     *finished_baseline,
                     *finished_contender,
-                    ""};
+                    "",
+                    {},
+                    {}};
     const Json config = cell_config_json(line.contender);
     for (const auto& axis : experiment_.axes)
       line.fixed +=

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/cells/key_contrast.hpp"
 #include "core/text/text.hpp"
-#include "reports/analysis/analysis.hpp"
 
 namespace crossover {
 namespace {
@@ -110,9 +110,9 @@ void parse_bounds(const GridKey& key, const Json& object, const std::string& at,
 }  // namespace
 
 Contenders search_contenders(const SearchSpec& spec) {
-  CompareSpec compare;
+  KeyContrast compare;
   try {
-    compare = parse_compare(spec.compare);
+    compare = parse_key_contrast(spec.compare);
   } catch (const std::invalid_argument& e) {
     std::string what = e.what();
     if (what.rfind("--compare", 0) == 0) what = "compare" + what.substr(9);

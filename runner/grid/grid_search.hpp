@@ -7,11 +7,24 @@
 #include <string>
 #include <vector>
 
+#include "core/cells/cell.hpp"
 #include "core/cells/keys.hpp"
 #include "core/stats/search.hpp"
-#include "runner/grid/grid.hpp"
+#include "runner/grid/cell_plan.hpp"
+#include "runner/grid/experiment.hpp"
+#include "runner/grid/grid_error.hpp"
 
 namespace crossover {
+
+/// One line of a search: the two contenders' cells, every key fixed but the one searched.
+struct SearchLine {
+  std::size_t experiment = 0;
+  SearchSpec spec;
+  std::string baseline_name, contender_name;  ///< the compared values as text ("cpu", "cuda")
+  Cell baseline, contender;                   ///< the probes' templates (at spec.from)
+  std::string fixed;  ///< the experiment's other axes in this line ("execution=graph"), or ""
+  CellPlan baseline_plan, contender_plan;  ///< what this run does with them (plan_expansion)
+};
 
 /// The value of a search's defaults and limits, as docs/grids.md states them.
 inline constexpr int kMostProbes = 64;

@@ -8,14 +8,13 @@
 namespace crossover {
 
 bool device_missing(const Cell& cell, const DeviceInventory& inventory) {
-  if (!is_cuda_device(cell.device)) return false;
-  const auto colon = cell.device.find(':');
-  const int index = colon == std::string::npos ? 0 : std::stoi(cell.device.substr(colon + 1));
+  if (!cell.device.is_cuda()) return false;
+  const int index = cell.device.cuda_index();
   return !inventory.cuda_compiled || index + cell.gpus > inventory.cuda_devices;
 }
 
 std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory) {
-  if (is_cuda_device(cell.device)) {
+  if (cell.device.is_cuda()) {
     if (!inventory.cuda_compiled) {
       return "no CUDA: this crossover was built against a LibTorch without CUDA (rebuild against "
              "a CUDA LibTorch: docs/gpu.md#building-against-cuda-libtorch; or predict them: "
@@ -24,26 +23,25 @@ std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& 
     if (inventory.cuda_devices == 0)
       return "no CUDA device found on this machine (or predict them: --predict "
              "cuda=h100)";
-    const auto colon = cell.device.find(':');
-    const int index = colon == std::string::npos ? 0 : std::stoi(cell.device.substr(colon + 1));
+    const int index = cell.device.cuda_index();
     if (index >= inventory.cuda_devices) {
-      return cell.device + " not present: this machine has " +
+      return cell.device.text() + " not present: this machine has " +
              std::to_string(inventory.cuda_devices) + " CUDA device(s)";
     }
     if (index + cell.gpus > inventory.cuda_devices) {
-      return "gpus=" + std::to_string(cell.gpus) + " from " + cell.device +
+      return "gpus=" + std::to_string(cell.gpus) + " from " + cell.device.text() +
              " needs more devices than the " + std::to_string(inventory.cuda_devices) + " present";
     }
   }
   // What no machine can run: each key's own rule (core/cells/keys.cpp).
   if (std::string reason = key_skip_reason(cell); !reason.empty()) return reason;
   if (cell.optimizer_impl == OptimizerImpl::kFused) {
-    const std::string where = is_cuda_device(cell.device) ? "cuda" : "cpu";
+    const std::string where = text_of(cell.device.kind);
     const auto& kernels = inventory.fused_kernels;
     if (std::find(kernels.begin(), kernels.end(), text_of(cell.optimizer) + "/" + where) ==
         kernels.end()) {
       return "optimizer_impl \"fused\" needs aten::_fused_" + text_of(cell.optimizer) + "_ for " +
-             (where == "cuda" ? "CUDA" : "the CPU") +
+             (cell.device.is_cuda() ? "CUDA" : "the CPU") +
              ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"foreach\" or "
              "\"loop\"; "
              "docs/grids.md#execution-modes)";
@@ -58,6 +56,23 @@ CellPlan plan_cell(const Cell& cell, const DeviceInventory& inventory, bool pred
   if (predict && device_missing(cell, inventory))
     return {CellPlan::Action::kPredict, "no CUDA here"};
   return {CellPlan::Action::kSkip, std::move(*reason)};
+}
+
+std::vector<PlannedCell> plan_cells(const std::vector<Cell>& cells,
+                                    const DeviceInventory& inventory, bool predict) {
+  std::vector<PlannedCell> planned;
+  for (const Cell& cell : cells) planned.push_back({cell, plan_cell(cell, inventory, predict)});
+  return planned;
+}
+
+void plan_expansion(Expansion& expansion, const DeviceInventory& inventory, bool predict) {
+  expansion.plans.clear();
+  for (const Cell& cell : expansion.cells)
+    expansion.plans.push_back(plan_cell(cell, inventory, predict));
+  for (SearchLine& line : expansion.searches) {
+    line.baseline_plan = plan_cell(line.baseline, inventory, predict);
+    line.contender_plan = plan_cell(line.contender, inventory, predict);
+  }
 }
 
 std::size_t fold_predicted_cells(std::vector<Cell>& cells, const DeviceInventory& inventory) {

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
-#include "core/text/words.hpp"
+#include "runner/grid/cell_plan.hpp"
+#include "runner/grid/grid.hpp"
 
 namespace crossover {
 
@@ -26,23 +27,19 @@ bool device_missing(const Cell& cell, const DeviceInventory& inventory);
 /// Why `cell` cannot run here, or nothing when it can.
 std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory);
 
-/// What a run does with a cell on this machine, decided once (plan_cell): the dry run prints it,
-/// the executor follows it, the progress line costs it.
-struct CellPlan {
-  enum class Action { kRun, kPredict, kSkip };
-  Action action = Action::kRun;
-  std::string reason;  ///< why it is predicted or skipped; "" when it runs
-};
-
-inline constexpr auto words(CellPlan::Action) {
-  return std::array{std::pair{CellPlan::Action::kRun, std::string_view("run")},
-                    std::pair{CellPlan::Action::kPredict, std::string_view("predict")},
-                    std::pair{CellPlan::Action::kSkip, std::string_view("skip")}};
-}
-
-/// The plan of `cell`: skipped with skip_reason's reason, unless `predict` (run --predict) and the
-/// cell is a CUDA cell this machine lacks (device_missing), which is then predicted.
+/// The plan of `cell` (runner/grid/cell_plan.hpp): skipped with skip_reason's reason, unless
+/// `predict` (run --predict) and the cell is a CUDA cell this machine lacks (device_missing),
+/// which is then predicted.
 CellPlan plan_cell(const Cell& cell, const DeviceInventory& inventory, bool predict);
+
+/// Each of `cells` with its plan (plan_cell), in order: a search's probes as they are made.
+std::vector<PlannedCell> plan_cells(const std::vector<Cell>& cells,
+                                    const DeviceInventory& inventory, bool predict);
+
+/// Decides once what this run does with each cell of `expansion` and with each search's
+/// templates: `plans` and each line's plans filled (plan_cell). The run command calls it after
+/// the cells are folded; the dry run and the sweep read what it decided.
+void plan_expansion(Expansion& expansion, const DeviceInventory& inventory, bool predict);
 
 /// `run --predict`: the CUDA cells this machine lacks that differ only in a host_only key
 /// (`threads`) are one prediction, made once: the cell at the keys' defaults is kept (else the

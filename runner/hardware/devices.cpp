@@ -25,22 +25,15 @@ DeviceInventory probe_devices() {
   return inventory;
 }
 
-int cuda_index(const std::string& device) {
-  if (!is_cuda_device(device)) return -1;
-  const auto colon = device.find(':');
-  return colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1));
-}
-
-double device_init_seconds(const std::string& device) {
-  static std::map<std::string, double> measured;
+double device_init_seconds(const Device& device) {
+  static std::map<Device, double> measured;
   static std::mutex mutex;
   const std::lock_guard<std::mutex> lock(mutex);
-  const std::string key =
-      is_cuda_device(device) ? "cuda:" + std::to_string(cuda_index(device)) : "cpu";
+  const Device key = device.is_cuda() ? Device::cuda(device.cuda_index()) : Device::cpu();
   auto it = measured.find(key);
   if (it == measured.end()) {
     const auto start = std::chrono::steady_clock::now();
-    const torch::Tensor touch = torch::ones({1}, torch::TensorOptions().device(key));
+    const torch::Tensor touch = torch::ones({1}, torch::TensorOptions().device(key.text()));
     synchronize_device(key);
     it = measured
              .emplace(
@@ -51,9 +44,9 @@ double device_init_seconds(const std::string& device) {
   return it->second;
 }
 
-void synchronize_device(const std::string& device) {
-  if (!is_cuda_device(device)) return;
-  cuda_seam::synchronize(cuda_index(device));
+void synchronize_device(const Device& device) {
+  if (!device.is_cuda()) return;
+  cuda_seam::synchronize(device.cuda_index());
 }
 
 }  // namespace crossover

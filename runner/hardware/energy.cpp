@@ -428,8 +428,8 @@ std::unique_ptr<EnergyMeter> nvml_meter(int first_gpu, int gpus) {
 
 }  // namespace
 
-std::unique_ptr<EnergyMeter> energy_meter(const std::string& device, int first_gpu, int gpus) {
-  if (device_kind(device) == DeviceKind::kCpu) return rapl_meter();
+std::unique_ptr<EnergyMeter> energy_meter(DeviceKind device, int first_gpu, int gpus) {
+  if (device == DeviceKind::kCpu) return rapl_meter();
   return nvml_meter(first_gpu, gpus);
 }
 
@@ -453,7 +453,7 @@ double cpu_mhz() {
                                                                                    : 0.0;
 }
 
-std::string energy_availability(const std::string& device) {
+std::string energy_availability(DeviceKind device) {
   const auto meter = energy_meter(device, 0, 1);
   const EnergyTotals t = meter->totals();
   return t.source == EnergySource::kUnavailable ? "unavailable: " + t.note : text_of(t.source);

@@ -42,7 +42,7 @@ class EnergyMeter {
 /// The meter for `device` ("cpu", "cuda", "cuda:N") using GPUs `first_gpu` .. first_gpu + gpus - 1
 /// (NVML's indices): RAPL's package domains for the CPU, NVML for CUDA. Never fails: a meter
 /// that cannot read says `unavailable` and why.
-std::unique_ptr<EnergyMeter> energy_meter(const std::string& device, int first_gpu, int gpus);
+std::unique_ptr<EnergyMeter> energy_meter(DeviceKind device, int first_gpu, int gpus);
 
 /// The throttle reasons of NVML's mask that make a measurement suspect (thermal and power
 /// slowdowns, the power cap), by name: "sw_power_cap,hw_thermal_slowdown"; "" when none.
@@ -56,6 +56,6 @@ bool throttled(const EnergyTotals& totals);
 double cpu_mhz();
 
 /// What env.json says of energy on this machine: per source, readable or why not.
-std::string energy_availability(const std::string& device);
+std::string energy_availability(DeviceKind device);
 
 }  // namespace crossover

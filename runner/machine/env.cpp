@@ -67,10 +67,9 @@ std::string utc_now() {
 
 // The best of `trials` n x n float32 products on `device` after a warm-up one (none when
 // `warm_up` is false: the threads are warm from an earlier product), in GFLOP/s.
-double matmul_gflops(int n, const std::string& device = "cpu", int trials = 5,
-                     bool warm_up = true) {
+double matmul_gflops(int n, const Device& device, int trials = 5, bool warm_up = true) {
   torch::NoGradGuard no_grad;
-  const auto options = torch::TensorOptions().device(device);
+  const auto options = torch::TensorOptions().device(device.text());
   const torch::Tensor a = torch::randn({n, n}, options);
   const torch::Tensor b = torch::randn({n, n}, options);
   // The product's memory touched before (no page faults inside a timed product).
@@ -169,8 +168,8 @@ Environment::Blas blas_record(const std::string& blas_info, bool measure_peak) {
   out.reference = blas.is_reference();
   // The reference BLAS runs a 1024 product in about half a second: one, not four.
   if (measure_peak)
-    out.matmul_1024_gflops = out.reference ? matmul_gflops(1024, "cpu", 1, false)
-                                           : matmul_gflops(1024, "cpu", 3);
+    out.matmul_1024_gflops = out.reference ? matmul_gflops(1024, Device::cpu(), 1, false)
+                                           : matmul_gflops(1024, Device::cpu(), 3);
   return out;
 }
 
@@ -215,18 +214,19 @@ Environment environment_record(bool measure_peak) {
     // run's start (docs/results.md, "Build and test times").
     // Under the reference BLAS (warned about) the two would take about ten seconds of every
     // run's start: its 1024 product's rate stands for the peak.
-    record.peak_gflops.emplace_back("cpu", record.blas.reference
-                                               ? record.blas.matmul_1024_gflops.value_or(0.0)
-                                               : matmul_gflops(2048, "cpu", 2, false));
+    record.peak_gflops.emplace_back(Device::cpu().text(),
+                                    record.blas.reference
+                                        ? record.blas.matmul_1024_gflops.value_or(0.0)
+                                        : matmul_gflops(2048, Device::cpu(), 2, false));
     for (int i = 0; i < record.cuda.device_count; ++i) {
-      const std::string device = "cuda:" + std::to_string(i);
-      record.peak_gflops.emplace_back(device, matmul_gflops(8192, device, 2));
+      const Device device = Device::cuda(i);
+      record.peak_gflops.emplace_back(device.text(), matmul_gflops(8192, device, 2));
     }
   }
   record.nvml = {nvml.available, nvml.error, nvml.driver_version};
   record.gpus = gpu_records(nvml);
   // What can be read of energy and clocks here, and why not.
-  record.energy = EnergyRecord{energy_availability("cpu"), energy_availability("cuda"), cpu_mhz()};
+  record.energy = EnergyRecord{energy_availability(DeviceKind::kCpu), energy_availability(DeviceKind::kCuda), cpu_mhz()};
   return record;
 }
 

@@ -103,7 +103,7 @@ std::vector<const Observed*> device_cells(const std::vector<Observed>& cells, De
                                           Key key) {
   std::vector<const Observed*> mine;
   for (const Observed& o : cells) {
-    if (device_kind(o.result->cell.device) == kind && context_of(o.result->cell).batch_on_device)
+    if (o.result->cell.device.kind == kind && context_of(o.result->cell).batch_on_device)
       mine.push_back(&o);
   }
   std::sort(mine.begin(), mine.end(),
@@ -147,13 +147,13 @@ std::vector<double> h2d_rates(const std::vector<Observed>& cells, bool pinned, J
   std::vector<double> rates;
   for (const Observed& host : cells) {
     const Cell& c = host.result->cell;
-    if (!is_cuda_device(c.device) || c.loader != Loader::kTensor ||
+    if (!c.device.is_cuda() || c.loader != Loader::kTensor ||
         c.data_placement != Placement::kHost || c.pin_memory != pinned ||
         host.anatomy.h2d_bytes <= 0.0)
       continue;
     for (const Observed& device : cells) {
       Cell twin = device.result->cell;
-      if (twin.data_placement != Placement::kDevice || !is_cuda_device(twin.device)) continue;
+      if (twin.data_placement != Placement::kDevice || !twin.device.is_cuda()) continue;
       twin.data_placement = Placement::kHost;
       twin.pin_memory = pinned;
       if (cell_match_json(twin) != cell_match_json(c)) continue;

@@ -55,7 +55,7 @@ void tiny_step(const torch::Device& device) {
 }
 
 // The operators the tiny step dispatches, forward and backward, as a training step's are counted.
-double tiny_step_ops(const torch::Device& device, const std::string& name) {
+double tiny_step_ops(const torch::Device& device, const Device& name) {
   OperatorRecorder recorder;
   recorder.set_phase(Phase::kBackward);
   recorder.enable(true);
@@ -65,7 +65,7 @@ double tiny_step_ops(const torch::Device& device, const std::string& name) {
   return std::max(recorder.anatomy().ops(), 1.0);
 }
 
-double dispatch_seconds(const torch::Device& device, const std::string& name, int chains) {
+double dispatch_seconds(const torch::Device& device, const Device& name, int chains) {
   const double ops = tiny_step_ops(device, name);
   for (int i = 0; i < 3; ++i) tiny_step(device);
   std::vector<double> per_op;
@@ -82,8 +82,8 @@ double dispatch_seconds(const torch::Device& device, const std::string& name, in
 // The tiny step captured once as a CUDA graph and replayed 20 times between synchronisations:
 // what each of its operators costs when the GPU runs them back to back with no dispatch.
 double graph_op_seconds(int chains) {
-  const std::string name = "cuda:0";
-  const torch::Device device(name);
+  const Device name = Device::cuda(0);
+  const torch::Device device(name.text());
   const double ops = tiny_step_ops(device, name);
   const std::function<void()> replay = cuda_seam::capture_graph(
       0, [&device] { tiny_step(device); }, 3);
@@ -136,7 +136,7 @@ double batch_op_seconds(int batches) {
 
 // Repeats `op` until `seconds` have passed (at least twice); its seconds per call.
 template <typename Op>
-double seconds_per_call(const std::string& name, double seconds, Op op) {
+double seconds_per_call(const Device& name, double seconds, Op op) {
   op();
   synchronize_device(name);
   int calls = 0;
@@ -150,7 +150,7 @@ double seconds_per_call(const std::string& name, double seconds, Op op) {
   return seconds_since(start) / calls;
 }
 
-DeviceProfile device_profile(const torch::Device& device, const std::string& name,
+DeviceProfile device_profile(const torch::Device& device, const Device& name,
                              const Effort& e) {
   torch::NoGradGuard no_grad;
   DeviceProfile d;
@@ -179,8 +179,8 @@ DeviceProfile device_profile(const torch::Device& device, const std::string& nam
 }
 
 void add_cuda(const Effort& e, int chains, DeviceProfile& d) {
-  const std::string name = "cuda:0";
-  const torch::Device device(name);
+  const Device name = Device::cuda(0);
+  const torch::Device device(name.text());
   torch::NoGradGuard no_grad;
   const torch::Tensor host = torch::rand({e.copy_floats});
   const torch::Tensor pinned = host.pin_memory();
@@ -221,18 +221,18 @@ MachineProfile measure_profile(const ProfileOptions& options) {
   p.libtorch_version = record.libtorch.version;
   const torch::Device cpu(torch::kCPU);
   apply_threads(1);
-  p.cpu_one_thread = device_profile(cpu, "cpu", e);
-  p.cpu_one_thread.dispatch_seconds = dispatch_seconds(cpu, "cpu", e.dispatch_chains);
+  p.cpu_one_thread = device_profile(cpu, Device::cpu(), e);
+  p.cpu_one_thread.dispatch_seconds = dispatch_seconds(cpu, Device::cpu(), e.dispatch_chains);
   apply_threads(0);
-  p.cpu_all_threads = device_profile(cpu, "cpu", e);
-  p.cpu_all_threads.dispatch_seconds = dispatch_seconds(cpu, "cpu", e.dispatch_chains);
+  p.cpu_all_threads = device_profile(cpu, Device::cpu(), e);
+  p.cpu_all_threads.dispatch_seconds = dispatch_seconds(cpu, Device::cpu(), e.dispatch_chains);
   // The training thread makes a batch one sample at a time, whatever the intra-op threads.
   p.cpu_all_threads.batch_op_seconds = batch_op_seconds(std::max(e.dispatch_chains / 5, 3));
   p.cpu_one_thread.batch_op_seconds = p.cpu_all_threads.batch_op_seconds;
   if (torch::cuda::is_available()) {
     const torch::Device gpu("cuda:0");
-    DeviceProfile d = device_profile(gpu, "cuda:0", e);
-    d.dispatch_seconds = dispatch_seconds(gpu, "cuda:0", e.dispatch_chains);
+    DeviceProfile d = device_profile(gpu, Device::cuda(0), e);
+    d.dispatch_seconds = dispatch_seconds(gpu, Device::cuda(0), e.dispatch_chains);
     add_cuda(e, e.dispatch_chains, d);
     try {
       d.graph_op_seconds = graph_op_seconds(e.dispatch_chains);

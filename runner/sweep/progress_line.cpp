@@ -11,16 +11,14 @@
 
 namespace crossover {
 
-ProgressLine::ProgressLine(const std::vector<Cell>& cells, const DeviceInventory& inventory)
-    : start_(std::chrono::steady_clock::now()), inventory_(inventory) {
+ProgressLine::ProgressLine(const std::vector<PlannedCell>& cells)
+    : start_(std::chrono::steady_clock::now()) {
   add(cells);
 }
 
-void ProgressLine::add(const std::vector<Cell>& cells) {
-  for (const Cell& cell : cells) {
-    const bool runs = plan_cell(cell, inventory_, false).action == CellPlan::Action::kRun;
-    cost_.push_back(runs ? estimated_cost(cell) : 0.0);
-  }
+void ProgressLine::add(const std::vector<PlannedCell>& cells) {
+  for (const auto& [cell, plan] : cells)
+    cost_.push_back(plan.action == CellPlan::Action::kRun ? estimated_cost(cell) : 0.0);
 }
 
 void ProgressLine::cell(const Result& r) {
@@ -51,10 +49,10 @@ void ProgressLine::cell(const Result& r) {
                clock_text(elapsed), clock_text(seconds_left(ran_, left)));
 }
 
-std::string predicted_cells_line(const std::vector<Cell>& cells, const DeviceInventory& inventory,
+std::string predicted_cells_line(const std::vector<PlannedCell>& cells,
                                  const std::string& profile_name) {
-  const auto predicted = std::count_if(cells.begin(), cells.end(), [&](const Cell& cell) {
-    return plan_cell(cell, inventory, true).action == CellPlan::Action::kPredict;
+  const auto predicted = std::count_if(cells.begin(), cells.end(), [](const PlannedCell& c) {
+    return c.plan.action == CellPlan::Action::kPredict;
   });
   if (predicted == 0) return "";
   return "; " + std::to_string(predicted) +

@@ -153,8 +153,7 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
       join(missing, "; "));
 }
 
-std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
-                         bool predict_cuda) {
+std::string dry_run_text(const Expansion& expansion) {
   TextTable table;
   table.header = {"#", "cell", "epochs", "repeats", "would", "why"};
   std::vector<std::string> ids;
@@ -164,8 +163,9 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
                : std::to_string(c.min_repeats) + "-" + std::to_string(c.max_repeats);
   };
   std::size_t runnable = 0, predicted = 0;
-  for (const Cell& cell : expansion.cells) {
-    const CellPlan plan = plan_cell(cell, inventory, predict_cuda);
+  for (std::size_t i = 0; i < expansion.cells.size(); ++i) {
+    const Cell& cell = expansion.cells[i];
+    const CellPlan& plan = expansion.plans.at(i);
     runnable += plan.action == CellPlan::Action::kRun ? 1 : 0;
     predicted += plan.action == CellPlan::Action::kPredict ? 1 : 0;
     table.rows.push_back({std::to_string(cell.index), cell_label(cell), std::to_string(cell.epochs),
@@ -193,15 +193,15 @@ std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inve
             format_percent(line.spec.precision, false) + ": at most " +
             std::to_string(line.spec.max_probes) + " probes (" +
             std::to_string(2 * line.spec.max_probes) + " cells)";
-    for (const Cell* cell : {&line.baseline, &line.contender}) {
-      const CellPlan plan = plan_cell(*cell, inventory, predict_cuda);
-      if (plan.action == CellPlan::Action::kPredict) {
-        text += "; its " + cell->device + " probes would be predicted (" + plan.reason +
+    for (const auto& [cell, plan] : {std::pair{&line.baseline, &line.baseline_plan},
+                                     std::pair{&line.contender, &line.contender_plan}}) {
+      if (plan->action == CellPlan::Action::kPredict) {
+        text += "; its " + cell->device.text() + " probes would be predicted (" + plan->reason +
                 "), and so would its statement";
         break;
       }
-      if (plan.action == CellPlan::Action::kSkip) {
-        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + plan.reason;
+      if (plan->action == CellPlan::Action::kSkip) {
+        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + plan->reason;
         break;
       }
     }
@@ -262,6 +262,10 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   for (const auto& [kind, price] : options_.prices) prices_[kind] = price;
   profile_ = options_.profile;
   record_environment(expansion);
+  if (expansion.plans.size() != expansion.cells.size())
+    throw std::logic_error("Sweep: the expansion's cells are not planned (plan_expansion)");
+  for (std::size_t i = 0; i < expansion.cells.size(); ++i)
+    cell_plans_[expansion.cells[i].index] = expansion.plans[i];
   // --resume: the cells already ok in the folder are kept, if the environment is the same.
   plan_.to_run = expansion.cells;
   if (!options_.resume.empty()) {
@@ -359,10 +363,17 @@ void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
   }
 }
 
+std::vector<PlannedCell> Sweep::planned(const std::vector<Cell>& cells) const {
+  std::vector<PlannedCell> out;
+  for (const Cell& cell : cells) out.push_back({cell, cell_plans_.at(cell.index)});
+  return out;
+}
+
 SweepOutcome Sweep::run() {
   spdlog::info("running {} cells of {} into {}{}", plan_.to_run.size(), grid_name_, out_dir_,
-               options_.predict_cuda ? predicted_cells_line(plan_.to_run, inventory_, options_.predict_cuda->name)
-                             : "");
+               options_.predict_cuda
+                   ? predicted_cells_line(planned(plan_.to_run), options_.predict_cuda->name)
+                   : "");
   RunOptions options;
   options.data_dir = options_.data_dir;
   options.interrupted = options_.interrupted;
@@ -391,7 +402,8 @@ SweepOutcome Sweep::run() {
   // The per-cell outputs, in order: the result files, then the progress line.
   std::vector<std::unique_ptr<Reporter>> outputs;
   outputs.push_back(std::make_unique<ResultAppender>(*files_));
-  auto progress_line = std::make_unique<ProgressLine>(plan_.to_run, inventory_);
+  const std::vector<PlannedCell> to_run = planned(plan_.to_run);
+  auto progress_line = std::make_unique<ProgressLine>(to_run);
   ProgressLine* progress = progress_line.get();
   outputs.push_back(std::move(progress_line));
   bool announced = false;
@@ -417,10 +429,11 @@ SweepOutcome Sweep::run() {
           "written for what finished (interrupt again to stop at once)");
     }
   };
-  outcome.results = run_cells(plan_.to_run, inventory_, options, on_result);
+  outcome.results = run_cells(to_run, options, on_result);
   if (!searches_.empty()) {
     run_searches(
-        options, on_result, [&](const std::vector<Cell>& cells) { progress->add(cells); }, outcome);
+        options, on_result, [&](const std::vector<PlannedCell>& cells) { progress->add(cells); },
+        outcome);
   }
   load.stop();
   // How fast the machine was after the last cell: with the first, how much it moved in the run.
@@ -442,15 +455,18 @@ SweepOutcome Sweep::run() {
 // progress line they come), the searches' state rewritten after every probe (an interrupted run
 // keeps its trace).
 void Sweep::run_searches(const RunOptions& options, const ResultCallback& on_result,
-                         const std::function<void(const std::vector<Cell>&)>& expect,
+                         const std::function<void(const std::vector<PlannedCell>&)>& expect,
                          SweepOutcome& outcome) {
   std::vector<Result> known = plan_.kept;
   known.insert(known.end(), outcome.results.begin(), outcome.results.end());
   SearchRunner searches(searches_, known, grid_cells_);
   searches.run(
       [&](const std::vector<Cell>& cells) {
-        expect(cells);
-        return run_cells(cells, inventory_, options, on_result);
+        // A probe's cells are made as the search goes, and planned as they are made.
+        const std::vector<PlannedCell> probe =
+            plan_cells(cells, inventory_, options.predict_cuda != nullptr);
+        expect(probe);
+        return run_cells(probe, options, on_result);
       },
       [&](const nlohmann::ordered_json& state) {
         outcome.searches = state;

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "core/costmodel/machine_profile.hpp"
+#include "core/records/result_files.hpp"
 #include "core/records/results.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/hardware/devices.hpp"
@@ -81,7 +83,8 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells);
 /// A planned sweep, holding its folder's lock until it is destroyed.
 class Sweep {
  public:
-  /// Plans the sweep of `expansion` (the cells of `grid`); throws SweepRefused, logged.
+  /// Plans the sweep of `expansion` (the cells of `grid`, each planned: plan_expansion); throws
+  /// SweepRefused, logged.
   Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
         DeviceInventory inventory);
   ~Sweep();
@@ -101,8 +104,10 @@ class Sweep {
   void open_output(const std::string& grid_name);
   void record_environment(const Expansion& expansion);
   void write_first_files(const Grid& grid, std::size_t cells);
+  /// `cells` (of the expansion) with the plans decided for them.
+  std::vector<PlannedCell> planned(const std::vector<Cell>& cells) const;
   void run_searches(const RunOptions& options, const ResultCallback& on_result,
-                    const std::function<void(const std::vector<Cell>&)>& expect,
+                    const std::function<void(const std::vector<PlannedCell>&)>& expect,
                     SweepOutcome& outcome);
 
   SweepOptions options_;
@@ -119,13 +124,13 @@ class Sweep {
   Environment record_;
   std::vector<std::string> warnings_;
   ResumePlan plan_;
+  std::map<std::size_t, CellPlan> cell_plans_;  ///< the expansion's plans, by cell index
   std::unique_ptr<ResultFiles> files_;
 };
 
-/// The cells of a grid, each with "run", "predict" (with `predict_cuda`, a CUDA cell this machine
-/// lacks) or "skip: <reason>", and their counts: `run --dry-run`.
-std::string dry_run_text(const Expansion& expansion, const DeviceInventory& inventory,
-                         bool predict_cuda = false);
+/// The cells of a planned grid (plan_expansion), each with "run", "predict" (run --predict, a CUDA
+/// cell this machine lacks) or "skip: <reason>", and their counts: `run --dry-run`.
+std::string dry_run_text(const Expansion& expansion);
 
 /// What a data set is on this machine: "synthetic" when none of its files are under `data_dir`,
 /// "real <bytes> bytes crc32 <crc>" of its files, or "unreadable: <why>" (a FIFO, a device, a file

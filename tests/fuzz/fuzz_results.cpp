@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/records/results.hpp"
-#include "core/records/results_csv.hpp"
+#include "core/records/result_files.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "tests/fuzz/fuzz_input.hpp"

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "workloads/training/optimizers.hpp"
+#include "core/cells/modes.hpp"
+#include "workloads/training/step_optimizer.hpp"
 
 namespace crossover {
 

@@ -12,20 +12,9 @@
 #include <vector>
 
 #include "core/cells/modes.hpp"
+#include "workloads/training/step_optimizer.hpp"
 
 namespace crossover {
-
-/// What a training step asks of its optimiser.
-class StepOptimizer {
- public:
-  virtual ~StepOptimizer() = default;
-  /// Sets every gradient to none: the next backward writes fresh ones.
-  virtual void zero_grad() = 0;
-  /// One update of every parameter that has a gradient.
-  virtual void step() = 0;
-  /// Back to the state of a fresh optimiser (moments, step counts, momentum buffers).
-  virtual void reset_state() = 0;
-};
 
 /// LibTorch's optimiser (SGD or Adam) over `parameters`.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer,
