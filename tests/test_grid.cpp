@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "core/cells/keys.hpp"
 #include "runner/grid/grid.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_overrides.hpp"

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -182,8 +183,8 @@ std::string room_loop(const RoomEdges& edges) {
     state[room] = 1;
     path.push_back(room);
     const auto out = edges.find(room);
-    for (const auto& [to, where] : out == edges.end() ? std::map<std::string, std::string>{}
-                                                      : out->second) {
+    for (const auto& [to, where] :
+         out == edges.end() ? std::map<std::string, std::string>{} : out->second) {
       if (!found.empty()) break;
       if (state[to] == 1) {
         const auto start = std::find(path.begin(), path.end(), to);
@@ -219,18 +220,66 @@ TEST(Layers, TheLoopCheckCatchesRoomsThatIncludeEachOther) {
   const RoomEdges edges = room_edges({
       {"reports/analysis/a.cpp", "#include \"reports/render/table.hpp\"\n"},
       {"reports/render/t.cpp", "#include <vector>\n#include \"reports/gate/g.hpp\"\n"},
-      {"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n#include \"core/cells/cell.hpp\"\n"},
+      {"reports/gate/g.cpp",
+       "#include \"reports/analysis/a.hpp\"\n#include \"core/cells/cell.hpp\"\n"},
   });
   EXPECT_EQ(room_loop(edges),
             "reports/analysis -> reports/render (reports/analysis/a.cpp:1) -> reports/gate "
             "(reports/render/t.cpp:2) -> reports/analysis (reports/gate/g.cpp:1)");
-  EXPECT_EQ(room_loop(room_edges({{"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n"}})),
-            "");
+  EXPECT_EQ(
+      room_loop(room_edges({{"reports/gate/g.cpp", "#include \"reports/analysis/a.hpp\"\n"}})), "");
+}
+
+// The pairs of files of the layers' code (a header and its source are one file) that include each
+// other, "a <-> b", in order.
+std::vector<std::string> file_pairs(const std::map<std::string, std::string>& texts) {
+  static const std::regex include_line("^\\s*#\\s*include\\s+\"([^\"]+)\\.hpp\"");
+  const auto stem = [](const std::string& path) { return path.substr(0, path.rfind('.')); };
+  std::map<std::string, std::set<std::string>> reads;
+  for (const auto& [file, text] : texts) {
+    if (room_of(file).empty()) continue;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, include_line) && m[1] != stem(file))
+        reads[stem(file)].insert(m[1]);
+    }
+  }
+  std::vector<std::string> pairs;
+  for (const auto& [a, read] : reads)
+    for (const std::string& b : read)
+      if (a < b && reads.count(b) != 0 && reads.at(b).count(a) != 0)
+        pairs.push_back(a + " <-> " + b);
+  return pairs;
+}
+
+// No two files include each other: where both need something, it is a third file's (the types in
+// a header of their own, the calls in the one that makes them), so every file reads one way.
+TEST(Layers, NoTwoFilesIncludeEachOther) {
+  std::map<std::string, std::string> texts;
+  for (const auto& file : sources())
+    texts[file] = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
+  EXPECT_GE(texts.size(), 100u);  // the walk really found the files
+  EXPECT_EQ(file_pairs(texts), std::vector<std::string>{});
+}
+
+TEST(Layers, ThePairCheckCatchesTwoFilesThatIncludeEachOther) {
+  // A header that needs the other's types, and a source that calls the other's functions.
+  EXPECT_EQ(file_pairs({{"core/stats/x.hpp", "#include \"core/stats/y.hpp\"\n"},
+                        {"core/stats/y.cpp",
+                         "#include \"core/stats/y.hpp\"\n#include \"core/stats/x.hpp\"\n"},
+                        {"core/stats/z.cpp", "#include \"core/stats/x.hpp\"\n"}}),
+            std::vector<std::string>{"core/stats/x <-> core/stats/y"});
+  // A file's own header, and a one-way include, are no pair.
+  EXPECT_EQ(file_pairs({{"core/stats/x.cpp", "#include \"core/stats/x.hpp\"\n"},
+                        {"core/stats/x.hpp", "#include \"core/stats/y.hpp\"\n"}}),
+            std::vector<std::string>{});
 }
 
 // Where a source opens a file itself, by the calls that open one.
 std::vector<std::string> file_opens(const std::string& file, const std::string& text) {
-  static const std::regex open_call(R"((std::ifstream\s+\w+\s*\(|\bfopen\(|\bgzopen\(|[^_\w.>]open\())");
+  static const std::regex open_call(
+      R"((std::ifstream\s+\w+\s*\(|\bfopen\(|\bgzopen\(|[^_\w.>]open\())");
   std::vector<std::string> out;
   std::istringstream lines(text);
   std::size_t number = 0;
@@ -279,7 +328,8 @@ TEST(Layers, TheOpenCheckCatchesEachWayOfOpening) {
   EXPECT_EQ(file_opens("a.cpp", "FILE* f = fopen(p, \"r\");\n").size(), 1u);
   EXPECT_EQ(file_opens("a.cpp", "const int fd = open(p.c_str(), O_RDONLY);\n").size(), 1u);
   EXPECT_EQ(file_opens("a.cpp", "  gzFile g = gzopen(p, \"rb\");\n").size(), 1u);
-  EXPECT_TRUE(file_opens("a.cpp", "// open(path) is not called here\nreopen(x); f.open_x();\n").empty());
+  EXPECT_TRUE(
+      file_opens("a.cpp", "// open(path) is not called here\nreopen(x); f.open_x();\n").empty());
 }
 
 TEST(Layers, NoSourceFileOverAbout500Lines) {

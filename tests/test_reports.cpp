@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cells/keys.hpp"
 #include "core/records/result_files.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"

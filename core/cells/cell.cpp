@@ -4,6 +4,8 @@
 #include <cctype>
 #include <utility>
 
+#include "core/cells/keys.hpp"
+
 namespace crossover {
 
 Cell cell_from_json(const nlohmann::json& j) {

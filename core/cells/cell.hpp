@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "core/cells/device.hpp"
-#include "core/cells/keys.hpp"
 #include "core/cells/modes.hpp"
 
 namespace crossover {
+
+/// A key's role (core/cells/keys.hpp, which declares every key of a cell).
+enum class KeyRole;
 
 /// A batch size or data set size of "full" (the whole training split).
 inline constexpr std::int64_t kFull = -1;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
+#include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 
 namespace crossover {

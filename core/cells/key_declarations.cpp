@@ -386,4 +386,23 @@ std::vector<GridKey> declare_grid_keys() {
   return keys;
 }
 
+// The key table (docs/grids.md, `crossover keys`): beside the declarations, because a key's
+// default is the default Cell's value.
+std::string default_text(const GridKey& key) {
+  if (!key.default_text.empty()) return key.default_text;
+  if (!key.get) return "—";
+  const nlohmann::ordered_json value = key.get(Cell{});
+  return "`" + value.dump() + "`";
+}
+
+std::string key_table_markdown() {
+  std::string out = "| key | role | values and meaning | default |\n|---|---|---|---|\n";
+  for (const auto& key : grid_keys()) {
+    if (!key.settable) continue;
+    out += "| `" + key.name + "` | " + text_of(key.role) + " | " + key.description + " | " +
+           default_text(key) + " |\n";
+  }
+  return out;
+}
+
 }  // namespace crossover

@@ -4,7 +4,6 @@
 #include <regex>
 #include <utility>
 
-#include "core/cells/cell.hpp"
 #include "core/text/text.hpp"
 
 namespace crossover {
@@ -103,23 +102,6 @@ std::vector<std::string> settable_key_names() {
 KeyRole key_role(const std::string& name) {
   const GridKey* key = find_grid_key(name);
   return key != nullptr ? key->role : KeyRole::kIdentity;
-}
-
-std::string default_text(const GridKey& key) {
-  if (!key.default_text.empty()) return key.default_text;
-  if (!key.get) return "—";
-  const nlohmann::ordered_json value = key.get(Cell{});
-  return "`" + value.dump() + "`";
-}
-
-std::string key_table_markdown() {
-  std::string out = "| key | role | values and meaning | default |\n|---|---|---|---|\n";
-  for (const auto& key : grid_keys()) {
-    if (!key.settable) continue;
-    out += "| `" + key.name + "` | " + text_of(key.role) + " | " + key.description + " | " +
-           default_text(key) + " |\n";
-  }
-  return out;
 }
 
 }  // namespace crossover

@@ -8,9 +8,9 @@
 
 #include "core/costmodel/cost_model.hpp"
 #include "core/text/text.hpp"
-#include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/measures.hpp"
+#include "reports/analysis/pairing.hpp"
 
 namespace crossover {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/records/results.hpp"
-#include "reports/analysis/analysis.hpp"
+#include "reports/analysis/pairing.hpp"
 
 namespace crossover {
 

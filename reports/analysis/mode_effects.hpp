@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/analysis/analysis.hpp"
+#include "core/cells/keys.hpp"
+#include "reports/analysis/pairing.hpp"
 
 namespace crossover {
 

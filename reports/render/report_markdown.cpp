@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/cells/keys.hpp"
 #include "core/text/log.hpp"
 #include "core/text/text.hpp"
 #include "runner/hardware/devices.hpp"

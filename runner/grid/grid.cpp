@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
 #include "runner/grid/grid_file.hpp"

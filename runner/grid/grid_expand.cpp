@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "core/cells/keys.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "runner/grid/grid.hpp"
 #include "runner/grid/grid_search.hpp"
