@@ -170,15 +170,16 @@ TEST(Cli, RequireFailsARunOrACompareThatMeasuredNoCellOfTheDevice) {
 // processes held still while the reference is timed) is never "no change", and a planted load
 // (scripts/loaded-crossover.sh, busy processes beside the whole run) is never called a regression:
 // one run per side either cannot tell the machine from the code, or finds the runs too noisy.
-// (The planted regression is "regression" on a quiet machine and may be "inconclusive" on a busy
-// one: the first line of the verdicts is not asserted; results.md has what each said.)
+// (The planted regression may be "regression" or "inconclusive": Iris at batch 16, one thread,
+// was "inconclusive" in each of five runs alone on the 2-core VM; results.md has what each said.)
+// One busy process beside the busy run, not the script's default two: on two cores, two beside the
+// run also took the core of the test running beside this one, for the 20 s the run then took.
 TEST(Cli, ThePlantedRegressionIsNoticedAndThePlantedLoadIsNotBlamedOnTheCode) {
-  if (!testing::have_real_data("fashion-mnist/train-images-idx3-ubyte.gz")) GTEST_SKIP();
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "recipes",
     "defaults": {"epochs": 4, "warmup_epochs": 1, "repeats": 2, "processes": 2, "threads": 1},
-    "experiments": [{"workload": "mnist_mlp",
-                     "settings": {"dataset": "fashion_mnist", "dataset_size": 512}}]})");
+    "experiments": [{"workload": "iris_mlp", "settings": {"batch_size": 16}}]})");
   const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
   // The load is seen in the reference timed around the cells: each run measures its machine.
   const std::string measure = testing::kMeasureMachine;
@@ -186,8 +187,9 @@ TEST(Cli, ThePlantedRegressionIsNoticedAndThePlantedLoadIsNotBlamedOnTheCode) {
   ASSERT_EQ(crossover(dir, run + dir.file("cand"), measure + " CROSSOVER_PLANT_LOAD=2").code, 0);
   const std::string loaded = std::string(CROSSOVER_SOURCE_DIR) + "/scripts/loaded-crossover.sh";
   const Outcome busy =
-      shell(dir, measure + " CROSSOVER_DATA_DIR= CROSSOVER_BIN=" + std::string(CROSSOVER_BINARY) +
-                     " bash " + loaded + " " + run + dir.file("busy"));
+      shell(dir, measure + " CROSSOVER_DATA_DIR= LOAD_PROCESSES=1 CROSSOVER_BIN=" +
+                     std::string(CROSSOVER_BINARY) + " bash " + loaded + " " + run +
+                     dir.file("busy"));
   ASSERT_EQ(busy.code, 0) << busy.err;
   const auto verdict = [&](const std::string& candidate) {
     const std::string json = dir.file(candidate + ".json");

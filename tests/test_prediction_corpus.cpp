@@ -271,6 +271,30 @@ TEST(PredictionCorpus, ShippedProfilesAreFoundByNameFromAnyFolder) {
   }
 }
 
+// predict --check needs no LibTorch where every cell's anatomy is recorded: `crossover` alone,
+// without crossover-torch beside it, scores a run; a run with a cell whose anatomy must be taken on
+// this CPU is handed to crossover-torch (which this copy lacks, and says so) before anything is
+// printed.
+TEST(PredictionCorpus, ACheckRunsWithoutLibTorchUnlessAnAnatomyMustBeTakenHere) {
+  ScratchDir dir;
+  fs::create_directories(dir.file("alone"));
+  fs::copy_file(CROSSOVER_BINARY, dir.file("alone/crossover"));
+  const std::string alone = dir.file("alone/crossover") + " predict --profile " + kProfile;
+  testing::Outcome o = testing::shell(dir, alone + " --check " + kCorpus + "/a-seed001");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("Predicted with "), std::string::npos) << o.out;
+  const std::string run = dir.file("run");
+  fs::create_directories(run);
+  for (const char* file : {"grid.json", "env.json", "results.jsonl"})
+    fs::copy_file(kCorpus + "/a-seed001/" + file, run + "/" + file);
+  o = testing::shell(dir, alone + " --check " + run);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("cannot start " + dir.file("alone/crossover-torch")), std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "said before the hand-over";
+  EXPECT_EQ(o.err.rfind("crossover: cannot start ", 0), 0u) << "said before the hand-over: " << o.err;
+}
+
 // What predict reads beside a run and where it writes are a user's files: a planted link is
 // refused, a line of another cell is not taken for this one's, and no output replaces an input.
 TEST(PredictionCorpus, ItsOwnFilesAreReadAndWrittenSafely) {

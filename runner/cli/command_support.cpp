@@ -271,6 +271,7 @@ void add_data_dir_option(CLI::App& command, std::string& dir, const std::string&
 }
 
 UserModelCheck user_model_check;
+TwinAnatomy take_twin_anatomy;
 
 std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
                                                           double model_check_seconds,

@@ -67,6 +67,13 @@ using UserModelCheck =
 /// LibTorch, it is empty.
 extern UserModelCheck user_model_check;
 
+/// Takes a cell's anatomy on this machine's CPU, from the cell's definition, into a result
+/// (record_twin_anatomy, runner/execution/anatomy.hpp), for predict --check: crossover-torch's main
+/// sets it. In `crossover` it is empty, and predict hands its command line to crossover-torch
+/// (NeedsLibTorch) when a cell's anatomy must be taken.
+using TwinAnatomy = std::function<void(const Cell&, const std::string& data_dir, Result&)>;
+extern TwinAnatomy take_twin_anatomy;
+
 /// Thrown by load_and_expand for a grid with models of its own where user_model_check is empty:
 /// `crossover` then hands its command line to crossover-torch (runner/cli/main.cpp).
 struct NeedsLibTorch {};

@@ -1,9 +1,10 @@
 // crossover: when does the GPU beat the CPU? The commands that only read and write files run in
 // this program, which does not load LibTorch (validate too, unless the grid has models of its own
-// to load); for every other command line (run, worker, profile,
-// --help, ...) it starts crossover-torch, beside it, in its place (exec: the same process, its
-// signals and exit code). Loading LibTorch costs about 0.4 s of every process that links it
-// (docs/results.md, "Build and test times"); a `report` or a `compare` need not pay it.
+// to load, and predict, unless a cell's anatomy must be taken on this CPU); for every other
+// command line (run, worker, profile, --help, ...) it starts crossover-torch, beside it, in its
+// place (exec: the same process, its signals and exit code). Loading Debian's LibTorch costs
+// 0.4-0.75 s of every process that links it (docs/results.md, "Build and test times"); a `report`
+// or a `compare` need not pay it.
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,7 +25,8 @@ const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch =
     {"report", crossover::add_report_command},     {"compare", crossover::add_compare_command},
     {"validate", crossover::add_validate_command}, {"keys", crossover::add_keys_command},
     {"bench", crossover::add_bench_command},       {"merge", crossover::add_merge_command},
-    {"catalog", crossover::add_catalog_command},   {"history", crossover::add_history_command}};
+    {"predict", crossover::add_predict_command},   {"catalog", crossover::add_catalog_command},
+    {"history", crossover::add_history_command}};
 
 }  // namespace
 
@@ -36,7 +38,8 @@ int main(int argc, char** argv) {
     try {
       return crossover::run_command_line(argc, argv, {here->second});
     } catch (const crossover::NeedsLibTorch&) {
-      // A grid with models of its own: crossover-torch loads them (validate's model check).
+      // A grid with models of its own to load (validate's model check), or a cell's anatomy to
+      // take on this CPU (predict --check): crossover-torch does it.
     }
   }
 

@@ -3,6 +3,7 @@
 // directly as well.
 #include "runner/cli/command_line.hpp"
 #include "runner/cli/command_support.hpp"
+#include "runner/execution/anatomy.hpp"
 #include "runner/grid/model_check.hpp"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   user_model_check = [](const std::vector<Cell>& models, double seconds) {
     return check_user_models(models, {}, seconds);
   };
+  // And a cell's anatomy taken on this CPU for predict --check.
+  take_twin_anatomy = record_twin_anatomy;
   // In the order of --help.
   return run_command_line(
       argc, argv,

@@ -13,7 +13,7 @@
 #include "core/files/run_files.hpp"
 #include "core/records/prediction.hpp"
 #include "core/text/text.hpp"
-#include "runner/execution/anatomy.hpp"
+#include "runner/cli/command_support.hpp"
 
 namespace crossover {
 namespace {
@@ -39,10 +39,9 @@ std::map<std::size_t, Result> saved_anatomy(const std::string& run) {
   return out;
 }
 
-// A cell's anatomy: recorded, saved beside the run, or taken on this machine's CPU (then kept in
-// `taken`). False when it cannot be had.
-bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
-                  const std::string& data_dir, Result& p, std::vector<Result>& taken) {
+// A cell's anatomy as its run has it: recorded, or kept in anatomy.jsonl beside the run. False
+// when the cell's anatomy must be taken again.
+bool recorded_anatomy(const Result& r, const std::map<std::size_t, Result>& saved, Result& p) {
   // A graph cell recorded before its anatomy came from its twin saw only the replay.
   const bool replay_only = r.cell.execution == Execution::kGraph && r.anatomy.step_ops_forward == 0;
   if (!r.anatomy.empty() && !replay_only) return true;
@@ -52,9 +51,20 @@ bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
     p.anatomy = it->second.anatomy;
     return true;
   }
+  return false;
+}
+
+bool measured_ok(const Result& r) { return r.status == CellStatus::kOk && r.epoch_seconds > 0.0; }
+
+// A cell's anatomy: recorded, saved beside the run, or taken on this machine's CPU (then kept in
+// `taken`). False when it cannot be had.
+bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
+                  const std::string& data_dir, Result& p, std::vector<Result>& taken) {
+  if (recorded_anatomy(r, saved, p)) return true;
+  if (!take_twin_anatomy) throw NeedsLibTorch{};
   Result twin = r;
   try {
-    record_twin_anatomy(r.cell, data_dir, twin);
+    take_twin_anatomy(r.cell, data_dir, twin);
   } catch (const std::exception& e) {
     spdlog::warn("cell {} ({}): its anatomy could not be taken here ({}); not predicted",
                  r.cell.index, cell_label(r.cell), e.what());
@@ -67,12 +77,31 @@ bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
 
 }  // namespace
 
+bool anatomy_to_take(const std::vector<std::string>& paths) {
+  const auto level = spdlog::get_level();
+  spdlog::set_level(spdlog::level::off);
+  bool take = false;
+  for (const std::string& path : paths) {
+    try {
+      const RunRecord run = load_run(path);
+      const std::map<std::size_t, Result> saved = saved_anatomy(path);
+      for (const Result& r : run.results) {
+        Result p = r;
+        take = take || (measured_ok(r) && !recorded_anatomy(r, saved, p));
+      }
+    } catch (const std::exception&) {  // check_run says why
+    }
+  }
+  spdlog::set_level(level);
+  return take;
+}
+
 Checked check_run(const std::string& path, const RunRecord& run, const MachineProfile& target,
                   const std::string& data_dir) {
   Checked out;
   out.run = path;
   for (const Result& r : run.results)
-    if (r.status == CellStatus::kOk && r.epoch_seconds > 0.0) out.measured.push_back(r);
+    if (measured_ok(r)) out.measured.push_back(r);
   const std::map<std::size_t, Result> saved = saved_anatomy(path);
   for (const Result& r : out.measured) {
     Result anatomised = r;

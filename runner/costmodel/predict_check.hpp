@@ -24,6 +24,11 @@ struct Checked {
   std::string band;  ///< where its cells' bands came from (assign_bands), in words
 };
 
+/// Whether some ok cell of the runs at `paths` has no anatomy, recorded or kept beside its run:
+/// predicting it takes one on this CPU (take_twin_anatomy, runner/cli/command_support.hpp). Reads
+/// the runs quietly (check_run says what is wrong with them); a run that cannot be read needs none.
+bool anatomy_to_take(const std::vector<std::string>& paths);
+
 /// Every ok cell of `run` (read from `path`) predicted with `target`, its band included; a cell
 /// whose anatomy cannot be had is left out with a warning. Reads `path`'s anatomy.jsonl (a link
 /// refused) where there is one; throws std::runtime_error naming it when it cannot be read.

@@ -131,6 +131,9 @@ std::string summary_text(const Scores& scores, const Winners& as_run,
 }
 
 int predict_command(const PredictArgs& args) {
+  // Before anything is said: crossover, without LibTorch, hands a check that must take a cell's
+  // anatomy on this CPU to crossover-torch (runner/cli/main.cpp).
+  if (!take_twin_anatomy && anatomy_to_take(args.runs)) throw NeedsLibTorch{};
   const auto specs = compare_specs(args.compare);
   if (!specs || output_refused(args)) return kExitBadInput;
   MachineProfile target, source;
