@@ -152,6 +152,33 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find("cannot start " + dir.file("alone/crossover-torch")), std::string::npos)
       << o.err;
+  // run checks without LibTorch too: a run it refuses is answered there, said once, as
+  // crossover-torch says it; a run that passes its checks (a dry run too: it lists this machine's
+  // devices) is handed to crossover-torch with nothing said.
+  const std::string typo = dir.write("typo.json", R"({"name": "typo", "experiments": [
+    {"workload": "iris_mlpp"}]})");
+  o = shell(dir, dir.file("alone/crossover") + " run " + typo);
+  EXPECT_EQ(o.code, 2) << o.err;
+  const std::string crossover_torch =
+      (fs::path(CROSSOVER_BINARY).parent_path() / "crossover-torch").string();
+  const Outcome torch = shell(dir, crossover_torch + " run " + typo, "torch-");
+  EXPECT_EQ(o.err, torch.err);
+  EXPECT_NE(o.err.find("did you mean \"iris_mlp\""), std::string::npos) << o.err;
+  fs::create_directories(dir.file("held"));
+  dir.write("held/results.jsonl", "");
+  o = shell(dir, dir.file("alone/crossover") + " run " + grid + " --dry-run --out " +
+                     dir.file("held"));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("already holds the results of a run"), std::string::npos) << o.err;
+  for (const char* args : {" --dry-run", ""}) {
+    o = shell(dir, dir.file("alone/crossover") + " run " + grid + args + " --out " +
+                       dir.file("new"));
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_EQ(o.err.rfind("crossover: cannot start " + dir.file("alone/crossover-torch"), 0), 0u)
+        << "said before the hand-over: " << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+  EXPECT_FALSE(fs::exists(dir.file("new")));
 }
 
 // Your own model: crossover writes one (example-model), a grid names it relative to its folder,

@@ -28,6 +28,9 @@ void add_model_check_option(CLI::App& command, double& seconds);
 void add_data_dir_option(CLI::App& command, std::string& dir, const std::string& help_prefix = "");
 
 Command add_run_command(CLI::App& app);
+/// `run` in `crossover`, without LibTorch: its checks, and the run handed to crossover-torch when
+/// they pass (runner/commands/run_checks.hpp).
+Command add_run_checks_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);

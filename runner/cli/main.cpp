@@ -16,14 +16,17 @@
 #include "core/text/text.hpp"
 #include "runner/cli/command_line.hpp"
 #include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"
 
 namespace {
 
 // The commands that need no LibTorch, in the order of crossover-torch's --help.
+// `run` only checks here, and a run it does not refuse is crossover-torch's.
 const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch = {
-    {"report", crossover::add_report_command},     {"compare", crossover::add_compare_command},
-    {"validate", crossover::add_validate_command}, {"keys", crossover::add_keys_command},
+    {"run", crossover::add_run_checks_command},    {"report", crossover::add_report_command},
+    {"compare", crossover::add_compare_command},   {"validate", crossover::add_validate_command},
+    {"keys", crossover::add_keys_command},
     {"bench", crossover::add_bench_command},       {"merge", crossover::add_merge_command},
     {"predict", crossover::add_predict_command},   {"catalog", crossover::add_catalog_command},
     {"history", crossover::add_history_command}};
@@ -38,8 +41,9 @@ int main(int argc, char** argv) {
     try {
       return crossover::run_command_line(argc, argv, {here->second});
     } catch (const crossover::NeedsLibTorch&) {
-      // A grid with models of its own to load (validate's model check), or a cell's anatomy to
-      // take on this CPU (predict --check): crossover-torch does it.
+      // A run that passed its checks, a grid with models of its own to load (validate's model
+      // check), or a cell's anatomy to take on this CPU (predict --check): crossover-torch does
+      // it.
     }
   }
 

@@ -1,5 +1,6 @@
 #include "runner/cli/terminal.hpp"
 
+#include <spdlog/details/log_msg_buffer.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -103,6 +104,16 @@ class PrintableSink : public spdlog::sinks::base_sink<std::mutex> {
   std::shared_ptr<spdlog::sinks::sink> inner_;
 };
 
+// Every message, kept whole (its text copied) until it is said or dropped.
+class HoldingSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  std::vector<spdlog::details::log_msg_buffer> held;
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& message) override { held.emplace_back(message); }
+  void flush_() override {}
+};
+
 }  // namespace
 
 void keep_standard_output_printable() {
@@ -129,6 +140,22 @@ std::shared_ptr<spdlog::logger> printable_logger(const std::string& name) {
   auto logger = std::make_shared<spdlog::logger>(name, std::make_shared<PrintableSink>());
   spdlog::register_logger(logger);
   return logger;
+}
+
+HeldLog::HeldLog() : sinks_(spdlog::default_logger()->sinks()), held_(std::make_shared<HoldingSink>()) {
+  spdlog::default_logger()->sinks() = {held_};
+}
+
+HeldLog::~HeldLog() {
+  if (!restored_) spdlog::default_logger()->sinks() = sinks_;
+}
+
+void HeldLog::say() {
+  spdlog::default_logger()->sinks() = sinks_;
+  restored_ = true;
+  for (const auto& message : static_cast<HoldingSink&>(*held_).held)
+    for (const auto& sink : sinks_)
+      if (sink->should_log(message.level)) sink->log(message);
 }
 
 }  // namespace crossover

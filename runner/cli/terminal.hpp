@@ -6,6 +6,7 @@
 #include <spdlog/logger.h>
 
 #include <memory>
+#include <vector>
 
 namespace crossover {
 
@@ -22,5 +23,23 @@ std::size_t output_columns();
 /// The command line's logger on standard error ("error: ..." in colour where it is a terminal),
 /// each message passed through printable_text.
 std::shared_ptr<spdlog::logger> printable_logger(const std::string& name);
+
+/// Holds what the default logger says from its making until say() or its end: said on say(), to
+/// the sinks the logger had, as they would have said it; dropped otherwise. `crossover` checks a
+/// run under one and hands the run on unsaid when it passes (runner/commands/run_checks.hpp).
+class HeldLog {
+ public:
+  HeldLog();
+  ~HeldLog();
+  HeldLog(const HeldLog&) = delete;
+  HeldLog& operator=(const HeldLog&) = delete;
+  /// Gives the logger its sinks back and says what was held, in order.
+  void say();
+
+ private:
+  std::vector<spdlog::sink_ptr> sinks_;
+  std::shared_ptr<spdlog::sinks::sink> held_;
+  bool restored_ = false;
+};
 
 }  // namespace crossover
