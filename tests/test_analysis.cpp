@@ -114,7 +114,7 @@ TEST(Analysis, TheWhyLineNamesEachSideWithItsKey) {
       r.push_back(cell(r.size(), "cpu", batch, threads == 1 ? 1.0 : 0.5));
       r.back().cell.threads = threads;
       r.back().prediction.bound = Bound::kDispatch;
-      r.back().prediction.predicted_dispatch_seconds = 1e-3;
+      r.back().prediction.terms.dispatch = 1e-3;
       r.back().anatomy.step_ops_forward = 100;
     }
   }

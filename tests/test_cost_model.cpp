@@ -127,8 +127,8 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   r.anatomy.step_loader_seconds = 1.0;  // the checking machine's wait: not part of the prediction
   r.anatomy.step_loader_share = 0.25;
   apply_prediction(r, there);
-  EXPECT_DOUBLE_EQ(r.prediction.predicted_dispatch_seconds, 100 * 5e-6);
-  EXPECT_DOUBLE_EQ(r.prediction.predicted_loader_seconds, 100 * 20e-6);  // made on there's CPU
+  EXPECT_DOUBLE_EQ(r.prediction.terms.dispatch, 100 * 5e-6);
+  EXPECT_DOUBLE_EQ(r.prediction.terms.loader, 100 * 20e-6);  // made on there's CPU
   EXPECT_EQ(r.prediction.bound, Bound::kLoader);
   EXPECT_NEAR(r.prediction.predicted_epoch_seconds, 10 * (0.5e-3 + 2e-3) + 20e-6, 1e-12);
   EXPECT_EQ(r.prediction.prediction_profile, "there");
@@ -137,13 +137,13 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   Result workers = r;
   workers.cell.num_workers = 2;
   apply_prediction(workers, there);
-  EXPECT_NEAR(workers.prediction.predicted_loader_seconds, 1e-3 - 0.5e-3, 1e-12);
+  EXPECT_NEAR(workers.prediction.terms.loader, 1e-3 - 0.5e-3, 1e-12);
   EXPECT_NEAR(workers.prediction.predicted_step_seconds, 1e-3, 1e-12);
   EXPECT_EQ(workers.prediction.bound, Bound::kLoader);
   // Workers quicker than the step are hidden behind it: nothing to wait for.
   workers.cell.num_workers = 8;
   apply_prediction(workers, there);
-  EXPECT_DOUBLE_EQ(workers.prediction.predicted_loader_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(workers.prediction.terms.loader, 0.0);
   EXPECT_NEAR(workers.prediction.predicted_step_seconds, 0.5e-3, 1e-12);
   EXPECT_EQ(workers.prediction.bound, Bound::kDispatch);
   // On a CPU whose every core runs the step, the workers find no idle core: the batch adds.
@@ -151,10 +151,10 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   on_cpu.cell.device = Device::cpu();
   on_cpu.cell.num_workers = 2;
   apply_prediction(on_cpu, there);
-  EXPECT_NEAR(on_cpu.prediction.predicted_loader_seconds, 2e-3, 1e-12);
+  EXPECT_NEAR(on_cpu.prediction.terms.loader, 2e-3, 1e-12);
   on_cpu.cell.threads = 1;  // one intra-op thread: the workers have cores of their own
   apply_prediction(on_cpu, there);
-  EXPECT_LT(on_cpu.prediction.predicted_loader_seconds, 2e-3);
+  EXPECT_LT(on_cpu.prediction.terms.loader, 2e-3);
   // Without a GPU in the profile a CUDA cell is not accounted for; without anatomy neither.
   MachineProfile cpu_only = there;
   cpu_only.cuda.reset();
@@ -165,10 +165,10 @@ TEST(CostModel, AResultIsAccountedForFromTheAnatomyItRecorded) {
   none.anatomy.step_op_groups.clear();
   apply_prediction(none, there);
   EXPECT_EQ(none.prediction.bound, Bound::kNone);
-  EXPECT_EQ(bound_text(StepPrediction{1e-3, 0, 0, 0, 0, 100, 5e-5, 0}, a),
+  EXPECT_EQ(bound_text(StepPrediction{{1e-3, 0, 0, 0, 0}, 100, 5e-5, 0}, a),
             "dispatch-bound (100 operators x 10 us ~ 1 ms, against 50 us of arithmetic)");
   // Arithmetic under a hundredth of the dispatch is no word ("against 0 us" said nothing).
-  EXPECT_EQ(bound_text(StepPrediction{1e-3, 0, 0, 0, 0, 100, 2e-6, 0}, a),
+  EXPECT_EQ(bound_text(StepPrediction{{1e-3, 0, 0, 0, 0}, 100, 2e-6, 0}, a),
             "dispatch-bound (100 operators x 10 us ~ 1 ms)");
 }
 

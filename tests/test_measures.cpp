@@ -306,12 +306,15 @@ TEST(Measures, EveryResultFieldIsWrittenReadColumnedAndConvertedAsItsUnitSays) {
   base.first_epoch_seconds = 2.0;
   ASSERT_EQ(in_measure({base}, Measure::kEnergy).front().status, CellStatus::kOk);
   std::size_t fields = 0;
-#define CROSSOVER_EXPECT_BY_UNIT(P, type, name, unit)                        \
-  expect_by_unit<type>(                                                      \
-      #name, Unit::unit, [](Result& r) -> type& { return r.P name; }, base), \
+#define CROSSOVER_EXPECT_BY_UNIT_AT(P, type, name, member, unit)               \
+  expect_by_unit<type>(                                                        \
+      #name, Unit::unit, [](Result& r) -> type& { return r.P member; }, base), \
       ++fields;
+#define CROSSOVER_EXPECT_BY_UNIT(P, type, name, unit) \
+  CROSSOVER_EXPECT_BY_UNIT_AT(P, type, name, name, unit)
   CROSSOVER_RESULT_FIELDS(CROSSOVER_EXPECT_BY_UNIT)
 #undef CROSSOVER_EXPECT_BY_UNIT
+#undef CROSSOVER_EXPECT_BY_UNIT_AT
   EXPECT_EQ(fields, result_field_units().size());
   // The converted epoch figures include those the analysis reads besides the median.
   const Result energy = in_measure({base}, Measure::kEnergy).front();

@@ -20,13 +20,18 @@
 
 namespace crossover {
 
-/// Where a step's time goes, predicted, in seconds per step.
-struct StepPrediction {
-  double dispatch = 0.0;        ///< operators whose fixed cost is their largest term
-  double compute = 0.0;         ///< operators whose FLOPs at the throughput for their size are
-  double memory = 0.0;          ///< operators whose bytes at the bandwidth are
-  double transfer = 0.0;        ///< the host-to-device copy of the batch
-  double loader = 0.0;          ///< waiting for the batch
+/// Where a step's time goes, predicted, in seconds per step: the terms a result records of its
+/// prediction (core/records/result_parts.hpp, predicted_dispatch_seconds ...).
+struct StepTerms {
+  double dispatch = 0.0;  ///< operators whose fixed cost is their largest term
+  double compute = 0.0;   ///< operators whose FLOPs at the throughput for their size are
+  double memory = 0.0;    ///< operators whose bytes at the bandwidth are
+  double transfer = 0.0;  ///< the host-to-device copy of the batch
+  double loader = 0.0;    ///< waiting for the batch
+};
+
+/// A step predicted: its terms, and what the model knows besides them.
+struct StepPrediction : StepTerms {
   double dispatched_ops = 0.0;  ///< how many operators the dispatch term counts
   double arithmetic = 0.0;      ///< every operator's FLOPs at the throughput, whatever bounds it
   double traffic = 0.0;         ///< every operator's bytes at the bandwidth, whatever bounds it

@@ -114,10 +114,13 @@ std::string csv_header() {
 std::string csv_row(const Result& result) {
   // The row leaves the samples out: they are not made into JSON only to be skipped.
   Result row = result;
+#define CROSSOVER_CLEAR_LONG_FIELD_AT(P, type, name, member, unit) \
+  if (!in_csv(Unit::unit)) row.P member = type{};
 #define CROSSOVER_CLEAR_LONG_FIELD(P, type, name, unit) \
-  if (!in_csv(Unit::unit)) row.P name = type{};
+  CROSSOVER_CLEAR_LONG_FIELD_AT(P, type, name, name, unit)
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CLEAR_LONG_FIELD)
 #undef CROSSOVER_CLEAR_LONG_FIELD
+#undef CROSSOVER_CLEAR_LONG_FIELD_AT
   const bool measured = row.status == CellStatus::kOk;
   const bool predicted = row.status == CellStatus::kPredicted;
   std::vector<std::string> fields, model;

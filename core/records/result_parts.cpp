@@ -36,32 +36,24 @@ void Prediction::set(const StepPrediction& p, double steps_per_epoch, const Devi
   bound = p.bound();
   predicted_step_seconds = p.step();
   predicted_epoch_seconds = predict_epoch(p, steps_per_epoch, device);
-  predicted_dispatch_seconds = p.dispatch;
-  predicted_compute_seconds = p.compute;
-  predicted_memory_seconds = p.memory;
-  predicted_transfer_seconds = p.transfer;
-  predicted_loader_seconds = p.loader;
+  terms = p;  // its terms: what is recorded
   prediction_profile = profile;
 }
 
-StepPrediction Prediction::terms(double ops) const {
+StepPrediction Prediction::step(double ops) const {
   StepPrediction p;
-  p.dispatch = predicted_dispatch_seconds;
-  p.compute = predicted_compute_seconds;
-  p.memory = predicted_memory_seconds;
-  p.transfer = predicted_transfer_seconds;
-  p.loader = predicted_loader_seconds;
+  static_cast<StepTerms&>(p) = terms;
   p.dispatched_ops = p.dispatch > 0.0 ? ops : 0.0;
   p.arithmetic = p.compute;
   return p;
 }
 
 nlohmann::ordered_json Prediction::terms_json() const {
-  return {{"predicted_dispatch_seconds", predicted_dispatch_seconds},
-          {"predicted_compute_seconds", predicted_compute_seconds},
-          {"predicted_memory_seconds", predicted_memory_seconds},
-          {"predicted_transfer_seconds", predicted_transfer_seconds},
-          {"predicted_loader_seconds", predicted_loader_seconds}};
+  return {{"predicted_dispatch_seconds", terms.dispatch},
+          {"predicted_compute_seconds", terms.compute},
+          {"predicted_memory_seconds", terms.memory},
+          {"predicted_transfer_seconds", terms.transfer},
+          {"predicted_loader_seconds", terms.loader}};
 }
 
 }  // namespace crossover

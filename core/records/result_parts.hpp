@@ -1,10 +1,12 @@
 #pragma once
 // The typed parts of a cell's result (core/records/results.hpp): the energy its timed epochs took
 // and the clocks they ran at, its step's anatomy, and the cost model's account of that step. Each
-// part's fields are a list, X(P, type, name, unit), that results.hpp splices into the result's
-// one list under the part's name (P: `energy.`, `anatomy.`, `prediction.`), so that results.jsonl
-// keeps its flat names and a part is copied, passed and read as one value. A member has its
-// results.jsonl name, so a search for a column finds every use.
+// part's fields are a list, X(P, type, name, unit), that results.hpp splices into the result's one
+// list under the part's name (P: `energy.`, `anatomy.`, `prediction.`), so that results.jsonl keeps
+// its flat names and a part is copied, passed and read as one value. A member has its results.jsonl
+// name, so a search for a column finds every use; a field the part holds in a type of its own (the
+// prediction's terms, the cost model's StepTerms) is X_AT(P, type, name, member, unit), its member
+// a path beside its name.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -18,8 +20,10 @@
 
 namespace crossover {
 
-/// A part's members from its list: X(P, type, name, unit) declares `type name{};`.
+/// A part's members from its list: X(P, type, name, unit) declares `type name{};`. A field held
+/// at a path (X_AT) is declared by its part, as the type the path is in.
 #define CROSSOVER_DECLARE_PART_FIELD(P, type, name, unit) type name{};
+#define CROSSOVER_DECLARE_PART_FIELD_AT(P, type, name, member, unit)
 
 /// The energy the timed epochs took and the clocks they ran at (runner/hardware/energy).
 #define CROSSOVER_ENERGY_FIELDS(X, P)                                                            \
@@ -73,30 +77,36 @@ struct Anatomy {
   }
 };
 
-/// The cost model's account of the step (core/costmodel/cost_model.hpp), from a machine profile.
-#define CROSSOVER_PREDICTION_FIELDS(X, P)                                                    \
-  X(P, Bound, bound, kNone) /* the cost model's largest term */                              \
-  X(P, double, predicted_step_seconds, kSeconds)                                             \
-  X(P, double, predicted_epoch_seconds, kSeconds)                                            \
-  X(P, double, predicted_dispatch_seconds, kSeconds) /* the terms of the predicted step */   \
-  X(P, double, predicted_compute_seconds, kSeconds)                                          \
-  X(P, double, predicted_memory_seconds, kSeconds)                                           \
-  X(P, double, predicted_transfer_seconds, kSeconds)                                         \
-  X(P, double, predicted_loader_seconds, kSeconds)                                           \
-  X(P, std::string, prediction_profile, kNone) /* the machine profile the prediction used */ \
+/// The cost model's account of the step (core/costmodel/cost_model.hpp), from a machine profile:
+/// its terms at the cost model's StepTerms (X_AT; token pasting names each consumer's X_AT).
+// clang-format off
+#define CROSSOVER_PREDICTION_FIELDS(X, P)                                                      \
+  X(P, Bound, bound, kNone) /* the cost model's largest term */                                \
+  X(P, double, predicted_step_seconds, kSeconds)                                               \
+  X(P, double, predicted_epoch_seconds, kSeconds)                                              \
+  X##_AT(P, double, predicted_dispatch_seconds, terms.dispatch, kSeconds) /* the step's terms */ \
+  X##_AT(P, double, predicted_compute_seconds, terms.compute, kSeconds)                        \
+  X##_AT(P, double, predicted_memory_seconds, terms.memory, kSeconds)                          \
+  X##_AT(P, double, predicted_transfer_seconds, terms.transfer, kSeconds)                      \
+  X##_AT(P, double, predicted_loader_seconds, terms.loader, kSeconds)                          \
+  X(P, std::string, prediction_profile, kNone) /* the machine profile the prediction used */   \
   X(P, double, prediction_error, kFraction)    /* a predicted cell's band (0.3: 30 %) */
+// clang-format on
 
 struct Prediction {
   CROSSOVER_PREDICTION_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+  /// The predicted step's terms, as results.jsonl records them (predicted_dispatch_seconds, ...);
+  /// the rest of the model's StepPrediction (what each term counted, what a GPU hides) is not
+  /// recorded: step() gives the step as the reports read it.
+  StepTerms terms;
 
-  /// The model's terms, its step and bound from `step`, its epoch of `steps_per_epoch` steps on
-  /// `device`, and the name of the profile; the band (prediction_error) is left as it is.
-  void set(const StepPrediction& step, double steps_per_epoch, const DeviceProfile& device,
+  /// The model's step `predicted`: its terms, bound and step time, its epoch of `steps_per_epoch`
+  /// on `device`, and the name of the profile; the band (prediction_error) is left as it is.
+  void set(const StepPrediction& predicted, double steps_per_epoch, const DeviceProfile& device,
            const std::string& profile);
-  /// The predicted step's terms as the model gives them (dispatch, compute, memory, transfer,
-  /// loader), with the operators the dispatch term counts (`ops`: the anatomy's) and the
-  /// arithmetic the compute term is.
-  StepPrediction terms(double ops) const;
+  /// The predicted step as the model gives it from what is recorded: its terms, with the operators
+  /// the dispatch term counts (`ops`: the anatomy's) and the arithmetic the compute term is.
+  StepPrediction step(double ops) const;
   /// The terms under results.jsonl's own names (`predicted_dispatch_seconds`, ...): the one JSON
   /// form of them, in summary.json's `bounds` and in `predict --check`'s cells.
   nlohmann::ordered_json terms_json() const;

@@ -27,17 +27,23 @@ nlohmann::ordered_json result_to_json(const Result& r) {
   nlohmann::ordered_json j;
   j["cell"] = r.cell.index;  // its place in the grid: reports cite cells by it
   j.update(cell_config_json(r.cell));
-#define CROSSOVER_WRITE_FIELD(P, type, name, unit) j[#name] = r.P name;
+#define CROSSOVER_WRITE_FIELD_AT(P, type, name, member, unit) j[#name] = r.P member;
+#define CROSSOVER_WRITE_FIELD(P, type, name, unit) \
+  CROSSOVER_WRITE_FIELD_AT(P, type, name, name, unit)
   CROSSOVER_RESULT_FIELDS(CROSSOVER_WRITE_FIELD)
 #undef CROSSOVER_WRITE_FIELD
+#undef CROSSOVER_WRITE_FIELD_AT
   return j;
 }
 
 const std::vector<FieldUnit>& result_field_units() {
   static const std::vector<FieldUnit> units = {
-#define CROSSOVER_FIELD_UNIT(P, type, name, unit) {#name, Unit::unit},
+#define CROSSOVER_FIELD_UNIT_AT(P, type, name, member, unit) {#name, Unit::unit},
+#define CROSSOVER_FIELD_UNIT(P, type, name, unit) \
+  CROSSOVER_FIELD_UNIT_AT(P, type, name, name, unit)
       CROSSOVER_RESULT_FIELDS(CROSSOVER_FIELD_UNIT)
 #undef CROSSOVER_FIELD_UNIT
+#undef CROSSOVER_FIELD_UNIT_AT
   };
   return units;
 }
@@ -85,10 +91,13 @@ Result result_from_json(const nlohmann::json& j) {
       "metric_value", "flops_per_sample", "achieved_gflops", "peak_gflops", "peak_fraction",
       "peak_rss_bytes", "cuda_peak_allocated_bytes", "cuda_peak_reserved_bytes",
       "intra_op_threads", "blas_threads", "wall_seconds"};
+#define CROSSOVER_READ_FIELD_AT(P, type, name, member, unit) \
+  if (j.contains(#name) || first_format.count(#name) != 0) r.P member = json_as<type>(j.at(#name));
 #define CROSSOVER_READ_FIELD(P, type, name, unit) \
-  if (j.contains(#name) || first_format.count(#name) != 0) r.P name = json_as<type>(j.at(#name));
+  CROSSOVER_READ_FIELD_AT(P, type, name, name, unit)
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
+#undef CROSSOVER_READ_FIELD_AT
   return r;
 }
 
@@ -178,10 +187,13 @@ std::string implausible_values(const Result& r) {
   std::string problem;
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
     problem = "epoch_seconds is " + quoted(r.epoch_seconds) + ", not a positive time";
+#define CROSSOVER_CHECK_FIELD_AT(P, type, name, member, unit) \
+  check_field(#name, Unit::unit, r.P member, problem);
 #define CROSSOVER_CHECK_FIELD(P, type, name, unit) \
-  check_field(#name, Unit::unit, r.P name, problem);
+  CROSSOVER_CHECK_FIELD_AT(P, type, name, name, unit)
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
 #undef CROSSOVER_CHECK_FIELD
+#undef CROSSOVER_CHECK_FIELD_AT
   return problem;
 }
 

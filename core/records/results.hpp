@@ -81,7 +81,8 @@ const std::vector<FieldUnit>& result_field_units();
 
 /// The fields of a result after its cell's configuration, in results.jsonl order:
 /// X(P, type, name, unit), where `r.P name` is the field of a result `r` (P is empty, or a typed
-/// part's name and a dot: core/records/result_parts.hpp). One list drives the struct, the JSON
+/// part's name and a dot: core/records/result_parts.hpp), or X_AT(P, type, name, member, unit)
+/// where the part holds it at `r.P member` (the prediction's terms). One list drives the struct, the JSON
 /// writer and reader, the checks of a read result, the CSV's columns, what `report --measure`
 /// converts and docs/outputs.md's units (a test reads them); each column's meaning is in
 /// docs/outputs.md.

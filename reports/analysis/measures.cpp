@@ -51,10 +51,13 @@ std::vector<Result> in_measure(const std::vector<Result>& results, Measure measu
                                                           : 1.0;
     // Every field whose unit is an epoch's time or a rate (core/records/results.hpp).
     bool finite = true;
+#define CROSSOVER_CONVERT_FIELD_AT(P, type, name, member, unit) \
+  finite &= convert(r.P member, Unit::unit, per_second);
 #define CROSSOVER_CONVERT_FIELD(P, type, name, unit) \
-  finite &= convert(r.P name, Unit::unit, per_second);
+  CROSSOVER_CONVERT_FIELD_AT(P, type, name, name, unit)
     CROSSOVER_RESULT_FIELDS(CROSSOVER_CONVERT_FIELD)
 #undef CROSSOVER_CONVERT_FIELD
+#undef CROSSOVER_CONVERT_FIELD_AT
     // A power or price so large that its product overflows (an edited results file) is no
     // measurement to compare.
     if (!finite) {

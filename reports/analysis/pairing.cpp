@@ -338,7 +338,7 @@ std::string model_miss(const Result& r) {
 
 // One side of a pair in the cost model's words: "cuda dispatch-bound (...)".
 std::string side_why(const Result& r, const std::string& name) {
-  const StepPrediction p = r.prediction.terms(static_cast<double>(r.anatomy.ops()));
+  const StepPrediction p = r.prediction.step(static_cast<double>(r.anatomy.ops()));
   StepAnatomy a;
   a.add(Phase::kForward, r.anatomy.step_flops, r.anatomy.step_bytes);
   a.h2d_bytes = r.anatomy.step_h2d_bytes;

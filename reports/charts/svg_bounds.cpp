@@ -22,9 +22,8 @@ const std::array<std::string, 5> kTerms = {text_of(Bound::kDispatch), text_of(Bo
                                            text_of(Bound::kLoader)};
 
 std::array<double, 5> terms(const Result& r) {
-  return {r.prediction.predicted_dispatch_seconds, r.prediction.predicted_compute_seconds,
-          r.prediction.predicted_memory_seconds, r.prediction.predicted_transfer_seconds,
-          r.prediction.predicted_loader_seconds};
+  const StepTerms& t = r.prediction.terms;
+  return {t.dispatch, t.compute, t.memory, t.transfer, t.loader};
 }
 
 }  // namespace
