@@ -241,14 +241,19 @@ Command add_run_checks_command(CLI::App& app) {
   return {run, [args] {
             HeldLog held;
             bool refused = false;
-            if (std::optional<CheckedRun> checked = check_run(*args); !checked) {
-              refused = true;
-            } else {
-              try {
-                check_sweep(checked->options, checked->expansion.cells);
-              } catch (const SweepRefused&) {
+            try {
+              if (std::optional<CheckedRun> checked = check_run(*args); !checked) {
                 refused = true;
+              } else {
+                check_sweep(checked->options, checked->expansion.cells);
               }
+            } catch (const SweepRefused&) {
+              refused = true;
+            } catch (const NeedsLibTorch&) {
+              throw;  // crossover-torch says it all
+            } catch (...) {
+              held.say();  // what came before a path that could not be examined, then its error
+              throw;
             }
             if (!refused) throw NeedsLibTorch{};
             held.say();

@@ -51,7 +51,7 @@ int run_command(const RunArgs& args) {
   // What this run does with each cell, decided once: the dry run and the sweep read it.
   plan_expansion(expansion, inventory, options.predict_cuda != nullptr);
   if (args.dry_run) {
-    // What the run would refuse before its first cell, the dry run refuses alike (check_run
+    // What the run would refuse before its first cell, the dry run refuses alike (crossover
     // checked the cells before they were folded; these are the cells as planned).
     try {
       check_sweep(options, expansion.cells);
