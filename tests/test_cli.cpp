@@ -170,6 +170,12 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
                      dir.file("held"));
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find("already holds the results of a run"), std::string::npos) << o.err;
+  o = shell(dir, "CROSSOVER_MACHINE_RECORD=" + dir.file("none.json") + " " +
+                     dir.file("alone/crossover") + " run " + grid + " --out " + dir.file("new"));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("CROSSOVER_MACHINE_RECORD=" + dir.file("none.json")), std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("cannot start"), std::string::npos) << o.err;
   for (const char* args : {" --dry-run", ""}) {
     o = shell(dir, dir.file("alone/crossover") + " run " + grid + args + " --out " +
                        dir.file("new"));

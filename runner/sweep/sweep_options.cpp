@@ -7,6 +7,7 @@
 
 #include "core/text/text.hpp"
 #include "runner/execution/busy_load.hpp"
+#include "runner/machine/machine_record.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "workloads/data/datasets.hpp"
 
@@ -76,6 +77,12 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
     (void)planted_load_from_environment();
     (void)planted_slowdown_from_environment();
   } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  try {
+    (void)machine_record_from_environment();  // read again, and used, by the sweep
+  } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
   }

@@ -57,7 +57,8 @@ class SweepRefused : public std::runtime_error {
 
 /// What the sweep of `cells` would refuse before it touches anything, logged: --resume with
 /// another --out, an output folder that is a link or a file, or holds a run without --overwrite
-/// or --resume, a planted load that is not a count, a data set missing under --real-data; and,
+/// or --resume, a planted load that is not a count, a machine record (CROSSOVER_MACHINE_RECORD)
+/// that cannot be used, a data set missing under --real-data; and,
 /// as one warning, every data set that will be synthetic and why. `run --dry-run` calls it too,
 /// so that the two refuse the same. Throws SweepRefused.
 void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells);
