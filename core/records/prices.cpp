@@ -5,6 +5,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "core/cells/modes.hpp"
 #include "core/text/text.hpp"
 
 namespace crossover {
@@ -13,7 +14,7 @@ namespace {
 // "cpu", "cuda", "cpu@HOST" or "cuda@HOST"; throws naming the key otherwise.
 void check_price_key(const std::string& key) {
   const std::string kind = key.substr(0, key.find('@'));
-  if ((kind != "cpu" && kind != "cuda") || key == kind + "@")
+  if (!parse_word<DeviceKind>(kind) || key == kind + "@")
     throw std::invalid_argument("price \"" + key +
                                 "\": name a device kind, \"cpu\" or \"cuda\", optionally with a "
                                 "machine's label (\"cuda@gpu-node\")");
