@@ -176,6 +176,11 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_NE(o.err.find("CROSSOVER_MACHINE_RECORD=" + dir.file("none.json")), std::string::npos)
       << o.err;
   EXPECT_EQ(o.err.find("cannot start"), std::string::npos) << o.err;
+  // calibrate runs there too (its runs are `crossover run` processes of their own).
+  o = shell(dir, dir.file("alone/crossover") + " calibrate " + grid + " --pairs 2");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("--pairs: Value 2 not in range 3 to 100"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("cannot start"), std::string::npos) << o.err;
   for (const char* args : {" --dry-run", ""}) {
     o = shell(dir, dir.file("alone/crossover") + " run " + grid + args + " --out " +
                        dir.file("new"));

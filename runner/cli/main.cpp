@@ -1,6 +1,7 @@
 // crossover: when does the GPU beat the CPU? The commands that only read and write files run in
 // this program, which does not load LibTorch (validate too, unless the grid has models of its own
-// to load, and predict, unless a cell's anatomy must be taken on this CPU); for every other
+// to load, predict, unless a cell's anatomy must be taken on this CPU, and calibrate, whose runs
+// are `crossover run` processes of their own); for every other
 // command line (run, worker, profile, --help, ...) it starts crossover-torch, beside it, in its
 // place (exec: the same process, its signals and exit code). Loading Debian's LibTorch costs
 // 0.4-0.75 s of every process that links it (docs/results.md, "Build and test times"); a `report`
@@ -25,7 +26,8 @@ namespace {
 // `run` only checks here, and a run it does not refuse is crossover-torch's.
 const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch = {
     {"run", crossover::add_run_checks_command},    {"report", crossover::add_report_command},
-    {"compare", crossover::add_compare_command},   {"validate", crossover::add_validate_command},
+    {"compare", crossover::add_compare_command},   {"calibrate", crossover::add_calibrate_command},
+    {"validate", crossover::add_validate_command},
     {"keys", crossover::add_keys_command},
     {"bench", crossover::add_bench_command},       {"merge", crossover::add_merge_command},
     {"predict", crossover::add_predict_command},   {"catalog", crossover::add_catalog_command},
