@@ -21,6 +21,9 @@ packages=(
   clang libclang-rt-14-dev
   # Universal Ctags finds each function's lines, for scripts/function-sizes.sh (test.sh --full).
   universal-ctags
+  # Callgrind counts the instructions of counted cells (the `count` key) on machines without
+  # hardware counters (virtual machines, CI runners); its headers switch it on around each epoch.
+  valgrind
   # What a user reads results.csv and summary.json with: a test runs docs/outputs.md's lines.
   python3 jq
 )

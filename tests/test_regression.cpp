@@ -338,7 +338,7 @@ TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
   report.environment = {{"BLAS", "openblas", "reference", true}};
   EXPECT_EQ(report.cells[0].verdict, Verdict::kRegression);  // sorted first although it is cell 1
   const std::string md = render_regression_markdown(report);
-  EXPECT_EQ(md.rfind("## crossover compare: 1 regression(s) in 2 measured cell(s)", 0), 0u);
+  EXPECT_EQ(md.rfind("## FAIL: 1 regression(s) in 2 measured cell(s)", 0), 0u);
   EXPECT_NE(md.find("**Warning:**"), std::string::npos);
   EXPECT_NE(md.find("| BLAS | openblas | reference | yes |"), std::string::npos);
   const auto regressions = md.find("### Regressions (1)");

@@ -51,6 +51,9 @@ struct Cell {
   double time_budget_seconds = 60.0;  ///< per cell: no new repeat starts after this
   double ci_target = 0.02;            ///< stop when the median's 95 % CI is this narrow, relative
   Timing timing = Timing::kEndToEnd;
+  /// Counted: the instructions (and estimated cycles) of every timed epoch, in a process of its
+  /// own under the counter (CPU cells; a CUDA cell is timed only).
+  Count count = Count::kNone;
   bool deterministic = false;  ///< deterministic algorithms, cuDNN deterministic, benchmark off
   std::int64_t seed = 0;
   /// Run the cell in a child process, so that an abort, a crash or a hang costs only this cell.

@@ -241,6 +241,21 @@ void declare_policy_keys(Keys& keys) {
           .fixed_column()
           .expects("\"end_to_end\" or \"phases\"")
           .means("`\"end_to_end\"` or `\"phases\"` (synchronised per-phase times; adds syncs)"));
+  add(Declare("count", &Cell::count)
+          .normalise([](Cell& c) {
+            if (c.device.is_cuda()) c.count = Count::kNone;  // a GPU's kernels are not counted
+            if (c.count != Count::kNone) c.isolate = true;   // its own process, under the counter
+          })
+          .added_later()
+          .expects("\"none\", \"instructions\" or \"cycles\"")
+          .means("`\"instructions\"`: also count the instructions each timed epoch executes, "
+                 "the gate that a busy runner cannot move (`compare --metric instructions`); "
+                 "`\"cycles\"`: also cycles estimated from Callgrind's cache simulation. Hardware "
+                 "counters where the machine has them, else Callgrind (valgrind), 10-50x slower: "
+                 "keep counted cells small. The cell runs exactly min_repeats repeats in a process "
+                 "of its own, is neither evaluated nor taken apart, and its times are taken under "
+                 "the counter. CPU cells: a CUDA cell is timed only "
+                 "(docs/ci.md#counted-cells-a-gate-the-runners-noise-cannot-move)"));
   add(Declare("deterministic", kBoolean, &Cell::deterministic)
           .expects("true or false")
           .means("`true`: deterministic algorithms, cuDNN deterministic, benchmark off"));

@@ -55,6 +55,12 @@ enum class Timing {
 };
 /// The kind of device a cell runs on ("cpu"; "cuda" or "cuda:N").
 enum class DeviceKind { kCpu, kCuda };
+/// What a counted cell counts in its timed epochs besides their time (runner/hardware/counter).
+enum class Count {
+  kNone,          ///< timed only
+  kInstructions,  ///< instructions executed: hardware counters, else Callgrind
+  kCycles,        ///< also cycles estimated from Callgrind's cache simulation
+};
 
 // The words of each enum, found by argument-dependent lookup: words(Parallel{}).
 inline constexpr auto words(Loader) {
@@ -98,6 +104,12 @@ inline constexpr auto words(DeviceKind) {
                     std::pair{DeviceKind::kCuda, std::string_view("cuda")}};
 }
 
+inline constexpr auto words(Count) {
+  return std::array{std::pair{Count::kNone, std::string_view("none")},
+                    std::pair{Count::kInstructions, std::string_view("instructions")},
+                    std::pair{Count::kCycles, std::string_view("cycles")}};
+}
+
 // JSON: the word (core/text/words.hpp).
 CROSSOVER_JSON_AS_WORD(Loader)
 CROSSOVER_JSON_AS_WORD(Placement)
@@ -108,6 +120,7 @@ CROSSOVER_JSON_AS_WORD(OptimizerImpl)
 CROSSOVER_JSON_AS_WORD(Precision)
 CROSSOVER_JSON_AS_WORD(Timing)
 CROSSOVER_JSON_AS_WORD(DeviceKind)
+CROSSOVER_JSON_AS_WORD(Count)
 
 /// The word, for logs and test messages.
 template <typename E, typename = std::enable_if_t<kHasWords<E>>>

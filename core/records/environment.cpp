@@ -104,6 +104,8 @@ void visit_run(E& e, V& v) {
   v("reference", e.reference);
   v("planted_load", e.planted_load);
   v("planted_slowdown", e.planted_slowdown);
+  v("planted_work", e.planted_work);
+  v("counter", e.counter);
   v("isolation", e.isolation);
   v("machine_record", e.machine_record);
   v("label", e.label);
@@ -215,6 +217,7 @@ NumberRange number_range(const std::string& key) {
       {"cpu_mhz", {0, 1e5}},
       {"planted_load", {0, 1e4}},
       {"planted_slowdown", {0, 10}},
+      {"planted_work", {0, 10}},
       {"memory_total_bytes", {0, 1e16}},
       {"prices", {0, 1e6}},
       // A reference time is a few milliseconds: one outside a nanosecond to a day is not one (a

@@ -120,6 +120,17 @@ Result merge_processes(const Cell& cell, const std::vector<Result>& parts) {
     out.*phase = median_of(parts, phase);
   }
   merge_energy(parts, out);
+  // Counts: every process's epochs, as the times.
+  std::vector<double> instructions, cycles;
+  for (const Result& r : parts) {
+    const Counts& c = r.counts;
+    instructions.insert(instructions.end(), c.instructions_samples.begin(),
+                        c.instructions_samples.end());
+    cycles.insert(cycles.end(), c.estimated_cycles_samples.begin(),
+                  c.estimated_cycles_samples.end());
+  }
+  out.counts.set_samples(std::move(instructions), std::move(cycles),
+                         static_cast<double>(out.steps_per_epoch));
   set_rates(out);
   out.peak_rss_bytes = largest(parts, &Result::peak_rss_bytes);
   out.cuda_peak_allocated_bytes = largest(parts, &Result::cuda_peak_allocated_bytes);

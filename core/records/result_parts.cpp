@@ -1,5 +1,9 @@
 #include "core/records/result_parts.hpp"
 
+#include <utility>
+
+#include "core/stats/stats.hpp"
+
 namespace crossover {
 
 Anatomy Anatomy::of(const StepAnatomy& a, double seconds) {
@@ -54,6 +58,31 @@ nlohmann::ordered_json Prediction::terms_json() const {
           {"predicted_memory_seconds", terms.memory},
           {"predicted_transfer_seconds", terms.transfer},
           {"predicted_loader_seconds", terms.loader}};
+}
+
+namespace {
+
+// A count's median, per step and spread ((max - min) / median) over its epochs.
+void count_statistics(const std::vector<double>& samples, double steps_per_epoch,
+                      double& per_epoch, double& per_step, double& spread) {
+  per_epoch = per_step = spread = 0.0;
+  if (samples.empty()) return;
+  const Summary s = summarize(samples);
+  per_epoch = s.median;
+  per_step = steps_per_epoch > 0.0 ? s.median / steps_per_epoch : s.median;
+  spread = s.median > 0.0 ? (s.max - s.min) / s.median : 0.0;
+}
+
+}  // namespace
+
+void Counts::set_samples(std::vector<double> instructions, std::vector<double> cycles,
+                         double steps_per_epoch) {
+  instructions_samples = std::move(instructions);
+  estimated_cycles_samples = std::move(cycles);
+  count_statistics(instructions_samples, steps_per_epoch, instructions_per_epoch,
+                   instructions_per_step, instructions_spread);
+  count_statistics(estimated_cycles_samples, steps_per_epoch, estimated_cycles_per_epoch,
+                   estimated_cycles_per_step, estimated_cycles_spread);
 }
 
 }  // namespace crossover

@@ -44,6 +44,35 @@ struct Energy {
   bool measured() const { return energy_source != EnergySource::kUnavailable && mean_watts > 0.0; }
 };
 
+/// What a counted cell's timed epochs executed (the `count` key; runner/hardware/counter): the
+/// counter, the instruction set it saw, and per epoch the instructions and, with Callgrind's cache
+/// simulation, the estimated cycles (L1 hits + 5 x LL hits + 35 x memory accesses, as iai-callgrind
+/// estimates them); each with its median, its spread over the epochs ((max - min) / median) and
+/// every epoch's count. Empty (counter "") for a cell that was not counted.
+#define CROSSOVER_COUNT_FIELDS(X, P)                                                              \
+  X(P, std::string, counter, kNone)           /* "callgrind" or "perf"; "" when not counted */   \
+  X(P, std::string, counter_version, kNone)   /* "valgrind-3.19.0", "linux perf_event" */         \
+  X(P, std::string, counted_isa, kNone)       /* the vector instructions the code could use */   \
+  X(P, double, instructions_per_epoch, kInstructions) /* median over the timed epochs */          \
+  X(P, double, instructions_per_step, kInstructions)  /* per epoch / steps_per_epoch */            \
+  X(P, double, instructions_spread, kFraction)        /* (max - min) / median over the epochs */   \
+  X(P, std::vector<double>, instructions_samples, kCountSamples) /* every timed epoch's */         \
+  X(P, double, estimated_cycles_per_epoch, kInstructions) /* count "cycles" alone */              \
+  X(P, double, estimated_cycles_per_step, kInstructions)                                          \
+  X(P, double, estimated_cycles_spread, kFraction)                                                \
+  X(P, std::vector<double>, estimated_cycles_samples, kCountSamples)
+
+struct Counts {
+  CROSSOVER_COUNT_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+  /// Whether the cell's timed epochs were counted.
+  bool counted() const { return !counter.empty() && !instructions_samples.empty(); }
+  /// Every counted epoch's instructions (and estimated cycles, or none) with the statistics of
+  /// each: median, per step (`steps_per_epoch`), spread. The one place the executor and the merge
+  /// of a cell's processes compute them.
+  void set_samples(std::vector<double> instructions, std::vector<double> cycles,
+                   double steps_per_epoch);
+};
+
 /// The step's anatomy as a result records it: one probed step after the timed epochs
 /// (runner/execution/anatomy; core/costmodel/step_anatomy.hpp).
 #define CROSSOVER_ANATOMY_FIELDS(X, P)                                                             \

@@ -176,6 +176,8 @@ double unit_ceiling(Unit unit) {
     case Unit::kPricePerHour: return 1e6;
     case Unit::kPrice: return 1e12;
     case Unit::kFraction: return 1e6;
+    case Unit::kInstructions:
+    case Unit::kCountSamples: return 1e18;
     case Unit::kNone:
     case Unit::kOpGroups: break;
   }

@@ -39,6 +39,8 @@ enum class Unit {
   kPrice,         ///< money
   kFraction,      ///< 0 to 1 (0.3: 30 %)
   kOpGroups,      ///< rows of [phase, count, FLOPs each, bytes each]
+  kInstructions,  ///< instructions or estimated cycles counted (core/records/result_parts.hpp)
+  kCountSamples,  ///< every counted epoch's instructions or cycles, in order
 };
 inline constexpr auto words(Unit) {
   return std::array{std::pair{Unit::kNone, std::string_view("")},
@@ -57,7 +59,9 @@ inline constexpr auto words(Unit) {
                     std::pair{Unit::kPricePerHour, std::string_view("money per hour")},
                     std::pair{Unit::kPrice, std::string_view("money")},
                     std::pair{Unit::kFraction, std::string_view("fraction")},
-                    std::pair{Unit::kOpGroups, std::string_view("rows")}};
+                    std::pair{Unit::kOpGroups, std::string_view("rows")},
+                    std::pair{Unit::kInstructions, std::string_view("instructions")},
+                    std::pair{Unit::kCountSamples, std::string_view("instructions per epoch, each")}};
 }
 
 /// The largest value a field of this unit can hold in a real run, read back (docs/outputs.md,
@@ -68,7 +72,8 @@ double unit_ceiling(Unit unit);
 
 /// Whether results.csv has a column of a field in this unit: not the lists of every sample.
 constexpr bool in_csv(Unit unit) {
-  return unit != Unit::kEpochSamples && unit != Unit::kStepSamples && unit != Unit::kOpGroups;
+  return unit != Unit::kEpochSamples && unit != Unit::kStepSamples && unit != Unit::kOpGroups &&
+         unit != Unit::kCountSamples;
 }
 
 /// A result field's name and unit.
@@ -90,6 +95,7 @@ const std::vector<FieldUnit>& result_field_units();
   CROSSOVER_MEASURED_FIELDS(X, )        \
   CROSSOVER_ENERGY_FIELDS(X, energy.)   \
   CROSSOVER_RUN_FIELDS(X, )             \
+  CROSSOVER_COUNT_FIELDS(X, counts.)    \
   CROSSOVER_ANATOMY_FIELDS(X, anatomy.) \
   CROSSOVER_PREDICTION_FIELDS(X, prediction.)
 
@@ -169,6 +175,7 @@ struct Result {
   CROSSOVER_MEASURED_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
   Energy energy;
   CROSSOVER_RUN_FIELDS(CROSSOVER_DECLARE_PART_FIELD, )
+  Counts counts;
   Anatomy anatomy;
   Prediction prediction;
   Result() : status(CellStatus::kOk) {}

@@ -117,6 +117,22 @@ std::string plain(const std::string& text) {
 
 }  // namespace
 
+std::string counted_summary(const std::vector<Result>& results) {
+  std::vector<std::string> counters;
+  std::size_t counted = 0;
+  for (const Result& r : results) {
+    if (r.status != CellStatus::kOk || !r.counts.counted()) continue;
+    ++counted;
+    const std::string by = r.counts.counter + " (" + r.counts.counter_version + ", " +
+                           r.counts.counted_isa + ")";
+    if (std::find(counters.begin(), counters.end(), by) == counters.end()) counters.push_back(by);
+  }
+  if (counted == 0) return "";
+  return "counted: " + std::to_string(counted) + " cell(s), by " + join(counters) +
+         "; their epoch times were taken under the counter, not the code's: gate on their "
+         "counts (compare --metric instructions; results.jsonl's instructions_per_epoch)";
+}
+
 std::string energy_summary(const std::vector<Result>& results) {
   // One group per source, in the order first seen; its cells' notes, in the order first seen.
   struct Group {

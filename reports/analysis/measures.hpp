@@ -40,6 +40,10 @@ std::string throughput_text(double samples_per_unit, Measure measure);
 /// rapl (the whole CPU package ...), 12 cells nvml"; "" without ok cells that carry an
 /// energy_source (results of a crossover before energy was measured). Notes are read from the
 /// results file: only printable characters that Markdown and HTML leave alone reach the line.
+/// The counted cells in one line, or "" when none was counted: how many, by which counter and
+/// instruction set, that their times were the counter's, and the command that gates on them.
+std::string counted_summary(const std::vector<Result>& results);
+
 std::string energy_summary(const std::vector<Result>& results);
 
 /// The crossovers in the other measures in words, one per line: "iris_mlp: on energy (joules per

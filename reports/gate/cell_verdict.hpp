@@ -59,8 +59,11 @@ std::string p_text(double p);
 /// A change's interval: "[-1.2, +3.4] %".
 std::string interval_text(const Interval& ci);
 
-/// Whether a metric is one where lower is better (times, and energy); throughput is not.
+/// Whether a metric is one where lower is better (times, energy, counts); throughput is not.
 bool is_time_metric(GateMetric metric);
+
+/// Whether a metric is counted (instructions, estimated cycles) rather than timed.
+bool is_count_metric(GateMetric metric);
 
 /// The metric in words: "time per epoch", "time per step", "throughput (samples/s)".
 std::string metric_text(GateMetric metric);
@@ -97,6 +100,7 @@ enum class DecidedBy {
   kWithinRun,       ///< the within-run test alone
   kReferenceDrift,  ///< the machine's drift: as large as the change, or moved with it (one run)
   kAssumedSpread,   ///< one run per side, no calibration: the change against an assumed spread
+  kCounts,          ///< counted cells: the change against the counts' own spread
 };
 
 /// "", "run-level test", "within-run test", "reference drift", "assumed spread": the words of
@@ -106,7 +110,8 @@ inline constexpr auto words(DecidedBy) {
                     std::pair{DecidedBy::kRunLevel, std::string_view("run-level test")},
                     std::pair{DecidedBy::kWithinRun, std::string_view("within-run test")},
                     std::pair{DecidedBy::kReferenceDrift, std::string_view("reference drift")},
-                    std::pair{DecidedBy::kAssumedSpread, std::string_view("assumed spread")}};
+                    std::pair{DecidedBy::kAssumedSpread, std::string_view("assumed spread")},
+                    std::pair{DecidedBy::kCounts, std::string_view("counts")}};
 }
 inline std::ostream& operator<<(std::ostream& out, DecidedBy d) { return out << text_of(d); }
 
@@ -161,6 +166,18 @@ struct EnvironmentDifference {
   bool unfair = false;  ///< it can change the timings by itself
 };
 
+/// A comparison's first word: FAIL (a regression or a failed cell, or with --fail-on any-change
+/// an improvement), INCONCLUSIVE (otherwise, where a compared cell was undecided or none was
+/// compared), PASS (every compared cell decided, none worse). It never reads PASS where anything
+/// was left undecided; the exit code follows --fail-on (RegressionReport::fails).
+enum class GateStatus { kPass, kFail, kInconclusive };
+inline constexpr auto words(GateStatus) {
+  return std::array{std::pair{GateStatus::kPass, std::string_view("PASS")},
+                    std::pair{GateStatus::kFail, std::string_view("FAIL")},
+                    std::pair{GateStatus::kInconclusive, std::string_view("INCONCLUSIVE")}};
+}
+CROSSOVER_JSON_AS_WORD(GateStatus)
+
 /// What `compare` found.
 struct RegressionReport {
   RegressionOptions options;
@@ -190,6 +207,10 @@ struct RegressionReport {
   /// ("regression"), also an improvement ("any-change"), also an inconclusive cell
   /// ("inconclusive"), never ("none").
   bool fails() const;
+  /// The comparison's first word (GateStatus).
+  GateStatus status() const;
+  /// Where fails(): the --fail-on rule and the cells that made the exit code 1; "" otherwise.
+  std::string exit_reason() const;
   /// When more than half of the measured cells are inconclusive: what to run next, with the
   /// rounds this runner needs; "" otherwise.
   std::string next_step() const;

@@ -73,6 +73,13 @@ const std::vector<Field>& fields() {
                                        : std::string("(none)");
        },
        true},
+      {"planted work (each timed epoch, CROSSOVER_PLANT_WORK)",
+       [](const Environment& e) {
+         return e.planted_work > 0 ? "+" + format_number(100.0 * e.planted_work) + " %"
+                                   : std::string("(none)");
+       },
+       true},
+      {"counter of the counted cells", [](const Environment& e) { return shown(e.counter); }, true},
       {"GPUs", gpu_names, true},
   };
   return fields;

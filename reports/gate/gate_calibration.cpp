@@ -1,5 +1,6 @@
 #include "reports/gate/gate_calibration.hpp"
 
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -306,6 +307,124 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
          "), from +" + format_percent(g.uncalibrated_detectable, false) + ".\n\n" +
          markdown_text(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table);
+}
+
+CountedGateCalibration assess_counted_gate(const RunPairs& aa, const RunPairs& planted,
+                                           const RegressionOptions& options, double plant) {
+  check_options(options);
+  if (!is_count_metric(options.metric))
+    throw std::invalid_argument("the counted gate's calibration needs --metric instructions or "
+                                "cycles, got " + text_of(options.metric));
+  if (aa.size() < 3)
+    throw std::invalid_argument("calibrate needs at least three A/A pairs, got " +
+                                std::to_string(aa.size()));
+  CountedGateCalibration g;
+  g.options = options;
+  g.plant = plant;
+  std::map<std::string, std::size_t> where;
+  const auto cell_of = [&](const CellVerdict& v) -> CountedCellGate& {
+    const auto [it, added] = where.emplace(v.config.dump(), g.cells.size());
+    if (added) g.cells.push_back({v.name});
+    return g.cells[it->second];
+  };
+  std::vector<std::vector<double>> planted_changes;
+  for (const auto& [a, b] : aa) {
+    const RegressionReport r = compare_records(a, b, options);
+    bool alarm = false;
+    for (const CellVerdict& v : r.cells) {
+      if (!v.tested) continue;
+      CountedCellGate& c = cell_of(v);
+      c.aa_spread = std::max({c.aa_spread, std::abs(v.decided_ci.low), std::abs(v.decided_ci.high)});
+      g.aa_spread = std::max(g.aa_spread, c.aa_spread);
+      const bool moved = v.verdict != Verdict::kNoChange;
+      c.false_alarms += moved ? 1 : 0;
+      alarm = alarm || moved;
+    }
+    ++g.false_alarms.pairs;
+    g.false_alarms.fired += alarm ? 1 : 0;
+  }
+  for (const auto& [a, b] : planted) {
+    const RegressionReport r = compare_records(a, b, options);
+    bool all = r.measured() > 0;
+    for (const CellVerdict& v : r.cells) {
+      if (!v.tested) continue;
+      CountedCellGate& c = cell_of(v);
+      const std::size_t k = where[v.config.dump()];
+      if (planted_changes.size() <= k) planted_changes.resize(k + 1);
+      planted_changes[k].push_back(v.change);
+      c.detections += v.verdict == Verdict::kRegression ? 1 : 0;
+      all = all && v.verdict == Verdict::kRegression;
+    }
+    ++g.detections.pairs;
+    g.detections.fired += all ? 1 : 0;
+  }
+  for (std::size_t k = 0; k < planted_changes.size() && k < g.cells.size(); ++k)
+    if (!planted_changes[k].empty()) g.cells[k].planted_change = quantile(planted_changes[k], 0.5);
+  g.smallest_detectable = options.threshold + g.aa_spread;
+  return g;
+}
+
+nlohmann::ordered_json counted_gate_json(const CountedGateCalibration& g) {
+  Json j;
+  j["grid"] = g.grid;
+  j["metric"] = g.options.metric;
+  j["threshold"] = g.options.threshold;
+  j["planted_work"] = g.plant;
+  j["pairs"] = g.false_alarms.pairs;
+  j["planted_pairs"] = g.detections.pairs;
+  j["false_alarm_rate"] = g.false_alarms.rate();
+  j["detection_rate"] = g.detections.rate();
+  j["aa_spread"] = g.aa_spread;
+  j["smallest_detectable_change"] = g.smallest_detectable;
+  Json cells = Json::array();
+  for (const CountedCellGate& c : g.cells)
+    cells.push_back({{"name", c.name},
+                     {"aa_spread", c.aa_spread},
+                     {"planted_change", c.planted_change},
+                     {"false_alarms", c.false_alarms},
+                     {"detections", c.detections}});
+  j["cells"] = cells;
+  return j;
+}
+
+namespace {
+
+TextTable counted_table(const CountedGateCalibration& g) {
+  TextTable table;
+  table.header = {"cell", "A/A moves", "planted change", "false alarms", "detections"};
+  table.right_aligned = {false, true, true, true, true};
+  for (const CountedCellGate& c : g.cells)
+    table.rows.push_back({c.name, "±" + format_percent(c.aa_spread, false),
+                          format_percent(c.planted_change),
+                          std::to_string(c.false_alarms) + "/" +
+                              std::to_string(g.false_alarms.pairs),
+                          std::to_string(c.detections) + "/" +
+                              std::to_string(g.detections.pairs)});
+  return table;
+}
+
+std::string counted_summary(const CountedGateCalibration& g) {
+  return "The counted gate (compare --metric " + text_of(g.options.metric) +
+         ", one run per side, threshold " + format_percent(g.options.threshold, false) +
+         "): A/A pairs with a cell not \"no change\" " + rate_text(g.false_alarms) +
+         "; planted pairs with every cell a regression " + rate_text(g.detections) +
+         ". A/A counts moved by at most ±" + format_percent(g.aa_spread, false) +
+         " epoch by epoch, so it catches every change from +" +
+         format_percent(g.smallest_detectable, false) + " in every cell";
+}
+
+}  // namespace
+
+std::string render_counted_gate_text(const CountedGateCalibration& g) {
+  return "crossover calibrate: " + g.grid + ", " + std::to_string(g.false_alarms.pairs) +
+         " counted A/A pairs and " + std::to_string(g.detections.pairs) + " with " +
+         format_percent(g.plant, false) + " of planted work (CROSSOVER_PLANT_WORK)\n\n" +
+         render_text_table(counted_table(g)) + "\n" + counted_summary(g) + "\n";
+}
+
+std::string render_counted_gate_markdown(const CountedGateCalibration& g) {
+  return "## crossover calibrate: " + markdown_text(g.grid) + ", counted\n\n" +
+         markdown_text(counted_summary(g)) + ".\n\n" + render_markdown_table(counted_table(g));
 }
 
 }  // namespace crossover

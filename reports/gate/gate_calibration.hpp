@@ -70,6 +70,39 @@ struct GateCalibration {
 GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
                             const RegressionOptions& options);
 
+/// One counted cell's part of `calibrate --metric instructions` (or cycles).
+struct CountedCellGate {
+  std::string name;
+  double aa_spread = 0.0;        ///< the largest epoch-by-epoch change in any A/A pair
+  double planted_change = 0.0;   ///< median change over the planted pairs
+  std::size_t false_alarms = 0;  ///< A/A pairs in which it was anything but "no change"
+  std::size_t detections = 0;    ///< planted pairs in which it was a regression
+};
+
+/// The counted gate on this runner: pairs of counted runs of identical code (A/A) and pairs whose
+/// candidate did `plant` more work (CROSSOVER_PLANT_WORK), judged as compare --metric
+/// instructions judges one run per side. Counts need no calibration file: what it measures is
+/// how far A/A counts move here, and so the smallest change the gate catches every time.
+struct CountedGateCalibration {
+  std::string grid;
+  RegressionOptions options;
+  double plant = 0.0;
+  GateRate false_alarms;  ///< pairs with any cell not "no change"
+  GateRate detections;    ///< planted pairs with every compared cell a regression
+  double aa_spread = 0.0;  ///< the largest over the cells
+  /// The threshold plus the A/A spread: a change this large is a regression in every epoch pair.
+  double smallest_detectable = 0.0;
+  std::vector<CountedCellGate> cells;
+};
+
+/// Judges every pair as compare does on counts; throws std::invalid_argument with fewer than
+/// three A/A pairs or a metric that is not counted.
+CountedGateCalibration assess_counted_gate(const RunPairs& aa, const RunPairs& planted,
+                                           const RegressionOptions& options, double plant);
+nlohmann::ordered_json counted_gate_json(const CountedGateCalibration& g);
+std::string render_counted_gate_text(const CountedGateCalibration& g);
+std::string render_counted_gate_markdown(const CountedGateCalibration& g);
+
 /// calibrate.json: the rates, the cells, the pairs and the calibration compare reads.
 nlohmann::ordered_json gate_calibration_json(const GateCalibration& g);
 

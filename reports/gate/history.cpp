@@ -18,6 +18,8 @@ constexpr const char* kFormat = "crossover history 1";
 // An epoch time no run measures (a year): a result or a stored point beyond it is not a time that
 // a ratio or an interval could be made of (1e308 would give an infinite change).
 constexpr double kMostEpochSeconds = 365.0 * 24 * 3600;
+// The most instructions an epoch of a counted series can hold.
+constexpr double kMostCount = 1e18;
 
 // The medians of points [from, to).
 std::vector<double> medians(const HistoryCell& cell, std::size_t from, std::size_t to) {
@@ -45,7 +47,9 @@ std::string text(const nlohmann::json& object, const char* key, const std::strin
   return member(object, key, nlohmann::json::value_t::string, where).get<std::string>();
 }
 
-HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const std::string& where) {
+HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const std::string& where,
+                             bool counted) {
+  const double most = counted ? kMostCount : most;
   if (!p.is_array() || p.size() != 4)
     throw std::runtime_error(where + ": not [run, median, p25, p75]");
   for (const auto& v : p)
@@ -58,19 +62,45 @@ HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const st
   point.median = p[1].get<double>();
   point.p25 = p[2].get<double>();
   point.p75 = p[3].get<double>();
-  if (!(point.median > 0.0 && point.median <= kMostEpochSeconds && std::isfinite(point.p25) &&
+  if (!(point.median > 0.0 && point.median <= most && std::isfinite(point.p25) &&
         std::isfinite(point.p75)))
-    throw std::runtime_error(where + ": a time that is not a positive number of seconds up to " +
-                             format_number(kMostEpochSeconds));
+    throw std::runtime_error(where + (counted ? ": a count that is not a positive number up to "
+                                     : ": a time that is not a positive number of seconds up to ") +
+                             format_number(most));
   // The quartiles are times too, around the median: a p25 of -1e300 would stretch a chart's axis
   // to nothing. 0 is a quartile a run did not record.
   const bool unrecorded = point.p25 == 0.0 && point.p75 == 0.0;
   if (!unrecorded && !(point.p25 > 0.0 && point.p25 <= point.median &&
-                       point.p75 >= point.median && point.p75 <= kMostEpochSeconds))
+                       point.p75 >= point.median && point.p75 <= most))
     throw std::runtime_error(where + ": quartiles that are not times around the median (p25 " +
                              format_number(point.p25) + ", median " + format_number(point.median) +
                              ", p75 " + format_number(point.p75) + ")");
   return point;
+}
+
+}  // namespace
+
+namespace {
+
+// Adds `point` to the series of `identity` and `metric`, which it starts when there is none.
+void add_point(History& history, const nlohmann::ordered_json& identity, const std::string& label,
+               const std::string& metric, const HistoryPoint& point) {
+  // Compared as plain JSON: a stored history's keys may come back in another order.
+  const nlohmann::json key = identity;
+  auto cell = std::find_if(history.cells.begin(), history.cells.end(), [&](const HistoryCell& c) {
+    return c.metric == metric && nlohmann::json(c.identity) == key;
+  });
+  if (cell == history.cells.end()) {
+    HistoryCell added;
+    added.identity = identity;
+    added.label = label;
+    added.metric = metric;
+    history.cells.push_back(std::move(added));
+    cell = history.cells.end() - 1;
+  }
+  // A cell twice in one run (the rounds of compare --rerun): its first result stands for it.
+  if (!cell->points.empty() && cell->points.back().run == point.run) return;
+  cell->points.push_back(point);
 }
 
 }  // namespace
@@ -87,19 +117,14 @@ void append_run(History& history, const HistoryRun& run, const std::vector<Resul
     if (r.status != CellStatus::kOk || !(r.epoch_seconds > 0.0) ||
         r.epoch_seconds > kMostEpochSeconds)
       continue;
-    const nlohmann::ordered_json identity = cell_identity_json(r.cell);
-    // Compared as plain JSON: a stored history's keys may come back in another order.
-    const nlohmann::json key = identity;
-    auto cell = std::find_if(history.cells.begin(), history.cells.end(), [&](const HistoryCell& c) {
-      return nlohmann::json(c.identity) == key;
-    });
-    if (cell == history.cells.end()) {
-      history.cells.push_back({identity, cell_label(r.cell), {}, {}});
-      cell = history.cells.end() - 1;
-    }
-    // A cell twice in one run (the rounds of compare --rerun): its first result stands for it.
-    if (!cell->points.empty() && cell->points.back().run == index) continue;
-    cell->points.push_back({index, r.epoch_seconds, r.epoch_seconds_p25, r.epoch_seconds_p75});
+    add_point(history, cell_identity_json(r.cell), cell_label(r.cell), "",
+              {index, r.epoch_seconds, r.epoch_seconds_p25, r.epoch_seconds_p75});
+    const Counts& c = r.counts;
+    if (c.counted() && c.instructions_per_epoch <= kMostCount)
+      add_point(history, cell_identity_json(r.cell), cell_label(r.cell) + " (instructions)",
+                "instructions",
+                {index, c.instructions_per_epoch, quantile(c.instructions_samples, 0.25),
+                 quantile(c.instructions_samples, 0.75)});
   }
 }
 
@@ -214,6 +239,7 @@ nlohmann::ordered_json history_json(const History& history) {
   out["cells"] = nlohmann::ordered_json::array();
   for (const HistoryCell& c : history.cells) {
     nlohmann::ordered_json cell = {{"identity", c.identity}, {"label", c.label}};
+    if (!c.metric.empty()) cell["metric"] = c.metric;
     cell["threshold"] = c.threshold;
     cell["newest_slower"] = newest_slowdown(c).has_value();
     if (const auto suspect = newest_suspect(c))
@@ -260,10 +286,17 @@ History history_from_json(const nlohmann::json& json) {
     HistoryCell cell;
     cell.identity = member(cells[i], "identity", nlohmann::json::value_t::object, where);
     cell.label = text(cells[i], "label", where);
+    if (cells[i].contains("metric")) {
+      cell.metric = text(cells[i], "metric", where);
+      if (cell.metric != "instructions")
+        throw std::runtime_error(where + ".metric: \"" + cell.metric +
+                                 "\" is not a metric of a history (\"instructions\", or none)");
+    }
     const auto& points = member(cells[i], "points", nlohmann::json::value_t::array, where);
     for (std::size_t k = 0; k < points.size(); ++k) {
       cell.points.push_back(point_from_json(points[k], history.runs.size(),
-                                            where + ".points[" + std::to_string(k) + "]"));
+                                            where + ".points[" + std::to_string(k) + "]",
+                                            !cell.metric.empty()));
       if (k > 0 && cell.points[k].run <= cell.points[k - 1].run)
         throw std::runtime_error(where + ".points: runs out of order");
     }

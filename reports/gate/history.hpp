@@ -31,7 +31,8 @@ struct HistoryRun {
   nlohmann::ordered_json setup = nlohmann::ordered_json::object();
 };
 
-/// A cell's epoch time in one run: its median and interquartile range (seconds).
+/// A cell's epoch time in one run: its median and interquartile range (seconds); for a counted
+/// series, its instructions per epoch.
 struct HistoryPoint {
   std::size_t run = 0;  ///< index into History::runs
   double median = 0.0, p25 = 0.0, p75 = 0.0;
@@ -54,6 +55,9 @@ struct HistoryCell {
   /// A newer segment slower than the one before it by more than this fails the history: the
   /// `--threshold`, or twice the cell's run-to-run spread in a calibration.
   double threshold = 0.05;
+  /// "" for the series of epoch times; "instructions" for a counted cell's second series, its
+  /// instructions per epoch (the `count` key): a metric of its own, with its own change points.
+  std::string metric;
 };
 
 struct History {

@@ -34,6 +34,11 @@ std::string span_text(const History& history) {
          last.recorded_at + ")";
 }
 
+// A value of a cell's series as its table prints it: a time, or a count.
+std::string value_text(const HistoryCell& cell, double value) {
+  return cell.metric.empty() ? format_seconds(value) : format_axis_value(std::round(value));
+}
+
 // The unit a series reads best in: its largest value as 1 to 999 of it.
 std::pair<double, const char*> time_unit(double high) {
   if (high < 1e-3) return {1e6, "us"};
@@ -123,14 +128,19 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
     low = std::min({low, p.median, p.p25 > 0.0 ? p.p25 : p.median});
     high = std::max({high, p.median, p.p75});
   }
-  const auto [scale, unit] = time_unit(high);
+  const auto [scale, unit] =
+      cell.metric.empty() ? time_unit(high) : std::pair<double, const char*>{1e-6, "millions"};
   const double pad = (high - low) * 0.1 + high * 1e-3;
   const double runs = static_cast<double>(std::max<std::size_t>(history.runs.size(), 1));
   const svg::Plot plot{0.5,   runs + 0.5, std::max(low - pad, 0.0) * scale, (high + pad) * scale,
                        false, false};
   std::string s =
-      svg::svg_open("epoch time of " + cell.label + " over the runs") +
-      plot.axes("commit (oldest first)", std::string("epoch time (") + unit + ")", false);
+      svg::svg_open((cell.metric.empty() ? "epoch time of " : "instructions per epoch of ") +
+                    cell.label + " over the runs") +
+      plot.axes("commit (oldest first)",
+                std::string(cell.metric.empty() ? "epoch time (" : "instructions per epoch (") +
+                    unit + ")",
+                false);
   // Each run's commit under it; at most 12 named, evenly.
   const std::size_t every = (history.runs.size() + 11) / 12;
   for (std::size_t r = 0; r < history.runs.size(); r += std::max<std::size_t>(every, 1))
@@ -169,8 +179,8 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
          "' stroke='#9ecae1' stroke-width='3'/><circle cx='" + svg::num(x) + "' cy='" +
          svg::num(plot.sy(p.median * scale)) + "' r='3' fill='#1f77b4'><title>" +
          html_escape(run.name + " (" + run.commit + ", " + run.recorded_at +
-                     "): " + format_seconds(p.median) + ", interquartile " + format_seconds(p.p25) +
-                     " to " + format_seconds(p.p75)) +
+                     "): " + value_text(cell, p.median) + ", interquartile " +
+                     value_text(cell, p.p25) + " to " + value_text(cell, p.p75)) +
          "</title></circle>";
   }
   return s + "<path d='" + path + "' fill='none' stroke='#1f77b4'/></svg>";
@@ -197,7 +207,8 @@ std::vector<std::vector<std::string>> table_rows(const History& history, Text te
     if (const auto suspect = newest_suspect(cell))
       changes += (changes.empty() ? "" : "; ") + text(suspect_text(history, cell, *suspect));
     rows.push_back({text(cell.label), std::to_string(cell.points.size()),
-                    format_seconds(cell.points.back().median), format_seconds(best_median(cell)),
+                    value_text(cell, cell.points.back().median),
+                    value_text(cell, best_median(cell)),
                     format_percent(cell.threshold, false), changes.empty() ? "none" : changes});
   }
   return rows;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -22,6 +23,31 @@ using Json = nlohmann::ordered_json;
 
 // Verdicts in the order the reports list them: the worst first (the enum's order).
 int severity(Verdict verdict) { return static_cast<int>(verdict); }
+
+// Why two counted results cannot be compared on `metric`, or "": one not counted, counted by two
+// counters or on two instruction sets, or without estimated cycles.
+std::string uncountable(const Result& base, const Result& cand, GateMetric metric) {
+  for (const auto& [side, r] : {std::pair{"baseline", &base}, std::pair{"candidate", &cand}}) {
+    if (!r->counts.counted())
+      return std::string(side) + " not counted (" +
+             (r->cell.device.is_cuda() ? "a CUDA cell is timed only: compare it with --metric epoch"
+                                       : "its count key is \"none\", or an older result") +
+             ")";
+    if (metric == GateMetric::kCycles && r->counts.estimated_cycles_samples.empty())
+      return std::string(side) + " counted instructions alone (count \"instructions\"): no cycles "
+             "to compare; compare --metric instructions, or count \"cycles\" on both sides";
+  }
+  if (base.counts.counter != cand.counts.counter)
+    return "counted by " + base.counts.counter + " in the baseline and by " + cand.counts.counter +
+           " in the candidate: counts of two counters are never compared (set CROSSOVER_COUNTER "
+           "alike on both sides)";
+  if (base.counts.counted_isa != cand.counts.counted_isa)
+    return "counted on " + base.counts.counted_isa + " in the baseline and on " +
+           cand.counts.counted_isa +
+           " in the candidate: with other vector instructions the code runs other kernels, so "
+           "the counts are not the same work";
+  return "";
+}
 
 // Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
 // the sample counts either way.
@@ -72,6 +98,13 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
         (without.energy.energy_note.empty() ? "an older result" : without.energy.energy_note) + ")";
     return false;
   }
+  if (is_count_metric(o.metric)) {
+    if (!bs.empty() && !cs.empty()) return true;
+    v.verdict = Verdict::kNotCompared;
+    v.reason = uncountable(*base, *cand, o.metric);
+    if (v.reason.empty()) v.reason = "no counted epoch on one side";
+    return false;
+  }
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
   if (!by_runs &&
       (bs.size() < 2 || cs.size() < 2 || smallest_p_value(bs.size(), cs.size()) > o.alpha)) {
@@ -83,6 +116,63 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
     return false;
   }
   return true;
+}
+
+// A counted cell: the counts are exact where the code did the same work, and each epoch of a run
+// repeats its own count in the next run (a repeat's first epoch counts a little more than its
+// second, in every run alike). So the epochs pair by their order, and the interval of the change
+// is the range of the pairs' changes: identical counts make it a point, and an A/A change 0.
+void judge_counts(CellVerdict& v, const Result& base, const Result& cand,
+                  const std::vector<double>& bs, const std::vector<double>& cs,
+                  const RegressionOptions& o) {
+  if (const std::string why = uncountable(base, cand, o.metric); !why.empty()) {
+    v.verdict = Verdict::kNotCompared;
+    v.reason = why;
+    return;
+  }
+  const std::size_t pairs = std::min(bs.size(), cs.size());
+  Interval range{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  for (std::size_t i = 0; i < pairs; ++i) {
+    range.low = std::min(range.low, cs[i] / bs[i] - 1.0);
+    range.high = std::max(range.high, cs[i] / bs[i] - 1.0);
+  }
+  v.tested = true;
+  v.test = "counts";
+  v.decided_by = DecidedBy::kCounts;
+  v.baseline_median = quantile(bs, 0.5);
+  v.candidate_median = quantile(cs, 0.5);
+  v.change = v.candidate_median / v.baseline_median - 1.0;
+  v.change_ci = range;
+  v.net_change = v.decided_change = v.change;
+  v.decided_ci = v.change_ci;
+  v.p_value = v.run_level_p = 1.0;
+  const std::string bounds = "±" + format_percent(o.threshold, false);
+  const std::string spread = "epoch by epoch " + interval_text(v.change_ci);
+  if (v.change_ci.low >= o.threshold) {
+    v.verdict = Verdict::kRegression;
+    v.reason = "every epoch counted more by " + bounds + " or more (" + spread + ")";
+  } else if (v.change_ci.high <= -o.threshold) {
+    v.verdict = Verdict::kImprovement;
+    v.reason = "every epoch counted less by " + bounds + " or more (" + spread + ")";
+  } else if (v.change_ci.low > -o.threshold && v.change_ci.high < o.threshold) {
+    v.verdict = Verdict::kNoChange;
+    v.reason = v.change_ci.low == v.change_ci.high && v.change == 0.0
+                   ? "identical counts"
+                   : "within " + bounds + " (" + spread + ")";
+  } else {
+    v.verdict = Verdict::kInconclusive;
+    v.reason = spread + " reaches across " + bounds +
+               ": the epochs' counts differ (threads that spin while they wait count too); "
+               "count at threads 1";
+  }
+  v.evidence = "counted by " + base.counts.counter + " (" + base.counts.counter_version + ", " +
+               base.counts.counted_isa + "): " + std::to_string(pairs) + " epochs paired in order";
+  if (bs.size() != cs.size())
+    v.reason += "; " + std::to_string(bs.size()) + " and " + std::to_string(cs.size()) +
+                " epochs counted: the first " + std::to_string(pairs) + " paired";
+  if (base.counts.counter_version != cand.counts.counter_version)
+    v.reason += "; counter " + base.counts.counter_version + " against " +
+                cand.counts.counter_version;
 }
 
 // Several runs per side: the run is the unit of replication, not the epoch (Welch's t on the
@@ -163,6 +253,10 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
 void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
            const RunLevelContext& context) {
   if (!comparable(v, b, c, o)) return;
+  if (is_count_metric(o.metric)) {
+    judge_counts(v, *b.first_ok(), *c.first_ok(), b.samples(o.metric), c.samples(o.metric), o);
+    return;
+  }
   const Result* base = b.first_ok();
   const Result* cand = c.first_ok();
   const auto b_runs = b.runs(o.metric);

@@ -31,6 +31,36 @@ bool RegressionReport::fails() const {
   return bad > 0;
 }
 
+GateStatus RegressionReport::status() const {
+  const std::size_t bad = count(Verdict::kRegression) + count(Verdict::kFailed);
+  if (bad > 0 || (options.fail_on == FailOn::kAnyChange && count(Verdict::kImprovement) > 0))
+    return GateStatus::kFail;
+  const std::size_t compared = measured() - count(Verdict::kNotCompared);
+  if (compared == 0 || count(Verdict::kInconclusive) > 0) return GateStatus::kInconclusive;
+  return GateStatus::kPass;
+}
+
+std::string RegressionReport::exit_reason() const {
+  if (!fails()) return "";
+  std::vector<Verdict> failing = {Verdict::kRegression, Verdict::kFailed};
+  if (options.fail_on == FailOn::kAnyChange) failing.push_back(Verdict::kImprovement);
+  if (options.fail_on == FailOn::kInconclusive) failing.push_back(Verdict::kInconclusive);
+  std::string names;
+  std::size_t listed = 0, total = 0;
+  for (const CellVerdict& v : cells) {
+    if (std::find(failing.begin(), failing.end(), v.verdict) == failing.end()) continue;
+    ++total;
+    if (++listed > 5) continue;
+    names += std::string(names.empty() ? "" : "; ") + v.name + " (" + text_of(v.verdict) + ")";
+  }
+  if (total > 5) names += "; and " + std::to_string(total - 5) + " more";
+  return "exit 1 under --fail-on " + text_of(options.fail_on) + " (it fails on " +
+         (options.fail_on == FailOn::kAnyChange      ? "a regression, a failed cell or an improvement"
+          : options.fail_on == FailOn::kInconclusive ? "a regression, a failed cell or an undecided one"
+                                                     : "a regression or a failed cell") +
+         "): " + names;
+}
+
 std::string RegressionReport::next_step() const {
   const std::size_t inconclusive = count(Verdict::kInconclusive);
   if (measured() == 0 || 2 * inconclusive <= measured()) return "";
@@ -89,9 +119,16 @@ std::string machine_account(const std::vector<CellVerdict>& cells) {
                        [](const CellVerdict& v) { return v.test == "paired-runs"; })
                ? "the machine's drift weighs on both runs of each pair"
                : "machine drift unknown (no reference around the cells compared)";
-  if (used == 0)
+  // Steady only where the reference stayed within kDriftShare around every cell: a reference
+  // that moved 63 % is no steady machine, however noisy it was.
+  if (used == 0 && std::max(high - 1.0, 1.0 - low) <= kDriftShare)
     return "the machine steady within its reference's noise around all " + std::to_string(read) +
            " cell(s) compared (reference " + range(low, high) + ")";
+  if (used == 0)
+    return "the machine's reference moved " + range(low, high) + " around the " +
+           std::to_string(read) +
+           " cell(s) compared, within its own noise there: the machine was not steady, and "
+           "its drift could not be told apart from that noise";
   return "the machine's reference moved (beyond its own noise or by more than " +
          format_percent(kDriftShare, false) + ") around " + std::to_string(used) + " of " +
          std::to_string(read) + " cell(s) compared (" + range(used_low, used_high) +

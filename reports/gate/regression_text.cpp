@@ -1,5 +1,6 @@
 // compare's verdicts as text: the terminal table, the Markdown for a pull request, the JSON file.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/text/text.hpp"
@@ -22,6 +23,10 @@ std::string interval_text(const Interval& ci) {
 
 bool is_time_metric(GateMetric metric) { return metric != GateMetric::kThroughput; }
 
+bool is_count_metric(GateMetric metric) {
+  return metric == GateMetric::kInstructions || metric == GateMetric::kCycles;
+}
+
 std::string metric_text(GateMetric metric) {
   switch (metric) {
     case GateMetric::kStep:
@@ -30,6 +35,10 @@ std::string metric_text(GateMetric metric) {
       return "energy per epoch (J)";
     case GateMetric::kThroughput:
       return "throughput (samples/s)";
+    case GateMetric::kInstructions:
+      return "instructions per epoch (counted)";
+    case GateMetric::kCycles:
+      return "estimated cycles per epoch (Callgrind's cache simulation)";
     case GateMetric::kEpoch:
       break;
   }
@@ -38,6 +47,7 @@ std::string metric_text(GateMetric metric) {
 
 std::string value_in_unit(double value, GateMetric metric) {
   if (metric == GateMetric::kEnergy) return format_number(value) + " J";
+  if (is_count_metric(metric)) return format_axis_value(std::round(value));
   return is_time_metric(metric) ? format_seconds(value) : format_number(value) + "/s";
 }
 
@@ -73,7 +83,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, GateMetric
     row.push_back(measured ? format_percent(v->decided_change) + (v->decided_net ? " net" : "")
                            : "-");
     row.push_back(measured ? interval_text(v->decided_ci) : "-");
-    row.push_back(measured ? p_text(v->p_value) : "-");
+    row.push_back(measured && v->test != "counts" ? p_text(v->p_value) : "-");
     row.push_back(v->decided_by == DecidedBy::kNone ? "-" : text_of(v->decided_by));
     row.push_back(v->reason);
     table.rows.push_back(row);
@@ -83,14 +93,24 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, GateMetric
   return table;
 }
 
+// The first line: the status word, what decided it, and the counts behind it.
 std::string headline(const RegressionReport& r) {
   const std::size_t regressions = r.count(Verdict::kRegression), failed = r.count(Verdict::kFailed);
-  std::string text;
-  if (regressions + failed == 0) {
-    text = "no regression";
-  } else {
-    text = std::to_string(regressions) + " regression(s)";
+  const std::size_t undecided = r.count(Verdict::kInconclusive);
+  const std::size_t compared = r.measured() - r.count(Verdict::kNotCompared);
+  std::string text = text_of(r.status()) + ": ";
+  if (regressions + failed > 0) {
+    text += std::to_string(regressions) + " regression(s)";
     if (failed > 0) text += ", " + std::to_string(failed) + " cell(s) failed in the candidate";
+  } else if (r.status() == GateStatus::kFail) {
+    text += "changed beyond the threshold under --fail-on any-change";
+  } else if (compared == 0) {
+    text += "nothing compared";
+  } else if (undecided > 0) {
+    text += std::to_string(undecided) + " of " + std::to_string(compared) +
+            " compared cell(s) undecided, no regression among the others";
+  } else {
+    text += "no regression";
   }
   text += " in " + std::to_string(r.measured()) +
           " measured cell(s): " + std::to_string(r.count(Verdict::kImprovement)) + " improved, " +
@@ -103,6 +123,13 @@ std::string headline(const RegressionReport& r) {
 }
 
 std::string settings_text(const RegressionOptions& o) {
+  if (is_count_metric(o.metric))
+    return "metric: " + metric_text(o.metric) +
+           "; a regression needs every epoch's count of the candidate to lie " +
+           format_percent(o.threshold, false) +
+           " or more above every epoch's count of the baseline (the interval is the counts' own "
+           "spread over the epochs: identical counts make it a point); counts of two counters or "
+           "two instruction sets are not compared";
   return "metric: " + metric_text(o.metric) + "; a regression needs p < " + format_number(o.alpha) +
          " (two-sided: Mann-Whitney U on the samples of one run per side, a paired t on the log "
          "ratios of runs made in pairs when each side has several) and a change of " +
@@ -114,7 +141,9 @@ std::string settings_text(const RegressionOptions& o) {
 }  // namespace
 
 std::string render_regression_text(const RegressionReport& r) {
-  std::string out = "crossover compare: " + r.baseline_label + " -> " + r.candidate_label + "\n";
+  std::string out = headline(r) + "\n";
+  if (const std::string why = r.exit_reason(); !why.empty()) out += why + "\n";
+  out += "crossover compare: " + r.baseline_label + " -> " + r.candidate_label + "\n";
   out += settings_text(r.options) + "\n";
   for (const auto& d : r.environment) {
     out += std::string(d.unfair ? "WARNING environment differs: " : "environment differs: ") +
@@ -127,13 +156,14 @@ std::string render_regression_text(const RegressionReport& r) {
   out += "\n" + render_text_table(verdict_table(all, r.options.metric, true));
   for (const auto& name : r.only_in_baseline) out += "only in the baseline: " + name + "\n";
   for (const auto& name : r.only_in_candidate) out += "only in the candidate: " + name + "\n";
-  out += "\n" + headline(r) + "\n";
   if (const std::string next = r.next_step(); !next.empty()) out += "next: " + next + "\n";
   return out;
 }
 
 std::string render_regression_markdown(const RegressionReport& r) {
-  std::string out = "## crossover compare: " + headline(r) + "\n\n";
+  std::string out = "## " + markdown_text(headline(r)) + "\n\n";
+  if (const std::string why = r.exit_reason(); !why.empty())
+    out += "**" + markdown_text(why) + ".**\n\n";
   if (const std::string next = r.next_step(); !next.empty())
     out += "**Next:** " + markdown_text(next) + ".\n\n";
   out += "Baseline " + markdown_text(r.baseline_label) + ", candidate " +
@@ -187,10 +217,12 @@ std::string render_regression_markdown(const RegressionReport& r) {
 
 nlohmann::ordered_json regression_json(const RegressionReport& r) {
   Json j;
+  j["status"] = r.status();
+  j["summary"] = headline(r);
   j["verdict"] = r.count(Verdict::kRegression) + r.count(Verdict::kFailed) > 0 ? "regression"
                                                                                : "no regression";
   j["fails"] = r.fails();
-  j["summary"] = headline(r);
+  j["exit_reason"] = r.exit_reason();
   j["baseline"] = r.baseline_label;
   j["candidate"] = r.candidate_label;
   j["options"] = {{"metric", r.options.metric},

@@ -26,6 +26,8 @@ nlohmann::ordered_json match_config(const Cell& cell) { return cell_match_json(c
 std::vector<double> metric_samples(const Result& r, GateMetric metric) {
   if (metric == GateMetric::kStep) return r.step_seconds_samples;
   if (metric == GateMetric::kEpoch) return r.epoch_seconds_samples;
+  if (metric == GateMetric::kInstructions) return r.counts.instructions_samples;
+  if (metric == GateMetric::kCycles) return r.counts.estimated_cycles_samples;
   if (metric ==
       GateMetric::kEnergy) {  // each epoch's joules at the cell's mean power; none unmeasured
     if (!r.energy.measured()) return {};
@@ -70,7 +72,8 @@ std::vector<Group> group_results(const std::vector<Result>& results) {
 }
 
 std::vector<double> process_medians(const Result& r, GateMetric metric) {
-  if (r.process_epoch_seconds.size() < 2) return {};
+  // Counts are judged on every epoch's count (regression.cpp), not by process.
+  if (r.process_epoch_seconds.size() < 2 || is_count_metric(metric)) return {};
   if (metric == GateMetric::kStep &&
       r.process_step_seconds.size() == r.process_epoch_seconds.size())
     return r.process_step_seconds;

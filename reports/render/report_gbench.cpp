@@ -21,6 +21,22 @@ constexpr const char* kTimeUnit = "ns";
 // Benchmark user compares.
 constexpr std::size_t kGbenchIterations = 200;
 
+// A counted cell's counts as Google Benchmark's user counters beside its times: one epoch's (the
+// k-th of n iterations), or, for an aggregate (k < 0), the median.
+void add_counters(Json& j, const Result& r, long k, std::size_t n) {
+  const Counts& c = r.counts;
+  if (!c.counted()) return;
+  const auto pick = [&](const std::vector<double>& samples, double median) {
+    return k >= 0 && !samples.empty()
+               ? samples[static_cast<std::size_t>(k) * samples.size() / std::max<std::size_t>(n, 1)]
+               : median;
+  };
+  j["instructions"] = pick(c.instructions_samples, c.instructions_per_epoch);
+  if (!c.estimated_cycles_samples.empty())
+    j["estimated_cycles"] = pick(c.estimated_cycles_samples, c.estimated_cycles_per_epoch);
+  j["counter"] = c.counter;
+}
+
 Json entry(const std::string& name, std::size_t family, const Result& r, std::size_t repetitions) {
   Json j;
   j["name"] = name;
@@ -79,6 +95,7 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       j["cpu_time"] = samples[k] * kNanosecondsPerSecond;
       j["time_unit"] = kTimeUnit;
       j["items_per_second"] = static_cast<double>(r.train_rows) / samples[k];
+      add_counters(j, r, static_cast<long>(k), samples.size());
       benchmarks.push_back(j);
     }
     // The result's own statistics, over every sample it kept.
@@ -100,8 +117,10 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       j["real_time"] = time;
       j["cpu_time"] = time;
       j["time_unit"] = kTimeUnit;
-      if (std::string(aggregate) == "median" || std::string(aggregate) == "mean")
+      if (std::string(aggregate) == "median" || std::string(aggregate) == "mean") {
         j["items_per_second"] = static_cast<double>(r.train_rows) / value;
+        add_counters(j, r, -1, 0);
+      }
       benchmarks.push_back(j);
     }
   }

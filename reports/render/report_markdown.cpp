@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 #include "core/cells/keys.hpp"
@@ -173,7 +174,8 @@ std::string render_comparison_text(const std::vector<Result>& results,
              ": \"skipped\" in the tables above\n";
   }
   const std::string energy = energy_summary(results);
-  return out + (energy.empty() ? "" : energy + "\n");
+  const std::string counted = counted_summary(results);
+  return out + (energy.empty() ? "" : energy + "\n") + (counted.empty() ? "" : counted + "\n");
 }
 
 namespace {
@@ -300,6 +302,20 @@ std::string markdown_caveats(const std::vector<Result>& results) {
     out += "> **Energy:** " + markdown_text(energy.substr(std::string("energy: ").size())) +
            ". Energy covers the timed epochs only; a CPU package or a GPU counts every process "
            "on it, not this run's alone.\n\n";
+  }
+  if (const std::string counted = counted_summary(results); !counted.empty()) {
+    TextTable counts;
+    counts.header = {"#", "workload", "instructions per epoch", "per step", "spread"};
+    counts.right_aligned = {true, false, true, true, true};
+    for (const auto& r : results) {
+      if (r.status != CellStatus::kOk || !r.counts.counted()) continue;
+      counts.rows.push_back({std::to_string(r.cell.index), r.cell.workload,
+                             format_axis_value(std::round(r.counts.instructions_per_epoch)),
+                             format_axis_value(std::round(r.counts.instructions_per_step)),
+                             format_percent(r.counts.instructions_spread, false)});
+    }
+    out += "> **Counted:** " + markdown_text(counted.substr(std::string("counted: ").size())) +
+           ".\n\n" + render_markdown_table(counts) + "\n";
   }
   TextTable not_run;
   not_run.header = {"#", "workload", "device", "status", "reason"};

@@ -76,6 +76,22 @@ nlohmann::ordered_json render_summary_json(const ReportContext& context,
   summary["cells"] = {{"total", results.size()}, {"ok", ok}, {"predicted", predicted}};
   summary["cells"].update(unmeasured);
   summary["bounds"] = bounds;
+  // Counted cells: what their timed epochs executed, a metric of its own (the `count` key).
+  nlohmann::ordered_json counted = nlohmann::ordered_json::array();
+  for (const auto& r : results) {
+    if (r.status != CellStatus::kOk || !r.counts.counted()) continue;
+    const Counts& c = r.counts;
+    counted.push_back({{"cell", r.cell.index},
+                       {"workload", r.cell.workload},
+                       {"counter", c.counter},
+                       {"counter_version", c.counter_version},
+                       {"counted_isa", c.counted_isa},
+                       {"instructions_per_epoch", c.instructions_per_epoch},
+                       {"instructions_per_step", c.instructions_per_step},
+                       {"instructions_spread", c.instructions_spread},
+                       {"estimated_cycles_per_epoch", c.estimated_cycles_per_epoch}});
+  }
+  summary["counted"] = counted;
   summary["scaling"] = scaling_json(analysis.scaling);
   summary["searches"] = context.searches;
   return summary;

@@ -15,6 +15,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/execution/busy_load.hpp"
 #include "runner/execution/launch.hpp"
+#include "runner/hardware/counter.hpp"
 #include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
@@ -28,18 +29,25 @@ struct CalibrateArgs {
   int load = 2;         ///< busy processes of the planted slowdown
   std::string out_dir;  ///< "" = runs/calibrate-<timestamp>
   std::string data_dir = "data";
-  double threshold_percent = 5.0;  ///< the gate's settings, as compare's
+  double threshold_percent = -1.0;  ///< the gate's settings, as compare's (-1: the metric's)
   double alpha = 0.05;
   std::string metric = "epoch";
   double assumed_spread_percent = 100.0 * kAssumedRunSpread;
+  double plant_work_percent = -1.0;  ///< counted: the planted work (-1: twice the threshold)
 };
 
-// One run of the grid into `dir`, with `load` busy processes during its cells.
+// What the planted run of a pair has planted: busy processes, or (counted) extra work.
+std::vector<std::string> planted_environment(const CalibrateArgs& args, double threshold) {
+  if (!is_count_metric(*parse_word<GateMetric>(args.metric)))
+    return {std::string(kPlantLoadVariable) + "=" + std::to_string(args.load)};
+  const double percent = args.plant_work_percent >= 0.0 ? args.plant_work_percent : 2.0 * threshold;
+  return {std::string(kPlantWorkVariable) + "=" + format_number(percent / 100.0)};
+}
+
+// One run of the grid into `dir`, with `environment` set (a planted load or work).
 RunRecord run_once(const CalibrateArgs& args, const std::string& self, const std::string& dir,
-                   int load) {
+                   const std::vector<std::string>& environment) {
   fs::create_directories(dir);
-  std::vector<std::string> environment;
-  if (load > 0) environment.push_back(std::string(kPlantLoadVariable) + "=" + std::to_string(load));
   const int status =
       run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
                   dir + "/stdout.txt", environment);
@@ -54,26 +62,26 @@ RunRecord run_once(const CalibrateArgs& args, const std::string& self, const std
 
 // The A/A pairs and the planted pairs, until --pairs or an interrupt; throws what run_once throws.
 void run_pairs(const CalibrateArgs& args, const std::string& self, const std::string& out_dir,
-               RunPairs& aa, RunPairs& planted) {
-  const auto run_one = [&](const std::string& dir, int load) {
-    return run_once(args, self, dir, load);
+               const std::vector<std::string>& plant, RunPairs& aa, RunPairs& planted) {
+  const auto run_one = [&](const std::string& dir, bool planted_run) {
+    return run_once(args, self, dir, planted_run ? plant : std::vector<std::string>{});
   };
   const auto start = std::chrono::steady_clock::now();
   for (int i = 1; i <= args.pairs && interrupted.load() == 0; ++i) {
     char name[16];
     std::snprintf(name, sizeof name, "%02d", i);
     const std::string a = out_dir + "/aa-" + name, p = out_dir + "/planted-" + name;
-    RunRecord first = run_one(a + "/first", 0);
-    RunRecord second = run_one(a + "/second", 0);
+    RunRecord first = run_one(a + "/first", false);
+    RunRecord second = run_one(a + "/second", false);
     aa.emplace_back(std::move(first), std::move(second));
     // The planted run goes first in every other pair, so that a drift weighs on both orders.
     RunRecord quiet, loaded_run;
     if (i % 2 == 1) {
-      quiet = run_one(p + "/quiet", 0);
-      loaded_run = run_one(p + "/loaded", args.load);
+      quiet = run_one(p + "/quiet", false);
+      loaded_run = run_one(p + "/loaded", true);
     } else {
-      loaded_run = run_one(p + "/loaded", args.load);
-      quiet = run_one(p + "/quiet", 0);
+      loaded_run = run_one(p + "/loaded", true);
+      quiet = run_one(p + "/quiet", false);
     }
     planted.emplace_back(std::move(quiet), std::move(loaded_run));
     const double elapsed =
@@ -83,9 +91,43 @@ void run_pairs(const CalibrateArgs& args, const std::string& self, const std::st
   }
 }
 
+// The counted gate's calibration, written and printed; its exit code.
+int write_counted_calibration(const CalibrateArgs& args, const std::string& grid,
+                              const std::string& out_dir, const RunPairs& aa,
+                              const RunPairs& planted, const RegressionOptions& options,
+                              double plant) {
+  CountedGateCalibration gate;
+  try {
+    gate = assess_counted_gate(aa, planted, options, plant);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  gate.grid = grid;
+  if (gate.cells.empty()) {
+    spdlog::error("no counted cell was compared in any A/A pair (is `count` set in {}?); see {}",
+                  args.grid, out_dir);
+    return kExitRunFailed;
+  }
+  try {
+    write_text_file(out_dir + "/calibrate.json", json_text(counted_gate_json(gate), 2) + "\n");
+    write_text_file(out_dir + "/calibrate.md", render_counted_gate_markdown(gate));
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitRunFailed;
+  }
+  std::cout << render_counted_gate_text(gate) << "Written: " << out_dir
+            << "/calibrate.json, calibrate.md\n";
+  return interrupted.load() > 0 ? kExitInterrupted : kExitOk;
+}
+
 int calibrate_command(const CalibrateArgs& args) {
+  const auto metric = parse_word<GateMetric>(args.metric);
+  const double threshold = args.threshold_percent >= 0.0 || !metric
+                               ? args.threshold_percent
+                               : default_threshold_percent(*metric);
   const auto checked =
-      gate_options(args.threshold_percent, args.alpha, args.metric, args.assumed_spread_percent);
+      gate_options(threshold, args.alpha, args.metric, args.assumed_spread_percent);
   if (!checked) return kExitBadInput;
   const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
@@ -111,10 +153,11 @@ int calibrate_command(const CalibrateArgs& args) {
 
   catch_interrupts();
   RunPairs aa, planted;
-  spdlog::info("calibrating the gate on {}: {} A/A pairs and {} planted pairs into {}", args.grid,
-               args.pairs, args.pairs, out_dir);
+  const std::vector<std::string> plant = planted_environment(args, threshold);
+  spdlog::info("calibrating the gate on {}: {} A/A pairs and {} pairs planted with {} into {}",
+               args.grid, args.pairs, args.pairs, plant.front(), out_dir);
   try {
-    run_pairs(args, self, out_dir, aa, planted);
+    run_pairs(args, self, out_dir, plant, aa, planted);
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
@@ -129,6 +172,9 @@ int calibrate_command(const CalibrateArgs& args) {
   }
   if (interrupted.load() > 0)
     spdlog::warn("interrupted: the calibration uses the {} pair(s) that finished", aa.size());
+  if (is_count_metric(options.metric))
+    return write_counted_calibration(args, loaded->first.name, out_dir, aa, planted, options,
+                                     std::stod(plant.front().substr(plant.front().find('=') + 1)));
 
   GateCalibration gate;
   try {
@@ -178,15 +224,25 @@ Command add_calibrate_command(CLI::App& app) {
   add_data_dir_option(*calibrate, args->data_dir);
   calibrate
       ->add_option("--threshold", args->threshold_percent,
-                   "The gate's threshold, as compare's (default 5)")
+                   "The gate's threshold, as compare's (default 5; 0.5 for instructions and "
+                   "cycles)")
       ->check(finite_range(0.0, 1000.0));
   calibrate->add_option("--alpha", args->alpha, "The gate's alpha (default 0.05)");
   // compare's metrics but energy, whose run-to-run spread calibrate does not estimate.
   std::vector<std::string> metrics = word_list<GateMetric>();
   metrics.erase(std::remove(metrics.begin(), metrics.end(), text_of(GateMetric::kEnergy)),
                 metrics.end());
-  calibrate->add_option("--metric", args->metric, "epoch (default), step or throughput")
+  calibrate
+      ->add_option("--metric", args->metric,
+                   "epoch (default), step, throughput, or instructions or cycles: the counted "
+                   "gate of a grid whose cells set `count`, its planted pairs planted with extra "
+                   "work instead of busy processes")
       ->check(CLI::IsMember(metrics));
+  calibrate
+      ->add_option("--plant-work", args->plant_work_percent,
+                   "Counted: the planted pairs' extra work in percent of each epoch's "
+                   "(CROSSOVER_PLANT_WORK; default twice the threshold)")
+      ->check(finite_range(0.0, 1000.0));
   calibrate
       ->add_option("--assumed-spread", args->assumed_spread_percent,
                    "The uncalibrated gate's assumed run-to-run variation per run, as compare's "

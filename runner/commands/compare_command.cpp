@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 struct CompareArgs {
   std::string baseline;   ///< results (file or directory); with `rerun`, a crossover binary
   std::string candidate;  ///< the same for the candidate
-  double threshold_percent = 5.0;
+  double threshold_percent = -1.0;  ///< -1: the metric's default (default_threshold_percent)
   double alpha = 0.05;
   double assumed_spread_percent = 100.0 * kAssumedRunSpread;
   std::string metric = "epoch";
@@ -134,7 +134,11 @@ std::string verdict_file_problem(const std::string& file, const CompareArgs& arg
 }
 
 int compare_command(const CompareArgs& args) {
-  const auto checked = gate_options(args.threshold_percent, args.alpha, args.metric,
+  const auto metric = parse_word<GateMetric>(args.metric);
+  const double threshold = args.threshold_percent >= 0.0 || !metric
+                               ? args.threshold_percent
+                               : default_threshold_percent(*metric);
+  const auto checked = gate_options(threshold, args.alpha, args.metric,
                                     args.assumed_spread_percent, args.fail_on);
   if (!checked) return kExitBadInput;
   const RegressionOptions& options = *checked;
@@ -230,7 +234,8 @@ Command add_compare_command(CLI::App& app) {
   compare
       ->add_option(
           "--threshold", args->threshold_percent,
-          "Smallest change of the median, in percent, that can be a regression (default 5)")
+          "Smallest change of the median, in percent, that can be a regression (default 5; "
+          "0.5 for --metric instructions and cycles)")
       ->check(finite_range(0.0, 1000.0));
   compare->add_option("--alpha", args->alpha,
                       "Significance level (default 0.05) of the two-sided test: Mann-Whitney U on "
@@ -245,7 +250,8 @@ Command add_compare_command(CLI::App& app) {
   compare
       ->add_option("--metric", args->metric,
                    "epoch (time per epoch, default), step (time per step), throughput "
-                   "(samples/s) or energy (joules per epoch, where both runs measured it)")
+                   "(samples/s), energy (joules per epoch, where both runs measured it), "
+                   "instructions or cycles (counted cells: the `count` key)")
       ->check(CLI::IsMember(word_list<GateMetric>()));
   compare
       ->add_option("--fail-on", args->fail_on,

@@ -18,6 +18,7 @@
 #include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
 #include "runner/execution/busy_load.hpp"
+#include "runner/hardware/counter.hpp"
 #include "runner/hardware/cuda_seam.hpp"
 #include "runner/hardware/cuda_seam_parallel.hpp"
 #include "runner/hardware/devices.hpp"
@@ -171,14 +172,23 @@ std::unique_ptr<Workload> set_up(const Cell& cell, const RunOptions& options, Re
 struct Repeats {
   std::vector<double> epoch_samples;  // every timed epoch of every repeat
   std::vector<double> first_epochs;   // each fresh model's first epoch
+  std::vector<CountReading> counts;   // a counted cell's timed epochs, in order
   torch::Tensor last_loss;
+};
+
+// What a cell's timed epochs are counted with and what is planted in them: its counter (null
+// when it is not counted), the planted slowdown and the planted work.
+struct EpochExtras {
+  InstructionCounter* counter = nullptr;
+  double slowdown = 0.0;
+  PlantedWork work{0.0};
 };
 
 // One repeat: a freshly initialised model, its first epoch timed on its own (and its first step,
 // from the model's creation: first-call costs), the warm-up, then the timed epochs into `stop`.
 // Returns the repeat's timed seconds.
 double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, AdaptiveRepeats& stop,
-                  Repeats& out, Result& result, EnergyMeter& energy) {
+                  Repeats& out, Result& result, EnergyMeter& energy, EpochExtras& extras) {
   synchronize_device(cell.device);
   const Clock::time_point reset_start = Clock::now();
   workload.reset(cell.seed);
@@ -200,15 +210,20 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
   }
   StepObserver* observer = cell.timing == Timing::kPhases ? &phases : nullptr;
   // A planted regression of known size (CROSSOVER_PLANT_SLOWDOWN, checked when the run began):
-  // each timed epoch spins for that fraction of its own time, as slower code would.
-  const double slowdown = planted_slowdown_from_environment();
+  // each timed epoch spins for that fraction of its own time, as slower code would; or
+  // (CROSSOVER_PLANT_WORK) does that fraction of its work again, which a counter sees too.
+  const double slowdown = extras.slowdown;
   synchronize_device(cell.device);
   energy.start();  // the energy's span holds the timed epochs' and little more
   Clock::time_point epoch_start = Clock::now();
   for (int e = 0; e < timed; ++e) {
     if (observer != nullptr) phases.start();
+    if (extras.counter != nullptr) extras.counter->start();
     out.last_loss = workload.train_epoch(observer);
     synchronize_device(cell.device);
+    CountReading count = extras.counter != nullptr ? extras.counter->stop() : CountReading{};
+    extras.work.after_epoch(seconds_since(epoch_start), extras.counter, count);
+    if (extras.counter != nullptr) out.counts.push_back(count);
     Clock::time_point now = Clock::now();
     if (slowdown > 0.0) {
       const Clock::time_point until =
@@ -219,15 +234,22 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
     repeat_seconds += seconds_between(epoch_start, now);
     epoch_start = now;
   }
+  if (extras.counter != nullptr) extras.counter->pause();
   energy.stop();
   return repeat_seconds;
 }
 
 // Repeats under the cell's stopping rule until it says stop (replicas follow rank 0).
 Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Workload& workload,
-                             PhaseClock& phases, Result& result, EnergyMeter& energy) {
+                             PhaseClock& phases, Result& result, EnergyMeter& energy,
+                             EpochExtras& extras) {
+  // A counted cell runs exactly min_repeats repeats: its counts need no stopping rule, and a time
+  // budget would cut a cell slowed by its counter short, differently in each run.
+  const bool counted = cell.count != Count::kNone;
   AdaptiveRepeats stop(
-      StoppingRule{cell.min_repeats, cell.max_repeats, cell.time_budget_seconds, cell.ci_target},
+      StoppingRule{cell.min_repeats, counted ? cell.min_repeats : cell.max_repeats,
+                   counted ? std::numeric_limits<double>::infinity() : cell.time_budget_seconds,
+                   counted ? 0.0 : cell.ci_target},
       std::min<std::size_t>(
           static_cast<std::size_t>(cell.max_repeats) * static_cast<std::size_t>(cell.epochs),
           std::size_t{1} << 24));
@@ -235,7 +257,7 @@ Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Worklo
   const Clock::time_point repeats_start = Clock::now();
   while (!stop.finished()) {
     result.train_seconds_samples.push_back(
-        one_repeat(cell, workload, phases, stop, out, result, energy));
+        one_repeat(cell, workload, phases, stop, out, result, energy, extras));
     stop.end_repeat(seconds_since(repeats_start));
     if (options.replicas != nullptr) stop.decide(rank_zero_says(*options.replicas, stop.reason()));
   }
@@ -268,6 +290,22 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
   result.phase_optimizer_seconds = phases.mean(Phase::kOptimizer);
 }
 
+// What the counter counted in the timed epochs, into the result's counts.
+void record_counts(const Repeats& repeats, const InstructionCounter& counter, const Cell& cell,
+                   std::int64_t steps_per_epoch, Result& result) {
+  Counts& counts = result.counts;
+  counts.counter = text_of(counter.kind());
+  counts.counter_version = counter.version();
+  counts.counted_isa = instruction_set();
+  std::vector<double> instructions, cycles;
+  for (const CountReading& reading : repeats.counts) {
+    instructions.push_back(reading.instructions);
+    if (cell.count == Count::kCycles) cycles.push_back(reading.estimated_cycles);
+  }
+  counts.set_samples(std::move(instructions), std::move(cycles),
+                     static_cast<double>(steps_per_epoch));
+}
+
 // What the energy meter saw over the timed epochs, into the result's fields.
 void record_energy(const EnergyTotals& energy, Result& result) {
   result.energy.energy_source = energy.source;
@@ -295,7 +333,14 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   const int cuda = cell.device.cuda_index();
   const auto energy = energy_meter(cell.device.kind, std::max(cuda, 0), cell.gpus);
   result.energy.cpu_mhz_start = cpu_mhz();
-  Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result, *energy);
+  const std::unique_ptr<InstructionCounter> counter =
+      cell.count != Count::kNone ? open_counter(cell.count) : nullptr;
+  EpochExtras extras{counter.get(), planted_slowdown_from_environment(),
+                     PlantedWork(planted_work_from_environment())};
+  Repeats repeats =
+      repeat_until_stopped(cell, options, *workload, phases, result, *energy, extras);
+  if (counter != nullptr && !repeats.counts.empty())
+    record_counts(repeats, *counter, cell, facts.steps_per_epoch, result);
   result.energy.cpu_mhz_end = cpu_mhz();
 
   // The steady-state step distribution: one more epoch, timed step by step. With one step per
@@ -314,7 +359,12 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
                              (std::isnan(result.train_loss) ? "NaN" : "infinite") +
                              " after its last epoch: its outputs or gradients "
                              "overflow; lower lr, or check the model's forward");
-  if (!options.timing_only) result.metric_value = workload->evaluate();
+  // A counted cell is neither evaluated nor taken apart: under Callgrind both run at valgrind's
+  // speed (minutes for a Fashion-MNIST cell), and its times are the counter's. The same cell with
+  // count "none" has them.
+  const bool counted = cell.count != Count::kNone;
+  if (!options.timing_only && !counted) result.metric_value = workload->evaluate();
+  if (counted) result.metric.clear();
   record_statistics(repeats, step_samples, phases, result);
   record_energy(energy->totals(), result);
 
@@ -332,7 +382,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.cuda_peak_reserved_bytes = memory.peak_reserved_bytes;
   }
   // Last: the probe trains a few steps more, outside everything measured above.
-  if (!options.timing_only) record_anatomy(cell, *workload, options.data_dir, result);
+  if (!options.timing_only && !counted)
+    record_anatomy(cell, *workload, options.data_dir, result);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/files/user_files.hpp"
+#include "runner/hardware/counter.hpp"
 
 namespace crossover {
 namespace {
@@ -67,8 +68,10 @@ Result failed(const Cell& cell, const std::string& reason) {
 }
 
 // In the forked child: rank `rank` of the cell, its diagnostics into its log; never returns.
+// `counter`: the command the rank runs under (Callgrind's for a counted cell), or empty.
 [[noreturn]] void exec_rank(const Cell& cell, const LaunchOptions& options,
-                            const std::string& binary, const std::string& work, int rank) {
+                            const std::string& binary, const std::string& work, int rank,
+                            const std::vector<std::string>& counter) {
   const bool ddp = cell.parallel == Parallel::kDdp;
   const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
   // Ctrl-C is for `run`, which lets the running cell finish; the ranks die with it.
@@ -90,9 +93,17 @@ Result failed(const Cell& cell, const std::string& reason) {
     setenv("RANK", std::to_string(rank).c_str(), 1);
     setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
   }
-  std::vector<std::string> args = {binary,   "worker", "--cell",     work + "/cell.json",
+  if (!counter.empty()) {
+    for (const std::string& variable : callgrind_environment(work + "/callgrind")) {
+      const auto equals = variable.find('=');
+      setenv(variable.substr(0, equals).c_str(), variable.substr(equals + 1).c_str(), 1);
+    }
+  }
+  std::vector<std::string> args = counter;
+  const std::vector<std::string> worker = {binary,   "worker", "--cell",     work + "/cell.json",
                                    "--out",  out,      "--data-dir", options.data_dir,
                                    "--quiet"};
+  args.insert(args.end(), worker.begin(), worker.end());
   if (options.timing_only) args.emplace_back("--timing-only");
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
@@ -157,10 +168,15 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
     write_text_file(work + "/cell.json", json_text(result_to_json(request)) + "\n");
     const bool ddp = cell.parallel == Parallel::kDdp;
     const int processes = ddp ? cell.nproc : 1;
+    // A counted cell without hardware counters runs under Callgrind, which writes its dumps here.
+    const std::vector<std::string> counter =
+        cell.count != Count::kNone && counter_for(cell.count) == CounterKind::kCallgrind
+            ? callgrind_command(cell.count, work + "/callgrind")
+            : std::vector<std::string>{};
     std::vector<pid_t> ranks;
     for (int rank = 0; rank < processes; ++rank) {
       const pid_t pid = fork();
-      if (pid == 0) exec_rank(cell, options, binary, work, rank);
+      if (pid == 0) exec_rank(cell, options, binary, work, rank, counter);
       if (pid < 0) {
         for (pid_t p : ranks) kill(p, SIGKILL);
         throw std::runtime_error("cannot start rank " + std::to_string(rank));
@@ -194,7 +210,18 @@ constexpr std::size_t kMaxWorkers = 3;
 // would show the cell: the device, and the process-wide threads and determinism).
 std::string worker_key(const Cell& cell) {
   return cell.device.text() + "|threads=" + std::to_string(cell.threads) +
-         "|deterministic=" + std::to_string(static_cast<int>(cell.deterministic));
+         "|deterministic=" + std::to_string(static_cast<int>(cell.deterministic)) +
+         "|count=" + text_of(cell.count);
+}
+
+// The environment of a child: this process's, and `extra` ("NAME=value") before it. Made before
+// fork, since between fork and exec nothing may allocate.
+std::vector<char*> child_environment(std::vector<std::string>& extra) {
+  std::vector<char*> env;
+  for (std::string& e : extra) env.push_back(e.data());
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  env.push_back(nullptr);
+  return env;
 }
 
 bool send_line(int fd, const std::string& text) {
@@ -251,7 +278,7 @@ void WorkerPool::retire(std::size_t index) {
   workers_.erase(workers_.begin() + static_cast<std::ptrdiff_t>(index));
 }
 
-WorkerPool::Worker& WorkerPool::worker_for(const std::string& key) {
+WorkerPool::Worker& WorkerPool::worker_for(const std::string& key, const Cell& cell) {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     if (workers_[i]->key != key) continue;
     // The most recently used goes last.
@@ -273,8 +300,17 @@ WorkerPool::Worker& WorkerPool::worker_for(const std::string& key) {
   }
   // Everything the child needs is made before fork: between fork and exec it only makes calls
   // that allocate nothing (LibTorch's threads may hold the allocator's lock at the fork).
-  std::vector<std::string> args = {options_.binary, "worker",          "--serve", worker->work,
-                                   "--data-dir",    options_.data_dir, "--quiet"};
+  // A counted worker without hardware counters serves under Callgrind: LibTorch's start under
+  // valgrind (about 10 s here) is paid once per worker, not per counted cell.
+  std::vector<std::string> args, extra_env;
+  if (cell.count != Count::kNone && counter_for(cell.count) == CounterKind::kCallgrind) {
+    args = callgrind_command(cell.count, worker->work + "/callgrind");
+    extra_env = callgrind_environment(worker->work + "/callgrind");
+  }
+  for (const char* arg : {options_.binary.c_str(), "worker", "--serve", worker->work.c_str(),
+                          "--data-dir", options_.data_dir.c_str(), "--quiet"})
+    args.emplace_back(arg);
+  std::vector<char*> env = child_environment(extra_env);
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -292,7 +328,7 @@ WorkerPool::Worker& WorkerPool::worker_for(const std::string& key) {
     if (null >= 0) dup2(null, STDIN_FILENO);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     if (fd >= 0) dup2(fd, STDERR_FILENO);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), env.data());
     _exit(127);
   }
   close(pair[1]);
@@ -325,7 +361,7 @@ Result WorkerPool::run(const Cell& cell) {
   std::string reason;
   bool keep = false;
   try {
-    Worker& worker = worker_for(worker_key(cell));
+    Worker& worker = worker_for(worker_key(cell), cell);
     const std::string n = std::to_string(++requests_);
     const std::string stem = worker.work + "/cell-" + n,
                       out = worker.work + "/result-" + n + ".json";

@@ -55,7 +55,9 @@ class WorkerPool {
 
  private:
   struct Worker;
-  Worker& worker_for(const std::string& key);
+  /// The warm worker of `key`, started for `cell` when there is none (under Callgrind for a
+  /// counted cell that needs it).
+  Worker& worker_for(const std::string& key, const Cell& cell);
   void retire(std::size_t index);
 
   LaunchOptions options_;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/costmodel/cost_model.hpp"
 #include "core/text/text.hpp"
@@ -30,7 +31,12 @@ void ProgressLine::cell(const Result& r) {
   const auto next = cost_.begin() + static_cast<std::ptrdiff_t>(std::min(done, total));
   const std::vector<double> left(next, cost_.end());
   std::string outcome = text_of(r.status);
-  if (r.status == CellStatus::kOk) {
+  if (r.status == CellStatus::kOk && r.counts.counted()) {
+    // Its times are taken under the counter: the count is the measurement.
+    outcome += " " + format_axis_value(std::round(r.counts.instructions_per_epoch)) +
+               " instructions/epoch (" + r.counts.counter + ", spread " +
+               format_percent(r.counts.instructions_spread, false) + ")";
+  } else if (r.status == CellStatus::kOk) {
     outcome += " " + format_seconds(r.epoch_seconds) + "/epoch, " + r.metric + " " +
                format_number(r.metric_value);
     if (r.data_source == DataSource::kSynthetic) outcome += " (synthetic data)";

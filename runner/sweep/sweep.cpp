@@ -20,6 +20,7 @@
 #include "runner/execution/executor.hpp"
 #include "runner/execution/reference.hpp"
 #include "runner/machine/env.hpp"
+#include "runner/hardware/counter.hpp"
 #include "runner/machine/machine_record.hpp"
 #include "runner/machine/profile_measure.hpp"
 #include "runner/sweep/progress_line.hpp"
@@ -64,14 +65,38 @@ std::string create_output(const SweepOptions& options, const std::string& grid_n
   return create_unique_directory("runs/" + grid_name + "-" + timestamp());
 }
 
-// Says what was planted to check a gate (CROSSOVER_PLANT_LOAD, CROSSOVER_PLANT_SLOWDOWN).
-void warn_planted(int load, double slowdown) {
+// Says what was planted to check a gate (CROSSOVER_PLANT_LOAD, _SLOWDOWN, _WORK).
+void warn_planted(int load, double slowdown, double work) {
+  if (work > 0)
+    spdlog::warn("{}={}: every timed epoch does {} % more work (a planted regression)",
+                 kPlantWorkVariable, work, format_number(100 * work));
   if (load > 0)
     spdlog::warn("{}={}: {} busy process(es) compete with the cells (a planted slowdown)",
                  kPlantLoadVariable, load, load);
   if (slowdown > 0)
     spdlog::warn("{}={}: every timed epoch spins for {} % more of its time (a planted regression)",
                  kPlantSlowdownVariable, slowdown, format_number(100 * slowdown));
+}
+
+// What counts the counted cells, and why that counter ("" when none is counted).
+std::string counter_record(const Expansion& expansion) {
+  for (std::size_t i = 0; i < expansion.cells.size(); ++i) {
+    const Cell& cell = expansion.cells[i];
+    if (cell.count == Count::kNone ||
+        (i < expansion.plans.size() && expansion.plans[i].action != CellPlan::Action::kRun))
+      continue;
+    const CounterKind kind = counter_for(cell.count);
+    const std::string perf = perf_unavailable_reason();
+    if (kind == CounterKind::kPerf) return "perf: the CPU's counter of user-space instructions";
+    const char* forced = std::getenv(kCounterVariable);
+    return "callgrind: " + valgrind_path() + " (" +
+           (cell.count == Count::kCycles ? std::string("count \"cycles\"")
+            : forced != nullptr && std::string(forced) == "callgrind"
+                ? std::string(kCounterVariable) + "=callgrind"
+                : "no hardware counter: " + perf) +
+           ")";
+  }
+  return "";
 }
 
 }  // namespace
@@ -177,6 +202,7 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   try {
     planted_load_ = planted_load_from_environment();
     planted_slowdown_ = planted_slowdown_from_environment();
+    planted_work_ = planted_work_from_environment();
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
@@ -250,6 +276,8 @@ void Sweep::record_environment(const Expansion& expansion) {
   if (!reused) record_.reference.before = measure_reference();
   record_.planted_load = planted_load_;
   record_.planted_slowdown = planted_slowdown_;
+  record_.planted_work = planted_work_;
+  record_.counter = counter_record(expansion);
   // How isolated cells ran (each result's `worker` says which process ran it).
   record_.isolation =
       options_.fresh_processes ? "a fresh process per isolated cell" : "warm workers";
@@ -307,7 +335,7 @@ SweepOutcome Sweep::run() {
   options.profile = profile_;
   options.predict_cuda = options_.predict_cuda;
   for (const auto& [device, gflops] : record_.peak_gflops) options.peak_gflops[device] = gflops;
-  warn_planted(planted_load_, planted_slowdown_);
+  warn_planted(planted_load_, planted_slowdown_, planted_work_);
   BusyLoad load(planted_load_);
   // The reference is timed again after every cell that ran, so that each cell has the machine's
   // speed just before and just after it (env.json: reference.cells.<index>).

@@ -76,6 +76,7 @@ class Sweep {
   std::optional<DirectoryLock> lock_;
   int planted_load_ = 0;
   double planted_slowdown_ = 0.0;
+  double planted_work_ = 0.0;
   Prices prices_;  // the grid's, with --price over them
   std::shared_ptr<const MachineProfile> profile_;  ///< --profile's, or measured at the start
   Environment record_;

@@ -7,6 +7,7 @@
 
 #include "core/text/text.hpp"
 #include "runner/execution/busy_load.hpp"
+#include "runner/hardware/counter.hpp"
 #include "runner/machine/machine_record.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "workloads/data/datasets.hpp"
@@ -76,9 +77,22 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
   try {
     (void)planted_load_from_environment();
     (void)planted_slowdown_from_environment();
+    (void)planted_work_from_environment();
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
+  }
+  // A counted cell's counter, chosen now: a wrong CROSSOVER_COUNTER, or no counter at all (no
+  // hardware counter and no valgrind), refuses the run before anything is measured.
+  for (const Cell& cell : cells) {
+    if (cell.count == Count::kNone) continue;
+    try {
+      if (counter_for(cell.count) == CounterKind::kCallgrind)
+        (void)callgrind_command(cell.count, "check");
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", cell_label(cell), e.what());
+      throw SweepRefused(e.what());
+    }
   }
   try {
     (void)machine_record_from_environment();  // read again, and used, by the sweep
