@@ -13,9 +13,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "reports/gate/gate_calibration.hpp"
+#include "reports/gate/history.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/hardware/counter.hpp"
 #include "tests/sample_results.hpp"
+#include "tests/sample_runs.hpp"
+#include "tests/test_support.hpp"
 
 namespace crossover {
 namespace {
@@ -180,20 +184,95 @@ TEST(CountedGate, EveryCellDecidedAndNoneWorseIsPass) {
   EXPECT_EQ(render_regression_text(report).rfind("PASS: no regression in 1 measured", 0), 0u);
 }
 
+// A run of counted cells: iris and mnist_linear, each epoch's counts scaled by `factor`.
+RunRecord counted_run(double factor, const std::string& label) {
+  RunRecord run;
+  run.results = {counted(0, "iris_mlp", scaled(kEpochs, factor)),
+                 counted(1, "mnist_linear", scaled(scaled(kEpochs, 13.0), factor))};
+  run.label = label;
+  return run;
+}
+
+TEST(CountedGate, CalibrateMeasuresTheAASpreadAndTheSmallestChangeCaught) {
+  RunPairs aa, planted;
+  for (int i = 0; i < 4; ++i) {
+    // One A/A pair's mnist_linear moved 0.1 % in one epoch: the spread the gate must allow.
+    RunRecord second = counted_run(1.0, "second");
+    if (i == 2) second.results[1].counts.instructions_samples[3] *= 1.001;
+    aa.emplace_back(counted_run(1.0, "first"), std::move(second));
+    planted.emplace_back(counted_run(1.0, "quiet"), counted_run(1.01, "planted"));
+  }
+  const CountedGateCalibration g = assess_counted_gate(aa, planted, counted_options(), 0.01);
+  ASSERT_EQ(g.cells.size(), 2u);
+  EXPECT_NEAR(g.aa_spread, 0.001, 1e-9);
+  EXPECT_NEAR(g.smallest_detectable, 0.006, 1e-9);
+  EXPECT_EQ(g.false_alarms.pairs, 4u);
+  EXPECT_EQ(g.false_alarms.fired, 0u);  // 0.1 % is within the 0.5 % threshold
+  EXPECT_EQ(g.detections.fired, 4u);
+  EXPECT_NEAR(g.cells[0].planted_change, 0.01, 1e-9);
+  const std::string text = render_counted_gate_text(g);
+  EXPECT_NE(text.find("catches every change from +0.6 %"), std::string::npos) << text;
+  EXPECT_EQ(counted_gate_json(g)["smallest_detectable_change"], g.smallest_detectable);
+  // A time metric, or too few pairs, is refused.
+  RegressionOptions timed;
+  EXPECT_THROW(assess_counted_gate(aa, planted, timed, 0.01), std::invalid_argument);
+  aa.resize(2);
+  EXPECT_THROW(assess_counted_gate(aa, planted, counted_options(), 0.01), std::invalid_argument);
+}
+
+TEST(CountedGate, AHistoryKeepsTheCountsAsASeriesOfTheirOwn) {
+  History history;
+  for (int i = 0; i < 3; ++i) {
+    Result r = counted(0, "iris_mlp", scaled(kEpochs, i == 2 ? 1.02 : 1.0));
+    r.epoch_seconds = 0.5 + 0.1 * i;
+    append_run(
+        history,
+        {"run-" + std::to_string(i), "c" + std::to_string(i), "2026-12-0" + std::to_string(i + 1)},
+        {r});
+  }
+  ASSERT_EQ(history.cells.size(), 2u);
+  EXPECT_EQ(history.cells[0].metric, "");
+  EXPECT_EQ(history.cells[1].metric, "instructions");
+  EXPECT_NE(history.cells[1].label.find("(instructions)"), std::string::npos);
+  EXPECT_NEAR(history.cells[1].points.back().median / history.cells[1].points.front().median, 1.02,
+              1e-9);
+  // It round-trips, counts well above a year of seconds included; a metric it does not know is
+  // refused.
+  const auto json = history_json(history);
+  EXPECT_EQ(json["cells"][1]["metric"], "instructions");
+  const History back = history_from_json(nlohmann::json::parse(json.dump()));
+  ASSERT_EQ(back.cells.size(), 2u);
+  EXPECT_EQ(back.cells[1].metric, "instructions");
+  EXPECT_EQ(back.cells[1].points.size(), 3u);
+  auto bad = nlohmann::json::parse(json.dump());
+  bad["cells"][1]["metric"] = "joules";
+  EXPECT_THROW(history_from_json(bad), std::runtime_error);
+  EXPECT_NE(render_history_markdown(history).find("1,991,183"), std::string::npos);
+}
+
+TEST(CountedGate, AReferenceThatMovedBeyondTwentyPercentIsNeverCalledSteady) {
+  for (double after : {0.4, 0.6, 1.5, 2.5}) {
+    const auto base =
+        testing::one_cell_run(testing::around(0.100), testing::env_with_reference(1e-3, 5e-5));
+    const auto cand = testing::one_cell_run(testing::around(0.100),
+                                            testing::env_with_reference(1e-3, 5e-5, after));
+    const RegressionReport report = compare_records(base, cand, {});
+    EXPECT_EQ(report.machine.find("the machine steady"), std::string::npos)
+        << after << ": " << report.machine;
+    EXPECT_NE(report.machine.find("not steady"), std::string::npos) << report.machine;
+  }
+  const auto still = compare_records(
+      testing::one_cell_run(testing::around(0.1), testing::env_with_reference(1e-3, 5e-5)),
+      testing::one_cell_run(testing::around(0.1), testing::env_with_reference(1e-3, 5e-5)), {});
+  EXPECT_NE(still.machine.find("the machine steady"), std::string::npos) << still.machine;
+}
+
 class CallgrindDump : public ::testing::Test {
  protected:
   std::string write(const std::string& name, const std::string& text) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
+    return dir_.write(name, text);
   }
-  void SetUp() override {
-    dir_ =
-        std::filesystem::temp_directory_path() / ("crossover-dump-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_;
 };
 
 TEST_F(CallgrindDump, ReadsInstructionsAndEstimatesCyclesAsIaiDoes) {
@@ -236,10 +315,10 @@ TEST_F(CallgrindDump, AHostileDumpIsRefusedNamingTheFile) {
   }
   // A link and a FIFO are not read (the one checked reader).
   const std::string target = write("target", "events: Ir\nsummary: 5\n");
-  std::filesystem::create_symlink(target, dir_ / "link");
-  EXPECT_THROW((void)read_callgrind_dump((dir_ / "link").string()), std::runtime_error);
-  ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
-  EXPECT_THROW((void)read_callgrind_dump((dir_ / "fifo").string()), std::runtime_error);
+  std::filesystem::create_symlink(target, dir_.file("link"));
+  EXPECT_THROW((void)read_callgrind_dump(dir_.file("link")), std::runtime_error);
+  ASSERT_EQ(mkfifo(dir_.file("fifo").c_str(), 0600), 0);
+  EXPECT_THROW((void)read_callgrind_dump(dir_.file("fifo")), std::runtime_error);
 }
 
 TEST(PlantedWork, TheVariableIsAFractionAndNothingElse) {

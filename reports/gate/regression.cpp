@@ -24,6 +24,12 @@ using Json = nlohmann::ordered_json;
 // Verdicts in the order the reports list them: the worst first (the enum's order).
 int severity(Verdict verdict) { return static_cast<int>(verdict); }
 
+// A counter's or an instruction set's name from a results file, on one line.
+std::string one_line(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
 // Why two counted results cannot be compared on `metric`, or "": one not counted, counted by two
 // counters or on two instruction sets, or without estimated cycles.
 std::string uncountable(const Result& base, const Result& cand, GateMetric metric) {
@@ -38,12 +44,13 @@ std::string uncountable(const Result& base, const Result& cand, GateMetric metri
              "to compare; compare --metric instructions, or count \"cycles\" on both sides";
   }
   if (base.counts.counter != cand.counts.counter)
-    return "counted by " + base.counts.counter + " in the baseline and by " + cand.counts.counter +
+    return "counted by " + one_line(base.counts.counter) + " in the baseline and by " +
+           one_line(cand.counts.counter) +
            " in the candidate: counts of two counters are never compared (set CROSSOVER_COUNTER "
            "alike on both sides)";
   if (base.counts.counted_isa != cand.counts.counted_isa)
-    return "counted on " + base.counts.counted_isa + " in the baseline and on " +
-           cand.counts.counted_isa +
+    return "counted on " + one_line(base.counts.counted_isa) + " in the baseline and on " +
+           one_line(cand.counts.counted_isa) +
            " in the candidate: with other vector instructions the code runs other kernels, so "
            "the counts are not the same work";
   return "";
@@ -165,14 +172,15 @@ void judge_counts(CellVerdict& v, const Result& base, const Result& cand,
                ": the epochs' counts differ (threads that spin while they wait count too); "
                "count at threads 1";
   }
-  v.evidence = "counted by " + base.counts.counter + " (" + base.counts.counter_version + ", " +
-               base.counts.counted_isa + "): " + std::to_string(pairs) + " epochs paired in order";
+  v.evidence = "counted by " + one_line(base.counts.counter) + " (" +
+               one_line(base.counts.counter_version) + ", " + one_line(base.counts.counted_isa) +
+               "): " + std::to_string(pairs) + " epochs paired in order";
   if (bs.size() != cs.size())
     v.reason += "; " + std::to_string(bs.size()) + " and " + std::to_string(cs.size()) +
                 " epochs counted: the first " + std::to_string(pairs) + " paired";
   if (base.counts.counter_version != cand.counts.counter_version)
-    v.reason += "; counter " + base.counts.counter_version + " against " +
-                cand.counts.counter_version;
+    v.reason += "; counter " + one_line(base.counts.counter_version) + " against " +
+                one_line(cand.counts.counter_version);
 }
 
 // Several runs per side: the run is the unit of replication, not the epoch (Welch's t on the
@@ -395,7 +403,9 @@ RegressionReport compare_records(const RunRecord& baseline, const RunRecord& can
   report.baseline_label = baseline.label;
   report.candidate_label = candidate.label;
   if (baseline.environment && candidate.environment)
-    report.environment = environment_differences(*baseline.environment, *candidate.environment);
+    // Counts do not move with the machine's speed: its measured peaks are no warning for them.
+    report.environment = environment_differences(*baseline.environment, *candidate.environment,
+                                                 !is_count_metric(options.metric));
   for (const RunRecord* run : {&baseline, &candidate}) {
     if (!run->environment)
       report.notes.push_back(run->label +

@@ -144,6 +144,13 @@ void describe_evidence(RegressionReport& report, const RunLevelContext& context)
   if (context.calibration != nullptr) report.calibration = context.calibration->source;
   report.machine = machine_account(report.cells);
   const std::string& machine = report.machine;
+  if (is_count_metric(report.options.metric)) {
+    // Counts are the work the code did: no run-to-run spread, machine or calibration to weigh.
+    report.evidence =
+        "counted cells, one run per side: each epoch's count against the other side's same "
+        "epoch; counts do not move with the machine, so no calibration or reference is weighed";
+    return;
+  }
   if (by_runs) {
     report.evidence =
         "several runs or processes per side: the rounds of --rerun are paired, each round's "

@@ -108,7 +108,8 @@ std::string headline(const RegressionReport& r) {
     text += "nothing compared";
   } else if (undecided > 0) {
     text += std::to_string(undecided) + " of " + std::to_string(compared) +
-            " compared cell(s) undecided, no regression among the others";
+            " compared cell(s) undecided" +
+            (undecided < compared ? ", no regression among the others" : "");
   } else {
     text += "no regression";
   }
@@ -125,11 +126,12 @@ std::string headline(const RegressionReport& r) {
 std::string settings_text(const RegressionOptions& o) {
   if (is_count_metric(o.metric))
     return "metric: " + metric_text(o.metric) +
-           "; a regression needs every epoch's count of the candidate to lie " +
+           "; the epochs are paired in order, and a regression needs each of the candidate's to "
+           "count " +
            format_percent(o.threshold, false) +
-           " or more above every epoch's count of the baseline (the interval is the counts' own "
-           "spread over the epochs: identical counts make it a point); counts of two counters or "
-           "two instruction sets are not compared";
+           " or more above the baseline's (the interval is the range of the pairs' changes: "
+           "identical counts make it a point); counts of two counters or two instruction sets are "
+           "not compared";
   return "metric: " + metric_text(o.metric) + "; a regression needs p < " + format_number(o.alpha) +
          " (two-sided: Mann-Whitney U on the samples of one run per side, a paired t on the log "
          "ratios of runs made in pairs when each side has several) and a change of " +

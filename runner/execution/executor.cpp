@@ -176,14 +176,6 @@ struct Repeats {
   torch::Tensor last_loss;
 };
 
-// What a cell's timed epochs are counted with and what is planted in them: its counter (null
-// when it is not counted), the planted slowdown and the planted work.
-struct EpochExtras {
-  InstructionCounter* counter = nullptr;
-  double slowdown = 0.0;
-  PlantedWork work{0.0};
-};
-
 // One repeat: a freshly initialised model, its first epoch timed on its own (and its first step,
 // from the model's creation: first-call costs), the warm-up, then the timed epochs into `stop`.
 // Returns the repeat's timed seconds.
@@ -209,9 +201,8 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
     --timed;
   }
   StepObserver* observer = cell.timing == Timing::kPhases ? &phases : nullptr;
-  // A planted regression of known size (CROSSOVER_PLANT_SLOWDOWN, checked when the run began):
-  // each timed epoch spins for that fraction of its own time, as slower code would; or
-  // (CROSSOVER_PLANT_WORK) does that fraction of its work again, which a counter sees too.
+  // Planted regressions (checked when the run began): CROSSOVER_PLANT_SLOWDOWN spins for that
+  // share of each epoch's time; CROSSOVER_PLANT_WORK does that share of its work again.
   const double slowdown = extras.slowdown;
   synchronize_device(cell.device);
   energy.start();  // the energy's span holds the timed epochs' and little more
@@ -243,8 +234,7 @@ double one_repeat(const Cell& cell, Workload& workload, PhaseClock& phases, Adap
 Repeats repeat_until_stopped(const Cell& cell, const RunOptions& options, Workload& workload,
                              PhaseClock& phases, Result& result, EnergyMeter& energy,
                              EpochExtras& extras) {
-  // A counted cell runs exactly min_repeats repeats: its counts need no stopping rule, and a time
-  // budget would cut a cell slowed by its counter short, differently in each run.
+  // A counted cell runs exactly min_repeats repeats: a budget would cut it short unevenly.
   const bool counted = cell.count != Count::kNone;
   AdaptiveRepeats stop(
       StoppingRule{cell.min_repeats, counted ? cell.min_repeats : cell.max_repeats,
@@ -290,22 +280,6 @@ void record_statistics(const Repeats& repeats, const std::vector<double>& step_s
   result.phase_optimizer_seconds = phases.mean(Phase::kOptimizer);
 }
 
-// What the counter counted in the timed epochs, into the result's counts.
-void record_counts(const Repeats& repeats, const InstructionCounter& counter, const Cell& cell,
-                   std::int64_t steps_per_epoch, Result& result) {
-  Counts& counts = result.counts;
-  counts.counter = text_of(counter.kind());
-  counts.counter_version = counter.version();
-  counts.counted_isa = instruction_set();
-  std::vector<double> instructions, cycles;
-  for (const CountReading& reading : repeats.counts) {
-    instructions.push_back(reading.instructions);
-    if (cell.count == Count::kCycles) cycles.push_back(reading.estimated_cycles);
-  }
-  counts.set_samples(std::move(instructions), std::move(cycles),
-                     static_cast<double>(steps_per_epoch));
-}
-
 // What the energy meter saw over the timed epochs, into the result's fields.
 void record_energy(const EnergyTotals& energy, Result& result) {
   result.energy.energy_source = energy.source;
@@ -340,7 +314,8 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   Repeats repeats =
       repeat_until_stopped(cell, options, *workload, phases, result, *energy, extras);
   if (counter != nullptr && !repeats.counts.empty())
-    record_counts(repeats, *counter, cell, facts.steps_per_epoch, result);
+    record_counts(repeats.counts, *counter, cell.count,
+                  static_cast<double>(facts.steps_per_epoch), result.counts);
   result.energy.cpu_mhz_end = cpu_mhz();
 
   // The steady-state step distribution: one more epoch, timed step by step. With one step per
@@ -359,9 +334,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
                              (std::isnan(result.train_loss) ? "NaN" : "infinite") +
                              " after its last epoch: its outputs or gradients "
                              "overflow; lower lr, or check the model's forward");
-  // A counted cell is neither evaluated nor taken apart: under Callgrind both run at valgrind's
-  // speed (minutes for a Fashion-MNIST cell), and its times are the counter's. The same cell with
-  // count "none" has them.
+  // A counted cell is neither evaluated nor taken apart: under Callgrind both are minutes.
   const bool counted = cell.count != Count::kNone;
   if (!options.timing_only && !counted) result.metric_value = workload->evaluate();
   if (counted) result.metric.clear();
@@ -382,8 +355,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
     result.cuda_peak_reserved_bytes = memory.peak_reserved_bytes;
   }
   // Last: the probe trains a few steps more, outside everything measured above.
-  if (!options.timing_only && !counted)
-    record_anatomy(cell, *workload, options.data_dir, result);
+  if (!options.timing_only && !counted) record_anatomy(cell, *workload, options.data_dir, result);
 }
 
 }  // namespace

@@ -266,6 +266,19 @@ std::unique_ptr<InstructionCounter> open_counter(Count count) {
   return std::make_unique<PerfCounter>();
 }
 
+void record_counts(const std::vector<CountReading>& readings, const InstructionCounter& counter,
+                   Count count, double steps_per_epoch, Counts& counts) {
+  counts.counter = text_of(counter.kind());
+  counts.counter_version = counter.version();
+  counts.counted_isa = instruction_set();
+  std::vector<double> instructions, cycles;
+  for (const CountReading& reading : readings) {
+    instructions.push_back(reading.instructions);
+    if (count == Count::kCycles) cycles.push_back(reading.estimated_cycles);
+  }
+  counts.set_samples(std::move(instructions), std::move(cycles), steps_per_epoch);
+}
+
 CountReading read_callgrind_dump(const std::string& path) {
   std::istringstream in(read_user_file(path, kMaxDumpBytes, "a Callgrind dump"));
   std::vector<std::string> events;
@@ -329,25 +342,30 @@ double estimated_cycles(double ir, double dr, double dw, double i1mr, double d1m
 
 void PlantedWork::after_epoch(double seconds, InstructionCounter* counter, CountReading& reading) {
   if (!(fraction_ > 0.0)) return;
-  constexpr long long kCalibration = 1 << 20;
   volatile double sink = 0.0;  // what the arithmetic computed, kept
   if (counter != nullptr) {
-    if (instructions_per_iteration_ <= 0.0) {
+    // Sized by counts: the arithmetic's instructions per step are learned from what it counted
+    // (a first guess of its 5, then its own count), and a span that fell short is topped up.
+    const double target = fraction_ * reading.instructions;
+    double done = 0.0;
+    for (int span = 0; span < 3 && target - done > 1e-3 * target; ++span) {
+      const double per = instructions_per_iteration_ > 0.0 ? instructions_per_iteration_ : 5.0;
+      const auto iterations = static_cast<long long>((target - done) / per);
+      if (iterations <= 0) break;
       counter->start();
-      sink = planted_arithmetic(kCalibration);
+      sink = planted_arithmetic(iterations);
+      const CountReading extra = counter->stop();
+      done += extra.instructions;
+      reading.estimated_cycles += extra.estimated_cycles;
       instructions_per_iteration_ =
-          std::max(1.0, counter->stop().instructions / static_cast<double>(kCalibration));
+          std::max(1.0, extra.instructions / static_cast<double>(iterations));
     }
-    counter->start();
-    sink = planted_arithmetic(
-        static_cast<long long>(fraction_ * reading.instructions / instructions_per_iteration_));
-    const CountReading extra = counter->stop();
-    reading.instructions += extra.instructions;
-    reading.estimated_cycles += extra.estimated_cycles;
+    reading.instructions += done;
     return;
   }
   using Clock = std::chrono::steady_clock;
   if (seconds_per_iteration_ <= 0.0) {
+    constexpr long long kCalibration = 1 << 20;
     const Clock::time_point start = Clock::now();
     sink = planted_arithmetic(kCalibration);
     seconds_per_iteration_ =

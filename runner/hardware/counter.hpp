@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/cells/modes.hpp"
+#include "core/records/result_parts.hpp"
 
 namespace crossover {
 
@@ -95,6 +96,12 @@ class InstructionCounter {
 /// none can count (not under valgrind and no hardware counter, or `cycles` outside Callgrind).
 std::unique_ptr<InstructionCounter> open_counter(Count count);
 
+/// What `counter` counted in a cell's timed epochs (`readings`, in order), into `counts`: the
+/// counter, its version, the instruction set, every epoch's instructions and (count "cycles")
+/// estimated cycles, and their statistics per epoch and per step.
+void record_counts(const std::vector<CountReading>& readings, const InstructionCounter& counter,
+                   Count count, double steps_per_epoch, Counts& counts);
+
 /// Reads one Callgrind dump's counts (its `events:` and `summary:` lines); throws
 /// std::runtime_error naming the file when it has neither, or an event count that is not a number.
 CountReading read_callgrind_dump(const std::string& path);
@@ -115,9 +122,9 @@ inline constexpr const char* kPlantWorkVariable = "CROSSOVER_PLANT_WORK";
 inline constexpr double kMaxPlantWork = 10.0;
 
 /// The planted work of one cell: after each timed epoch, `fraction` of that epoch's work done
-/// again. Under a counter, fraction x its instructions (the arithmetic's own instructions per
-/// step counted once, so the extra is sized by counts alone and is as repeatable as they are),
-/// counted and added to its reading; otherwise fraction x its seconds of the same arithmetic.
+/// again. Under a counter, fraction x its instructions to within 0.1 % (sized by the arithmetic's
+/// own counts, topped up where a span fell short, so it is as repeatable as they are), counted
+/// and added to its reading; otherwise fraction x its seconds of the same arithmetic.
 class PlantedWork {
  public:
   explicit PlantedWork(double fraction) : fraction_(fraction) {}
@@ -129,6 +136,14 @@ class PlantedWork {
   double fraction_;
   double instructions_per_iteration_ = 0.0;
   double seconds_per_iteration_ = 0.0;
+};
+
+/// A cell's counter (null: not counted) and what is planted in its timed epochs: the planted
+/// slowdown's share of each epoch's time, and the planted work.
+struct EpochExtras {
+  InstructionCounter* counter = nullptr;
+  double slowdown = 0.0;
+  PlantedWork work{0.0};
 };
 
 /// CROSSOVER_PLANT_WORK as a fraction: 0 when unset; throws std::invalid_argument naming the
