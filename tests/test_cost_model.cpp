@@ -8,8 +8,8 @@
 
 #include "core/costmodel/cost_model.hpp"
 #include "core/costmodel/scoring.hpp"
-#include "core/stats/stats.hpp"
 #include "core/records/prediction.hpp"
+#include "core/stats/stats.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {
@@ -191,12 +191,15 @@ TEST(CostModel, ARunIsScoredAgainstABandFittedWithoutIt) {
   for (int run = 0; run < 3; ++run)
     for (int i = 1; i <= 5; ++i)
       cells.push_back({"r" + std::to_string(run), DeviceKind::kCuda, Bound::kDispatch, 0.01 * i});
-  for (int i = 1; i <= 5; ++i) cells.push_back({"far", DeviceKind::kCuda, Bound::kDispatch, 1.0 + 0.1 * i});
+  for (int i = 1; i <= 5; ++i)
+    cells.push_back({"far", DeviceKind::kCuda, Bound::kDispatch, 1.0 + 0.1 * i});
   cells.push_back({"r0", DeviceKind::kCpu, Bound::kMemory, 0.3});
   // Fitted on all 20: rank ceil(21 x 0.8) = 17, a cell of the far run (1.2).
-  EXPECT_NEAR(band_without(cells, "", DeviceKind::kCuda, Bound::kDispatch).factor, std::exp(1.2), 1e-12);
+  EXPECT_NEAR(band_without(cells, "", DeviceKind::kCuda, Bound::kDispatch).factor, std::exp(1.2),
+              1e-12);
   // Without the far run: 15 cells, rank 13 (0.05); its cells all lie outside.
-  EXPECT_NEAR(band_without(cells, "far", DeviceKind::kCuda, Bound::kDispatch).factor, std::exp(0.05), 1e-12);
+  EXPECT_NEAR(band_without(cells, "far", DeviceKind::kCuda, Bound::kDispatch).factor,
+              std::exp(0.05), 1e-12);
   const Coverage c = leave_one_run_out(cells, DeviceKind::kCuda);
   // The other runs' cells are each scored against a band with the far run in it (all inside);
   // the far run's five against one without it (all outside).
@@ -298,9 +301,11 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
             }).find("fresh_memory_bytes_per_second"),
             std::string::npos);
   // Numbers no machine has, on either side, read as no profile (never "+inf %" predictions).
-  EXPECT_NE(refused([](auto& j) { j["cuda"]["dispatch_seconds"] = 1e308; })
-                .find("cuda.dispatch_seconds: expected a time in seconds from 1e-10 to 1, not 1e+308"),
-            std::string::npos);
+  EXPECT_NE(
+      refused([](auto& j) {
+        j["cuda"]["dispatch_seconds"] = 1e308;
+      }).find("cuda.dispatch_seconds: expected a time in seconds from 1e-10 to 1, not 1e+308"),
+      std::string::npos);
   EXPECT_NE(refused([](auto& j) {
               j["cpu"]["one_thread"]["gemm"][0]["flops_per_second"] = 1e-300;
             }).find("cpu.one_thread.gemm[0].flops_per_second: expected a rate in FLOP per second"),
@@ -315,14 +320,12 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
               j["validation"]["cuda"]["band_by_bound"]["warp"] = {{"factor", 2}, {"cells", 9}};
             }).find("bound classes"),
             std::string::npos);
-  EXPECT_NE(refused([](auto& j) {
-              j["validation"]["cuda"]["band"]["coverage"] = 0.5;
-            }).find("coverage"),
-            std::string::npos);
-  EXPECT_NE(refused([](auto& j) {
-              j["validation"]["cuda"]["band"]["cells"] = 1e300;
-            }).find("cells"),
-            std::string::npos);
+  EXPECT_NE(
+      refused([](auto& j) { j["validation"]["cuda"]["band"]["coverage"] = 0.5; }).find("coverage"),
+      std::string::npos);
+  EXPECT_NE(
+      refused([](auto& j) { j["validation"]["cuda"]["band"]["cells"] = 1e300; }).find("cells"),
+      std::string::npos);
   // How the band's coverage was measured: only leave one run out, its counts whole and sane.
   EXPECT_NE(refused([](auto& j) {
               j["validation"]["cuda"]["coverage_measured"] = {{"method", "in-sample"}};
@@ -389,6 +392,56 @@ TEST(StepAnatomy, GroupsRoundTripAndBadRowsAreRefused) {
   EXPECT_THROW(groups_from_rows({{1, -1, 2, 3}}), std::runtime_error);
   EXPECT_THROW(groups_from_rows({{1.5, 1, 2, 3}}), std::runtime_error);
   EXPECT_THROW(groups_from_rows({{1, 1, std::nan(""), 3}}), std::runtime_error);
+  // The arithmetic each group's FLOPs are travels with it; a row of four from before it was kept
+  // reads as a matrix product's where it has FLOPs.
+  StepAnatomy kinds;
+  kinds.add(Phase::kBackward, 2.0, 8.0, Math::kConvolution);
+  kinds.add(Phase::kBackward, 2.0, 8.0, Math::kMatmul);
+  ASSERT_EQ(kinds.groups.size(), 2u);
+  EXPECT_EQ(groups_from_rows(groups_to_rows(kinds.groups))[0].math, Math::kConvolution);
+  EXPECT_EQ(groups_from_rows({{1, 1, 2, 3}})[0].math, Math::kMatmul);
+  EXPECT_EQ(groups_from_rows({{1, 1, 0, 3}})[0].math, Math::kNone);
+  EXPECT_THROW(groups_from_rows({{1, 1, 2, 3, 4}}), std::runtime_error);
+  EXPECT_THROW(groups_from_rows({{1, 1, 2, 3, 0.5}}), std::runtime_error);
+}
+
+// Issue 99: every card was costed at its FP32 peak. On a GPU with tensor cores a convolution
+// runs in TF32 (cuDNN's default), a matrix product in FP32 unless precision tf32 asks, both in
+// BF16 with precision bf16; the optimiser's element-wise arithmetic is bound by its bytes; a CPU
+// has the one ladder.
+TEST(CostModel, EachOperatorRunsInThePrecisionLibTorchGivesItOnTheCard) {
+  DeviceProfile gpu = device();  // FP32 tops out at 100 GFLOP/s
+  gpu.tf32_flops_per_second = 400e9;
+  gpu.bf16_flops_per_second = 800e9;
+  StepContext cuda;
+  cuda.cuda = true;
+  EXPECT_EQ(math_top_rate(Math::kConvolution, gpu, cuda), 400e9);
+  EXPECT_EQ(math_top_rate(Math::kMatmul, gpu, cuda), 0.0);
+  EXPECT_EQ(math_top_rate(Math::kElementwise, gpu, cuda), 0.0);
+  StepContext tf32 = cuda;
+  tf32.precision = Precision::kTf32;
+  EXPECT_EQ(math_top_rate(Math::kMatmul, gpu, tf32), 400e9);
+  StepContext bf16 = cuda;
+  bf16.precision = Precision::kBf16;
+  EXPECT_EQ(math_top_rate(Math::kMatmul, gpu, bf16), 800e9);
+  EXPECT_EQ(math_top_rate(Math::kConvolution, gpu, bf16), 800e9);
+  EXPECT_EQ(math_top_rate(Math::kConvolution, gpu, StepContext{}), 0.0);  // a CPU
+  DeviceProfile turing = device();  // no TF32, no BF16: FP32 stands in
+  EXPECT_EQ(math_top_rate(Math::kConvolution, turing, bf16), 0.0);
+
+  // 2 GFLOP at n = 1,000 (the ladder's top): 20 ms in FP32, 5 ms at 400 GFLOP/s; a small product
+  // keeps its fixed part (n = 100: 0.2 ms in FP32, of which 20 us is its work at the top).
+  EXPECT_NEAR(2e9 / gpu.flops_per_second_at(2e9, 400e9), 5e-3, 1e-12);
+  EXPECT_NEAR(2e6 / gpu.flops_per_second_at(2e6, 400e9), 0.2e-3 - 20e-6 + 5e-6, 1e-12);
+  EXPECT_EQ(gpu.flops_per_second_at(2e9, 0.0), gpu.gemm_flops_per_second(2e9));
+  StepAnatomy a;
+  a.add(Phase::kForward, 2e9, 1e3, Math::kConvolution);
+  a.add(Phase::kForward, 2e9, 1e3, Math::kMatmul);
+  a.add(Phase::kOptimizer, 4e9, 1e3, Math::kElementwise);  // counted, never compute
+  const StepPrediction p = predict_step(a, gpu, cuda);
+  EXPECT_NEAR(p.compute, 5e-3 + 20e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(a.flops(), 8e9);
+  EXPECT_NEAR(predict_step(a, gpu, StepContext{}).compute, 40e-3, 1e-12);  // the CPU: FP32 both
 }
 
 // predict --check's scores add each cell to its kind and to its kind and bound, listed in the

@@ -92,7 +92,11 @@ StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& dev
       if (context.host != nullptr) p.batch += g.count * host_op_seconds(g, *context.host);
       continue;
     }
-    const double rate = g.flops > 0.0 ? device.gemm_flops_per_second(g.flops) : 0.0;
+    // An element-wise update's FLOPs are counted, but its bytes bound it.
+    const double rate =
+        g.flops > 0.0 && g.math != Math::kElementwise
+            ? device.flops_per_second_at(g.flops, math_top_rate(g.math, device, context))
+            : 0.0;
     const double compute = rate > 0.0 ? g.flops / rate : 0.0;
     // A CPU step's tensors are allocated afresh; a GPU's caching allocator reuses its blocks.
     const double bandwidth = !context.cuda && device.fresh_memory_bytes_per_second > 0.0
@@ -139,6 +143,22 @@ double predict_epoch(const StepPrediction& step, double steps, const DeviceProfi
   return steps * step.step() + device.sync_seconds;
 }
 
+double math_top_rate(Math math, const DeviceProfile& device, const StepContext& context) {
+  if (!context.cuda) return 0.0;
+  const bool bf16 = context.precision == Precision::kBf16;
+  if (math == Math::kConvolution) {
+    // cuDNN: BF16 under autocast, else TF32 where the card has it, else FP32.
+    for (const double rate :
+         {bf16 ? device.convolution_bf16_flops_per_second : 0.0,
+          device.convolution_tf32_flops_per_second, device.convolution_fp32_flops_per_second})
+      if (rate > 0.0) return rate;
+  }
+  if (math != Math::kMatmul && math != Math::kConvolution) return 0.0;
+  if (bf16 && device.bf16_flops_per_second > 0.0) return device.bf16_flops_per_second;
+  const bool tf32 = math == Math::kConvolution || context.precision == Precision::kTf32;
+  return tf32 ? device.tf32_flops_per_second : 0.0;
+}
+
 StepContext context_of(const Cell& cell, const MachineProfile& profile) {
   StepContext c = context_of(cell);
   c.host = &profile.cpu(cell.threads);
@@ -154,6 +174,7 @@ StepContext context_of(const Cell& cell) {
       cell.loader == Loader::kTensor && (!c.cuda || cell.data_placement == Placement::kDevice);
   c.loader_workers = cell.loader == Loader::kDataLoader ? std::max(cell.num_workers, 0) : 0;
   c.cores_busy = !c.cuda && cell.threads != 1;
+  c.precision = cell.precision;
   return c;
 }
 
@@ -165,7 +186,8 @@ const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell) 
 std::string predicted_interval_text(double seconds, double error) {
   // A band is a factor from 1 to 1e6 (core/costmodel/machine_profile): anything else read from a
   // file is none.
-  if (!(error > 0.0 && error < 1e6)) return format_seconds(seconds) + ", predicted (no validated band)";
+  if (!(error > 0.0 && error < 1e6))
+    return format_seconds(seconds) + ", predicted (no validated band)";
   const double factor = 1.0 + error;
   return format_seconds(seconds / factor) + "-" + format_seconds(seconds * factor) +
          ", predicted, " + std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
@@ -183,7 +205,8 @@ std::string bound_text(const StepPrediction& p, const StepAnatomy& anatomy) {
                   ? ", against " + format_seconds(p.arithmetic) + " of arithmetic)"
                   : ")");
     case Bound::kCompute:
-      return "compute-bound (" + flop_text(anatomy.flops()) + " ~ " + format_seconds(p.compute) + ")";
+      return "compute-bound (" + flop_text(anatomy.flops()) + " ~ " + format_seconds(p.compute) +
+             ")";
     case Bound::kMemory:
       return "memory-bound (" + byte_text(anatomy.bytes()) + " read and written ~ " +
              format_seconds(p.memory) + ")";
@@ -191,10 +214,10 @@ std::string bound_text(const StepPrediction& p, const StepAnatomy& anatomy) {
       return "transfer-bound (" + byte_text(anatomy.h2d_bytes) + " copied from the host ~ " +
              format_seconds(p.transfer) + ")";
     case Bound::kLoader:
-      return p.loader_exposed ? "loader-bound (the workers make a batch " +
-                                    format_seconds(p.loader) + " slower than the step uses it)"
-                              : "loader-bound (" + format_seconds(p.loader) +
-                                    " waiting for each batch)";
+      return p.loader_exposed
+                 ? "loader-bound (the workers make a batch " + format_seconds(p.loader) +
+                       " slower than the step uses it)"
+                 : "loader-bound (" + format_seconds(p.loader) + " waiting for each batch)";
     case Bound::kNone:
       break;
   }

@@ -1,7 +1,8 @@
 #pragma once
 // The cost model: a step's time on a device from its anatomy (step_anatomy.hpp) and the device's
 // profile (machine_profile.hpp). Per operator, the larger of the device's fixed cost per
-// dispatched operator, its FLOPs at the device's matrix-product throughput for its size,
+// dispatched operator, its FLOPs at the device's matrix-product throughput for its size and
+// precision (a GPU's tensor cores where LibTorch uses them),
 // and its bytes at the device's memory bandwidth; plus the bytes copied from the host at the
 // copy bandwidth (pageable or pinned) and the wait for a batch made on the host, costed from its
 // operators on the predicted machine's CPU (never from a wait measured on the checking machine).
@@ -69,7 +70,17 @@ struct StepContext {
   /// A CPU step whose intra-op threads use every core (threads other than 1): loader workers
   /// find no idle core, and their batches add to the step instead of running beside it.
   bool cores_busy = false;
+  /// The cell's precision: on a GPU with tensor cores, what its products and convolutions run
+  /// in (math_top_rate).
+  Precision precision = Precision::kFp32;
 };
+
+/// The top rate a GPU runs a group's FLOPs at, as LibTorch's defaults have it: convolutions in
+/// TF32 where the card has it (cuDNN's allow_tf32 is on by default), else FP32, at the card's
+/// convolution rates where it has them; matrix products in TF32 only with precision tf32; both in
+/// BF16 with precision bf16 (autocast); 0 for the FP32 ladder (a CPU, a card that knows none of
+/// these rates).
+double math_top_rate(Math math, const DeviceProfile& device, const StepContext& context);
 
 /// A step predicted on `device`.
 StepPrediction predict_step(const StepAnatomy& anatomy, const DeviceProfile& device,

@@ -42,31 +42,37 @@ struct Figure {
   void (*set)(Datasheet&, double);
 };
 constexpr Figure kFigures[] = {
-    {"fp32_tflops", 1e12, 0.1, 1e4, true, [](Datasheet& d, double v) { d.fp32_flops_per_second = v; }},
-    {"tf32_tflops", 1e12, 0.1, 1e5, false, [](Datasheet& d, double v) { d.tf32_flops_per_second = v; }},
-    {"bf16_tflops", 1e12, 0.1, 1e5, false, [](Datasheet& d, double v) { d.bf16_flops_per_second = v; }},
+    {"fp32_tflops", 1e12, 0.1, 1e4, true,
+     [](Datasheet& d, double v) { d.fp32_flops_per_second = v; }},
+    {"tf32_tflops", 1e12, 0.1, 1e5, false,
+     [](Datasheet& d, double v) { d.tf32_flops_per_second = v; }},
+    {"bf16_tflops", 1e12, 0.1, 1e5, false,
+     [](Datasheet& d, double v) { d.bf16_flops_per_second = v; }},
     {"memory_gb", 1e9, 0.1, 1e5, true, [](Datasheet& d, double v) { d.memory_bytes = v; }},
-    {"memory_gbps", 1e9, 1.0, 1e6, true, [](Datasheet& d, double v) { d.memory_bytes_per_second = v; }},
+    {"memory_gbps", 1e9, 1.0, 1e6, true,
+     [](Datasheet& d, double v) { d.memory_bytes_per_second = v; }},
     {"pcie_generation", 1.0, 3.0, 5.0, true,
      [](Datasheet& d, double v) { d.pcie_generation = static_cast<int>(v); }},
-    {"pcie_lanes", 1.0, 1.0, 16.0, true, [](Datasheet& d, double v) { d.pcie_lanes = static_cast<int>(v); }},
+    {"pcie_lanes", 1.0, 1.0, 16.0, true,
+     [](Datasheet& d, double v) { d.pcie_lanes = static_cast<int>(v); }},
     {"tdp_watts", 1.0, 1.0, 1e4, true, [](Datasheet& d, double v) { d.tdp_watts = v; }},
 };
 
 // A figure's source: "ID" or "ID: how it was read", its ID one of the catalog's sources.
 std::string source_text(const Json& card, const char* key, const Json& sources,
                         const std::string& at) {
-  if (!card.contains("sources") || !card["sources"].is_object() ||
-      !card["sources"].contains(key) || !card["sources"][key].is_string())
-    refuse_datasheet(at + ".sources." + key, "the source of " + std::string(key) + " (no figure without one)");
+  if (!card.contains("sources") || !card["sources"].is_object() || !card["sources"].contains(key) ||
+      !card["sources"][key].is_string())
+    refuse_datasheet(at + ".sources." + key,
+                     "the source of " + std::string(key) + " (no figure without one)");
   const std::string given = card["sources"][key].get<std::string>();
   if (!is_profile_text(given)) refuse_datasheet(at + ".sources." + key, kProfileTextRule);
   const std::string id = given.substr(0, given.find(':'));
   if (!sources.contains(id))
     refuse_datasheet(at + ".sources." + key, "one of the catalog's sources, not \"" + id + "\"");
   const Json& s = sources[id];
-  std::string text = s.value("what", "") + " (" + s.value("url", "") + "), read " +
-                     s.value("read", "");
+  std::string text =
+      s.value("what", "") + " (" + s.value("url", "") + "), read " + s.value("read", "");
   if (id.size() < given.size()) text += ";" + given.substr(id.size() + 1);
   return text;
 }
@@ -87,8 +93,8 @@ Datasheet card_from_json(const Json& j, const Json& sources, const std::string& 
     const Json& v = j[f.key];
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < f.low ||
         v.get<double>() > f.high)
-      refuse_datasheet(at + "." + f.key, "a number from " + format_number(f.low) + " to " +
-                                   format_number(f.high));
+      refuse_datasheet(at + "." + f.key,
+                       "a number from " + format_number(f.low) + " to " + format_number(f.high));
     f.set(d, v.get<double>() * f.scale);
     d.sources[f.key] = source_text(j, f.key, sources, at);
   }
@@ -156,16 +162,21 @@ Shares shares_of(const Datasheet& card, const std::vector<const MeasuredCard*>& 
 }
 
 // The profile's provenance: each derived number with the rule and the numbers behind it.
-Json derivation_json(const Datasheet& card, const Shares& s, double top, const MachineProfile& host) {
+Json derivation_json(const Datasheet& card, const Shares& s, double top,
+                     const MachineProfile& host) {
   const std::string over = join(s.names);
   Json derived = {
       {"from", "its datasheet (sources) and the measured cards " + over +
                    ", never from a measurement of this card (core/costmodel/datasheet.hpp, "
                    "docs/gpu.md)"},
-      {"gemm", "each rung: the measured cards' time for it less its work at their top rate, plus "
-               "its work at " + format_number(top) + " FLOP/s = the FP32 peak " +
-               format_number(card.fp32_flops_per_second) + " x the measured cards' share of "
-               "theirs " + spread_text(s.gemm, over)},
+      {"gemm",
+       "each rung: the measured cards' time for it less its work at their top rate, plus "
+       "its work at " +
+           format_number(top) + " FLOP/s = the FP32 peak " +
+           format_number(card.fp32_flops_per_second) +
+           " x the measured cards' share of "
+           "theirs " +
+           spread_text(s.gemm, over)},
       {"memory_bytes_per_second", "the datasheet's " + format_number(card.memory_bytes_per_second) +
                                       " x the measured cards' share of theirs " +
                                       spread_text(s.memory, over)},
@@ -179,8 +190,10 @@ Json derivation_json(const Datasheet& card, const Shares& s, double top, const M
       {"dispatch_seconds", "the measured cards' hosts' " + spread_text(s.dispatch, over)},
       {"sync_seconds", "the measured cards' " + spread_text(s.sync, over)},
       {"cpu", "the host of " + s.names.front() + " (" + host.cpu_model + ", " +
-                  std::to_string(host.logical_cores) + " logical cores): a datasheet names no host"}};
-  if (!s.graph.empty()) derived["graph_op_seconds"] = "the measured cards' " + spread_text(s.graph, over);
+                  std::to_string(host.logical_cores) +
+                  " logical cores): a datasheet names no host"}};
+  if (!s.graph.empty())
+    derived["graph_op_seconds"] = "the measured cards' " + spread_text(s.graph, over);
   return derived;
 }
 
@@ -189,6 +202,28 @@ Json derivation_json(const Datasheet& card, const Shares& s, double top, const M
 double Datasheet::host_link_bytes_per_second() const {
   const double transfers_per_lane = pcie_generation == 3 ? 8e9 : pcie_generation == 4 ? 16e9 : 32e9;
   return transfers_per_lane * 128.0 / 130.0 / 8.0 * pcie_lanes;
+}
+
+void borrow_tensor_rates(DeviceProfile& gpu, const Datasheet& card, double share,
+                         const std::string& whose, double convolution_share) {
+  gpu.tf32_flops_per_second = card.tf32_flops_per_second * share;
+  gpu.bf16_flops_per_second = card.bf16_flops_per_second * share;
+  if (convolution_share > 0.0) {
+    gpu.convolution_fp32_flops_per_second = card.fp32_flops_per_second * convolution_share;
+    gpu.convolution_tf32_flops_per_second = card.tf32_flops_per_second * convolution_share;
+    gpu.convolution_bf16_flops_per_second = card.bf16_flops_per_second * convolution_share;
+  }
+  gpu.tensor_source = "borrowed: the datasheet's peaks x " + whose + " share of FP32 peak (" +
+                      format_number(share) + ") for products, x the catalog's convolution share (" +
+                      format_number(convolution_share) + ")";
+}
+
+void borrow_own_tensor_rates(MachineProfile& profile, const Datasheet& card,
+                             double convolution_share) {
+  if (!profile.cuda || !profile.cuda->tensor_source.empty() || card.fp32_flops_per_second <= 0.0)
+    return;
+  borrow_tensor_rates(*profile.cuda, card, top_rate(*profile.cuda) / card.fp32_flops_per_second,
+                      "its measured", convolution_share);
 }
 
 const Datasheet* DatasheetCatalog::find(const std::string& name) const {
@@ -209,23 +244,36 @@ DatasheetCatalog catalog_from_json(const Json& j) {
   DatasheetCatalog catalog;
   for (std::size_t i = 0; i < j["cards"].size(); ++i) {
     Datasheet d = card_from_json(j["cards"][i], j["sources"], "cards[" + std::to_string(i) + "]");
-    if (catalog.find(d.name)) refuse_datasheet("cards[" + std::to_string(i) + "].name", "a name not given twice");
+    if (catalog.find(d.name))
+      refuse_datasheet("cards[" + std::to_string(i) + "].name", "a name not given twice");
     catalog.cards.push_back(std::move(d));
   }
   if (j.contains("derivation")) {
-    if (!j["derivation"].is_object()) refuse_datasheet("derivation", "an object of validations by card");
+    if (!j["derivation"].is_object())
+      refuse_datasheet("derivation", "an object of validations by card");
     for (const auto& [card, v] : j["derivation"].items()) {
       if (!catalog.find(card)) refuse_datasheet("derivation." + card, "a card of the catalog");
       catalog.derivation[card] = validation_from_json(v, "derivation." + card);
     }
   }
+  if (j.contains("convolution_share")) {
+    const Json& c = j["convolution_share"];
+    if (!c.is_object() || !c.contains("share") || !c["share"].is_number() ||
+        !(c["share"].get<double>() > 0.0 && c["share"].get<double>() <= 1.0))
+      refuse_datasheet("convolution_share",
+                       "an object with a share from 0 to 1 and how it was measured");
+    catalog.convolution_share = c["share"].get<double>();
+    catalog.convolution_share_about = text_at(c, "measured", "convolution_share", true, 1000);
+  }
   if (j.contains("example_prices")) {
     const Json& prices = j["example_prices"];
-    if (!prices.is_object()) refuse_datasheet("example_prices", "an object of prices per hour by card");
+    if (!prices.is_object())
+      refuse_datasheet("example_prices", "an object of prices per hour by card");
     catalog.example_prices_about = text_at(prices, "about", "example_prices", true, 1000);
     for (const auto& [card, price] : prices.items()) {
       if (card == "about") continue;
-      if (!catalog.find(card) && card != "cpu") refuse_datasheet("example_prices." + card, "a card of the catalog");
+      if (!catalog.find(card) && card != "cpu")
+        refuse_datasheet("example_prices." + card, "a card of the catalog");
       if (!price.is_number() || !(price.get<double>() >= 0.0 && price.get<double>() < 1e6))
         refuse_datasheet("example_prices." + card, "a price per hour from 0");
       catalog.example_prices[card] = price.get<double>();
@@ -265,6 +313,8 @@ MachineProfile datasheet_profile(const Datasheet& card, const std::vector<Measur
   d.dispatch_seconds = median_value(shares.dispatch);
   d.sync_seconds = median_value(shares.sync);
   d.graph_op_seconds = median_value(shares.graph);
+  borrow_tensor_rates(d, card, median_value(shares.gemm), "the measured cards' median",
+                      catalog.convolution_share);
   p.cuda = d;
   p.provenance = {{"gpu", card.gpu},
                   {"architecture", card.architecture},
@@ -273,8 +323,9 @@ MachineProfile datasheet_profile(const Datasheet& card, const std::vector<Measur
                   {"derived", derivation_json(card, shares, top, host)}};
   if (!catalog.derivation.empty()) {
     Validation band = widest(catalog.derivation);
-    band.note = "from a datasheet: the widest band of the measured cards each derived from its "
-                "datasheet alone";
+    band.note =
+        "from a datasheet: the widest band of the measured cards each derived from its "
+        "datasheet alone";
     if (!shares.same_architecture)
       band.note += "; this card's architecture (" + card.architecture +
                    ") is not one measured, so the band was never checked on it";

@@ -48,6 +48,10 @@ struct DatasheetCatalog {
   /// they are ("about"): examples, never quotes.
   std::map<std::string, double> example_prices;
   std::string example_prices_about;
+  /// The share of a card's peak (in the math it runs in) that a convolution reaches, measured on
+  /// real runs (`about` says which), for every card; 0: none given, convolutions cost as products.
+  double convolution_share = 0.0;
+  std::string convolution_share_about;
   const Datasheet* find(const std::string& name) const;
 };
 
@@ -61,8 +65,8 @@ struct MeasuredCard {
   Datasheet sheet;
 };
 
-/// The profile of `card` from its datasheet and the cards in `measured` other than itself (a card is
-/// never derived from its own measurement, so that deriving a measured card checks the
+/// The profile of `card` from its datasheet and the cards in `measured` other than itself (a card
+/// is never derived from its own measurement, so that deriving a measured card checks the
 /// derivation). docs/gpu.md gives the rule:
 /// - a matrix product of n: the measured cards' time for it less its work at their top rate (the
 ///   fixed part: launch, tiles), plus its work at `card`'s FP32 peak times the measured cards'
@@ -76,6 +80,17 @@ struct MeasuredCard {
 /// std::runtime_error when no other measured card has a GPU.
 MachineProfile datasheet_profile(const Datasheet& card, const std::vector<MeasuredCard>& measured,
                                  const DatasheetCatalog& catalog);
+
+/// A GPU's rates by precision from `card`'s peaks: its TF32 and BF16 matrix products at `share`
+/// (a measured share of the FP32 peak, said to be `whose`), its convolutions in FP32, TF32 and
+/// BF16 at `convolution_share` of each peak (none where 0); where they came from in
+/// gpu.tensor_source. A peak the card does not give stays 0.
+void borrow_tensor_rates(DeviceProfile& gpu, const Datasheet& card, double share,
+                         const std::string& whose, double convolution_share);
+/// A measured card's profile with no such rates of its own: its datasheet's, at the share of its
+/// FP32 peak it measured.
+void borrow_own_tensor_rates(MachineProfile& profile, const Datasheet& card,
+                             double convolution_share);
 
 /// " (from its datasheet)": what a derived profile's name ends with, so that every output that
 /// names the profile of a prediction says where it came from.

@@ -44,6 +44,17 @@ double bounded(const nlohmann::ordered_json& j, const std::string& field, double
 constexpr double kMinSeconds = 1e-10, kMaxStepSeconds = 1.0;
 constexpr double kMinRate = 1e6, kMaxFlops = 1e17, kMaxBandwidth = 1e15, kMaxLink = 1e13;
 
+// A GPU's rates by precision, by their keys.
+template <typename Profile>
+auto math_rates(Profile& d) {
+  return std::array{
+      std::pair{"tf32_flops_per_second", &d.tf32_flops_per_second},
+      std::pair{"bf16_flops_per_second", &d.bf16_flops_per_second},
+      std::pair{"convolution_fp32_flops_per_second", &d.convolution_fp32_flops_per_second},
+      std::pair{"convolution_tf32_flops_per_second", &d.convolution_tf32_flops_per_second},
+      std::pair{"convolution_bf16_flops_per_second", &d.convolution_bf16_flops_per_second}};
+}
+
 Json device_json(const DeviceProfile& d, bool gpu) {
   Json j;
   j["dispatch_seconds"] = d.dispatch_seconds;
@@ -58,6 +69,9 @@ Json device_json(const DeviceProfile& d, bool gpu) {
     j["h2d_pinned_bytes_per_second"] = d.h2d_pinned_bytes_per_second;
     j["sync_seconds"] = d.sync_seconds;
     if (d.graph_op_seconds > 0.0) j["graph_op_seconds"] = d.graph_op_seconds;
+    for (const auto& [key, rate] : math_rates(d))
+      if (*rate > 0.0) j[key] = *rate;
+    if (!d.tensor_source.empty()) j["tensor_source"] = d.tensor_source;
   }
   return j;
 }
@@ -110,6 +124,15 @@ DeviceProfile device_from_json(const nlohmann::ordered_json& j, const std::strin
     if (j.contains("graph_op_seconds"))
       d.graph_op_seconds = bounded(j["graph_op_seconds"], at + ".graph_op_seconds", kMinSeconds,
                                    kMaxStepSeconds, "time in seconds", true);
+    for (const auto& [key, rate] : math_rates(d))
+      if (j.contains(key))
+        *rate = bounded(j[key], at + "." + key, kMinRate, kMaxFlops, "rate in FLOP per second");
+    if (j.contains("tensor_source")) {
+      if (!j["tensor_source"].is_string() ||
+          !is_profile_text(j["tensor_source"].get<std::string>()))
+        refuse(at + ".tensor_source", kProfileTextRule);
+      d.tensor_source = j["tensor_source"].get<std::string>();
+    }
   }
   return d;
 }
@@ -237,6 +260,15 @@ double DeviceProfile::gemm_flops_per_second(double flops) const {
                   t * (std::log(upper->second) - std::log(lower->second)));
 }
 
+double DeviceProfile::flops_per_second_at(double flops, double top) const {
+  const double rate = gemm_flops_per_second(flops);
+  if (!(top > 0.0) || rate <= 0.0 || flops <= 0.0) return rate;
+  double ladder_top = 0.0;
+  for (const auto& rung : gemm) ladder_top = std::max(ladder_top, rung.second);
+  const double fixed = std::max(0.0, flops / rate - flops / ladder_top);
+  return flops / (fixed + flops / top);
+}
+
 std::string band_validation_text(const Validation& v) {
   if (v.band.factor <= 0.0) return "no band validated against real runs";
   if (!v.note.empty()) {
@@ -280,7 +312,8 @@ nlohmann::ordered_json profile_to_json(const MachineProfile& p) {
   }
   if (!p.validation.empty()) {
     j["validation"] = Json::object();
-    for (const auto& [kind, v] : p.validation) j["validation"][text_of(kind)] = validation_to_json(v);
+    for (const auto& [kind, v] : p.validation)
+      j["validation"][text_of(kind)] = validation_to_json(v);
   }
   return j;
 }

@@ -26,7 +26,7 @@ struct DeviceProfile {
   /// products are slower per FLOP than large ones; a size between two rungs is interpolated on
   /// log scales.
   std::vector<std::pair<double, double>> gemm;
-  double memory_bytes_per_second = 0.0;        ///< element-wise: bytes read and written per second
+  double memory_bytes_per_second = 0.0;  ///< element-wise: bytes read and written per second
   /// CPU: the same into a tensor allocated afresh, as a training step's activations are (its pages
   /// touched for the first time); 0 where the profile did not measure it, and
   /// memory_bytes_per_second stands in.
@@ -43,17 +43,36 @@ struct DeviceProfile {
   /// dispatch_seconds stands in.
   double batch_op_seconds = 0.0;
 
+  /// CUDA: the tensor cores' top throughput in TF32 and in BF16, FLOP/s, as the profile's
+  /// FP32 ladder tops out at its FP32 peak; 0 where the card has none (Turing's TF32) or the
+  /// profile does not know it, and FP32 stands in.
+  double tf32_flops_per_second = 0.0;
+  double bf16_flops_per_second = 0.0;
+  /// CUDA: a convolution's top rate in FP32, TF32 and BF16, FLOP/s: the card's peak in that math
+  /// times the share of it convolutions reach (a convolution is no square matrix product: the
+  /// small ones of a CIFAR ResNet reach far less); 0 where unknown, and the matrix products' rate
+  /// stands in.
+  double convolution_fp32_flops_per_second = 0.0;
+  double convolution_tf32_flops_per_second = 0.0;
+  double convolution_bf16_flops_per_second = 0.0;
+  /// Where these came from, in a line: measured, or how they were borrowed.
+  std::string tensor_source;
+
   /// FLOP/s of a matrix product with `flops` FLOPs (its size: the cube root of flops / 2).
   double gemm_flops_per_second(double flops) const;
+  /// The same product at a top rate of `top` FLOP/s: the ladder's time for its size less its
+  /// work at the ladder's top (the fixed part: launch, tiles) plus its work at `top`. The
+  /// ladder's own rate where `top` is 0.
+  double flops_per_second_at(double flops, double top) const;
 };
 
 /// How a profile's predictions of one device kind did against real runs (`crossover predict
 /// --check ... --fit-band`).
 struct Validation {
-  double median_abs_error = 0.0;  ///< of the epoch, over the cells below
-  PredictionBand band;            ///< every bound class together
+  double median_abs_error = 0.0;             ///< of the epoch, over the cells below
+  PredictionBand band;                       ///< every bound class together
   std::map<Bound, PredictionBand> by_bound;  ///< each class with kMinBandCells cells or more
-  std::vector<std::string> runs;                   ///< the runs the cells came from
+  std::vector<std::string> runs;             ///< the runs the cells came from
   /// How the band's coverage was measured: "leave-one-run-out" (each run's cells against a band
   /// fitted without them), with what that gave; "" in a profile from before it was recorded,
   /// whose coverage was measured on the cells that set its band.

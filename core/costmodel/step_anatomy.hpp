@@ -29,13 +29,38 @@ inline constexpr auto words(Phase) {
                     std::pair{Phase::kOptimizer, std::string_view("optimizer")}};
 }
 
-/// Operators of one phase that cost the same: the same FLOPs and the same bytes each.
+/// The arithmetic an operator's FLOPs are: what a device runs them on. A matrix product and a
+/// convolution run on a GPU's tensor cores where the precision allows (TF32 convolutions by
+/// default on Ampere and newer, as cuDNN does; matrix products in TF32 only when asked); an
+/// element-wise update (the optimiser's) is bound by its bytes on any device.
+enum class Math { kNone, kMatmul, kConvolution, kElementwise };
+inline constexpr int kMathCount = 4;
+
+/// "none", "matmul", "convolution", "elementwise".
+inline constexpr auto words(Math) {
+  return std::array{std::pair{Math::kNone, std::string_view("none")},
+                    std::pair{Math::kMatmul, std::string_view("matmul")},
+                    std::pair{Math::kConvolution, std::string_view("convolution")},
+                    std::pair{Math::kElementwise, std::string_view("elementwise")}};
+}
+
+/// Operators of one phase that cost the same: the same FLOPs of the same arithmetic and the same
+/// bytes each.
 struct OpGroup {
   Phase phase = Phase::kForward;
   double count = 0.0;  ///< how many
-  double flops = 0.0;  ///< each: 2 m n k of a matrix product or a convolution, 0 for the rest
-  double bytes = 0.0;  ///< each: its tensors read and written
+  /// each: 2 m n k of a matrix product or a convolution (forward or backward), an optimiser
+  /// update's arithmetic per element; 0 for the rest
+  double flops = 0.0;
+  double bytes = 0.0;       ///< each: its tensors read and written
+  Math math = Math::kNone;  ///< what the FLOPs are
 };
+
+/// How a step's FLOPs are counted: 1, matrix products and forward convolutions only (results
+/// before 2026-12-02, whose ResNet steps count one third of their arithmetic); 2, every backward
+/// convolution and the optimiser's arithmetic too, each group with its Math. A recorded anatomy
+/// under an older rule is taken again where it is predicted from (predict --check).
+inline constexpr int kFlopsRule = 2;
 
 /// One step's anatomy.
 struct StepAnatomy {
@@ -48,7 +73,7 @@ struct StepAnatomy {
   double batch_seconds = 0.0;
 
   /// Adds one operator to its group.
-  void add(Phase phase, double flops, double bytes);
+  void add(Phase phase, double flops, double bytes, Math math = Math::kNone);
   /// Operators dispatched in `phase`.
   double ops(Phase phase) const;
   double ops() const;
@@ -57,11 +82,13 @@ struct StepAnatomy {
   bool empty() const { return groups.empty(); }
 };
 
-/// The groups as results.jsonl keeps them: [[phase, count, flops, bytes], ...].
+/// The groups as results.jsonl keeps them: [[phase, count, flops, bytes, math], ...] (math the
+/// index of Math).
 std::vector<std::vector<double>> groups_to_rows(const std::vector<OpGroup>& groups);
 
-/// The groups back from their rows; throws std::runtime_error for a row that is not four
-/// finite numbers, a phase outside 0-4, or a count, FLOPs or bytes below 0.
+/// The groups back from their rows; throws std::runtime_error for a row that is not four or five
+/// finite numbers, a phase outside 0-4, a math outside 0-3, or a count, FLOPs or bytes below 0.
+/// A row of four (a result from before the math was kept) with FLOPs is a matrix product's.
 std::vector<OpGroup> groups_from_rows(const std::vector<std::vector<double>>& rows);
 
 }  // namespace crossover

@@ -14,6 +14,7 @@ Anatomy Anatomy::of(const StepAnatomy& a, double seconds) {
   r.step_ops_backward = ops(Phase::kBackward);
   r.step_ops_optimizer = ops(Phase::kOptimizer);
   r.step_flops = a.flops();
+  r.step_flops_rule = kFlopsRule;
   r.step_bytes = a.bytes();
   r.step_h2d_bytes = a.h2d_bytes;
   r.step_loader_seconds = a.loader_seconds;

@@ -80,7 +80,8 @@ struct Counts {
   X(P, std::int64_t, step_ops_forward, kCount)   /* in the forward pass and the loss */            \
   X(P, std::int64_t, step_ops_backward, kCount)  /* in the backward pass */                        \
   X(P, std::int64_t, step_ops_optimizer, kCount) /* in the optimiser's update */                   \
-  X(P, double, step_flops, kFlops)               /* matrix products and convolutions, per step */  \
+  X(P, double, step_flops, kFlops) /* matrix products, convolutions, optimiser updates, a step */ \
+  X(P, std::int64_t, step_flops_rule, kCount) /* how they were counted: kFlopsRule, 0 before */  \
   X(P, double, step_bytes, kBytes)     /* tensors read and written by the operators, per step */   \
   X(P, double, step_h2d_bytes, kBytes) /* copied from the host to the device, per step */          \
   X(P, double, step_loader_seconds, kSeconds) /* the probed step's data wait */                    \
@@ -100,6 +101,9 @@ struct Anatomy {
   /// Whether there is a step to predict from: its operators grouped (a result recorded before
   /// the groups were kept has only the counts).
   bool empty() const { return step_op_groups.empty(); }
+  /// Whether its FLOPs were counted by the rule of today (kFlopsRule): an older anatomy misses
+  /// the backward convolutions.
+  bool current() const { return !empty() && step_flops_rule >= kFlopsRule; }
   /// Operators dispatched in the whole step.
   std::int64_t ops() const {
     return step_ops_data + step_ops_forward + step_ops_backward + step_ops_optimizer;

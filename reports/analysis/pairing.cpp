@@ -177,7 +177,6 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
   return pairs;
 }
 
-
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -288,8 +287,8 @@ void locate_crossing(Crossover& c, const Series& members, const CompareSpec& spe
     c.tie_low = points[f.tie_first].value;
     c.tie_high = points[f.from - 1].value;
   }
-  const bool predicted = std::any_of(members.begin(), members.end(),
-                                    [](const Pair* p) { return p->predicted; });
+  const bool predicted =
+      std::any_of(members.begin(), members.end(), [](const Pair* p) { return p->predicted; });
   c.statement = crossing_statement(points, f, c.axis, spec.axis + "=" + spec.baseline,
                                    spec.axis + "=" + spec.contender, predicted);
 }
@@ -395,6 +394,26 @@ std::vector<Crossover> find_crossovers(const std::vector<Pair>& pairs, const Com
       out.push_back(c);
     }
   }
+  return out;
+}
+
+int banded_order(double a, double a_band, double b, double b_band) {
+  if (a * a_band < b / b_band) return -1;
+  if (a / a_band > b * b_band) return 1;
+  return 0;
+}
+
+std::vector<std::size_t> tied_with_lowest(const std::vector<double>& values,
+                                          const std::vector<double>& bands) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] > 0.0 && (!best || values[i] < values[*best])) best = i;
+  std::vector<std::size_t> out;
+  if (!best) return out;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] > 0.0 &&
+        (i == *best || banded_order(values[*best], bands[*best], values[i], bands[i]) == 0))
+      out.push_back(i);
   return out;
 }
 

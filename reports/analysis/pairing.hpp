@@ -78,6 +78,16 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
 /// "device=cuda (predicted)" or "undecided (predicted: the band allows a tie)".
 std::string winner_text(const Pair& p, const CompareSpec& spec);
 
+/// Where one predicted figure (an epoch, a cost) stands against another, each with its band (a
+/// factor of 1 or more each way): -1 lower for certain (their bands exclude each other), +1
+/// higher, 0 a tie. GPU against GPU is decided by it alone.
+int banded_order(double a, double a_band, double b, double b_band);
+
+/// The indices of the lowest of `values` (those above 0) and of every one that ties with it by
+/// banded_order: the best, or all that the bands cannot tell from it. Empty when none is above 0.
+std::vector<std::size_t> tied_with_lowest(const std::vector<double>& values,
+                                          const std::vector<double>& bands);
+
 /// A pair's speedup and interval: "1.59x [1.58, 1.6]".
 std::string speedup_text(const Pair& p);
 

@@ -22,7 +22,8 @@ std::string lower(std::string text) {
 std::string catalog_file() {
   const std::vector<ShippedProfile> shipped = shipped_profiles();
   if (shipped.empty()) return "";
-  const fs::path file = fs::path(shipped.front().path).parent_path() / "datasheets" / "catalog.json";
+  const fs::path file =
+      fs::path(shipped.front().path).parent_path() / "datasheets" / "catalog.json";
   std::error_code error;
   return fs::exists(fs::symlink_status(file, error)) ? file.string() : "";
 }
@@ -31,7 +32,8 @@ DatasheetCatalog load_catalog() {
   const std::string file = catalog_file();
   if (file.empty())
     throw std::runtime_error(
-        "no GPU catalog (profiles/datasheets/catalog.json) was found beside this binary's profiles");
+        "no GPU catalog (profiles/datasheets/catalog.json) was found beside this binary's "
+        "profiles");
   try {
     return catalog_from_json(read_json_file<nlohmann::ordered_json>(file, kMiB, "a GPU catalog"));
   } catch (const UserFileError& e) {
@@ -43,8 +45,12 @@ DatasheetCatalog load_catalog() {
 
 std::vector<MeasuredCard> measured_cards(const DatasheetCatalog& catalog) {
   std::vector<MeasuredCard> out;
-  for (const Datasheet& card : catalog.cards)
-    if (!card.measured.empty()) out.push_back({load_profile(find_profile(card.measured)), card});
+  for (const Datasheet& card : catalog.cards) {
+    if (card.measured.empty()) continue;
+    MachineProfile profile = load_profile(find_profile(card.measured));
+    borrow_own_tensor_rates(profile, card, catalog.convolution_share);
+    out.push_back({std::move(profile), card});
+  }
   return out;
 }
 
@@ -61,7 +67,8 @@ MachineProfile named_profile(const std::string& given,
     try {
       catalog = load_catalog();
     } catch (const std::runtime_error& e) {
-      throw std::runtime_error(std::string(none.what()) + "; nor a catalogued GPU (" + e.what() + ")");
+      throw std::runtime_error(std::string(none.what()) + "; nor a catalogued GPU (" + e.what() +
+                               ")");
     }
     if (const Datasheet* card = catalog.find(lower(given)))
       return datasheet_profile(*card, measured_cards(catalog), catalog);
@@ -70,7 +77,16 @@ MachineProfile named_profile(const std::string& given,
     throw std::runtime_error(std::string(none.what()) + "; nor a GPU of the catalog (" +
                              join(names) + ", from their datasheets: crossover list)");
   }
-  return load(path);
+  MachineProfile profile = load(path);
+  // A shipped card measured no tensor-core rate: its datasheet's, at its own share of peak.
+  try {
+    const DatasheetCatalog catalog = load_catalog();
+    for (const Datasheet& card : catalog.cards)
+      if (!card.measured.empty() && find_profile(card.measured) == path)
+        borrow_own_tensor_rates(profile, card, catalog.convolution_share);
+  } catch (const std::runtime_error&) {  // no catalog: FP32 stands in
+  }
+  return profile;
 }
 
 }  // namespace

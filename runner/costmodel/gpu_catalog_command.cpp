@@ -1,15 +1,19 @@
-// crossover catalog: "which GPU should I rent for this grid?" A grid's CPU cells run here (crossover
-// run --predict), then every catalogued GPU predicts its CUDA cells from its datasheet
+// crossover catalog: "which GPU should I rent for this grid?" A grid's CPU cells run here
+// (crossover run --predict), then every catalogued GPU predicts its CUDA cells from its datasheet
 // (core/costmodel/datasheet.hpp), and one table says per cell and GPU the predicted epoch with its
 // band, the speedup against this CPU, the winner or "undecided", and with prices the cost per
 // epoch and the cheapest GPU that wins. Every GPU number is a prediction and says so.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
@@ -22,6 +26,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/cli/named_profiles.hpp"
 #include "runner/cli/terminal.hpp"
+#include "runner/costmodel/gpu_catalog_table.hpp"
 #include "runner/execution/launch.hpp"
 #include "runner/sweep/output_dir.hpp"
 
@@ -41,14 +46,6 @@ struct CatalogArgs {
   std::string markdown;             ///< --markdown FILE
 };
 
-// One GPU's prediction of one CPU cell's pair.
-struct Row {
-  const Datasheet* card = nullptr;
-  Result cpu, gpu;
-  Pair pair;  ///< its speedup, interval and winner (its cell pointers cleared: `cpu`, `gpu`)
-  double price = 0.0;  ///< the GPU's per hour; 0: none
-};
-
 // The run to read: the input folder, or the grid run into --out (its CUDA cells predicted with
 // the first GPU; each GPU predicts them again below). "" (logged) when there is none, `failed`
 // then the exit code: bad input (a grid that cannot run, or has no CUDA cell) or a failed run.
@@ -60,25 +57,26 @@ std::string run_of(const CatalogArgs& args, const std::string& first_card, int& 
   const auto loaded = load_and_expand(args.input);
   if (!loaded) return "";
   const auto& cells = loaded->second.cells;
-  if (std::none_of(cells.begin(), cells.end(), [](const Cell& c) {
-        return c.device.kind == DeviceKind::kCuda;
-      })) {
-    spdlog::error("{}: no CUDA cell to predict on the catalog's GPUs; give the experiments "
-                  "\"device\": [\"cpu\", \"cuda\"]",
-                  args.input);
+  if (std::none_of(cells.begin(), cells.end(),
+                   [](const Cell& c) { return c.device.kind == DeviceKind::kCuda; })) {
+    spdlog::error(
+        "{}: no CUDA cell to predict on the catalog's GPUs; give the experiments "
+        "\"device\": [\"cpu\", \"cuda\"]",
+        args.input);
     return "";
   }
-  const std::string out =
-      args.out_dir.empty() ? "runs/" + fs::path(args.input).stem().string() + "-catalog"
-                           : args.out_dir;
-  const int code = run_program({self_executable(), "run", args.input, "--predict",
-                                "cuda=" + first_card, "--out", out},
-                               "", {});
+  const std::string out = args.out_dir.empty()
+                              ? "runs/" + fs::path(args.input).stem().string() + "-catalog"
+                              : args.out_dir;
+  const int code = run_program(
+      {self_executable(), "run", args.input, "--predict", "cuda=" + first_card, "--out", out}, "",
+      {});
   if (code != kExitOk) {
     failed = code == kExitBadInput ? kExitBadInput : kExitRunFailed;
-    spdlog::error("the run of {} ended with exit status {}: nothing to predict from (its folder: "
-                  "{}; a folder that already holds a run of the grid can be given in its place)",
-                  args.input, code, out);
+    spdlog::error(
+        "the run of {} ended with exit status {}: nothing to predict from (its folder: "
+        "{}; a folder that already holds a run of the grid can be given in its place)",
+        args.input, code, out);
     return "";
   }
   return out;
@@ -102,9 +100,10 @@ std::optional<std::map<std::string, double>> prices_of(const CatalogArgs& args,
     }
     if (equals == std::string::npos || !(value >= 0.0 && value < 1e6) ||
         (name != "cpu" && !catalog.find(name))) {
-      spdlog::error("--price {}: expected NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog "
-                    "(crossover list), the price a number from 0",
-                    terminal_text(text));
+      spdlog::error(
+          "--price {}: expected NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog "
+          "(crossover list), the price a number from 0",
+          terminal_text(text));
       return std::nullopt;
     }
     prices[name] = value;
@@ -117,8 +116,7 @@ std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const Mach
                          double price) {
   std::vector<Result> cells;
   for (const Result& r : run.results) {
-    if (r.cell.device.kind == DeviceKind::kCpu && r.status == CellStatus::kOk)
-      cells.push_back(r);
+    if (r.cell.device.kind == DeviceKind::kCpu && r.status == CellStatus::kOk) cells.push_back(r);
     if (r.cell.device.kind != DeviceKind::kCuda || r.anatomy.empty()) continue;
     std::optional<Result> p = predicted_result(r, profile);
     if (!p) continue;
@@ -134,65 +132,6 @@ std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const Mach
   // The row holds its two cells: the pair's pointers into `cells` end here.
   for (Row& row : rows) row.pair.baseline = row.pair.contender = nullptr;
   return rows;
-}
-
-std::string money(double amount) { return amount > 0.0 ? format_number(amount) : "-"; }
-
-// "l4 at 0.0123 per epoch", or why no GPU is named the cheapest winner.
-std::string cheapest_text(const std::vector<const Row*>& rows, double cpu_price) {
-  std::vector<const Row*> winners;
-  for (const Row* row : rows)
-    if (row->pair.winner == Winner::kContender && row->price > 0.0) winners.push_back(row);
-  if (winners.empty()) return "no priced GPU wins for certain";
-  const auto cost = [](const Row* r, double factor) {
-    return r->price * r->gpu.epoch_seconds * factor / 3600.0;
-  };
-  std::sort(winners.begin(), winners.end(),
-            [&](const Row* a, const Row* b) { return cost(a, 1.0) < cost(b, 1.0); });
-  const Row& best = *winners.front();
-  const double band = 1.0 + best.gpu.prediction.prediction_error;
-  std::string text = best.card->name + " at " + money(cost(&best, 1.0)) + " per epoch (" +
-                     money(cost(&best, 1.0 / band)) + " to " + money(cost(&best, band)) +
-                     ", predicted)";
-  if (winners.size() > 1) {
-    const Row& next = *winners[1];
-    const double next_band = 1.0 + next.gpu.prediction.prediction_error;
-    if (cost(&best, band) >= cost(&next, 1.0 / next_band))
-      text = "undecided between " + best.card->name + " and " + next.card->name +
-             " (their predicted costs' bands overlap); " + text;
-  }
-  if (cpu_price > 0.0) {
-    // Against this CPU's cost per epoch, measured: decided only where the GPU's band is clear of it.
-    const double cpu_cost = cpu_price * best.cpu.epoch_seconds / 3600.0;
-    text += "; this CPU: " + money(cpu_cost) + " (measured), so the GPU is " +
-            (cost(&best, band) < cpu_cost        ? "cheaper per epoch"
-             : cost(&best, 1.0 / band) > cpu_cost ? "dearer per epoch"
-                                                  : "undecided against it on cost (its band holds the CPU's)");
-  }
-  return text;
-}
-
-Json row_json(const Row& row, double cpu_price) {
-  const double band = 1.0 + row.gpu.prediction.prediction_error;
-  Json j = {{"gpu", row.card->name},
-            {"gpu_name", row.card->gpu},
-            {"status", "predicted"},
-            {"source", "datasheet"},
-            {"profile", row.gpu.prediction.prediction_profile},
-            {"cell", cell_label(row.cpu.cell)},
-            {"cpu_epoch_seconds", row.cpu.epoch_seconds},
-            {"cpu_status", "ok"},
-            {"gpu_epoch_seconds", row.gpu.epoch_seconds},
-            {"gpu_epoch_seconds_low", row.gpu.epoch_seconds / band},
-            {"gpu_epoch_seconds_high", row.gpu.epoch_seconds * band},
-            {"band_factor", band},
-            {"speedup", row.pair.speedup},
-            {"speedup_low", row.pair.ci.low},
-            {"speedup_high", row.pair.ci.high},
-            {"winner", winner_text(row.pair, CompareSpec{})}};
-  if (row.price > 0.0) j["gpu_cost_per_epoch"] = row.price * row.gpu.epoch_seconds / 3600.0;
-  if (cpu_price > 0.0) j["cpu_cost_per_epoch"] = cpu_price * row.cpu.epoch_seconds / 3600.0;
-  return j;
 }
 
 // The cards --gpus names (all without it); nullopt (logged) for a name the catalog lacks.
@@ -215,79 +154,10 @@ std::optional<std::vector<const Datasheet*>> chosen_cards(const CatalogArgs& arg
   return cards;
 }
 
-// The one table: per CPU cell, each GPU's predicted epoch and what it gives against this CPU; and
-// with prices, per cell, the cheapest GPU that wins.
-struct CatalogTable {
-  TextTable table;
-  std::vector<std::string> cheapest;  ///< "cell N: ..." (none without prices)
-};
-
-CatalogTable catalog_table(std::vector<Row>& rows, const std::map<std::string, double>& prices) {
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return a.cpu.cell.index != b.cpu.cell.index ? a.cpu.cell.index < b.cpu.cell.index
-                                                : a.gpu.epoch_seconds < b.gpu.epoch_seconds;
-  });
-  const double cpu_price = prices.count("cpu") ? prices.at("cpu") : 0.0;
-  CatalogTable out;
-  TextTable& table = out.table;
-  table.header = {"#", "CPU cell (measured here)", "CPU epoch", "GPU",
-                  "GPU epoch (predicted, datasheet)", "speedup (predicted)", "winner"};
-  if (!prices.empty()) table.header.insert(table.header.end(), {"GPU cost/epoch", "CPU cost/epoch"});
-  table.right_aligned = {true, false, true, false, true, true, false, true, true};
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
-    // A cell's own columns on its first row only: the GPUs under it, fastest first.
-    const bool first = i == 0 || rows[i - 1].cpu.cell.index != row.cpu.cell.index;
-    std::vector<std::string> line = {
-        first ? std::to_string(row.cpu.cell.index) : "", first ? cell_label(row.cpu.cell) : "",
-        first ? format_seconds(row.cpu.epoch_seconds) : "", row.card->name,
-        format_seconds(row.gpu.epoch_seconds) + predicted_mark(row.gpu), speedup_text(row.pair),
-        winner_text(row.pair, CompareSpec{})};
-    if (!prices.empty()) {
-      line.push_back(money(row.price * row.gpu.epoch_seconds / 3600.0));
-      line.push_back(first ? money(cpu_price * row.cpu.epoch_seconds / 3600.0) : "");
-    }
-    table.rows.push_back(line);
-  }
-  if (prices.empty()) return out;
-  for (std::size_t i = 0; i < rows.size();) {
-    std::vector<const Row*> cell;
-    for (std::size_t j = i; j < rows.size() && rows[j].cpu.cell.index == rows[i].cpu.cell.index; ++j)
-      cell.push_back(&rows[j]);
-    out.cheapest.push_back("cell " + std::to_string(rows[i].cpu.cell.index) + ": " +
-                           cheapest_text(cell, cpu_price));
-    i += cell.size();
-  }
-  return out;
-}
-
-constexpr const char* kCheapestHeading =
-    "The cheapest GPU that wins (by its predicted cost; a GPU whose band allows a tie does not "
-    "win):";
-
-// The terminal's text, or --markdown's (every text from data through markdown_text).
-std::string catalog_text(const CatalogTable& t, const std::string& intro,
-                         const std::vector<std::string>& bands, const std::string& prices_note,
-                         bool markdown) {
-  const auto line = [markdown](const std::string& text) {
-    return (markdown ? "- " + markdown_text(text) : "  " + text) + "\n";
-  };
-  std::string out = markdown ? "## Which GPU: predicted from datasheets\n\n" + markdown_text(intro) +
-                                   "\n\n" + render_markdown_table(t.table)
-                             : intro + "\n\n" + render_text_table(t.table);
-  if (!t.cheapest.empty()) {
-    out += std::string("\n") + kCheapestHeading + "\n" + (markdown ? "\n" : "");
-    for (const std::string& text : t.cheapest) out += line(text);
-  }
-  out += std::string("\nBands (80 %, predicted):\n") + (markdown ? "\n" : "");
-  for (const std::string& text : bands) out += line(text);
-  if (!prices_note.empty()) out += (markdown ? "\n" + markdown_text(prices_note) : prices_note) + "\n";
-  return out;
-}
-
 // Where --json and --markdown may not write (a run's file, the input); logged.
 bool outputs_refused(const CatalogArgs& args) {
-  for (const auto& [option, path] : {std::pair{"--json", args.json}, {"--markdown", args.markdown}}) {
+  for (const auto& [option, path] :
+       {std::pair{"--json", args.json}, {"--markdown", args.markdown}}) {
     if (path.empty()) continue;
     if (const std::string problem = output_file_problem(path, {args.input}); !problem.empty()) {
       spdlog::error("{} {}", option, problem);
@@ -326,14 +196,13 @@ int catalog_command(const CatalogArgs& args) {
   const std::string run_dir = run_of(args, cards->front()->name, failed);
   if (run_dir.empty()) return failed;
   std::vector<Row> rows;
-  std::vector<std::string> bands;
+  std::vector<std::pair<const Datasheet*, Validation>> bands;
   try {
     const RunRecord run = load_run(run_dir);
     for (const Datasheet* card : *cards) {
       const MachineProfile profile = datasheet_profile(*card, measured, catalog);
       const auto v = profile.validation.find(DeviceKind::kCuda);
-      bands.push_back(card->name + " (" + card->gpu + "): " +
-                      (v == profile.validation.end() ? "no band" : band_validation_text(v->second)));
+      bands.push_back({card, v == profile.validation.end() ? Validation{} : v->second});
       const double price = prices->count(card->name) ? prices->at(card->name) : 0.0;
       for (Row& row : rows_of(run, *card, profile, price)) rows.push_back(std::move(row));
     }
@@ -342,24 +211,43 @@ int catalog_command(const CatalogArgs& args) {
     return kExitBadInput;
   }
   if (rows.empty()) {
-    spdlog::error("{}: no CPU cell measured there pairs with a CUDA cell whose anatomy the run "
-                  "recorded; give the grid itself, or a run of it made with --predict cuda=NAME",
-                  run_dir);
+    spdlog::error(
+        "{}: no CPU cell measured there pairs with a CUDA cell whose anatomy the run "
+        "recorded; give the grid itself, or a run of it made with --predict cuda=NAME",
+        run_dir);
     return kExitBadInput;
   }
   const std::string prices_note =
-      args.example_prices ? "Prices: examples (" + catalog.example_prices_about + ")" : "";
+      prices_line(*prices, args.example_prices, args.prices, catalog.example_prices_about);
   const double cpu_price = prices->count("cpu") ? prices->at("cpu") : 0.0;
-  Json report = {{"run", run_dir}, {"status", "predicted"}, {"source", "datasheet"},
-                 {"catalog", catalog_file()}, {"rows", Json::array()}};
-  for (const Row& row : rows) report["rows"].push_back(row_json(row, cpu_price));
-  const CatalogTable table = catalog_table(rows, *prices);
-  const std::string intro = "Which GPU: each GPU's epoch is predicted from its datasheet (" +
-                            catalog_file() + "), never measured; the CPU's was measured here, in " +
-                            run_dir + ".";
-  std::cout << wrap_prose(catalog_text(table, intro, bands, prices_note, false), output_columns());
-  return write_outputs(args, report,
-                       args.markdown.empty() ? "" : catalog_text(table, intro, bands, prices_note, true));
+  const std::vector<CellTable> table = catalog_tables(rows, *prices, *cards);
+  Json report = {{"run", run_dir},
+                 {"status", "predicted"},
+                 {"source", "datasheet"},
+                 {"catalog", catalog_file()},
+                 {"prices_per_hour", *prices},
+                 {"prices_are", args.example_prices ? "examples, not quotes" : "given"},
+                 {"cost_unit", "per 1,000 epochs"},
+                 {"rows", Json::array()},
+                 {"cells", Json::array()}};
+  for (const Row& row : rows)
+    report["rows"].push_back(row_json(
+        row, cpu_price, std::find(cards->begin(), cards->end(), row.card) - cards->begin()));
+  for (const CellTable& t : table)
+    report["cells"].push_back({{"heading", t.heading}, {"verdict", t.verdict}});
+  const std::string intro =
+      "Which GPU: every GPU figure below (epoch, band, bound, speedup, "
+      "winner, cost) is predicted from the card's datasheet (" +
+      catalog_file() +
+      "), never measured; each CPU epoch was measured "
+      "here, in " +
+      run_dir + ".";
+  const std::vector<std::string> band_text = band_lines(bands);
+  std::cout << wrap_prose(catalog_text(table, intro, band_text, prices_note, false),
+                          output_columns());
+  return write_outputs(
+      args, report,
+      args.markdown.empty() ? "" : catalog_text(table, intro, band_text, prices_note, true));
 }
 
 }  // namespace
@@ -374,16 +262,19 @@ Command add_catalog_command(CLI::App& app) {
       "the predicted epoch with its band, the speedup against this CPU, the winner or "
       "undecided, and with prices the cost per epoch and the cheapest GPU that wins. Every GPU "
       "number is a prediction, labelled so");
-  catalog->add_option("input", args->input, "The grid, or the folder of a run of it made with "
-                                            "run --predict cuda=NAME")
+  catalog
+      ->add_option("input", args->input,
+                   "The grid, or the folder of a run of it made with "
+                   "run --predict cuda=NAME")
       ->required();
   catalog->add_option("--out", args->out_dir,
                       "Where the grid's run goes (default: runs/GRID-catalog)");
   catalog->add_option("--gpus", args->cards, "The catalog's GPUs to predict (default: all)")
       ->delimiter(',');
-  catalog->add_option("--price", args->prices,
-                      "NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog, in any currency; "
-                      "give it again for more")
+  catalog
+      ->add_option("--price", args->prices,
+                   "NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog, in any currency; "
+                   "give it again for more")
       ->allow_extra_args(false)
       ->take_all();
   catalog->add_flag("--example-prices", args->example_prices,

@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -39,15 +39,16 @@ std::map<std::size_t, Result> saved_anatomy(const std::string& run) {
   return out;
 }
 
-// A cell's anatomy as its run has it: recorded, or kept in anatomy.jsonl beside the run. False
-// when the cell's anatomy must be taken again.
+// A cell's anatomy as its run has it: recorded, or kept in anatomy.jsonl beside the run, its FLOPs
+// counted by today's rule (an anatomy from before counted no backward convolution). False when
+// the cell's anatomy must be taken again.
 bool recorded_anatomy(const Result& r, const std::map<std::size_t, Result>& saved, Result& p) {
   // A graph cell recorded before its anatomy came from its twin saw only the replay.
   const bool replay_only = r.cell.execution == Execution::kGraph && r.anatomy.step_ops_forward == 0;
-  if (!r.anatomy.empty() && !replay_only) return true;
+  if (r.anatomy.current() && !replay_only) return true;
   // A line of anatomy.jsonl counts for the cell of its index only when it is that cell.
-  if (const auto it = saved.find(r.cell.index);
-      it != saved.end() && cell_label(it->second.cell) == cell_label(r.cell)) {
+  if (const auto it = saved.find(r.cell.index); it != saved.end() && it->second.anatomy.current() &&
+                                                cell_label(it->second.cell) == cell_label(r.cell)) {
     p.anatomy = it->second.anatomy;
     return true;
   }
@@ -66,6 +67,25 @@ bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
   try {
     take_twin_anatomy(r.cell, data_dir, twin);
   } catch (const std::exception& e) {
+    // One counted by an older rule still predicts: it lacks only what that rule did not count
+    // (a convolution's backward, the optimiser's arithmetic), nothing of a network without them.
+    const auto line = saved.find(r.cell.index);
+    const bool replay_only =
+        r.cell.execution == Execution::kGraph && r.anatomy.step_ops_forward == 0;
+    const Anatomy* older = line != saved.end() && !line->second.anatomy.empty() &&
+                                   cell_label(line->second.cell) == cell_label(r.cell)
+                               ? &line->second.anatomy
+                           : !r.anatomy.empty() && !replay_only ? &r.anatomy
+                                                                : nullptr;
+    if (older != nullptr) {
+      spdlog::warn(
+          "cell {} ({}): its anatomy could not be taken again here ({}); predicted from "
+          "the one it kept, its FLOPs counted before backward convolutions and the "
+          "optimiser were",
+          r.cell.index, cell_label(r.cell), e.what());
+      p.anatomy = *older;
+      return true;
+    }
     spdlog::warn("cell {} ({}): its anatomy could not be taken here ({}); not predicted",
                  r.cell.index, cell_label(r.cell), e.what());
     return false;
@@ -132,8 +152,9 @@ std::vector<BandCell> band_cells(const std::vector<Checked>& checked) {
     for (const Result& p : c.predicted) {
       const auto m = std::find_if(c.measured.begin(), c.measured.end(),
                                   [&](const Result& r) { return r.cell.index == p.cell.index; });
-      cells.push_back({run_name(c.run), p.cell.device.kind, p.prediction.bound,
-                       std::abs(std::log(p.prediction.predicted_epoch_seconds / m->epoch_seconds))});
+      cells.push_back(
+          {run_name(c.run), p.cell.device.kind, p.prediction.bound,
+           std::abs(std::log(p.prediction.predicted_epoch_seconds / m->epoch_seconds))});
     }
   }
   return cells;
@@ -148,9 +169,9 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
       const std::string kind = text_of(p.cell.device.kind);
       const Bound bound = p.prediction.bound;
       const auto v = source.validation.find(p.cell.device.kind);
-      const bool set_it = v != source.validation.end() &&
-                          std::find(v->second.runs.begin(), v->second.runs.end(), name) !=
-                              v->second.runs.end();
+      const bool set_it =
+          v != source.validation.end() &&
+          std::find(v->second.runs.begin(), v->second.runs.end(), name) != v->second.runs.end();
       PredictionBand band;
       if (leave_out || set_it) {
         band = band_without(cells, name, p.cell.device.kind, bound);
@@ -159,16 +180,18 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
                      (set_it && !leave_out ? std::string(" (the profile's own was fitted with it)")
                                            : std::string()));
         else
-          how.insert(kind + ": none (a band fitted with this run would score itself, and the "
-                            "other checked runs have too few cells; check it with the other " +
+          how.insert(kind +
+                     ": none (a band fitted with this run would score itself, and the "
+                     "other checked runs have too few cells; check it with the other " +
                      std::to_string(set_it ? v->second.runs.size() - 1 : 0) +
                      " run(s) the profile's band lists)");
       } else {
         band = source.band(p.cell.device.kind, bound);
-        how.insert(kind + (band.factor > 0.0 ? ": the profile " + source.name + "'s, which never "
-                                                   "saw this run"
-                                             : ": none (the profile " + source.name +
-                                                   " has no band)"));
+        how.insert(kind + (band.factor > 0.0
+                               ? ": the profile " + source.name +
+                                     "'s, which never "
+                                     "saw this run"
+                               : ": none (the profile " + source.name + " has no band)"));
       }
       p.prediction.prediction_error = band.factor > 1.0 ? band.factor - 1.0 : 0.0;
     }
@@ -178,18 +201,21 @@ void assign_bands(std::vector<Checked>& checked, const MachineProfile& source, b
 
 void save_anatomy(const Checked& c) {
   if (c.anatomy.empty()) return;
+  // The lines kept before, less the cells taken again now, then those: one line a cell.
+  std::map<std::size_t, Result> lines = saved_anatomy(c.run);
+  for (const Result& r : c.anatomy) lines.insert_or_assign(r.cell.index, r);
   std::string text;
-  for (const Result& r : c.anatomy) text += result_to_json(r).dump() + "\n";
+  for (const auto& [index, r] : lines) text += result_to_json(r).dump() + "\n";
   write_text_file(anatomy_path(c.run), text);
 }
 
 void warn_other_cpu(const std::string& path, const RunRecord& run, const MachineProfile& target) {
   if (!run.environment) return;
   const auto& cpu = run.environment->cpu;
-  const bool other_model = !cpu.model.empty() && !target.cpu_model.empty() &&
-                           cpu.model != target.cpu_model;
-  const bool other_cores = cpu.logical_cores && target.logical_cores > 0 &&
-                           *cpu.logical_cores != target.logical_cores;
+  const bool other_model =
+      !cpu.model.empty() && !target.cpu_model.empty() && cpu.model != target.cpu_model;
+  const bool other_cores =
+      cpu.logical_cores && target.logical_cores > 0 && *cpu.logical_cores != target.logical_cores;
   if (!other_model && !other_cores) return;
   spdlog::warn(
       "{}: its CPU ({}, {} logical cores) is not the profile's ({}, {}): its CPU cells are "

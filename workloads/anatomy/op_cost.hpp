@@ -1,9 +1,9 @@
 #pragma once
 // What operators cost, as the dispatcher sees them: the FLOPs of matrix products and convolutions
-// from their inputs' shapes, the bytes of the tensors each reads and writes, the bytes copied
-// from the host to a device. Every use of at::RecordFunction is here, in a unit compiled as
-// LibTorch's release builds are (NDEBUG, see CMakeLists.txt), so that the rest of the code needs
-// none of its inline members.
+// (forward and backward) and of the optimiser's updates from their inputs' shapes, the bytes of
+// the tensors each reads and writes, the bytes copied from the host to a device. Every use of
+// at::RecordFunction is here, in a unit compiled as LibTorch's release builds are (NDEBUG, see
+// CMakeLists.txt), so that the rest of the code needs none of its inline members.
 
 #include <ATen/core/ivalue.h>
 #include <c10/util/ArrayRef.h>
@@ -16,8 +16,21 @@
 
 namespace crossover {
 
-/// The FLOPs of one call of operator `name` (2 m n k for a matrix product, 2 x output positions x
-/// weight elements for a convolution) from its inputs; 0 for any other operator.
+/// What one call of an operator computes: its FLOPs and what arithmetic they are.
+struct OperatorCost {
+  double flops = 0.0;
+  Math math = Math::kNone;
+};
+
+/// The cost of one call of operator `name` in `phase` from its inputs: 2 m n k for a matrix
+/// product; 2 x output positions x weight elements for a convolution, and that again for each
+/// gradient a convolution_backward computes (input, weight); in the optimiser's phase, an
+/// element-wise update's arithmetic per element (add, mul, addcmul, sqrt ..., their _foreach_
+/// forms too) times its elements. Nothing for any other operator.
+OperatorCost operator_cost(const std::string& name, c10::ArrayRef<const c10::IValue> inputs,
+                           Phase phase);
+
+/// The FLOPs of a forward-phase call (operator_cost's).
 double operator_flops(const std::string& name, c10::ArrayRef<const c10::IValue> inputs);
 
 /// Records the top-level operators dispatched while it lives, into a StepAnatomy: each with its
