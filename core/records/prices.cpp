@@ -45,6 +45,10 @@ double price_from_text(const std::string& key, const std::string& text) {
 
 }  // namespace
 
+double price_per_hour(const std::string& name, const std::string& text) {
+  return price_from_text(name, text);
+}
+
 void add_price(Prices& prices, const std::string& text) {
   const auto equals = text.find('=');
   if (equals == std::string::npos)

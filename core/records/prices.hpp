@@ -15,6 +15,11 @@ namespace crossover {
 /// Price per hour by "KIND" or "KIND@HOST".
 using Prices = std::map<std::string, double>;
 
+/// A price per hour read from `text` as every command reads one: a decimal number from 1e-09 to
+/// 1e+09 (no hexadecimal, sign, NaN or spaces); throws std::invalid_argument quoting `name` and
+/// the text, with the bound it broke.
+double price_per_hour(const std::string& name, const std::string& text);
+
 /// One `--price` argument, "cuda=2.50" or "cuda@gpu-node=3.10", into `prices`; throws
 /// std::invalid_argument naming what to fix.
 void add_price(Prices& prices, const std::string& text);

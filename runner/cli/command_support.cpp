@@ -7,18 +7,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/execution/launch.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_overrides.hpp"
-#include "runner/execution/launch.hpp"
 
 extern char** environ;
 
@@ -49,8 +52,42 @@ void catch_interrupts() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+namespace {
+
+// What run_program's wait forwards: the signals this process was sent while its child ran.
+std::atomic<int> forward_signal{0};
+extern "C" void on_signal_to_forward(int signal) {
+  forward_signal.store(signal);
+  if (signal == SIGTERM || interrupted.load() != SIGTERM) interrupted.store(signal);
+}
+
+// For the wait of one child: SIGINT and SIGTERM are noted (every one, for the child), never the
+// end of this process before its child; the handlers before it come back after.
+class ForwardSignals {
+ public:
+  ForwardSignals() {
+    struct sigaction action {};
+    action.sa_handler = on_signal_to_forward;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &int_);
+    sigaction(SIGTERM, &action, &term_);
+  }
+  ~ForwardSignals() {
+    sigaction(SIGINT, &int_, nullptr);
+    sigaction(SIGTERM, &term_, nullptr);
+  }
+  ForwardSignals(const ForwardSignals&) = delete;
+  ForwardSignals& operator=(const ForwardSignals&) = delete;
+
+ private:
+  struct sigaction int_ {
+  }, term_{};
+};
+
+}  // namespace
+
 int run_program(std::vector<std::string> argv, const std::string& stdout_file,
-                const std::vector<std::string>& extra_environment) {
+                const std::vector<std::string>& extra_environment, double timeout_seconds) {
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<char*> raw;
   for (auto& a : argv) raw.push_back(a.data());
@@ -60,8 +97,13 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
   for (auto& e : extra) env.push_back(e.data());
   for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);  // the first of a name wins
   env.push_back(nullptr);
+  const ForwardSignals forwarding;
+  forward_signal.store(0);
   const pid_t child = fork();
   if (child == 0) {
+    setpgid(0, 0);  // its own process group: it and its children are stopped together
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (!stdout_file.empty()) {
       const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
       if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
@@ -70,8 +112,28 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
     execve(raw[0], raw.data(), env.data());
     _exit(127);
   }
+  if (child < 0) return -1;
+  setpgid(child, child);  // as the child does, whichever runs first
+  // Waits, passing on each SIGINT and SIGTERM this process gets to the child's group, and past
+  // `timeout_seconds` stops it (SIGTERM, then SIGKILL 10 s later).
+  const auto started = std::chrono::steady_clock::now();
+  bool timed_out = false;
   int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) < 0) return -1;
+  for (;;) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) return -1;
+    if (const int sig = forward_signal.exchange(0); sig != 0) kill(-child, sig);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (timeout_seconds > 0.0 && seconds > timeout_seconds && !timed_out) {
+      timed_out = true;
+      kill(-child, SIGTERM);
+    }
+    if (timed_out && seconds > timeout_seconds + 10.0) kill(-child, SIGKILL);
+    usleep(20000);
+  }
+  if (timed_out) return kChildTimedOut;
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -202,7 +264,8 @@ std::string checkout_dir() {
     return "";
   }
   std::error_code error;
-  for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path()) {
+  for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path();
+       ++up, dir = dir.parent_path()) {
     if (fs::is_regular_file(dir / "scripts" / "fetch-data.sh", error)) return dir.string();
   }
   return "";
@@ -243,11 +306,15 @@ std::vector<ShippedProfile> shipped_profiles() {
   return out;
 }
 
+bool is_profile_path(const std::string& given) {
+  return given.find('/') != std::string::npos ||
+         (given.size() > 5 && given.compare(given.size() - 5, 5, ".json") == 0);
+}
+
 std::string find_profile(const std::string& given) {
   std::error_code error;
-  const bool a_path = given.find('/') != std::string::npos ||
-                      (given.size() > 5 && given.compare(given.size() - 5, 5, ".json") == 0);
-  if (a_path || fs::exists(fs::symlink_status(given, error))) return given;
+  if (is_profile_path(given)) return given;
+  const bool here = fs::exists(fs::symlink_status(given, error));
   const auto lower = [](std::string text) {
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return text;
@@ -255,14 +322,23 @@ std::string find_profile(const std::string& given) {
   const std::vector<ShippedProfile> shipped = shipped_profiles();
   std::vector<std::string> names;
   for (const ShippedProfile& p : shipped) {
-    if (lower(given) == p.name || lower(given) == fs::path(p.path).stem().string()) return p.path;
+    // A bare name is the shipped profile, whatever this folder holds of that name.
+    if (lower(given) == p.name || lower(given) == fs::path(p.path).stem().string()) {
+      static std::set<std::string> warned;  // once a name, however often it is looked up
+      if (here && warned.insert(given).second)
+        spdlog::warn(
+            "{} names the shipped profile {}; this folder has a {} of that name too: give "
+            "./{} to read that instead",
+            given, p.path, fs::is_directory(given, error) ? "folder" : "file", given);
+      return p.path;
+    }
     names.push_back(p.name + " (" + fs::path(p.path).filename().string() + ")");
   }
-  throw std::runtime_error(
-      replaced(printable_text(given), {{'\n', "\\n"}, {'\t', "\\t"}}) +
-      ": no such file, nor a shipped profile of that name" +
-      (names.empty() ? std::string(" (none was found beside this binary)")
-                     : "; the shipped ones: " + join(names, ", ")));
+  if (here) return given;
+  throw std::runtime_error(replaced(printable_text(given), {{'\n', "\\n"}, {'\t', "\\t"}}) +
+                           ": no such file, nor a shipped profile of that name" +
+                           (names.empty() ? std::string(" (none was found beside this binary)")
+                                          : "; the shipped ones: " + join(names, ", ")));
 }
 
 void add_data_dir_option(CLI::App& command, std::string& dir, const std::string& help_prefix) {

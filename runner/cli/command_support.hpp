@@ -46,9 +46,14 @@ struct ShippedProfile {
 /// ../share/crossover/ above it, or in the checkout it was built in; by name.
 std::vector<ShippedProfile> shipped_profiles();
 
-/// The file a --profile or --predict cuda= names: the path as given where there is a file (or it
-/// names a folder or a .json), else the shipped profile of that name ("h100", "h100-80gb",
-/// case aside) found from any folder; throws std::runtime_error naming the shipped ones.
+/// Whether a --profile or --predict cuda= value is a path (it has a '/' or ends in .json), which
+/// names a file; a bare name names a shipped profile or a catalogued GPU first.
+bool is_profile_path(const std::string& given);
+
+/// The file a --profile or --predict cuda= names: a path as given (is_profile_path); a bare name
+/// the shipped profile of that name ("h100", "h100-80gb", case aside) found from any folder, even
+/// where this folder has a file of that name (said in a warning: ./NAME reads it), else a file
+/// of that name here; throws std::runtime_error naming the shipped ones.
 std::string find_profile(const std::string& name_or_path);
 
 /// The signal that asked the command to stop (0: none). The first SIGINT or SIGTERM asks a sweep
@@ -93,11 +98,19 @@ std::optional<RegressionOptions> gate_options(double threshold_percent, double a
                                               double assumed_spread_percent,
                                               const std::string& fail_on = "regression");
 
-/// Runs argv[0] with these arguments and waits: its exit status, 128 + the signal that ended
-/// it, or -1 when it could not be started. `stdout_file` (when given) receives its standard
-/// output; `extra_environment` ("NAME=value") is added to this process's environment for it.
+/// run_program's status for a child stopped because it ran past its time.
+inline constexpr int kChildTimedOut = -2;
+
+/// The one way a command starts a crossover (or other) child and waits for it: argv[0] with
+/// these arguments in a process group of its own, every SIGINT and SIGTERM this process gets
+/// while it runs passed on to that group (this process never ends before its child; `interrupted`
+/// records the signal), and past `timeout_seconds` (0: none) stopped (SIGTERM, SIGKILL 10 s
+/// later). Its exit status, 128 + the signal that ended it, kChildTimedOut, or -1 when it could
+/// not be started. `stdout_file` (when given) receives its standard output;
+/// `extra_environment` ("NAME=value") is added to this process's environment for it.
 int run_program(std::vector<std::string> argv, const std::string& stdout_file = "",
-                const std::vector<std::string>& extra_environment = {});
+                const std::vector<std::string>& extra_environment = {},
+                double timeout_seconds = 0.0);
 
 /// `--require DEVICE` of run and compare (cpu or cuda, each given once or more): false, with an
 /// error naming the device and why its first cell did not run, for each device none of whose cells

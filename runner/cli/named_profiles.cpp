@@ -1,6 +1,7 @@
 #include "runner/cli/named_profiles.hpp"
 
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "core/files/user_files.hpp"
@@ -61,6 +62,32 @@ MachineProfile named_profile(const std::string& given,
                              MachineProfile (*load)(const std::string& path)) {
   std::string path;
   try {
+    // A bare name of a catalogued GPU that no shipped profile has is that GPU, whatever this
+    // folder holds of that name (find_profile says so for a shipped one).
+    if (!is_profile_path(given)) {
+      std::error_code error;
+      const bool here = fs::exists(fs::symlink_status(given, error));
+      bool shipped = false;
+      for (const ShippedProfile& p : shipped_profiles())
+        shipped =
+            shipped || lower(given) == p.name || lower(given) == fs::path(p.path).stem().string();
+      DatasheetCatalog catalog;
+      if (here && !shipped) {
+        try {
+          catalog = load_catalog();
+        } catch (const std::runtime_error&) {  // no catalog: the file is what was meant
+        }
+        if (const Datasheet* card = catalog.find(lower(given))) {
+          static std::set<std::string> warned;  // once a name
+          if (warned.insert(given).second)
+            spdlog::warn(
+                "{} names the catalogued GPU {}; this folder has something of that name "
+                "too: give ./{} to read it as a profile",
+                given, card->gpu, given);
+          return datasheet_profile(*card, measured_cards(catalog), catalog);
+        }
+      }
+    }
     path = find_profile(given);
   } catch (const std::runtime_error& none) {
     DatasheetCatalog catalog;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -121,6 +122,56 @@ int write_counted_calibration(const CalibrateArgs& args, const std::string& grid
   return interrupted.load() > 0 ? kExitInterrupted : kExitOk;
 }
 
+// Why --out cannot take a calibration (logged): a link, or a folder that holds one or the runs of
+// one stopped before it was written.
+bool out_dir_refused(const std::string& out_dir) {
+  if (out_dir.empty()) return false;
+  if (const std::string problem = output_folder_problem(out_dir); !problem.empty()) {
+    spdlog::error("--out {} {}", out_dir, problem);
+    return true;
+  }
+  if (fs::exists(out_dir + "/calibrate.json") || holds_run(out_dir + "/aa-01/first")) {
+    spdlog::error("{} already holds {}; give another --out", out_dir,
+                  fs::exists(out_dir + "/calibrate.json")
+                      ? "a calibration"
+                      : "the runs of a calibration that was stopped before it was written");
+    return true;
+  }
+  return false;
+}
+
+// run_pairs, its failures as exit codes (logged); kExitOk to go on with the pairs that finished
+// (a signal during a run leaves at least three).
+int run_all_pairs(const CalibrateArgs& args, const std::string& self, const std::string& out_dir,
+                  const std::vector<std::string>& plant, RunPairs& aa, RunPairs& planted) {
+  try {
+    run_pairs(args, self, out_dir, plant, aa, planted);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    const int sig = interrupted.load();
+    if (sig > 0 && aa.size() >= 3) {
+      spdlog::warn(
+          "stopped by a signal during a run; the calibration uses the {} pair(s) that "
+          "finished",
+          aa.size());
+      return kExitOk;
+    }
+    if (sig > 0) {
+      // The signal was passed on to the run under way, which kept what it finished.
+      spdlog::error(
+          "stopped by {} after {} finished pair(s); the runs so far are in {} (no "
+          "calibration was written there): run calibrate again with a new --out",
+          sig == SIGTERM ? "SIGTERM" : "SIGINT", aa.size(), out_dir);
+      return 128 + sig;
+    }
+    spdlog::error("{}; the runs so far are in {}", e.what(), out_dir);
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
 int calibrate_command(const CalibrateArgs& args) {
   const auto metric = parse_word<GateMetric>(args.metric);
   const double threshold = args.threshold_percent >= 0.0 || !metric
@@ -132,11 +183,7 @@ int calibrate_command(const CalibrateArgs& args) {
   const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
-  if (!args.out_dir.empty() &&
-      (fs::exists(args.out_dir + "/calibrate.json") || holds_run(args.out_dir + "/aa-01/first"))) {
-    spdlog::error("{} already holds a calibration; give another --out", args.out_dir);
-    return kExitBadInput;
-  }
+  if (out_dir_refused(args.out_dir)) return kExitBadInput;
   std::string out_dir = args.out_dir;
   std::string self;
   try {
@@ -156,19 +203,12 @@ int calibrate_command(const CalibrateArgs& args) {
   const std::vector<std::string> plant = planted_environment(args, threshold);
   spdlog::info("calibrating the gate on {}: {} A/A pairs and {} pairs planted with {} into {}",
                args.grid, args.pairs, args.pairs, plant.front(), out_dir);
-  try {
-    run_pairs(args, self, out_dir, plant, aa, planted);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    spdlog::error("{}; the runs so far are in {}", e.what(), out_dir);
-    return kExitRunFailed;
-  }
+  if (const int failed = run_all_pairs(args, self, out_dir, plant, aa, planted); failed != kExitOk)
+    return failed;
   if (aa.size() < 3) {
     spdlog::error("stopped after {} pair(s): a calibration needs at least 3; the runs are in {}",
                   aa.size(), out_dir);
-    return interrupted.load() > 0 ? kExitInterrupted : kExitRunFailed;
+    return interrupted.load() > 0 ? 128 + interrupted.load() : kExitRunFailed;
   }
   if (interrupted.load() > 0)
     spdlog::warn("interrupted: the calibration uses the {} pair(s) that finished", aa.size());

@@ -42,6 +42,29 @@ struct CompareArgs {
   std::vector<std::string> require;  ///< --require DEVICE: measured on both sides
 };
 
+// Each binary is crossover: `--version` answers "crossover ..." within a minute; throws
+// std::invalid_argument naming the one that is not.
+void check_binaries(const std::string (&binaries)[2], const char* const (&sides)[2]) {
+  for (int side = 0; side < 2; ++side) {
+    const std::string answer =
+        (fs::temp_directory_path() / ("crossover-version-" + std::to_string(getpid()))).string();
+    const int status = run_program({binaries[side], "--version"}, answer, {}, 60.0);
+    std::string said;
+    try {
+      said = read_user_file(answer, 4096, "a --version answer");
+    } catch (const std::exception&) {
+    }
+    std::error_code ignored;
+    fs::remove(answer, ignored);
+    if (status != kExitOk || said.rfind("crossover", 0) != 0)
+      throw std::invalid_argument(
+          "--rerun: the " + std::string(sides[side]) + " " + binaries[side] +
+          (status == kChildTimedOut ? " did not answer --version within 60 s"
+                                    : " did not answer --version with \"crossover ...\"") +
+          ": it is not a crossover binary");
+  }
+}
+
 // Runs the baseline and the candidate binary on one grid `rounds` times, alternating which goes
 // first (AB BA AB ...), so that a slow drift of the machine weighs on both alike; each side's
 // rounds are pooled (compare_runs pools cells that occur several times). A binary that rejects
@@ -57,6 +80,7 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
   }
   if (!fs::is_regular_file(args.rerun))
     throw std::invalid_argument("--rerun: grid " + args.rerun + " does not exist");
+  check_binaries(binaries, sides);
   // The rounds' runs never replace an earlier comparison's (each would refuse its --out).
   for (const char* side : sides) {
     const std::string first = out_dir + "/" + side + "/round-1";
@@ -90,6 +114,10 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
           dir + "/stdout.txt");
       seconds_so_far +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (interrupted.load() > 0)
+        throw std::runtime_error("stopped during run " + std::to_string(done + 1) + " of " +
+                                 std::to_string(total) + " (" + dir +
+                                 ", which kept the cells it finished)");
       if (status == kExitBadInput)
         throw std::invalid_argument(binaries[side] + " rejected " + args.rerun +
                                     " (exit 2); run it alone to see why");
@@ -133,13 +161,36 @@ std::string verdict_file_problem(const std::string& file, const CompareArgs& arg
   return problem;
 }
 
+// --rerun's rounds into --out (checked: no link), and the verdict's files defaulting into it,
+// asked again once the rounds exist; throws as rerun does.
+std::pair<RunRecord, RunRecord> rerun_into_out(const CompareArgs& args, std::string& markdown,
+                                               std::string& json) {
+  RunRecord baseline, candidate;
+  if (const std::string problem = output_folder_problem(args.out_dir);
+      !args.out_dir.empty() && !problem.empty())
+    throw std::invalid_argument("--out " + args.out_dir + " " + problem);
+  const std::string out_dir =
+      args.out_dir.empty() ? create_unique_directory("runs/compare-" + timestamp()) : args.out_dir;
+  std::tie(baseline, candidate) = rerun(args, out_dir);
+  if (markdown.empty()) markdown = out_dir + "/compare.md";
+  if (json.empty()) json = out_dir + "/compare.json";
+  // Asked again now that the rounds' folders exist: --json or --markdown may name a file of
+  // a round just measured, which must not be written over (the rounds stay where they are).
+  for (const std::string& file : {markdown, json})
+    if (const std::string problem = verdict_file_problem(file, args); !problem.empty())
+      throw std::invalid_argument(problem + "; the rounds measured are kept in " + out_dir +
+                                  ": compare them with `crossover compare " + out_dir +
+                                  "/baseline/round-1 " + out_dir + "/candidate/round-1`");
+  return {std::move(baseline), std::move(candidate)};
+}
+
 int compare_command(const CompareArgs& args) {
   const auto metric = parse_word<GateMetric>(args.metric);
   const double threshold = args.threshold_percent >= 0.0 || !metric
                                ? args.threshold_percent
                                : default_threshold_percent(*metric);
-  const auto checked = gate_options(threshold, args.alpha, args.metric,
-                                    args.assumed_spread_percent, args.fail_on);
+  const auto checked =
+      gate_options(threshold, args.alpha, args.metric, args.assumed_spread_percent, args.fail_on);
   if (!checked) return kExitBadInput;
   const RegressionOptions& options = *checked;
   // Before anything is read or run: a refused output must not cost the reruns' minutes.
@@ -157,18 +208,14 @@ int compare_command(const CompareArgs& args) {
       baseline = load_run(args.baseline);
       candidate = load_run(args.candidate);
     } else {
-      const std::string out_dir = args.out_dir.empty()
-                                      ? create_unique_directory("runs/compare-" + timestamp())
-                                      : args.out_dir;
-      std::tie(baseline, candidate) = rerun(args, out_dir);
-      if (markdown.empty()) markdown = out_dir + "/compare.md";
-      if (json.empty()) json = out_dir + "/compare.json";
+      std::tie(baseline, candidate) = rerun_into_out(args, markdown, json);
     }
   } catch (const std::invalid_argument& e) {
     spdlog::error("{}", e.what());
     return kExitBadInput;
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
+    if (const int sig = interrupted.load(); sig > 0 && !args.rerun.empty()) return 128 + sig;
     return args.rerun.empty() ? kExitBadInput : kExitRunFailed;
   }
 

@@ -63,6 +63,7 @@ std::string measure_problem(const std::vector<Result>& results, Measure measure)
 // Why the reports of the run in `run_dir` cannot go to `out_dir`: "" when they can. A file is no
 // folder, and another run's folder keeps reports of its own results.
 std::string out_problem(const std::string& out_dir, const std::string& run_dir) {
+  if (std::string problem = output_folder_problem(out_dir); !problem.empty()) return problem;
   std::error_code error;
   if (fs::exists(out_dir, error) && !fs::is_directory(out_dir, error))
     return "is a file, not a folder; give a folder for the reports";

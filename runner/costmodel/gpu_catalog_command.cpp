@@ -1,8 +1,7 @@
 // crossover catalog: "which GPU should I rent for this grid?" A grid's CPU cells run here
-// (crossover run --predict), then every catalogued GPU predicts its CUDA cells from its datasheet
-// (core/costmodel/datasheet.hpp), and one table says per cell and GPU the predicted epoch with its
-// band, the speedup against this CPU, the winner or "undecided", and with prices the cost per
-// epoch and the cheapest GPU that wins. Every GPU number is a prediction and says so.
+// (crossover run --predict, a child that stops with this command), then every catalogued GPU
+// predicts its CUDA cells from its datasheet (core/costmodel/datasheet.hpp); the tables, verdicts
+// and prices are gpu_catalog_table's. Every GPU number is a prediction and says so.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "core/files/file_writer.hpp"
@@ -71,6 +71,15 @@ std::string run_of(const CatalogArgs& args, const std::string& first_card, int& 
   const int code = run_program(
       {self_executable(), "run", args.input, "--predict", "cuda=" + first_card, "--out", out}, "",
       {});
+  if (const int sig = interrupted.load(); sig > 0) {
+    failed = 128 + sig;
+    spdlog::error(
+        "stopped by {}: the run in {} kept the cells it finished; `crossover run {} "
+        "--predict cuda={} --out {} --resume` measures the rest, then `crossover "
+        "catalog {}` reads it",
+        sig == SIGTERM ? "SIGTERM" : "SIGINT", out, args.input, first_card, out, out);
+    return "";
+  }
   if (code != kExitOk) {
     failed = code == kExitBadInput ? kExitBadInput : kExitRunFailed;
     spdlog::error(
@@ -91,19 +100,18 @@ std::optional<std::map<std::string, double>> prices_of(const CatalogArgs& args,
     const auto equals = text.find('=');
     const std::string name = text.substr(0, equals);
     double value = 0.0;
+    std::string why;
     try {
-      std::size_t used = 0;
-      value = std::stod(text.substr(equals + 1), &used);
-      if (used != text.size() - equals - 1) throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      value = -1.0;
+      // The one reader of a price (core/records/prices.hpp), as run --price reads one.
+      if (equals != std::string::npos) value = price_per_hour(name, text.substr(equals + 1));
+    } catch (const std::invalid_argument& e) {
+      why = std::string(": ") + e.what();
     }
-    if (equals == std::string::npos || !(value >= 0.0 && value < 1e6) ||
-        (name != "cpu" && !catalog.find(name))) {
+    if (equals == std::string::npos || !why.empty() || (name != "cpu" && !catalog.find(name))) {
       spdlog::error(
           "--price {}: expected NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog "
-          "(crossover list), the price a number from 0",
-          terminal_text(text));
+          "(crossover list), the price a decimal number from 1e-09 to 1e+09{}",
+          terminal_text(text), terminal_text(why));
       return std::nullopt;
     }
     prices[name] = value;
@@ -120,6 +128,18 @@ std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const Mach
     if (r.cell.device.kind != DeviceKind::kCuda || r.anatomy.empty()) continue;
     std::optional<Result> p = predicted_result(r, profile);
     if (!p) continue;
+    // A prediction is held to a result's own ceilings: an epoch past a day is an anatomy no step
+    // has (a file at its fields' ceilings), never a figure to print.
+    if (!(p->epoch_seconds > 0.0 && p->epoch_seconds <= unit_ceiling(Unit::kSeconds))) {
+      static std::set<std::size_t> warned;  // once a cell, whichever card found it
+      if (warned.insert(r.cell.index).second)
+        spdlog::warn(
+            "cell {} ({}): its predicted epoch on {} is {} s, beyond a result's ceiling "
+            "({} s): its recorded anatomy cannot be a real step's; not shown on any GPU",
+            r.cell.index + 1, cell_label(r.cell), card.name, format_number(p->epoch_seconds),
+            format_number(unit_ceiling(Unit::kSeconds)));
+      continue;
+    }
     p->status = CellStatus::kPredicted;
     p->epoch_seconds_samples.clear();
     cells.push_back(std::move(*p));
@@ -195,6 +215,14 @@ int catalog_command(const CatalogArgs& args) {
   int failed = kExitOk;
   const std::string run_dir = run_of(args, cards->front()->name, failed);
   if (run_dir.empty()) return failed;
+  // Asked again now that the run's folder exists: --json or --markdown may name one of its files.
+  if (outputs_refused(args)) {
+    spdlog::error(
+        "nothing of the catalog was written; the run measured is kept in {}: `crossover "
+        "catalog {}` reads it again",
+        run_dir, run_dir);
+    return kExitBadInput;
+  }
   std::vector<Row> rows;
   std::vector<std::pair<const Datasheet*, Validation>> bands;
   try {

@@ -19,7 +19,7 @@ using Json = nlohmann::ordered_json;
 std::string three(double value) {
   if (!std::isfinite(value)) return "-";
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  std::snprintf(buffer, sizeof buffer, value >= 999.5 && value < 1e7 ? "%.0f" : "%.3g", value);
   return buffer;
 }
 
@@ -122,6 +122,28 @@ bool host_bound(const std::vector<const Row*>& rows) {
   });
 }
 
+// A table within 100 columns, whatever its figures: past it, the band's column goes (each GPU's
+// band is the same factor, said once under the tables), then the bound's.
+void fit_columns(TextTable& table) {
+  constexpr std::size_t kColumns = 100;
+  const auto widest = [&] {
+    std::size_t most = 0;
+    std::istringstream lines(render_text_table(table));
+    for (std::string line; std::getline(lines, line);) most = std::max(most, line.size());
+    return most;
+  };
+  for (const char* column : {"80 % band", "bound"}) {
+    if (widest() <= kColumns) return;
+    const auto at = std::find(table.header.begin(), table.header.end(), column);
+    if (at == table.header.end()) continue;
+    const auto i = static_cast<std::size_t>(at - table.header.begin());
+    table.header.erase(at);
+    for (auto& row : table.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+    if (i < table.right_aligned.size())
+      table.right_aligned.erase(table.right_aligned.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 }  // namespace
 
 Json row_json(const Row& row, double cpu_price, std::size_t order) {
@@ -200,7 +222,7 @@ std::vector<CellTable> catalog_tables(std::vector<Row>& rows,
                 (settings.empty() ? "" : "; its CUDA twins " + settings);
     t.table.header = {"GPU", "epoch", "80 % band", "bound", "speedup vs CPU", "winner"};
     t.table.right_aligned = {false, true, true, false, true, false, true};
-    if (!prices.empty()) t.table.header.push_back("cost/1,000 epochs");
+    if (!prices.empty()) t.table.header.push_back("cost/1k epochs");
     for (const Row* r : cell) {
       const double band = band_of(*r);
       std::vector<std::string> line = {
@@ -214,11 +236,12 @@ std::vector<CellTable> catalog_tables(std::vector<Row>& rows,
           : r->pair.winner == Winner::kBaseline ? "CPU"
                                                 : "undecided"};
       if (!prices.empty())
-        line.push_back(r->price > 0.0 ? money(cost_of(*r)) + " (" + two(cost_of(*r) / band) + "-" +
+        line.push_back(r->price > 0.0 ? two(cost_of(*r)) + " (" + two(cost_of(*r) / band) + "-" +
                                             two(cost_of(*r) * band) + ")"
                                       : "no price");
       t.table.rows.push_back(line);
     }
+    fit_columns(t.table);
     t.verdict = gpus_verdict(cell, cpu_price);
     if (host_bound(cell))
       t.verdict +=

@@ -1,6 +1,6 @@
 // crossover predict --check: the cost model scored against measured runs (their cells predicted
-// by runner/costmodel/predict_check), per cell, per device, the band's coverage, the winner of every
-// pair and the crossovers the predictions would have found against the measured ones. With
+// by runner/costmodel/predict_check), per cell, per device, the band's coverage, the winner of
+// every pair and the crossovers the predictions would have found against the measured ones. With
 // --fit-band, the profile is written again with the band these cells give (split conformal,
 // core/costmodel/prediction_band.hpp).
 #include <spdlog/spdlog.h>
@@ -73,6 +73,20 @@ bool output_refused(const PredictArgs& args) {
       return true;
     }
   }
+  // --save-anatomy writes beside each run: never through a link, to the folder or the file.
+  for (const std::string& run : args.runs) {
+    if (!args.save_anatomy) break;
+    std::error_code error;
+    std::string folder = fs::is_directory(run, error) ? run : fs::path(run).parent_path().string();
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();  // "LINK/" is the link
+    if (fs::is_symlink(folder, error) || fs::is_symlink(folder + "/" + kAnatomyFile, error)) {
+      spdlog::error(
+          "--save-anatomy: {} is reached through a symbolic link; crossover never writes "
+          "through a link: give the run's folder itself",
+          run);
+      return true;
+    }
+  }
   return false;
 }
 
@@ -106,8 +120,8 @@ std::vector<Checked> check_runs(const PredictArgs& args, const MachineProfile& t
   return checked;
 }
 
-std::string summary_text(const Scores& scores, const Winners& as_run,
-                         const Winners& both, const Crossings& crossings, Json& report) {
+std::string summary_text(const Scores& scores, const Winners& as_run, const Winners& both,
+                         const Crossings& crossings, Json& report) {
   std::string out = "\nMedian absolute error:";
   report["scores"] = Json::object();
   for (const auto& [key, s] : scores) {

@@ -125,7 +125,10 @@ ReadingLock::~ReadingLock() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::string output_folder_problem(const std::string& path) {
+std::string output_folder_problem(const std::string& given) {
+  // "LINK/" names the link's target to lstat: the link is the name without its slashes.
+  std::string path = given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
   struct stat info {};
   if (lstat(path.c_str(), &info) != 0) return "";
   if (S_ISLNK(info.st_mode))
@@ -179,6 +182,9 @@ std::string output_file_problem(const std::string& path, const std::vector<std::
       return path + " is " + file_kind_text(info.st_mode) + "; give the name of a regular file";
   }
   const auto [folder, name] = folder_and_name(path);
+  if (lstat(folder.c_str(), &info) == 0 && S_ISLNK(info.st_mode))
+    return path + " is in " + folder + ", a symbolic link; crossover never writes through a "
+                  "link: give the folder it points to, or a new one";
   if (name == kLockFile)
     return path + " is the lock of " + folder +
            ", which keeps two commands from writing that folder at once; write into another file";

@@ -65,7 +65,7 @@ const std::vector<std::string>& history_file_names();
 
 /// Why a command may not write the file `path` that an option (--out, --json, --fit-band,
 /// --markdown) names, "" when it may: a symbolic link, a folder or anything but a regular file
-/// there; a folder's lock (.crossover.lock); a file of a run (run_file_problem) or of a history
+/// there, or a file in a folder that is a symbolic link; a folder's lock (.crossover.lock); a file of a run (run_file_problem) or of a history
 /// whose folder holds one; or one of `inputs`, the files this command reads (the same file by
 /// another name included). Every command checks its outputs with this before it measures or
 /// writes anything, so an output is new or its own, never another command's.

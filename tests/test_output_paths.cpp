@@ -1,0 +1,139 @@
+// Issue 100's hostile cases, each planted: an output folder through a link is refused by every
+// command that takes --out; an output file named inside the folder a command is about to fill is
+// refused once that folder exists, and what was measured is kept; a child crossover dies with its
+// parent and the parent says how it stopped; a --rerun binary that is no crossover is refused
+// before any round; a price is read one way; a bare profile name is the shipped profile even
+// where a file of that name is here.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/cli_support.hpp"
+
+namespace crossover {
+namespace {
+
+using testing::Outcome;
+using testing::ScratchDir;
+namespace fs = std::filesystem;
+
+const char* kGrid = R"({"name": "paths", "defaults": {"epochs": 2, "warmup_epochs": 1,
+  "repeats": 2}, "experiments": [{"workload": "iris_mlp", "grid": {"device": ["cpu", "cuda"]}}]})";
+
+// Runs `args` in `dir` (crossover's working folder there, as a user's shell has it).
+Outcome in_dir(const ScratchDir& dir, const std::string& args, const std::string& env = "") {
+  return testing::shell(dir, "cd " + dir.path() + " && CROSSOVER_DATA_DIR= " + env + " " +
+                                 std::string(CROSSOVER_BINARY) + " " + args);
+}
+
+TEST(OutputPaths, NoCommandWritesThroughALinkedFolder) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  ASSERT_EQ(in_dir(dir, "run grid.json --out run --predict cuda=h100").code, 0);
+  fs::create_directory(dir.file("target"));
+  fs::create_directory_symlink(dir.file("target"), dir.file("link"));
+  fs::create_directory_symlink(dir.file("run"), dir.file("runlink"));
+  const std::string self = CROSSOVER_BINARY;
+  for (const std::string& args :
+       {std::string("report run --out link"), std::string("report run --out link/"),
+        std::string("calibrate grid.json --out link"),
+        "compare " + self + " " + self + " --rerun grid.json --out link",
+        std::string("predict --profile h100 --check runlink --save-anatomy"),
+        std::string("catalog run --json link/cat.json")}) {
+    const Outcome o = in_dir(dir, args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find("symbolic link"), std::string::npos) << args << "\n" << o.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.file("target")));
+  EXPECT_FALSE(fs::exists(dir.file("run/anatomy.jsonl")));
+}
+
+TEST(OutputPaths, AFileOfTheFolderACommandFillsIsRefusedOnceItExistsAndTheRunIsKept) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  const Outcome o =
+      in_dir(dir, "catalog grid.json --out new --json new/results.jsonl --markdown new/report.md");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("is a file of the run in new"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("`crossover catalog new` reads it again"), std::string::npos) << o.err;
+  // The measured cell is still the run's: its results file reads as results.
+  bool measured = false;
+  for (const Result& r : read_results(dir.file("new/results.jsonl")))
+    measured = measured || r.status == CellStatus::kOk;
+  EXPECT_TRUE(measured);
+  EXPECT_EQ(in_dir(dir, "report new").code, 0);
+}
+
+TEST(OutputPaths, ARerunBinaryThatIsNoCrossoverIsRefusedBeforeAnyRound) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  const Outcome o = in_dir(
+      dir, "compare /bin/true " + std::string(CROSSOVER_BINARY) + " --rerun grid.json --out cmp");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("it is not a crossover binary"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir.file("cmp/baseline/round-1/results.jsonl")));
+}
+
+TEST(OutputPaths, AChildCrossoverStopsWithItsParentWhichSaysHow) {
+  ScratchDir dir;
+  dir.write("grid.json", R"({"name": "slow", "defaults": {"epochs": 20, "warmup_epochs": 1,
+    "repeats": 5, "timeout_seconds": 120}, "experiments": [{"workload": "mnist_mlp",
+    "settings": {"dataset_size": 20000}, "grid": {"device": ["cpu", "cuda"]}}]})");
+  const std::string command = "cd " + dir.path() +
+                              " && exec env CROSSOVER_DATA_DIR= " + std::string(CROSSOVER_BINARY) +
+                              " catalog grid.json --out run";
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    const std::string out = dir.file("stdout"), err = dir.file("stderr");
+    freopen(out.c_str(), "w", stdout);
+    freopen(err.c_str(), "w", stderr);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Once its run has begun (its folder holds grid.json), the parent alone is sent SIGTERM.
+  for (int i = 0; i < 300 && !fs::exists(dir.file("run/grid.json")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(fs::exists(dir.file("run/grid.json"))) << testing::slurp(dir.file("stderr"));
+  kill(parent, SIGTERM);
+  int status = 0;
+  waitpid(parent, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << testing::slurp(dir.file("stderr"));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << testing::slurp(dir.file("stderr"));
+  const std::string err = testing::slurp(dir.file("stderr"));
+  EXPECT_NE(err.find("stopped by SIGTERM"), std::string::npos) << err;
+  EXPECT_NE(err.find("--resume"), std::string::npos) << err;
+  // No child goes on writing after its parent has returned: the run's folder is unlocked.
+  const Outcome again = testing::crossover(dir, "report " + dir.file("run"));
+  EXPECT_EQ(again.err.find("still running"), std::string::npos) << again.err;
+}
+
+TEST(OutputPaths, APriceIsReadOneWayAndABareNameIsTheShippedProfile) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  ASSERT_EQ(in_dir(dir, "run grid.json --out run --predict cuda=h100").code, 0);
+  for (const char* price : {"l4=0x10", "l4=1e-300", "l4=1e308", "l4=0"}) {
+    const Outcome o = in_dir(dir, std::string("catalog run --price ") + price);
+    EXPECT_EQ(o.code, 2) << price;
+    EXPECT_NE(o.err.find("a decimal number from 1e-09 to 1e+09"), std::string::npos) << o.err;
+  }
+  // A file named h100 here does not replace the shipped profile; it is said, once.
+  dir.write("h100", "{}");
+  const Outcome o = in_dir(dir, "run grid.json --out shadowed --predict cuda=h100");
+  EXPECT_EQ(o.code, 0) << o.err;
+  const std::string warning = "h100 names the shipped profile";
+  EXPECT_NE(o.err.find(warning), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(warning), o.err.rfind(warning)) << o.err;
+  bool shipped = false;
+  for (const Result& r : read_results(dir.file("shadowed/results.jsonl")))
+    shipped = shipped || (r.status == CellStatus::kPredicted &&
+                          r.prediction.prediction_profile.find("H100") != std::string::npos);
+  EXPECT_TRUE(shipped);
+  // ./h100 is the file, which is no profile.
+  EXPECT_EQ(in_dir(dir, "run grid.json --out file --predict cuda=./h100").code, 2);
+}
+
+}  // namespace
+}  // namespace crossover
