@@ -10,6 +10,7 @@
 #include <random>
 
 #include "reports/gate/regression.hpp"
+#include "reports/render/table.hpp"
 #include "tests/sample_runs.hpp"
 
 namespace crossover {
@@ -229,6 +230,14 @@ TEST(GateRules, MostlyInconclusiveCellsNameTheNextStepAndCanFailTheJob) {
       << report.next_step();
   EXPECT_NE(render_regression_text(report).find("next: 3 of 3"), std::string::npos);
   EXPECT_NE(render_regression_markdown(report).find("**Next:**"), std::string::npos);
+  // Issue 101: the command to copy stays a code span in Markdown, never escaped backticks.
+  EXPECT_NE(render_regression_markdown(report).find("`crossover compare BASELINE_BIN CANDIDATE_BIN "
+                                                    "--rerun GRID --rounds 5`"),
+            std::string::npos)
+      << render_regression_markdown(report);
+  EXPECT_EQ(render_regression_markdown(report).find("\\`"), std::string::npos)
+      << render_regression_markdown(report);
+  EXPECT_EQ(markdown_with_code("a `b|c` *d* `e"), "a `b|c` \\*d\\* \\`e");
   report.options.fail_on = FailOn::kInconclusive;
   EXPECT_TRUE(report.fails());
   EXPECT_EQ(parse_word<FailOn>("inconclusive"), FailOn::kInconclusive);

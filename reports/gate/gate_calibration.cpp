@@ -306,7 +306,7 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          format_percent(g.smallest_detectable, false) +
          " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
          "), from +" + format_percent(g.uncalibrated_detectable, false) + ".\n\n" +
-         markdown_text(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table);
+         markdown_with_code(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table);
 }
 
 CountedGateCalibration assess_counted_gate(const RunPairs& aa, const RunPairs& planted,

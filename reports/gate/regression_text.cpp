@@ -167,7 +167,7 @@ std::string render_regression_markdown(const RegressionReport& r) {
   if (const std::string why = r.exit_reason(); !why.empty())
     out += "**" + markdown_text(why) + ".**\n\n";
   if (const std::string next = r.next_step(); !next.empty())
-    out += "**Next:** " + markdown_text(next) + ".\n\n";
+    out += "**Next:** " + markdown_with_code(next) + ".\n\n";
   out += "Baseline " + markdown_text(r.baseline_label) + ", candidate " +
          markdown_text(r.candidate_label) + ". " + settings_text(r.options) + ".\n\n";
   if (!r.evidence.empty()) out += "**Evidence:** " + markdown_text(r.evidence) + ".\n\n";
@@ -183,7 +183,7 @@ std::string render_regression_markdown(const RegressionReport& r) {
       env.rows.push_back({d.what, d.baseline, d.candidate, d.unfair ? "yes" : "no"});
     out += render_markdown_table(env) + "\n";
   }
-  for (const auto& note : r.notes) out += "- " + markdown_text(note) + "\n";
+  for (const auto& note : r.notes) out += "- " + markdown_with_code(note) + "\n";
   if (!r.notes.empty()) out += "\n";
   const auto section = [&](Verdict verdict, const std::string& title, bool folded) {
     std::vector<const CellVerdict*> cells;

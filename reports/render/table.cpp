@@ -23,6 +23,22 @@ bool heading_mark(const std::string& text, std::size_t at) {
 
 }  // namespace
 
+std::string markdown_with_code(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t open = text.find('`', at);
+    const std::size_t close = open == std::string::npos ? open : text.find('`', open + 1);
+    if (close == std::string::npos) return out + markdown_text(text.substr(at));
+    // Inside a span nothing is markup; it keeps one line of printable text.
+    std::string code = printable_text(text.substr(open + 1, close - open - 1));
+    for (char& c : code)
+      if (c == '\n' || c == '\t') c = ' ';
+    out += markdown_text(text.substr(at, open - at)) + "`" + code + "`";
+    at = close + 1;
+  }
+}
+
 std::string markdown_text(const std::string& text) {
   // Each mark that starts something in GitHub Markdown: emphasis (*, ~, and _ at a word's edge:
   // iris_mlp stays as it is), a heading (# first: "cells #3" stays), code (`), a table's column

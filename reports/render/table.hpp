@@ -18,6 +18,11 @@ namespace crossover {
 /// characters, never as an image or a link, and an interval `[1.1, 1.3]` as it is.
 std::string markdown_text(const std::string& text);
 
+/// markdown_text, but each `code span` of `text` (a backtick and the next one) stays a code span:
+/// its words as they are, so that a command to copy reads as one ("`crossover compare A B`"). A
+/// backtick with none after it is escaped as markdown_text escapes it.
+std::string markdown_with_code(const std::string& text);
+
 /// GitHub-flavoured Markdown, every header and cell through markdown_text.
 std::string render_markdown_table(const TextTable& table);
 
