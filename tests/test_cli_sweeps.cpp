@@ -157,7 +157,7 @@ TEST(Cli, SigtermDuringAnInProcessCellEndsTheRunAtOnceAndKeepsWhatFinished) {
   if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
   ScratchDir dir;
   const std::string grid = dir.write("long.json", R"({
-    "name": "long", "defaults": {"epochs": 2000, "warmup_epochs": 0, "repeats": 1, "threads": 1},
+    "name": "long", "defaults": {"epochs": 10000, "warmup_epochs": 0, "repeats": 1, "threads": 1},
     "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2]}}]})");
   const std::string out = dir.file("out");
   signal_after_first_result(dir, grid, out, "TERM", "0.3", /*again=*/true);
@@ -165,7 +165,9 @@ TEST(Cli, SigtermDuringAnInProcessCellEndsTheRunAtOnceAndKeepsWhatFinished) {
   int code = 0, milliseconds = 0;
   said >> code >> milliseconds;
   const std::string err = slurp(dir.file("stderr"));
-  if (code == 130) GTEST_SKIP() << "the signal came between the cells: " << err;
+  if (err.find("SIGTERM while cell") == std::string::npos &&
+      err.find("stopped (SIGTERM): the cells after") != std::string::npos)
+    GTEST_SKIP() << "the signal came between the cells: " << err;
   EXPECT_EQ(code, 143) << err;
   EXPECT_LT(milliseconds, 3000) << "a SIGTERM's sender waits seconds at most";
   EXPECT_NE(err.find("SIGTERM while cell iris_mlp"), std::string::npos) << err;
@@ -178,6 +180,37 @@ TEST(Cli, SigtermDuringAnInProcessCellEndsTheRunAtOnceAndKeepsWhatFinished) {
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("1 cell(s) already ok, 1 to run"), std::string::npos) << resumed.err;
   EXPECT_EQ(read_results(out + "/results.jsonl").size(), 2u);
+}
+
+// A SIGTERM while an isolated cell runs in a child process of its own group: the run passes it on,
+// the child stops at once (before, the run waited for the whole cell, or left it to the kernel's
+// group signal), the cell is failed with that reason, the rest not run, and the exit is 143.
+TEST(Cli, SigtermDuringAnIsolatedCellStopsItsProcessAtOnce) {
+  if (!testing::have_real_data("iris.csv")) GTEST_SKIP() << "no real data";
+  ScratchDir dir;
+  const std::string grid = dir.write("long.json", R"({
+    "name": "long", "defaults": {"epochs": 8000, "warmup_epochs": 0, "repeats": 1, "threads": 1,
+                                 "isolate": true},
+    "experiments": [{"workload": "iris_mlp", "grid": {"seed": [1, 2, 3]}}]})");
+  const std::string out = dir.file("out");
+  signal_after_first_result(dir, grid, out, "TERM", "0.3");
+  std::istringstream said(slurp(dir.file("code")));
+  int code = 0, milliseconds = 0;
+  said >> code >> milliseconds;
+  const std::string err = slurp(dir.file("stderr"));
+  EXPECT_EQ(code, 143) << err;
+  EXPECT_LT(milliseconds, 3000) << "the cell's process did not stop: " << err;
+  const auto results = read_results(out + "/results.jsonl");
+  ASSERT_EQ(results.size(), 3u) << err;
+  EXPECT_EQ(results[0].status, CellStatus::kOk);
+  EXPECT_EQ(results[1].status, CellStatus::kFailed);
+  EXPECT_NE(results[1].reason.find("the run was stopped (SIGTERM) while this cell ran"),
+            std::string::npos)
+      << results[1].reason;
+  EXPECT_EQ(results[2].status, CellStatus::kNotRun);
+  EXPECT_NE(err.find("stopped (SIGTERM): the cells after this one are not run"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("--resume " + out + " runs the rest"), std::string::npos) << err;
 }
 
 TEST(Cli, SigintKeepsWhatFinishedExits130AndResumeRunsOnlyTheRest) {

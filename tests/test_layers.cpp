@@ -300,7 +300,7 @@ TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
       {"core/files/user_files.cpp", "the one reader"},
       {"core/files/file_writer.cpp", "the one writer"},
       {"runner/sweep/output_dir.cpp", "a run folder's lock, never followed (O_NOFOLLOW)"},
-      {"runner/cli/command_support.cpp", "a cell's standard output, O_NOFOLLOW"},
+      {"core/process/child.cpp", "a child's standard streams, O_NOFOLLOW"},
       {"runner/cli/command_line.cpp", "/dev/null for a closed standard stream"},
       {"runner/machine/env.cpp", "the machine's own /proc, /sys and /etc/os-release"},
       {"runner/hardware/energy.cpp", "the machine's own /sys/class/powercap counters"},
@@ -321,6 +321,39 @@ TEST(Layers, OnlyTheGuardedReaderAndTheOwningWriterOpenFiles) {
                     << "(read_user_file, read_json_text) and write with core/files/file_writer.hpp";
   }
   EXPECT_GT(scanned, 100u);
+}
+
+// The lines of `text` that start a process themselves (fork, vfork, posix_spawn, system, popen).
+std::vector<std::string> process_starts(const std::string& file, const std::string& text) {
+  static const std::regex start("(^|[^_A-Za-z0-9.>])(v?fork|posix_spawnp?|system|popen)\\s*\\(");
+  std::vector<std::string> found;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    const std::string code = line.substr(0, line.find("//"));
+    if (std::regex_search(code, start)) found.push_back(file + ":" + std::to_string(number));
+  }
+  return found;
+}
+
+// Every child process is started by core/process/child (its group, its signals, its death with
+// the parent, nothing allocated between fork and exec): no source starts one itself.
+TEST(Layers, OnlyTheChildStarterStartsProcesses) {
+  std::size_t scanned = 0;
+  for (const auto& file : sources()) {
+    if (file.rfind("tests/", 0) == 0 || file.rfind("bench/", 0) == 0) continue;
+    if (file == "core/process/child.cpp") continue;
+    ++scanned;
+    const std::string text = testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file);
+    for (const auto& where : process_starts(file, text))
+      ADD_FAILURE() << where << " starts a process itself; start it with core/process/child.hpp "
+                    << "(start_child, fork_child)";
+  }
+  EXPECT_GT(scanned, 100u);
+  EXPECT_EQ(process_starts("a.cpp", "  const pid_t pid = fork();\n").size(), 1u);
+  EXPECT_EQ(process_starts("a.cpp", "posix_spawn(&pid, p, nullptr, nullptr, a, e);\n").size(), 1u);
+  EXPECT_EQ(process_starts("a.cpp", "std::system(\"ls\");\n").size(), 1u);
+  EXPECT_TRUE(process_starts("a.cpp", "// fork() here\nfork_child(f, true); x.system();\n").empty());
 }
 
 TEST(Layers, TheOpenCheckCatchesEachWayOfOpening) {

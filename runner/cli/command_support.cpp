@@ -1,6 +1,5 @@
 #include "runner/cli/command_support.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
@@ -17,13 +16,12 @@
 
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
+#include "core/process/child.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_overrides.hpp"
-
-extern char** environ;
 
 namespace crossover {
 
@@ -88,32 +86,14 @@ class ForwardSignals {
 
 int run_program(std::vector<std::string> argv, const std::string& stdout_file,
                 const std::vector<std::string>& extra_environment, double timeout_seconds) {
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<char*> raw;
-  for (auto& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  std::vector<std::string> extra = extra_environment;
-  std::vector<char*> env;
-  for (auto& e : extra) env.push_back(e.data());
-  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);  // the first of a name wins
-  env.push_back(nullptr);
+  ChildSpec spec;
+  spec.argv = std::move(argv);
+  spec.environment = extra_environment;
+  spec.stdout_file = stdout_file;
   const ForwardSignals forwarding;
   forward_signal.store(0);
-  const pid_t child = fork();
-  if (child == 0) {
-    setpgid(0, 0);  // its own process group: it and its children are stopped together
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    if (!stdout_file.empty()) {
-      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-      if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
-      close(fd);
-    }
-    execve(raw[0], raw.data(), env.data());
-    _exit(127);
-  }
+  const pid_t child = start_child(spec);
   if (child < 0) return -1;
-  setpgid(child, child);  // as the child does, whichever runs first
   // Waits, passing on each SIGINT and SIGTERM this process gets to the child's group, and past
   // `timeout_seconds` stops it (SIGTERM, then SIGKILL 10 s later).
   const auto started = std::chrono::steady_clock::now();
@@ -133,9 +113,7 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
     if (timed_out && seconds > timeout_seconds + 10.0) kill(-child, SIGKILL);
     usleep(20000);
   }
-  if (timed_out) return kChildTimedOut;
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return timed_out ? kChildTimedOut : shell_status(status);
 }
 
 std::string why_not_a_run(const std::string& path) {

@@ -99,7 +99,7 @@ int run_command(const RunArgs& args) {
   if (failed > 0)
     spdlog::error("{} of {} cells failed; see the reasons above and in report.md", failed,
                   results.size());
-  if (interrupted.load() > 0) return kExitInterrupted;
+  if (interrupted.load() > 0) return 128 + interrupted.load();  // 130 for Ctrl-C, 143 for SIGTERM
   const bool required = required_devices_measured(args.require, results, "this run");
   return failed > 0 || outcome.write_failed || !required ? kExitRunFailed : kExitOk;
 }

@@ -1,7 +1,6 @@
 #include "runner/execution/busy_load.hpp"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +12,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/process/child.hpp"
 
 namespace crossover {
 
@@ -44,15 +45,14 @@ double planted_slowdown_from_environment() {
 }
 
 BusyLoad::BusyLoad(int processes) {
-  const pid_t parent = getpid();
   for (int i = 0; i < processes; ++i) {
-    const pid_t child = fork();
-    if (child == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);   // never outlive the run
-      if (getppid() != parent) _exit(0);  // it ended before the line above took effect
-      volatile unsigned long spin = 0;
-      for (;;) spin = spin + 1;
-    }
+    const pid_t child = fork_child(
+        [] {
+          volatile unsigned long spin = 0;
+          for (;;) spin = spin + 1;
+          return 0;
+        },
+        true);  // never outlive the run
     if (child > 0) children_.push_back(child);
   }
 }

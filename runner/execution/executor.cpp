@@ -427,6 +427,7 @@ LaunchOptions launch_options(const RunOptions& options) {
   LaunchOptions launch;
   launch.binary = options.binary;
   launch.data_dir = options.data_dir;
+  launch.interrupted = options.interrupted;
   return launch;
 }
 

@@ -19,24 +19,14 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/files/user_files.hpp"
+#include "core/process/child.hpp"
+#include "core/text/text.hpp"
 #include "runner/hardware/counter.hpp"
 
 namespace crossover {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string status_text(int status) {
-  if (WIFSIGNALED(status)) {
-    const int signal = WTERMSIG(status);
-    std::string text = std::string("was killed by signal ") + std::to_string(signal) + " (" +
-                       strsignal(signal) + ")";
-    // Nothing but the kernel's out-of-memory killer sends SIGKILL unasked.
-    if (signal == SIGKILL) text += ", as the out-of-memory killer does (see dmesg)";
-    return text;
-  }
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
 
 // "; last output: ..." from the last lines of a child's log, or "".
 std::string last_lines(const std::string& path, std::size_t count = 3) {
@@ -67,84 +57,79 @@ Result failed(const Cell& cell, const std::string& reason) {
   return r;
 }
 
-// In the forked child: rank `rank` of the cell, its diagnostics into its log; never returns.
-// `counter`: the command the rank runs under (Callgrind's for a counted cell), or empty.
-[[noreturn]] void exec_rank(const Cell& cell, const LaunchOptions& options,
-                            const std::string& binary, const std::string& work, int rank,
-                            const std::vector<std::string>& counter) {
-  const bool ddp = cell.parallel == Parallel::kDdp;
-  const std::string out = work + "/rank-" + std::to_string(rank) + ".json";
-  // Ctrl-C is for `run`, which lets the running cell finish; the ranks die with it.
-  signal(SIGINT, SIG_IGN);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // Its diagnostics go to a log, whose last lines explain a failure.
-  const std::string log = work + "/rank-" + std::to_string(rank) + ".log";
-  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-  if (fd >= 0) {
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-  }
-  if (ddp) {
+// Rank `rank` of the cell, its diagnostics into its log, Ctrl-C left to `run` (which lets the
+// running cell finish), dying with it. `counter`: the command the rank runs under (Callgrind's for
+// a counted cell), or empty.
+pid_t start_rank(const Cell& cell, const LaunchOptions& options, const std::string& binary,
+                 const std::string& work, int rank, const std::vector<std::string>& counter) {
+  const std::string n = std::to_string(rank);
+  ChildSpec spec;
+  spec.argv = counter;
+  for (const std::string& arg : {binary, std::string("worker"), std::string("--cell"),
+                                 work + "/cell.json", std::string("--out"),
+                                 work + "/rank-" + n + ".json", std::string("--data-dir"),
+                                 options.data_dir, std::string("--quiet")})
+    spec.argv.push_back(arg);
+  if (options.timing_only) spec.argv.emplace_back("--timing-only");
+  if (cell.parallel == Parallel::kDdp) {
     // The ranks meet through a file in this private folder, not a TCP store: nothing they
     // start listens beyond loopback (Gloo's pairs bind to MASTER_ADDR's loopback address).
-    setenv("CROSSOVER_STORE_FILE", (work + "/store").c_str(), 1);
-    setenv("MASTER_ADDR", "127.0.0.1", 1);
-    setenv("WORLD_SIZE", std::to_string(cell.nproc).c_str(), 1);
-    setenv("RANK", std::to_string(rank).c_str(), 1);
-    setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+    spec.environment = {"CROSSOVER_STORE_FILE=" + work + "/store", "MASTER_ADDR=127.0.0.1",
+                        "WORLD_SIZE=" + std::to_string(cell.nproc), "RANK=" + n,
+                        "LOCAL_RANK=" + n};
   }
   if (!counter.empty()) {
-    for (const std::string& variable : callgrind_environment(work + "/callgrind")) {
-      const auto equals = variable.find('=');
-      setenv(variable.substr(0, equals).c_str(), variable.substr(equals + 1).c_str(), 1);
-    }
+    for (const std::string& variable : callgrind_environment(work + "/callgrind"))
+      spec.environment.push_back(variable);
   }
-  std::vector<std::string> args = counter;
-  const std::vector<std::string> worker = {binary,   "worker", "--cell",     work + "/cell.json",
-                                   "--out",  out,      "--data-dir", options.data_dir,
-                                   "--quiet"};
-  args.insert(args.end(), worker.begin(), worker.end());
-  if (options.timing_only) args.emplace_back("--timing-only");
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  execv(argv[0], argv.data());
-  _exit(127);
+  spec.stderr_file = work + "/rank-" + n + ".log";
+  spec.ignore_interrupt = true;
+  spec.die_with_parent = true;
+  return start_child(spec);
 }
 
-// Waits for every rank; the first that fails, or the timeout, stops the others. Returns why the
-// cell failed, or "" when every rank exited 0.
+// A SIGTERM to `run` stops the cell's processes now (each in its own group); true once sent.
+bool pass_on_termination(const std::atomic<int>* interrupted, const std::vector<pid_t>& pids) {
+  if (interrupted == nullptr || interrupted->load() != SIGTERM) return false;
+  for (pid_t p : pids) {
+    if (p > 0) kill(-p, SIGTERM);
+  }
+  return true;
+}
+
+// Stops every rank still running, with its process group.
+void kill_ranks(const std::vector<pid_t>& ranks) {
+  for (pid_t p : ranks) {
+    if (p > 0) kill(-p, SIGKILL);
+  }
+}
+
+// Waits for every rank; the first that fails, the timeout or a SIGTERM to `run` stops the
+// others. Returns why the cell failed, or "" when every rank exited 0.
 std::string wait_for_ranks(std::vector<pid_t>& ranks, const std::string& work, bool ddp,
-                           Clock::time_point start, double timeout) {
+                           Clock::time_point start, double timeout,
+                           const std::atomic<int>* interrupted) {
   std::string reason;
-  std::size_t running = ranks.size();
-  while (running > 0) {
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
-      const auto it = std::find(ranks.begin(), ranks.end(), pid);
-      if (it == ranks.end()) continue;
+  bool terminated = false;
+  for (std::size_t running = ranks.size(); running > 0;) {
+    for (std::size_t rank = 0; rank < ranks.size(); ++rank) {
+      int status = 0;
+      if (ranks[rank] <= 0 || waitpid(ranks[rank], &status, WNOHANG) != ranks[rank]) continue;
       --running;
-      const auto rank = static_cast<std::size_t>(it - ranks.begin());
-      *it = -1;
+      ranks[rank] = -1;
       if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && reason.empty()) {
         reason = (ddp ? "rank " + std::to_string(rank) : std::string("the cell's process")) + " " +
-                 status_text(status) + last_lines(work + "/rank-" + std::to_string(rank) + ".log");
-        for (pid_t p : ranks) {
-          if (p > 0) kill(p, SIGKILL);
-        }
+                 exit_text(status) + last_lines(work + "/rank-" + std::to_string(rank) + ".log");
+        if (terminated) reason = "the run was stopped (SIGTERM) while this cell ran; " + reason;
+        kill_ranks(ranks);
       }
-      continue;
     }
+    if (!terminated && reason.empty()) terminated = pass_on_termination(interrupted, ranks);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (elapsed > timeout && reason.empty()) {
-      char text[96];
-      std::snprintf(text, sizeof text, "timed out after %g s; %s stopped", timeout,
-                    ddp ? "the ranks were" : "its process was");
-      reason = text;
-      for (pid_t p : ranks) {
-        if (p > 0) kill(p, SIGKILL);
-      }
+      reason = "timed out after " + format_number(timeout) + " s; " +
+               (ddp ? "the ranks were" : "its process was") + " stopped";
+      kill_ranks(ranks);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -175,15 +160,16 @@ Result run_ranks(const Cell& cell, const LaunchOptions& options) {
             : std::vector<std::string>{};
     std::vector<pid_t> ranks;
     for (int rank = 0; rank < processes; ++rank) {
-      const pid_t pid = fork();
-      if (pid == 0) exec_rank(cell, options, binary, work, rank, counter);
+      const pid_t pid = start_rank(cell, options, binary, work, rank, counter);
       if (pid < 0) {
-        for (pid_t p : ranks) kill(p, SIGKILL);
+        kill_ranks(ranks);
+        for (pid_t p : ranks) waitpid(p, nullptr, 0);
         throw std::runtime_error("cannot start rank " + std::to_string(rank));
       }
       ranks.push_back(pid);
     }
-    const std::string reason = wait_for_ranks(ranks, work, ddp, start, timeout);
+    const std::string reason =
+        wait_for_ranks(ranks, work, ddp, start, timeout, options.interrupted);
     if (!reason.empty()) {
       result = failed(cell, reason);
     } else {
@@ -212,16 +198,6 @@ std::string worker_key(const Cell& cell) {
   return cell.device.text() + "|threads=" + std::to_string(cell.threads) +
          "|deterministic=" + std::to_string(static_cast<int>(cell.deterministic)) +
          "|count=" + text_of(cell.count);
-}
-
-// The environment of a child: this process's, and `extra` ("NAME=value") before it. Made before
-// fork, since between fork and exec nothing may allocate.
-std::vector<char*> child_environment(std::vector<std::string>& extra) {
-  std::vector<char*> env;
-  for (std::string& e : extra) env.push_back(e.data());
-  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
-  env.push_back(nullptr);
-  return env;
 }
 
 bool send_line(int fd, const std::string& text) {
@@ -271,7 +247,7 @@ void WorkerPool::retire(std::size_t index) {
   Worker& worker = *workers_[index];
   close(worker.channel);
   if (worker.pid > 0) {
-    kill(worker.pid, SIGKILL);
+    kill(-worker.pid, SIGKILL);
     waitpid(worker.pid, nullptr, 0);
   }
   remove_tree(worker.work);
@@ -298,39 +274,23 @@ WorkerPool::Worker& WorkerPool::worker_for(const std::string& key, const Cell& c
     remove_tree(worker->work);
     throw std::runtime_error("cannot create a worker's channel");
   }
-  // Everything the child needs is made before fork: between fork and exec it only makes calls
-  // that allocate nothing (LibTorch's threads may hold the allocator's lock at the fork).
   // A counted worker without hardware counters serves under Callgrind: LibTorch's start under
   // valgrind (about 10 s here) is paid once per worker, not per counted cell.
-  std::vector<std::string> args, extra_env;
+  ChildSpec spec;
   if (cell.count != Count::kNone && counter_for(cell.count) == CounterKind::kCallgrind) {
-    args = callgrind_command(cell.count, worker->work + "/callgrind");
-    extra_env = callgrind_environment(worker->work + "/callgrind");
+    spec.argv = callgrind_command(cell.count, worker->work + "/callgrind");
+    spec.environment = callgrind_environment(worker->work + "/callgrind");
   }
-  for (const char* arg : {options_.binary.c_str(), "worker", "--serve", worker->work.c_str(),
-                          "--data-dir", options_.data_dir.c_str(), "--quiet"})
-    args.emplace_back(arg);
-  std::vector<char*> env = child_environment(extra_env);
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const std::string log = worker->work + "/worker.log";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    signal(SIGINT, SIG_IGN);  // Ctrl-C is for `run`, which lets the running cell finish
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // The worker keeps its end as fd 3 (dup2 clears close-on-exec; on fd 3 already, fcntl does).
-    if (pair[1] == kChannel)
-      fcntl(kChannel, F_SETFD, 0);
-    else
-      dup2(pair[1], kChannel);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-    if (fd >= 0) dup2(fd, STDERR_FILENO);
-    execve(argv[0], argv.data(), env.data());
-    _exit(127);
-  }
+  for (const std::string& arg : {options_.binary, std::string("worker"), std::string("--serve"),
+                                 worker->work, std::string("--data-dir"), options_.data_dir,
+                                 std::string("--quiet")})
+    spec.argv.push_back(arg);
+  spec.channel = pair[1];  // the worker's end, as its fd 3
+  spec.stdin_file = "/dev/null";
+  spec.stderr_file = worker->work + "/worker.log";
+  spec.ignore_interrupt = true;  // Ctrl-C is for `run`, which lets the running cell finish
+  spec.die_with_parent = true;
+  const pid_t pid = start_child(spec);
   close(pair[1]);
   if (pid < 0) {
     close(pair[0]);
@@ -371,6 +331,7 @@ Result WorkerPool::run(const Cell& cell) {
     result.worker = worker.id;
     result.worker_cells_before = worker.cells++;
     if (!send_line(worker.channel, n)) reason = "its worker process could not be reached";
+    bool terminated = false;
     for (std::string reply; reason.empty();) {
       pollfd ready{worker.channel, POLLIN, 0};
       if (poll(&ready, 1, 20) > 0) {
@@ -379,13 +340,16 @@ Result WorkerPool::run(const Cell& cell) {
         // protocol, which costs this cell as a dead process does.
         int status = 0;
         if (waitpid(worker.pid, &status, WNOHANG) == 0) {
-          kill(worker.pid, SIGKILL);
+          kill(-worker.pid, SIGKILL);
           waitpid(worker.pid, &status, 0);
         }
         worker.pid = -1;
         std::string output = last_lines(stem + ".log");
         if (output.empty()) output = last_lines(worker.work + "/worker.log");
-        reason = "the cell's process " + status_text(status) + output;
+        reason = std::string(terminated ? "the run was stopped (SIGTERM) while this cell ran; " : "") +
+                 "the cell's process " + exit_text(status) + output;
+      } else if (!terminated && pass_on_termination(options_.interrupted, {worker.pid})) {
+        terminated = true;
       } else if (std::chrono::duration<double>(Clock::now() - start).count() > timeout) {
         char text[96];
         std::snprintf(text, sizeof text, "timed out after %g s; its process was stopped", timeout);

@@ -6,6 +6,7 @@
 // launcher waits for all, and a rank that fails, is killed or hangs past the timeout ends the cell
 // as `failed` with the reason, after the other ranks are stopped.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +22,9 @@ struct LaunchOptions {
   std::string data_dir = "data";
   double timeout_seconds = 0.0;  ///< 0: 4 x the cell's time budget + 120 s
   bool timing_only = false;      ///< `worker --timing-only` (RunOptions::timing_only)
+  /// The run's stop signal (RunOptions::interrupted): a SIGTERM there stops a running cell's
+  /// processes at once, each started in a process group of its own (core/process/child.hpp).
+  const std::atomic<int>* interrupted = nullptr;
 };
 
 /// Runs one ddp cell as `cell.nproc` local rank processes, or any other cell as one child process

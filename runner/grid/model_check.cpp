@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "core/process/child.hpp"
 #include "core/text/text.hpp"
 #include "workloads/models/user_model.hpp"
 
@@ -44,22 +45,24 @@ bool read_within(int fd, double limit_seconds, std::string& said) {
 std::string problem_in_child(const Cell& cell, const ModelCheck& check, double limit_seconds) {
   int pipe_ends[2];
   if (pipe(pipe_ends) != 0) return "cannot check model " + cell.model + ": no pipe";
-  const pid_t child = fork();
+  const int out = pipe_ends[1];
+  const pid_t child = fork_child(
+      [&] {
+        close(pipe_ends[0]);
+        const std::string problem = check ? check(cell) : user_model_problem(cell);
+        std::size_t written = 0;
+        while (written < problem.size()) {
+          const ssize_t n = write(out, problem.data() + written, problem.size() - written);
+          if (n <= 0) break;
+          written += static_cast<std::size_t>(n);
+        }
+        return 0;
+      },
+      true);
   if (child < 0) {
     close(pipe_ends[0]);
     close(pipe_ends[1]);
     return "cannot check model " + cell.model + ": cannot start a process";
-  }
-  if (child == 0) {
-    close(pipe_ends[0]);
-    const std::string problem = check ? check(cell) : user_model_problem(cell);
-    std::size_t written = 0;
-    while (written < problem.size()) {
-      const ssize_t n = write(pipe_ends[1], problem.data() + written, problem.size() - written);
-      if (n <= 0) break;
-      written += static_cast<std::size_t>(n);
-    }
-    _exit(0);
   }
   close(pipe_ends[1]);
   std::string said;

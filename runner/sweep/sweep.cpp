@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -375,9 +376,11 @@ SweepOutcome Sweep::run() {
     }
     if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
       announced = true;
-      spdlog::warn(
-          "interrupted: the cells after this one are not run; the reports are "
-          "written for what finished (interrupt again to stop at once)");
+      const bool sigint = options_.interrupted->load() == SIGINT;
+      spdlog::warn("{}: the cells after this one are not run; the reports are written for what "
+                   "finished, and the same run with --resume {} runs the rest{}",
+                   sigint ? "interrupted" : "stopped (SIGTERM)", out_dir_,
+                   sigint ? " (Ctrl-C again stops at once)" : "");
     }
   };
   outcome.results = run_cells(to_run, options, on_result);
