@@ -7,7 +7,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/cli_support.hpp"
@@ -26,6 +30,111 @@ const char* kGrid = R"({"name": "paths", "defaults": {"epochs": 2, "warmup_epoch
 Outcome in_dir(const ScratchDir& dir, const std::string& args, const std::string& env = "") {
   return testing::shell(dir, "cd " + dir.path() + " && CROSSOVER_DATA_DIR= " + env + " " +
                                  std::string(CROSSOVER_BINARY) + " " + args);
+}
+
+// The lines of `text` from the line `header` up to the next blank line.
+std::vector<std::string> section(const std::string& text, const std::string& header) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == header) {
+      inside = true;
+    } else if (inside && line.empty()) {
+      inside = false;
+    } else if (inside) {
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+// The name an option or positional line of CLI11's help starts with ("--out" of "  --out TEXT
+// ..."), "" for a continuation line.
+std::string name_of(const std::string& line) {
+  if (line.size() < 3 || line[2] == ' ') return "";
+  std::string name = line.substr(2, line.find(' ', 2) - 2);
+  if (const auto comma = name.find(','); comma != std::string::npos) name = name.substr(comma + 1);
+  return name;
+}
+
+struct OutputOption {
+  std::string command, name;  ///< a positional's name has no dashes
+  bool folder = false;
+};
+
+// Every output option of every command, read from the declarations as --help prints them: the
+// options in the Outputs group, the positionals whose help says they are written. A name that
+// reads as an output outside that group fails the test: a command added later is covered.
+std::vector<OutputOption> declared_outputs(const ScratchDir& dir) {
+  const Outcome top = in_dir(dir, "--help");
+  std::vector<OutputOption> outputs;
+  for (const std::string& line : section(top.out, "Subcommands:")) {
+    const std::string command = name_of(line);
+    if (command.empty()) continue;
+    const std::string help = in_dir(dir, command + " --help").out;
+    std::set<std::string> grouped;
+    for (const std::string& option : section(help, "Outputs:")) {
+      const std::string name = name_of(option);
+      if (name.empty()) continue;
+      grouped.insert(name);
+      const bool folder = name == "--out" || name == "--into" || name == "--resume";
+      outputs.push_back({command, name, folder && !(command == "worker" || command == "profile")});
+    }
+    for (const std::string& option : section(help, "Positionals:")) {
+      if (option.find("never through a link") != std::string::npos)
+        outputs.push_back({command, name_of(option), false});
+    }
+    for (const std::string& option : section(help, "Options:")) {
+      const std::string name = name_of(option);
+      if (option.find(name + " TEXT") == std::string::npos) continue;  // a flag prints, it names none
+      for (const char* output : {"--out", "--json", "--markdown", "--into", "--csv", "--html"})
+        EXPECT_NE(name, output) << command << " declares " << name
+                                << " outside the Outputs group: use add_output_option";
+    }
+  }
+  return outputs;
+}
+
+// For every output option of every command: a link to a folder, a folder on the way that is a
+// link, a FIFO, and (for a file) a file of a run are refused with exit 2 before anything runs,
+// and none of them is touched.
+TEST(OutputPaths, EveryDeclaredOutputRefusesALinkAFifoAndARunsOwnFile) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  ASSERT_EQ(in_dir(dir, "run grid.json --out run --predict cuda=h100").code, 0);
+  const std::string results = testing::slurp(dir.file("run/results.jsonl"));
+  fs::create_directory(dir.file("target"));
+  dir.write("file.json", "{}");
+  fs::create_directory_symlink(dir.file("target"), dir.file("link"));
+  fs::create_symlink(dir.file("file.json"), dir.file("filelink"));
+  ASSERT_EQ(mkfifo(dir.file("fifo").c_str(), 0644), 0);
+  const std::vector<OutputOption> outputs = declared_outputs(dir);
+  std::set<std::string> commands;
+  for (const OutputOption& output : outputs) {
+    commands.insert(output.command);
+    std::vector<std::pair<std::string, std::string>> cases = {
+        {output.folder ? "link" : "filelink", "symbolic link"},
+        {output.folder ? "link/new" : "link/new.json", "symbolic link"},
+        {"fifo", "FIFO"}};
+    if (!output.folder) cases.push_back({"run/results.jsonl", "is a file of the run in run"});
+    for (const auto& [path, said] : cases) {
+      const std::string args = output.command + " " +
+                               (output.name.rfind("--", 0) == 0 ? output.name + " " : "") + path;
+      const Outcome o = in_dir(dir, args);
+      EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+      EXPECT_NE(o.err.find(said), std::string::npos) << args << "\n" << o.err;
+      EXPECT_NE(o.err.find("nothing was written"), std::string::npos) << args << "\n" << o.err;
+    }
+  }
+  // The declarations were read: the commands known to write are among them.
+  for (const char* command : {"run", "report", "compare", "calibrate", "merge", "predict",
+                              "catalog", "history", "profile", "example-model", "bench"})
+    EXPECT_EQ(commands.count(command), 1u) << command << " has no declared output";
+  EXPECT_TRUE(fs::is_empty(dir.file("target")));
+  EXPECT_EQ(testing::slurp(dir.file("file.json")), "{}");
+  EXPECT_TRUE(fs::is_fifo(dir.file("fifo")));
+  EXPECT_EQ(testing::slurp(dir.file("run/results.jsonl")), results);
 }
 
 TEST(OutputPaths, NoCommandWritesThroughALinkedFolder) {

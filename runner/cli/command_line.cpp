@@ -22,6 +22,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/hardware/memory.hpp"
+#include "runner/sweep/output_dir.hpp"
 
 namespace {
 
@@ -243,6 +244,25 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
     }
   }
   return 2;  // require_subcommand(1) makes this unreachable
+}
+
+CLI::Option* add_output_option(CLI::App& command, const std::string& name, std::string& target,
+                               const std::string& help, OutputKind kind) {
+  const CLI::Validator writable(
+      [kind](std::string& path) -> std::string {
+        if (path.empty()) return "";  // refused as an empty path by refuse_empty_paths
+        const std::string problem = kind == OutputKind::kFile
+                                        ? output_file_problem(path, {})
+                                        : output_folder_problem(path);
+        if (problem.empty()) return "";
+        return (kind == OutputKind::kFile ? "" : path + " ") + problem + "; nothing was written";
+      },
+      "");
+  // A positional's help is listed apart from the groups: it says it is written.
+  const bool positional = name.rfind('-', 0) != 0;
+  return command.add_option(name, target, positional ? help + " (never through a link)" : help)
+      ->group(kOutputsGroup)
+      ->check(writable);
 }
 
 CLI::Validator finite_range(double low, double high) {

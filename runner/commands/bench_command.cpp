@@ -114,7 +114,8 @@ Command add_bench_command(CLI::App& app) {
       "overhead) and write Google Benchmark JSON");
   bench->add_option("--filter", args->filter,
                     "Regular expression over benchmark names (default: all)");
-  bench->add_option("--out", args->out_dir, "Output directory (default runs/bench-<timestamp>)");
+  add_output_option(*bench, "--out", args->out_dir,
+                    "Output directory (default runs/bench-<timestamp>)", OutputKind::kFolder);
   bench->add_option("--min-time", args->min_time, "Minimum seconds per benchmark (default 0.5)")
       ->check(finite_range(1e-3, 86400.0));
 

@@ -258,9 +258,10 @@ Command add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(3, 100));
   calibrate->add_option("--load", args->load, "Busy processes of the planted slowdown (default 2)")
       ->check(CLI::Range(1, 64));
-  calibrate->add_option("--out", args->out_dir,
-                        "Where the runs, calibrate.json and calibrate.md go (default "
-                        "runs/calibrate-<timestamp>)");
+  add_output_option(*calibrate, "--out", args->out_dir,
+                    "Where the runs, calibrate.json and calibrate.md go (default "
+                    "runs/calibrate-<timestamp>)",
+                    OutputKind::kFolder);
   add_data_dir_option(*calibrate, args->data_dir);
   calibrate
       ->add_option("--threshold", args->threshold_percent,

@@ -306,9 +306,11 @@ Command add_compare_command(CLI::App& app) {
                    "candidate), any-change (also an improvement), inconclusive (also a cell the "
                    "evidence could not decide) or none")
       ->check(CLI::IsMember(word_list<FailOn>()));
-  compare->add_option("--markdown", args->markdown,
-                      "Write a Markdown summary for a pull-request comment to this file");
-  compare->add_option("--json", args->json, "Write the verdict as JSON to this file");
+  add_output_option(*compare, "--markdown", args->markdown,
+                    "Write a Markdown summary for a pull-request comment to this file",
+                    OutputKind::kFile);
+  add_output_option(*compare, "--json", args->json, "Write the verdict as JSON to this file",
+                    OutputKind::kFile);
   compare->add_option("--rerun", args->rerun,
                       "Run BASELINE and CANDIDATE (two crossover binaries) on this grid, "
                       "interleaved (AB BA AB ...), --rounds times, then compare with the round as "
@@ -318,9 +320,10 @@ Command add_compare_command(CLI::App& app) {
                    "Rounds for --rerun (default 3; 5 or what `crossover calibrate` says this "
                    "runner needs, when the verdicts are inconclusive)")
       ->check(CLI::Range(1, 100));
-  compare->add_option("--out", args->out_dir,
-                      "With --rerun: where the runs, compare.md and compare.json go (default "
-                      "runs/compare-<timestamp>)");
+  add_output_option(*compare, "--out", args->out_dir,
+                    "With --rerun: where the runs, compare.md and compare.json go (default "
+                    "runs/compare-<timestamp>)",
+                    OutputKind::kFolder);
   add_data_dir_option(*compare, args->data_dir, "With --rerun: ");
 
   compare->add_option("--calibration", args->calibration,

@@ -32,7 +32,8 @@ Command add_example_model_command(CLI::App& app) {
       "example-model",
       "Write a small TorchScript model (an MLP, input_shape [20], classes 4) to try the "
       "torchscript workload without Python: configs/torchscript-example.json trains it");
-  command->add_option("path", *path, "Where to write it (a .pt file)")->required();
+  add_output_option(*command, "path", *path, "Where to write it (a .pt file)", OutputKind::kFile)
+      ->required();
   return {command, [path] { return example_model_command(*path); }};
 }
 

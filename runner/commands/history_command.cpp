@@ -150,8 +150,7 @@ void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& 
 // A run still running has no point yet, and a history that took it would refuse it once it ended:
 // throws std::runtime_error saying so.
 void refuse_running(const std::string& path) {
-  const std::string dir =
-      fs::is_directory(path) ? path : fs::path(path).parent_path().string();
+  const std::string dir = fs::is_directory(path) ? path : fs::path(path).parent_path().string();
   try {
     ReadingLock running(dir.empty() ? "." : dir);
   } catch (const std::runtime_error& e) {
@@ -303,11 +302,12 @@ Command add_history_command(CLI::App& app) {
       "history.html");
   CLI::Option* runs =
       history->add_option("runs", args->runs, "The runs' folders (or results.jsonl)");
-  history
-      ->add_option("--out", args->out_dir,
-                   "Where history.json, .md and .html go (default runs/history-<timestamp>)")
-      ->excludes(history->add_option("--into", args->into,
-                                     "With --append: the folder of the history to extend"));
+  add_output_option(*history, "--out", args->out_dir,
+                    "Where history.json, .md and .html go (default runs/history-<timestamp>)",
+                    OutputKind::kFolder)
+      ->excludes(add_output_option(*history, "--into", args->into,
+                                   "With --append: the folder of the history to extend",
+                                   OutputKind::kFolder));
   history->add_flag("--overwrite", args->overwrite,
                     "--out may hold a history: move its files into previous-<timestamp>/ there "
                     "(as run --overwrite does)");

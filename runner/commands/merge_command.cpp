@@ -175,7 +175,9 @@ Command add_merge_command(CLI::App& app) {
       "parts or cells, cells not in the grid, links, and an --out that holds a run's files; "
       "marks cells no shard ran `not run` (--resume of the merged run measures them)");
   merge->add_option("dirs", args->dirs, "The shards' run folders")->required();
-  merge->add_option("--out", args->out_dir, "A new folder for the merged run")->required();
+  add_output_option(*merge, "--out", args->out_dir, "A new folder for the merged run",
+                    OutputKind::kFolder)
+      ->required();
   merge
       ->add_option("--compare", args->compare,
                    "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "

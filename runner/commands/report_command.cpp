@@ -79,7 +79,7 @@ struct RunRead {
   std::string directory;
   std::string file;  ///< its results.jsonl
   std::vector<Result> results;
-  Environment record;  ///< empty when the run has no readable env.json
+  Environment record;            ///< empty when the run has no readable env.json
   bool has_environment = false;  ///< whether it had one
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   std::string label;  ///< its cells' host, or env.json's label, or its folder's name
@@ -275,7 +275,8 @@ Command add_report_command(CLI::App& app) {
                                        " from a results file, comparing any axis");
   std::string files = "Files it writes (docs/outputs.md):\n";
   for (const RunFile& file : run_folder_files())
-    if (file.writer() == RunFileWriter::kReports) files += "  " + file.name + ": " + file.holds + "\n";
+    if (file.writer() == RunFileWriter::kReports)
+      files += "  " + file.name + ": " + file.holds + "\n";
   report->footer(files);
   report
       ->add_option("results", args->results,
@@ -283,7 +284,8 @@ Command add_report_command(CLI::App& app) {
                    "several machines, each labelled by run --label) make one report with --out, "
                    "their cells paired across machines by --compare host=A:B")
       ->required();
-  report->add_option("--out", args->out_dir, "Output directory (default: the results' directory)");
+  add_output_option(*report, "--out", args->out_dir,
+                    "Output directory (default: the results' directory)", OutputKind::kFolder);
   report
       ->add_option("--compare", args->compare,
                    "AXIS=BASELINE:CONTENDER, e.g. device=cpu:cuda (default), threads=1:0, "

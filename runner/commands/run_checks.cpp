@@ -127,8 +127,7 @@ bool read_profiles(const RunArgs& args, SweepOptions& options) {
       options.predict_cuda =
           std::make_shared<const MachineProfile>(load_named_gpu_profile(*predict));
     if (!args.profile.empty())
-      options.profile =
-          std::make_shared<const MachineProfile>(load_named_profile(args.profile));
+      options.profile = std::make_shared<const MachineProfile>(load_named_profile(args.profile));
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
     return false;
@@ -142,9 +141,10 @@ CLI::App* add_run_options(CLI::App& app, RunArgs& args) {
   CLI::App* run =
       app.add_subcommand("run", "Run every cell of a grid and write results and reports");
   run->add_option("grid", args.grid, "Grid file (JSON)")->required();
-  run->add_option("--out", args.sweep.out_dir,
-                  "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
-                  "taken)");
+  add_output_option(*run, "--out", args.sweep.out_dir,
+                    "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
+                    "taken)",
+                    OutputKind::kFolder);
   add_grid_and_data_options(*run, args);
   run->add_option("--compare", args.compare,
                   "AXIS=BASELINE:CONTENDER for the crossover analysis (default device=cpu:cuda); "
@@ -152,11 +152,12 @@ CLI::App* add_run_options(CLI::App& app, RunArgs& args) {
                   "threads=1:0")
       ->allow_extra_args(false)
       ->take_all();
-  run->add_option("--resume", args.sweep.resume,
-                  "Continue an interrupted run in its directory: keep the cells already ok there "
-                  "(matched by their identity keys, see crossover keys; refused when the "
-                  "environment changed), run the rest; refused when the grid lacks cells the run "
-                  "measured (DIR/grid.json is the grid as run)");
+  add_output_option(*run, "--resume", args.sweep.resume,
+                    "Continue an interrupted run in its directory: keep the cells already ok there "
+                    "(matched by their identity keys, see crossover keys; refused when the "
+                    "environment changed), run the rest; refused when the grid lacks cells the run "
+                    "measured (DIR/grid.json is the grid as run)",
+                    OutputKind::kFolder);
   run->add_flag("--overwrite", args.sweep.overwrite,
                 "When --out already holds a run's results, move its files into "
                 "OUT/previous-<time>/ and run; without it such a directory is refused")

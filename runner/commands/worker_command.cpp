@@ -28,7 +28,8 @@ Command add_worker_command(CLI::App& app) {
       "Serve cells as `run`'s warm worker in this folder (their files there, one line each way "
       "on fd 3; see docs/methodology.md)");
   serve->excludes(worker_cell)->excludes(worker_grid);
-  worker->add_option("--out", args->out_file, "Where rank 0 writes the cell's result")
+  add_output_option(*worker, "--out", args->out_file, "Where rank 0 writes the cell's result",
+                    OutputKind::kFile)
       ->excludes(serve);
   add_data_dir_option(*worker, args->data_dir);
   worker->add_flag("--timing-only", args->timing_only,

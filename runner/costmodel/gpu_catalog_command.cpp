@@ -295,8 +295,8 @@ Command add_catalog_command(CLI::App& app) {
                    "The grid, or the folder of a run of it made with "
                    "run --predict cuda=NAME")
       ->required();
-  catalog->add_option("--out", args->out_dir,
-                      "Where the grid's run goes (default: runs/GRID-catalog)");
+  add_output_option(*catalog, "--out", args->out_dir,
+                    "Where the grid's run goes (default: runs/GRID-catalog)", OutputKind::kFolder);
   catalog->add_option("--gpus", args->cards, "The catalog's GPUs to predict (default: all)")
       ->delimiter(',');
   catalog
@@ -308,10 +308,12 @@ Command add_catalog_command(CLI::App& app) {
   catalog->add_flag("--example-prices", args->example_prices,
                     "Price the GPUs with the catalog's example prices (printed with the table; "
                     "examples, not quotes), --price overriding them");
-  catalog->add_option("--json", args->json, "Also write the table as JSON to this file");
-  catalog->add_option("--markdown", args->markdown,
-                      "Also write the table, the cheapest winners and the bands as Markdown to "
-                      "this file, for a pull request");
+  add_output_option(*catalog, "--json", args->json, "Also write the table as JSON to this file",
+                    OutputKind::kFile);
+  add_output_option(*catalog, "--markdown", args->markdown,
+                    "Also write the table, the cheapest winners and the bands as Markdown to "
+                    "this file, for a pull request",
+                    OutputKind::kFile);
   return {catalog, [args] { return catalog_command(*args); }};
 }
 

@@ -225,16 +225,18 @@ Command add_predict_command(CLI::App& app) {
                    "its datasheet)")
       ->required();
   add_data_dir_option(*predict, args->data_dir, "To take a cell's anatomy again: ");
-  predict->add_option("--json", args->json, "Also write the check as JSON to this file");
+  add_output_option(*predict, "--json", args->json, "Also write the check as JSON to this file",
+                    OutputKind::kFile);
   predict->add_flag("--save-anatomy", args->save_anatomy,
                     "Keep the anatomy taken here beside each run (anatomy.jsonl), which later "
                     "checks read instead of taking it again");
-  predict->add_option("--fit-band", args->fit_band,
-                      "Write the profile again to this file with the band these cells give: for "
-                      "each device kind (and each bound class with 8 cells or more), the factor "
-                      "that held 80 % of them (split conformal over every run's cells), its "
-                      "coverage measured leave one run out (every run scored against a band "
-                      "fitted without it)");
+  add_output_option(*predict, "--fit-band", args->fit_band,
+                    "Write the profile again to this file with the band these cells give: for "
+                    "each device kind (and each bound class with 8 cells or more), the factor "
+                    "that held 80 % of them (split conformal over every run's cells), its "
+                    "coverage measured leave one run out (every run scored against a band "
+                    "fitted without it)",
+                    OutputKind::kFile);
   predict->add_option("--band-from", args->band_from,
                       "Score with another profile's band (a name or a file): one card's band on "
                       "another card's runs");

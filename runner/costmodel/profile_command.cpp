@@ -123,7 +123,8 @@ Command add_profile_command(CLI::App& app) {
       "matrix-multiply throughput on a ladder of sizes, memory bandwidth, and on a GPU the "
       "host-to-device bandwidth and synchronisation latency; a profile for run --profile and "
       "--predict, and predict --check");
-  profile->add_option("--out", args->out, "The profile file to write (default: standard output)");
+  add_output_option(*profile, "--out", args->out,
+                    "The profile file to write (default: standard output)", OutputKind::kFile);
   profile->add_option("--name", args->name, "The profile's name (default: the host name)");
   profile->add_option("--derive", args->derive,
                       "RUN...: derive the profile from runs measured on the machine to be "

@@ -50,8 +50,8 @@ std::string in_use_text(const std::string& directory, const std::string& who) {
 }  // namespace
 
 std::string in_use_problem(const std::string& directory) {
-  const int fd = open((directory + "/" + kLockFile).c_str(),
-                      O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  const int fd =
+      open((directory + "/" + kLockFile).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   struct stat info {};
   if (fd < 0) return "";
   std::string problem;
@@ -125,16 +125,45 @@ ReadingLock::~ReadingLock() {
   if (fd_ >= 0) close(fd_);
 }
 
+std::string linked_folder(const std::string& path) {
+  // Each folder the path names on the way to its last part, as given ("a", "a/b"); below the
+  // root's own entries (/tmp, /home), which are the system's, not the command's to create.
+  std::string prefix;
+  std::size_t start = 0;
+  if (!path.empty() && path[0] == '/') {
+    prefix = "/";
+    start = path.find('/', 1);
+    if (start == std::string::npos) return "";
+    prefix = path.substr(0, start);
+  }
+  for (std::size_t slash = path.find('/', start + 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string folder = path.substr(0, slash);
+    if (folder.empty() || folder == prefix) continue;
+    const std::string last = folder.substr(folder.rfind('/') + 1);
+    if (last.empty() || last == "." || last == "..") continue;
+    struct stat info {};
+    if (lstat(folder.c_str(), &info) != 0) return "";  // what does not exist yet is no link
+    if (S_ISLNK(info.st_mode)) return folder;
+  }
+  return "";
+}
+
 std::string output_folder_problem(const std::string& given) {
   // "LINK/" names the link's target to lstat: the link is the name without its slashes.
   std::string path = given;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (const std::string link = linked_folder(path + "/"); !link.empty() && link != path)
+    return "is inside " + link +
+           ", a symbolic link; crossover never writes through a link: "
+           "give the folder it points to, or a new one";
   struct stat info {};
   if (lstat(path.c_str(), &info) != 0) return "";
   if (S_ISLNK(info.st_mode))
     return "is a symbolic link; crossover writes a run only into a folder itself, never "
            "through a link: give the folder it points to, or a new one";
-  if (!S_ISDIR(info.st_mode)) return "is a file, not a folder";
+  if (S_ISREG(info.st_mode)) return "is a file, not a folder";
+  if (!S_ISDIR(info.st_mode)) return "is " + file_kind_text(info.st_mode) + ", not a folder";
   return "";
 }
 
@@ -157,8 +186,7 @@ std::string create_unique_directory(const std::string& base) {
 std::string run_file_problem(const std::string& path) {
   const auto [folder, name] = folder_and_name(path);
   const std::vector<std::string> files = run_file_names();
-  if (std::find(files.begin(), files.end(), name) == files.end() && name != kAnatomyFile)
-    return "";
+  if (std::find(files.begin(), files.end(), name) == files.end() && name != kAnatomyFile) return "";
   // A lock without results yet is a run that has just begun.
   if (!holds_run(folder) && access((folder + "/" + kLockFile).c_str(), F_OK) != 0) return "";
   return path + " is a file of the run in " + folder +
@@ -175,16 +203,18 @@ std::string output_file_problem(const std::string& path, const std::vector<std::
   struct stat info {};
   if (lstat(path.c_str(), &info) == 0) {
     if (S_ISLNK(info.st_mode))
-      return path + " is a symbolic link; crossover never writes through a link: give the file "
-                    "itself, or a new name";
+      return path +
+             " is a symbolic link; crossover never writes through a link: give the file "
+             "itself, or a new name";
     if (S_ISDIR(info.st_mode)) return path + " is a folder; give the name of a file";
     if (!S_ISREG(info.st_mode))
       return path + " is " + file_kind_text(info.st_mode) + "; give the name of a regular file";
   }
   const auto [folder, name] = folder_and_name(path);
-  if (lstat(folder.c_str(), &info) == 0 && S_ISLNK(info.st_mode))
-    return path + " is in " + folder + ", a symbolic link; crossover never writes through a "
-                  "link: give the folder it points to, or a new one";
+  if (const std::string link = linked_folder(path); !link.empty())
+    return path + " is in " + link +
+           ", a symbolic link; crossover never writes through a "
+           "link: give the folder it points to, or a new one";
   if (name == kLockFile)
     return path + " is the lock of " + folder +
            ", which keeps two commands from writing that folder at once; write into another file";

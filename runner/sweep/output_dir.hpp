@@ -48,8 +48,13 @@ class ReadingLock {
   int fd_ = -1;
 };
 
+/// The first folder on the way to `path`'s last part, as given ("a" of "a/b/c.json"), that is a
+/// symbolic link; "" when none is (the root's own entries, /tmp or /home, are not looked at).
+std::string linked_folder(const std::string& path);
+
 /// Why `path` cannot be a run's output folder: a symbolic link (to a folder, dangling, or a
-/// loop) or something other than a folder. "" when it can (a missing path included).
+/// loop) or inside one (linked_folder), or something other than a folder. "" when it can (a
+/// missing path included).
 std::string output_folder_problem(const std::string& path);
 
 /// Creates a new folder named `base`, or `base-2`, `base-3`, ... when that exists (two runs started
@@ -57,7 +62,8 @@ std::string output_folder_problem(const std::string& path);
 std::string create_unique_directory(const std::string& base);
 
 /// Why `path` must not be written by a command that is not the run of that folder: it names one
-/// of a run's files (core/files/run_files.hpp) in a folder that holds a run. "" when it may be written.
+/// of a run's files (core/files/run_files.hpp) in a folder that holds a run. "" when it may be
+/// written.
 std::string run_file_problem(const std::string& path);
 
 /// The files of a history's folder (`crossover history`), history.json first.
@@ -65,10 +71,11 @@ const std::vector<std::string>& history_file_names();
 
 /// Why a command may not write the file `path` that an option (--out, --json, --fit-band,
 /// --markdown) names, "" when it may: a symbolic link, a folder or anything but a regular file
-/// there, or a file in a folder that is a symbolic link; a folder's lock (.crossover.lock); a file of a run (run_file_problem) or of a history
-/// whose folder holds one; or one of `inputs`, the files this command reads (the same file by
-/// another name included). Every command checks its outputs with this before it measures or
-/// writes anything, so an output is new or its own, never another command's.
+/// there, or a file in a folder that is a symbolic link; a folder's lock (.crossover.lock); a file
+/// of a run (run_file_problem) or of a history whose folder holds one; or one of `inputs`, the
+/// files this command reads (the same file by another name included). Every command checks its
+/// outputs with this before it measures or writes anything, so an output is new or its own, never
+/// another command's.
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs);
 
 /// Moves the files `names` in `directory` into `directory/previous-<stamp>/` (another name when
