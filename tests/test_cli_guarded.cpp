@@ -274,6 +274,10 @@ TEST(GuardedReaders, AMachineRecordIsReusedOnlyWholeAndEveryReportSaysSo) {
   EXPECT_NE(reused.err.find("did not measure its machine"), std::string::npos) << reused.err;
 
   // A record that cannot be used refuses the run before anything runs, naming what to fix.
+  auto other = measured;  // another machine's record: its figures are not this machine's
+  other["cpu"]["model"] = "Intel Xeon Platinum 96";
+  other["cpu"]["logical_cores"] = 96;
+  other["libtorch"]["version"] = "2.11.0";
   auto partial = measured;
   partial.erase("profile");
   partial["reference"].erase("before");
@@ -285,7 +289,11 @@ TEST(GuardedReaders, AMachineRecordIsReusedOnlyWholeAndEveryReportSaysSo) {
       {dir.write("text.json", "not json"), "not JSON"},
       {fifo, "not a regular file"},
       {dir.file("link.json"), "link"},
-      {dir.write("partial.json", partial.dump()), "it records no profile, reference.before"}};
+      {dir.write("partial.json", partial.dump()), "it records no profile, reference.before"},
+      {dir.write("other.json", other.dump()),
+       "was measured on another machine (CPU Intel Xeon Platinum 96 there"},
+      {dir.file("other.json"), "logical cores 96 there"},
+      {dir.file("other.json"), "LibTorch 2.11.0 there"}};
   int n = 0;
   for (const auto& [file, why] : refused) {
     const std::string out = "bad" + std::to_string(n++);
@@ -295,8 +303,17 @@ TEST(GuardedReaders, AMachineRecordIsReusedOnlyWholeAndEveryReportSaysSo) {
         << o.err;
     EXPECT_NE(o.err.find(why), std::string::npos) << why << ": " << o.err;
     EXPECT_NE(o.err.find("unset the variable to measure the machine"), std::string::npos) << o.err;
-    EXPECT_FALSE(fs::exists(dir.file(out + "/results.jsonl"))) << out;
+    EXPECT_FALSE(fs::exists(dir.file(out))) << out;  // refused before its folder is made
   }
+  // The record of the very folder the run replaces (--overwrite moves it first) is refused
+  // before anything is moved.
+  const Outcome own = crossover(dir, "run " + grid + " --out " + dir.file("m") + " --overwrite" +
+                                         data, std::string(kMachineRecordVariable) + "=" + record);
+  EXPECT_EQ(own.code, 2) << own.err;
+  EXPECT_NE(own.err.find("is the env.json of this run's own folder"), std::string::npos) << own.err;
+  EXPECT_TRUE(fs::exists(record));
+  for (const auto& entry : fs::directory_iterator(dir.file("m")))
+    EXPECT_NE(entry.path().filename().string().rfind("previous-", 0), 0u) << entry.path();
 }
 
 }  // namespace

@@ -197,9 +197,27 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
   return g;
 }
 
+std::string machine_record_of(const RunPairs& pairs) {
+  for (const auto& [first, second] : pairs) {
+    for (const RunRecord* run : {&first, &second}) {
+      if (run->environment && !run->environment->machine_record.empty())
+        return run->environment->machine_record;
+    }
+  }
+  return "";
+}
+
+std::string machine_record_line(const std::string& record) {
+  if (record.empty()) return "";
+  return "Made with a machine record (" + record +
+         ", CROSSOVER_MACHINE_RECORD): the runs did not measure this machine's reference "
+         "timings, so its drift during them is not held out of these rates.\n";
+}
+
 nlohmann::ordered_json gate_calibration_json(const GateCalibration& g) {
   Json j;
   j["grid"] = g.grid;
+  j["machine_record"] = g.machine_record.empty() ? Json() : Json(g.machine_record);
   j["metric"] = g.options.metric;
   j["threshold"] = g.options.threshold;
   j["alpha"] = g.options.alpha;
@@ -269,6 +287,7 @@ std::string render_gate_calibration_text(const GateCalibration& g) {
          rate_text(g.uncalibrated_detections) + "; it catches slowdowns from +" +
          format_percent(g.uncalibrated_detectable, false) + " in every cell, 9 times in 10\n";
   out += rerun_rounds_text(g) + "\n";
+  out += machine_record_line(g.machine_record);
   return out;
 }
 
@@ -306,7 +325,8 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          format_percent(g.smallest_detectable, false) +
          " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
          "), from +" + format_percent(g.uncalibrated_detectable, false) + ".\n\n" +
-         markdown_with_code(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table);
+         markdown_with_code(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table) +
+         (g.machine_record.empty() ? "" : "\n" + markdown_text(machine_record_line(g.machine_record)));
 }
 
 CountedGateCalibration assess_counted_gate(const RunPairs& aa, const RunPairs& planted,

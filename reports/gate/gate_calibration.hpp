@@ -61,7 +61,17 @@ struct GateCalibration {
   int rounds = 0;  ///< the most rounds any cell needs: what compare --rerun should run
   std::vector<CellGate> cells;
   nlohmann::ordered_json pairs = nlohmann::ordered_json::array();  ///< each pair's verdicts
+  /// The machine record the runs reused (CROSSOVER_MACHINE_RECORD, machine_record_of): their
+  /// reference timings were not measured, so the rates hold the machine's drift out. "": none.
+  std::string machine_record;
 };
+
+/// The machine record any of `pairs`' runs reused instead of measuring the machine, "" when
+/// every run measured it.
+std::string machine_record_of(const RunPairs& pairs);
+
+/// The line every calibration output says of a reused machine record, "" without one.
+std::string machine_record_line(const std::string& record);
 
 /// Judges every pair with the gate compare would apply: each A/A pair with a calibration from
 /// the other A/A pairs (so that a pair never vouches for itself), each planted pair (baseline:

@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <iostream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/files/run_files.hpp"
@@ -19,6 +21,7 @@
 #include "core/process/child.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/execution/launch.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_overrides.hpp"
@@ -85,11 +88,13 @@ class ForwardSignals {
 }  // namespace
 
 int run_program(std::vector<std::string> argv, const std::string& stdout_file,
-                const std::vector<std::string>& extra_environment, double timeout_seconds) {
+                const std::vector<std::string>& extra_environment, double timeout_seconds,
+                const std::string& stderr_file) {
   ChildSpec spec;
   spec.argv = std::move(argv);
   spec.environment = extra_environment;
   spec.stdout_file = stdout_file;
+  spec.stderr_file = stderr_file;
   const ForwardSignals forwarding;
   forward_signal.store(0);
   const pid_t child = start_child(spec);
@@ -114,6 +119,20 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
     usleep(20000);
   }
   return timed_out ? kChildTimedOut : shell_status(status);
+}
+
+void say_new_warnings(const std::string& path, std::set<std::string>& said) {
+  std::string text;
+  try {
+    text = read_user_file(path, 16 << 20, "a child's log");
+  } catch (const std::exception&) {
+    return;
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("warning: ", 0) != 0 && line.rfind("error: ", 0) != 0) continue;
+    if (said.insert(line).second) std::cerr << terminal_text(line) << "\n";
+  }
 }
 
 std::string why_not_a_run(const std::string& path) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,10 +108,16 @@ inline constexpr int kChildTimedOut = -2;
 /// records the signal), and past `timeout_seconds` (0: none) stopped (SIGTERM, SIGKILL 10 s
 /// later). Its exit status, 128 + the signal that ended it, kChildTimedOut, or -1 when it could
 /// not be started. `stdout_file` (when given) receives its standard output;
-/// `extra_environment` ("NAME=value") is added to this process's environment for it.
+/// `extra_environment` ("NAME=value") is added to this process's environment for it;
+/// `stderr_file` (when given) receives its standard error.
 int run_program(std::vector<std::string> argv, const std::string& stdout_file = "",
                 const std::vector<std::string>& extra_environment = {},
-                double timeout_seconds = 0.0);
+                double timeout_seconds = 0.0, const std::string& stderr_file = "");
+
+/// Prints on standard error each warning and error line of the log `path` (a child's standard
+/// error) that `said` does not hold yet, and adds it there: what many runs of one command warn
+/// of is said once. A log that cannot be read is passed over.
+void say_new_warnings(const std::string& path, std::set<std::string>& said);
 
 /// `--require DEVICE` of run and compare (cpu or cuda, each given once or more): false, with an
 /// error naming the device and why its first cell did not run, for each device none of whose cells

@@ -49,9 +49,12 @@ std::vector<std::string> planted_environment(const CalibrateArgs& args, double t
 RunRecord run_once(const CalibrateArgs& args, const std::string& self, const std::string& dir,
                    const std::vector<std::string>& environment) {
   fs::create_directories(dir);
+  // Each run's warnings in its log, said once for all the runs (they warn of the same things).
+  static std::set<std::string> said;
   const int status =
       run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
-                  dir + "/stdout.txt", environment);
+                  dir + "/stdout.txt", environment, 0.0, dir + "/stderr.txt");
+  say_new_warnings(dir + "/stderr.txt", said);
   if (status == kExitBadInput)
     throw std::invalid_argument("crossover run " + args.grid + " into " + dir +
                                 " rejected its input (exit 2); run it alone to see why");
@@ -225,6 +228,7 @@ int calibrate_command(const CalibrateArgs& args) {
   }
   gate.grid = loaded->first.name;
   gate.load = args.load;
+  gate.machine_record = machine_record_of(aa);
   if (gate.cells.empty()) {
     spdlog::error("no cell was ok in every A/A pair; nothing to calibrate (see {})", out_dir);
     return kExitRunFailed;

@@ -193,6 +193,13 @@ std::vector<GpuRecord> gpu_records(const NvmlReport& nvml) {
 
 }  // namespace
 
+Environment machine_identity() {
+  Environment record;
+  record.cpu = cpu_record();
+  record.libtorch = libtorch_record();
+  return record;
+}
+
 Environment environment_record(bool measure_peak) {
   Environment record;
   record.crossover_version = CROSSOVER_VERSION;

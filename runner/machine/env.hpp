@@ -14,6 +14,10 @@ namespace crossover {
 /// 1024x1024 float32 matrix product on the CPU (tens of milliseconds) to show the BLAS at work.
 Environment environment_record(bool measure_peak);
 
+/// This machine as a machine record is checked against (machine_record_mismatch): its CPU and its
+/// LibTorch, nothing measured, nothing asked of a GPU.
+Environment machine_identity();
+
 /// The record as short lines for a report ("CPU: ...", "BLAS: ...").
 std::vector<std::string> environment_summary(const Environment& record);
 

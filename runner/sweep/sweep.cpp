@@ -190,6 +190,24 @@ std::string dataset_fingerprint(const std::string& dataset, const std::string& d
   return text;
 }
 
+// The machine record this run reuses (CROSSOVER_MACHINE_RECORD), checked against this machine.
+static std::optional<MachineRecord> reused_machine_record() {
+  std::optional<MachineRecord> reused;
+  try {
+    reused = machine_record_from_environment();
+  } catch (const std::runtime_error& e) {
+    spdlog::error("{}", e.what());
+    throw SweepRefused(e.what());
+  }
+  if (!reused) return reused;
+  if (const std::string mismatch = machine_record_mismatch(machine_identity(), *reused);
+      !mismatch.empty()) {
+    spdlog::error("{}", mismatch);
+    throw SweepRefused(mismatch);
+  }
+  return reused;
+}
+
 Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
              DeviceInventory inventory)
     : options_(std::move(options)),
@@ -199,6 +217,7 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
       grid_cells_(options_.first_probe_index > 0 ? options_.first_probe_index
                                                  : expansion.cells.size()) {
   check_sweep(options_, expansion.cells);
+  reused_ = reused_machine_record();  // before the folder: a record refused leaves nothing
   open_output(grid.name);
   try {
     planted_load_ = planted_load_from_environment();
@@ -259,13 +278,7 @@ void Sweep::open_output(const std::string& grid_name) {
 }
 
 void Sweep::record_environment(const Expansion& expansion) {
-  std::optional<MachineRecord> reused;
-  try {
-    reused = machine_record_from_environment();
-  } catch (const std::runtime_error& e) {
-    spdlog::error("{}", e.what());
-    throw SweepRefused(e.what());
-  }
+  const std::optional<MachineRecord>& reused = reused_;
   record_ = environment_record(!reused);
   if (reused) reuse_machine_record(record_, *reused);
   // This machine's profile: the cost model's constants for every cell's bound.

@@ -23,6 +23,7 @@
 #include "runner/hardware/devices.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/grid/grid.hpp"
+#include "runner/machine/machine_record.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "runner/sweep/resume.hpp"
 #include "runner/sweep/sweep_options.hpp"
@@ -74,6 +75,7 @@ class Sweep {
   std::size_t grid_cells_ = 0;  ///< the grid's listed cells; probes are numbered after them
   std::string out_dir_;
   std::optional<DirectoryLock> lock_;
+  std::optional<MachineRecord> reused_;  ///< CROSSOVER_MACHINE_RECORD's record, checked
   int planted_load_ = 0;
   double planted_slowdown_ = 0.0;
   double planted_work_ = 0.0;

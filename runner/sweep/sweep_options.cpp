@@ -94,11 +94,18 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
       throw SweepRefused(e.what());
     }
   }
+  std::optional<MachineRecord> record;
   try {
-    (void)machine_record_from_environment();  // read again, and used, by the sweep
+    record = machine_record_from_environment();  // read again, and used, by the sweep
   } catch (const std::runtime_error& e) {
     spdlog::error("{}", e.what());
     throw SweepRefused(e.what());
+  }
+  const std::string& into = options.resume.empty() ? options.out_dir : options.resume;
+  if (const std::string problem = record ? machine_record_in_output(record->file, into) : "";
+      !problem.empty()) {
+    spdlog::error("{}", problem);
+    throw SweepRefused(problem);
   }
   const std::vector<std::string> missing = missing_data(cells, options.data_dir);
   if (missing.empty()) return;
