@@ -104,5 +104,35 @@ TEST(ChangePoint, ShufflesThatTieTheSeriesCountAsLargeAtEveryScale) {
   }
 }
 
+// The split the search takes (O(n log n) running sums) is the split of largest statistic counted
+// pair by pair (e_divisive_statistic), on series with ties and a step anywhere.
+TEST(ChangePoint, TheFastSearchTakesTheSplitOfLargestStatisticCountedPairByPair) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  for (int s = 0; s < 20; ++s) {
+    const std::size_t n = 30 + static_cast<std::size_t>(s), at = 6 + static_cast<std::size_t>(s);
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = std::round((noise(rng) + (i >= at ? 0.5 : 0.0)) * 100.0) / 100.0;  // ties too
+    std::size_t best = 0;
+    double largest = -1.0;
+    for (std::size_t split = 3; split + 3 <= n; ++split) {
+      const double q = e_divisive_statistic(x, split);
+      if (q > largest) {
+        largest = q;
+        best = split;
+      }
+    }
+    ChangePointOptions options;
+    options.permutations = 99;
+    options.alpha = 0.05;
+    const auto found = e_divisive(x, options);
+    ASSERT_FALSE(found.empty()) << s;
+    bool first = false;
+    for (const ChangePoint& c : found) first = first || c.index == best;
+    EXPECT_TRUE(first) << "series " << s << ": the largest statistic splits at " << best;
+  }
+}
+
 }  // namespace
 }  // namespace crossover

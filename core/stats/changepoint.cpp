@@ -4,6 +4,8 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace crossover {
 namespace {
@@ -13,21 +15,69 @@ struct Split {
   double q = -1.0;  ///< below 0: no split possible
 };
 
+// Counts and sums of the values added so far, by their rank: the sum of the distances from a
+// value to those below and above it in O(log n) (a Fenwick tree).
+class RankSums {
+ public:
+  explicit RankSums(std::size_t n) : count_(n + 1, 0.0), sum_(n + 1, 0.0) {}
+  void add(std::size_t rank, double value) {
+    for (std::size_t i = rank + 1; i < count_.size(); i += i & (~i + 1)) {
+      count_[i] += 1.0;
+      sum_[i] += value;
+    }
+  }
+  // The count and sum of the values of rank below `rank`.
+  std::pair<double, double> below(std::size_t rank) const {
+    double c = 0.0, s = 0.0;
+    for (std::size_t i = rank; i > 0; i -= i & (~i + 1)) {
+      c += count_[i];
+      s += sum_[i];
+    }
+    return {c, s};
+  }
+
+ private:
+  std::vector<double> count_, sum_;
+};
+
 // The split of largest divergence, over every split that leaves `least` points on each side: all
-// of them in O(n^2), moving one point at a time from the right side to the left and keeping the
-// within-left, within-right and across sums of distances.
+// of them in O(n log n), moving one point at a time from the right side to the left and keeping
+// the within-left, within-right and across sums of distances (a point's distances to the left
+// side from the ranks added so far, to every point from the sorted values' prefix sums).
 Split best_split(const std::vector<double>& x, std::size_t least) {
   const std::size_t n = x.size();
   Split best;
   if (least < 2 || n < 2 * least) return best;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+  std::vector<std::size_t> rank(n);
+  std::vector<double> prefix(n + 1, 0.0);  // the sum of the sorted values below each rank
+  for (std::size_t r = 0; r < n; ++r) {
+    rank[order[r]] = r;
+    prefix[r + 1] = prefix[r] + x[order[r]];
+  }
+  // Each point's distances to every other point, and their total over the pairs.
+  std::vector<double> to_all(n);
   double total = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j) total += std::abs(x[i] - x[j]);
-  double left = 0.0, right = total, across = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = rank[i];
+    const auto below = static_cast<double>(r), above = static_cast<double>(n - r - 1);
+    to_all[i] = (below * x[i] - prefix[r]) + (prefix[n] - prefix[r + 1] - above * x[i]);
+    total += to_all[i];
+  }
+  total /= 2.0;
+  RankSums left_side(n);
+  double left = 0.0, right = total, across = 0.0, left_sum = 0.0;
   for (std::size_t t = 0; t + least < n; ++t) {
-    double to_left = 0.0, to_right = 0.0;  // the distances of point t to each side
-    for (std::size_t i = 0; i < t; ++i) to_left += std::abs(x[i] - x[t]);
-    for (std::size_t j = t + 1; j < n; ++j) to_right += std::abs(x[t] - x[j]);
+    // The distances of point t to each side: the left side is the points before it.
+    const auto [count_below, sum_below] = left_side.below(rank[t]);
+    const double count_above = static_cast<double>(t) - count_below;
+    const double sum_above = left_sum - sum_below;
+    const double to_left = (count_below * x[t] - sum_below) + (sum_above - count_above * x[t]);
+    const double to_right = to_all[t] - to_left;
+    left_side.add(rank[t], x[t]);
+    left_sum += x[t];
     left += to_left;
     across += to_right - to_left;
     right -= to_right;
