@@ -360,6 +360,19 @@ TEST(Calibration, OnSimulatedRunsTheCalibratedGateRarelyCriesWolfAndCatchesThePl
   EXPECT_EQ(back.cells.size(), 2u);
   const std::string md = render_gate_calibration_markdown(g);
   EXPECT_NE(md.find("compare --calibration calibrate.json"), std::string::npos) << md;
+  EXPECT_TRUE(j["machine_record"].is_null());
+  // The command it prints names the grid's file, which --rerun reads (not the grid's name), and
+  // a calibration made with a machine record says so in every output.
+  GateCalibration named = g;
+  named.grid = "tiny";
+  named.grid_file = "configs/tiny.json";
+  named.machine_record = "runs/m/env.json";
+  const std::string text = render_gate_calibration_text(named);
+  EXPECT_NE(text.find("--rerun configs/tiny.json --rounds"), std::string::npos) << text;
+  EXPECT_NE(text.find("Made with a machine record (runs/m/env.json"), std::string::npos) << text;
+  EXPECT_NE(render_gate_calibration_markdown(named).find("Made with a machine record"),
+            std::string::npos);
+  EXPECT_EQ(gate_calibration_json(named)["machine_record"], "runs/m/env.json");
   EXPECT_THROW(assess_gate(RunPairs(aa.begin(), aa.begin() + 2), planted, options),
                std::invalid_argument);
 }

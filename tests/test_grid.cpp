@@ -468,5 +468,29 @@ TEST(Grid, SetOverridesADefaultOrMakesAnAxisInEveryExperiment) {
   EXPECT_THROW((void)parse_grid(apply_sets(text, {"epochs=abc"}), "g.json"), GridError);
 }
 
+// A cell key written at an experiment's top says where it belongs, not the experiment's nearest
+// keys ("name, exclude, workload" for isolate, in the hostile pass); a misspelt experiment key
+// still gets its guess.
+TEST(Grid, ACellKeyAtAnExperimentsTopSaysWhereItBelongs) {
+  const auto problem = [](const std::string& text) {
+    try {
+      (void)parse_grid(text, "g.json");
+    } catch (const GridError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string said =
+      problem(R"({"name": "g", "experiments": [{"workload": "iris_mlp", "isolate": true}]})");
+  EXPECT_NE(said.find("experiments[0].isolate: unknown key \"isolate\": isolate is a cell key; "
+                      "it belongs under this experiment's \"settings\""),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("name, exclude"), std::string::npos) << said;
+  EXPECT_NE(problem(R"({"name": "g", "experiments": [{"workload": "iris_mlp", "setings": {}}]})")
+                .find("did you mean \"settings\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace crossover

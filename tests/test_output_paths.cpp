@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "runner/sweep/output_dir.hpp"
 #include "tests/cli_support.hpp"
 
 namespace crossover {
@@ -242,6 +243,39 @@ TEST(OutputPaths, APriceIsReadOneWayAndABareNameIsTheShippedProfile) {
   EXPECT_TRUE(shipped);
   // ./h100 is the file, which is no profile.
   EXPECT_EQ(in_dir(dir, "run grid.json --out file --predict cuda=./h100").code, 2);
+}
+
+// The unclear cases of the hostile pass, each with the fix its words name: catalog into a folder
+// that holds a run says how catalog reads it (not run's --resume or --overwrite); catalog of a
+// run still running is refused; a run of another grid appended to a history is said.
+TEST(OutputPaths, EachRefusalNamesTheFixOfTheCommandThatRefused) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  ASSERT_EQ(in_dir(dir, "run grid.json --out run --predict cuda=h100").code, 0);
+  const Outcome taken = in_dir(dir, "catalog grid.json --out run");
+  EXPECT_EQ(taken.code, 2) << taken.err;
+  EXPECT_NE(taken.err.find("`crossover catalog run` reads it"), std::string::npos) << taken.err;
+  EXPECT_EQ(taken.err.find("--overwrite"), std::string::npos) << taken.err;
+
+  // A run folder with a live lock holder: this test process holds it.
+  fs::create_directory(dir.file("live"));
+  fs::copy_file(dir.file("run/results.jsonl"), dir.file("live/results.jsonl"));
+  {
+    DirectoryLock lock(dir.file("live"));
+    const Outcome running = in_dir(dir, "catalog live");
+    EXPECT_EQ(running.code, 2) << running.err;
+    EXPECT_NE(running.err.find("give it to catalog when it ends"), std::string::npos)
+        << running.err;
+  }
+
+  dir.write("other.json", R"({"name": "other", "defaults": {"epochs": 2, "warmup_epochs": 1,
+    "repeats": 2}, "experiments": [{"workload": "boston_mlp"}]})");
+  ASSERT_EQ(in_dir(dir, "run other.json --out other").code, 0);
+  ASSERT_EQ(in_dir(dir, "history run --out h").code, 0);
+  const Outcome appended = in_dir(dir, "history --append other --into h");
+  EXPECT_NE(appended.err.find("other shares 0 of its 1 cell(s) with the history"),
+            std::string::npos)
+      << appended.err;
 }
 
 }  // namespace

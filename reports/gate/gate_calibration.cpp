@@ -108,7 +108,7 @@ std::string rerun_rounds_text(const GateCalibration& g) {
          format_percent(2.0 * g.options.threshold, false) +
          " in every cell 9 times in 10 (a paired t on the rounds, alpha " +
          format_number(g.options.alpha) + "): `crossover compare OLD_BIN NEW_BIN --rerun " +
-         g.grid + " --rounds " + std::to_string(g.rounds) + "`";
+         (g.grid_file.empty() ? g.grid : g.grid_file) + " --rounds " + std::to_string(g.rounds) + "`";
 }
 
 Json rate_json(const GateRate& r) {

@@ -49,6 +49,7 @@ struct CellGate {
 /// What `crossover calibrate` found.
 struct GateCalibration {
   std::string grid;
+  std::string grid_file;  ///< the grid's file as calibrate was given it: the commands it prints
   int load = 0;  ///< busy processes of the planted slowdown
   RegressionOptions options;
   Calibration calibration;  ///< from every A/A pair: what compare --calibration reads

@@ -227,6 +227,7 @@ int calibrate_command(const CalibrateArgs& args) {
     return kExitRunFailed;
   }
   gate.grid = loaded->first.name;
+  gate.grid_file = args.grid;
   gate.load = args.load;
   gate.machine_record = machine_record_of(aa);
   if (gate.cells.empty()) {

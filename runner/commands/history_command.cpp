@@ -121,6 +121,7 @@ void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& 
   std::set<std::string> machines, names;
   std::vector<std::string> undated;
   std::set<std::string> first_cells;
+  std::vector<std::string> other_grids;  // said once, with the runs it covers
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& [run, record] = runs[i];
     if (!is_recorded_time(run.recorded_at)) undated.push_back(run.name);
@@ -132,10 +133,17 @@ void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& 
     std::size_t shared = 0;
     for (const std::string& c : cells) shared += first_cells.count(c);
     if (i > 0 && shared < std::max(cells.size(), first_cells.size()))
-      spdlog::warn(
-          "{} shares {} of its {} cell(s) with {}: runs of different grids; only the "
-          "cells they share form a series",
-          run.name, shared, cells.size(), runs.front().first.name);
+      other_grids.push_back(run.name + " (" + std::to_string(shared) + " of " +
+                            std::to_string(cells.size()) + ")");
+  }
+  if (!other_grids.empty()) {
+    const std::size_t more = other_grids.size() > 5 ? other_grids.size() - 5 : 0;
+    other_grids.resize(other_grids.size() - more);
+    spdlog::warn(
+        "{}{} share only some of their cells with {}: runs of different grids; only the cells they "
+        "share form a series",
+        join(other_grids), more > 0 ? " and " + std::to_string(more) + " more run(s)" : "",
+        runs.front().first.name);
   }
   if (!undated.empty() && !ordered_by_commits)
     spdlog::warn(
@@ -160,6 +168,28 @@ void refuse_running(const std::string& path) {
     throw std::runtime_error(std::string(e.what()) +
                              ": add it to the history when it ends, with its every cell measured");
   }
+}
+
+// A run appended to a history whose cells it shares only in part: said, since the rows it adds
+// cannot be told from the history's own.
+void warn_about_another_grid(const History& history, const std::string& path,
+                             const std::vector<Result>& results) {
+  std::set<std::string> known;
+  // Compared as plain JSON: a stored history's keys may come back in another order.
+  for (const HistoryCell& cell : history.cells) known.insert(nlohmann::json(cell.identity).dump());
+  std::size_t shared = 0, cells = 0;
+  std::set<std::string> seen;
+  for (const Result& r : results) {
+    const std::string identity = nlohmann::json(cell_identity_json(r.cell)).dump();
+    if (!seen.insert(identity).second) continue;
+    ++cells;
+    shared += known.count(identity);
+  }
+  if (known.empty() || shared == cells) return;
+  spdlog::warn(
+      "{} shares {} of its {} cell(s) with the history: a run of another grid; its other cells "
+      "start series of their own",
+      path, shared, cells);
 }
 
 // The runs read and put in order: by --order's commits, else by when each started.
@@ -247,6 +277,7 @@ int history_command(const HistoryArgs& args) {
       history = history_from_json(read_json_file(file, kMaxRecordBytes, "a history.json"));
       refuse_running(args.append);
       RunRecord record = load_run(args.append);
+      warn_about_another_grid(history, args.append, record.results);
       append_run(history, history_run(args.append, record), record.results);
     } else {
       history = read_runs(args);

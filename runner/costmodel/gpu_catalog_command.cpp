@@ -52,7 +52,15 @@ struct CatalogArgs {
 std::string run_of(const CatalogArgs& args, const std::string& first_card, int& failed) {
   failed = kExitBadInput;
   std::error_code error;
-  if (fs::is_directory(args.input, error)) return args.input;
+  if (fs::is_directory(args.input, error)) {
+    try {  // a run still running has not measured every cell yet: its table would be partial
+      const ReadingLock running(args.input);
+    } catch (const std::runtime_error& e) {
+      spdlog::error("{}: give it to catalog when it ends", e.what());
+      return "";
+    }
+    return args.input;
+  }
   // A grid without a CUDA cell has nothing to predict: said before anything runs.
   const auto loaded = load_and_expand(args.input);
   if (!loaded) return "";
@@ -68,6 +76,11 @@ std::string run_of(const CatalogArgs& args, const std::string& first_card, int& 
   const std::string out = args.out_dir.empty()
                               ? "runs/" + fs::path(args.input).stem().string() + "-catalog"
                               : args.out_dir;
+  if (holds_run(out)) {
+    spdlog::error("{} already holds a run; `crossover catalog {}` reads it, or give another --out",
+                  out, out);
+    return "";
+  }
   const int code = run_program(
       {self_executable(), "run", args.input, "--predict", "cuda=" + first_card, "--out", out}, "",
       {});

@@ -50,6 +50,14 @@ class Validator {
   void unknown_key(const std::string& path, const std::string& key,
                    const std::vector<std::string>& known) {
     std::string message = "unknown key \"" + key + "\"";
+    // A cell key at an experiment's top: where it belongs, not the experiment's nearest keys.
+    if (find_grid_key(key) != nullptr &&
+        std::find(known.begin(), known.end(), "settings") != known.end()) {
+      add(key_path(path, key),
+          message + ": " + key + " is a cell key; it belongs under this experiment's \"settings\" "
+                    "(one value) or \"grid\" (an axis of values), or under the grid's \"defaults\"");
+      return;
+    }
     std::string guess = did_you_mean(key, known);
     // A cell key's other names ("batch") and the closest settable key's.
     if (const std::string cell_key = suggest_key(key);

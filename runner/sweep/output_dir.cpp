@@ -44,7 +44,7 @@ std::string holder_text(int fd) {
 
 std::string in_use_text(const std::string& directory, const std::string& who) {
   return directory + " is in use by another crossover run" + who +
-         "; wait for it to end, or write into another --out";
+         "; wait for it to end, or give another folder";
 }
 
 }  // namespace
