@@ -229,6 +229,16 @@ TEST(OutputPaths, APriceIsReadOneWayAndABareNameIsTheShippedProfile) {
     EXPECT_EQ(o.code, 2) << price;
     EXPECT_NE(o.err.find("a decimal number from 1e-09 to 1e+09"), std::string::npos) << o.err;
   }
+  // Every number on a command line is decimal, in every command: CLI11 alone read "0x10" as 16.
+  for (const char* args : {"calibrate grid.json --pairs 0x3", "compare run run --threshold 0x5",
+                           "history run --threshold 0x10", "run grid.json --shards 1e"}) {
+    const Outcome o = in_dir(dir, args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find("is not a decimal number; write it in digits"), std::string::npos)
+        << args << "\n" << o.err;
+  }
+  ASSERT_EQ(in_dir(dir, "history run --out h --threshold 010").code, 0);
+  EXPECT_NE(testing::slurp(dir.file("h/history.md")).find("| 10.0 % |"), std::string::npos);
   // A file named h100 here does not replace the shipped profile; it is said, once.
   dir.write("h100", "{}");
   const Outcome o = in_dir(dir, "run grid.json --out shadowed --predict cuda=h100");
@@ -276,6 +286,27 @@ TEST(OutputPaths, EachRefusalNamesTheFixOfTheCommandThatRefused) {
   EXPECT_NE(appended.err.find("other shares 0 of its 1 cell(s) with the history"),
             std::string::npos)
       << appended.err;
+}
+
+// A prediction is held to a result's own ceiling (an epoch of a day): a CUDA anatomy planted at
+// the fields' ceilings is named and not shown, by catalog and by run --predict, never printed as
+// an epoch of 54 years (in the hostile pass: "4.3e+13 s", a speedup of "9.19e-18x", exit 0).
+TEST(OutputPaths, APredictionPastAResultsCeilingIsNamedNotShown) {
+  ScratchDir dir;
+  dir.write("grid.json", kGrid);
+  ASSERT_EQ(in_dir(dir, "run grid.json --out run --predict cuda=h100").code, 0);
+  std::vector<Result> results = read_results(dir.file("run/results.jsonl"));
+  std::string planted;
+  for (Result& r : results) {
+    if (r.cell.device.kind == DeviceKind::kCuda) r.steps_per_epoch = 1000000000000LL;
+    planted += result_to_json(r).dump() + "\n";
+  }
+  dir.write("run/results.jsonl", planted);
+  const Outcome o = in_dir(dir, "catalog run");
+  EXPECT_NE(o.code, 0) << o.out;
+  EXPECT_NE(o.err.find("beyond a result's ceiling (8.64e+04 s)"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("e+09"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("e-1"), std::string::npos) << o.out;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text/text.hpp"
+
 namespace crossover {
 
 void apply_prediction(Result& r, const MachineProfile& target) {
@@ -13,8 +15,7 @@ void apply_prediction(Result& r, const MachineProfile& target) {
 }
 
 double band_error(const Result& r, const MachineProfile& target) {
-  const PredictionBand band =
-      target.band(r.cell.device.kind, r.prediction.bound);
+  const PredictionBand band = target.band(r.cell.device.kind, r.prediction.bound);
   return band.factor > 1.0 ? band.factor - 1.0 : 0.0;
 }
 
@@ -28,6 +29,14 @@ std::optional<Result> predicted_result(const Result& anatomised, const MachinePr
   r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
   r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
   return r;
+}
+
+std::string predicted_past_ceiling(const Result& predicted) {
+  const double ceiling = unit_ceiling(Unit::kEpochSeconds);
+  if (predicted.epoch_seconds > 0.0 && predicted.epoch_seconds <= ceiling) return "";
+  return "its predicted epoch, " + format_number(predicted.epoch_seconds) +
+         " s, is beyond a result's ceiling (" + format_number(ceiling) +
+         " s): its recorded anatomy cannot be a real step's";
 }
 
 }  // namespace crossover

@@ -24,6 +24,11 @@ void apply_prediction(Result& result, const MachineProfile& target);
 /// anatomy; a CUDA cell and a profile without a GPU).
 std::optional<Result> predicted_result(const Result& anatomised, const MachineProfile& target);
 
+/// Why the predicted result `predicted` cannot be shown: its epoch beyond the ceiling of a
+/// result's own (a day; unit_ceiling), which only an anatomy no real step has (a file at its
+/// fields' ceilings) gives. "" when it can.
+std::string predicted_past_ceiling(const Result& predicted);
+
 /// A predicted result's band (its prediction_error): the factor - 1 of the profile's band for the
 /// result's device kind and bound; 0 where the profile has none.
 double band_error(const Result& result, const MachineProfile& target);

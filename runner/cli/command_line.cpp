@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -143,9 +145,33 @@ void refuse_empty_paths(CLI::App& app) {
                              : std::string();
       },
       "");
+  // Every number on a command line is read one way: decimal digits, as prices and grids are
+  // (CLI11 alone reads "0x10" as 16 and "010" as 8).
+  const CLI::Validator decimal(
+      [](std::string& value) {
+        static const std::regex number("[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?");
+        if (value == "inf" || value == "nan") return std::string();  // refused by finite_range
+        if (!std::regex_match(value, number))
+          return "'" + value + "' is not a decimal number; write it in digits (3, 0.05, 1e-3)";
+        // Leading zeros are decimal too: "010" is ten, where CLI11 alone reads eight.
+        const std::size_t sign = value.find_first_not_of("+-");
+        std::size_t zeros = value.find_first_not_of('0', sign);
+        if (zeros == std::string::npos) zeros = value.size();
+        zeros -= sign;
+        // One zero stays before a point, an exponent or the end ("0.5", "0e0", "0").
+        const bool digit_next = sign + zeros < value.size() &&
+                                std::isdigit(static_cast<unsigned char>(value[sign + zeros]));
+        if (zeros > 0) value.erase(sign, digit_next ? zeros : zeros - 1);
+        return std::string();
+      },
+      "");
   for (CLI::App* command : app.get_subcommands({})) {
     for (CLI::Option* option : command->get_options()) {
       if (paths.count(option->get_name()) != 0) option->check(non_empty);
+      const std::string type = option->get_type_name();
+      if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0 ||
+          type.rfind("NUMBER", 0) == 0)
+        option->transform(decimal);  // first, and it may rewrite "010" as "10"
     }
   }
 }

@@ -141,16 +141,12 @@ std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const Mach
     if (r.cell.device.kind != DeviceKind::kCuda || r.anatomy.empty()) continue;
     std::optional<Result> p = predicted_result(r, profile);
     if (!p) continue;
-    // A prediction is held to a result's own ceilings: an epoch past a day is an anatomy no step
-    // has (a file at its fields' ceilings), never a figure to print.
-    if (!(p->epoch_seconds > 0.0 && p->epoch_seconds <= unit_ceiling(Unit::kSeconds))) {
+    // A prediction is held to a result's own ceilings, never a figure to print past them.
+    if (const std::string past = predicted_past_ceiling(*p); !past.empty()) {
       static std::set<std::size_t> warned;  // once a cell, whichever card found it
       if (warned.insert(r.cell.index).second)
-        spdlog::warn(
-            "cell {} ({}): its predicted epoch on {} is {} s, beyond a result's ceiling "
-            "({} s): its recorded anatomy cannot be a real step's; not shown on any GPU",
-            r.cell.index + 1, cell_label(r.cell), card.name, format_number(p->epoch_seconds),
-            format_number(unit_ceiling(Unit::kSeconds)));
+        spdlog::warn("cell {} ({}) on {}: {}; not shown on any GPU", r.cell.index + 1,
+                     cell_label(r.cell), card.name, past);
       continue;
     }
     p->status = CellStatus::kPredicted;

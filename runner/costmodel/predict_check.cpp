@@ -128,6 +128,11 @@ Checked check_run(const std::string& path, const RunRecord& run, const MachinePr
     if (!find_anatomy(r, saved, data_dir, anatomised, out.anatomy)) continue;
     std::optional<Result> predicted = predicted_result(anatomised, target);
     if (!predicted) continue;
+    if (const std::string past = predicted_past_ceiling(*predicted); !past.empty()) {
+      spdlog::warn("{}: cell {} ({}): {}; not scored", path, r.cell.index + 1, cell_label(r.cell),
+                   past);
+      continue;
+    }
     Result& p = *predicted;
     // As the analysis reads it: the model's epoch, with the measured spread around it.
     const double scale = p.prediction.predicted_epoch_seconds / r.epoch_seconds;

@@ -409,6 +409,11 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
     r.reason = "no CUDA here, and not predicted: the cost model has nothing to say of its step";
     return r;
   }
+  if (const std::string past = predicted_past_ceiling(*predicted); !past.empty()) {
+    r.status = CellStatus::kSkipped;
+    r.reason = "no CUDA here, and not predicted: " + past;
+    return r;
+  }
   r = std::move(*predicted);
   r.status = CellStatus::kPredicted;
   const auto validation = profile.validation.find(r.cell.device.kind);
