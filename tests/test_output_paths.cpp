@@ -251,6 +251,10 @@ TEST(OutputPaths, APriceIsReadOneWayAndABareNameIsTheShippedProfile) {
     shipped = shipped || (r.status == CellStatus::kPredicted &&
                           r.prediction.prediction_profile.find("H100") != std::string::npos);
   EXPECT_TRUE(shipped);
+  // env.json records the file the profile came from.
+  const auto env = nlohmann::json::parse(testing::slurp(dir.file("shadowed/env.json")));
+  const std::string file = env.value("predicted_with_file", "");
+  EXPECT_NE(file.find("profiles/h100-80gb.json"), std::string::npos) << file;
   // ./h100 is the file, which is no profile.
   EXPECT_EQ(in_dir(dir, "run grid.json --out file --predict cuda=./h100").code, 2);
 }

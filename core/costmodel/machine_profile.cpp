@@ -352,8 +352,10 @@ MachineProfile profile_from_json(const nlohmann::ordered_json& j) {
 
 MachineProfile load_profile(const std::string& path) {
   try {
-    return profile_from_json(
+    MachineProfile profile = profile_from_json(
         nlohmann::ordered_json::parse(read_json_text(path, kMiB, "a machine profile")));
+    profile.file = path;
+    return profile;
   } catch (const UserFileError& e) {
     throw std::runtime_error(e.what());
   } catch (const std::exception& e) {

@@ -101,6 +101,8 @@ void visit_run(E& e, V& v) {
   v.keep_empty = false;
   v("profile", e.profile);
   v("predicted_with", e.predicted_with);
+  v("profile_file", e.profile_file);
+  v("predicted_with_file", e.predicted_with_file);
   v("reference", e.reference);
   v("planted_load", e.planted_load);
   v("planted_slowdown", e.planted_slowdown);

@@ -99,6 +99,8 @@ struct Environment {
   /// This machine's profile, and the one a device it lacks was predicted with: each read by
   /// profile_from_json, which checks every number (one it refuses reads as not recorded).
   std::optional<MachineProfile> profile, predicted_with;
+  /// The files they were read from (MachineProfile::file; "" for one measured here).
+  std::string profile_file, predicted_with_file;
   /// The reference timings before and after the run and around each cell.
   ReferenceRecord reference;
   std::int64_t planted_load = 0;  ///< busy processes planted beside the run (CROSSOVER_PLANT_LOAD)

@@ -57,6 +57,13 @@ std::vector<MeasuredCard> measured_cards(const DatasheetCatalog& catalog) {
 
 namespace {
 
+// A catalogued GPU's profile, from its datasheet, with the catalog's file and the card's name.
+MachineProfile catalogued_profile(const Datasheet& card, const DatasheetCatalog& catalog) {
+  MachineProfile profile = datasheet_profile(card, measured_cards(catalog), catalog);
+  profile.file = catalog_file() + " (" + card.name + ")";
+  return profile;
+}
+
 // find_profile's file read with `load`, else the catalogued GPU of that name.
 MachineProfile named_profile(const std::string& given,
                              MachineProfile (*load)(const std::string& path)) {
@@ -84,7 +91,7 @@ MachineProfile named_profile(const std::string& given,
                 "{} names the catalogued GPU {}; this folder has something of that name "
                 "too: give ./{} to read it as a profile",
                 given, card->gpu, given);
-          return datasheet_profile(*card, measured_cards(catalog), catalog);
+          return catalogued_profile(*card, catalog);
         }
       }
     }
@@ -98,7 +105,7 @@ MachineProfile named_profile(const std::string& given,
                                ")");
     }
     if (const Datasheet* card = catalog.find(lower(given)))
-      return datasheet_profile(*card, measured_cards(catalog), catalog);
+      return catalogued_profile(*card, catalog);
     std::vector<std::string> names;
     for (const Datasheet& card : catalog.cards) names.push_back(card.name);
     throw std::runtime_error(std::string(none.what()) + "; nor a GPU of the catalog (" +

@@ -404,14 +404,11 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
     return r;
   }
   std::optional<Result> predicted = predicted_result(r, profile);
-  if (!predicted) {
+  const std::string past = predicted ? predicted_past_ceiling(*predicted) : "";
+  if (!predicted || !past.empty()) {
     r.status = CellStatus::kSkipped;
-    r.reason = "no CUDA here, and not predicted: the cost model has nothing to say of its step";
-    return r;
-  }
-  if (const std::string past = predicted_past_ceiling(*predicted); !past.empty()) {
-    r.status = CellStatus::kSkipped;
-    r.reason = "no CUDA here, and not predicted: " + past;
+    r.reason = "no CUDA here, and not predicted: " +
+               (predicted ? past : "the cost model has nothing to say of its step");
     return r;
   }
   r = std::move(*predicted);
@@ -429,11 +426,7 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
 namespace {
 
 LaunchOptions launch_options(const RunOptions& options) {
-  LaunchOptions launch;
-  launch.binary = options.binary;
-  launch.data_dir = options.data_dir;
-  launch.interrupted = options.interrupted;
-  return launch;
+  return LaunchOptions{options.binary, options.data_dir, 0.0, false, options.interrupted};
 }
 
 // A cell with `processes` > 1: its share of the repeats in each of that many child processes,

@@ -286,7 +286,11 @@ void Sweep::record_environment(const Expansion& expansion) {
     profile_ = std::make_shared<const MachineProfile>(reused ? *reused->env.profile
                                                              : measure_profile({}));
   record_.profile = *profile_;
-  if (options_.predict_cuda) record_.predicted_with = *options_.predict_cuda;
+  record_.profile_file = profile_->file;
+  if (options_.predict_cuda) {
+    record_.predicted_with = *options_.predict_cuda;
+    record_.predicted_with_file = options_.predict_cuda->file;
+  }
   if (!reused) record_.reference.before = measure_reference();
   record_.planted_load = planted_load_;
   record_.planted_slowdown = planted_slowdown_;
