@@ -313,5 +313,31 @@ TEST(OutputPaths, APredictionPastAResultsCeilingIsNamedNotShown) {
   EXPECT_EQ(o.out.find("e-1"), std::string::npos) << o.out;
 }
 
+// A calibration stopped before it was written is replaced with --overwrite, its runs moved aside,
+// and the refusal without it says so (before, "give another --out" was the only way on).
+TEST(OutputPaths, AStoppedCalibrationIsReplacedWithOverwrite) {
+  ScratchDir dir;
+  dir.write("grid.json", R"({"name": "c", "defaults": {"epochs": 1, "warmup_epochs": 0,
+    "repeats": 1}, "experiments": [{"workload": "iris_mlp"}]})");
+  ASSERT_EQ(in_dir(dir, "run grid.json --out cal/aa-01/first").code, 0);  // what a stop left
+  const Outcome refused = in_dir(dir, "calibrate grid.json --pairs 3 --out cal");
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("stopped before it was written; give another --out, or add "
+                             "--overwrite"),
+            std::string::npos)
+      << refused.err;
+  const Outcome replaced = in_dir(dir, "calibrate grid.json --pairs 3 --out cal --overwrite");
+  ASSERT_EQ(replaced.code, 0) << replaced.err;
+  EXPECT_NE(replaced.err.find("moved the earlier calibration's files into cal/previous-"),
+            std::string::npos)
+      << replaced.err;
+  EXPECT_TRUE(fs::exists(dir.file("cal/calibrate.json")));
+  std::size_t kept = 0;
+  for (const auto& entry : fs::directory_iterator(dir.file("cal")))
+    if (entry.path().filename().string().rfind("previous-", 0) == 0)
+      kept += fs::exists(entry.path() / "aa-01/first/results.jsonl") ? 1 : 0;
+  EXPECT_EQ(kept, 1u);
+}
+
 }  // namespace
 }  // namespace crossover

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "core/files/file_writer.hpp"
 #include "core/files/user_files.hpp"
@@ -35,6 +36,7 @@ struct CalibrateArgs {
   std::string metric = "epoch";
   double assumed_spread_percent = 100.0 * kAssumedRunSpread;
   double plant_work_percent = -1.0;  ///< counted: the planted work (-1: twice the threshold)
+  bool overwrite = false;  ///< --overwrite: move an earlier calibration's files aside first
 };
 
 // What the planted run of a pair has planted: busy processes, or (counted) extra work.
@@ -125,19 +127,46 @@ int write_counted_calibration(const CalibrateArgs& args, const std::string& grid
   return interrupted.load() > 0 ? kExitInterrupted : kExitOk;
 }
 
+// The entries of an earlier calibration in `out_dir`: its runs (aa-NN, planted-NN) and files.
+std::vector<std::string> calibration_entries(const std::string& out_dir) {
+  static const std::regex entry("(aa|planted)-[0-9]+|calibrate[.](json|md)");
+  std::vector<std::string> names;
+  std::error_code error;
+  for (auto it = fs::directory_iterator(out_dir, error); !error && it != fs::directory_iterator();
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (std::regex_match(name, entry)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // Why --out cannot take a calibration (logged): a link, or a folder that holds one or the runs of
-// one stopped before it was written.
-bool out_dir_refused(const std::string& out_dir) {
+// one stopped before it was written, unless --overwrite moves them aside (said).
+bool out_dir_refused(const std::string& out_dir, bool overwrite) {
   if (out_dir.empty()) return false;
   if (const std::string problem = output_folder_problem(out_dir); !problem.empty()) {
     spdlog::error("--out {} {}", out_dir, problem);
     return true;
   }
-  if (fs::exists(out_dir + "/calibrate.json") || holds_run(out_dir + "/aa-01/first")) {
-    spdlog::error("{} already holds {}; give another --out", out_dir,
-                  fs::exists(out_dir + "/calibrate.json")
-                      ? "a calibration"
-                      : "the runs of a calibration that was stopped before it was written");
+  const std::vector<std::string> earlier = calibration_entries(out_dir);
+  if (earlier.empty()) return false;
+  const bool written = fs::exists(out_dir + "/calibrate.json");
+  if (!overwrite) {
+    spdlog::error(
+        "{} already holds {}; give another --out, or add --overwrite to move its files "
+        "into {}/previous-<time>/ first",
+        out_dir,
+        written ? "a calibration"
+                : "the runs of a calibration that was stopped before it was written",
+        out_dir);
+    return true;
+  }
+  try {
+    spdlog::info("moved the earlier calibration's files into {}",
+                 move_previous(out_dir, timestamp(), earlier));
+  } catch (const std::exception& e) {
+    spdlog::error("--overwrite: {}", e.what());
     return true;
   }
   return false;
@@ -165,7 +194,8 @@ int run_all_pairs(const CalibrateArgs& args, const std::string& self, const std:
       // The signal was passed on to the run under way, which kept what it finished.
       spdlog::error(
           "stopped by {} after {} finished pair(s); the runs so far are in {} (no "
-          "calibration was written there): run calibrate again with a new --out",
+          "calibration was written there): run calibrate again with --overwrite, or with "
+          "another --out",
           sig == SIGTERM ? "SIGTERM" : "SIGINT", aa.size(), out_dir);
       return 128 + sig;
     }
@@ -186,7 +216,7 @@ int calibrate_command(const CalibrateArgs& args) {
   const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
-  if (out_dir_refused(args.out_dir)) return kExitBadInput;
+  if (out_dir_refused(args.out_dir, args.overwrite)) return kExitBadInput;
   std::string out_dir = args.out_dir;
   std::string self;
   try {
@@ -267,6 +297,9 @@ Command add_calibrate_command(CLI::App& app) {
                     "Where the runs, calibrate.json and calibrate.md go (default "
                     "runs/calibrate-<timestamp>)",
                     OutputKind::kFolder);
+  calibrate->add_flag("--overwrite", args->overwrite,
+                      "--out may hold a calibration, or the runs of one that was stopped: move "
+                      "them into previous-<time>/ there first (as run --overwrite does)");
   add_data_dir_option(*calibrate, args->data_dir);
   calibrate
       ->add_option("--threshold", args->threshold_percent,
