@@ -97,6 +97,24 @@ std::vector<OutputOption> declared_outputs(const ScratchDir& dir) {
   return outputs;
 }
 
+// Every command's --help, and crossover's own, fits a 100-column terminal (run --help had a
+// 604-column line): descriptions fold under themselves.
+TEST(OutputPaths, EveryHelpLineFitsIn100Columns) {
+  ScratchDir dir;
+  const std::string top = in_dir(dir, "--help").out;
+  std::vector<std::string> commands = {""};
+  for (const std::string& line : section(top, "Subcommands:"))
+    if (!name_of(line).empty()) commands.push_back(name_of(line));
+  EXPECT_GE(commands.size(), 15u);
+  for (const std::string& command : commands) {
+    std::istringstream lines(in_dir(dir, command + " --help").out);
+    std::size_t count = 0;
+    for (std::string line; std::getline(lines, line); ++count)
+      EXPECT_LE(line.size(), 100u) << command << " --help: " << line;
+    EXPECT_GT(count, 3u) << command;
+  }
+}
+
 // For every output option of every command: a link to a folder, a folder on the way that is a
 // link, a FIFO, and (for a file) a file of a run are refused with exit 2 before anything runs,
 // and none of them is touched.

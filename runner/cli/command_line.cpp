@@ -131,6 +131,44 @@ bool all_explained(const std::string& message, const std::set<std::string>& expl
   return any;
 }
 
+// One line of help folded at word boundaries to `width` columns: an option's or command's
+// description goes on under itself (its column: after the name's run of spaces), a paragraph
+// under its start.
+std::string fold_help_line(const std::string& line, std::size_t width) {
+  if (line.size() <= width) return line;
+  std::size_t indent = line.find_first_not_of(' ');
+  if (indent == std::string::npos) return line;
+  if (indent > 0) {  // "  --out TEXT      Where ..." goes on under "Where"
+    const std::size_t gap = line.find("  ", indent);
+    if (gap != std::string::npos && gap + 2 < line.size()) {
+      const std::size_t text = line.find_first_not_of(' ', gap);
+      if (text != std::string::npos && text < width / 2) indent = text;
+    }
+  }
+  std::string out, rest = line;
+  while (rest.size() > width) {
+    std::size_t cut = rest.rfind(' ', width);
+    if (cut == std::string::npos || cut <= indent) cut = rest.find(' ', width);
+    if (cut == std::string::npos) break;
+    out += rest.substr(0, cut) + "\n";
+    const std::size_t next = rest.find_first_not_of(' ', cut);
+    rest = std::string(indent, ' ') + (next == std::string::npos ? "" : rest.substr(next));
+  }
+  return out + rest;
+}
+
+// CLI11's help, every line folded to 100 columns (one description was 604 wide).
+class FoldingFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name,
+                        CLI::AppFormatMode mode) const override {
+    std::istringstream lines(CLI::Formatter::make_help(app, std::move(name), mode));
+    std::string out;
+    for (std::string line; std::getline(lines, line);) out += fold_help_line(line, 100) + "\n";
+    return out;
+  }
+};
+
 // Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
 // variable), never a request for the default.
 void refuse_empty_paths(CLI::App& app) {
@@ -211,6 +249,7 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
 
   CLI::App app{
       "crossover: measures when the GPU beats the CPU for training workloads, from a JSON grid."};
+  app.formatter(std::make_shared<FoldingFormatter>());  // before the commands, which share it
   app.set_version_flag("--version", std::string("crossover ") + CROSSOVER_VERSION);
   app.require_subcommand(1);
   app.fallthrough();  // -v and -q work after the subcommand too
