@@ -33,6 +33,10 @@ nlohmann::ordered_json result_to_json(const Result& r) {
   CROSSOVER_RESULT_FIELDS(CROSSOVER_WRITE_FIELD)
 #undef CROSSOVER_WRITE_FIELD
 #undef CROSSOVER_WRITE_FIELD_AT
+  // A predicted cell measured nothing: its measured fields are null, its figures only predicted_*
+  // (a tool that takes the fastest epoch_seconds never takes a prediction for one).
+  if (r.status == CellStatus::kPredicted)
+    for (const char* measured : kPredictedAsMeasured) j[measured] = nullptr;
   return j;
 }
 
@@ -98,6 +102,14 @@ Result result_from_json(const nlohmann::json& j) {
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
 #undef CROSSOVER_READ_FIELD_AT
+  // In memory a predicted cell's figures are its predictions, as the analyses read every cell.
+  if (r.status == CellStatus::kPredicted && std::isnan(r.epoch_seconds) &&
+      r.prediction.predicted_epoch_seconds > 0.0) {
+    r.epoch_seconds = r.prediction.predicted_epoch_seconds;
+    r.step_seconds = r.prediction.predicted_step_seconds;
+    r.steps_per_second = static_cast<double>(r.steps_per_epoch) / r.epoch_seconds;
+    r.samples_per_second = static_cast<double>(r.train_rows) / r.epoch_seconds;
+  }
   return r;
 }
 

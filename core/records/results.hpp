@@ -199,6 +199,11 @@ void set_epoch_statistics(Result& result, const std::vector<double>& samples);
 /// them.
 void set_rates(Result& result);
 
+/// The fields a predicted result holds its predictions in, in memory, which results.jsonl writes
+/// as null for it: its figures are only in predicted_* there (result_from_json fills them again).
+inline constexpr const char* kPredictedAsMeasured[] = {"epoch_seconds", "step_seconds",
+                                                       "steps_per_second", "samples_per_second"};
+
 /// The flat JSON object of results.jsonl: the cell's configuration, then its measurements.
 nlohmann::ordered_json result_to_json(const Result& result);
 

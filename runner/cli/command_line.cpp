@@ -134,16 +134,15 @@ bool all_explained(const std::string& message, const std::set<std::string>& expl
 // One line of help folded at word boundaries to `width` columns: an option's or command's
 // description goes on under itself (its column: after the name's run of spaces), a paragraph
 // under its start.
-std::string fold_help_line(const std::string& line, std::size_t width) {
+std::string fold_help_line(const std::string& line, std::size_t width, std::size_t column) {
   if (line.size() <= width) return line;
   std::size_t indent = line.find_first_not_of(' ');
   if (indent == std::string::npos) return line;
-  if (indent > 0) {  // "  --out TEXT      Where ..." goes on under "Where"
+  if (indent > 0) {  // "  --out TEXT      Where ..." goes on under "Where"; a name too long
+                     // for its column ("  --into TEXT Needs: ... Where") under the column
     const std::size_t gap = line.find("  ", indent);
-    if (gap != std::string::npos && gap + 2 < line.size()) {
-      const std::size_t text = line.find_first_not_of(' ', gap);
-      if (text != std::string::npos && text < width / 2) indent = text;
-    }
+    const std::size_t text = gap == std::string::npos ? gap : line.find_first_not_of(' ', gap);
+    indent = text != std::string::npos && text < width / 2 ? text : column;
   }
   std::string out, rest = line;
   while (rest.size() > width) {
@@ -164,7 +163,8 @@ class FoldingFormatter : public CLI::Formatter {
                         CLI::AppFormatMode mode) const override {
     std::istringstream lines(CLI::Formatter::make_help(app, std::move(name), mode));
     std::string out;
-    for (std::string line; std::getline(lines, line);) out += fold_help_line(line, 100) + "\n";
+    for (std::string line; std::getline(lines, line);)
+      out += fold_help_line(line, 100, get_column_width()) + "\n";
     return out;
   }
 };
