@@ -294,6 +294,24 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   if (py.code != 77) {
     EXPECT_EQ(py.out, "csv ok\n") << py.err;
   }
+  // results.jsonl too: a predicted row's measured fields are null, its figures in predicted_*,
+  // so the fastest epoch_seconds per device is a measured one (docs/outputs.md's jq line).
+  const Outcome json_check = testing::shell(
+      dir, "python3 -c \"import json,sys\n"
+           "rows=[json.loads(l) for l in open(sys.argv[1])]\n"
+           "p=[r for r in rows if r['status']=='predicted']\n"
+           "assert p and all(r[k] is None for r in p for k in ('epoch_seconds','step_seconds',"
+           "'steps_per_second','samples_per_second')), 'a predicted row has a measured figure'\n"
+           "assert all(r['predicted_epoch_seconds']>0 for r in p)\n"
+           "print('json ok')\" " + dir.file("out/results.jsonl"));
+  EXPECT_EQ(json_check.out, "json ok\n") << json_check.err;
+  const Outcome fastest = testing::shell(
+      dir, "command -v jq >/dev/null || exit 77; jq -s -c '[group_by(.device)[] | "
+           "min_by(.epoch_seconds) | select(.epoch_seconds != null) | .status] | unique' " +
+               dir.file("out/results.jsonl"));
+  if (fastest.code != 77) {
+    EXPECT_EQ(fastest.out, "[\"ok\"]\n") << fastest.err;
+  }
   const Outcome jq = testing::shell(
       dir, "command -v jq >/dev/null || exit 77; jq '[.pairs[] | select(.contender_status == "
            "\"predicted\")] | length' " + dir.file("out/summary.json"));
