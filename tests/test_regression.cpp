@@ -362,6 +362,29 @@ TEST(Regression, MarkdownPutsRegressionsFirstAndFoldsTheUnchanged) {
             std::string::npos);
 }
 
+// compare.json says null where nothing was measured or tested: a cell that failed in the
+// candidate has no candidate median, change, interval or p-value (they were 0, 0 and 1, which
+// a tool reads as "no change, certainly").
+TEST(Regression, TheJsonIsNullWhereNothingWasMeasuredOrTested) {
+  std::mt19937_64 rng(9);
+  std::vector<Result> base = {cell(0, "iris_mlp", noisy(rng, 30, 1.0, 0.01))};
+  std::vector<Result> cand = {cell(0, "iris_mlp", {})};
+  cand[0].status = CellStatus::kFailed;
+  cand[0].reason = "planted";
+  const auto j = regression_json(compare_runs(base, cand, RegressionOptions{}));
+  ASSERT_EQ(j["cells"].size(), 1u);
+  const auto& c = j["cells"][0];
+  EXPECT_EQ(c["candidate_samples"], 0);
+  for (const char* field : {"candidate_median", "change", "change_ci", "decided_change",
+                            "decided_ci", "p_value", "run_level_p", "net_change"})
+    EXPECT_TRUE(c[field].is_null()) << field << " is " << c[field];
+  // A tested cell keeps its numbers.
+  const auto tested = regression_json(compare_runs(base, base, RegressionOptions{}));
+  EXPECT_TRUE(tested["cells"][0]["p_value"].is_number());
+  EXPECT_GT(tested["cells"][0]["baseline_median"].get<double>(), 0.0);
+  EXPECT_TRUE(tested["cells"][0]["change_ci"].is_array());
+}
+
 TEST(GbenchExport, ReadsBackAsTheResults) {
   std::vector<Result> results = {cell(0, "mnist_mlp", {0.5, 0.25, 0.75}),
                                  cell(1, "mnist_mlp", {1.0, 2.0}), cell(2, "iris_mlp", {})};

@@ -254,26 +254,32 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
   j["next_step"] = r.next_step();
   j["rounds_needed"] = r.rounds_needed;
   Json cells = Json::array();
+  // What was not measured or not tested is null, never a 0 or a p of 1 a tool would read.
+  const auto known = [](bool is, double value) { return is ? Json(value) : Json(nullptr); };
+  const auto interval = [](bool is, const Interval& i) {
+    return is ? Json::array({i.low, i.high}) : Json(nullptr);
+  };
   for (const auto& v : r.cells) {
+    const bool base = v.baseline_samples > 0, cand = v.candidate_samples > 0, t = v.tested;
     cells.push_back({{"name", v.name},
                      {"verdict", v.verdict},
                      {"reason", v.reason},
                      {"baseline_cell", v.baseline_cell},
                      {"candidate_cell", v.candidate_cell},
-                     {"baseline_median", v.baseline_median},
-                     {"candidate_median", v.candidate_median},
+                     {"baseline_median", known(base, v.baseline_median)},
+                     {"candidate_median", known(cand, v.candidate_median)},
                      {"baseline_samples", v.baseline_samples},
                      {"candidate_samples", v.candidate_samples},
                      {"baseline_runs", v.baseline_runs},
                      {"candidate_runs", v.candidate_runs},
-                     {"change", v.change},
-                     {"change_ci", {v.change_ci.low, v.change_ci.high}},
-                     {"decided_change", v.decided_change},
-                     {"decided_ci", {v.decided_ci.low, v.decided_ci.high}},
-                     {"p_value", v.p_value},
+                     {"change", known(t, v.change)},
+                     {"change_ci", interval(t, v.change_ci)},
+                     {"decided_change", known(t, v.decided_change)},
+                     {"decided_ci", interval(t, v.decided_ci)},
+                     {"p_value", known(t, v.p_value)},
                      {"test", v.test},
-                     {"run_level_p", v.run_level_p},
-                     {"net_change", v.net_change},
+                     {"run_level_p", known(t, v.run_level_p)},
+                     {"net_change", known(t, v.net_change)},
                      {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},
                      {"machine_noise", v.machine ? Json(v.machine_noise) : Json(nullptr)},
                      {"net_of_machine", v.machine_used},
