@@ -288,6 +288,9 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
       "for r in timed]\n"
       "assert 'cuda' not in best and best['cpu']>0, best\n"
       "assert all(float(r['dataset_rows'])>0 for r in rows)\n"
+      "assert all(r[f] in ('true','false') for r in rows for f in ('noisy','throttled')), "
+      "'a flag pandas would not read as bool'\n"
+      "assert all(r['prediction_error']=='' for r in rows if r['status']=='ok')\n"
       "print('csv ok')\" " +
       dir.file("out/results.csv");
   const Outcome py = testing::shell(dir, "python3 -c \"import csv\" 2>/dev/null || exit 77; " + csv_check);

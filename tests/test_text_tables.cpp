@@ -42,9 +42,11 @@ TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
     return row[std::find(header.begin(), header.end(), name) - header.begin()];
   };
   for (const char* measured : {"epoch_seconds", "step_seconds", "steps_per_second",
-                               "samples_per_second", "epoch_seconds_ci_low", "noisy",
-                               "cost_per_epoch", "joules_per_epoch"})
+                               "samples_per_second", "epoch_seconds_ci_low", "cost_per_epoch",
+                               "joules_per_epoch"})
     EXPECT_EQ(column(measured), "") << measured;
+  // A measured flag is false where nothing was measured: pandas reads the column as bool.
+  for (const char* flag : {"noisy", "throttled"}) EXPECT_EQ(column(flag), "false") << flag;
   EXPECT_EQ(column("predicted_epoch_seconds"), "0.0015");
   EXPECT_EQ(column("model_epoch_seconds"), "");
   EXPECT_EQ(column("prediction_error"), "0.98");
@@ -62,6 +64,7 @@ TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
   EXPECT_EQ(column("predicted_epoch_seconds"), "");
   EXPECT_EQ(column("model_epoch_seconds"), "0.0015");
   EXPECT_EQ(column("dataset_rows"), "5000");
+  EXPECT_EQ(column("prediction_error"), "");  // a predicted cell's band; a measured row has none
 }
 
 

@@ -132,7 +132,17 @@ std::string csv_row(const Result& result) {
       model.push_back(measured ? field(value) : "");
       continue;
     }
-    fields.push_back(!measured && measured_column(key) ? "" : field(value));
+    // A predicted cell's band; a measured row has none (it was a 0 there).
+    if (key == "prediction_error") {
+      fields.push_back(predicted ? field(value) : "");
+      continue;
+    }
+    // A measured flag (noisy, throttled) is false where nothing was measured, so that pandas
+    // reads the column as bool, not as objects with NaN (`df[df.noisy]` raised).
+    if (!measured && measured_column(key))
+      fields.push_back(value.is_boolean() ? "false" : "");
+    else
+      fields.push_back(field(value));
     if (key == "dataset_size") fields.push_back(dataset_rows(row));
   }
   fields.insert(fields.end(), model.begin(), model.end());
