@@ -316,5 +316,39 @@ TEST(GuardedReaders, AMachineRecordIsReusedOnlyWholeAndEveryReportSaysSo) {
     EXPECT_NE(entry.path().filename().string().rfind("previous-", 0), 0u) << entry.path();
 }
 
+// An env.json of the wrong types everywhere (hand-edited, or not crossover's): the reports, the
+// comparison and the history are written, each field of the wrong type counting as not recorded.
+// (`report` once stopped at exit 1 on a governor that was a number.)
+TEST(Cli, AnEnvJsonOfWrongTypesIsReadAsNotRecorded) {
+  ScratchDir dir;
+  const std::string golden = std::string(CROSSOVER_SOURCE_DIR) + "/tests/golden/iris-search";
+  for (const char* run : {"a", "b"}) {
+    fs::create_directories(dir.file(run));
+    fs::copy_file(golden + "/results.jsonl", dir.file(std::string(run) + "/results.jsonl"));
+  }
+  dir.write("a/env.json", slurp(golden + "/env.json"));
+  dir.write("b/env.json", R"({"cpu": {"model": 5, "logical_cores": "two", "governor": 7,
+    "load_average": "high"}, "threads": [1], "blas": {"kind": null, "reference": "yes",
+    "matmul_1024_gflops": "fast"}, "gpus": [3, {"name": ["x"]}], "peak_gflops": {"cpu": "x"},
+    "prices": [1], "shards": [7, {"env": 5}], "reference": {"before": 3, "after": "x",
+    "cells": [1]}, "label": {"a": 1}, "recorded_at": 12, "host": "h"})");
+  Outcome o = crossover(dir, "report " + dir.file("b"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string report = slurp(dir.file("b/report.md"));
+  EXPECT_NE(report.find("- CPU: , unknown logical cores;"), std::string::npos) << report;
+  EXPECT_NE(report.find("load average unknown"), std::string::npos);
+  const auto gbench = nlohmann::json::parse(slurp(dir.file("b/gbench.json")));
+  EXPECT_EQ(gbench["context"]["num_cpus"], 0);
+  EXPECT_EQ(gbench["context"]["date"], "");
+  o = crossover(dir, "compare " + dir.file("a") + " " + dir.file("b"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("environment differs: logical cores: 2 -> (not recorded)"),
+            std::string::npos)
+      << o.out;
+  o = crossover(dir,
+                "history " + dir.file("a") + " " + dir.file("b") + " --out " + dir.file("history"));
+  EXPECT_EQ(o.code, 0) << o.err;
+}
+
 }  // namespace
 }  // namespace crossover

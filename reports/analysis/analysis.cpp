@@ -37,9 +37,9 @@ Recommendation best_throughput(const std::vector<Result>& mine, const CompareSpe
           {best.cell.index}};
 }
 
-// The margin a knob's pair must clear to matter, and within which it did not: 5 % either side
-// of 1.
-constexpr double kKnobMargin = 0.05;
+// The margin a knob's pair must clear to matter, and within which it did not: the pairs'
+// equivalence margin, 5 % either side of 1.
+constexpr double kKnobMargin = kEquivalenceMargin;
 
 // A knob's effect over pairs equal in everything else, in words, only as far as their intervals
 // carry it:

@@ -63,7 +63,8 @@ Interval epoch_interval(const Result& r) {
 
 }  // namespace
 
-Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed) {
+Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed,
+                  double margin) {
   Pair p;
   p.baseline = &baseline;
   p.contender = &contender;
@@ -77,10 +78,17 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
     p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
                              seed + 1000003 * baseline.cell.index + contender.cell.index);
   }
-  p.winner = p.ci.low > 1.0    ? Winner::kContender
-             : p.ci.high < 1.0 ? Winner::kBaseline
-                               : Winner::kTie;
+  // A side wins where the interval excludes 1 and is not all within the margin: a speedup of
+  // 1.01x [1.001, 1.017] is no practical difference, not a win.
+  p.winner = within_margin(p.ci, margin) ? Winner::kTie
+             : p.ci.low > 1.0    ? Winner::kContender
+             : p.ci.high < 1.0   ? Winner::kBaseline
+                                 : Winner::kTie;
   return p;
+}
+
+bool within_margin(const Interval& speedup, double margin) {
+  return margin > 0.0 && speedup.low >= 1.0 - margin && speedup.high <= 1.0 + margin;
 }
 
 namespace {
@@ -216,6 +224,7 @@ std::string predicted_mark(const Result& r) {
 }
 
 std::string winner_text(const Pair& p, const CompareSpec& spec) {
+  if (p.winner == Winner::kTie && within_margin(p.ci)) return "no practical difference";
   if (p.winner == Winner::kTie)
     return p.predicted ? "undecided (predicted: the band allows a tie)" : "tie";
   return spec.axis + "=" + (p.winner == Winner::kContender ? spec.contender : spec.baseline) +

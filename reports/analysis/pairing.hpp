@@ -38,6 +38,13 @@ struct CompareSpec {
 CompareSpec parse_compare(const std::string& text);
 
 /// Two cells equal in every key but the compared axis, and what the comparison says.
+/// The equivalence margin, 5 % either side of 1: a pair whose speedup's interval lies within it
+/// is "no practical difference", never a win (a 1 % "win" was printed).
+inline constexpr double kEquivalenceMargin = 0.05;
+
+/// Whether a pair's interval lies within `margin` of 1 (no practical difference).
+bool within_margin(const Interval& speedup, double margin = kEquivalenceMargin);
+
 struct Pair {
   const Result* baseline = nullptr;
   const Result* contender = nullptr;
@@ -67,12 +74,14 @@ nlohmann::ordered_json pair_key(const Result& r, const CompareSpec& spec,
 bool comparable(const Result& result);
 
 /// The one winner rule of every report: the bootstrap interval of baseline/contender. The contender
-/// wins when the whole interval is above 1, the baseline when it is below 1, otherwise a tie. The
-/// resampling seed comes from `seed` and the two cells' indices, so a pair gets the same interval
+/// wins when the whole interval is above 1, the baseline when it is below 1, otherwise a tie; an
+/// interval all within `margin` of 1 is a tie too (no practical difference; the search, which
+/// brackets where the speedup crosses 1, gives 0). The resampling seed comes from `seed` and the two cells' indices, so a pair gets the same interval
 /// wherever it is shown. Both results need epoch samples, or one is predicted: then the interval
 /// is the measured side's median interval widened by the predicted side's error band
 /// (prediction_error; none when not validated).
-Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0);
+Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0,
+                  double margin = kEquivalenceMargin);
 
 /// Who wins a pair, in a table's words: "device=cuda", "tie", and for a pair with a predicted side
 /// "device=cuda (predicted)" or "undecided (predicted: the band allows a tie)".

@@ -103,7 +103,8 @@ bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measur
   }
   const Result& baseline = known_.at(identity(cells[0]));
   const Result& contender = known_.at(identity(cells[1]));
-  const Pair pair = compare_pair(baseline, contender);
+  // The search brackets where the speedup crosses 1 itself: no margin there.
+  const Pair pair = compare_pair(baseline, contender, 0, 0.0);
   Probe probe;
   probe.value = value;
   probe.speedup = pair.speedup;
