@@ -244,7 +244,7 @@ TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
   const auto start = page.find("## Files"), end = page.find("\n## ", start + 1);
   ASSERT_NE(start, std::string::npos);
   const auto table =
-      matches(page.substr(start, end - start), std::regex("\n\\| `([a-z_.]+)` \\|"), 1);
+      matches(page.substr(start, end - start), std::regex("\n\\| `([a-z_.-]+)` \\|"), 1);
   const auto names = run_file_names();
   EXPECT_EQ(table, std::set<std::string>(names.begin(), names.end()));
   // `report --help` names each file it writes with what the declaration says it holds.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <random>
 
 #include "reports/gate/regression.hpp"
@@ -400,7 +401,7 @@ TEST(GbenchExport, ReadsBackAsTheResults) {
   EXPECT_EQ(parsed["context"]["num_cpus"], 2);
   EXPECT_TRUE(parsed["context"]["cpu_scaling_enabled"].get<bool>());
   const auto& benchmarks = parsed["benchmarks"];
-  ASSERT_EQ(benchmarks.size(), 3u + 4u + 2u + 4u);  // iterations + 4 aggregates per ok cell
+  ASSERT_EQ(benchmarks.size(), 3u + 3u + 2u + 3u);  // iterations + 3 aggregates per ok cell
   std::map<std::string, std::vector<double>> iterations;
   std::map<std::string, double> medians;
   for (const auto& b : benchmarks) {
@@ -426,6 +427,31 @@ TEST(GbenchExport, ReadsBackAsTheResults) {
   EXPECT_DOUBLE_EQ(medians["mnist_mlp/device:cpu/batch_size:full"], 0.5);
   EXPECT_DOUBLE_EQ(medians["mnist_mlp/device:cpu/batch_size:64"], 1.5);
   EXPECT_NEAR(benchmarks[0]["items_per_second"].get<double>(), 1000.0 / 0.5, 1e-9);
+  for (const auto& b : benchmarks) EXPECT_NE(b.value("aggregate_name", ""), "cv");  // a ratio
+
+  // The trackers' own forms, each checked by its documented rules. Bencher's Metric Format: per
+  // benchmark name, measures of {value, lower_value <= value <= upper_value}.
+  const auto bmf = nlohmann::json::parse(render_bmf_json(results).dump());
+  ASSERT_EQ(bmf.size(), 2u);  // the skipped cell is left out
+  for (const auto& [name, measures] : bmf.items()) {
+    const auto& latency = measures.at("latency");
+    EXPECT_LE(latency["lower_value"].get<double>(), latency["value"].get<double>()) << name;
+    EXPECT_GE(latency["upper_value"].get<double>(), latency["value"].get<double>()) << name;
+  }
+  EXPECT_DOUBLE_EQ(bmf["mnist_mlp/device:cpu/batch_size:full"]["latency"]["value"], 0.5e9);
+  // github-action-benchmark's customSmallerIsBetter: an array of {name, unit, value[, range,
+  // extra]}, names unique, value a number, range a string, one unit for every entry.
+  const auto action = nlohmann::json::parse(render_benchmark_action_json(results).dump());
+  ASSERT_EQ(action.size(), 2u);
+  std::set<std::string> names;
+  for (const auto& e : action) {
+    EXPECT_TRUE(names.insert(e["name"].get<std::string>()).second) << e;
+    EXPECT_EQ(e["unit"], "ms/epoch");
+    EXPECT_TRUE(e["value"].is_number());
+    EXPECT_TRUE(e["range"].is_string());
+    EXPECT_TRUE(e["extra"].is_string());
+  }
+  EXPECT_DOUBLE_EQ(action[1]["value"].get<double>(), 1500.0);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
+#include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 
 namespace crossover {
@@ -99,21 +101,19 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
       benchmarks.push_back(j);
     }
     // The result's own statistics, over every sample it kept.
-    const double cv =
-        r.epoch_seconds_mean > 0.0 ? r.epoch_seconds_stdev / r.epoch_seconds_mean : 0.0;
+    // No cv: a ratio, which trackers of the format take for a time (github-action-benchmark
+    // tracked it as "ns/iter").
     const std::pair<const char*, double> aggregates[] = {{"mean", r.epoch_seconds_mean},
                                                          {"median", r.epoch_seconds},
-                                                         {"stddev", r.epoch_seconds_stdev},
-                                                         {"cv", cv}};
+                                                         {"stddev", r.epoch_seconds_stdev}};
     for (const auto& [aggregate, value] : aggregates) {
       Json j = entry(names[i] + "_" + aggregate, i, r, samples.size());
       j["run_name"] = names[i];
       j["run_type"] = "aggregate";
       j["aggregate_name"] = aggregate;
-      const bool percentage = std::string(aggregate) == "cv";
-      j["aggregate_unit"] = percentage ? "percentage" : "time";
+      j["aggregate_unit"] = "time";
       j["iterations"] = all.size();
-      const double time = percentage ? value : value * kNanosecondsPerSecond;
+      const double time = value * kNanosecondsPerSecond;
       j["real_time"] = time;
       j["cpu_time"] = time;
       j["time_unit"] = kTimeUnit;
@@ -125,6 +125,61 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
     }
   }
   return Json{{"context", context}, {"benchmarks", benchmarks}};
+}
+
+namespace {
+
+// The measured cells with their names, as gbench.json names them.
+std::vector<std::pair<std::string, const Result*>> named_cells(const std::vector<Result>& results) {
+  std::vector<const Result*> ok;
+  std::vector<Json> configs;
+  for (const Result& r : results) {
+    if (r.status != CellStatus::kOk || !(r.epoch_seconds > 0.0)) continue;
+    ok.push_back(&r);
+    configs.push_back(cell_config_json(r.cell));
+  }
+  const auto names = distinguishing_names(configs, ":", "/");
+  std::vector<std::pair<std::string, const Result*>> out;
+  for (std::size_t i = 0; i < ok.size(); ++i) out.emplace_back(names[i], ok[i]);
+  return out;
+}
+
+// A cell's 95 % interval of its median epoch, its median where it has none.
+std::pair<double, double> epoch_interval(const Result& r) {
+  const bool has = r.epoch_seconds_ci_low > 0.0 && r.epoch_seconds_ci_high >= r.epoch_seconds_ci_low;
+  return has ? std::make_pair(r.epoch_seconds_ci_low, r.epoch_seconds_ci_high)
+             : std::make_pair(r.epoch_seconds, r.epoch_seconds);
+}
+
+}  // namespace
+
+nlohmann::ordered_json render_bmf_json(const std::vector<Result>& results) {
+  Json out = Json::object();
+  for (const auto& [name, r] : named_cells(results)) {
+    const auto [low, high] = epoch_interval(*r);
+    out[name]["latency"] = {{"value", r->epoch_seconds * kNanosecondsPerSecond},
+                            {"lower_value", low * kNanosecondsPerSecond},
+                            {"upper_value", high * kNanosecondsPerSecond}};
+    if (r->samples_per_second > 0.0)
+      out[name]["throughput"] = {{"value", r->samples_per_second}};
+  }
+  return out;
+}
+
+nlohmann::ordered_json render_benchmark_action_json(const std::vector<Result>& results) {
+  Json out = Json::array();
+  for (const auto& [name, r] : named_cells(results)) {
+    const auto [low, high] = epoch_interval(*r);
+    const double ms = 1e3;
+    out.push_back({{"name", name},
+                   {"unit", "ms/epoch"},
+                   {"value", r->epoch_seconds * ms},
+                   {"range", "± " + format_number((high - low) * ms / 2.0)},
+                   {"extra", "cell " + std::to_string(r->cell.index) + "; 95 % interval " +
+                                 format_number(low * ms) + "-" + format_number(high * ms) +
+                                 " ms; " + std::to_string(r->epoch_samples) + " epochs"}});
+  }
+  return out;
 }
 
 }  // namespace crossover

@@ -40,6 +40,15 @@ std::vector<RunFile>& declared_files() {
        [](const ReportContext&, const Results& r, const Analysis&, const Record& environment) {
          return json_text(render_gbench_json(r, environment), 2) + "\n";
        }},
+      {"bmf.json", "the cells in Bencher's Metric Format", true,
+       [](const ReportContext&, const Results& r, const Analysis&, const Record&) {
+         return json_text(render_bmf_json(r), 2) + "\n";
+       }},
+      {"benchmark-action.json", "the cells for github-action-benchmark (customSmallerIsBetter)",
+       true,
+       [](const ReportContext&, const Results& r, const Analysis&, const Record&) {
+         return json_text(render_benchmark_action_json(r), 2) + "\n";
+       }},
       {kEnvFile, "the machine, the libraries and the reference timings", true, nullptr},
       {kGridFile, "the grid as run", true, nullptr},
       {"searches.json", "each search's probes (a grid with a search)", false, nullptr},
