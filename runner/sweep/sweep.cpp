@@ -338,6 +338,17 @@ std::vector<PlannedCell> Sweep::planned(const std::vector<Cell>& cells) const {
   return out;
 }
 
+namespace {
+// The sweep stops after the running cell: said once, with how to go on.
+void warn_stopped(int signal, const std::string& out_dir) {
+  const bool sigint = signal == SIGINT;
+  spdlog::warn("{}: the cells after this one are not run; the reports are written for what "
+               "finished, and the same run with --resume {} runs the rest{}",
+               sigint ? "interrupted" : "stopped (SIGTERM)", out_dir,
+               sigint ? " (Ctrl-C again stops at once)" : "");
+}
+}  // namespace
+
 SweepOutcome Sweep::run() {
   spdlog::info("running {} cells of {} into {}{}", plan_.to_run.size(), grid_name_, out_dir_,
                options_.predict_cuda
@@ -393,11 +404,7 @@ SweepOutcome Sweep::run() {
     }
     if (options_.interrupted != nullptr && options_.interrupted->load() > 0 && !announced) {
       announced = true;
-      const bool sigint = options_.interrupted->load() == SIGINT;
-      spdlog::warn("{}: the cells after this one are not run; the reports are written for what "
-                   "finished, and the same run with --resume {} runs the rest{}",
-                   sigint ? "interrupted" : "stopped (SIGTERM)", out_dir_,
-                   sigint ? " (Ctrl-C again stops at once)" : "");
+      warn_stopped(options_.interrupted->load(), out_dir_);
     }
   };
   outcome.results = run_cells(to_run, options, on_result);
