@@ -169,23 +169,10 @@ class FoldingFormatter : public CLI::Formatter {
   }
 };
 
-// Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
-// variable), never a request for the default.
-void refuse_empty_paths(CLI::App& app) {
-  static const std::set<std::string> paths = {"--out",  "--data-dir", "--resume", "--markdown",
-                                              "--json", "--rerun",    "--order",  "--calibration",
-                                              "--cell", "--into",     "--append"};
-  const CLI::Validator non_empty(
-      [](std::string& value) {
-        return value.empty() ? std::string(
-                                   "an empty path; give one, or leave the option out "
-                                   "for its default")
-                             : std::string();
-      },
-      "");
-  // Every number on a command line is read one way: decimal digits, as prices and grids are
-  // (CLI11 alone reads "0x10" as 16 and "010" as 8).
-  const CLI::Validator decimal(
+// Every number on a command line is read one way: decimal digits, as prices and grids are
+// (CLI11 alone reads "0x10" as 16 and "010" as 8).
+CLI::Validator decimal_number() {
+  return CLI::Validator(
       [](std::string& value) {
         static const std::regex number("[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?");
         if (value == "inf" || value == "nan") return std::string();  // refused by finite_range
@@ -203,13 +190,29 @@ void refuse_empty_paths(CLI::App& app) {
         return std::string();
       },
       "");
+}
+
+// Every option that names a file or folder refuses an empty value: `--out ''` is a slip (an unset
+// variable), never a request for the default; every number option reads decimal_number.
+void check_option_texts(CLI::App& app) {
+  static const std::set<std::string> paths = {"--out",  "--data-dir", "--resume", "--markdown",
+                                              "--json", "--rerun",    "--order",  "--calibration",
+                                              "--cell", "--into",     "--append"};
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        return value.empty() ? std::string(
+                                   "an empty path; give one, or leave the option out "
+                                   "for its default")
+                             : std::string();
+      },
+      "");
   for (CLI::App* command : app.get_subcommands({})) {
     for (CLI::Option* option : command->get_options()) {
       if (paths.count(option->get_name()) != 0) option->check(non_empty);
       const std::string type = option->get_type_name();
       if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0 ||
           type.rfind("NUMBER", 0) == 0)
-        option->transform(decimal);  // first, and it may rewrite "010" as "10"
+        option->transform(decimal_number());  // first, and it may rewrite "010" as "10"
     }
   }
 }
@@ -261,7 +264,7 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
   std::vector<Command> commands;
   for (const AddCommand& add_command : add) commands.push_back(add_command(app));
 
-  refuse_empty_paths(app);
+  check_option_texts(app);
   if (const std::string name = unknown_command(argc, argv, app); !name.empty())
     return refuse_unknown_command(name, app);
   try {
@@ -315,10 +318,9 @@ CLI::Option* add_output_option(CLI::App& command, const std::string& name, std::
                                const std::string& help, OutputKind kind) {
   const CLI::Validator writable(
       [kind](std::string& path) -> std::string {
-        if (path.empty()) return "";  // refused as an empty path by refuse_empty_paths
-        const std::string problem = kind == OutputKind::kFile
-                                        ? output_file_problem(path, {})
-                                        : output_folder_problem(path);
+        if (path.empty()) return "";  // refused as an empty path by check_option_texts
+        const std::string problem =
+            kind == OutputKind::kFile ? output_file_problem(path, {}) : output_folder_problem(path);
         if (problem.empty()) return "";
         return (kind == OutputKind::kFile ? "" : path + " ") + problem + "; nothing was written";
       },
