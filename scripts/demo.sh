@@ -27,7 +27,5 @@ else
   predict=(--predict cuda=h100)
 fi
 [[ ${CROSSOVER_SKIP_SETUP:-0} == 1 ]] || scripts/fetch-data.sh
-"$bin" env
-echo
 # Two questions: the device, and the threads (one against the libraries' default).
 "$bin" run configs/quick.json --compare device=cpu:cuda --compare threads=1:0 "${predict[@]}" "$@"

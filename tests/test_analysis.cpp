@@ -477,7 +477,7 @@ TEST(Analysis, TheNodesOfAMergedRunReadAsOneMachine) {
   ASSERT_EQ(one.comparisons.front().crossovers.size(), 1u);
   EXPECT_TRUE(one.comparisons.front().crossovers.front().from.has_value());
   ASSERT_EQ(one.devices.size(), 1u);
-  EXPECT_EQ(one.devices.front().table.header[1], "cpu epoch");
+  EXPECT_EQ(one.devices.front().table.header[1], "cpu s");
   EXPECT_EQ(one.devices.front().table.rows.size(), 3u);
   const Analysis apart = analyse(results, {kDevice}, Measure::kTime, true);
   EXPECT_TRUE(apart.comparisons.front().crossovers.empty());  // three one-point series

@@ -229,8 +229,8 @@ TEST(Anatomy, ACudaCellThisMachineLacksIsPredictedNeverMeasured) {
   profile->validation[DeviceKind::kCuda].coverage_method = kLeaveOneRunOut;
   profile->validation[DeviceKind::kCuda].coverage = {40, 33};
   EXPECT_NE(predict_cell(mlp_cell("cuda"), options)
-                .reason.find("its band held 83 % of 40 real cells of 2 run(s), each run left out "
-                             "of the band that scored it"),
+                .reason.find("the band held 33 of 40 measured cells (83 %) of 2 run(s), each "
+                             "scored by a band fitted without its run"),
             std::string::npos);
   // Several replicas are not in the model: skipped, with why.
   Cell dp = mlp_cell("cuda");

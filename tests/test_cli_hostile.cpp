@@ -346,6 +346,16 @@ TEST(Hostile, SmallSlipsGetClearAnswers) {
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("--filter '(': not a regular expression"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(dir.file("bench/bench.json")));
+  // A crossover outside a build folder, without the benchmarks beside it, says how to build them;
+  // in a build folder it would build them first.
+  fs::create_directories(dir.file("alone"));
+  fs::copy_file(CROSSOVER_BINARY, dir.file("alone/crossover"));
+  o = testing::shell(dir, dir.file("alone/crossover") + " bench --out " + dir.file("bench"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("crossover_bench not found beside " + dir.file("alone") +
+                       "; build it (scripts/build.sh crossover_bench)"),
+            std::string::npos)
+      << o.err;
   // What a command prints, lost to a full disk, is a failure.
   const std::string full = std::string(CROSSOVER_BINARY) + " validate " + grid + " >/dev/full 2>" +
                            dir.file("err") + "; echo $? >" + dir.file("code");

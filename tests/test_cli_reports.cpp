@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/records/results.hpp"
+#include "core/text/text.hpp"
 #include "reports/charts/svg_plot.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_support.hpp"
@@ -110,7 +111,7 @@ TEST(Cli, CompareRerunAlternatesTheBinariesAndPoolsTheRounds) {
   EXPECT_NE(o.err.find("run 4/4 (round 2/2, baseline: "), std::string::npos) << o.err;
   EXPECT_TRUE(std::regex_search(o.err, std::regex("about [0-9:]+ left, the runs so far took")))
       << o.err;
-  EXPECT_NE(o.err.find("[1/1] iris_mlp cpu"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("[1/1] cell 0 iris_mlp cpu"), std::string::npos) << o.err;
   // Rounds alternate which side goes first: AB, then BA.
   const auto started = [&](const std::string& side, const std::string& round) {
     return fs::last_write_time(out + "/" + side + "/" + round + "/grid.json");
@@ -161,8 +162,20 @@ TEST(Cli, SeveralComparisonsAreAnalysedInOneRun) {
   // report regenerates the same comparisons from the results.
   const Outcome r = crossover(dir, "report " + out + " --compare threads=1:0");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("Crossovers (threads=1 vs 0):"), std::string::npos);
-  EXPECT_EQ(r.out.find("Crossovers (device=cpu vs cuda):"), std::string::npos);
+  EXPECT_NE(r.out.find("Verdict (threads=1 vs 0)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(device=cpu vs cuda)"), std::string::npos) << r.out;
+  // --verbose says the verdict's comparison's statements again, with their "why" lines.
+  const Outcome v = crossover(dir, "--verbose report " + out + " --out " + dir.file("v") +
+                                       " --compare threads=1:0");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_NE(v.out.find("Crossovers (threads=1 vs 0):"), std::string::npos) << v.out;
+  // --brief: the verdict alone, a line per workload.
+  const Outcome b = crossover(dir, "report " + out + " --out " + dir.file("b") + " --brief");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(b.out.rfind("Verdict (device=cpu vs cuda)", 0), 0u) << b.out;
+  EXPECT_EQ(b.out.find("epoch: median"), std::string::npos) << b.out;
+  EXPECT_EQ(b.out.find("\n\n"), std::string::npos) << b.out;
+  EXPECT_EQ(crossover(dir, "report " + out + " --brief --verbose").code, 2);
 }
 
 // Words of a line, whatever the spacing.
@@ -221,6 +234,21 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   ASSERT_EQ(o.code, 0) << o.err;
   // It opens with the verdict's heading, then each workload's table under the sample's header.
   EXPECT_EQ(o.out.substr(0, o.out.find('\n')), readme_heading);
+  // One screen on a pipe: about 40 lines, none over 100 columns but a path longer than that (the
+  // demo once printed 101 lines up to 243 columns), and so is the sample. The run's terminal
+  // again, wrapped as on a pipe (the tests set COLUMNS=0, a sentence a line).
+  const Outcome piped = crossover(dir, "report " + dir.file("out") + " --compare device=cpu:cuda "
+                                       "--compare threads=1:0", "COLUMNS=");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  for (const std::string* text : {&piped.out, &sample}) {
+    std::istringstream lines(*text);
+    std::size_t count = 0;
+    for (std::string line; std::getline(lines, line); ++count) {
+      const bool one_word = line.find(' ', line.find_first_not_of(' ')) == std::string::npos;
+      if (!one_word) EXPECT_LE(display_width(line), 100u) << line;
+    }
+    EXPECT_LE(count, 46u) << *text;
+  }
   for (const std::string workload : {"iris_mlp", "boston_mlp"}) {
     const std::string header = header_after(o.out, workload);
     EXPECT_FALSE(header.empty()) << o.out;
@@ -247,7 +275,7 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
   for (const auto& pair : summary["pairs"])
     ++cuda_cells.at(pair["contender_cell"].get<std::size_t>());
   for (const auto& [cell, pairs] : cuda_cells) EXPECT_EQ(pairs, 2) << "cell " << cell;
-  EXPECT_NE(o.err.find("6 predicted CUDA cell(s) folded away: threads"), std::string::npos);
+  EXPECT_NE(o.err.find("6 CUDA cell(s) not predicted twice: threads"), std::string::npos);
   // A predicted crossing says what it is everywhere: its sentence, the chart's marker, and
   // report.md's interval column (an 80 % band beside the measured rows' 95 % CI: the threads
   // comparison is measured on both sides) with a winner that says "(predicted)".
@@ -357,8 +385,8 @@ TEST(Cli, TheDemoSampleOfOutputsMdHasTheColumnsAndSectionsTheDemoPrints) {
               ending.rfind("undecided at 112 (the predicted crossing", 0) == 0)
       << ending;
   // Against which CPU, and how far the band held, said once under the verdict's heading.
-  EXPECT_NE(o.out.find("against the CPU measured here (not the GPU host's"), std::string::npos);
-  EXPECT_NE(o.out.find("each run left out of the band that scored it"), std::string::npos);
+  EXPECT_NE(o.out.find("against the CPU measured here, not the GPU host's"), std::string::npos);
+  EXPECT_NE(o.out.find("each scored by a band fitted without its run"), std::string::npos);
 }
 
 TEST(Cli, OnRealH100ResultsEveryPairIsOneRowWhoseWinnerAgreesWithTheAnalysis) {

@@ -252,8 +252,8 @@ TEST(MachineProfile, AProfileRoundTripsAndEveryBadFieldIsNamed) {
   const MachineProfile back = profile_from_json(profile_to_json(p));
   EXPECT_EQ(back.validation.at(DeviceKind::kCuda).coverage.inside, 14);
   EXPECT_EQ(band_validation_text(back.validation.at(DeviceKind::kCuda)),
-            "its band held 82 % of 17 real cells of 1 run(s), each run left out of the band that "
-            "scored it");
+            "the band held 14 of 17 measured cells (82 %) of 1 run(s), each scored by a band "
+            "fitted without its run");
   EXPECT_EQ(profile_to_json(back), profile_to_json(p));
   EXPECT_DOUBLE_EQ(back.cuda->graph_op_seconds, 1e-6);
   EXPECT_DOUBLE_EQ(back.validation.at(DeviceKind::kCuda).median_abs_error, 0.2);

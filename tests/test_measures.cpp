@@ -103,8 +103,8 @@ TEST(Measures, AReportInEnergyOrCostComparesJoulesOrMoneyThroughout) {
   // The device table in joules: 2 ms at 50 W is 100 mJ, 1 ms at 400 W is 400 mJ; no break even.
   const TextTable& table = energy.devices.front().table;
   EXPECT_NE(std::find(table.header.begin(), table.header.end(), "cpu energy"), table.header.end());
-  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "ratio cuda"), table.header.end());
-  EXPECT_EQ(std::find(table.header.begin(), table.header.end(), "cuda wins after"),
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "ratio\ncuda"), table.header.end());
+  EXPECT_EQ(std::find(table.header.begin(), table.header.end(), "cuda\nwins after"),
             table.header.end());
   EXPECT_NEAR(std::stod(table.rows.front()[1]), 100.0, 3.0) << table.rows.front()[1];
   EXPECT_NEAR(std::stod(table.rows.front()[2]), 400.0, 12.0) << table.rows.front()[2];

@@ -9,6 +9,26 @@
 namespace crossover {
 namespace {
 
+// A win clears the margin with its whole interval: 1.05x across 1.05 is a tie (the demo said
+// "threads=0 wins ... (speedup 1.062x [1.015, 1.1])"); the search's rule (margin 0) a win; 1.3x
+// wins.
+TEST(Recommendations, AWinClearsTheMarginWithItsWholeInterval) {
+  std::vector<Result> r;
+  for (const auto& [batch, speedup] : {std::pair{std::int64_t{100}, 1.05}, {1000, 1.3}}) {
+    r.push_back(testing::spread_cell(r.size(), "cpu", batch, 1.0, 0.02));
+    r.push_back(testing::spread_cell(r.size(), "cuda", batch, 1.0 / speedup, 0.02));
+  }
+  const CompareSpec device = parse_compare("device=cpu:cuda");
+  const auto pairs = pair_results(r, device);
+  ASSERT_TRUE(pairs.size() == 2u && pairs[0].ci.low > 1.0 && pairs[0].ci.low < 1.05 &&
+              pairs[0].ci.high > 1.05)
+      << pairs.size();
+  EXPECT_EQ(pairs[0].winner, Winner::kTie);
+  EXPECT_EQ(winner_text(pairs[0], device), "tie");
+  EXPECT_EQ(compare_pair(r[0], r[1], 0, 0.0).winner, Winner::kContender);
+  EXPECT_EQ(pairs[1].winner, Winner::kContender);
+}
+
 // A knob's sentence says only what its pairs' intervals carry: "did not matter" where every one
 // lies within 5 % of 1, "undecided" where one crosses that margin without clearing it, and no mean
 // of pairs that clear it in opposite ways.

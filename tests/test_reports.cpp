@@ -65,8 +65,9 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
   const auto comparisons = compare_devices(results);
   ASSERT_EQ(comparisons.size(), 1u);
   const TextTable& table = comparisons[0].table;
-  EXPECT_EQ(table.header, (std::vector<std::string>{"dataset_size", "cpu epoch", "cuda epoch",
-                                                    "speedup cuda", "cuda wins after", "winner"}));
+  // One unit per column, said in its header; stacked words where a header is wide.
+  EXPECT_EQ(table.header, (std::vector<std::string>{"dataset_size", "cpu ms", "cuda ms",
+                                                    "speedup\ncuda", "cuda\nwins after", "winner"}));
   ASSERT_EQ(table.rows.size(), 4u);
   // In ascending order along the axis, whatever order the cells ran in.
   for (const auto& [row, size] : {std::pair{0, "100"}, {1, "1000"}, {2, "5000"}, {3, "100000"}})
@@ -74,7 +75,9 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
   EXPECT_EQ(table.rows[0][5], "cpu");
   EXPECT_EQ(table.rows[3][5], "cuda");
   EXPECT_EQ(table.rows[3][4], "1 epoch");
-  EXPECT_EQ(table.rows[1][5], "tie (interval contains 1)");
+  EXPECT_EQ(table.rows[1][5], "tie");
+  EXPECT_EQ(table.rows[0][1], "1 ± 0.1");  // the median and its spread in the column's ms
+  EXPECT_EQ(table.rows[3][1], "100 ± 4");
   EXPECT_EQ(table.rows[2][2], "skipped");
   EXPECT_EQ(table.rows[2][5], "-");
 }
@@ -95,11 +98,11 @@ TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
   EXPECT_EQ(pairs[0].winner, Winner::kContender);
   EXPECT_EQ(table.rows[0][5], "cuda");
   EXPECT_EQ(pairs[1].winner, Winner::kTie);
-  EXPECT_EQ(table.rows[1][5], "tie (interval contains 1)");
-  for (std::size_t i = 0; i < 2; ++i) {  // the same interval, to the digit, in both places
-    EXPECT_EQ(table.rows[i][3], format_number(pairs[i].speedup) + "x [" +
-                                    format_number(pairs[i].ci.low) + ", " +
-                                    format_number(pairs[i].ci.high) + "]");
+  EXPECT_EQ(table.rows[1][5], "tie");
+  for (std::size_t i = 0; i < 2; ++i) {  // the same interval, to the digit shown, in both places
+    EXPECT_EQ(table.rows[i][3], ratio_text(pairs[i].speedup) + "x [" +
+                                    ratio_text(pairs[i].ci.low) + ", " +
+                                    ratio_text(pairs[i].ci.high) + "]");
   }
 }
 
@@ -115,9 +118,9 @@ TEST(Comparison, EveryDevicePairOfTheAnalysisIsOnOneRowHostDataIncluded) {
   ASSERT_EQ(comparisons.size(), 1u);
   const TextTable& table = comparisons[0].table;
   ASSERT_EQ(table.rows.size(), 1u);
-  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "cuda @host epoch"),
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "cuda @host ms"),
             table.header.end());
-  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "speedup cuda @host"),
+  EXPECT_NE(std::find(table.header.begin(), table.header.end(), "speedup\ncuda @host"),
             table.header.end());
   EXPECT_EQ(table.rows[0].back(), "cuda");  // the faster of the two, outside the noise
 }
@@ -260,9 +263,12 @@ TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
     return compare_devices(r).front().table.header;
   };
   const std::vector<std::string> one = header(results);
-  EXPECT_NE(std::find(one.begin(), one.end(), "cuda (predicted) epoch"), one.end());
-  EXPECT_EQ(std::find(one.begin(), one.end(), "cuda (predicted) wins after"), one.end());
-  EXPECT_EQ(one.size(), 6u);  // batch_size, dataset_size, two epochs, the speedup, the winner
+  EXPECT_NE(std::find(one.begin(), one.end(), "cuda ms\n(predicted)"), one.end());
+  EXPECT_EQ(std::find(one.begin(), one.end(), "cuda\nwins after"), one.end());
+  // batch_size, dataset_size, two epochs, the band in a column of its own, the speedup, the
+  // winner
+  EXPECT_EQ(one.size(), 7u);
+  EXPECT_EQ(one[4], "80 % band");
   // Its winner is said once as predicted; a band that allows a tie is undecided, not a tie.
   const auto winner = [](const std::vector<Result>& r) {
     return compare_devices(r).front().table.rows.front().back();
@@ -270,7 +276,8 @@ TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
   results[1].epoch_seconds = 0.0005;  // twice as fast as the CPU, no band: cuda wins
   EXPECT_EQ(winner(results), "cuda (predicted)");
   results[1].prediction.prediction_error = 2.0;  // a 3x band: 0.17-1.5 ms holds the CPU's 1 ms
-  EXPECT_EQ(winner(results), "undecided (predicted: the band allows a tie)");
+  EXPECT_EQ(winner(results), "undecided");
+  EXPECT_EQ(compare_devices(results).front().table.rows.front()[4], "0.167-1.5");  // 3x, in ms
   results[1].epoch_seconds = 0.004;
   results[1].prediction.prediction_error = 0.1;  // the CPU wins over a prediction
   EXPECT_EQ(winner(results), "cpu (predicted)");
@@ -279,8 +286,13 @@ TEST(Comparison, APredictedColumnIsMarkedBrieflyAndHasNoBreakEven) {
   results.back().cell.index = 2;
   results.back().prediction.prediction_profile = "H200 141GB";
   const std::vector<std::string> two = header(results);
-  EXPECT_NE(std::find(two.begin(), two.end(), "cuda (predicted: H200 141GB) epoch"), two.end());
-  EXPECT_NE(std::find(two.begin(), two.end(), "cuda (predicted: H100 80GB) epoch"), two.end());
+  for (const std::string profile : {"H200 141GB", "H100 80GB"}) {
+    const std::string mark = "\n(predicted: " + profile + ")";
+    EXPECT_TRUE(std::any_of(two.begin(), two.end(), [&](const std::string& h) {
+      return h.rfind("cuda ", 0) == 0 && h.size() > mark.size() &&
+             h.substr(h.size() - mark.size()) == mark;
+    })) << profile;
+  }
 }
 
 TEST(Comparison, ACellTrainedOnSyntheticDataSaysSoInTheTerminalTable) {
@@ -290,13 +302,13 @@ TEST(Comparison, ACellTrainedOnSyntheticDataSaysSoInTheTerminalTable) {
   EXPECT_EQ(render_comparison_text(results).find("(synthetic)"), std::string::npos);
   results[1].data_source = DataSource::kSynthetic;
   const std::string text = render_comparison_text(results);
-  EXPECT_NE(text.find("2 ms ± 100 us (synthetic)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 ± 0.1 (synthetic)"), std::string::npos) << text;
   EXPECT_NE(text.find(legend), std::string::npos) << text;
-  EXPECT_EQ(text.find("1 ms ± 100 us (synthetic)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1 ± 0.1 (synthetic)"), std::string::npos) << text;
 }
 
 TEST(Comparison, TheTextTablesSayWhatThreadsZeroMeansWhereItStandsBesideOtherCounts) {
-  const std::string legend = "threads 0: the libraries' own thread counts";
+  const std::string legend = "threads 0: the libraries' own counts";
   std::vector<Result> results =
       indexed({made("cpu", 100, 0.001, 0.0001), made("cpu", 100, 0.002, 0.0001)});
   EXPECT_EQ(render_comparison_text(results).find(legend), std::string::npos)

@@ -155,7 +155,7 @@ TEST(Skip, APredictedCudaCellIsMadeOnceForEveryThreadCount) {
   EXPECT_EQ(fold_predicted_cells(no_default, DeviceInventory{}), 1u);
   ASSERT_EQ(no_default.size(), 1u);
   EXPECT_EQ(no_default[0].threads, 1);
-  EXPECT_NE(folded_cells_text(2).find("2 predicted CUDA cell(s) folded away: threads"),
+  EXPECT_NE(folded_cells_text(2).find("2 CUDA cell(s) not predicted twice: threads"),
             std::string::npos);
 }
 

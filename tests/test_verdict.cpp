@@ -75,11 +75,14 @@ TEST(Verdict, APredictedSideIsUndecidedWhereItsBandAllowsATieAndTheCaveatIsSaidO
       << caveat;
   // Against which CPU: the one measured here, not the GPU host's; and how far the band holds,
   // as the run's env.json says (else no claim of held-out cells).
-  EXPECT_NE(caveat.find("against the CPU measured here (not the GPU host's"), std::string::npos)
+  EXPECT_NE(caveat.find("against the CPU measured here, not the GPU host's"), std::string::npos)
       << caveat;
-  EXPECT_NE(caveat.find("80 % band (split conformal on real runs)"), std::string::npos) << caveat;
+  EXPECT_NE(caveat.find("80 % band excludes a tie; the band is split conformal on real runs"),
+            std::string::npos)
+      << caveat;
   EXPECT_EQ(caveat.find("held-out"), std::string::npos) << caveat;
-  EXPECT_NE(verdict_caveat(r, "its band held 82 % of 33 real cells").find("(its band held 82 %"),
+  EXPECT_NE(verdict_caveat(r, "the band held 27 of 33 measured cells")
+                .find("excludes a tie; the band held 27 of 33"),
             std::string::npos);
   // The crossover statement itself no longer repeats the profile's caveat.
   const auto& crossovers = analysis.comparisons.front().crossovers;

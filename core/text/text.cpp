@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <numeric>
 
@@ -86,6 +87,49 @@ std::string format_number(double value) {
   if (!std::isfinite(value)) return "-";
   std::snprintf(buffer, sizeof buffer, "%.4g", value);
   return buffer;
+}
+
+std::string format_significant(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  digits = std::clamp(digits, 1, 15);
+  if (std::fabs(value) >= std::pow(10.0, digits - 1) && std::fabs(value) < 1e15) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);  // the rounding to the digits
+    const double rounded = std::strtod(buffer, nullptr);
+    std::string digits = std::to_string(static_cast<long long>(std::fabs(rounded)));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+      digits.insert(static_cast<std::size_t>(i), ",");
+    return (rounded < 0 ? "-" : "") + digits;
+  }
+  char buffer[64];
+  // Fixed, so a small value never reads as an exponent: three digits from the first that counts.
+  const int decimals =
+      value == 0.0
+          ? 0
+          : std::max(0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(value)))));
+  std::snprintf(buffer, sizeof buffer, "%.*f", std::min(decimals, 20), value);
+  std::string text = buffer;
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
+TimeUnit time_unit_for(const std::vector<double>& seconds) {
+  static const TimeUnit units[] = {{"s", 1.0}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
+  TimeUnit best = units[1];
+  std::size_t best_width = std::string::npos;
+  for (const TimeUnit& unit : units) {
+    std::size_t width = 0;
+    for (double s : seconds)
+      if (std::isfinite(s)) width = std::max(width, format_significant(s * unit.per_second).size());
+    if (width < best_width) {
+      best = unit;
+      best_width = width;
+    }
+  }
+  return best;
 }
 
 std::string format_axis_value(double value) {

@@ -35,6 +35,20 @@ std::string format_axis_value(double value);
 /// A number with three significant digits and thousands kept readable: "0.0123", "1.23e+05".
 std::string format_number(double value);
 
+/// A unit of time for a column of durations, its name ("ms") and how many of it make a second.
+struct TimeUnit {
+  const char* name = "s";
+  double per_second = 1.0;
+};
+
+/// Of s, ms, us and ns, the unit in which the widest of `seconds` reads shortest with three
+/// significant digits (the larger unit on a tie): one unit for a column, said in its header.
+TimeUnit time_unit_for(const std::vector<double>& seconds);
+
+/// `value` with three (or `digits`) significant digits, without an exponent: "0.304", "66.6",
+/// "121", "1,210"; "-" when not finite.
+std::string format_significant(double value, int digits = 3);
+
 /// A fraction as a percentage with one decimal: "+12.3 %" (with `sign`) or "12.3 %".
 std::string format_percent(double fraction, bool sign = true);
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/costmodel/cost_model.hpp"
+#include "core/costmodel/prediction_band.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/measures.hpp"
@@ -20,17 +21,30 @@ using Json = nlohmann::ordered_json;
 // A row holds the cells that pair across devices (pairing_key: the rule of every report).
 Json setting_key(const Cell& cell) { return pairing_key(cell, "device"); }
 
-// A cell's epoch in the table's measure, ± its interquartile range.
-std::string epoch_text(const Result& r, Measure measure) {
-  if (r.status == CellStatus::kPredicted && measure == Measure::kTime) {
-    return format_measure(r.epoch_seconds, measure) + " (" +
-           predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error) + ")";
-  }
+// A cell's epoch in the table's measure, ± its interquartile range; in time, in its column's
+// unit (the header says it), a predicted one without its band (the band has a column of its own).
+std::string epoch_text(const Result& r, Measure measure, const TimeUnit& unit) {
+  const bool time = measure == Measure::kTime;
+  // The spread with two digits: it is itself a rough figure.
+  const auto in_unit = [&](double value, int digits) {
+    return time ? format_significant(value * unit.per_second, digits)
+                : format_measure(value, measure);
+  };
+  if (r.status == CellStatus::kPredicted && time) return in_unit(r.epoch_seconds, 3);
   if (r.status != CellStatus::kOk) return text_of(r.status);
-  return format_measure(r.epoch_seconds, measure) + " ± " +
-         format_measure(r.epoch_seconds_p75 - r.epoch_seconds_p25, measure) +
+  return in_unit(r.epoch_seconds, 3) + " ± " +
+         in_unit(r.epoch_seconds_p75 - r.epoch_seconds_p25, 2) +
          (r.energy.throttled ? " (throttled)" : "") +
          (r.data_source == DataSource::kSynthetic ? " (synthetic)" : "");
+}
+
+// A predicted cell's band in its column's unit: "0.833-2.53"; "-" without a validated one.
+std::string band_text(const Result& r, const TimeUnit& unit) {
+  const double error = r.prediction.prediction_error;
+  if (r.status != CellStatus::kPredicted || !(error > 0.0 && error < 1e6)) return "-";
+  const double factor = 1.0 + error;
+  return format_significant(r.epoch_seconds / factor * unit.per_second) + "-" +
+         format_significant(r.epoch_seconds * factor * unit.per_second);
 }
 
 bool comparable(const Result* r) { return r != nullptr && comparable(*r); }
@@ -41,6 +55,12 @@ struct Row {
 };
 
 }  // namespace
+
+std::string ratio_text(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, x < 1.0 ? "%.2g" : "%.3g", x);
+  return buffer;
+}
 
 std::optional<long> break_even_epochs(const Result& baseline, const Result& contender) {
   const double extra = (contender.startup_seconds + contender.first_epoch_seconds) -
@@ -87,6 +107,7 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
   std::optional<Pair> fastest_pair;
   bool cpu_beats_all = baseline != nullptr;
   bool any_predicted = false;  // a pair of the row has a predicted side
+  bool all_same = true;        // every pair's interval lies within the equivalence margin
   std::size_t contenders = 0;
   for (std::size_t i = 1; i < devices.size(); ++i) {
     const auto it = row.by_device.find(devices[i]);
@@ -102,8 +123,9 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
     ++contenders;
     const Pair pair = compare_pair(*baseline, *other);
     any_predicted = any_predicted || pair.predicted;
-    cells.push_back(format_number(pair.speedup) + "x [" + format_number(pair.ci.low) + ", " +
-                    format_number(pair.ci.high) + "]");
+    all_same = all_same && within_margin(pair.ci);
+    cells.push_back(ratio_text(pair.speedup) + "x [" + ratio_text(pair.ci.low) + ", " +
+                    ratio_text(pair.ci.high) + "]");
     const auto epochs = break_even_epochs(*baseline, *other);
     if (even) {
       cells.push_back(pair.predicted ? "-"
@@ -131,9 +153,10 @@ void speedup_cells(const Row& row, const std::vector<std::string>& devices, bool
       if (!predicted_column(winner)) winner += mark;
     } else if (cpu_beats_all) {
       winner = devices.front() + mark;
+    } else if (all_same) {
+      winner = "same (±5 %)";  // the table's legend says what each word means
     } else {
-      winner = any_predicted ? "undecided (predicted: the band allows a tie)"
-                             : "tie (interval contains 1)";
+      winner = any_predicted ? "undecided" : "tie";
     }
   }
   cells.push_back(winner);
@@ -244,6 +267,26 @@ void sort_along_numbers(std::vector<Row>& rows, const std::vector<std::string>& 
                    [&](const Row& a, const Row& b) { return numbers(a) < numbers(b); });
 }
 
+// One unit for a device's column: the one its medians read shortest in.
+TimeUnit column_unit(const std::vector<Row>& rows, const std::string& device) {
+  std::vector<double> seconds;
+  for (const Row& row : rows) {
+    const auto it = row.by_device.find(device);
+    if (it == row.by_device.end() || !comparable(it->second)) continue;
+    seconds.push_back(it->second->epoch_seconds);  // the spreads follow, with two digits
+  }
+  return time_unit_for(seconds);
+}
+
+// A device column's header: "cpu ms", "cuda ms" over "(predicted)"; in another measure "cpu
+// energy".
+std::string epoch_header(const std::string& device, Measure measure, const TimeUnit& unit) {
+  if (measure != Measure::kTime) return device + " " + text_of(measure);
+  const auto mark = device.find(" (predicted");
+  if (mark == std::string::npos) return device + " " + unit.name;
+  return device.substr(0, mark) + " " + unit.name + "\n" + device.substr(mark + 1);
+}
+
 }  // namespace
 
 std::vector<Comparison> compare_devices(const std::vector<Result>& results, Measure measure,
@@ -264,15 +307,24 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results, Meas
     comparison.workload = workload;
     TextTable& table = comparison.table;
     table.header = varying;
-    // Time: the epoch and the speedup; energy or cost: the epoch's joules or money and their
-    // ratio, without the break even (start-up is measured in time only).
+    // Time: the epoch in one unit per column and the speedup; energy or cost: the epoch's joules
+    // or money and their ratio, without the break even (start-up is measured in time only).
     const bool time = measure == Measure::kTime;
-    for (const auto& d : devices)
-      table.header.push_back(d + (time ? " epoch" : " " + text_of(measure)));
+    std::vector<TimeUnit> units;
+    for (const auto& d : devices) {
+      units.push_back(column_unit(rows, d));
+      table.header.push_back(epoch_header(d, measure, units.back()));
+      if (time && predicted_column(d))
+        table.header.push_back(std::to_string(std::lround(100.0 * kBandCoverage)) + " % band");
+    }
     const bool has_baseline = !devices.empty() && device_kind(devices.front()) == DeviceKind::kCpu;
     for (std::size_t i = has_baseline ? 1 : devices.size(); i < devices.size(); ++i) {
-      table.header.push_back((time ? "speedup " : "ratio ") + devices[i]);
-      if (time && !predicted_column(devices[i])) table.header.push_back(devices[i] + " wins after");
+      const std::string name =
+          devices[i].size() > 12 && devices[i].substr(devices[i].size() - 12) == " (predicted)"
+              ? devices[i].substr(0, devices[i].size() - 12)
+              : devices[i];
+      table.header.push_back((time ? "speedup\n" : "ratio\n") + name);
+      if (time && !predicted_column(devices[i])) table.header.push_back(name + "\nwins after");
     }
     if (has_baseline && devices.size() > 1) table.header.push_back("winner");
     table.right_aligned.assign(table.header.size(), true);
@@ -282,9 +334,11 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results, Meas
         const Json& v = row.key[key];
         cells.push_back(v.is_string() ? v.get<std::string>() : v.dump());
       }
-      for (const auto& d : devices) {
-        const auto it = row.by_device.find(d);
-        cells.push_back(it == row.by_device.end() ? "" : epoch_text(*it->second, measure));
+      for (std::size_t i = 0; i < devices.size(); ++i) {
+        const auto it = row.by_device.find(devices[i]);
+        cells.push_back(it == row.by_device.end() ? "" : epoch_text(*it->second, measure, units[i]));
+        if (time && predicted_column(devices[i]))
+          cells.push_back(it == row.by_device.end() ? "" : band_text(*it->second, units[i]));
       }
       if (has_baseline) speedup_cells(row, devices, time, cells);
       table.rows.push_back(cells);

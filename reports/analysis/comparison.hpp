@@ -32,6 +32,10 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results,
                                         Measure measure = Measure::kTime,
                                         bool machines_apart = false);
 
+/// A speedup as the device tables print it: three significant digits, two below 1 ("45.9",
+/// "0.21").
+std::string ratio_text(double x);
+
 /// The number of epochs from which `contender`'s total training time — start-up and first
 /// epoch included — stays below `baseline`'s: with start-up S, first epoch F and steady epoch E,
 /// the total of n epochs is S + F + (n - 1) E. Nothing when the contender never stays ahead.

@@ -78,12 +78,13 @@ Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t
     p.ci = bootstrap_speedup(baseline.epoch_seconds_samples, contender.epoch_seconds_samples,
                              seed + 1000003 * baseline.cell.index + contender.cell.index);
   }
-  // A side wins where the interval excludes 1 and is not all within the margin: a speedup of
-  // 1.01x [1.001, 1.017] is no practical difference, not a win.
+  // A side wins where the whole interval clears the margin: a speedup of 1.01x [1.001, 1.017]
+  // is no practical difference (within_margin), 1.06x [1.015, 1.1] undecided between the two
+  // (a tie), neither a win.
   p.winner = within_margin(p.ci, margin) ? Winner::kTie
-             : p.ci.low > 1.0    ? Winner::kContender
-             : p.ci.high < 1.0   ? Winner::kBaseline
-                                 : Winner::kTie;
+             : p.ci.low > 1.0 + margin   ? Winner::kContender
+             : p.ci.high < 1.0 - margin  ? Winner::kBaseline
+                                         : Winner::kTie;
   return p;
 }
 

@@ -38,8 +38,9 @@ struct CompareSpec {
 CompareSpec parse_compare(const std::string& text);
 
 /// Two cells equal in every key but the compared axis, and what the comparison says.
-/// The equivalence margin, 5 % either side of 1: a pair whose speedup's interval lies within it
-/// is "no practical difference", never a win (a 1 % "win" was printed).
+/// The equivalence margin, 5 % either side of 1: a side wins only where its speedup's whole
+/// interval lies beyond it; a pair whose interval lies within it is "no practical difference"
+/// (a 1 % "win" was printed), one that crosses its edge a tie.
 inline constexpr double kEquivalenceMargin = 0.05;
 
 /// Whether a pair's interval lies within `margin` of 1 (no practical difference).

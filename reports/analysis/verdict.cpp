@@ -234,14 +234,13 @@ std::string verdict_caveat(const std::vector<Result>& results, const std::string
   for (const Result& r : results) {
     if (r.status != CellStatus::kPredicted) continue;
     const std::string against =
-        measured_cpu ? ", against the CPU measured here (not the GPU host's: docs/gpu.md)" : "";
+        measured_cpu ? ", against the CPU measured here, not the GPU host's (docs/gpu.md)" : "";
     if (r.prediction.prediction_error <= 0.0)
       return r.cell.device.text() + " predicted with the profile " + r.prediction.prediction_profile +
              ", not measured, with no validated band" + against;
     return r.cell.device.text() + " predicted with the profile " + r.prediction.prediction_profile +
-           ", not measured" + against + "; a side wins only where the 80 % band (" +
-           (band.empty() ? "split conformal on real runs" : band) +
-           ") excludes a tie, else undecided";
+           ", not measured" + against + "; a side wins only where the 80 % band excludes a tie; " +
+           (band.empty() ? "the band is split conformal on real runs" : band);
   }
   return "";
 }

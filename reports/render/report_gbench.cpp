@@ -19,23 +19,12 @@ using Json = nlohmann::ordered_json;
 // more (none is under 100 ns), and the unit never changes.
 constexpr double kNanosecondsPerSecond = 1e9;
 constexpr const char* kTimeUnit = "ns";
-// The most iterations gbench.json lists per cell: more than any repetition count a Google
-// Benchmark user compares.
-constexpr std::size_t kGbenchIterations = 200;
-
-// A counted cell's counts as Google Benchmark's user counters beside its times: one epoch's (the
-// k-th of n iterations), or, for an aggregate (k < 0), the median.
-void add_counters(Json& j, const Result& r, long k, std::size_t n) {
+// A counted cell's median counts as Google Benchmark's user counters beside its times.
+void add_counters(Json& j, const Result& r) {
   const Counts& c = r.counts;
   if (!c.counted()) return;
-  const auto pick = [&](const std::vector<double>& samples, double median) {
-    return k >= 0 && !samples.empty()
-               ? samples[static_cast<std::size_t>(k) * samples.size() / std::max<std::size_t>(n, 1)]
-               : median;
-  };
-  j["instructions"] = pick(c.instructions_samples, c.instructions_per_epoch);
-  if (!c.estimated_cycles_samples.empty())
-    j["estimated_cycles"] = pick(c.estimated_cycles_samples, c.estimated_cycles_per_epoch);
+  j["instructions"] = c.instructions_per_epoch;
+  if (!c.estimated_cycles_samples.empty()) j["estimated_cycles"] = c.estimated_cycles_per_epoch;
   j["counter"] = c.counter;
 }
 
@@ -82,45 +71,26 @@ nlohmann::ordered_json render_gbench_json(const std::vector<Result>& results,
   Json benchmarks = Json::array();
   for (std::size_t i = 0; i < ok.size(); ++i) {
     const Result& r = *ok[i];
-    // One iteration per epoch sample, up to kGbenchIterations (a cell of 100 processes would
-    // list 200,000), evenly spread beyond that; the aggregates are over every sample.
-    std::vector<double> samples;
-    const auto& all = r.epoch_seconds_samples;
-    const std::size_t shown = std::min(all.size(), kGbenchIterations);
-    for (std::size_t k = 0; k < shown; ++k) samples.push_back(all[k * all.size() / shown]);
-    for (std::size_t k = 0; k < samples.size(); ++k) {
-      Json j = entry(names[i], i, r, samples.size());
-      j["run_type"] = "iteration";
-      j["repetition_index"] = k;
-      j["iterations"] = 1;
-      j["real_time"] = samples[k] * kNanosecondsPerSecond;
-      j["cpu_time"] = samples[k] * kNanosecondsPerSecond;
-      j["time_unit"] = kTimeUnit;
-      j["items_per_second"] = static_cast<double>(r.train_rows) / samples[k];
-      add_counters(j, r, static_cast<long>(k), samples.size());
-      benchmarks.push_back(j);
-    }
-    // The result's own statistics, over every sample it kept.
-    // No cv: a ratio, which trackers of the format take for a time (github-action-benchmark
-    // tracked it as "ns/iter").
+    // Aggregates only, as Google Benchmark writes them with --benchmark_report_aggregates_only:
+    // one entry per cell and statistic, each name unique, so that a tracker of the format
+    // (github-action-benchmark's googlecpp) keeps one series per name. No per-epoch entries (they
+    // shared the cell's name), no stddev (a tracker alerts on its noise) and no cv (a ratio,
+    // which trackers took for a time): the spread is in bmf.json's interval.
     const std::pair<const char*, double> aggregates[] = {{"mean", r.epoch_seconds_mean},
-                                                         {"median", r.epoch_seconds},
-                                                         {"stddev", r.epoch_seconds_stdev}};
+                                                         {"median", r.epoch_seconds}};
     for (const auto& [aggregate, value] : aggregates) {
-      Json j = entry(names[i] + "_" + aggregate, i, r, samples.size());
+      Json j = entry(names[i] + "_" + aggregate, i, r, r.epoch_seconds_samples.size());
       j["run_name"] = names[i];
       j["run_type"] = "aggregate";
       j["aggregate_name"] = aggregate;
       j["aggregate_unit"] = "time";
-      j["iterations"] = all.size();
+      j["iterations"] = r.epoch_seconds_samples.size();
       const double time = value * kNanosecondsPerSecond;
       j["real_time"] = time;
       j["cpu_time"] = time;
       j["time_unit"] = kTimeUnit;
-      if (std::string(aggregate) == "median" || std::string(aggregate) == "mean") {
-        j["items_per_second"] = static_cast<double>(r.train_rows) / value;
-        add_counters(j, r, -1, 0);
-      }
+      j["items_per_second"] = static_cast<double>(r.train_rows) / value;
+      add_counters(j, r);
       benchmarks.push_back(j);
     }
   }

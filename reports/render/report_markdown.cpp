@@ -120,30 +120,65 @@ std::string render_comparison_text(const std::vector<Result>& results) {
   return render_comparison_text(results, compare_devices(results));
 }
 
+std::string default_threads_text(const std::optional<DefaultThreads>& threads) {
+  const std::string head = "threads 0: the libraries' own counts";
+  if (!threads || threads->intra_op <= 0) return head + " of threads (crossover env prints them)";
+  const std::int64_t intra = threads->intra_op, blas = threads->blas;
+  std::string out = head + ", here " + std::to_string(intra) + " intra-op";
+  if (blas > 0) out += " and " + std::to_string(blas) + " BLAS";
+  out += " thread" + std::string(intra == 1 && blas <= 1 ? "" : "s");
+  if (intra == 1 && blas <= 1) return out + ": the same as threads 1";
+  if (intra == 1) return out + " (threads 1: one of each)";
+  return out;
+}
+
+namespace {
+
+// The tables' legend: what the epochs and speedups are, what each winner word means.
+std::string table_legend(const std::vector<Comparison>& devices, Measure measure) {
+  const bool time = measure == Measure::kTime;
+  const auto has = [&](const std::string& word, bool in_header) {
+    return std::any_of(devices.begin(), devices.end(), [&](const Comparison& c) {
+      if (in_header)
+        return std::any_of(c.table.header.begin(), c.table.header.end(),
+                           [&](const std::string& h) { return h.rfind(word, 0) == 0; });
+      return std::any_of(c.table.rows.begin(), c.table.rows.end(), [&](const auto& row) {
+        return !row.empty() && row.back().rfind(word, 0) == 0;
+      });
+    });
+  };
+  std::string out = (time ? "epoch: median ± interquartile range of the timed epochs"
+                          : text_of(measure) + ": median " + measure_noun(measure) +
+                                " ± interquartile range over every timed epoch");
+  // The speedup legend only where a table has a speedup column (not on a CPU-only run).
+  if (has(time ? "speedup" : "ratio", true))
+    out += time ? "; speedup: CPU time / device time [95 % interval or band]"
+                : "; ratio: the CPU's / the device's";
+  std::vector<std::string> words;
+  if (has("same (", false))
+    words.push_back("same (±5 %) where the interval lies within 5 % of 1");
+  if (has("tie", false)) words.push_back("tie where the interval holds 1");
+  if (has("undecided", false)) words.push_back("undecided where the band allows a tie");
+  if (!words.empty()) out += "; winner: " + join(words, "; ");
+  return out + "\n";
+}
+
+}  // namespace
+
 std::string render_comparison_text(const std::vector<Result>& results,
-                                   const std::vector<Comparison>& devices, Measure measure) {
+                                   const std::vector<Comparison>& devices, Measure measure,
+                                   Detail detail, const std::optional<DefaultThreads>& threads) {
   std::string out;
   for (const auto& c : devices) {
     out += c.workload + "\n" + render_text_table(c.table) + "\n";
   }
-  // The speedup legend only where a table has a speedup column (not on a CPU-only run).
   const bool time = measure == Measure::kTime;
-  const bool speedups = std::any_of(devices.begin(), devices.end(), [&](const Comparison& c) {
-    return std::any_of(c.table.header.begin(), c.table.header.end(), [&](const std::string& h) {
-      return h.rfind(time ? "speedup" : "ratio", 0) == 0;
-    });
-  });
-  out += (time ? "epoch: median" : text_of(measure) + ": median " + measure_noun(measure)) +
-         " ± interquartile range over every timed epoch" +
-         std::string(!speedups ? ""
-                     : time    ? "; speedup: CPU time / device time"
-                               : "; ratio: the CPU's / the device's") +
-         "\n";
+  out += table_legend(devices, measure);
   // A threads column that holds 0 next to other counts: 0 is not "no threads".
   const auto default_threads = [](const Result& r) { return r.cell.threads == 0; };
   if (std::any_of(results.begin(), results.end(), default_threads) &&
       !std::all_of(results.begin(), results.end(), default_threads))
-    out += "threads 0: the libraries' own thread counts (crossover env prints them)\n";
+    out += default_threads_text(threads) + "\n";
   if (std::any_of(results.begin(), results.end(), [](const Result& r) {
         return r.status == CellStatus::kOk && r.data_source == DataSource::kSynthetic;
       }))
@@ -151,10 +186,12 @@ std::string render_comparison_text(const std::vector<Result>& results,
         "(synthetic): trained on a synthetic data set of the real one's shape, not on the real "
         "data (scripts/fetch-data.sh fetches it; --data-dir or CROSSOVER_DATA_DIR names its "
         "folder)\n";
-  // Why cells did not run, once per reason rather than once per cell.
+  // Why cells did not run, once per reason rather than once per cell; a predicted cell's reason
+  // is the verdict's caveat, said already but in full detail.
   std::vector<std::pair<std::string, std::size_t>> reasons;
   for (const auto& r : results) {
     if (r.status == CellStatus::kOk) continue;
+    if (r.status == CellStatus::kPredicted && detail != Detail::kVerbose) continue;
     const std::string reason = text_of(r.status) + (": " + r.reason);
     auto it = std::find_if(reasons.begin(), reasons.end(),
                            [&](const auto& x) { return x.first == reason; });
@@ -173,7 +210,11 @@ std::string render_comparison_text(const std::vector<Result>& results,
       out += std::to_string(without) + " ok cell(s) without " + text_of(measure) +
              ": \"skipped\" in the tables above\n";
   }
-  const std::string energy = energy_summary(results);
+  const bool energy_measured = std::any_of(results.begin(), results.end(), [](const Result& r) {
+    return has_measure(r, Measure::kEnergy);
+  });
+  const std::string energy =
+      energy_measured || detail == Detail::kVerbose ? energy_summary(results) : "";
   const std::string counted = counted_summary(results);
   return out + (energy.empty() ? "" : energy + "\n") + (counted.empty() ? "" : counted + "\n");
 }

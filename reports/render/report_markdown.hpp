@@ -23,9 +23,14 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 
 /// The device comparison tables alone, for the terminal after a run: their legend in `measure`
 /// (the tables' own), why cells did not run, and where the energy came from (energy_summary).
+/// Below Detail::kVerbose, without what the verdict's caveat said (the predicted cells' reason)
+/// and without energy where none was measured. `threads`: what `threads` 0 leaves on the machine,
+/// where known.
 std::string render_comparison_text(const std::vector<Result>& results,
                                    const std::vector<Comparison>& devices,
-                                   Measure measure = Measure::kTime);
+                                   Measure measure = Measure::kTime,
+                                   Detail detail = Detail::kVerbose,
+                                   const std::optional<DefaultThreads>& threads = std::nullopt);
 /// The same with the device tables made from `results`.
 std::string render_comparison_text(const std::vector<Result>& results);
 

@@ -1,5 +1,6 @@
 #include "reports/render/reporter.hpp"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -30,13 +31,15 @@ class FileReporter : public Reporter {
   ReportContext context_;
 };
 
-// The crossover statements of one comparison as terminal lines.
-std::string crossover_text(const ComparisonFindings& f) {
+// The crossover statements of one comparison as terminal lines, each with its "why" line in
+// `verbose`; without them where the verdict said them (`in_verdict`), its pairs' lines kept.
+std::string crossover_text(const ComparisonFindings& f, bool verbose, bool in_verdict) {
   const CompareSpec& spec = f.spec;
   std::string out;
   for (const auto& c : f.crossovers) {
+    if (in_verdict) break;
     out += "  " + c.workload + ": " + c.statement + "\n";
-    if (!c.why.empty()) out += "    why: " + c.why + "\n";
+    if (verbose && !c.why.empty()) out += "    why: " + c.why + "\n";
   }
   for (const auto& line : measure_statements(f)) out += "  " + line + "\n";
   // Where no numeric axis varies there is nothing to cross along: each pair's own verdict, but
@@ -55,17 +58,22 @@ std::string crossover_text(const ComparisonFindings& f) {
          " (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender + "):\n" + out;
 }
 
-// The verdicts, first: the answer before the tables it comes from.
+// The verdicts, first: the answer before the tables it comes from, on `machine` (its CPU, where
+// known); `brief`, one line a workload.
 std::string verdict_text(const Analysis& analysis, const std::vector<Result>& results,
-                         const std::set<std::size_t>& drifted, const std::string& band) {
+                         const std::set<std::size_t>& drifted, const std::string& band,
+                         const std::string& machine, bool brief) {
   const std::vector<WorkloadVerdict> found = verdicts(analysis, drifted);
   if (found.empty()) return "";
-  // The caveat under the heading, a clause a line, so that no line runs on.
-  std::string caveat = verdict_caveat(results, band);
-  for (std::size_t at; (at = caveat.find("; ")) != std::string::npos;) caveat.replace(at, 2, ";\n");
-  std::string out = verdict_heading(analysis) + ":\n" + (caveat.empty() ? "" : caveat + ".\n");
+  // The caveat under the heading, one paragraph (the terminal wraps it).
+  // Only where the verdict's comparison has a predicted side (not threads against threads).
+  const bool predicted = std::any_of(found.begin(), found.end(),
+                                     [](const WorkloadVerdict& v) { return v.predicted; });
+  const std::string caveat = predicted ? verdict_caveat(results, band) : "";
+  std::string out = verdict_heading(analysis) + (machine.empty() ? "" : ", on " + machine) +
+                    ":\n" + (caveat.empty() ? "" : caveat + ".\n");
   for (const WorkloadVerdict& v : found) {
-    for (std::size_t i = 0; i < v.lines.size(); ++i)
+    for (std::size_t i = 0; i < (brief ? 1 : v.lines.size()); ++i)
       out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
   }
   return out + "\n";
@@ -75,17 +83,33 @@ class TerminalReporter : public Reporter {
  public:
   explicit TerminalReporter(std::function<void(const std::string&)> print)
       : print_(std::move(print)) {}
-  void begin(const ReportContext& context) override {
-    searches_ = context.searches;
-    drifted_ = context.drifted_cells;
-    band_ = context.band_validation;
-  }
+  void begin(const ReportContext& context) override { context_ = context; }
+  // Brief: the verdict alone. Default: the verdict, the tables, and the comparisons the verdict
+  // does not say (its own one is said in it). Verbose: each comparison with its "why" lines.
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
-    std::string out = verdict_text(analysis, results, drifted_, band_);
-    out += render_comparison_text(results, analysis.devices, analysis.measure);
-    for (const ComparisonFindings& f : analysis.comparisons) out += crossover_text(f);
-    if (!searches_.empty()) out += "\nSearches:\n";
-    for (const auto& search : searches_) {
+    const Detail detail = context_.detail;
+    std::string out = verdict_text(analysis, results, context_.drifted_cells,
+                                   context_.band_validation, context_.machine,
+                                   detail == Detail::kBrief);
+    if (detail == Detail::kBrief && out.empty() && !analysis.comparisons.empty()) {
+      const CompareSpec& spec = analysis.comparisons.front().spec;
+      out = "Verdict (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender +
+            "): none, no pair of cells that ran differs only in " + spec.axis + "\n";
+    }
+    if (detail == Detail::kBrief) {
+      while (out.size() > 1 && out[out.size() - 2] == '\n') out.pop_back();  // no blank line
+      print_(out);
+      return;
+    }
+    out += render_comparison_text(results, analysis.devices, analysis.measure, detail,
+                                  context_.default_threads);
+    const bool verdict_said = !verdicts(analysis, context_.drifted_cells).empty();
+    for (std::size_t i = 0; i < analysis.comparisons.size(); ++i) {
+      const bool in_verdict = i == 0 && verdict_said && detail != Detail::kVerbose;
+      out += crossover_text(analysis.comparisons[i], detail == Detail::kVerbose, in_verdict);
+    }
+    if (!context_.searches.empty()) out += "\nSearches:\n";
+    for (const auto& search : context_.searches) {
       const std::string fixed = search.value("fixed", "");
       out += "  " + search.value("workload", "") + (fixed.empty() ? "" : " (" + fixed + ")") +
              ", " + search.value("compare", "") + ": " + search.value("statement", "") + "\n";
@@ -95,9 +119,7 @@ class TerminalReporter : public Reporter {
 
  private:
   std::function<void(const std::string&)> print_;
-  nlohmann::ordered_json searches_;
-  std::set<std::size_t> drifted_;
-  std::string band_;
+  ReportContext context_;
 };
 
 }  // namespace

@@ -80,7 +80,10 @@ std::string render_markdown_table(const TextTable& table) {
     for (const std::string& note : table.notes) text += "- " + markdown_text(note) + "\n";
     return text;
   };
-  for (const auto& h : table.header) out += " " + markdown_text(h) + " |";
+  for (std::string h : table.header) {
+    std::replace(h.begin(), h.end(), '\n', ' ');  // a stacked header reads as one line here
+    out += " " + markdown_text(h) + " |";
+  }
   out += "\n|";
   for (std::size_t c = 0; c < table.header.size(); ++c) out += right(table, c) ? "---:|" : "---|";
   out += "\n";
@@ -105,7 +108,26 @@ std::string render_text_table(const TextTable& table) {
     }
     return out;
   };
-  const std::vector<std::string> header = one_line(table.header);
+  // A header cell may hold a line break: its words stack in their column, the last line lowest.
+  std::vector<std::vector<std::string>> header_lines;
+  for (const auto& cell : table.header) {
+    std::vector<std::string> parts;
+    for (std::size_t at = 0;;) {
+      const auto end = cell.find('\n', at);
+      parts.push_back(cell.substr(at, end == std::string::npos ? end : end - at));
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    header_lines.push_back(one_line(parts));
+  }
+  std::size_t depth = 1;
+  for (const auto& parts : header_lines) depth = std::max(depth, parts.size());
+  std::vector<std::vector<std::string>> headers(depth);
+  for (const auto& parts : header_lines)
+    for (std::size_t d = 0; d < depth; ++d) {
+      const std::size_t blank = depth - parts.size();
+      headers[d].push_back(d < blank ? "" : parts[d - blank]);
+    }
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : table.rows) rows.push_back(one_line(row));
   const auto measure = [&](const std::vector<std::string>& row) {
@@ -113,7 +135,7 @@ std::string render_text_table(const TextTable& table) {
       width[c] = std::max(width[c], display_width(row[c]));
     }
   };
-  measure(header);
+  for (const auto& header : headers) measure(header);
   for (const auto& row : rows) measure(row);
   const auto line = [&](const std::vector<std::string>& row) {
     std::string out;
@@ -126,7 +148,8 @@ std::string render_text_table(const TextTable& table) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
-  std::string out = line(header);
+  std::string out;
+  for (const auto& header : headers) out += line(header);
   std::size_t total = 0;
   for (std::size_t w : width) total += w + 2;
   out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";

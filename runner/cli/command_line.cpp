@@ -23,6 +23,7 @@
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
+#include "runner/cli/write_reports.hpp"
 #include "runner/hardware/memory.hpp"
 #include "runner/sweep/output_dir.hpp"
 
@@ -258,7 +259,11 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
   app.fallthrough();  // -v and -q work after the subcommand too
   bool verbose = false;
   bool quiet = false;
-  app.add_flag("-v,--verbose", verbose, "Log debug detail on stderr");
+  bool brief = false;
+  app.add_flag("-v,--verbose", verbose,
+               "Say everything: each crossover statement with its \"why\" line, every note, and "
+               "debug detail on stderr");
+  app.add_flag("-b,--brief", brief, "Print only the verdict, one line per workload");
   app.add_flag("-q,--quiet", quiet, "Log only warnings and errors on stderr");
 
   std::vector<Command> commands;
@@ -287,6 +292,11 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
     return check_standard_output(code == 0 ? 0 : 2);
   }
 
+  if (brief && verbose) {
+    std::cerr << "error: --brief and --verbose ask for less and more at once: give one\n";
+    return check_standard_output(2);
+  }
+  set_terminal_detail(brief ? Detail::kBrief : verbose ? Detail::kVerbose : Detail::kDefault);
   keep_standard_output_printable();
   auto logger = printable_logger("crossover");
   logger->set_level(verbose ? spdlog::level::debug

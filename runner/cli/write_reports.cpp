@@ -59,9 +59,30 @@ bool compare_values_present(const std::vector<std::string>& given,
   return true;
 }
 
-void write_reports(const std::string& out_dir, const ReportContext& context,
+namespace {
+
+Detail& terminal_detail() {
+  static Detail detail = Detail::kDefault;
+  return detail;
+}
+
+}  // namespace
+
+void set_terminal_detail(Detail detail) { terminal_detail() = detail; }
+
+void write_reports(const std::string& out_dir, const ReportContext& given,
                    const std::vector<Result>& results, const std::vector<CompareSpec>& specs,
                    const std::optional<Environment>& environment) {
+  ReportContext context = given;
+  context.detail = terminal_detail();
+  if (environment && environment->shards.empty() && !environment->cpu.model.empty())
+    context.machine = environment->cpu.model +
+                      (environment->cpu.logical_cores
+                           ? ", " + std::to_string(*environment->cpu.logical_cores) + " logical cores"
+                           : "");
+  if (environment && environment->threads.intra_op)
+    context.default_threads =
+        DefaultThreads{*environment->threads.intra_op, environment->threads.blas.value_or(0)};
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(terminal_report(
       [](const std::string& text) { std::cout << wrap_prose(text, output_columns()); }));

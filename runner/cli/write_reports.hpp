@@ -24,6 +24,10 @@ std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::str
 bool compare_values_present(const std::vector<std::string>& given,
                             const std::vector<CompareSpec>& specs, const std::vector<Cell>& cells);
 
+/// How much write_reports prints on the terminal for the rest of the process (the command line's
+/// --brief and --verbose); Detail::kDefault until set.
+void set_terminal_detail(Detail detail);
+
 /// Writes the reports of `results` into `out_dir` (reports/render/reporter.hpp's report_files),
 /// with one analysis per comparison (the first one is also the top level of summary.json; each
 /// search's comparison is added when --compare did not name it), after printing the terminal's

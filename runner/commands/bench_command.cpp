@@ -25,6 +25,33 @@ struct BenchArgs {
   double min_time = 0.5;  ///< seconds per benchmark
 };
 
+// The benchmark binary, built beside crossover (build/bench/crossover_bench) or installed next
+// to it. In a build folder that lacks it (scripts/demo.sh builds crossover alone), it is built
+// there first, saying so. "" after saying why there is none.
+std::string bench_binary() {
+  const fs::path self = fs::path(self_executable()).parent_path();
+  const auto found = [&]() -> std::string {
+    for (const fs::path& candidate : {self / "bench" / "crossover_bench", self / "crossover_bench"})
+      if (fs::exists(candidate)) return candidate.string();
+    return "";
+  };
+  if (std::string binary = found(); !binary.empty()) return binary;
+  if (!fs::exists(self / "CMakeCache.txt")) {
+    spdlog::error("crossover_bench not found beside {}; build it (scripts/build.sh crossover_bench)",
+                  self.string());
+    return "";
+  }
+  spdlog::warn("crossover_bench is not built in {}: building it now (minutes, once)",
+               self.string());
+  const int status = run_program({"cmake", "--build", self.string(), "--target", "crossover_bench"});
+  if (std::string binary = found(); status == 0 && !binary.empty()) return binary;
+  spdlog::error("could not build crossover_bench in {} ({}); configured without it? "
+                "cmake -DCROSSOVER_ENABLE_BENCH=ON {}, then scripts/build.sh crossover_bench",
+                self.string(), status < 0 ? "cmake could not start" : "cmake failed",
+                self.string());
+  return "";
+}
+
 int bench_command(const BenchArgs& args) {
   // Google Benchmark takes the filter as a POSIX extended regular expression; one it cannot
   // compile would run nothing and leave an empty file.
@@ -40,19 +67,8 @@ int bench_command(const BenchArgs& args) {
     return kExitBadInput;
   }
   regfree(&compiled);
-  // The benchmark binary is built beside crossover (build/bench/crossover_bench) or installed
-  // next to it.
-  const fs::path self = fs::path(self_executable()).parent_path();
-  std::string binary;
-  for (const fs::path& candidate : {self / "bench" / "crossover_bench", self / "crossover_bench"}) {
-    if (fs::exists(candidate)) binary = candidate.string();
-  }
-  if (binary.empty()) {
-    spdlog::error(
-        "crossover_bench not found beside {}; build it (cmake -DCROSSOVER_ENABLE_BENCH=ON)",
-        self.string());
-    return kExitBadInput;
-  }
+  const std::string binary = bench_binary();
+  if (binary.empty()) return kExitBadInput;
   std::string out_dir = args.out_dir;
   try {
     if (out_dir.empty()) {

@@ -13,6 +13,7 @@
 #include "core/files/user_files.hpp"
 #include "core/stats/search.hpp"
 #include "core/text/text.hpp"
+#include "runner/cli/terminal.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/run_outputs.hpp"
@@ -261,8 +262,9 @@ int report_command(const ReportArgs& args) {
     spdlog::error("{}", e.what());
     return kExitRunFailed;
   }
-  std::cout << "Reports: " << written_files_text(out_dir, run_file_names(RunFileWriter::kReports))
-            << "\n";
+  std::cout << wrap_prose(
+      "Reports: " + written_files_text(out_dir, run_file_names(RunFileWriter::kReports)) + "\n",
+      output_columns());
   return kExitOk;
 }
 

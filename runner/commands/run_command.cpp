@@ -91,8 +91,9 @@ int run_command(const RunArgs& args) {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;
   }
-  std::cout << "Reports: " << written_files_text(sweep->out_dir(), run_files_in(sweep->out_dir()))
-            << "\n";
+  std::cout << wrap_prose(
+      "Reports: " + written_files_text(sweep->out_dir(), run_files_in(sweep->out_dir())) + "\n",
+      output_columns());
   const auto failed = std::count_if(results.begin(), results.end(), [](const Result& r) {
     return r.status == CellStatus::kFailed;
   });

@@ -104,10 +104,10 @@ std::string folded_cells_text(std::size_t folded) {
     names += (names.empty() ? "" : " or ") + key.name;
     values += (values.empty() ? "" : ", ") + key.name + " " + key.get(defaults).dump();
   }
-  return std::to_string(folded) + " predicted CUDA cell(s) folded away: " + names +
-         " sets the CPU's own arithmetic, so the predicted GPU is the same at each value; each "
-         "CUDA cell is predicted once (at " +
-         values + " where the grid has it) and pairs with the CPU cell of every value";
+  return std::to_string(folded) + " CUDA cell(s) not predicted twice: " + names +
+         " changes only the CPU's work, so a predicted GPU takes the same time at every value; "
+         "each CUDA cell is predicted once (at " +
+         values + " where the grid has it) and compared with the CPU cell of every value";
 }
 
 }  // namespace crossover

@@ -51,8 +51,10 @@ void ProgressLine::cell(const Result& r) {
     said_.emplace(r.reason, r.cell.index);
     outcome += ": " + r.reason;
   }
-  spdlog::info("[{}/{}] {}: {} | elapsed {} ETA {}", done, total, cell_label(r.cell), outcome,
-               clock_text(elapsed), clock_text(seconds_left(ran_, left)));
+  // The count in brackets, then the cell by its number, the one every report and file gives it.
+  spdlog::info("[{}/{}] cell {} {}: {} | elapsed {} ETA {}", done, total, r.cell.index,
+               cell_label(r.cell), outcome, clock_text(elapsed),
+               clock_text(seconds_left(ran_, left)));
 }
 
 std::string predicted_cells_line(const std::vector<PlannedCell>& cells,
