@@ -235,6 +235,20 @@ TEST(Cli, ATorchscriptGridTrainsTheModelItNames) {
   EXPECT_NE(o.err.find("mine.pt: its forward rejects input_shape [3, 8, 8]"), std::string::npos)
       << o.err;
   EXPECT_FALSE(fs::exists(dir.file("out2/results.jsonl")));
+  // validate says every problem at once: a typo elsewhere in the grid (a device "gpu", a key
+  // "gpu") does not hide the model's wrong shape.
+  const std::string both =
+      dir.write("grids/both.json",
+                R"({"name": "both", "defaults": {"gpu": 1}, "experiments": [{"workload": "torchscript",
+      "settings": {"model": "models/mine.pt", "input_shape": [3, 8, 8], "classes": 4,
+                   "device": "gpu"}}]})");
+  o = crossover(dir, "validate " + both);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("3 problem(s)"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("unknown device \"gpu\""), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("defaults.gpu: unknown key"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("mine.pt: its forward rejects input_shape [3, 8, 8]"), std::string::npos)
+      << o.err;
 }
 
 TEST(Cli, MissingDataMeansSyntheticDataSaidEverywhere) {

@@ -346,17 +346,80 @@ void add_data_dir_option(CLI::App& command, std::string& dir, const std::string&
 UserModelCheck user_model_check;
 TwinAnatomy take_twin_anatomy;
 
+namespace {
+
+// "experiments[1].grid.batch_size[2]" as a JSON pointer: /experiments/1/grid/batch_size/2.
+nlohmann::json::json_pointer issue_pointer(const std::string& path) {
+  std::string pointer;
+  for (char c : path) {
+    if (c == '.' || c == '[') {
+      pointer += '/';
+    } else if (c == '~') {
+      pointer += "~0";
+    } else if (c == '/') {
+      pointer += "~1";
+    } else if (c != ']') {
+      pointer += c;
+    }
+  }
+  return nlohmann::json::json_pointer("/" + pointer);
+}
+
+// The grid's own models checked although other parts of the grid have problems (validate says
+// every problem at once: a typo elsewhere once hid a model's wrong input_shape): the grid without
+// the parts its problems name, its models checked, their problems added to `issues`. Nothing is
+// added where what is left does not parse, or has no model of its own. Throws NeedsLibTorch in
+// `crossover`, which cannot load a model.
+void check_models_despite(const std::string& text, const std::string& path,
+                          double model_check_seconds, std::vector<GridIssue>& issues) {
+  try {
+    nlohmann::json json = nlohmann::json::parse(text);
+    // From the last: an element taken out of an array moves those after it.
+    for (auto it = issues.rbegin(); it != issues.rend(); ++it) {
+      const GridIssue& issue = *it;
+      if (issue.path.empty()) return;  // a problem of the whole file: nothing is left to check
+      const auto pointer = issue_pointer(issue.path);
+      if (!json.contains(pointer)) continue;
+      auto& parent = json.at(pointer.parent_pointer());
+      if (parent.is_array()) {
+        parent.erase(std::stoul(pointer.back()));
+      } else {
+        parent.erase(pointer.back());
+      }
+    }
+    const Expansion expansion = expand_grid(parse_grid(json.dump(), path));
+    std::vector<Cell> models;
+    for (const Cell& c : expansion.cells)
+      if (c.workload == kUserModelWorkload) models.push_back(c);
+    if (models.empty()) return;
+    if (!user_model_check) throw NeedsLibTorch{};  // crossover-torch says it all, models too
+    spdlog::info("checking the grid's own models (up to {} s each; --model-check-seconds)",
+                 format_number(model_check_seconds));
+    for (GridIssue& problem : user_model_check(models, model_check_seconds)) {
+      const bool said = std::any_of(issues.begin(), issues.end(), [&](const GridIssue& i) {
+        return i.path == problem.path && i.message == problem.message;
+      });
+      if (!said) issues.push_back(std::move(problem));
+    }
+  } catch (const std::exception&) {
+    // What is left has problems of its own (the ones above said why): no model checked.
+  }
+}
+
+}  // namespace
+
 std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
                                                           double model_check_seconds,
                                                           const std::vector<std::string>& sets) {
+  std::string text;  // the grid's text as read, for the checks that go on past a problem
   try {
     Grid grid;
     if (sets.empty()) {
       grid = load_grid(path);
     } else {
-      std::string text = apply_sets(read_grid_file(path), sets);
+      text = apply_sets(read_grid_file(path), sets);
       grid = parse_grid(text, path);
-      grid.text = std::move(text);  // the run's grid.json: the grid as run
+      grid.text = text;  // the run's grid.json: the grid as run
     }
     Expansion expansion = expand_grid(grid);
     // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
@@ -379,9 +442,17 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     }
     return std::make_pair(std::move(grid), std::move(expansion));
   } catch (const GridError& e) {
-    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), e.issues().size());
-    for (const auto& issue : e.issues())
-      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    std::vector<GridIssue> issues = e.issues();
+    if (text.empty()) {
+      try {
+        text = read_grid_file(path);
+      } catch (const std::exception&) {
+        // The file's own problem is among the issues already.
+      }
+    }
+    if (!text.empty()) check_models_despite(text, path, model_check_seconds, issues);
+    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), issues.size());
+    for (const auto& issue : issues) spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
     if (!sets.empty()) {  // the keys, not the values: a value may be long, and is quoted above
       std::vector<std::string> keys;
       for (const std::string& set : sets) keys.push_back(set.substr(0, set.find('=')));
