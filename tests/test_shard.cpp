@@ -316,14 +316,15 @@ TEST(Cli, ThreeShardsMergedAreTheCellsOfOneRunAndBadMergesAreRefused) {
 }
 
 // A merged run resumes as one run: --resume runs only the cells no shard finished (the merged
-// env.json holds every shard's data sets, so Iris's file reads as unchanged), and none when all
-// did.
+// env.json holds every shard's data sets, so Iris's file reads as unchanged), not the CUDA cells
+// skipped for want of a GPU, keeps results.jsonl in grid order, and runs none when all are done.
 TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
   ScratchDir dir;
   const std::string grid = dir.write("g.json", R"({"name": "g",
     "defaults": {"repeats": 2, "epochs": 2, "warmup_epochs": 1},
     "experiments": [{"workload": "iris_mlp",
-      "grid": {"dataset_size": [16, 32, 64], "threads": [1, 0]}}]})");
+      "grid": {"dataset_size": [16, 32, 64], "threads": [1, 0]}},
+      {"workload": "iris_mlp", "settings": {"device": "cuda"}}]})");
   // Each part times the reference around its cells, which the resume must not judge against
   // its own start: measured, not reused.
   const std::string env =
@@ -361,17 +362,28 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
           .code,
       0);
   const std::size_t cells = read_results(two + "/results.jsonl").size();
-  std::size_t missing = 0;
-  for (const Result& r : read_results(two + "/results.jsonl"))
-    missing += r.status != CellStatus::kOk;
+  std::size_t missing = 0, skipped = 0;
+  for (const Result& r : read_results(two + "/results.jsonl")) {
+    skipped += r.status == CellStatus::kSkipped;
+    missing += r.status != CellStatus::kOk && r.status != CellStatus::kSkipped;
+  }
   ASSERT_GT(missing, 0u);
   ASSERT_LT(missing, cells);
-  const Outcome resumed = crossover(dir, "run " + grid + " --resume " + two + data, env);
+  const Outcome resumed =
+      crossover(dir, "run " + grid + " --resume " + two + data, env + " CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find(std::to_string(cells - missing) + " cell(s) already ok, " +
-                             std::to_string(missing) + " to run"),
+  const std::string kept = skipped == 0 ? "" : ", " + std::to_string(skipped) +
+                                                   " skipped as before (their device is not here)";
+  EXPECT_NE(resumed.err.find(std::to_string(cells - missing - skipped) + " cell(s) already ok" +
+                             kept + ", " + std::to_string(missing) + " to run"),
             std::string::npos)
       << resumed.err;
+  std::size_t previous = 0, read = 0;
+  for (const Result& r : read_results(two + "/results.jsonl")) {  // in grid order
+    if (read++ > 0) EXPECT_GT(r.cell.index, previous);
+    previous = r.cell.index;
+  }
+  EXPECT_EQ(read, cells);
   EXPECT_EQ(resumed.err.find("the environment changed"), std::string::npos) << resumed.err;
   // The run is still the merge of its parts, with its parts' machines, and no part's cell is
   // judged against the resuming process's start (the slow part read +100 % against it once).
@@ -390,11 +402,14 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
   }
   EXPECT_NE(slurp(two + "/report.md").find("Machines (merged shards)"), std::string::npos);
   for (const Result& r : read_results(two + "/results.jsonl"))
-    EXPECT_EQ(r.status, CellStatus::kOk) << cell_label(r.cell);
+    EXPECT_TRUE(r.status == CellStatus::kOk || (skipped > 0 && r.status == CellStatus::kSkipped))
+        << cell_label(r.cell);
   // Every cell done: a second resume runs none.
-  const Outcome again = crossover(dir, "run " + grid + " --resume " + two + data, env);
+  const Outcome again =
+      crossover(dir, "run " + grid + " --resume " + two + data, env + " CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.err.find(std::to_string(cells) + " cell(s) already ok, 0 to run"),
+  EXPECT_NE(again.err.find(std::to_string(cells - skipped) + " cell(s) already ok" + kept +
+                           ", 0 to run"),
             std::string::npos)
       << again.err;
 }

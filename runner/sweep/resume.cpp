@@ -130,6 +130,27 @@ std::size_t keep_probes(const Expansion& expansion,
   return probes;
 }
 
+// Results written before cells carried the machine's label are this machine's.
+void label_unlabelled(std::vector<Result>& before, const Expansion& expansion) {
+  const std::string label = !expansion.cells.empty()      ? expansion.cells.front().host
+                            : !expansion.searches.empty() ? expansion.searches.front().baseline.host
+                                                          : std::string();
+  for (Result& r : before)
+    if (r.cell.host.empty()) r.cell.host = label;
+}
+
+// A cell skipped before and skipped here again (its device is not here) is not missing: kept as
+// it was, at its place in the grid now. Whether it was.
+bool keep_skipped(const ResumeRequest& request, const std::map<std::string, const Result*>& skipped,
+                  const std::string& identity, const Cell& cell, ResumePlan& plan) {
+  const auto s = skipped.find(identity);
+  if (s == skipped.end() || request.skipped_here.count(cell.index) == 0) return false;
+  plan.kept.push_back(*s->second);
+  plan.kept.back().cell.index = cell.index;
+  plan.kept.back().cell.experiment = cell.experiment;
+  return true;
+}
+
 }  // namespace
 
 std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expansion& expansion,
@@ -145,22 +166,17 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
                   request.resume, e.what());
     return std::nullopt;
   }
-  // Results written before cells carried the machine's label are this machine's.
-  const std::string label = !expansion.cells.empty()      ? expansion.cells.front().host
-                            : !expansion.searches.empty() ? expansion.searches.front().baseline.host
-                                                          : std::string();
-  for (Result& r : before)
-    if (r.cell.host.empty()) r.cell.host = label;
+  label_unlabelled(before, expansion);
   const Environment before_env =
       environment_from_json(before_document, run_file(request.resume, kEnvFile));
   if (!same_part(request, before_document) || !same_environment(request, before_env, record) ||
       !grid_covers(request, expansion, before))
     return std::nullopt;
-  // Matched on identity keys: what is measured. A cell measured with other policy or
-  // protection settings is kept as it was measured, and said so.
-  std::map<std::string, const Result*> done;
+  // Matched on identity keys: what is measured (other policy settings are said, below).
+  std::map<std::string, const Result*> done, skipped;
   for (const Result& r : before) {
     if (r.status == CellStatus::kOk) done[cell_match_json(r.cell).dump()] = &r;
+    if (r.status == CellStatus::kSkipped) skipped[cell_match_json(r.cell).dump()] = &r;
   }
   // A data set that changed (fetched, replaced, or missing now) makes its cells run again.
   std::set<std::string> changed_data;
@@ -173,8 +189,14 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
   }
   const ReferenceRecord& references = before_env.reference;
   ResumePlan plan;
+  std::size_t still_skipped = 0;
   for (const Cell& cell : expansion.cells) {
-    const auto it = done.find(cell_match_json(cell).dump());
+    const std::string identity = cell_match_json(cell).dump();
+    const auto it = done.find(identity);
+    if (it == done.end() && keep_skipped(request, skipped, identity, cell, plan)) {
+      ++still_skipped;
+      continue;
+    }
     if (it == done.end() || changed_data.count(cell.dataset) != 0) {
       plan.to_run.push_back(cell);
       continue;
@@ -189,7 +211,6 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
           "it with them",
           request.resume, cell.index, cell_label(cell), join(changed_keys, "; "));
     }
-    // The machine's speed around it, as it was measured.
     if (const ReferenceSpan* span = references.around(kept.cell.index))
       record.reference.set_around(cell.index, *span);
     // Its place in the grid as it is now; the settings it was measured with.
@@ -200,9 +221,14 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
   // judged against) go on beside this process's, which judges only the cells it measures.
   record.shards = before_env.shards;
   const std::size_t probes = keep_probes(expansion, done, changed_data, references, plan, record);
-  spdlog::info("resuming {}: {} cell(s) already ok{}, {} to run", request.resume, plan.kept.size(),
+  const std::string kept_skipped =
+      still_skipped > 0 ? ", " + std::to_string(still_skipped) +
+                              " skipped as before (their device is not here)"
+                        : "";
+  spdlog::info("resuming {}: {} cell(s) already ok{}{}, {} to run", request.resume,
+               plan.kept.size() - still_skipped,
                probes > 0 ? " (" + std::to_string(probes) + " of them searches' probes)" : "",
-               plan.to_run.size());
+               kept_skipped, plan.to_run.size());
   return plan;
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct ResumeRequest {
   std::string resume;          ///< the run's folder
   std::string grid;            ///< the grid file given now
   std::optional<Shard> shard;  ///< the part given now (--shard), none for the whole grid
+  /// The cells this machine would skip now (no such device here): one skipped before is kept as
+  /// it was, not "run" again.
+  std::set<std::size_t> skipped_here;
 };
 
 /// The cells of `expansion` that --resume keeps: those ok in the folder's results.jsonl, matched

@@ -238,7 +238,11 @@ Sweep::Sweep(SweepOptions options, const Grid& grid, const Expansion& expansion,
   // --resume: the cells already ok in the folder are kept, if the environment is the same.
   plan_.to_run = expansion.cells;
   if (!options_.resume.empty()) {
-    auto resumed = plan_resume({options_.resume, grid.file, options_.shard}, expansion, record_);
+    ResumeRequest request{options_.resume, grid.file, options_.shard, {}};
+    for (std::size_t i = 0; i < expansion.cells.size(); ++i)
+      if (expansion.plans[i].action == CellPlan::Action::kSkip)
+        request.skipped_here.insert(expansion.cells[i].index);
+    auto resumed = plan_resume(request, expansion, record_);
     if (!resumed) throw SweepRefused("--resume refused");
     plan_ = std::move(*resumed);
   }
@@ -422,11 +426,24 @@ SweepOutcome Sweep::run() {
     spdlog::error("{}", e.what());
     outcome.write_failed = true;
   }
-  // The reports cover the whole grid: the kept cells and the new ones, in grid order.
+  in_grid_order(outcome);
+  return outcome;
+}
+
+// The reports cover the whole grid: the kept cells and the new ones, in grid order; a resumed
+// run's files too (the kept cells were written first, the new ones after them), both replaced
+// at once.
+void Sweep::in_grid_order(SweepOutcome& outcome) const {
   outcome.results.insert(outcome.results.end(), plan_.kept.begin(), plan_.kept.end());
   std::stable_sort(outcome.results.begin(), outcome.results.end(),
                    [](const Result& a, const Result& b) { return a.cell.index < b.cell.index; });
-  return outcome;
+  if (plan_.kept.empty()) return;
+  try {
+    ResultFiles in_order(out_dir_, outcome.results);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    outcome.write_failed = true;
+  }
 }
 
 // The searches after the listed cells: each probe's new cells run as any cell (`expect` tells the

@@ -64,6 +64,7 @@ class Sweep {
   void write_first_files(const Grid& grid, std::size_t cells);
   /// `cells` (of the expansion) with the plans decided for them.
   std::vector<PlannedCell> planned(const std::vector<Cell>& cells) const;
+  void in_grid_order(SweepOutcome& outcome) const;
   void run_searches(const RunOptions& options, const ResultCallback& on_result,
                     const std::function<void(const std::vector<PlannedCell>&)>& expect,
                     SweepOutcome& outcome);
