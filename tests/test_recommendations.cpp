@@ -29,6 +29,28 @@ TEST(Recommendations, AWinClearsTheMarginWithItsWholeInterval) {
   EXPECT_EQ(pairs[1].winner, Winner::kContender);
 }
 
+// The fastest configuration measured is said with a predicted one faster still, as the verdict
+// says a predicted side wins: "faster still" where its whole band is above, never for a cell
+// whose band lies below.
+TEST(Recommendations, TheFastestMeasuredIsSaidWithAPredictedCellFasterStill) {
+  std::vector<Result> r = {testing::spread_cell(0, "cpu", 100, 1.0),
+                           testing::spread_cell(1, "cuda", 100, 0.1)};
+  r[1].status = CellStatus::kPredicted;
+  r[1].prediction.prediction_error = 1.0;  // 0.05-0.2 s: faster than 1 s however it falls
+  const auto first = [](const std::vector<Result>& results) {
+    return recommend(results, parse_compare("device=cpu:cuda"), {}).front();
+  };
+  const Recommendation said = first(r);
+  EXPECT_EQ(said.statement.rfind("highest throughput measured: ", 0), 0u) << said.statement;
+  EXPECT_NE(said.statement.find("; faster still, predicted: "), std::string::npos)
+      << said.statement;
+  EXPECT_NE(said.statement.find("(not measured)"), std::string::npos) << said.statement;
+  EXPECT_EQ(said.cells, (std::vector<std::size_t>{0, 1}));
+  r[1].epoch_seconds = 3.0;  // slower than the CPU, band and all: not said
+  r[1].samples_per_second = static_cast<double>(r[1].train_rows) / 3.0;
+  EXPECT_EQ(first(r).statement.find("predicted"), std::string::npos) << first(r).statement;
+}
+
 // A knob's sentence says only what its pairs' intervals carry: "did not matter" where every one
 // lies within 5 % of 1, "undecided" where one crosses that margin without clearing it, and no mean
 // of pairs that clear it in opposite ways.

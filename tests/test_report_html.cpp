@@ -157,6 +157,19 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_EQ(count(html, "class='series' data-side='cuda'"), 1u);
   EXPECT_EQ(count(html, "class='crossing'"), 2u);  // marked on both charts
   EXPECT_NE(html.find("crossover ≈ 1,000 batch_size"), std::string::npos);
+  // Its span shaded on both charts; named in words where no point is marked: the two tie at
+  // 10,000 (a CUDA cell as fast as the CPU there).
+  EXPECT_EQ(count(html, "class='crossing-band'"), 2u);
+  {
+    std::vector<Result> tied = results;
+    tied[3] = made(3, "cuda", 10000, 1.0);
+    const auto tied_pairs = pair_results(tied, spec);
+    const std::string page =
+        render_html(context, tied, spec, tied_pairs, find_crossovers(tied_pairs, spec), {});
+    EXPECT_EQ(count(page, "class='crossing-band'"), 2u) << page;
+    EXPECT_EQ(count(page, "shaded: the crossing lies here, batch_size 10,000–1,000,000"), 2u)
+        << page;
+  }
   {
     // The GPU side predicted: both charts' markers say the crossing is a prediction, its range
     // an 80 % band.
@@ -206,6 +219,20 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   // The table of every cell: the predicted epoch marked, its band where a measured one's interval is.
   EXPECT_NE(html.find("0.9 (predicted)"), std::string::npos);
   EXPECT_NE(html.find("450 ms-1.8 s, predicted, 80 %"), std::string::npos);
+  // One unit a column, said in its header; the band in it; each reason once, under the table.
+  EXPECT_NE(html.find("<th>epoch s</th><th>95 % CI or band, s</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>0.45-1.8 (80 % band)</td>"), std::string::npos) << html;
+  results[1].reason = "predicted by the cost model";
+  const std::string noted =
+      render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
+  EXPECT_NE(noted.find("<td>[1]</td></tr>"), std::string::npos) << noted;
+  EXPECT_NE(noted.find("<ol class='reasons'><li>predicted by the cost model</li></ol>"),
+            std::string::npos)
+      << noted;
+  // The recommendation agrees with the verdict: a predicted cell that may be faster than the
+  // fastest measured one is said beside it, as a prediction.
+  EXPECT_NE(noted.find("perhaps faster, predicted (its band allows either): "), std::string::npos)
+      << noted;
   // Along an axis the predicted side is a dashed line named predicted, its tooltips marked.
   EXPECT_EQ(html.find("stroke-width='2' stroke-dasharray='6 4'"), std::string::npos);  // no line
   // One configuration is no epoch chart: its numbers are the cell table's.

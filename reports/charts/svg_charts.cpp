@@ -67,6 +67,27 @@ std::pair<double, double> shown_interval(const Result& r) {
 
 }  // namespace
 
+// The span the crossing lies in, shaded, with its legend: said in words where no crossing
+// point is marked (the two tie between two values), else the crossing's own label names it.
+std::string crossing_band(const Plot& plot, const Crossover& c) {
+  if (!c.crossing_low || !c.crossing_high) return "";
+  const double x0 = plot.sx(*c.crossing_low), x1 = plot.sx(*c.crossing_high);
+  std::string s = "<rect class='crossing-band' x='" + num(std::min(x0, x1)) + "' y='" +
+                  num(Plot::kTop) + "' width='" + num(std::max(1.0, std::abs(x1 - x0))) +
+                  "' height='" + num(Plot::kHeight) + "' fill='#d62728' fill-opacity='0.08'/>";
+  if (c.crossing) return s;
+  const double x = std::max(x0, x1);
+  const bool right = x < Plot::kLeft + Plot::kWidth * 0.6;
+  return s + "<text class='crossing-band-label' x='" + num(right ? x + 4 : std::min(x0, x1) - 4) +
+         "' y='" + num(Plot::kTop + Plot::kHeight - 8) + "' text-anchor='" +
+         (right ? "start" : "end") + "' fill='#d62728'>" +
+         html_escape(std::string(c.predicted ? "shaded: the predicted crossing lies here, "
+                                             : "shaded: the crossing lies here, ") +
+                     c.axis + " " + axis_text(*c.crossing_low) + "–" +
+                     axis_text(*c.crossing_high)) +
+         "</text>";
+}
+
 // The picture everyone draws for "when does the GPU beat the CPU": median epoch time against the
 // swept axis on log-log scales, one line per side with its 95 % interval band, the crossing
 // marked and labelled (with its interval, from the speedup's bounds, shaded).
@@ -90,12 +111,7 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
       svg_open("median " + measure_noun(spec.measure) + " of " + spec.baseline + " and " +
                spec.contender + " against " + c.axis + ", " + chart_subject(c));
   s += plot.axes(c.axis + (x_log ? " (log scale)" : ""), y_label(spec.measure));
-  if (c.crossing_low && c.crossing_high) {
-    const double x0 = plot.sx(*c.crossing_low), x1 = plot.sx(*c.crossing_high);
-    s += "<rect class='crossing-band' x='" + num(std::min(x0, x1)) + "' y='" + num(Plot::kTop) +
-         "' width='" + num(std::max(1.0, std::abs(x1 - x0))) + "' height='" + num(Plot::kHeight) +
-         "' fill='#d62728' fill-opacity='0.08'/>";
-  }
+  s += crossing_band(plot, c);
   const std::string sides[2] = {spec.baseline, spec.contender};
   for (int side = 0; side < 2; ++side) {
     const auto at = [&](std::size_t i) {
@@ -178,6 +194,7 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
   for (std::size_t i = points.size(); i-- > 0;) {
     lower += num(plot.sx(c.values[i])) + "," + num(plot.sy(points[i]->ci.low)) + " ";
   }
+  s += crossing_band(plot, c);
   s += "<polygon class='band' points='" + upper + lower + "' fill='#1f77b4' fill-opacity='0.18'/>";
   s += "<line class='parity' x1='" + num(Plot::kLeft) + "' y1='" + num(plot.sy(1.0)) + "' x2='" +
        num(Plot::kLeft + Plot::kWidth) + "' y2='" + num(plot.sy(1.0)) +

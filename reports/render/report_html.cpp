@@ -49,7 +49,8 @@ constexpr const char* kScript =
     "tb=th.closest('table').tBodies[0],rows=Array.from(tb.rows),up=th.dataset.up!=='1';th.dataset."
     "up=up?'1':'0';"
     "rows.sort(function(a,b){var "
-    "x=a.cells[i].innerText,y=b.cells[i].innerText,p=parseFloat(x),q=parseFloat(y);"
+    "x=a.cells[i].innerText,y=b.cells[i].innerText,p=parseFloat(x.replace(/,/g,'')),"
+    "q=parseFloat(y.replace(/,/g,''));"
     "var r=(!isNaN(p)&&!isNaN(q))?p-q:x.localeCompare(y);return "
     "up?r:-r;});rows.forEach(function(r){tb.appendChild(r);});});});";
 
@@ -161,30 +162,59 @@ std::string cell_charts_html(const std::vector<Result>& results, const Analysis&
 }
 
 // The sortable tables: every cell, then every pair.
-std::string tables_html(const std::vector<Result>& results,
-                        const std::vector<ComparisonFindings>& comparisons) {
+// Every cell: times in one unit (the one its medians read shortest in, said in the header),
+// throughputs in whole numbers, each reason said once under the table and marked [k] in its rows.
+std::string cells_table_html(const std::vector<Result>& results) {
+  std::vector<double> medians;
+  for (const Result& r : results)
+    if (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted)
+      medians.push_back(r.epoch_seconds);
+  const TimeUnit unit = time_unit_for(medians);
+  const auto in_unit = [&](double seconds) { return format_significant(seconds * unit.per_second); };
+  std::vector<std::string> reasons;
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
     const bool ok = r.status == CellStatus::kOk;
-    const bool timed = ok || r.status == CellStatus::kPredicted;
+    const bool predicted = r.status == CellStatus::kPredicted;
+    const double band = 1.0 + r.prediction.prediction_error;
+    const bool banded = predicted && r.prediction.prediction_error > 0.0 && band < 1e6;
+    std::string reason;
+    if (!r.reason.empty()) {
+      auto at = std::find(reasons.begin(), reasons.end(), r.reason);
+      if (at == reasons.end()) at = reasons.insert(reasons.end(), r.reason);
+      reason = "[" + std::to_string(at - reasons.begin() + 1) + "]";
+    }
     rows.push_back(
         {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
          size_text(r.cell.batch_size),
          ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
          std::to_string(r.cell.threads), text_of(r.status),
-         timed ? format_number(r.epoch_seconds) + (ok ? "" : " (predicted)") : "",
-         ok ? format_number(r.epoch_seconds_ci_low) + " - " + format_number(r.epoch_seconds_ci_high)
-         : timed ? predicted_interval_text(r.epoch_seconds, r.prediction.prediction_error)
-                 : "",
-         ok ? format_number(r.samples_per_second) : "", ok ? format_number(r.achieved_gflops) : "",
+         ok || predicted ? in_unit(r.epoch_seconds) + (ok ? "" : " (predicted)") : "",
+         ok ? in_unit(r.epoch_seconds_ci_low) + "-" + in_unit(r.epoch_seconds_ci_high)
+         : banded ? in_unit(r.epoch_seconds / band) + "-" + in_unit(r.epoch_seconds * band) +
+                        " (80 % band)"
+         : predicted ? "no validated band"
+                     : "",
+         ok ? format_significant(r.samples_per_second) : "",
+         ok ? format_significant(r.achieved_gflops) : "",
          ok ? r.metric + " " + format_number(r.metric_value) : "",
-         r.prediction.bound == Bound::kNone ? "" : text_of(r.prediction.bound), r.reason});
+         r.prediction.bound == Bound::kNone ? "" : text_of(r.prediction.bound), reason});
   }
-  std::string s =
-      "<h2>Every cell</h2><p>Click a column to sort.</p>" +
-      table_html({"#", "workload", "device", "batch", "rows", "data path", "threads", "status",
-                  "epoch s", "95 % CI", "samples/s", "GFLOP/s", "metric", "bound", "reason"},
-                 rows);
+  std::string s = "<h2>Every cell</h2><p>Click a column to sort.</p>" +
+                  table_html({"#", "workload", "device", "batch", "rows", "data path", "threads",
+                              "status", std::string("epoch ") + unit.name,
+                              std::string("95 % CI or band, ") + unit.name, "samples/s",
+                              "GFLOP/s", "metric", "bound", "reason"},
+                             rows);
+  if (reasons.empty()) return s;
+  s += "<ol class='reasons'>";
+  for (const std::string& reason : reasons) s += "<li>" + html_escape(reason) + "</li>";
+  return s + "</ol>";
+}
+
+std::string tables_html(const std::vector<Result>& results,
+                        const std::vector<ComparisonFindings>& comparisons) {
+  std::string s = cells_table_html(results);
   std::vector<std::vector<std::string>> pair_rows;
   for (const ComparisonFindings& f : comparisons) {
     const CompareSpec& spec = f.spec;
