@@ -244,6 +244,28 @@ TEST(History, TheOutputsEscapeWhatTheRunsSayAndMarkTheSlowerCells) {
   EXPECT_EQ(html.find("<svg", html.find("<svg") + 1) != std::string::npos, true) << "two charts";
 }
 
+// Runs of one commit are told apart on the axis ("c100 #2"), and the runs' predicted cells are
+// said to be left out, never drawn.
+TEST(History, RunsOfOneCommitAreNumberedAndPredictedCellsAreSaidLeftOut) {
+  History history;
+  Result predicted = timed(1, "iris_mlp", 1e-3);
+  predicted.cell.device = Device::cuda();
+  predicted.status = CellStatus::kPredicted;
+  for (int i = 0; i < 3; ++i)
+    append_run(history, {"run-" + std::to_string(i), i < 2 ? "c100aaaa" : "c101bbbb",
+                         "2026-11-1" + std::to_string(i)},
+               {timed(0, "iris_mlp", 1e-3), predicted});
+  EXPECT_EQ(run_tick(history, 0), "c100aaa");
+  EXPECT_EQ(run_tick(history, 1), "c100aaa #2");
+  EXPECT_EQ(run_tick(history, 2), "c101bbb");
+  ASSERT_EQ(history.cells.size(), 1u);  // the predicted cell has no series
+  const std::string html = render_history_html(history);
+  EXPECT_NE(html.find(">c100aaa #2</text>"), std::string::npos) << html;
+  const std::string note = "3 predicted cell(s) of these runs are left out of every series";
+  EXPECT_NE(html.find(note), std::string::npos);
+  EXPECT_NE(render_history_markdown(history).find(note), std::string::npos);
+}
+
 // A run folder with one results line per result and an env.json of this revision and start.
 std::string write_run(ScratchDir& dir, const std::string& name, const std::string& revision,
                       const std::string& at, const std::vector<Result>& results,

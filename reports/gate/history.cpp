@@ -114,6 +114,7 @@ void append_run(History& history, const HistoryRun& run, const std::vector<Resul
   const std::size_t index = history.runs.size();
   history.runs.push_back(run);
   for (const Result& r : results) {
+    history.predicted_left_out += r.status == CellStatus::kPredicted;
     if (r.status != CellStatus::kOk || !(r.epoch_seconds > 0.0) ||
         r.epoch_seconds > kMostEpochSeconds)
       continue;
@@ -126,6 +127,17 @@ void append_run(History& history, const HistoryRun& run, const std::vector<Resul
                 {index, c.instructions_per_epoch, quantile(c.instructions_samples, 0.25),
                  quantile(c.instructions_samples, 0.75)});
   }
+}
+
+std::string run_tick(const History& history, std::size_t r) {
+  const std::string& commit = history.runs.at(r).commit;
+  std::size_t same = 0, before = 0;
+  for (std::size_t i = 0; i < history.runs.size(); ++i) {
+    if (history.runs[i].commit != commit) continue;
+    ++same;
+    before += i < r;
+  }
+  return commit.substr(0, 7) + (same > 1 && before > 0 ? " #" + std::to_string(before + 1) : "");
 }
 
 void find_changes(History& history, const ChangePointOptions& options) {

@@ -63,7 +63,14 @@ struct HistoryCell {
 struct History {
   std::vector<HistoryRun> runs;  ///< oldest first
   std::vector<HistoryCell> cells;
+  /// The runs' predicted cells, left out of every series (a prediction is no measurement),
+  /// counted so that the history says so.
+  std::size_t predicted_left_out = 0;
 };
+
+/// Run `r`'s name on a chart's axis: its commit's first 7 characters, then "#2", "#3" for the
+/// second and later runs of one commit (a nightly job runs one commit several times).
+std::string run_tick(const History& history, std::size_t r);
 
 /// What can skew timings that differs between two runs of a history (by index): "LibTorch:
 /// 1.13.1 -> 2.1.0", in the order of timing_setup; none where either run has no record of it.

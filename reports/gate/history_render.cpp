@@ -75,6 +75,14 @@ std::string suspect_text(const History& history, const HistoryCell& cell,
                              "believing it");
 }
 
+// The predicted cells left out of every series, one line; "" when none.
+std::string predicted_text(const History& history) {
+  if (history.predicted_left_out == 0) return "";
+  return std::to_string(history.predicted_left_out) +
+         " predicted cell(s) of these runs are left out of every series: a prediction is not a "
+         "measurement, and no gate decides on it.";
+}
+
 // The runs whose machine was not quiet, one line: "Runs on a busy machine (shaded on the
 // charts): r4 (abc123): load 10.8 on 2 cores; ..."; "" when none.
 std::string busy_runs_text(const History& history) {
@@ -146,7 +154,7 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
   for (std::size_t r = 0; r < history.runs.size(); r += std::max<std::size_t>(every, 1))
     s += "<text x='" + svg::num(plot.sx(static_cast<double>(r) + 1.0)) + "' y='" +
          svg::num(plot.kTop + plot.kHeight + 16) + "' text-anchor='middle'>" +
-         html_escape(history.runs[r].commit.substr(0, 7)) + "</text>";
+         html_escape(run_tick(history, r)) + "</text>";
   // A run on a busy machine: its slot shaded, the reason on hover.
   for (std::size_t r = 0; r < history.runs.size(); ++r) {
     if (history.runs[r].machine.empty()) continue;
@@ -231,6 +239,8 @@ std::string render_history_markdown(const History& history) {
   for (const auto& row : rows) md += "| " + join(row, " | ") + " |\n";
   if (const std::string busy = busy_runs_text(history); !busy.empty())
     md += "\n" + markdown_text(busy) + "\n";
+  if (const std::string left_out = predicted_text(history); !left_out.empty())
+    md += "\n" + markdown_text(left_out) + "\n";
   return md + "\n" + verdict_text(history) + "\n";
 }
 
@@ -260,6 +270,8 @@ std::string render_history_html(const History& history) {
       "commit after it. Hover a point for its run.</p>\n";
   if (const std::string busy = busy_runs_text(history); !busy.empty())
     html += "<p class='busy'>" + html_escape(busy) + "</p>\n";
+  if (const std::string left_out = predicted_text(history); !left_out.empty())
+    html += "<p class='predicted'>" + html_escape(left_out) + "</p>\n";
   for (const HistoryCell& cell : history.cells) {
     if (cell.points.empty()) continue;
     html += "<h2>" + html_escape(cell.label) + "</h2>\n";
