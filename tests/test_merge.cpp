@@ -88,7 +88,11 @@ TEST_F(MergeTest, AWholeMergeWarnsOfNothingAndAMissingPartCountsItsCells) {
   const Outcome whole = merge(parts() + " --out " + dir_.file("merged"));
   ASSERT_EQ(whole.code, 0) << whole.err;
   // The shards' labels are no part of a cell's identity: nothing is "in none of the folders".
-  EXPECT_EQ(whole.err.find("warn"), std::string::npos) << whole.err;
+  // (The one warning said is the reports' own: these shards reused the tests' machine record.)
+  std::istringstream said(whole.err);
+  for (std::string line; std::getline(said, line);)
+    if (line.find("did not measure its machine") == std::string::npos)
+      EXPECT_EQ(line.find("warn"), std::string::npos) << line;
   EXPECT_EQ(read_results(dir_.file("merged") + "/results.jsonl").size(), 6u);
   // Its last line names every file it wrote, as run's does.
   for (const std::string name : {"results.csv", "gbench.json", "report.html", "summary.json"}) {

@@ -214,8 +214,9 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
   ASSERT_EQ(drifted.size(), 1u);  // cell 5's geometric mean, 1.1 ms, is within a fifth
   EXPECT_EQ(drifted[0].cell, 4u);
   EXPECT_NEAR(drifted[0].ratio, std::sqrt(1.1 * 2.0), 1e-9);
-  EXPECT_NE(drift_warning(env).find("around cell 4 the reference matrix product took up to 48.3 % "
-                                    "longer than before the first cell (the machine got slower"),
+  EXPECT_NE(drift_warning(env).find("by the reference matrix product: around cell 4 it took up to "
+                                    "48.3 % longer than before the first cell (the machine got "
+                                    "slower)"),
             std::string::npos)
       << drift_warning(env);
   // Faster says faster: a time ratio of 0.354 is not "-64.6 %".
@@ -240,6 +241,16 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
   const std::vector<CellDrift> merged_drift = drifted_cells(merged);
   ASSERT_EQ(merged_drift.size(), 1u);
   EXPECT_EQ(merged_drift[0].cell, 4u);
+  // Shards that moved both ways: the merged run says each way with its cells, as each shard
+  // said its own (it once said only the faster one's "1.673x as fast").
+  Environment quick_shard;
+  quick_shard.reference.before = ReferenceTimes{1e-3, 1e-4};
+  quick_shard.reference.set_around(9, quick);
+  Environment both = merged;
+  both.shards.push_back({"part-3", quick_shard});
+  const std::string said = drift_warning(both);
+  EXPECT_NE(said.find("around cell 4 it took up to 48.3 % longer"), std::string::npos) << said;
+  EXPECT_NE(said.find("; around cell 9 it ran up to 2.825x as fast"), std::string::npos) << said;
 
   std::vector<Result> r = verdict_sweep({100, 1000, 10000}, {0.5, 2.0, 3.0});
   const auto found = verdicts(analyse(r, {parse_compare("device=cpu:cuda")}), {4});

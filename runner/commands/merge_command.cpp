@@ -107,6 +107,9 @@ void write_merged(const MergeArgs& args, const MergedRun& merged,
                       : "merged";
   context.environment = environment_summary(merged.env);
   context.warnings = environment_warnings(merged.env);
+  // What the reports open with (the machine's drift in each shard, a slow BLAS) is said here too,
+  // as `report` says it; merged.warnings were said when the shards were read.
+  for (const std::string& w : context.warnings) spdlog::warn("{}", w);
   context.drifted_cells = drifted_cell_indices(merged.env);
   context.band_validation = band_validation(merged.env);
   context.warnings.insert(context.warnings.end(), merged.warnings.begin(), merged.warnings.end());
