@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/records/results.hpp"
+#include "reports/catalog/catalog_table.hpp"
 #include "tests/cli_support.hpp"
 
 namespace crossover {
@@ -101,12 +102,18 @@ TEST(Catalog, EachGpuIsPredictedFromItsDatasheetAgainstTheCpuMeasuredHere) {
   EXPECT_NE(flat.find("fastest GPU: a tie between"), std::string::npos) << out;
   EXPECT_NE(flat.find("The step is the host's"), std::string::npos) << out;
   EXPECT_NE(flat.find("this CPU ("), std::string::npos) << out;  // its cost against theirs
+  // Each verdict said once: one the cells share follows their tables, with the cells it covers.
+  std::set<std::string> verdicts;
+  for (std::size_t at = flat.find("fastest GPU: "); at != std::string::npos;
+       at = flat.find("fastest GPU: ", at + 1))
+    EXPECT_TRUE(verdicts.insert(flat.substr(at, flat.find(". ", at) - at)).second)
+        << flat.substr(at, 120);
   // --markdown: the same tables for a pull request.
   const std::string md = testing::slurp(dir.file("cat.md"));
   EXPECT_NE(md.find("| GPU | epoch |"), std::string::npos) << md;
   for (const std::string& gpu : catalogued)
     EXPECT_NE(md.find("| " + gpu + " | "), std::string::npos) << gpu << "\n" << md;
-  EXPECT_NE(md.find("### Cell 1: iris_mlp"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Cell 0: iris_mlp"), std::string::npos) << md;  // the run's numbering
   // The run that measured the CPU predicted its CUDA cells from a datasheet too, and says so.
   for (const Result& r : read_results(dir.file("run/results.jsonl"))) {
     if (r.status == CellStatus::kPredicted) {
@@ -137,6 +144,21 @@ TEST(Catalog, EachGpuIsPredictedFromItsDatasheetAgainstTheCpuMeasuredHere) {
 
 // A run whose CUDA cells were skipped has no anatomy to predict from, and a grid without CUDA cells
 // nothing to predict: each said, nothing invented.
+// A verdict several cells share is said once, after their tables, naming the cells; one of its
+// own stays under its table.
+TEST(Catalog, AVerdictSeveralCellsShareIsSaidOnceWithItsCells) {
+  std::vector<CellTable> tables(3);
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    tables[i].heading = "Cell " + std::to_string(2 * i) + ": iris_mlp cpu";
+    tables[i].table.header = {"GPU"};
+    tables[i].verdict = i < 2 ? "fastest GPU: a tie" : "fastest GPU: l4 (predicted)";
+  }
+  const std::string text = catalog_text(tables, "Which GPU", {}, "", false);
+  EXPECT_EQ(text.find("fastest GPU: a tie"), text.rfind("fastest GPU: a tie")) << text;
+  EXPECT_NE(text.find("\nCells 0 and 2: fastest GPU: a tie.\n"), std::string::npos) << text;
+  EXPECT_LT(text.find("fastest GPU: l4 (predicted)."), text.find("Cells 0 and 2")) << text;
+}
+
 TEST(Catalog, ARunWithoutPredictedCellsIsAskedForTheGrid) {
   ScratchDir dir;
   write_grid(dir);

@@ -1,7 +1,7 @@
 // crossover catalog: "which GPU should I rent for this grid?" A grid's CPU cells run here
 // (crossover run --predict, a child that stops with this command), then every catalogued GPU
 // predicts its CUDA cells from its datasheet (core/costmodel/datasheet.hpp); the tables, verdicts
-// and prices are gpu_catalog_table's. Every GPU number is a prediction and says so.
+// and prices are reports/catalog/catalog_table's. Every GPU number is a prediction and says so.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -26,7 +26,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/cli/named_profiles.hpp"
 #include "runner/cli/terminal.hpp"
-#include "runner/costmodel/gpu_catalog_table.hpp"
+#include "reports/catalog/catalog_table.hpp"
 #include "runner/execution/launch.hpp"
 #include "runner/sweep/output_dir.hpp"
 

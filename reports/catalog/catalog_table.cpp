@@ -1,4 +1,4 @@
-#include "runner/costmodel/gpu_catalog_table.hpp"
+#include "reports/catalog/catalog_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -217,7 +217,7 @@ std::vector<CellTable> catalog_tables(std::vector<Row>& rows,
     CellTable t;
     const Result& cpu = cell.front()->cpu;
     const std::string settings = cuda_settings(*cell.front());
-    t.heading = "Cell " + std::to_string(cpu.cell.index + 1) + ": " + cell_label(cpu.cell) +
+    t.heading = "Cell " + std::to_string(cpu.cell.index) + ": " + cell_label(cpu.cell) +
                 "; CPU " + format_seconds(cpu.epoch_seconds) + " an epoch (measured here)" +
                 (settings.empty() ? "" : "; its CUDA twins " + settings);
     t.table.header = {"GPU", "epoch", "80 % band", "bound", "speedup vs CPU", "winner"};
@@ -310,10 +310,32 @@ std::string catalog_text(const std::vector<CellTable>& tables, const std::string
   std::string out =
       markdown ? "## Which GPU: predicted from datasheets\n\n" + markdown_text(intro) + "\n"
                : intro + "\n";
+  // A verdict several cells share is said once, after their tables, with the cells it covers.
+  std::vector<std::pair<std::string, std::vector<std::string>>> shared;
   for (const CellTable& t : tables) {
+    auto it = std::find_if(shared.begin(), shared.end(),
+                           [&](const auto& v) { return v.first == t.verdict; });
+    if (it == shared.end()) it = shared.insert(shared.end(), {t.verdict, {}});
+    it->second.push_back(t.heading.substr(5, t.heading.find(':') - 5));  // "Cell 3: ..." -> "3"
+  }
+  const auto once = [&](const std::string& verdict) {
+    return std::find_if(shared.begin(), shared.end(), [&](const auto& v) {
+             return v.first == verdict;
+           })->second.size() == 1;
+  };
+  for (const CellTable& t : tables) {
+    const std::string verdict = once(t.verdict) ? t.verdict + ".\n" : "";
     out += markdown ? "\n### " + markdown_text(t.heading) + "\n\n" +
-                          render_markdown_table(t.table) + "\n" + markdown_text(t.verdict) + ".\n"
-                    : "\n" + t.heading + "\n" + render_text_table(t.table) + t.verdict + ".\n";
+                          render_markdown_table(t.table) +
+                          (verdict.empty() ? "" : "\n" + markdown_text(verdict))
+                    : "\n" + t.heading + "\n" + render_text_table(t.table) + verdict;
+  }
+  for (const auto& [verdict, cells] : shared) {
+    if (cells.size() == 1) continue;
+    const std::string text =
+        "Cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) + " and " +
+        cells.back() + ": " + verdict + ".";
+    out += "\n" + (markdown ? markdown_text(text) : text) + "\n";
   }
   out += std::string("\nBands (80 %, predicted):\n") + (markdown ? "\n" : "");
   for (const std::string& text : bands) out += line(text);
