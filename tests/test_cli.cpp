@@ -384,6 +384,11 @@ TEST(Cli, EnvNamesTheBlasLibraryInUse) {
   EXPECT_TRUE(env.at("cuda").contains("compiled"));
   const Outcome text = crossover(dir, "env");
   EXPECT_NE(text.out.find("BLAS: " + kind), std::string::npos) << text.out;
+  // On a pipe its lines are wrapped to 100 columns, as every sentence crossover prints (the
+  // tests set COLUMNS=0: one a line; the BLAS line was 170 wide).
+  const Outcome piped = crossover(dir, "env", "COLUMNS=");
+  std::istringstream lines(piped.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
 }
 
 TEST(Cli, EnvNamesTheRevisionItWasBuiltFrom) {

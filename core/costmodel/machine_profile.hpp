@@ -1,8 +1,8 @@
 #pragma once
 // What a machine does per operator, per FLOP and per byte: the profile the cost model predicts a
-// step from. `crossover profile` measures one (runner/profile_measure); profiles/ ships the ones
-// the project has, each with where its numbers came from. A profile is a small JSON file read
-// as a user's file: every number checked before it is used. No LibTorch.
+// step from. `crossover profile` measures one (runner/machine/profile_measure); profiles/ ships
+// the ones the project has, each with where its numbers came from. A profile is a small JSON
+// file read as a user's file: every number checked before it is used. No LibTorch.
 
 #include <map>
 #include <nlohmann/json.hpp>

@@ -6,8 +6,10 @@
 #include <memory>
 
 #include "core/files/file_writer.hpp"
+#include "core/text/text.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/machine/env.hpp"
 
 namespace crossover {
@@ -18,7 +20,9 @@ int env_command(bool json) {
   if (json) {
     std::cout << json_text(environment_json(record), 2) << "\n";
   } else {
-    for (const auto& line : environment_summary(record)) std::cout << line << "\n";
+    // Each line wrapped as the reports' sentences are (100 columns on a pipe).
+    for (const auto& line : environment_summary(record))
+      std::cout << wrap_prose(line + "\n", output_columns());
   }
   for (const auto& w : environment_warnings(record)) spdlog::warn("{}", w);
   return kExitOk;

@@ -41,7 +41,8 @@ class StepObserver {
 
 /// Data parallelism as a workload sees it: this process is replica `rank` of `world`; it trains on
 /// its slice of every global batch and averages gradients with the others after backward.
-/// runner/ddp implements it over c10d; the workload knows nothing of processes or sockets.
+/// runner/distributed/ddp implements it over c10d; the workload knows nothing of processes or
+/// sockets.
 class Replicas {
  public:
   virtual ~Replicas() = default;
