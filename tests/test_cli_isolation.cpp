@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "core/records/results.hpp"
@@ -183,28 +184,40 @@ TEST(Cli, ThePlantedRegressionIsNoticedAndThePlantedLoadIsNotBlamedOnTheCode) {
   const std::string run = "run " + grid + " --data-dir " + testing::data_dir() + " --out ";
   // The load is seen in the reference timed around the cells: each run measures its machine.
   const std::string measure = testing::kMeasureMachine;
-  ASSERT_EQ(crossover(dir, run + dir.file("base"), measure).code, 0);
-  ASSERT_EQ(crossover(dir, run + dir.file("cand"), measure + " CROSSOVER_PLANT_LOAD=2").code, 0);
+  const auto measure_pair = [&](const std::string& suffix) {
+    ASSERT_EQ(crossover(dir, run + dir.file("base" + suffix), measure).code, 0);
+    ASSERT_EQ(
+        crossover(dir, run + dir.file("cand" + suffix), measure + " CROSSOVER_PLANT_LOAD=2").code,
+        0);
+  };
+  measure_pair("");
   const std::string loaded = std::string(CROSSOVER_SOURCE_DIR) + "/scripts/loaded-crossover.sh";
   const Outcome busy =
       shell(dir, measure + " CROSSOVER_DATA_DIR= LOAD_PROCESSES=1 CROSSOVER_BIN=" +
                      std::string(CROSSOVER_BINARY) + " bash " + loaded + " " + run +
                      dir.file("busy"));
   ASSERT_EQ(busy.code, 0) << busy.err;
-  const auto verdict = [&](const std::string& candidate) {
+  const auto verdict = [&](const std::string& base, const std::string& candidate) {
     const std::string json = dir.file(candidate + ".json");
     const Outcome o = crossover(
-        dir, "compare " + dir.file("base") + " " + dir.file(candidate) + " --json " + json);
+        dir, "compare " + dir.file(base) + " " + dir.file(candidate) + " --json " + json);
     const auto j = nlohmann::json::parse(slurp(json));
     EXPECT_EQ(o.code, j["cells"][0]["verdict"] == "regression" ? 1 : 0) << o.out;
     return std::make_pair(j["cells"][0]["verdict"].get<std::string>(), o.out);
   };
-  const auto [planted, planted_text] = verdict("cand");
+  auto [planted, planted_text] = verdict("base", "cand");
+  // The test beside this one under ctest -j 2 shares the two cores: once, in CI, it slowed the
+  // baseline's one run more than the planted load slowed the candidate's ("1 improved"). One
+  // pair measured again decides then; twice in a row would be this recipe failing.
+  if (planted != "regression" && planted != "inconclusive") {
+    measure_pair("-again");
+    std::tie(planted, planted_text) = verdict("base-again", "cand-again");
+  }
   EXPECT_TRUE(planted == "regression" || planted == "inconclusive") << planted_text;
   EXPECT_NE(planted_text.find("planted load (busy processes, CROSSOVER_PLANT_LOAD): (none) -> 2"),
             std::string::npos)
       << planted_text;
-  const auto [load, load_text] = verdict("busy");
+  const auto [load, load_text] = verdict("base", "busy");
   EXPECT_NE(load, "regression") << load_text;
 }
 

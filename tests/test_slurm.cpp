@@ -101,7 +101,8 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
   // shards reuse the suite's machine record, which every report says: the harness's warning,
   // not the merge's either.
   const std::string report = slurp(runs + "/merged/report.md");
-  EXPECT_NE(report.find("| dataset_size | threads | cpu epoch | cuda epoch |"), std::string::npos)
+  EXPECT_TRUE(std::regex_search(
+      report, std::regex(R"(\| dataset_size \| threads \| cpu (s|ms|us) \| cuda (s|ms|us) \|)")))
       << report;
   const std::string merge_warnings = std::regex_replace(
       report,
@@ -109,10 +110,16 @@ TEST(Slurm, AFourTaskArrayAndItsMergeJobGiveTheCellsOfOneRun) {
                  "did not measure its machine)[^\n]*"),
       "");
   EXPECT_EQ(merge_warnings.find("Warning"), std::string::npos) << report;
+  // The merge job's log: merge says what its reports open with, the harness's record warning
+  // (and a shard's own drift) among them, and nothing of the merge itself.
   for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
     if (file.path().filename().string().rfind("crossover-merge", 0) != 0) continue;
-    EXPECT_EQ(slurp(file.path().string()).find("warning"), std::string::npos)
-        << slurp(file.path().string());
+    const std::string log = std::regex_replace(
+        slurp(file.path().string()),
+        std::regex("warning: (The machine's speed moved during the run|This run did not measure "
+                   "its machine)[^\n]*"),
+        "");
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
 }
 
