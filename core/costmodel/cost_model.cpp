@@ -183,12 +183,11 @@ const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell) 
   return &profile.cpu(cell.threads);
 }
 
+double band_factor(double error) { return error > 0.0 && error < 1e6 ? 1.0 + error : 1.0; }
+
 std::string predicted_interval_text(double seconds, double error) {
-  // A band is a factor from 1 to 1e6 (core/costmodel/machine_profile): anything else read from a
-  // file is none.
-  if (!(error > 0.0 && error < 1e6))
-    return format_seconds(seconds) + ", predicted (no validated band)";
-  const double factor = 1.0 + error;
+  const double factor = band_factor(error);
+  if (factor == 1.0) return format_seconds(seconds) + ", predicted (no validated band)";
   return format_seconds(seconds / factor) + "-" + format_seconds(seconds * factor) +
          ", predicted, " + std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
          " %";

@@ -99,6 +99,11 @@ StepContext context_of(const Cell& cell, const MachineProfile& profile);
 /// GPU), its CPU at the cell's threads otherwise.
 const DeviceProfile* device_of(const MachineProfile& profile, const Cell& cell);
 
+/// A prediction's band as a factor each way, 1 + `error` (a result's prediction_error); 1 (no
+/// band) where `error` is not one a band can be (from 0 to 1e6, core/costmodel/machine_profile):
+/// one read from a file outside that is none.
+double band_factor(double error);
+
 /// "1.1-2.3 ms, predicted, 80 %": a predicted time with its band (factor - 1 as `error`), or
 /// "1.6 ms, predicted (no validated band)".
 std::string predicted_interval_text(double seconds, double error);

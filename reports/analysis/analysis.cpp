@@ -45,8 +45,7 @@ Recommendation best_throughput(const std::vector<Result>& mine,
   for (const Result* r : predicted)
     if (fastest == nullptr || r->samples_per_second > fastest->samples_per_second) fastest = r;
   if (spec.measure != Measure::kTime || fastest == nullptr) return out;
-  const double error = fastest->prediction.prediction_error;
-  const double factor = error > 0.0 && error < 1e6 ? 1.0 + error : 1.0;
+  const double factor = band_factor(fastest->prediction.prediction_error);
   if (fastest->samples_per_second * factor <= best.samples_per_second) return out;
   out.statement += std::string("; ") +
                    (fastest->samples_per_second / factor > best.samples_per_second

@@ -40,9 +40,8 @@ std::string epoch_text(const Result& r, Measure measure, const TimeUnit& unit) {
 
 // A predicted cell's band in its column's unit: "0.833-2.53"; "-" without a validated one.
 std::string band_text(const Result& r, const TimeUnit& unit) {
-  const double error = r.prediction.prediction_error;
-  if (r.status != CellStatus::kPredicted || !(error > 0.0 && error < 1e6)) return "-";
-  const double factor = 1.0 + error;
+  const double factor = band_factor(r.prediction.prediction_error);
+  if (r.status != CellStatus::kPredicted || factor == 1.0) return "-";
   return format_significant(r.epoch_seconds / factor * unit.per_second) + "-" +
          format_significant(r.epoch_seconds * factor * unit.per_second);
 }

@@ -176,8 +176,8 @@ std::string cells_table_html(const std::vector<Result>& results) {
   for (const Result& r : results) {
     const bool ok = r.status == CellStatus::kOk;
     const bool predicted = r.status == CellStatus::kPredicted;
-    const double band = 1.0 + r.prediction.prediction_error;
-    const bool banded = predicted && r.prediction.prediction_error > 0.0 && band < 1e6;
+    const double band = band_factor(r.prediction.prediction_error);
+    const bool banded = predicted && band > 1.0;
     std::string reason;
     if (!r.reason.empty()) {
       auto at = std::find(reasons.begin(), reasons.end(), r.reason);
