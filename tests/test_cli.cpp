@@ -137,7 +137,7 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_NE(o.out.find("iris_mlp cpu batch=full size=50"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("3 cells:"), std::string::npos) << o.out;
   EXPECT_FALSE(fs::exists(dir.file("out")));
-  // validate needs no LibTorch (runner/cli/main.cpp): `crossover` alone, without crossover-torch
+  // validate needs no LibTorch (runner/main/main.cpp): `crossover` alone, without crossover-torch
   // beside it, checks a grid; a grid with a model of its own to load is handed to crossover-torch,
   // which this copy lacks, and says so.
   fs::create_directories(dir.file("alone"));

@@ -37,7 +37,7 @@ const std::vector<Layer>& layers() {
       // The command line: what the commands share, then the commands (runner/README.md).
       {"runner/cli/", "command line"},
       {"runner/commands/", "commands"},
-      {"runner/costmodel/", "commands"},
+      {"runner/main/", "programs"},
       {"bench/", "micro-benchmarks"},
       {"tests/", "tests"},
   };
@@ -73,8 +73,9 @@ TEST(Layers, EveryFolderHasALayer) {
   EXPECT_EQ(layer_of("core/cells/cell.hpp"), 0u);
   EXPECT_EQ(layer_of("reports/analysis/analysis.cpp"), 2u);
   EXPECT_EQ(layer_of("runner/execution/executor.cpp"), 3u);
-  EXPECT_EQ(layer_of("runner/cli/main.cpp"), 4u);
+  EXPECT_EQ(layer_of("runner/cli/command_line.cpp"), 4u);
   EXPECT_EQ(layer_of("runner/commands/run_command.cpp"), 5u);
+  EXPECT_EQ(layer_of("runner/main/main.cpp"), 6u);
   for (const auto& file : sources()) EXPECT_TRUE(layer_of(file).has_value()) << file;
 }
 
@@ -134,7 +135,7 @@ TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
   EXPECT_EQ(problems[0],
             "core/records/results.cpp:3 (core) includes reports/analysis/analysis.hpp (reports), a "
             "higher layer");
-  EXPECT_TRUE(upward_includes("runner/cli/main.cpp", text).empty());
+  EXPECT_TRUE(upward_includes("runner/main/main.cpp", text).empty());
   EXPECT_EQ(
       upward_includes("workloads/registry.cpp", "#include \"runner/hardware/devices.hpp\"").size(),
       1u);

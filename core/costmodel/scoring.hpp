@@ -2,7 +2,7 @@
 // How well a profile's predictions met measured cells: each cell's error and whether it lay
 // inside its band, added up per device kind and per bound class; and the profile's validation
 // fitted from them (`predict --check --fit-band`). No files and no pairing: `predict --check`
-// (runner/costmodel) reads the runs, pairs the cells and prints what these return.
+// (runner/commands/predict_command) reads the runs, pairs the cells and prints what these return.
 
 #include <map>
 #include <nlohmann/json.hpp>

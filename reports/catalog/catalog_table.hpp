@@ -1,5 +1,5 @@
 #pragma once
-// crossover catalog's tables (runner/costmodel/gpu_catalog_command.cpp): per CPU cell measured here
+// crossover catalog's tables (runner/commands/catalog_command.cpp): per CPU cell measured here
 // and kind of CUDA twin, each GPU's predicted epoch with its band, its bound, the speedup against
 // this CPU and the winner, and with prices the cost per 1,000 epochs; under each, the verdict among
 // the GPUs, decided only where the bands exclude a tie (banded_order,

@@ -243,7 +243,7 @@ std::string named_command(int argc, char** argv) {
   return "";
 }
 
-int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) {
+int run_command_line(int argc, char** argv, const std::vector<CommandDeclaration>& declared) {
   open_standard_descriptors();
   // A file-size limit (ulimit -f) then fails a write with EFBIG, which is reported, instead of
   // killing the process in the middle of one.
@@ -267,7 +267,8 @@ int run_command_line(int argc, char** argv, const std::vector<AddCommand>& add) 
   app.add_flag("-q,--quiet", quiet, "Log only warnings and errors on stderr");
 
   std::vector<Command> commands;
-  for (const AddCommand& add_command : add) commands.push_back(add_command(app));
+  for (const CommandDeclaration& command : declared)
+    commands.push_back(command.add(*app.add_subcommand(command.name, command.help)));
 
   check_option_texts(app);
   if (const std::string name = unknown_command(argc, argv, app); !name.empty())

@@ -81,7 +81,7 @@ using TwinAnatomy = std::function<void(const Cell&, const std::string& data_dir,
 extern TwinAnatomy take_twin_anatomy;
 
 /// Thrown by load_and_expand for a grid with models of its own where user_model_check is empty:
-/// `crossover` then hands its command line to crossover-torch (runner/cli/main.cpp).
+/// `crossover` then hands its command line to crossover-torch (runner/main/main.cpp).
 struct NeedsLibTorch {};
 
 /// Loads and expands a grid, logging every issue; nullopt means bad input. `sets` (run's --set

@@ -122,12 +122,9 @@ int bench_command(const BenchArgs& args) {
 
 }  // namespace
 
-Command add_bench_command(CLI::App& app) {
+Command add_bench_command(CLI::App& subcommand) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* bench = app.add_subcommand(
-      "bench",
-      "Run the micro-benchmarks (one family per seed-004 tip, data path, BLAS threads, harness "
-      "overhead) and write Google Benchmark JSON");
+  CLI::App* bench = &subcommand;
   bench->add_option("--filter", args->filter,
                     "Regular expression over benchmark names (default: all)");
   add_output_option(*bench, "--out", args->out_dir,

@@ -280,14 +280,9 @@ int calibrate_command(const CalibrateArgs& args) {
 
 }  // namespace
 
-Command add_calibrate_command(CLI::App& app) {
+Command add_calibrate_command(CLI::App& subcommand) {
   auto args = std::make_shared<CalibrateArgs>();
-  CLI::App* calibrate = app.add_subcommand(
-      "calibrate",
-      "Measure how far compare can be trusted on this runner: --pairs A/A pairs of runs of GRID "
-      "and as many with a planted slowdown (busy processes competing with the cells); writes "
-      "calibrate.json (false-alarm and detection rates, run-to-run variation per cell, the "
-      "smallest slowdown caught) for compare --calibration");
+  CLI::App* calibrate = &subcommand;
   calibrate->add_option("grid", args->grid, "Grid file (JSON)")->required();
   calibrate->add_option("--pairs", args->pairs, "Pairs of each kind (default 10)")
       ->check(CLI::Range(3, 100));

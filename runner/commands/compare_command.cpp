@@ -262,13 +262,9 @@ int compare_command(const CompareArgs& args) {
 
 }  // namespace
 
-Command add_compare_command(CLI::App& app) {
+Command add_compare_command(CLI::App& subcommand) {
   auto args = std::make_shared<CompareArgs>();
-  CLI::App* compare = app.add_subcommand(
-      "compare",
-      "Compare two runs of a grid cell by cell and decide, with statistics, whether the candidate "
-      "regressed (exit 0: no regression, 1: a regression, a cell that failed in the candidate or "
-      "a --require that was not met, 2: bad input)");
+  CLI::App* compare = &subcommand;
   compare
       ->add_option("baseline", args->baseline,
                    "Baseline results (results.jsonl or its directory); with --rerun, the baseline "

@@ -30,10 +30,9 @@ int env_command(bool json) {
 
 }  // namespace
 
-Command add_env_command(CLI::App& app) {
+Command add_env_command(CLI::App& subcommand) {
   auto args = std::make_shared<bool>(false);
-  CLI::App* env =
-      app.add_subcommand("env", "Describe the machine and libraries (BLAS, threads, CUDA, GPUs)");
+  CLI::App* env = &subcommand;
   env->add_flag("--json", *args, "Print the full record as JSON");
 
   return {env, [args] { return env_command(*args); }};

@@ -26,12 +26,9 @@ int example_model_command(const std::string& path) {
 
 }  // namespace
 
-Command add_example_model_command(CLI::App& app) {
+Command add_example_model_command(CLI::App& subcommand) {
   auto path = std::make_shared<std::string>();
-  CLI::App* command = app.add_subcommand(
-      "example-model",
-      "Write a small TorchScript model (an MLP, input_shape [20], classes 4) to try the "
-      "torchscript workload without Python: configs/torchscript-example.json trains it");
+  CLI::App* command = &subcommand;
   add_output_option(*command, "path", *path, "Where to write it (a .pt file)", OutputKind::kFile)
       ->required();
   return {command, [path] { return example_model_command(*path); }};

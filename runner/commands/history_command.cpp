@@ -331,13 +331,9 @@ int history_command(const HistoryArgs& args) {
 
 }  // namespace
 
-Command add_history_command(CLI::App& app) {
+Command add_history_command(CLI::App& subcommand) {
   auto args = std::make_shared<HistoryArgs>();
-  CLI::App* history = app.add_subcommand(
-      "history",
-      "Runs of one grid over time: each cell's epoch medians in commit order and where they "
-      "shifted (E-divisive means with a permutation test); writes history.json, history.md and "
-      "history.html");
+  CLI::App* history = &subcommand;
   CLI::Option* runs =
       history->add_option("runs", args->runs, "The runs' folders (or results.jsonl)");
   add_output_option(*history, "--out", args->out_dir,

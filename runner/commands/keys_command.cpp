@@ -34,11 +34,9 @@ int keys_command(bool markdown) {
 
 }  // namespace
 
-Command add_keys_command(CLI::App& app) {
+Command add_keys_command(CLI::App& subcommand) {
   auto markdown = std::make_shared<bool>(false);
-  CLI::App* keys = app.add_subcommand(
-      "keys",
-      "List every grid key with its role (identity, protection, policy), values and default");
+  CLI::App* keys = &subcommand;
   keys->add_flag("--markdown", *markdown, "Print the key table of docs/grids.md (Markdown)");
   return {keys, [markdown] { return keys_command(*markdown); }};
 }

@@ -147,10 +147,9 @@ int list_command(const std::string& data_dir) {
 
 }  // namespace
 
-Command add_list_command(CLI::App& app) {
+Command add_list_command(CLI::App& subcommand) {
   auto args = std::make_shared<std::string>("data");
-  CLI::App* list = app.add_subcommand(
-      "list", "List workloads, devices, the data sets found and the shipped machine profiles");
+  CLI::App* list = &subcommand;
   add_data_dir_option(*list, *args);
 
   return {list, [args] { return list_command(*args); }};

@@ -169,14 +169,9 @@ int merge_command(const MergeArgs& args) {
 
 }  // namespace
 
-Command add_merge_command(CLI::App& app) {
+Command add_merge_command(CLI::App& subcommand) {
   auto args = std::make_shared<MergeArgs>();
-  CLI::App* merge = app.add_subcommand(
-      "merge",
-      "Join the shards of one grid (run --shard K/N) into one run: one results.jsonl, each "
-      "shard's environment kept, every report; refuses shards of different grids, overlapping "
-      "parts or cells, cells not in the grid, links, and an --out that holds a run's files; "
-      "marks cells no shard ran `not run` (--resume of the merged run measures them)");
+  CLI::App* merge = &subcommand;
   merge->add_option("dirs", args->dirs, "The shards' run folders")->required();
   add_output_option(*merge, "--out", args->out_dir, "A new folder for the merged run",
                     OutputKind::kFolder)

@@ -270,11 +270,9 @@ int report_command(const ReportArgs& args) {
 
 }  // namespace
 
-Command add_report_command(CLI::App& app) {
+Command add_report_command(CLI::App& subcommand) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* report =
-      app.add_subcommand("report", "Regenerate " + join(run_file_names(RunFileWriter::kReports)) +
-                                       " from a results file, comparing any axis");
+  CLI::App* report = &subcommand;
   std::string files = "Files it writes (docs/outputs.md):\n";
   for (const RunFile& file : run_folder_files())
     if (file.writer() == RunFileWriter::kReports)

@@ -137,9 +137,8 @@ bool read_profiles(const RunArgs& args, SweepOptions& options) {
 
 }  // namespace
 
-CLI::App* add_run_options(CLI::App& app, RunArgs& args) {
-  CLI::App* run =
-      app.add_subcommand("run", "Run every cell of a grid and write results and reports");
+CLI::App* add_run_options(CLI::App& subcommand, RunArgs& args) {
+  CLI::App* run = &subcommand;
   run->add_option("grid", args.grid, "Grid file (JSON)")->required();
   add_output_option(*run, "--out", args.sweep.out_dir,
                     "Results directory (default runs/<grid name>-<timestamp>, -2, -3, ... when "
@@ -236,9 +235,9 @@ std::optional<CheckedRun> check_run(const RunArgs& args) {
 
 // check_run and the sweep's checks with what they say held back: a run they refuse is said and
 // exits 2 here; any other is handed to crossover-torch (NeedsLibTorch), which says it all once.
-Command add_run_checks_command(CLI::App& app) {
+Command add_run_checks_command(CLI::App& subcommand) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* run = add_run_options(app, *args);
+  CLI::App* run = add_run_options(subcommand, *args);
   return {run, [args] {
             HeldLog held;
             bool refused = false;

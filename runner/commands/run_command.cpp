@@ -107,9 +107,9 @@ int run_command(const RunArgs& args) {
 
 }  // namespace
 
-Command add_run_command(CLI::App& app) {
+Command add_run_command(CLI::App& subcommand) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* run = add_run_options(app, *args);
+  CLI::App* run = add_run_options(subcommand, *args);
   return {run, [args] { return run_command(*args); }};
 }
 

@@ -1,5 +1,5 @@
 // crossover validate: every problem of a grid at once; runs nothing. Without LibTorch (in
-// `crossover`), unless the grid has models of its own to load (runner/cli/main.cpp).
+// `crossover`), unless the grid has models of its own to load (runner/main/main.cpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -50,10 +50,9 @@ void add_model_check_option(CLI::App& command, double& seconds) {
       ->check(CLI::Range(0.1, 86400.0));
 }
 
-Command add_validate_command(CLI::App& app) {
+Command add_validate_command(CLI::App& subcommand) {
   auto args = std::make_shared<ValidateArgs>();
-  CLI::App* validate =
-      app.add_subcommand("validate", "Check a grid and report every problem; runs nothing");
+  CLI::App* validate = &subcommand;
   validate->add_option("grid", args->grid, "Grid file (JSON)")->required();
   add_model_check_option(*validate, args->model_check_seconds);
 

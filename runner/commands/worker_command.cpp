@@ -7,13 +7,9 @@
 
 namespace crossover {
 
-Command add_worker_command(CLI::App& app) {
+Command add_worker_command(CLI::App& subcommand) {
   auto args = std::make_shared<WorkerArgs>();
-  CLI::App* worker = app.add_subcommand(
-      "worker",
-      "Run one cell in this process, as `run` starts isolated cells and ddp ranks; for a ddp cell "
-      "one rank, also under `torchrun --no-python` across machines (reads MASTER_ADDR, "
-      "MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK)");
+  CLI::App* worker = &subcommand;
   CLI::Option* worker_cell =
       worker->add_option("--cell", args->cell_file, "The cell, as one results.jsonl line");
   CLI::Option* worker_grid =

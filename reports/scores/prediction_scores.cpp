@@ -1,4 +1,4 @@
-#include "runner/costmodel/predict_scores.hpp"
+#include "reports/scores/prediction_scores.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,29 +19,27 @@
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/execution/launch.hpp"
+#include "runner/main/command_list.hpp"
 
 namespace {
 
-// The commands that need no LibTorch, in the order of crossover-torch's --help.
-// `run` only checks here, and a run it does not refuse is crossover-torch's.
-const std::vector<std::pair<const char*, crossover::AddCommand>> kWithoutTorch = {
-    {"run", crossover::add_run_checks_command},    {"report", crossover::add_report_command},
-    {"compare", crossover::add_compare_command},   {"calibrate", crossover::add_calibrate_command},
-    {"validate", crossover::add_validate_command},
-    {"keys", crossover::add_keys_command},
-    {"bench", crossover::add_bench_command},       {"merge", crossover::add_merge_command},
-    {"predict", crossover::add_predict_command},   {"catalog", crossover::add_catalog_command},
-    {"history", crossover::add_history_command}};
+// The commands that need no LibTorch, as the list declares them for this program: `run` only
+// checks here, and a run it does not refuse is crossover-torch's.
+using namespace crossover;
+constexpr AddCommand kStartTorch = nullptr;
+#define CROSSOVER_HERE(name, help, here, torch) CommandDeclaration{name, help, here},
+const CommandDeclaration kDeclared[] = {CROSSOVER_COMMANDS(CROSSOVER_HERE)};
+#undef CROSSOVER_HERE
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string name = crossover::named_command(argc, argv);
-  const auto here = std::find_if(kWithoutTorch.begin(), kWithoutTorch.end(),
-                                 [&](const auto& command) { return name == command.first; });
-  if (here != kWithoutTorch.end()) {
+  const auto here = std::find_if(std::begin(kDeclared), std::end(kDeclared),
+                                 [&](const auto& command) { return name == command.name; });
+  if (here != std::end(kDeclared) && here->add != kStartTorch) {
     try {
-      return crossover::run_command_line(argc, argv, {here->second});
+      return crossover::run_command_line(argc, argv, {*here});
     } catch (const crossover::NeedsLibTorch&) {
       // A run that passed its checks, a grid with models of its own to load (validate's model
       // check), or a cell's anatomy to take on this CPU (predict --check): crossover-torch does

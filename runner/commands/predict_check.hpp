@@ -9,20 +9,12 @@
 #include "core/costmodel/machine_profile.hpp"
 #include "core/records/results.hpp"
 #include "reports/gate/run_drift.hpp"
+#include "reports/scores/prediction_scores.hpp"  // Checked
 
 namespace crossover {
 
 /// The file beside a run's results.jsonl that keeps the anatomy taken for its cells.
 inline constexpr const char* kAnatomyFile = "anatomy.jsonl";
-
-/// One run's cells, each with its prediction.
-struct Checked {
-  std::string run;
-  std::vector<Result> measured;   ///< the run's ok cells
-  std::vector<Result> predicted;  ///< the same cells, their epochs the model's
-  std::vector<Result> anatomy;    ///< the cells whose anatomy was taken here (--save-anatomy)
-  std::string band;  ///< where its cells' bands came from (assign_bands), in words
-};
 
 /// Whether some ok cell of the runs at `paths` has no anatomy, recorded or kept beside its run:
 /// predicting it takes one on this CPU (take_twin_anatomy, runner/cli/command_support.hpp). Reads

@@ -289,16 +289,9 @@ int catalog_command(const CatalogArgs& args) {
 
 }  // namespace
 
-Command add_catalog_command(CLI::App& app) {
+Command add_catalog_command(CLI::App& subcommand) {
   auto args = std::make_shared<CatalogArgs>();
-  CLI::App* catalog = app.add_subcommand(
-      "catalog",
-      "Which GPU would beat this CPU, and at what price: run a grid's CPU cells here (run "
-      "--predict), predict its CUDA cells on every GPU of the catalog from their datasheets "
-      "(profiles/datasheets/catalog.json; crossover list), and print one table: per cell and GPU "
-      "the predicted epoch with its band, the speedup against this CPU, the winner or "
-      "undecided, and with prices the cost per epoch and the cheapest GPU that wins. Every GPU "
-      "number is a prediction, labelled so");
+  CLI::App* catalog = &subcommand;
   catalog
       ->add_option("input", args->input,
                    "The grid, or the folder of a run of it made with "

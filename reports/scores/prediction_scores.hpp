@@ -1,5 +1,5 @@
 #pragma once
-// What crossover predict --check adds up over the runs it checked (runner/costmodel/predict_check):
+// What crossover predict --check adds up over the runs it checked (runner/commands/predict_check):
 // per cell the error and whether the measured epoch lies inside its band (added up by
 // core/costmodel/scoring), the winner of every pair and the crossings, each scored as `run
 // --predict` gives them (the CPU side measured here, the GPU side predicted with its band) and
@@ -12,11 +12,20 @@
 #include <vector>
 
 #include "core/costmodel/scoring.hpp"
+#include "core/records/results.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
-#include "runner/costmodel/predict_check.hpp"
 
 namespace crossover {
+
+/// One run's cells, each with its prediction.
+struct Checked {
+  std::string run;
+  std::vector<Result> measured;   ///< the run's ok cells
+  std::vector<Result> predicted;  ///< the same cells, their epochs the model's
+  std::vector<Result> anatomy;    ///< the cells whose anatomy was taken here (--save-anatomy)
+  std::string band;  ///< where its cells' bands came from (assign_bands), in words
+};
 
 /// Per cell of `c`: measured, predicted with its band, error, bound, as a row of `table` and as
 /// JSON; each added into `scores` (add_score).

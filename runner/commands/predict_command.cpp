@@ -1,5 +1,5 @@
 // crossover predict --check: the cost model scored against measured runs (their cells predicted
-// by runner/costmodel/predict_check), per cell, per device, the band's coverage, the winner of
+// by runner/commands/predict_check), per cell, per device, the band's coverage, the winner of
 // every pair and the crossovers the predictions would have found against the measured ones. With
 // --fit-band, the profile is written again with the band these cells give (split conformal,
 // core/costmodel/prediction_band.hpp).
@@ -21,13 +21,13 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
+#include "reports/scores/prediction_scores.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/named_profiles.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
-#include "runner/costmodel/predict_check.hpp"
-#include "runner/costmodel/predict_scores.hpp"
+#include "runner/commands/predict_check.hpp"
 #include "runner/sweep/output_dir.hpp"
 
 namespace crossover {
@@ -146,7 +146,7 @@ std::string summary_text(const Scores& scores, const Winners& as_run, const Winn
 
 int predict_command(const PredictArgs& args) {
   // Before anything is said: crossover, without LibTorch, hands a check that must take a cell's
-  // anatomy on this CPU to crossover-torch (runner/cli/main.cpp).
+  // anatomy on this CPU to crossover-torch (runner/main/main.cpp).
   if (!take_twin_anatomy && anatomy_to_take(args.runs)) throw NeedsLibTorch{};
   const auto specs = compare_specs(args.compare);
   if (!specs || output_refused(args)) return kExitBadInput;
@@ -203,18 +203,9 @@ int predict_command(const PredictArgs& args) {
 
 }  // namespace
 
-Command add_predict_command(CLI::App& app) {
+Command add_predict_command(CLI::App& subcommand) {
   auto args = std::make_shared<PredictArgs>();
-  CLI::App* predict = app.add_subcommand(
-      "predict",
-      "Score the cost model against measured runs: predict their every ok cell with a profile "
-      "(from the anatomy the run recorded, its anatomy.jsonl, or taken again on this machine's "
-      "CPU) and print predicted (with its band) against measured per cell, the median "
-      "absolute error and the band's coverage per device, the winner of every pair (right, "
-      "wrong or undecided) and where the predictions place the measured crossings, each as run "
-      "--predict gives them (the CPU side measured, the GPU's predicted) and with both sides "
-      "predicted. A run whose cells set the profile's band is scored against one fitted "
-      "without it (leave one run out)");
+  CLI::App* predict = &subcommand;
   predict->add_option("--check", args->runs, "The measured runs (their folders or results.jsonl)")
       ->required()
       ->take_all();

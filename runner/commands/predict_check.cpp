@@ -1,4 +1,4 @@
-#include "runner/costmodel/predict_check.hpp"
+#include "runner/commands/predict_check.hpp"
 
 #include <spdlog/spdlog.h>
 

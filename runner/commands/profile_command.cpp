@@ -115,14 +115,9 @@ int profile_command(const ProfileArgs& args) {
 
 }  // namespace
 
-Command add_profile_command(CLI::App& app) {
+Command add_profile_command(CLI::App& subcommand) {
   auto args = std::make_shared<ProfileArgs>();
-  CLI::App* profile = app.add_subcommand(
-      "profile",
-      "Measure this machine for the cost model: per device the cost per dispatched operator, "
-      "matrix-multiply throughput on a ladder of sizes, memory bandwidth, and on a GPU the "
-      "host-to-device bandwidth and synchronisation latency; a profile for run --profile and "
-      "--predict, and predict --check");
+  CLI::App* profile = &subcommand;
   add_output_option(*profile, "--out", args->out,
                     "The profile file to write (default: standard output)", OutputKind::kFile);
   profile->add_option("--name", args->name, "The profile's name (default: the host name)");
