@@ -309,6 +309,9 @@ int run_command_line(int argc, char** argv, const std::vector<CommandDeclaration
     if (!*command.app) continue;
     try {
       return check_standard_output(command.run());
+    } catch (const CommandError& e) {
+      spdlog::error("{}", e.what());
+      return check_standard_output(e.exit_code());
     } catch (const std::filesystem::filesystem_error& e) {
       // A path the command could not examine (a loop of links, a folder it may not read): bad
       // input, said with the path, never an abort.

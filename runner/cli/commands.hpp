@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <stdexcept>
+#include <string>
 
 namespace crossover {
 
@@ -14,6 +16,33 @@ struct Command {
   CLI::App* app = nullptr;   ///< true when the user gave this subcommand
   std::function<int()> run;  ///< its exit code
 };
+
+/// A command that cannot go on: its exit code and what it says. Thrown where the problem is found;
+/// run_command_line logs its message as an error and returns its code: the one place a command's
+/// errors become exit codes.
+class CommandError : public std::runtime_error {
+ public:
+  CommandError(int exit_code, const std::string& message)
+      : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+/// What `f` returns; a `Caught` it throws (any std::exception by default) becomes a CommandError
+/// with `exit_code`, saying `prefix`, its message, then `suffix`. A CommandError passes as it is.
+template <typename Caught = std::exception, typename F>
+auto or_exit(int exit_code, F&& f, const std::string& prefix = "", const std::string& suffix = "")
+    -> decltype(f()) {
+  try {
+    return f();
+  } catch (const CommandError&) {
+    throw;
+  } catch (const Caught& e) {
+    throw CommandError(exit_code, prefix + e.what() + suffix);
+  }
+}
 
 /// CLI::Range for a number option that must also be finite: "NaN" passes CLI::Range (every
 /// comparison with it is false) and would become the option's default silently.

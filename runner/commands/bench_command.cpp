@@ -70,24 +70,19 @@ int bench_command(const BenchArgs& args) {
   const std::string binary = bench_binary();
   if (binary.empty()) return kExitBadInput;
   std::string out_dir = args.out_dir;
-  try {
-    if (out_dir.empty()) {
-      out_dir = create_unique_directory("runs/bench-" + timestamp());
-    } else {
-      fs::create_directories(out_dir);
-    }
-  } catch (const std::exception& e) {
-    spdlog::error("cannot create {}: {}", out_dir.empty() ? "reports/" : out_dir, e.what());
-    return kExitBadInput;
-  }
+  or_exit(
+      kExitBadInput,
+      [&] {
+        if (out_dir.empty()) {
+          out_dir = create_unique_directory("runs/bench-" + timestamp());
+        } else {
+          fs::create_directories(out_dir);
+        }
+      },
+      "cannot create " + (out_dir.empty() ? std::string("reports/") : out_dir) + ": ");
   const std::string out_file = out_dir + "/bench.json";
   // Google Benchmark writes the file itself, following links: a planted one is refused here.
-  try {
-    refuse_link_or_special(out_file);
-  } catch (const std::runtime_error& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  or_exit<std::runtime_error>(kExitBadInput, [&] { refuse_link_or_special(out_file); });
   char min_time[32];
   std::snprintf(min_time, sizeof min_time, "%g", args.min_time);
   std::vector<std::string> argv = {binary, "--benchmark_out=" + out_file,
@@ -102,15 +97,14 @@ int bench_command(const BenchArgs& args) {
     return kExitRunFailed;
   }
   // A filter that matched nothing leaves a file without benchmarks: that is no measurement.
-  std::size_t measured = 0;
-  try {
-    const auto written =
-        nlohmann::json::parse(read_json_text(out_file, kMaxResultsBytes, "a benchmark file"));
-    measured = written.value("benchmarks", nlohmann::json::array()).size();
-  } catch (const std::exception& e) {
-    spdlog::error("{} wrote no readable results ({})", binary, e.what());
-    return kExitRunFailed;
-  }
+  const std::size_t measured = or_exit(
+      kExitRunFailed,
+      [&] {
+        const auto written =
+            nlohmann::json::parse(read_json_text(out_file, kMaxResultsBytes, "a benchmark file"));
+        return written.value("benchmarks", nlohmann::json::array()).size();
+      },
+      binary + " wrote no readable results (", ")");
   if (measured == 0) {
     spdlog::error("--filter '{}' matched no benchmark; nothing was measured", args.filter);
     return kExitBadInput;

@@ -102,26 +102,18 @@ int write_counted_calibration(const CalibrateArgs& args, const std::string& grid
                               const std::string& out_dir, const RunPairs& aa,
                               const RunPairs& planted, const RegressionOptions& options,
                               double plant) {
-  CountedGateCalibration gate;
-  try {
-    gate = assess_counted_gate(aa, planted, options, plant);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  CountedGateCalibration gate = or_exit<std::invalid_argument>(
+      kExitRunFailed, [&] { return assess_counted_gate(aa, planted, options, plant); });
   gate.grid = grid;
   if (gate.cells.empty()) {
     spdlog::error("no counted cell was compared in any A/A pair (is `count` set in {}?); see {}",
                   args.grid, out_dir);
     return kExitRunFailed;
   }
-  try {
+  or_exit(kExitRunFailed, [&] {
     write_text_file(out_dir + "/calibrate.json", json_text(counted_gate_json(gate), 2) + "\n");
     write_text_file(out_dir + "/calibrate.md", render_counted_gate_markdown(gate));
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   std::cout << render_counted_gate_text(gate) << "Written: " << out_dir
             << "/calibrate.json, calibrate.md\n";
   return interrupted.load() > 0 ? kExitInterrupted : kExitOk;
@@ -162,13 +154,10 @@ bool out_dir_refused(const std::string& out_dir, bool overwrite) {
         out_dir);
     return true;
   }
-  try {
-    spdlog::info("moved the earlier calibration's files into {}",
-                 move_previous(out_dir, timestamp(), earlier));
-  } catch (const std::exception& e) {
-    spdlog::error("--overwrite: {}", e.what());
-    return true;
-  }
+  spdlog::info("moved the earlier calibration's files into {}",
+               or_exit(
+                   kExitBadInput, [&] { return move_previous(out_dir, timestamp(), earlier); },
+                   "--overwrite: "));
   return false;
 }
 
@@ -218,18 +207,18 @@ int calibrate_command(const CalibrateArgs& args) {
   if (!loaded) return kExitBadInput;
   if (out_dir_refused(args.out_dir, args.overwrite)) return kExitBadInput;
   std::string out_dir = args.out_dir;
-  std::string self;
-  try {
-    if (out_dir.empty()) {
-      out_dir = create_unique_directory("runs/calibrate-" + timestamp());
-    } else {
-      fs::create_directories(out_dir);
-    }
-    self = self_executable();
-  } catch (const std::exception& e) {
-    spdlog::error("cannot write to {}: {}", out_dir, e.what());
-    return kExitBadInput;
-  }
+  or_exit(
+      kExitBadInput,
+      [&] {
+        if (out_dir.empty()) {
+          out_dir = create_unique_directory("runs/calibrate-" + timestamp());
+        } else {
+          fs::create_directories(out_dir);
+        }
+      },
+      "cannot write to " + out_dir + ": ");
+  const std::string self =
+      or_exit(kExitBadInput, [] { return self_executable(); }, "cannot write to " + out_dir + ": ");
 
   catch_interrupts();
   RunPairs aa, planted;
@@ -249,13 +238,8 @@ int calibrate_command(const CalibrateArgs& args) {
     return write_counted_calibration(args, loaded->first.name, out_dir, aa, planted, options,
                                      std::stod(plant.front().substr(plant.front().find('=') + 1)));
 
-  GateCalibration gate;
-  try {
-    gate = assess_gate(aa, planted, options);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  GateCalibration gate = or_exit<std::invalid_argument>(
+      kExitRunFailed, [&] { return assess_gate(aa, planted, options); });
   gate.grid = loaded->first.name;
   gate.grid_file = args.grid;
   gate.load = args.load;
@@ -264,13 +248,10 @@ int calibrate_command(const CalibrateArgs& args) {
     spdlog::error("no cell was ok in every A/A pair; nothing to calibrate (see {})", out_dir);
     return kExitRunFailed;
   }
-  try {
+  or_exit(kExitRunFailed, [&] {
     write_text_file(out_dir + "/calibrate.json", json_text(gate_calibration_json(gate), 2) + "\n");
     write_text_file(out_dir + "/calibrate.md", render_gate_calibration_markdown(gate));
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   std::cout << render_gate_calibration_text(gate);
   std::cout << "Written: " << out_dir << "/calibrate.json, calibrate.md\n"
             << "Use it: crossover compare BASELINE CANDIDATE --calibration " << out_dir

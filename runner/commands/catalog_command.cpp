@@ -53,12 +53,10 @@ std::string run_of(const CatalogArgs& args, const std::string& first_card, int& 
   failed = kExitBadInput;
   std::error_code error;
   if (fs::is_directory(args.input, error)) {
-    try {  // a run still running has not measured every cell yet: its table would be partial
-      const ReadingLock running(args.input);
-    } catch (const std::runtime_error& e) {
-      spdlog::error("{}: give it to catalog when it ends", e.what());
-      return "";
-    }
+    // A run still running has not measured every cell yet: its table would be partial.
+    or_exit<std::runtime_error>(
+        kExitBadInput, [&] { const ReadingLock running(args.input); }, "",
+        ": give it to catalog when it ends");
     return args.input;
   }
   // A grid without a CUDA cell has nothing to predict: said before anything runs.
@@ -196,28 +194,19 @@ bool outputs_refused(const CatalogArgs& args) {
   return false;
 }
 
-// --json's and --markdown's files; kExitRunFailed (logged) when one cannot be written.
+// --json's and --markdown's files; a CommandError (kExitRunFailed) when one cannot be written.
 int write_outputs(const CatalogArgs& args, const Json& report, const std::string& markdown) {
-  try {
+  or_exit(kExitRunFailed, [&] {
     if (!args.json.empty()) write_text_file(args.json, json_text(report, 2) + "\n");
     if (!args.markdown.empty()) write_text_file(args.markdown, markdown);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   return kExitOk;
 }
 
 int catalog_command(const CatalogArgs& args) {
-  DatasheetCatalog catalog;
-  std::vector<MeasuredCard> measured;
-  try {
-    catalog = load_catalog();
-    measured = measured_cards(catalog);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  const DatasheetCatalog catalog = or_exit(kExitBadInput, [] { return load_catalog(); });
+  const std::vector<MeasuredCard> measured =
+      or_exit(kExitBadInput, [&] { return measured_cards(catalog); });
   const auto cards = chosen_cards(args, catalog);
   const auto prices = prices_of(args, catalog);
   if (!cards || !prices || outputs_refused(args)) return kExitBadInput;
@@ -234,7 +223,7 @@ int catalog_command(const CatalogArgs& args) {
   }
   std::vector<Row> rows;
   std::vector<std::pair<const Datasheet*, Validation>> bands;
-  try {
+  or_exit(kExitBadInput, [&] {
     const RunRecord run = load_run(run_dir);
     for (const Datasheet* card : *cards) {
       const MachineProfile profile = datasheet_profile(*card, measured, catalog);
@@ -243,10 +232,7 @@ int catalog_command(const CatalogArgs& args) {
       const double price = prices->count(card->name) ? prices->at(card->name) : 0.0;
       for (Row& row : rows_of(run, *card, profile, price)) rows.push_back(std::move(row));
     }
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  });
   if (rows.empty()) {
     spdlog::error(
         "{}: no CPU cell measured there pairs with a CUDA cell whose anatomy the run "

@@ -68,7 +68,8 @@ void check_binaries(const std::string (&binaries)[2], const char* const (&sides)
 // Runs the baseline and the candidate binary on one grid `rounds` times, alternating which goes
 // first (AB BA AB ...), so that a slow drift of the machine weighs on both alike; each side's
 // rounds are pooled (compare_runs pools cells that occur several times). A binary that rejects
-// the grid throws std::invalid_argument; one that crashes, std::runtime_error.
+// the grid throws std::invalid_argument; one that crashes, std::runtime_error; a signal, a
+// CommandError with its exit code.
 std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string& out_dir) {
   const std::string binaries[2] = {args.baseline, args.candidate};
   const char* sides[2] = {"baseline", "candidate"};
@@ -115,7 +116,7 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
       seconds_so_far +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (interrupted.load() > 0)
-        throw std::runtime_error("stopped during run " + std::to_string(done + 1) + " of " +
+        throw CommandError(128 + interrupted.load(), "stopped during run " + std::to_string(done + 1) + " of " +
                                  std::to_string(total) + " (" + dir +
                                  ", which kept the cells it finished)");
       if (status == kExitBadInput)
@@ -203,31 +204,26 @@ int compare_command(const CompareArgs& args) {
   }
   RunRecord baseline, candidate;
   std::string markdown = args.markdown, json = args.json;
-  try {
-    if (args.rerun.empty()) {
-      baseline = load_run(args.baseline);
-      candidate = load_run(args.candidate);
-    } else {
-      std::tie(baseline, candidate) = rerun_into_out(args, markdown, json);
-    }
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  } catch (const std::runtime_error& e) {
-    spdlog::error("{}", e.what());
-    if (const int sig = interrupted.load(); sig > 0 && !args.rerun.empty()) return 128 + sig;
-    return args.rerun.empty() ? kExitBadInput : kExitRunFailed;
+  if (args.rerun.empty()) {
+    baseline = or_exit(kExitBadInput, [&] { return load_run(args.baseline); });
+    candidate = or_exit(kExitBadInput, [&] { return load_run(args.candidate); });
+  } else {  // a grid or a binary refused is bad input; a run that broke, a failed one
+    std::tie(baseline, candidate) = or_exit<std::invalid_argument>(kExitBadInput, [&] {
+      return or_exit<std::runtime_error>(kExitRunFailed,
+                                         [&] { return rerun_into_out(args, markdown, json); });
+    });
   }
 
   std::optional<Calibration> calibration;
   if (!args.calibration.empty()) {
-    try {
-      calibration = calibration_from_json(
-          read_json_file(args.calibration, kMaxRecordBytes, "a calibrate.json"), args.calibration);
-    } catch (const std::exception& e) {
-      spdlog::error("--calibration {}: {}", args.calibration, e.what());
-      return kExitBadInput;
-    }
+    calibration = or_exit(
+        kExitBadInput,
+        [&] {
+          return calibration_from_json(
+              read_json_file(args.calibration, kMaxRecordBytes, "a calibrate.json"),
+              args.calibration);
+        },
+        "--calibration " + args.calibration + ": ");
   }
   RegressionReport report =
       compare_records(baseline, candidate, options, calibration ? &*calibration : nullptr);
@@ -243,13 +239,10 @@ int compare_command(const CompareArgs& args) {
     if (d.unfair) spdlog::warn("the runs differ in {}: {} vs {}", d.what, d.baseline, d.candidate);
   }
   std::cout << wrap_prose(render_regression_text(report), output_columns()) << std::flush;
-  try {
+  or_exit(kExitRunFailed, [&] {  // a full disk, a folder gone: exit 1, as run and report
     if (!markdown.empty()) write_text_file(markdown, render_regression_markdown(report));
     if (!json.empty()) write_text_file(json, json_text(regression_json(report), 2) + "\n");
-  } catch (const std::exception& e) {  // a full disk, a folder gone: exit 1, as run and report
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   std::vector<std::string> written;
   for (const auto& file : {markdown, json}) {
     if (!file.empty()) written.push_back(file);

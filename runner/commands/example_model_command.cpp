@@ -14,12 +14,7 @@ namespace crossover {
 namespace {
 
 int example_model_command(const std::string& path) {
-  try {
-    write_example_model(path);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  or_exit(kExitBadInput, [&] { write_example_model(path); });
   std::cout << path << ": " << kExampleModelText << "\n";
   return kExitOk;
 }

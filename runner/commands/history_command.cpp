@@ -159,15 +159,12 @@ void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& 
 }
 
 // A run still running has no point yet, and a history that took it would refuse it once it ended:
-// throws std::runtime_error saying so.
+// throws a CommandError (bad input) saying so.
 void refuse_running(const std::string& path) {
   const std::string dir = fs::is_directory(path) ? path : fs::path(path).parent_path().string();
-  try {
-    ReadingLock running(dir.empty() ? "." : dir);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) +
-                             ": add it to the history when it ends, with its every cell measured");
-  }
+  or_exit<std::runtime_error>(
+      kExitBadInput, [&] { ReadingLock running(dir.empty() ? "." : dir); }, "",
+      ": add it to the history when it ends, with its every cell measured");
 }
 
 // A run appended to a history whose cells it shares only in part: said, since the rows it adds
@@ -264,15 +261,10 @@ int history_command(const HistoryArgs& args) {
   // One command at a time in a history's folder: two appends at once would each write the
   // history read before the other's run, and lose it.
   std::optional<DirectoryLock> lock;
-  try {
+  or_exit(kExitBadInput, [&] {
     if (appending) {
       check_real_folder(args.into, "--into");
-      try {
-        lock.emplace(args.into);
-      } catch (const std::exception& e) {
-        spdlog::error("--into {}", e.what());
-        return kExitBadInput;
-      }
+      or_exit(kExitBadInput, [&] { lock.emplace(args.into); }, "--into ");
       const std::string file = args.into + "/history.json";
       history = history_from_json(read_json_file(file, kMaxRecordBytes, "a history.json"));
       refuse_running(args.append);
@@ -283,15 +275,14 @@ int history_command(const HistoryArgs& args) {
       history = read_runs(args);
     }
     set_thresholds(history, args);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  });
   find_changes(history);
   if (!appending) {
     // The lock first, then the look at what the folder holds: of two commands writing one
     // folder at once, the second is refused (exit 2) whichever comes first.
-    try {
+    or_exit(
+        kExitBadInput,
+        [&] {
       if (const std::string problem = output_folder_problem(out); !problem.empty())
         throw std::invalid_argument(problem);
       fs::create_directories(out);
@@ -303,21 +294,16 @@ int history_command(const HistoryArgs& args) {
       if (fs::exists(out + "/history.json"))
         spdlog::info("moved the earlier history's files into {}",
                      move_previous(out, timestamp(), history_file_names()));
-    } catch (const std::exception& e) {
-      spdlog::error("--out {}: {}; nothing was written", out, e.what());
-      return kExitBadInput;
-    }
+        },
+        "--out " + out + ": ", "; nothing was written");
   }
-  try {
+  or_exit(kExitRunFailed, [&] {
     // history.json last: when a report cannot be written, the stored history is not advanced,
     // and the same --append can be tried again.
     write_text_file(out + "/history.md", render_history_markdown(history));
     write_text_file(out + "/history.html", render_history_html(history));
     write_text_file(out + "/history.json", json_text(history_json(history), 2) + "\n");
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   std::cout << render_history_markdown(history) << "Written: " << out
             << "/history.json, history.md, history.html\n";
   int slower = 0, suspect = 0;

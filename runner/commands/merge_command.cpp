@@ -130,38 +130,32 @@ int merge_command(const MergeArgs& args) {
   }
   // A shard still running holds its folder's lock: its results are not final.
   std::vector<std::unique_ptr<ReadingLock>> inputs;
-  MergedRun merged;
-  try {
-    for (const std::string& dir : args.dirs) {
-      struct stat info {};
-      if (lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode))  // read_part refuses the rest
-        inputs.push_back(std::make_unique<ReadingLock>(dir));
-    }
-    merged = merge_runs(args.dirs);
-  } catch (const std::exception& e) {
-    spdlog::error("{}. Nothing was merged", e.what());
-    return kExitBadInput;
-  }
+  const MergedRun merged = or_exit(
+      kExitBadInput,
+      [&] {
+        for (const std::string& dir : args.dirs) {
+          struct stat info {};
+          if (lstat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode))  // read_part refuses others
+            inputs.push_back(std::make_unique<ReadingLock>(dir));
+        }
+        return merge_runs(args.dirs);
+      },
+      "", ". Nothing was merged");
   std::optional<DirectoryLock> lock;
-  try {
-    fs::create_directories(args.out_dir);
-    lock.emplace(args.out_dir);
-  } catch (const std::exception& e) {
-    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, e.what());
-    return kExitBadInput;
-  }
+  or_exit(
+      kExitBadInput,
+      [&] {
+        fs::create_directories(args.out_dir);
+        lock.emplace(args.out_dir);
+      },
+      "--out " + args.out_dir + ": ", "; nothing was merged");
   // Checked again under the lock: another merge may have written there in the meantime.
   if (const std::string problem = out_problem(args); !problem.empty()) {
     spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem);
     return kExitBadInput;
   }
   for (const auto& w : merged.warnings) spdlog::warn("{}", w);
-  try {
-    write_merged(args, merged, *specs);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  or_exit(kExitRunFailed, [&] { write_merged(args, merged, *specs); });
   std::cout << "Merged " << args.dirs.size() << " run(s), " << merged.results.size()
             << " cells: " << written_files_text(args.out_dir, run_files_in(args.out_dir)) << "\n";
   return kExitOk;

@@ -93,7 +93,7 @@ bool output_refused(const PredictArgs& args) {
 // Writes what this check took and fitted: anatomy.jsonl beside each run, the fitted profile.
 int write_outputs(const PredictArgs& args, const std::vector<Checked>& checked,
                   const MachineProfile& target, const Scores& scores) {
-  try {
+  or_exit(kExitRunFailed, [&] {
     for (const Checked& c : checked)
       if (args.save_anatomy) save_anatomy(c);
     if (!args.fit_band.empty()) {
@@ -103,10 +103,7 @@ int write_outputs(const PredictArgs& args, const std::vector<Checked>& checked,
       write_text_file(args.fit_band, json_text(profile_to_json(fitted), 2) + "\n");
       std::cout << "The profile with the band of these cells: " << args.fit_band << "\n";
     }
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   return kExitOk;
 }
 
@@ -152,15 +149,12 @@ int predict_command(const PredictArgs& args) {
   if (!specs || output_refused(args)) return kExitBadInput;
   MachineProfile target, source;
   std::vector<Checked> checked;
-  try {
+  or_exit(kExitBadInput, [&] {
     target = load_named_profile(args.profile);
     source = args.band_from.empty() ? target : load_named_profile(args.band_from);
     checked = check_runs(args, target);
     assign_bands(checked, source, !args.fit_band.empty());
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  }
+  });
   TextTable table;
   table.header = {"run", "#", "cell", "measured epoch", "predicted", "error", "bound"};
   table.right_aligned = {false, true, false, true, true, true, false};
@@ -190,14 +184,8 @@ int predict_command(const PredictArgs& args) {
   out += crossings.text.empty() ? std::string()
                                 : "\nCrossovers, measured and predicted:\n" + crossings.text;
   std::cout << wrap_prose(out, output_columns());
-  if (!args.json.empty()) {
-    try {
-      write_text_file(args.json, json_text(report, 2) + "\n");
-    } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
-      return kExitRunFailed;
-    }
-  }
+  if (!args.json.empty())
+    or_exit(kExitRunFailed, [&] { write_text_file(args.json, json_text(report, 2) + "\n"); });
   return write_outputs(args, checked, target, scores);
 }
 

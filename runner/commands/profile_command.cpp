@@ -79,36 +79,30 @@ int profile_command(const ProfileArgs& args) {
   options.name = args.name;
   MachineProfile profile = measure_profile(options);
   if (!args.derive.empty()) {
-    try {
-      std::vector<RunRecord> runs;
-      for (const std::string& run : args.derive) runs.push_back(load_run(run));
-      profile =
-          derive_profile(args.name.empty() ? "derived" : args.name, runs, profile, args.data_dir);
-    } catch (const std::exception& e) {
-      spdlog::error("--derive: {}", e.what());
-      return kExitBadInput;
-    }
+    profile = or_exit(
+        kExitBadInput,
+        [&] {
+          std::vector<RunRecord> runs;
+          for (const std::string& run : args.derive) runs.push_back(load_run(run));
+          return derive_profile(args.name.empty() ? "derived" : args.name, runs, profile,
+                                args.data_dir);
+        },
+        "--derive: ");
   }
   // What is written must read back: a number outside its range (derived from a hand-edited
   // env.json) is refused here, never stored for predict to refuse later.
   const std::string text = json_text(profile_to_json(profile), 2) + "\n";
-  try {
-    profile_from_json(nlohmann::json::parse(text));
-  } catch (const std::exception& e) {
-    spdlog::error("the profile {} would not read back ({}); nothing was written",
-                  args.derive.empty() ? "measured" : "derived", e.what());
-    return args.derive.empty() ? kExitRunFailed : kExitBadInput;
-  }
+  or_exit(
+      args.derive.empty() ? kExitRunFailed : kExitBadInput,
+      [&] { profile_from_json(nlohmann::json::parse(text)); },
+      std::string("the profile ") + (args.derive.empty() ? "measured" : "derived") +
+          " would not read back (",
+      "); nothing was written");
   if (args.out.empty()) {
     std::cout << text;
     return kExitOk;
   }
-  try {
-    write_text_file(args.out, text);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  or_exit(kExitRunFailed, [&] { write_text_file(args.out, text); });
   std::cout << summary(profile) << "Written: " << args.out << "\n";
   return kExitOk;
 }

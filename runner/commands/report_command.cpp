@@ -86,16 +86,16 @@ struct RunRead {
   std::string label;  ///< its cells' host, or env.json's label, or its folder's name
 };
 
-std::optional<RunRead> read_run(const std::string& path) {
+RunRead read_run(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
-  if (!fs::exists(status)) {
-    spdlog::error("{} {}: give a run's directory or its results.jsonl", path,
-                  error && error != std::errc::no_such_file_or_directory
-                      ? "cannot be read (" + error.message() + ")"
-                      : "does not exist");
-    return std::nullopt;
-  }
+  if (!fs::exists(status))
+    throw CommandError(kExitBadInput,
+                       path + " " +
+                           (error && error != std::errc::no_such_file_or_directory
+                                ? "cannot be read (" + error.message() + ")"
+                                : "does not exist") +
+                           ": give a run's directory or its results.jsonl");
   RunRead run;
   const std::string file = fs::is_directory(status) ? run_file(path, kResultsFile) : path;
   run.file = file;
@@ -103,19 +103,13 @@ std::optional<RunRead> read_run(const std::string& path) {
   run.directory = parent.empty() ? "." : parent.string();
   // A run still running is neither read as finished nor written into: it writes its own reports
   // when it ends.
-  try {
-    ReadingLock running(run.directory);
-  } catch (const std::runtime_error& e) {
-    spdlog::error("{}: report it when it ends (it writes its own reports then)", e.what());
-    return std::nullopt;
-  }
-  try {
-    run.results = read_results(file);
-  } catch (const std::exception& e) {
-    const std::string why = why_not_a_run(path);
-    spdlog::error("{}", why.empty() ? e.what() : why);
-    return std::nullopt;
-  }
+  or_exit<std::runtime_error>(
+      kExitBadInput, [&] { ReadingLock running(run.directory); }, "",
+      ": report it when it ends (it writes its own reports then)");
+  // A folder of runs, or a grid, given where a run belongs: said as such.
+  if (const std::string why = why_not_a_run(path); !why.empty())
+    throw CommandError(kExitBadInput, why);
+  run.results = or_exit(kExitBadInput, [&] { return read_results(file); });
   const auto optional_json = [&](const std::string& name, nlohmann::ordered_json& into,
                                  const std::string& section) {
     if (!fs::exists(run.directory + "/" + name, error)) return;
@@ -196,19 +190,18 @@ int report_command(const ReportArgs& args) {
   if (!specs) return kExitBadInput;
   std::vector<RunRead> runs;
   for (const std::string& path : args.results) {
-    auto run = read_run(path);
-    if (!run) return kExitBadInput;
+    RunRead run = read_run(path);
     // One run given twice (by two names, or its folder and its results.jsonl) would count every
     // cell twice.
     for (const RunRead& before : runs) {
       std::error_code error;
-      if (fs::equivalent(before.file, run->file, error)) {
+      if (fs::equivalent(before.file, run.file, error)) {
         spdlog::error("{} and {} are one run, given twice; nothing was written", before.file,
-                      run->file);
+                      run.file);
         return kExitBadInput;
       }
     }
-    runs.push_back(std::move(*run));
+    runs.push_back(std::move(run));
   }
   if (runs.size() > 1 && args.out_dir.empty()) {
     spdlog::error(
@@ -255,13 +248,10 @@ int report_command(const ReportArgs& args) {
     return kExitBadInput;
   }
   context.measure = measure;
-  try {
+  or_exit(kExitRunFailed, [&] {
     fs::create_directories(out_dir);
     write_reports(out_dir, context, results, *specs, runs.front().record);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitRunFailed;
-  }
+  });
   std::cout << wrap_prose(
       "Reports: " + written_files_text(out_dir, run_file_names(RunFileWriter::kReports)) + "\n",
       output_columns());
