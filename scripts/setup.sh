@@ -21,6 +21,8 @@ packages=(
   clang libclang-rt-14-dev
   # Universal Ctags finds each function's lines, for scripts/function-sizes.sh (test.sh --full).
   universal-ctags
+  # The format check of scripts/format.sh (test.sh --full): Debian's clang-format 14.
+  clang-format
   # Callgrind counts the instructions of counted cells (the `count` key) on machines without
   # hardware counters (virtual machines, CI runners); its headers switch it on around each epoch.
   valgrind

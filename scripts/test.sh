@@ -10,7 +10,8 @@
 #                                            Sanitizer (build-fuzz/): their unit tests, and every
 #                                            fuzz target for FUZZ_SECONDS (default 60;
 #                                            scripts/fuzz.sh), then the function-size
-#                                            check (scripts/function-sizes.sh). What CI runs (.ci/run,
+#                                            check (scripts/function-sizes.sh) and the format
+#                                            check (scripts/format.sh --check). What CI runs (.ci/run,
 #                                            with FUZZ_SECONDS=20); how long each takes:
 #                                            docs/results.md, "Build and test times". Every test
 #                                            under the sanitizers, the binary's too:
@@ -108,3 +109,5 @@ if [[ ${FUZZ_SECONDS:-60} != 0 ]]; then
 fi
 echo "== no function outside the tests over 80 lines"
 scripts/function-sizes.sh
+echo "== every source as .clang-format has it"
+scripts/format.sh --check
