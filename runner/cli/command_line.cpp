@@ -232,6 +232,28 @@ int check_standard_output(int code) {
   return code == 0 ? 1 : code;
 }
 
+// Runs the command given: its exit code, or its error's. The one place a command's errors become
+// exit codes.
+int run_one(const crossover::Command& command) {
+  try {
+    return check_standard_output(command.run());
+  } catch (const crossover::CommandError& e) {
+    spdlog::error("{}", e.what());
+    return check_standard_output(e.exit_code());
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the command could not examine (a loop of links, a folder it may not read): bad
+    // input, said with the path, never an abort.
+    spdlog::error("{}; nothing more was done (what was written so far is kept)", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Whatever was measured before is on disk already: results are written cell by cell.
+    spdlog::error(
+        "out of memory: this machine cannot hold what the command was asked to do (a grid "
+        "of too many cells, a file too large); the results written so far are kept");
+    return 2;
+  }
+}
+
 }  // namespace
 
 namespace crossover {
@@ -305,26 +327,8 @@ int run_command_line(int argc, char** argv, const std::vector<CommandDeclaration
                             : spdlog::level::info);
   spdlog::set_default_logger(logger);
 
-  for (const auto& command : commands) {
-    if (!*command.app) continue;
-    try {
-      return check_standard_output(command.run());
-    } catch (const CommandError& e) {
-      spdlog::error("{}", e.what());
-      return check_standard_output(e.exit_code());
-    } catch (const std::filesystem::filesystem_error& e) {
-      // A path the command could not examine (a loop of links, a folder it may not read): bad
-      // input, said with the path, never an abort.
-      spdlog::error("{}; nothing more was done (what was written so far is kept)", e.what());
-      return 2;
-    } catch (const std::bad_alloc&) {
-      // Whatever was measured before is on disk already: results are written cell by cell.
-      spdlog::error(
-          "out of memory: this machine cannot hold what the command was asked to do (a grid "
-          "of too many cells, a file too large); the results written so far are kept");
-      return 2;
-    }
-  }
+  for (const auto& command : commands)
+    if (*command.app) return run_one(command);
   return 2;  // require_subcommand(1) makes this unreachable
 }
 
