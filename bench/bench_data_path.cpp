@@ -42,7 +42,9 @@ void data_path(benchmark::State& state, crossover::Loader loader, int workers) {
   state.SetItemsProcessed(samples);
 }
 
-void BM_DataPath_Tensor(benchmark::State& state) { data_path(state, crossover::Loader::kTensor, 0); }
+void BM_DataPath_Tensor(benchmark::State& state) {
+  data_path(state, crossover::Loader::kTensor, 0);
+}
 void BM_DataPath_DataLoader(benchmark::State& state) {
   data_path(state, crossover::Loader::kDataLoader, static_cast<int>(state.range(0)));
 }

@@ -9,13 +9,14 @@
 #include <cstdio>
 #include <vector>
 
-#define CHECK(expr)                                                                          \
-  do {                                                                                       \
-    const cudaError_t status = (expr);                                                       \
-    if (status != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(status)); \
-      return 1;                                                                              \
-    }                                                                                        \
+#define CHECK(expr)                                                      \
+  do {                                                                   \
+    const cudaError_t status = (expr);                                   \
+    if (status != cudaSuccess) {                                         \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, \
+                   cudaGetErrorString(status));                          \
+      return 1;                                                          \
+    }                                                                    \
   } while (false)
 
 __global__ void empty_kernel() {}
@@ -36,7 +37,8 @@ int main() {
   for (int i = 0; i < kLaunches; ++i) empty_kernel<<<1, 1>>>();
   CHECK(cudaDeviceSynchronize());
   const double launch_us =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kLaunches;
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
+      kLaunches;
 
   cudaEvent_t before, after;
   CHECK(cudaEventCreate(&before));
@@ -47,10 +49,13 @@ int main() {
   float event_ms = 0.0f;
   CHECK(cudaEventElapsedTime(&event_ms, before, after));
 
-  std::printf("{\"device\": \"%s\", \"launch_latency_us\": %.3f, \"empty_event_pair_us\": %.3f, \"copies\": [",
-              properties.name, launch_us, event_ms * 1000.0);
+  std::printf(
+      "{\"device\": \"%s\", \"launch_latency_us\": %.3f, \"empty_event_pair_us\": %.3f, "
+      "\"copies\": [",
+      properties.name, launch_us, event_ms * 1000.0);
   bool first = true;
-  for (const size_t bytes : {size_t{4} << 10, size_t{1} << 20, size_t{64} << 20, size_t{256} << 20}) {
+  for (const size_t bytes :
+       {size_t{4} << 10, size_t{1} << 20, size_t{64} << 20, size_t{256} << 20}) {
     void* device = nullptr;
     CHECK(cudaMalloc(&device, bytes));
     std::vector<char> pageable(bytes, 1);
@@ -64,8 +69,9 @@ int main() {
       CHECK(cudaEventRecord(after));
       CHECK(cudaEventSynchronize(after));
       CHECK(cudaEventElapsedTime(&event_ms, before, after));
-      std::printf("%s{\"bytes\": %zu, \"pinned\": %s, \"bytes_per_second\": %.0f}", first ? "" : ", ", bytes,
-                  use_pinned ? "true" : "false", 10.0 * static_cast<double>(bytes) / (event_ms / 1000.0));
+      std::printf("%s{\"bytes\": %zu, \"pinned\": %s, \"bytes_per_second\": %.0f}",
+                  first ? "" : ", ", bytes, use_pinned ? "true" : "false",
+                  10.0 * static_cast<double>(bytes) / (event_ms / 1000.0));
       first = false;
     }
     CHECK(cudaFreeHost(pinned));

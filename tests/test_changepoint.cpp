@@ -25,7 +25,7 @@ TEST(ChangePoint, TheStatisticIsItsDefinitionAndTheBestSplitIsWhereTheSeriesStep
 
   // Six runs on each side: a shuffle splits them as cleanly 2 times in C(12, 6) = 924, so the
   // permutation test can reach p < 0.01 (five on each side could not: 2 in 252).
-  const std::vector<double> stepped = {0,   0.01, -0.01, 0.02, 0,   0.01,
+  const std::vector<double> stepped = {0,   0.01, -0.01, 0.02, 0,    0.01,
                                        0.5, 0.51, 0.49,  0.5,  0.52, 0.5};
   const auto found = e_divisive(stepped);
   ASSERT_EQ(found.size(), 1u);
@@ -74,8 +74,10 @@ TEST(ChangePoint, OnSimulatedSeriesFalseChangesAreRareAndAPlantedStepIsFoundWher
   }
   EXPECT_LE(false_series, 1);
   EXPECT_GE(found_near, 27);
-  std::printf("false change points in %d of 30 flat series; the +15 %% step found within 2 runs "
-              "in %d of 30\n", false_series, found_near);
+  std::printf(
+      "false change points in %d of 30 flat series; the +15 %% step found within 2 runs "
+      "in %d of 30\n",
+      false_series, found_near);
 }
 
 }  // namespace

@@ -166,8 +166,8 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_NE(o.err.find("did you mean \"iris_mlp\""), std::string::npos) << o.err;
   fs::create_directories(dir.file("held"));
   dir.write("held/results.jsonl", "");
-  o = shell(dir, dir.file("alone/crossover") + " run " + grid + " --dry-run --out " +
-                     dir.file("held"));
+  o = shell(dir,
+            dir.file("alone/crossover") + " run " + grid + " --dry-run --out " + dir.file("held"));
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find("already holds the results of a run"), std::string::npos) << o.err;
   o = shell(dir, "CROSSOVER_MACHINE_RECORD=" + dir.file("none.json") + " " +
@@ -182,8 +182,8 @@ TEST(Cli, ValidateAndDryRunRunNothing) {
   EXPECT_NE(o.err.find("--pairs: Value 2 not in range 3 to 100"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("cannot start"), std::string::npos) << o.err;
   for (const char* args : {" --dry-run", ""}) {
-    o = shell(dir, dir.file("alone/crossover") + " run " + grid + args + " --out " +
-                       dir.file("new"));
+    o = shell(dir,
+              dir.file("alone/crossover") + " run " + grid + args + " --out " + dir.file("new"));
     EXPECT_EQ(o.code, 2) << o.err;
     EXPECT_EQ(o.err.rfind("crossover: cannot start " + dir.file("alone/crossover-torch"), 0), 0u)
         << "said before the hand-over: " << o.err;
@@ -237,9 +237,9 @@ TEST(Cli, ATorchscriptGridTrainsTheModelItNames) {
   EXPECT_FALSE(fs::exists(dir.file("out2/results.jsonl")));
   // validate says every problem at once: a typo elsewhere in the grid (a device "gpu", a key
   // "gpu") does not hide the model's wrong shape.
-  const std::string both =
-      dir.write("grids/both.json",
-                R"({"name": "both", "defaults": {"gpu": 1}, "experiments": [{"workload": "torchscript",
+  const std::string both = dir.write(
+      "grids/both.json",
+      R"({"name": "both", "defaults": {"gpu": 1}, "experiments": [{"workload": "torchscript",
       "settings": {"model": "models/mine.pt", "input_shape": [3, 8, 8], "classes": 4,
                    "device": "gpu"}}]})");
   o = crossover(dir, "validate " + both);

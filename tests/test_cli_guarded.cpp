@@ -113,11 +113,10 @@ TEST(GuardedOutputs, OfTwoHistoriesWrittenIntoOneFolderAtOnceTheSecondIsRefused)
   const std::string a = results_dir(dir, "a", 1.0), b = results_dir(dir, "b", 1.1);
   for (int race = 0; race < 5; ++race) {
     const std::string out = dir.file("h" + std::to_string(race));
-    const std::string one = std::string(CROSSOVER_BINARY) + " history " + a + " " + b +
-                            " --out " + out + " >/dev/null 2>&1";
-    const std::string both =
-        "(" + one + "; echo $? >" + dir.file("first") + ") & (" + one + "; echo $? >" +
-        dir.file("second") + ") & wait";
+    const std::string one = std::string(CROSSOVER_BINARY) + " history " + a + " " + b + " --out " +
+                            out + " >/dev/null 2>&1";
+    const std::string both = "(" + one + "; echo $? >" + dir.file("first") + ") & (" + one +
+                             "; echo $? >" + dir.file("second") + ") & wait";
     ASSERT_EQ(std::system(("bash -c '" + both + "'").c_str()), 0);
     const std::string codes = slurp(dir.file("first")) + slurp(dir.file("second"));
     EXPECT_TRUE(codes == "0\n2\n" || codes == "2\n0\n") << "race " << race << ": " << codes;
@@ -132,11 +131,10 @@ TEST(GuardedReaders, NoCommandReadsARunsRecordThroughALink) {
   fs::create_symlink(real + "/env.json", dir.file("linked/env.json"));
   const std::string linked = dir.file("linked");
   const std::string profile = profile_copy(dir);
-  for (const std::string& args :
-       {"report " + linked + " --out " + dir.file("rep"),
-        "predict --check " + linked + " --profile " + profile,
-        "history " + linked + " --out " + dir.file("hist"), "compare " + linked + " " + real,
-        "profile --derive " + linked}) {
+  for (const std::string& args : {"report " + linked + " --out " + dir.file("rep"),
+                                  "predict --check " + linked + " --profile " + profile,
+                                  "history " + linked + " --out " + dir.file("hist"),
+                                  "compare " + linked + " " + real, "profile --derive " + linked}) {
     const Outcome o = crossover(dir, args);
     EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
     EXPECT_NE(o.err.find("a symbolic link"), std::string::npos) << args << "\n" << o.err;
@@ -307,8 +305,9 @@ TEST(GuardedReaders, AMachineRecordIsReusedOnlyWholeAndEveryReportSaysSo) {
   }
   // The record of the very folder the run replaces (--overwrite moves it first) is refused
   // before anything is moved.
-  const Outcome own = crossover(dir, "run " + grid + " --out " + dir.file("m") + " --overwrite" +
-                                         data, std::string(kMachineRecordVariable) + "=" + record);
+  const Outcome own =
+      crossover(dir, "run " + grid + " --out " + dir.file("m") + " --overwrite" + data,
+                std::string(kMachineRecordVariable) + "=" + record);
   EXPECT_EQ(own.code, 2) << own.err;
   EXPECT_NE(own.err.find("is the env.json of this run's own folder"), std::string::npos) << own.err;
   EXPECT_TRUE(fs::exists(record));

@@ -413,10 +413,11 @@ TEST(Hostile, AResumedRunKeepsTheKeptCellsReferenceTimings) {
   ASSERT_EQ(crossover(dir, run_in(dir, grid, out), testing::kMeasureMachine).code, 0);
   const auto before = nlohmann::json::parse(slurp(out + "/env.json"));
   ASSERT_EQ(before["reference"]["cells"].size(), 3u);
-  ASSERT_EQ(crossover(dir, "run " + grid + " --resume " + out + " --data-dir " + dir.file("no-data"),
-                      testing::kMeasureMachine)
-                .code,
-            0);
+  ASSERT_EQ(
+      crossover(dir, "run " + grid + " --resume " + out + " --data-dir " + dir.file("no-data"),
+                testing::kMeasureMachine)
+          .code,
+      0);
   const auto after = nlohmann::json::parse(slurp(out + "/env.json"));
   EXPECT_EQ(after["reference"]["cells"], before["reference"]["cells"]);
 }
@@ -464,10 +465,11 @@ TEST(Hostile, ANewcomersWrongTurnsAreNamedWithTheWayOut) {
   EXPECT_EQ(o.err.find("output_device"), std::string::npos) << o.err;
   // A missing data folder is named with the way out, and only for a grid that reads data files.
   o = crossover(dir, run_in(dir, grid, dir.file("iris")));
-  EXPECT_NE(o.err.find("synthetic data will stand in for iris (no data folder " +
-                       dir.file("no-data") + ": scripts/fetch-data.sh). Give --data-dir (or "
-                       "CROSSOVER_DATA_DIR) the folder"),
-            std::string::npos)
+  EXPECT_NE(
+      o.err.find("synthetic data will stand in for iris (no data folder " + dir.file("no-data") +
+                 ": scripts/fetch-data.sh). Give --data-dir (or "
+                 "CROSSOVER_DATA_DIR) the folder"),
+      std::string::npos)
       << o.err;
   // CROSSOVER_DATA_DIR stands for --data-dir where it is not given: list reads it.
   fs::create_directories(dir.file("env-data"));

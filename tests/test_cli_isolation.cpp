@@ -192,15 +192,14 @@ TEST(Cli, ThePlantedRegressionIsNoticedAndThePlantedLoadIsNotBlamedOnTheCode) {
   };
   measure_pair("");
   const std::string loaded = std::string(CROSSOVER_SOURCE_DIR) + "/scripts/loaded-crossover.sh";
-  const Outcome busy =
-      shell(dir, measure + " CROSSOVER_DATA_DIR= LOAD_PROCESSES=1 CROSSOVER_BIN=" +
-                     std::string(CROSSOVER_BINARY) + " bash " + loaded + " " + run +
-                     dir.file("busy"));
+  const Outcome busy = shell(dir, measure + " CROSSOVER_DATA_DIR= LOAD_PROCESSES=1 CROSSOVER_BIN=" +
+                                      std::string(CROSSOVER_BINARY) + " bash " + loaded + " " +
+                                      run + dir.file("busy"));
   ASSERT_EQ(busy.code, 0) << busy.err;
   const auto verdict = [&](const std::string& base, const std::string& candidate) {
     const std::string json = dir.file(candidate + ".json");
-    const Outcome o = crossover(
-        dir, "compare " + dir.file(base) + " " + dir.file(candidate) + " --json " + json);
+    const Outcome o =
+        crossover(dir, "compare " + dir.file(base) + " " + dir.file(candidate) + " --json " + json);
     const auto j = nlohmann::json::parse(slurp(json));
     EXPECT_EQ(o.code, j["cells"][0]["verdict"] == "regression" ? 1 : 0) << o.out;
     return std::make_pair(j["cells"][0]["verdict"].get<std::string>(), o.out);

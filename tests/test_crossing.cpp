@@ -14,8 +14,7 @@ Probe point(double value, double speedup, double spread = 0.02) {
   p.speedup = speedup;
   p.low = speedup * (1 - spread);
   p.high = speedup * (1 + spread);
-  p.winner = p.low > 1 ? Winner::kContender : p.high < 1 ? Winner::kBaseline
-                                                              : Winner::kTie;
+  p.winner = p.low > 1 ? Winner::kContender : p.high < 1 ? Winner::kBaseline : Winner::kTie;
   return p;
 }
 

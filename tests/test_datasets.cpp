@@ -1,5 +1,5 @@
-// The data sets' one declaration (workloads/data/datasets.hpp): the fetch script checks what it says,
-// and a data set added by one declaration is found, estimated and fingerprinted from it.
+// The data sets' one declaration (workloads/data/datasets.hpp): the fetch script checks what it
+// says, and a data set added by one declaration is found, estimated and fingerprinted from it.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -115,9 +115,9 @@ TEST(Datasets, TheRowsMadeInMemoryAreTheWorkloadsDeclared) {
     ++made;
     const std::string rows = format_axis_value(static_cast<double>(w.made_train_rows)) + " / " +
                              format_axis_value(static_cast<double>(w.made_test_rows));
-    EXPECT_NE(w.notes.find(format_axis_value(static_cast<double>(w.made_train_rows)) +
-                           " training rows"),
-              std::string::npos)
+    EXPECT_NE(
+        w.notes.find(format_axis_value(static_cast<double>(w.made_train_rows)) + " training rows"),
+        std::string::npos)
         << w.notes;
     const auto row = grids.find("\n| `" + w.name + "` |");
     ASSERT_NE(row, std::string::npos) << w.name;

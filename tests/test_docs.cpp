@@ -237,8 +237,8 @@ TEST(Docs, EachConfigStatesItsCellsAndItsTimeIsNoOlderThanThem) {
   EXPECT_EQ(configs, timed.size() + untimed.size()) << "docs/results.md times" << listed;
 }
 
-// The Files table of docs/outputs.md lists the run folder's files as reports/render/run_outputs.hpp declares
-// them, no more and no fewer.
+// The Files table of docs/outputs.md lists the run folder's files as reports/render/run_outputs.hpp
+// declares them, no more and no fewer.
 TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
   const std::string page = slurp(source("docs/outputs.md"));
   const auto start = page.find("## Files"), end = page.find("\n## ", start + 1);
@@ -251,7 +251,8 @@ TEST(Docs, OutputsMdListsTheRunFolderSFilesAsDeclared) {
   testing::ScratchDir dir;
   const testing::Outcome help = testing::crossover(dir, "report --help");
   for (const RunFile& file : run_folder_files()) {
-    const bool listed = help.out.find("\n  " + file.name + ": " + file.holds + "\n") != std::string::npos;
+    const bool listed =
+        help.out.find("\n  " + file.name + ": " + file.holds + "\n") != std::string::npos;
     EXPECT_EQ(listed, file.writer() == RunFileWriter::kReports) << file.name << "\n" << help.out;
   }
 }

@@ -391,10 +391,9 @@ TEST(Energy, ARunRecordsJoulesWattsAndCostsForEveryOkCell) {
       "experiments": [{"workload": "iris_mlp", "settings": {"epochs": 3, "repeats": 1},
                        "grid": {"dataset_size": ["full", 200]}}]})");
   const std::string bare = dir.file("bare");
-  o = testing::crossover(dir,
-                         "run " + short_grid + " --out " + bare + " --data-dir " +
-                             testing::data_dir(),
-                         "CROSSOVER_POWERCAP_ROOT=" + dir.file("none"));
+  o = testing::crossover(
+      dir, "run " + short_grid + " --out " + bare + " --data-dir " + testing::data_dir(),
+      "CROSSOVER_POWERCAP_ROOT=" + dir.file("none"));
   ASSERT_EQ(o.code, 0) << o.err;
   for (const Result& r : read_results(bare + "/results.jsonl")) {
     EXPECT_EQ(r.status, CellStatus::kOk);

@@ -1,9 +1,8 @@
-// env.json's typed record (core/records/environment.hpp): read back as it was written, tolerant of older,
-// hand-written and hostile files, and keeping what it does not know.
+// env.json's typed record (core/records/environment.hpp): read back as it was written, tolerant of
+// older, hand-written and hostile files, and keeping what it does not know.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <fstream>
 #include <sstream>
 

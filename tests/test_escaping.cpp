@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -115,7 +114,8 @@ TEST(Escaping, MarkdownTextShowsLinksImagesEmphasisAndHeadingsAsText) {
   EXPECT_EQ(markdown_text("#0 / #4"), "#0 / #4");
   EXPECT_EQ(markdown_text("1.2x [1.1, 1.3]"), "1.2x [1.1, 1.3]");
   EXPECT_EQ(markdown_text("[ref][1] [def]: x"), "[ref\\][1] [def\\]: x");
-  EXPECT_EQ(markdown_text("_under_ snake_case ~~gone~~"), "\\_under\\_ snake_case \\~\\~gone\\~\\~");
+  EXPECT_EQ(markdown_text("_under_ snake_case ~~gone~~"),
+            "\\_under\\_ snake_case \\~\\~gone\\~\\~");
 }
 
 // The same label in every .md a command writes: report.md, history.md and compare --markdown.
@@ -135,9 +135,10 @@ TEST(Escaping, NoMarkdownOutputTurnsALabelIntoALinkAnImageOrAHeading) {
     r.epoch_seconds_samples = {0.010, 0.011, 0.012};
     r.epoch_seconds = 0.011;
     std::ofstream(run + "/results.jsonl") << result_to_json(r).dump() << "\n";
-    std::ofstream(run + "/env.json")
-        << nlohmann::json{{"label", kMarkdownAttack}, {"crossover_revision", kMarkdownAttack}}
-               .dump();
+    std::ofstream(run + "/env.json") << nlohmann::json{
+        {"label", kMarkdownAttack},
+        {"crossover_revision",
+         kMarkdownAttack}}.dump();
     runs.push_back(run);
   }
   ASSERT_EQ(crossover(dir, "report " + runs[0]).code, 0);

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "core/cells/keys.hpp"
-#include "runner/hardware/devices.hpp"
 #include "runner/execution/executor.hpp"
-#include "runner/hardware/threads.hpp"
 #include "runner/grid/grid.hpp"
+#include "runner/hardware/devices.hpp"
+#include "runner/hardware/threads.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/data/catalog.hpp"
 #include "workloads/models/user_model.hpp"

@@ -124,7 +124,8 @@ TEST(GoldenReports, EveryOutputStatesTheSameCrossings) {
       // "wins" clears the 5 % margin, so their numbers may part.)
       const auto winner_of = [](const std::string& text) {
         const auto at = text.find(" wins ");
-        return at == std::string::npos ? std::string() : text.substr(text.rfind(' ', at - 1) + 1, at);
+        return at == std::string::npos ? std::string()
+                                       : text.substr(text.rfind(' ', at - 1) + 1, at);
       };
       const bool agrees = std::any_of(statements.begin(), statements.end(), [&](const auto& s) {
         return !winner_of(s).empty() && winner_of(s) == winner_of(statement);

@@ -413,8 +413,9 @@ TEST(Grid, FilesThatAreNotGridsAreNamedForWhatTheyAre) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(refusal(std::string("PK\x03\x04rest of a zip", 18)).find("a zip archive (torch.jit.save"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal(std::string("PK\x03\x04rest of a zip", 18)).find("a zip archive (torch.jit.save"),
+      std::string::npos);
   EXPECT_NE(refusal("\n <!DOCTYPE html><html>...").find("an HTML file"), std::string::npos);
   EXPECT_NE(refusal("{\"cell\":0,\"workload\":\"iris_mlp\",\"status\":\"ok\"}\n"
                     "{\"cell\":1,\"workload\":\"iris_mlp\",\"status\":\"ok\"}\n")

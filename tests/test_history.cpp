@@ -252,8 +252,9 @@ TEST(History, RunsOfOneCommitAreNumberedAndPredictedCellsAreSaidLeftOut) {
   predicted.cell.device = Device::cuda();
   predicted.status = CellStatus::kPredicted;
   for (int i = 0; i < 3; ++i)
-    append_run(history, {"run-" + std::to_string(i), i < 2 ? "c100aaaa" : "c101bbbb",
-                         "2026-11-1" + std::to_string(i)},
+    append_run(history,
+               {"run-" + std::to_string(i), i < 2 ? "c100aaaa" : "c101bbbb",
+                "2026-11-1" + std::to_string(i)},
                {timed(0, "iris_mlp", 1e-3), predicted});
   EXPECT_EQ(run_tick(history, 0), "c100aaa");
   EXPECT_EQ(run_tick(history, 1), "c100aaa #2");

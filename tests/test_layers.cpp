@@ -354,7 +354,8 @@ TEST(Layers, OnlyTheChildStarterStartsProcesses) {
   EXPECT_EQ(process_starts("a.cpp", "  const pid_t pid = fork();\n").size(), 1u);
   EXPECT_EQ(process_starts("a.cpp", "posix_spawn(&pid, p, nullptr, nullptr, a, e);\n").size(), 1u);
   EXPECT_EQ(process_starts("a.cpp", "std::system(\"ls\");\n").size(), 1u);
-  EXPECT_TRUE(process_starts("a.cpp", "// fork() here\nfork_child(f, true); x.system();\n").empty());
+  EXPECT_TRUE(
+      process_starts("a.cpp", "// fork() here\nfork_child(f, true); x.system();\n").empty());
 }
 
 TEST(Layers, TheOpenCheckCatchesEachWayOfOpening) {

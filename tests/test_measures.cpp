@@ -274,8 +274,8 @@ TEST(Measures, ProcessesMergeTheirPowerAndAnyThrottle) {
   EXPECT_DOUBLE_EQ(weighted.energy.mean_watts, (60.0 * 2.0 + 40.0 * 6.0) / 8.0);
 }
 
-// A result field, checked by its declared unit (core/records/results.hpp): written and read back, in the
-// CSV unless a list of samples, and in another measure converted as its unit says.
+// A result field, checked by its declared unit (core/records/results.hpp): written and read back,
+// in the CSV unless a list of samples, and in another measure converted as its unit says.
 template <typename T>
 void expect_by_unit(const char* name, Unit unit, T& (*field)(Result&), const Result& base) {
   SCOPED_TRACE(std::string(name) + " (" + text_of(unit) + ")");

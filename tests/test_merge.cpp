@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <regex>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "runner/sweep/output_dir.hpp"
@@ -278,7 +278,8 @@ TEST_F(MergeTest, EveryShardsDataSetsAreKeptAndAStoppedTasksCellsAreWarnedOf) {
             std::string::npos)
       << o.err;
   const auto merged = nlohmann::json::parse(slurp(dir_.file("m/env.json")));
-  EXPECT_EQ(merged["datasets"]["fashion_mnist"], "real 1 bytes crc32 00000001") << merged["datasets"];
+  EXPECT_EQ(merged["datasets"]["fashion_mnist"], "real 1 bytes crc32 00000001")
+      << merged["datasets"];
   EXPECT_TRUE(merged["datasets"].contains("standin")) << merged["datasets"];
 }
 

@@ -2,11 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "workloads/data/catalog.hpp"
+#include "workloads/data/tabular.hpp"
 #include "workloads/models/cnn.hpp"
 #include "workloads/models/mlp.hpp"
 #include "workloads/models/resnet.hpp"
 #include "workloads/training/supervised.hpp"
-#include "workloads/data/tabular.hpp"
 #include "workloads/training/workload.hpp"
 
 namespace crossover {

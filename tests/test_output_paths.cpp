@@ -5,9 +5,8 @@
 // before any round; a price is read one way; a bare profile name is the shipped profile even
 // where a file of that name is here.
 #include <signal.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <set>
@@ -88,7 +87,8 @@ std::vector<OutputOption> declared_outputs(const ScratchDir& dir) {
     }
     for (const std::string& option : section(help, "Options:")) {
       const std::string name = name_of(option);
-      if (option.find(name + " TEXT") == std::string::npos) continue;  // a flag prints, it names none
+      if (option.find(name + " TEXT") == std::string::npos)
+        continue;  // a flag prints, it names none
       for (const char* output : {"--out", "--json", "--markdown", "--into", "--csv", "--html"})
         EXPECT_NE(name, output) << command << " declares " << name
                                 << " outside the Outputs group: use add_output_option";
@@ -138,8 +138,8 @@ TEST(OutputPaths, EveryDeclaredOutputRefusesALinkAFifoAndARunsOwnFile) {
         {"fifo", "FIFO"}};
     if (!output.folder) cases.push_back({"run/results.jsonl", "is a file of the run in run"});
     for (const auto& [path, said] : cases) {
-      const std::string args = output.command + " " +
-                               (output.name.rfind("--", 0) == 0 ? output.name + " " : "") + path;
+      const std::string args =
+          output.command + " " + (output.name.rfind("--", 0) == 0 ? output.name + " " : "") + path;
       const Outcome o = in_dir(dir, args);
       EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
       EXPECT_NE(o.err.find(said), std::string::npos) << args << "\n" << o.err;
@@ -253,7 +253,8 @@ TEST(OutputPaths, APriceIsReadOneWayAndABareNameIsTheShippedProfile) {
     const Outcome o = in_dir(dir, args);
     EXPECT_EQ(o.code, 2) << args;
     EXPECT_NE(o.err.find("is not a decimal number; write it in digits"), std::string::npos)
-        << args << "\n" << o.err;
+        << args << "\n"
+        << o.err;
   }
   ASSERT_EQ(in_dir(dir, "history run --out h --threshold 010").code, 0);
   EXPECT_NE(testing::slurp(dir.file("h/history.md")).find("| 10.0 % |"), std::string::npos);

@@ -4,10 +4,9 @@
 // the band's coverage leave one run out and across cards, the winners and crossings as run
 // --predict makes them.
 // A change that makes the model worse fails here; one that makes it better raises the figures.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli_support.hpp"
 
@@ -155,7 +154,8 @@ TEST_P(PredictionCorpusOf, TheModelIsNoWorseThanItsCommittedScoresOnRealGpuRuns)
   }
 }
 
-// The H100's runs (2026-11-22 to 26) and the H200's (2026-11-27 and 28), each with its card's profile.
+// The H100's runs (2026-11-22 to 26) and the H200's (2026-11-27 and 28), each with its card's
+// profile.
 INSTANTIATE_TEST_SUITE_P(PredictionCorpus, PredictionCorpusOf,
                          ::testing::Values("h100-80gb", "h200-141gb"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
@@ -190,8 +190,8 @@ TEST(PredictionCorpus, AFittedBandIsTheConformalQuantileOfItsCellsAndReadsBack) 
   EXPECT_EQ(shipped["validation"], fitted["validation"]);
   // It is a profile predict reads. A run its band was fitted with is scored against a band fitted
   // without it: alone, against none.
-  o = testing::crossover(dir, "predict --check " + kCorpus + "/a-seed001 --profile " +
-                                  dir.file("fitted.json"));
+  o = testing::crossover(
+      dir, "predict --check " + kCorpus + "/a-seed001 --profile " + dir.file("fitted.json"));
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(o.out.find("inside their band"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("cuda: none (a band fitted with this run would score itself"),
@@ -292,7 +292,8 @@ TEST(PredictionCorpus, ACheckRunsWithoutLibTorchUnlessAnAnatomyMustBeTakenHere) 
   EXPECT_NE(o.err.find("cannot start " + dir.file("alone/crossover-torch")), std::string::npos)
       << o.err;
   EXPECT_EQ(o.out, "") << "said before the hand-over";
-  EXPECT_EQ(o.err.rfind("crossover: cannot start ", 0), 0u) << "said before the hand-over: " << o.err;
+  EXPECT_EQ(o.err.rfind("crossover: cannot start ", 0), 0u)
+      << "said before the hand-over: " << o.err;
 }
 
 // What predict reads beside a run and where it writes are a user's files: a planted link is
@@ -314,11 +315,12 @@ TEST(PredictionCorpus, ItsOwnFilesAreReadAndWrittenSafely) {
   const auto predicted = [&](const std::string& args) {
     const testing::Outcome out = testing::crossover(dir, args + " --json " + dir.file("c.json"));
     EXPECT_EQ(out.code, 0) << out.err;
-    return nlohmann::json::parse(testing::slurp(dir.file("c.json")))["cells"][0]
-        ["predicted_epoch_seconds"].get<double>();
+    return nlohmann::json::parse(
+               testing::slurp(dir.file("c.json")))["cells"][0]["predicted_epoch_seconds"]
+        .get<double>();
   };
-  const std::string args = "predict --check " + run + " --profile " + kProfile + " --data-dir " +
-                           testing::data_dir();
+  const std::string args =
+      "predict --check " + run + " --profile " + kProfile + " --data-dir " + testing::data_dir();
   // The right anatomy is the one taken on this machine (cell 0's line left out): the kept line was
   // counted by another LibTorch (1.13; a CUDA LibTorch 2.11 counts other operators).
   std::string lines = testing::slurp(dir.file("kept.jsonl"));
@@ -334,15 +336,16 @@ TEST(PredictionCorpus, ItsOwnFilesAreReadAndWrittenSafely) {
     EXPECT_DOUBLE_EQ(predicted(args), right);
   }
   // Outputs: not the profile read, not a run's file.
-  o = testing::crossover(dir, "predict --check " + run + " --profile " + kProfile + " --json " +
-                                  kProfile);
+  o = testing::crossover(
+      dir, "predict --check " + run + " --profile " + kProfile + " --json " + kProfile);
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("that is the profile read"), std::string::npos) << o.err;
-  o = testing::crossover(dir, "predict --check " + run + " --profile " + kProfile +
-                                  " --fit-band " + run + "/results.jsonl");
+  o = testing::crossover(dir, "predict --check " + run + " --profile " + kProfile + " --fit-band " +
+                                  run + "/results.jsonl");
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("--fit-band"), std::string::npos) << o.err;
-  EXPECT_EQ(testing::slurp(run + "/results.jsonl"), testing::slurp(kCorpus + "/a-seed001/results.jsonl"));
+  EXPECT_EQ(testing::slurp(run + "/results.jsonl"),
+            testing::slurp(kCorpus + "/a-seed001/results.jsonl"));
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <random>
+#include <set>
 
 #include "reports/gate/regression.hpp"
 #include "reports/render/report_gbench.hpp"
@@ -411,7 +411,8 @@ TEST(GbenchExport, ReadsBackAsTheResults) {
     EXPECT_EQ(b["run_type"], "aggregate");
     EXPECT_EQ(b["aggregate_unit"], "time");  // no ratio (cv) among them
     EXPECT_GE(b["real_time"].get<double>(), 100.0);
-    EXPECT_EQ(b["name"], b["run_name"].get<std::string>() + "_" + b["aggregate_name"].get<std::string>());
+    EXPECT_EQ(b["name"],
+              b["run_name"].get<std::string>() + "_" + b["aggregate_name"].get<std::string>());
     // github-action-benchmark's googlecpp extractor, as documented: every entry of "benchmarks"
     // is a benchmark named by "name", its value "real_time", its unit time_unit + "/iter". One
     // series per name: no two entries may share one.

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <regex>
 
-#include "reports/render/report_html.hpp"
-#include "reports/charts/svg_plot.hpp"
 #include "reports/charts/svg_charts.hpp"
+#include "reports/charts/svg_plot.hpp"
+#include "reports/render/report_html.hpp"
 #include "tests/hostile_report.hpp"
 #include "tests/html_markup.hpp"
 
@@ -114,8 +114,8 @@ TEST(ReportHtml, ANarrowLogAxisIsTickedAtRoundValues) {
 }
 
 TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
-  std::vector<Result> results = {made(0, "cpu", 100, 1.0), made(1, "cuda", 100, 2.0),
-                                 made(2, "cpu", 10000, 1.0), made(3, "cuda", 10000, 0.5),
+  std::vector<Result> results = {made(0, "cpu", 100, 1.0),     made(1, "cuda", 100, 2.0),
+                                 made(2, "cpu", 10000, 1.0),   made(3, "cuda", 10000, 0.5),
                                  made(6, "cpu", 1000000, 1.0), made(7, "cuda", 1000000, 0.25)};
   Result phased = made(5, "cpu", 500, 1.0);  // unpaired: timing differs from every other cell
   phased.cell.timing = Timing::kPhases;
@@ -193,7 +193,7 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
   EXPECT_NE(html.find(">batch_size=10000</tspan>"), std::string::npos);
   EXPECT_EQ(html.find("cells (hover for the configuration)"), std::string::npos);
   EXPECT_EQ(count(html, "class='phase'"), 5u);
-  EXPECT_EQ(html.find("Scaling with replicas"), std::string::npos);  // no empty section
+  EXPECT_EQ(html.find("Scaling with replicas"), std::string::npos);          // no empty section
   EXPECT_NE(html.find("no &lt;CUDA&gt; &amp; no luck"), std::string::npos);  // escaped
   EXPECT_EQ(html.find("no <CUDA>"), std::string::npos);
   EXPECT_NE(html.find("table class='sortable'"), std::string::npos);
@@ -206,9 +206,10 @@ TEST(ReportHtml, DrawsTheCrossoverWithItsBandParityLineAndMarker) {
 // predicted band allows a tie is undecided, not a winner.
 TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
   std::vector<Result> results = {made(0, "cpu", 100, 1.0), made(1, "cuda", 100, 0.9)};
-  EXPECT_EQ(render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}))
-                .find("<b>Predicted:</b>"),
-            std::string::npos);
+  EXPECT_EQ(
+      render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}))
+          .find("<b>Predicted:</b>"),
+      std::string::npos);
   results[1].status = CellStatus::kPredicted;
   results[1].epoch_seconds_samples.clear();
   results[1].prediction.prediction_error = 1.0;  // a 2x band: 0.45-1.8 s holds 1 s
@@ -216,7 +217,8 @@ TEST(ReportHtml, PredictedCellsAreAnnouncedAndTheirTiesAreUndecided) {
       render_html(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
   EXPECT_NE(html.find("<b>Predicted:</b> 1 cell(s) were not measured"), std::string::npos);
   EXPECT_NE(html.find("undecided (predicted: the band allows a tie)"), std::string::npos);
-  // The table of every cell: the predicted epoch marked, its band where a measured one's interval is.
+  // The table of every cell: the predicted epoch marked, its band where a measured one's interval
+  // is.
   EXPECT_NE(html.find("0.9 (predicted)"), std::string::npos);
   EXPECT_NE(html.find("450 ms-1.8 s, predicted, 80 %"), std::string::npos);
   // One unit a column, said in its header; the band in it; each reason once, under the table.

@@ -166,9 +166,9 @@ TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
     std::map<std::string, std::string> files;
     ReportContext context;
     context.title = "g";
-    report(report_files([&files](const std::string& file,
-                                 const std::string& text) { files[file] = text; },
-                        std::nullopt),
+    report(report_files(
+               [&files](const std::string& file, const std::string& text) { files[file] = text; },
+               std::nullopt),
            context, {timed(0, "cpu", 0.2)}, {CompareSpec{}});
     EXPECT_EQ(files[name], "g of 1 cells");
     // What `compare --markdown` and the verdict files may not replace.

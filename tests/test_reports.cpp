@@ -66,8 +66,9 @@ TEST(Comparison, PairsCellsThatDifferOnlyInDeviceAndNamesAWinnerOnlyOutsideTheNo
   ASSERT_EQ(comparisons.size(), 1u);
   const TextTable& table = comparisons[0].table;
   // One unit per column, said in its header; stacked words where a header is wide.
-  EXPECT_EQ(table.header, (std::vector<std::string>{"dataset_size", "cpu ms", "cuda ms",
-                                                    "speedup\ncuda", "cuda\nwins after", "winner"}));
+  EXPECT_EQ(table.header,
+            (std::vector<std::string>{"dataset_size", "cpu ms", "cuda ms", "speedup\ncuda",
+                                      "cuda\nwins after", "winner"}));
   ASSERT_EQ(table.rows.size(), 4u);
   // In ascending order along the axis, whatever order the cells ran in.
   for (const auto& [row, size] : {std::pair{0, "100"}, {1, "1000"}, {2, "5000"}, {3, "100000"}})
@@ -100,9 +101,8 @@ TEST(Comparison, TheDeviceTableAndTheCrossoverPairsUseOneWinnerRule) {
   EXPECT_EQ(pairs[1].winner, Winner::kTie);
   EXPECT_EQ(table.rows[1][5], "tie");
   for (std::size_t i = 0; i < 2; ++i) {  // the same interval, to the digit shown, in both places
-    EXPECT_EQ(table.rows[i][3], ratio_text(pairs[i].speedup) + "x [" +
-                                    ratio_text(pairs[i].ci.low) + ", " +
-                                    ratio_text(pairs[i].ci.high) + "]");
+    EXPECT_EQ(table.rows[i][3], ratio_text(pairs[i].speedup) + "x [" + ratio_text(pairs[i].ci.low) +
+                                    ", " + ratio_text(pairs[i].ci.high) + "]");
   }
 }
 
@@ -181,8 +181,8 @@ TEST(RunTable, AWorkloadIsDescribedAsItsCellsRanIt) {
     r.cell.dataset = "fashion_mnist";
   }
   for (Result& r : results) r.cell.batch_size = 64;
-  const std::string md =
-      render_markdown(ReportContext{}, results, analyse(results, {parse_compare("device=cpu:cuda")}));
+  const std::string md = render_markdown(ReportContext{}, results,
+                                         analyse(results, {parse_compare("device=cpu:cuda")}));
   EXPECT_NE(md.find("here on fashion_mnist, batch 64, adam lr 0.01 (the seed's setting: "),
             std::string::npos)
       << md;
@@ -356,12 +356,11 @@ TEST(Report, CsvHasTheJsonlColumnsAndQuotesText) {
   r.reason = "a, \"quoted\" reason";
   r.cell.index = 3;
   const std::string header = csv_header();
-  EXPECT_EQ(
-      header.rfind("cell,workload,dataset,device,batch_size,dataset_size,dataset_rows,loader,"
-                   "data_placement,"
-                   "num_workers,pin_memory,gpus,parallel,nproc,output_device,threads,",
-                   0),
-      0u);
+  EXPECT_EQ(header.rfind("cell,workload,dataset,device,batch_size,dataset_size,dataset_rows,loader,"
+                         "data_placement,"
+                         "num_workers,pin_memory,gpus,parallel,nproc,output_device,threads,",
+                         0),
+            0u);
   EXPECT_NE(header.find(",status,reason,data_source,"), std::string::npos);
   const std::string row = csv_row(r);
   EXPECT_EQ(row.rfind("3,iris_mlp,iris,cuda,full,100,100,tensor,device,0,false,1,none,1,0,0,", 0),

@@ -30,8 +30,8 @@ TEST(Scripts, NoGpuIsExitOneAndSilent) {
   fs::create_directories(dir.file("bin"));
   const std::string smi = dir.write("bin/nvidia-smi", "#!/bin/sh\nexit 9\n");  // no driver
   fs::permissions(smi, fs::perms::owner_all);
-  const Outcome o = script(dir, "PATH=" + dir.file("bin") + ":\"$PATH\"",
-                           "scripts/find-cuda-torch.sh");
+  const Outcome o =
+      script(dir, "PATH=" + dir.file("bin") + ":\"$PATH\"", "scripts/find-cuda-torch.sh");
   EXPECT_EQ(o.code, 1) << o.err;
   EXPECT_EQ(o.out + o.err, "");
 }
@@ -51,9 +51,9 @@ TEST(Scripts, AGpuWithoutACudaLibTorchGetsOneLineAndTheDemoRunsPredicted) {
   // The built crossover must see no GPU either: on a GPU host it is built against a CUDA
   // LibTorch and would measure the CUDA cells (the H200 of 2026-11-27 found it).
   const std::string bin = fs::path(CROSSOVER_BINARY).parent_path().string();
-  const Outcome demo = script(dir,
-                              env + " CUDA_VISIBLE_DEVICES= CROSSOVER_SKIP_SETUP=1 BUILD_DIR=" + bin,
-                              "scripts/demo.sh --dry-run --out " + dir.file("run"));
+  const Outcome demo =
+      script(dir, env + " CUDA_VISIBLE_DEVICES= CROSSOVER_SKIP_SETUP=1 BUILD_DIR=" + bin,
+             "scripts/demo.sh --dry-run --out " + dir.file("run"));
   ASSERT_EQ(demo.code, 0) << demo.out << demo.err;
   EXPECT_NE(demo.err.find("is here but no CUDA LibTorch"), std::string::npos) << demo.err;
   EXPECT_TRUE(std::regex_search(demo.out, std::regex(R"( predict +no CUDA here\n)"))) << demo.out;

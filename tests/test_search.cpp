@@ -9,8 +9,8 @@
 
 #include "core/stats/search.hpp"
 #include "core/text/text.hpp"
-#include "reports/render/report_markdown.hpp"
 #include "reports/charts/svg_charts.hpp"
+#include "reports/render/report_markdown.hpp"
 
 namespace crossover {
 namespace {
@@ -78,7 +78,8 @@ TEST(Search, BracketsCrossingsOfSeveralShapesWithinTenPercentInEightProbes) {
     EXPECT_GE(high, shape.crossing);
     EXPECT_LE((high - low) / low, 0.1);
     expect_distinct_probes_in_range(search);
-    // One rule for every output (core/stats/crossing.hpp): where it starts to win, and the crossing.
+    // One rule for every output (core/stats/crossing.hpp): where it starts to win, and the
+    // crossing.
     EXPECT_EQ(search.statement().rfind("cuda wins from dataset_size ", 0), 0U)
         << search.statement();
     EXPECT_NE(search.statement().find("; the crossing lies near dataset_size "), std::string::npos)

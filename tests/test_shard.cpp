@@ -327,8 +327,7 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
       {"workload": "iris_mlp", "settings": {"device": "cuda"}}]})");
   // Each part times the reference around its cells, which the resume must not judge against
   // its own start: measured, not reused.
-  const std::string env =
-      std::string(kTestWorkloadsVariable) + "=1 " + testing::kMeasureMachine;
+  const std::string env = std::string(kTestWorkloadsVariable) + "=1 " + testing::kMeasureMachine;
   const std::string data = " --data-dir " + testing::data_dir();
   for (int k = 1; k <= 2; ++k) {
     const std::string part = dir.file("part" + std::to_string(k));
@@ -372,8 +371,9 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
   const Outcome resumed =
       crossover(dir, "run " + grid + " --resume " + two + data, env + " CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  const std::string kept = skipped == 0 ? "" : ", " + std::to_string(skipped) +
-                                                   " skipped as before (their device is not here)";
+  const std::string kept = skipped == 0 ? ""
+                                        : ", " + std::to_string(skipped) +
+                                              " skipped as before (their device is not here)";
   EXPECT_NE(resumed.err.find(std::to_string(cells - missing - skipped) + " cell(s) already ok" +
                              kept + ", " + std::to_string(missing) + " to run"),
             std::string::npos)
@@ -408,9 +408,9 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
   const Outcome again =
       crossover(dir, "run " + grid + " --resume " + two + data, env + " CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.err.find(std::to_string(cells - skipped) + " cell(s) already ok" + kept +
-                           ", 0 to run"),
-            std::string::npos)
+  EXPECT_NE(
+      again.err.find(std::to_string(cells - skipped) + " cell(s) already ok" + kept + ", 0 to run"),
+      std::string::npos)
       << again.err;
 }
 

@@ -24,8 +24,7 @@ TEST(Skip, CudaWithoutACudaBuildOrDevice) {
   ASSERT_TRUE(no_device);
   EXPECT_NE(no_device->find("no CUDA device"), std::string::npos);
   // A CPU-only user is pointed to a prediction as well as to a rebuild.
-  EXPECT_NE(no_build->find("or predict them: --predict cuda=h100"),
-            std::string::npos);
+  EXPECT_NE(no_build->find("or predict them: --predict cuda=h100"), std::string::npos);
   EXPECT_NE(no_device->find("--predict cuda="), std::string::npos);
   EXPECT_FALSE(skip_reason(cell_on("cuda"), DeviceInventory{true, 1, {}}));
 }

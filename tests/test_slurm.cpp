@@ -1,8 +1,8 @@
 // A real Slurm cluster (scripts/slurm/submit.sh's job array and merge job): the merged run equals
 // one unsharded run, and a task cancelled before it ran leaves its cells `not run` with a warning,
-// for `run --resume` of the merged run to measure. Needs a cluster: scripts/test.sh --full brings up
-// a one-node one on this machine (scripts/slurm/local-cluster.sh) and sets SLURM_CONF; without one
-// both tests skip.
+// for `run --resume` of the merged run to measure. Needs a cluster: scripts/test.sh --full brings
+// up a one-node one on this machine (scripts/slurm/local-cluster.sh) and sets SLURM_CONF; without
+// one both tests skip.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -137,7 +137,8 @@ TEST(Slurm, ACancelledTaskLeavesItsCellsForTheResumeOfTheMergedRun) {
       << slurp(dir.file("submitted"));
   std::smatch ids;
   const std::string submitted = slurp(dir.file("submitted"));
-  ASSERT_TRUE(std::regex_search(submitted, ids, std::regex("job ([0-9]+) \\(4 tasks\\); merge: job ([0-9]+)")))
+  ASSERT_TRUE(std::regex_search(submitted, ids,
+                                std::regex("job ([0-9]+) \\(4 tasks\\); merge: job ([0-9]+)")))
       << submitted;
   const std::string array = ids[1], merge = ids[2];
   ASSERT_EQ(std::system(("scancel " + array + "_3").c_str()), 0);

@@ -41,9 +41,9 @@ TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
   const auto column = [&](const std::string& name) {
     return row[std::find(header.begin(), header.end(), name) - header.begin()];
   };
-  for (const char* measured : {"epoch_seconds", "step_seconds", "steps_per_second",
-                               "samples_per_second", "epoch_seconds_ci_low", "cost_per_epoch",
-                               "joules_per_epoch"})
+  for (const char* measured :
+       {"epoch_seconds", "step_seconds", "steps_per_second", "samples_per_second",
+        "epoch_seconds_ci_low", "cost_per_epoch", "joules_per_epoch"})
     EXPECT_EQ(column(measured), "") << measured;
   // A measured flag is false where nothing was measured: pandas reads the column as bool.
   for (const char* flag : {"noisy", "throttled"}) EXPECT_EQ(column(flag), "false") << flag;
@@ -67,7 +67,6 @@ TEST(Report, ACsvRowOfAPredictedCellLeavesItsMeasuredColumnsEmpty) {
   EXPECT_EQ(column("prediction_error"), "");  // a predicted cell's band; a measured row has none
 }
 
-
 // A CPU cell has no GPU count: its name never carries `gpus`, and a CUDA cell's carries it only
 // where the CUDA cells differ in it.
 TEST(CellNames, ACpuCellIsNamedWithoutAGpuCount) {
@@ -81,15 +80,14 @@ TEST(CellNames, ACpuCellIsNamedWithoutAGpuCount) {
                                       "iris_mlp device=cuda gpus=2"}));
 }
 
-
 // A reason many rows share, or a long one, is said once under the table, with the cells it
 // covers as ranges; a short one of one row stays in its row.
 TEST(TextTables, ALongOrSharedTextIsSaidOnceUnderTheTable) {
   TextTable t;
   t.header = {"#", "why"};
   const std::string shared = "no CUDA: this crossover was built against a LibTorch without CUDA";
-  t.rows = {{"6", shared}, {"7", shared}, {"8", "short"}, {"9", shared}, {"12", shared},
-            {"13", std::string(70, 'x')}};
+  t.rows = {{"6", shared}, {"7", shared},  {"8", "short"},
+            {"9", shared}, {"12", shared}, {"13", std::string(70, 'x')}};
   footnote_column(t, 1, {"6", "7", "8", "9", "12", "13"});
   EXPECT_EQ(t.rows[0][1], "[1]");
   EXPECT_EQ(t.rows[4][1], "[1]");

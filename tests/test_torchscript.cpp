@@ -13,10 +13,10 @@
 #include "runner/grid/model_check.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/data/catalog.hpp"
-#include "workloads/training/precision.hpp"
-#include "workloads/training/supervised.hpp"
 #include "workloads/models/torchscript.hpp"
 #include "workloads/models/user_model.hpp"
+#include "workloads/training/precision.hpp"
+#include "workloads/training/supervised.hpp"
 
 namespace crossover {
 namespace {

@@ -28,7 +28,7 @@ Result timed(std::size_t index, const std::string& device, std::int64_t batch, d
 
 // CPU cells at 1 s and CUDA cells at 1 s / speedup, one pair per batch size.
 std::vector<Result> verdict_sweep(const std::vector<std::int64_t>& batches,
-                          const std::vector<double>& speedups) {
+                                  const std::vector<double>& speedups) {
   std::vector<Result> out;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     out.push_back(timed(out.size(), "cpu", batches[i], 1.0));
@@ -139,7 +139,8 @@ TEST(Verdict, TwoValuesFoldIntoThePairsAndTheVerdictCountsThem) {
   EXPECT_EQ(analysis.comparisons.front().pairs.size(), 2u);
   const auto found = verdicts(analysis);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].lines[0], "mnist_mlp: cuda wins 1 of 2 pair(s), cpu wins 1 (speedup 0.5x to 2x)");
+  EXPECT_EQ(found[0].lines[0],
+            "mnist_mlp: cuda wins 1 of 2 pair(s), cpu wins 1 (speedup 0.5x to 2x)");
 }
 
 TEST(Verdict, ThreadsWithTheLibraryDefaultIsNoLineButACountOfThreadsIs) {
@@ -168,10 +169,10 @@ TEST(Verdict, AMeasuredWinnerSaysWhenItsStartUpIsPaidBack) {
   const auto found = verdicts_of(r);
   ASSERT_EQ(found.size(), 1u);
   ASSERT_EQ(found[0].lines.size(), 2u);
-  EXPECT_EQ(found[0].lines[1].rfind(
-                "counting its start-up (3 s + first epoch 500 ms), cuda is ahead after 7 epochs",
-                0),
-            0u)
+  EXPECT_EQ(
+      found[0].lines[1].rfind(
+          "counting its start-up (3 s + first epoch 500 ms), cuda is ahead after 7 epochs", 0),
+      0u)
       << found[0].lines[1];
 }
 
@@ -201,14 +202,14 @@ TEST(Verdict, CellsRunWhileTheMachineSpeedMovedAreNamed) {
     return nlohmann::ordered_json{{"matmul_seconds", matmul}, {"step_seconds", 1e-4}};
   };
   // As env.json holds it; "x" is no cell's index, and is not read as one.
-  const Environment env = environment_from_json(
-      {{"reference",
-        {{"before", times(1e-3)},
-         {"cells",
-          {{"0", {{"before", times(1e-3)}, {"after", times(1.1e-3)}}},
-           {"4", {{"before", times(1.1e-3)}, {"after", times(2e-3)}}},
-           {"5", {{"before", times(2e-3)}, {"after", times(6e-4)}}},
-           {"x", {{"before", times(9.0)}, {"after", times(9.0)}}}}}}}});
+  const Environment env =
+      environment_from_json({{"reference",
+                              {{"before", times(1e-3)},
+                               {"cells",
+                                {{"0", {{"before", times(1e-3)}, {"after", times(1.1e-3)}}},
+                                 {"4", {{"before", times(1.1e-3)}, {"after", times(2e-3)}}},
+                                 {"5", {{"before", times(2e-3)}, {"after", times(6e-4)}}},
+                                 {"x", {{"before", times(9.0)}, {"after", times(9.0)}}}}}}}});
   EXPECT_EQ(env.reference.cells.size(), 3u);
   const std::vector<CellDrift> drifted = drifted_cells(env);
   ASSERT_EQ(drifted.size(), 1u);  // cell 5's geometric mean, 1.1 ms, is within a fifth

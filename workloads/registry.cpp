@@ -4,14 +4,14 @@
 #include <utility>
 
 #include "workloads/data/catalog.hpp"
-#include "workloads/models/cnn.hpp"
 #include "workloads/data/datasets.hpp"
 #include "workloads/data/images.hpp"
+#include "workloads/data/tabular.hpp"
+#include "workloads/models/cnn.hpp"
 #include "workloads/models/mlp.hpp"
 #include "workloads/models/resnet.hpp"
-#include "workloads/training/supervised.hpp"
-#include "workloads/data/tabular.hpp"
 #include "workloads/models/torchscript.hpp"
+#include "workloads/training/supervised.hpp"
 
 namespace crossover {
 namespace {

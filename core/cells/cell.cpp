@@ -95,9 +95,7 @@ nlohmann::ordered_json comparison_unit(const Cell& cell) {
   return key;
 }
 
-double default_timeout_seconds(const Cell& cell) {
-  return 4.0 * cell.time_budget_seconds + 120.0;
-}
+double default_timeout_seconds(const Cell& cell) { return 4.0 * cell.time_budget_seconds + 120.0; }
 
 std::vector<std::string> key_differences(const Cell& then, const Cell& now, KeyRole role) {
   std::vector<std::string> out;
@@ -158,6 +156,5 @@ int replicas(const Cell& cell) {
   if (cell.parallel == Parallel::kDdp) return cell.nproc;
   return 1;
 }
-
 
 }  // namespace crossover

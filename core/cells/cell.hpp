@@ -154,8 +154,8 @@ T json_as(const nlohmann::json& value) {
   }
 }
 
-/// The two workloads the model keys shape (core/cells/model_keys.cpp), named once: a user's TorchScript
-/// model, and the MLP sized by features, width, depth and classes. The catalog
+/// The two workloads the model keys shape (core/cells/model_keys.cpp), named once: a user's
+/// TorchScript model, and the MLP sized by features, width, depth and classes. The catalog
 /// (workloads/data/catalog.cpp) describes them with the others.
 inline constexpr const char* kUserModelWorkload = "torchscript";
 inline constexpr const char* kSizedMlpWorkload = "mlp";

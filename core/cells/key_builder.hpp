@@ -1,6 +1,7 @@
 #pragma once
-// The builder every grid key is declared with (core/cells/key_declarations.cpp, core/cells/model_keys.cpp):
-// a key's name, its field in Cell and what the key table says of it, one call each.
+// The builder every grid key is declared with (core/cells/key_declarations.cpp,
+// core/cells/model_keys.cpp): a key's name, its field in Cell and what the key table says of it,
+// one call each.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>

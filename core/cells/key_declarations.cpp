@@ -159,8 +159,7 @@ void declare_replica_keys(Keys& keys) {
             if (c.parallel != Parallel::kDp) c.output_device = 0;
           })
           .problem([](const Cell& c) -> std::string {
-            if (c.parallel == Parallel::kDp && c.device.is_cuda() &&
-                c.output_device >= c.gpus)
+            if (c.parallel == Parallel::kDp && c.device.is_cuda() && c.output_device >= c.gpus)
               return "output_device " + std::to_string(c.output_device) +
                      " is not among the GPUs used (0 to " + std::to_string(c.gpus - 1) + ")";
             return "";

@@ -88,7 +88,8 @@ std::string value_problem(const GridKey& spec, const std::string& text) {
     if (word == text) guess = meant;
   }
   return "unknown " + spec.name + " \"" + text + "\"" +
-         (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") + "; expected " + spec.expected;
+         (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") + "; expected " +
+         spec.expected;
 }
 
 std::vector<std::string> settable_key_names() {

@@ -1,8 +1,8 @@
 #pragma once
 // The settings that take one of a few words (loader, parallel, execution, precision, ...), as
 // types: code compares values, and the words appear only where grids, results and reports are read
-// or written. Each enum's words are declared once, in its `words` table (core/text/words.hpp), in the
-// order the key table lists them.
+// or written. Each enum's words are declared once, in its `words` table (core/text/words.hpp), in
+// the order the key table lists them.
 
 #include <array>
 #include <nlohmann/json.hpp>

@@ -279,9 +279,8 @@ std::string band_validation_text(const Validation& v) {
   if (v.coverage_method == kLeaveOneRunOut && v.coverage.cells > 0)
     return "the band held " + std::to_string(v.coverage.inside) + " of " +
            std::to_string(v.coverage.cells) + " measured cells (" +
-           std::to_string(static_cast<int>(std::lround(100.0 * v.coverage.share()))) +
-           " %) of " + std::to_string(v.runs.size()) +
-           " run(s), each scored by a band fitted without its run";
+           std::to_string(static_cast<int>(std::lround(100.0 * v.coverage.share()))) + " %) of " +
+           std::to_string(v.runs.size()) + " run(s), each scored by a band fitted without its run";
   return "its band was fitted to hold " +
          std::to_string(static_cast<int>(std::lround(100.0 * kBandCoverage))) +
          " % of the real cells it was scored on: its coverage of other runs was not measured";

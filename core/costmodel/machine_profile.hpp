@@ -94,7 +94,7 @@ std::string band_validation_text(const Validation& v);
 
 /// A machine's profile: its CPU at one thread and at every core, its GPU when it has one.
 struct MachineProfile {
-  std::string name;                   ///< "h100-80gb", "this machine"
+  std::string name;  ///< "h100-80gb", "this machine"
   /// The file it was read from (a catalogued GPU's: the catalog, with the card's name); "" for one
   /// measured or derived here. No part of the profile's JSON: env.json records it beside.
   std::string file;

@@ -84,8 +84,8 @@ pid_t fork_child(const std::function<int()>& body, bool die_with_parent) {
 std::string exit_text(int wait_status) {
   if (WIFSIGNALED(wait_status)) {
     const int signal = WTERMSIG(wait_status);
-    std::string text = "was killed by signal " + std::to_string(signal) + " (" +
-                       strsignal(signal) + ")";
+    std::string text =
+        "was killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
     // Nothing but the kernel's out-of-memory killer sends SIGKILL unasked.
     if (signal == SIGKILL) text += ", as the out-of-memory killer does (see dmesg)";
     return text;

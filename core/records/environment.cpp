@@ -17,7 +17,8 @@ using Json = nlohmann::ordered_json;
 // Every field of env.json (visit_fields: the machine's, then the run's), each named once, in the
 // order written: `v(key, member)` for a value, `v.object(key, ...)` for a sub-object (optional or
 // not), `v.list(key, ...)` for a list of them. The writer, the reader and the list of known keys
-// are three visitors of it. A new field is its member in core/records/environment.hpp and its line here.
+// are three visitors of it. A new field is its member in core/records/environment.hpp and its line
+// here.
 template <typename E, typename V>
 void visit_machine(E& e, V& v) {
   // The machine's part (runner/machine/env.cpp): every field written, empty or not.
@@ -375,8 +376,8 @@ struct Reader {
         continue;
       }
       const Reader span = cells.inside(around, index);
-      into.cells.emplace_back(std::stoul(index), ReferenceSpan{span.times("before"),
-                                                               span.times("after")});
+      into.cells.emplace_back(std::stoul(index),
+                              ReferenceSpan{span.times("before"), span.times("after")});
     }
   }
   template <typename F>
@@ -459,8 +460,8 @@ Json environment_json(const Environment& environment) {
   return j;
 }
 
-Environment environment_from_json(const nlohmann::ordered_json& document,
-                                  const std::string& file, std::vector<std::string>* mistyped) {
+Environment environment_from_json(const nlohmann::ordered_json& document, const std::string& file,
+                                  std::vector<std::string>* mistyped) {
   Environment e;
   if (!document.is_object()) return e;
   std::vector<std::string> out_of_range, wrong_type;

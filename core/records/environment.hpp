@@ -105,16 +105,16 @@ struct Environment {
   ReferenceRecord reference;
   std::int64_t planted_load = 0;  ///< busy processes planted beside the run (CROSSOVER_PLANT_LOAD)
   double planted_slowdown =
-      0.0;  ///< each timed epoch's planted extra share (CROSSOVER_PLANT_SLOWDOWN)
+      0.0;                    ///< each timed epoch's planted extra share (CROSSOVER_PLANT_SLOWDOWN)
   double planted_work = 0.0;  ///< each timed epoch's planted extra work (CROSSOVER_PLANT_WORK)
   /// The counter of the run's counted cells and why ("callgrind: perf_event_open: ..."); ""
   /// when it counted none.
   std::string counter;
-  std::string isolation;          ///< how isolated cells ran
+  std::string isolation;  ///< how isolated cells ran
   /// The env.json whose measurement of the machine (BLAS rate, peaks, profile, reference before)
   /// the run reused instead of measuring (CROSSOVER_MACHINE_RECORD); "" when it measured.
   std::string machine_record;
-  std::string label;              ///< `run --label`
+  std::string label;  ///< `run --label`
   Prices prices;
   std::optional<ShardRecord> shard;
   /// Each data set's fingerprint as the run found it (what --resume compares).

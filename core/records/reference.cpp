@@ -10,10 +10,10 @@ using Json = nlohmann::ordered_json;
 
 Json times_json(const ReferenceTimes& t) {
   Json out = Json::object();
-  for (const auto& [name, seconds] : {std::pair{"matmul_seconds", t.matmul_seconds},
-                                      std::pair{"step_seconds", t.step_seconds},
-                                      std::pair{"matmul_all_seconds", t.matmul_all_seconds},
-                                      std::pair{"step_all_seconds", t.step_all_seconds}})
+  for (const auto& [name, seconds] :
+       {std::pair{"matmul_seconds", t.matmul_seconds}, std::pair{"step_seconds", t.step_seconds},
+        std::pair{"matmul_all_seconds", t.matmul_all_seconds},
+        std::pair{"step_all_seconds", t.step_all_seconds}})
     if (seconds > 0.0) out[name] = seconds;
   return out;
 }
@@ -28,14 +28,14 @@ Json span_json(const ReferenceSpan& span) {
 }  // namespace
 
 const ReferenceSpan* ReferenceRecord::around(std::size_t cell) const {
-  const auto it = std::find_if(cells.begin(), cells.end(),
-                               [&](const auto& c) { return c.first == cell; });
+  const auto it =
+      std::find_if(cells.begin(), cells.end(), [&](const auto& c) { return c.first == cell; });
   return it == cells.end() ? nullptr : &it->second;
 }
 
 void ReferenceRecord::set_around(std::size_t cell, ReferenceSpan span) {
-  const auto it = std::find_if(cells.begin(), cells.end(),
-                               [&](const auto& c) { return c.first == cell; });
+  const auto it =
+      std::find_if(cells.begin(), cells.end(), [&](const auto& c) { return c.first == cell; });
   if (it != cells.end())
     it->second = std::move(span);
   else

@@ -73,8 +73,8 @@ bool measured_column(const std::string& key) {
 #undef CROSSOVER_NAME_OF
     // What a row says of the cell whatever became of it.
     for (const char* kept : {"status", "reason", "data_source", "train_rows", "test_rows",
-                             "steps_per_epoch", "flops_per_sample", "flops_source", "price_per_hour",
-                             "wall_seconds", "worker", "worker_cells_before"})
+                             "steps_per_epoch", "flops_per_sample", "flops_source",
+                             "price_per_hour", "wall_seconds", "worker", "worker_cells_before"})
       names.erase(kept);
     return names;
   }();
@@ -154,7 +154,6 @@ std::string render_csv(const std::vector<Result>& results) {
   for (const auto& r : results) out += csv_row(r);
   return out;
 }
-
 
 namespace {
 

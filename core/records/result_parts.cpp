@@ -64,8 +64,8 @@ nlohmann::ordered_json Prediction::terms_json() const {
 namespace {
 
 // A count's median, per step and spread ((max - min) / median) over its epochs.
-void count_statistics(const std::vector<double>& samples, double steps_per_epoch,
-                      double& per_epoch, double& per_step, double& spread) {
+void count_statistics(const std::vector<double>& samples, double steps_per_epoch, double& per_epoch,
+                      double& per_step, double& spread) {
   per_epoch = per_step = spread = 0.0;
   if (samples.empty()) return;
   const Summary s = summarize(samples);

@@ -26,16 +26,16 @@ namespace crossover {
 #define CROSSOVER_DECLARE_PART_FIELD_AT(P, type, name, member, unit)
 
 /// The energy the timed epochs took and the clocks they ran at (runner/hardware/energy).
-#define CROSSOVER_ENERGY_FIELDS(X, P)                                                            \
-  X(P, EnergySource, energy_source, kNone) /* rapl, nvml, nvml-power or unavailable */          \
-  X(P, std::string, energy_note, kNone)   /* why unavailable, or what else the counter covers */ \
-  X(P, double, joules_per_epoch, kJoules) /* mean_watts * epoch_seconds; 0 when unavailable */   \
-  X(P, double, mean_watts, kWatts)        /* energy / time over the timed epochs */              \
-  X(P, bool, throttled, kNone) /* the SM clock fell below 75 % of its maximum, or throttled */   \
-  X(P, std::string, throttle_reasons, kNone) /* NVML's, seen */                                  \
-  X(P, double, sm_clock_min_mhz, kMegahertz) /* GPU: timed epochs' lowest */                     \
-  X(P, double, sm_clock_max_mhz, kMegahertz) /* GPU: its maximum */                              \
-  X(P, double, cpu_mhz_start, kMegahertz)    /* the CPU's clock before, after */                 \
+#define CROSSOVER_ENERGY_FIELDS(X, P)                                                             \
+  X(P, EnergySource, energy_source, kNone) /* rapl, nvml, nvml-power or unavailable */            \
+  X(P, std::string, energy_note, kNone)    /* why unavailable, or what else the counter covers */ \
+  X(P, double, joules_per_epoch, kJoules)  /* mean_watts * epoch_seconds; 0 when unavailable */   \
+  X(P, double, mean_watts, kWatts)         /* energy / time over the timed epochs */              \
+  X(P, bool, throttled, kNone) /* the SM clock fell below 75 % of its maximum, or throttled */    \
+  X(P, std::string, throttle_reasons, kNone) /* NVML's, seen */                                   \
+  X(P, double, sm_clock_min_mhz, kMegahertz) /* GPU: timed epochs' lowest */                      \
+  X(P, double, sm_clock_max_mhz, kMegahertz) /* GPU: its maximum */                               \
+  X(P, double, cpu_mhz_start, kMegahertz)    /* the CPU's clock before, after */                  \
   X(P, double, cpu_mhz_end, kMegahertz)
 
 struct Energy {
@@ -49,17 +49,17 @@ struct Energy {
 /// simulation, the estimated cycles (L1 hits + 5 x LL hits + 35 x memory accesses, as iai-callgrind
 /// estimates them); each with its median, its spread over the epochs ((max - min) / median) and
 /// every epoch's count. Empty (counter "") for a cell that was not counted.
-#define CROSSOVER_COUNT_FIELDS(X, P)                                                              \
-  X(P, std::string, counter, kNone)           /* "callgrind" or "perf"; "" when not counted */   \
-  X(P, std::string, counter_version, kNone)   /* "valgrind-3.19.0", "linux perf_event" */         \
-  X(P, std::string, counted_isa, kNone)       /* the vector instructions the code could use */   \
-  X(P, double, instructions_per_epoch, kInstructions) /* median over the timed epochs */          \
-  X(P, double, instructions_per_step, kInstructions)  /* per epoch / steps_per_epoch */            \
-  X(P, double, instructions_spread, kFraction)        /* (max - min) / median over the epochs */   \
-  X(P, std::vector<double>, instructions_samples, kCountSamples) /* every timed epoch's */         \
-  X(P, double, estimated_cycles_per_epoch, kInstructions) /* count "cycles" alone */              \
-  X(P, double, estimated_cycles_per_step, kInstructions)                                          \
-  X(P, double, estimated_cycles_spread, kFraction)                                                \
+#define CROSSOVER_COUNT_FIELDS(X, P)                                                             \
+  X(P, std::string, counter, kNone)         /* "callgrind" or "perf"; "" when not counted */     \
+  X(P, std::string, counter_version, kNone) /* "valgrind-3.19.0", "linux perf_event" */          \
+  X(P, std::string, counted_isa, kNone)     /* the vector instructions the code could use */     \
+  X(P, double, instructions_per_epoch, kInstructions) /* median over the timed epochs */         \
+  X(P, double, instructions_per_step, kInstructions)  /* per epoch / steps_per_epoch */          \
+  X(P, double, instructions_spread, kFraction)        /* (max - min) / median over the epochs */ \
+  X(P, std::vector<double>, instructions_samples, kCountSamples) /* every timed epoch's */       \
+  X(P, double, estimated_cycles_per_epoch, kInstructions)        /* count "cycles" alone */      \
+  X(P, double, estimated_cycles_per_step, kInstructions)                                         \
+  X(P, double, estimated_cycles_spread, kFraction)                                               \
   X(P, std::vector<double>, estimated_cycles_samples, kCountSamples)
 
 struct Counts {
@@ -80,8 +80,8 @@ struct Counts {
   X(P, std::int64_t, step_ops_forward, kCount)   /* in the forward pass and the loss */            \
   X(P, std::int64_t, step_ops_backward, kCount)  /* in the backward pass */                        \
   X(P, std::int64_t, step_ops_optimizer, kCount) /* in the optimiser's update */                   \
-  X(P, double, step_flops, kFlops) /* matrix products, convolutions, optimiser updates, a step */ \
-  X(P, std::int64_t, step_flops_rule, kCount) /* how they were counted: kFlopsRule, 0 before */  \
+  X(P, double, step_flops, kFlops) /* matrix products, convolutions, optimiser updates, a step */  \
+  X(P, std::int64_t, step_flops_rule, kCount) /* how they were counted: kFlopsRule, 0 before */    \
   X(P, double, step_bytes, kBytes)     /* tensors read and written by the operators, per step */   \
   X(P, double, step_h2d_bytes, kBytes) /* copied from the host to the device, per step */          \
   X(P, double, step_loader_seconds, kSeconds) /* the probed step's data wait */                    \

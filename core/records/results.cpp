@@ -43,8 +43,7 @@ nlohmann::ordered_json result_to_json(const Result& r) {
 const std::vector<FieldUnit>& result_field_units() {
   static const std::vector<FieldUnit> units = {
 #define CROSSOVER_FIELD_UNIT_AT(P, type, name, member, unit) {#name, Unit::unit},
-#define CROSSOVER_FIELD_UNIT(P, type, name, unit) \
-  CROSSOVER_FIELD_UNIT_AT(P, type, name, name, unit)
+#define CROSSOVER_FIELD_UNIT(P, type, name, unit) CROSSOVER_FIELD_UNIT_AT(P, type, name, name, unit)
       CROSSOVER_RESULT_FIELDS(CROSSOVER_FIELD_UNIT)
 #undef CROSSOVER_FIELD_UNIT
 #undef CROSSOVER_FIELD_UNIT_AT
@@ -82,23 +81,60 @@ Result result_from_json(const nlohmann::json& j) {
   // Every results file since the first format has these fields, so each is required; a field
   // added since is optional, so older results stay readable (a baseline stored by an earlier
   // version, for `compare`). A new field is optional without being named here.
-  static const std::set<std::string> first_format = {
-      "status", "reason", "data_source", "train_rows", "test_rows", "steps_per_epoch", "repeats",
-      "stop_reason", "epoch_samples", "epoch_seconds", "epoch_seconds_p25", "epoch_seconds_p75",
-      "epoch_seconds_mean", "epoch_seconds_stdev", "epoch_seconds_min", "epoch_seconds_max",
-      "epoch_seconds_ci_low", "epoch_seconds_ci_high", "noisy", "epoch_seconds_samples",
-      "train_seconds", "train_seconds_samples", "step_samples", "step_seconds",
-      "step_seconds_p25", "step_seconds_p75", "device_init_seconds", "setup_seconds",
-      "first_step_seconds", "startup_seconds", "first_epoch_seconds", "phase_data_seconds",
-      "phase_copy_seconds", "phase_forward_seconds", "phase_backward_seconds",
-      "phase_optimizer_seconds", "steps_per_second", "samples_per_second", "train_loss", "metric",
-      "metric_value", "flops_per_sample", "achieved_gflops", "peak_gflops", "peak_fraction",
-      "peak_rss_bytes", "cuda_peak_allocated_bytes", "cuda_peak_reserved_bytes",
-      "intra_op_threads", "blas_threads", "wall_seconds"};
+  static const std::set<std::string> first_format = {"status",
+                                                     "reason",
+                                                     "data_source",
+                                                     "train_rows",
+                                                     "test_rows",
+                                                     "steps_per_epoch",
+                                                     "repeats",
+                                                     "stop_reason",
+                                                     "epoch_samples",
+                                                     "epoch_seconds",
+                                                     "epoch_seconds_p25",
+                                                     "epoch_seconds_p75",
+                                                     "epoch_seconds_mean",
+                                                     "epoch_seconds_stdev",
+                                                     "epoch_seconds_min",
+                                                     "epoch_seconds_max",
+                                                     "epoch_seconds_ci_low",
+                                                     "epoch_seconds_ci_high",
+                                                     "noisy",
+                                                     "epoch_seconds_samples",
+                                                     "train_seconds",
+                                                     "train_seconds_samples",
+                                                     "step_samples",
+                                                     "step_seconds",
+                                                     "step_seconds_p25",
+                                                     "step_seconds_p75",
+                                                     "device_init_seconds",
+                                                     "setup_seconds",
+                                                     "first_step_seconds",
+                                                     "startup_seconds",
+                                                     "first_epoch_seconds",
+                                                     "phase_data_seconds",
+                                                     "phase_copy_seconds",
+                                                     "phase_forward_seconds",
+                                                     "phase_backward_seconds",
+                                                     "phase_optimizer_seconds",
+                                                     "steps_per_second",
+                                                     "samples_per_second",
+                                                     "train_loss",
+                                                     "metric",
+                                                     "metric_value",
+                                                     "flops_per_sample",
+                                                     "achieved_gflops",
+                                                     "peak_gflops",
+                                                     "peak_fraction",
+                                                     "peak_rss_bytes",
+                                                     "cuda_peak_allocated_bytes",
+                                                     "cuda_peak_reserved_bytes",
+                                                     "intra_op_threads",
+                                                     "blas_threads",
+                                                     "wall_seconds"};
 #define CROSSOVER_READ_FIELD_AT(P, type, name, member, unit) \
   if (j.contains(#name) || first_format.count(#name) != 0) r.P member = json_as<type>(j.at(#name));
-#define CROSSOVER_READ_FIELD(P, type, name, unit) \
-  CROSSOVER_READ_FIELD_AT(P, type, name, name, unit)
+#define CROSSOVER_READ_FIELD(P, type, name, unit) CROSSOVER_READ_FIELD_AT(P, type, name, name, unit)
   CROSSOVER_RESULT_FIELDS(CROSSOVER_READ_FIELD)
 #undef CROSSOVER_READ_FIELD
 #undef CROSSOVER_READ_FIELD_AT
@@ -175,23 +211,38 @@ double unit_ceiling(Unit unit) {
   switch (unit) {
     case Unit::kEpochSeconds:
     case Unit::kEpochSamples:
-    case Unit::kStepSamples: return kDay;
-    case Unit::kSeconds: return 30 * kDay;
-    case Unit::kCount: return 1e15;
-    case Unit::kPerSecond: return 1e12;
-    case Unit::kFlops: return 1e21;
-    case Unit::kGflopsPerSecond: return 1e7;
-    case Unit::kBytes: return 1e16;
-    case Unit::kJoules: return 1e10;
-    case Unit::kWatts: return 1e6;
-    case Unit::kMegahertz: return 1e5;
-    case Unit::kPricePerHour: return 1e6;
-    case Unit::kPrice: return 1e12;
-    case Unit::kFraction: return 1e6;
+    case Unit::kStepSamples:
+      return kDay;
+    case Unit::kSeconds:
+      return 30 * kDay;
+    case Unit::kCount:
+      return 1e15;
+    case Unit::kPerSecond:
+      return 1e12;
+    case Unit::kFlops:
+      return 1e21;
+    case Unit::kGflopsPerSecond:
+      return 1e7;
+    case Unit::kBytes:
+      return 1e16;
+    case Unit::kJoules:
+      return 1e10;
+    case Unit::kWatts:
+      return 1e6;
+    case Unit::kMegahertz:
+      return 1e5;
+    case Unit::kPricePerHour:
+      return 1e6;
+    case Unit::kPrice:
+      return 1e12;
+    case Unit::kFraction:
+      return 1e6;
     case Unit::kInstructions:
-    case Unit::kCountSamples: return 1e18;
+    case Unit::kCountSamples:
+      return 1e18;
     case Unit::kNone:
-    case Unit::kOpGroups: break;
+    case Unit::kOpGroups:
+      break;
   }
   return std::numeric_limits<double>::infinity();
 }

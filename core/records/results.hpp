@@ -43,25 +43,26 @@ enum class Unit {
   kCountSamples,  ///< every counted epoch's instructions or cycles, in order
 };
 inline constexpr auto words(Unit) {
-  return std::array{std::pair{Unit::kNone, std::string_view("")},
-                    std::pair{Unit::kCount, std::string_view("count")},
-                    std::pair{Unit::kSeconds, std::string_view("s")},
-                    std::pair{Unit::kEpochSeconds, std::string_view("s per epoch")},
-                    std::pair{Unit::kEpochSamples, std::string_view("s per epoch, each")},
-                    std::pair{Unit::kStepSamples, std::string_view("s per step, each")},
-                    std::pair{Unit::kPerSecond, std::string_view("per s")},
-                    std::pair{Unit::kFlops, std::string_view("FLOP")},
-                    std::pair{Unit::kGflopsPerSecond, std::string_view("GFLOP/s")},
-                    std::pair{Unit::kBytes, std::string_view("bytes")},
-                    std::pair{Unit::kJoules, std::string_view("J")},
-                    std::pair{Unit::kWatts, std::string_view("W")},
-                    std::pair{Unit::kMegahertz, std::string_view("MHz")},
-                    std::pair{Unit::kPricePerHour, std::string_view("money per hour")},
-                    std::pair{Unit::kPrice, std::string_view("money")},
-                    std::pair{Unit::kFraction, std::string_view("fraction")},
-                    std::pair{Unit::kOpGroups, std::string_view("rows")},
-                    std::pair{Unit::kInstructions, std::string_view("instructions")},
-                    std::pair{Unit::kCountSamples, std::string_view("instructions per epoch, each")}};
+  return std::array{
+      std::pair{Unit::kNone, std::string_view("")},
+      std::pair{Unit::kCount, std::string_view("count")},
+      std::pair{Unit::kSeconds, std::string_view("s")},
+      std::pair{Unit::kEpochSeconds, std::string_view("s per epoch")},
+      std::pair{Unit::kEpochSamples, std::string_view("s per epoch, each")},
+      std::pair{Unit::kStepSamples, std::string_view("s per step, each")},
+      std::pair{Unit::kPerSecond, std::string_view("per s")},
+      std::pair{Unit::kFlops, std::string_view("FLOP")},
+      std::pair{Unit::kGflopsPerSecond, std::string_view("GFLOP/s")},
+      std::pair{Unit::kBytes, std::string_view("bytes")},
+      std::pair{Unit::kJoules, std::string_view("J")},
+      std::pair{Unit::kWatts, std::string_view("W")},
+      std::pair{Unit::kMegahertz, std::string_view("MHz")},
+      std::pair{Unit::kPricePerHour, std::string_view("money per hour")},
+      std::pair{Unit::kPrice, std::string_view("money")},
+      std::pair{Unit::kFraction, std::string_view("fraction")},
+      std::pair{Unit::kOpGroups, std::string_view("rows")},
+      std::pair{Unit::kInstructions, std::string_view("instructions")},
+      std::pair{Unit::kCountSamples, std::string_view("instructions per epoch, each")}};
 }
 
 /// The largest value a field of this unit can hold in a real run, read back (docs/outputs.md,
@@ -87,9 +88,9 @@ const std::vector<FieldUnit>& result_field_units();
 /// The fields of a result after its cell's configuration, in results.jsonl order:
 /// X(P, type, name, unit), where `r.P name` is the field of a result `r` (P is empty, or a typed
 /// part's name and a dot: core/records/result_parts.hpp), or X_AT(P, type, name, member, unit)
-/// where the part holds it at `r.P member` (the prediction's terms). One list drives the struct, the JSON
-/// writer and reader, the checks of a read result, the CSV's columns, what `report --measure`
-/// converts and docs/outputs.md's units (a test reads them); each column's meaning is in
+/// where the part holds it at `r.P member` (the prediction's terms). One list drives the struct,
+/// the JSON writer and reader, the checks of a read result, the CSV's columns, what `report
+/// --measure` converts and docs/outputs.md's units (a test reads them); each column's meaning is in
 /// docs/outputs.md.
 #define CROSSOVER_RESULT_FIELDS(X)      \
   CROSSOVER_MEASURED_FIELDS(X, )        \
@@ -101,9 +102,9 @@ const std::vector<FieldUnit>& result_field_units();
 
 /// What was measured of the cell, before its energy.
 #define CROSSOVER_MEASURED_FIELDS(X, P)                                                           \
-  X(P, CellStatus, status, kNone)       /* ok, skipped, failed or not run */                      \
-  X(P, std::string, reason, kNone)      /* why skipped or failed; empty when ok */                \
-  X(P, DataSource, data_source, kNone)  /* real, synthetic or generated; "" when not run */       \
+  X(P, CellStatus, status, kNone)      /* ok, skipped, failed or not run */                       \
+  X(P, std::string, reason, kNone)     /* why skipped or failed; empty when ok */                 \
+  X(P, DataSource, data_source, kNone) /* real, synthetic or generated; "" when not run */        \
   X(P, std::int64_t, train_rows, kCount)                                                          \
   X(P, std::int64_t, test_rows, kCount)                                                           \
   X(P, std::int64_t, steps_per_epoch, kCount)                                                     \

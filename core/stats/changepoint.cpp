@@ -119,8 +119,9 @@ std::vector<ChangePoint> e_divisive(const std::vector<double>& series,
     Split best;
     std::size_t start = 0;
     for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
-      const std::vector<double> segment(series.begin() + static_cast<std::ptrdiff_t>(bounds[s]),
-                                        series.begin() + static_cast<std::ptrdiff_t>(bounds[s + 1]));
+      const std::vector<double> segment(
+          series.begin() + static_cast<std::ptrdiff_t>(bounds[s]),
+          series.begin() + static_cast<std::ptrdiff_t>(bounds[s + 1]));
       const Split split = best_split(segment, options.min_segment);
       if (split.q > best.q) {
         best = split;

@@ -12,10 +12,10 @@
 namespace crossover {
 
 struct ChangePointOptions {
-  double alpha = 0.01;        ///< a split is kept when its permutation p-value is below this
-  int permutations = 999;     ///< shuffles of the segment per test
+  double alpha = 0.01;          ///< a split is kept when its permutation p-value is below this
+  int permutations = 999;       ///< shuffles of the segment per test
   std::size_t min_segment = 3;  ///< runs on each side of a change: one odd run is not a segment
-  std::uint64_t seed = 0;     ///< of the permutations: the same series gives the same points
+  std::uint64_t seed = 0;       ///< of the permutations: the same series gives the same points
 };
 
 struct ChangePoint {

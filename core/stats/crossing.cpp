@@ -41,8 +41,7 @@ CrossingFinding find_crossing(const std::vector<Probe>& p) {
   f.tie_first = f.from;
   if (f.from == 0 || f.from == p.size()) return f;
   while (f.tie_first > 0 && p[f.tie_first - 1].winner == Winner::kTie) --f.tie_first;
-  for (std::size_t i = 0; i < f.tie_first; ++i)
-    f.earlier_win |= p[i].winner == Winner::kContender;
+  for (std::size_t i = 0; i < f.tie_first; ++i) f.earlier_win |= p[i].winner == Winner::kContender;
   const std::size_t k = f.from;
   f.neighbours = p[k].value - p[k - 1].value <= 1.0;
   if (f.tie_region()) {
@@ -70,13 +69,12 @@ std::string crossing_statement(const std::vector<Probe>& p, const CrossingFindin
     const bool baseline_everywhere = std::all_of(
         p.begin(), p.end(), [](const Probe& q) { return q.winner == Winner::kBaseline; });
     if (baseline_everywhere)
-      return baseline + " wins everywhere up to " + axis + " " +
-             format_axis_value(p.back().value) + ": no crossover in the measured range (" + range +
-             ")";
+      return baseline + " wins everywhere up to " + axis + " " + format_axis_value(p.back().value) +
+             ": no crossover in the measured range (" + range + ")";
     return "no crossover in the measured range of " + axis + " (" + range + "): " +
-           (p.back().winner == Winner::kBaseline ? baseline + " wins at the largest, "
-                                                      : baseline + " and " + contender +
-                                                            " tie at the largest, ") +
+           (p.back().winner == Winner::kBaseline
+                ? baseline + " wins at the largest, "
+                : baseline + " and " + contender + " tie at the largest, ") +
            format_axis_value(p.back().value) + " (" + contender + "'s speedup " +
            speedup_text(p.back()) + ")";
   }
@@ -94,9 +92,9 @@ std::string crossing_statement(const std::vector<Probe>& p, const CrossingFindin
                             ? &p[f.tie_first - 1]
                             : nullptr;
     text += "the two tie " +
-            (tie_low == below.value ? "at " + format_axis_value(below.value)
-                                    : "from " + format_axis_value(tie_low) + " to " +
-                                          format_axis_value(below.value)) +
+            (tie_low == below.value
+                 ? "at " + format_axis_value(below.value)
+                 : "from " + format_axis_value(tie_low) + " to " + format_axis_value(below.value)) +
             " (neither wins within the intervals" +
             (side != nullptr ? "; " + baseline + " wins at " + format_axis_value(side->value) +
                                    ", " + speedup_text(*side)

@@ -51,8 +51,8 @@ struct CrossingFinding {
   std::optional<double> at;   ///< the crossing, interpolated: only after a baseline win
   std::optional<double> low, high;  ///< its interval; after a tie region, its highest tie and the
                                     ///< first win
-  bool earlier_win = false;  ///< the contender also won below, but not at every value
-  bool neighbours = false;   ///< the values either side of the crossing are adjacent integers
+  bool earlier_win = false;         ///< the contender also won below, but not at every value
+  bool neighbours = false;  ///< the values either side of the crossing are adjacent integers
 
   bool crossing() const { return low.has_value(); }
   bool tie_region() const { return tie_first < from; }

@@ -183,11 +183,10 @@ std::optional<std::pair<double, double>> CrossoverSearch::bracket() const {
 // 1,000 and 1,100 dataset_size (0.9x [0.88, 0.91] at 1,000); from there the two tie ...".
 std::string CrossoverSearch::found() const {
   const auto name = [&](Winner w) {
-    return w == Winner::kBaseline    ? baseline_
-           : w == Winner::kContender ? contender_
-                                          : "neither";
+    return w == Winner::kBaseline ? baseline_ : w == Winner::kContender ? contender_ : "neither";
   };
-  // Where the contender wins from a value on, the rule every report states (core/stats/crossing.hpp).
+  // Where the contender wins from a value on, the rule every report states
+  // (core/stats/crossing.hpp).
   const std::vector<Probe> sorted = by_value();
   if (const CrossingFinding f = find_crossing(sorted); f.crossing())
     return crossing_statement(sorted, f, spec_.key, baseline_, contender_);
@@ -290,12 +289,9 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
   j["probes"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < probes_.size(); ++i) {
     const Probe& p = probes_[i];
-    nlohmann::ordered_json probe = {{"value", p.value},
-                                    {"speedup", p.speedup},
-                                    {"low", p.low},
-                                    {"high", p.high},
-                                    {"winner", text_of(p.winner)},
-                                    {"cells", p.cells}};
+    nlohmann::ordered_json probe = {
+        {"value", p.value}, {"speedup", p.speedup},        {"low", p.low},
+        {"high", p.high},   {"winner", text_of(p.winner)}, {"cells", p.cells}};
     if (i < trace_.size() && trace_[i].second > 0)
       probe["bracket_after"] = {trace_[i].first, trace_[i].second};
     j["probes"].push_back(probe);

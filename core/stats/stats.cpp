@@ -1,8 +1,7 @@
 #include "core/stats/stats.hpp"
 
-#include <boost/math/distributions/normal.hpp>
-
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>

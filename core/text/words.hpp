@@ -66,12 +66,12 @@ E word_from_json(const BasicJson& json) {
 /// word_from_json (and throws naming the words). nlohmann finds the pair by argument-dependent
 /// lookup. One pair per enum, not a template in the enum: nlohmann's own enum conversion (to the
 /// number) is such a template, and would match as well as ours.
-#define CROSSOVER_JSON_AS_WORD(E)         \
-  template <typename J>                   \
-  void to_json(J& j, E v) {               \
-    j = text_of(v);                       \
-  }                                       \
-  template <typename J>                   \
-  void from_json(const J& j, E& v) {      \
-    v = word_from_json<E>(j);             \
+#define CROSSOVER_JSON_AS_WORD(E)    \
+  template <typename J>              \
+  void to_json(J& j, E v) {          \
+    j = text_of(v);                  \
+  }                                  \
+  template <typename J>              \
+  void from_json(const J& j, E& v) { \
+    v = word_from_json<E>(j);        \
   }

@@ -52,8 +52,7 @@ Recommendation best_throughput(const std::vector<Result>& mine,
                         ? "faster still, predicted: "
                         : "perhaps faster, predicted (its band allows either): ") +
                    cell_label(fastest->cell) + ", " +
-                   throughput_text(fastest->samples_per_second, spec.measure) +
-                   " (not measured)";
+                   throughput_text(fastest->samples_per_second, spec.measure) + " (not measured)";
   out.cells.push_back(fastest->cell.index);
   return out;
 }
@@ -110,13 +109,15 @@ std::string knob_effect_words(const std::vector<const Pair*>& pairs, const Compa
   }
   if (!faster.empty() || !slower.empty()) {
     const std::size_t beyond = faster.size() + slower.size();
-    return ratio + " (" + named + " " + (faster.empty() ? down : up) + "; geometric mean of " + count +
-           (beyond < pairs.size() ? ", " + std::to_string(beyond) + " beyond 5 %" : "") + ")";
+    return ratio + " (" + named + " " + (faster.empty() ? down : up) + "; geometric mean of " +
+           count + (beyond < pairs.size() ? ", " + std::to_string(beyond) + " beyond 5 %" : "") +
+           ")";
   }
-  if (within) return "did not matter: " + ratio + ", every interval within 5 % of 1 (" + count + ")";
+  if (within)
+    return "did not matter: " + ratio + ", every interval within 5 % of 1 (" + count + ")";
   return "undecided (too noisy to tell): " + ratio + ", an interval spans " +
-         format_number(widest->ci.low) + "x to " + format_number(widest->ci.high) + "x (" +
-         count + ")";
+         format_number(widest->ci.low) + "x to " + format_number(widest->ci.high) + "x (" + count +
+         ")";
 }
 
 // Knobs: each other value of a knob against its first, over cells equal in everything else. Where

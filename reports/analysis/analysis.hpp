@@ -18,9 +18,10 @@
 namespace crossover {
 
 /// Per workload: the fastest configuration measured, the break-even of each pair the contender
-/// wins, the modes' findings (which read the crossovers), and which knobs mattered — the effect of changing only `loader`, `num_workers`,
-/// `pin_memory`, `data_placement` or `threads`, as the geometric mean of the speedups of cells
-/// that differ in that knob alone; a knob matters when a pair's interval excludes 1 by 5 % or more.
+/// wins, the modes' findings (which read the crossovers), and which knobs mattered — the effect of
+/// changing only `loader`, `num_workers`, `pin_memory`, `data_placement` or `threads`, as the
+/// geometric mean of the speedups of cells that differ in that knob alone; a knob matters when a
+/// pair's interval excludes 1 by 5 % or more.
 std::vector<Recommendation> recommend(const std::vector<Result>& results, const CompareSpec& spec,
                                       const std::vector<Crossover>& crossovers);
 

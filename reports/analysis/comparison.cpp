@@ -335,7 +335,8 @@ std::vector<Comparison> compare_devices(const std::vector<Result>& results, Meas
       }
       for (std::size_t i = 0; i < devices.size(); ++i) {
         const auto it = row.by_device.find(devices[i]);
-        cells.push_back(it == row.by_device.end() ? "" : epoch_text(*it->second, measure, units[i]));
+        cells.push_back(it == row.by_device.end() ? ""
+                                                  : epoch_text(*it->second, measure, units[i]));
         if (time && predicted_column(devices[i]))
           cells.push_back(it == row.by_device.end() ? "" : band_text(*it->second, units[i]));
       }

@@ -123,8 +123,8 @@ std::string counted_summary(const std::vector<Result>& results) {
   for (const Result& r : results) {
     if (r.status != CellStatus::kOk || !r.counts.counted()) continue;
     ++counted;
-    const std::string by = r.counts.counter + " (" + r.counts.counter_version + ", " +
-                           r.counts.counted_isa + ")";
+    const std::string by =
+        r.counts.counter + " (" + r.counts.counter_version + ", " + r.counts.counted_isa + ")";
     if (std::find(counters.begin(), counters.end(), by) == counters.end()) counters.push_back(by);
   }
   if (counted == 0) return "";

@@ -77,10 +77,10 @@ bool comparable(const Result& result);
 /// The one winner rule of every report: the bootstrap interval of baseline/contender. The contender
 /// wins when the whole interval is above 1, the baseline when it is below 1, otherwise a tie; an
 /// interval all within `margin` of 1 is a tie too (no practical difference; the search, which
-/// brackets where the speedup crosses 1, gives 0). The resampling seed comes from `seed` and the two cells' indices, so a pair gets the same interval
-/// wherever it is shown. Both results need epoch samples, or one is predicted: then the interval
-/// is the measured side's median interval widened by the predicted side's error band
-/// (prediction_error; none when not validated).
+/// brackets where the speedup crosses 1, gives 0). The resampling seed comes from `seed` and the
+/// two cells' indices, so a pair gets the same interval wherever it is shown. Both results need
+/// epoch samples, or one is predicted: then the interval is the measured side's median interval
+/// widened by the predicted side's error band (prediction_error; none when not validated).
 Pair compare_pair(const Result& baseline, const Result& contender, std::uint64_t seed = 0,
                   double margin = kEquivalenceMargin);
 

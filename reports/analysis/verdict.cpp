@@ -49,19 +49,17 @@ std::string crossing_words(const Crossover& c, const CompareSpec& spec, bool pre
   // the measured side (docs/methodology.md), 80 %, not a 95 % interval.
   const std::string crossing = predicted ? "the predicted crossing" : "the crossing";
   if (c.crossing) {
-    out += "; below that " + loser + " wins: " + crossing + " lies near " +
-           value_words(*c.crossing);
+    out +=
+        "; below that " + loser + " wins: " + crossing + " lies near " + value_words(*c.crossing);
     if (c.crossing_low && c.crossing_high)
       out += " (" + value_words(*c.crossing_low) + "-" + value_words(*c.crossing_high) +
              (predicted ? ", its 80 % band" : "") + ")";
   } else if (c.tie_low && c.tie_high) {
-    const std::string ties = *c.tie_low == *c.tie_high
-                                 ? "at " + value_words(*c.tie_low)
-                                 : "from " + value_words(*c.tie_low) + " to " +
-                                       value_words(*c.tie_high);
+    const std::string ties = *c.tie_low == *c.tie_high ? "at " + value_words(*c.tie_low)
+                                                       : "from " + value_words(*c.tie_low) +
+                                                             " to " + value_words(*c.tie_high);
     out += "; " + std::string(predicted ? "undecided " : "a tie ") + ties + " (" + crossing +
-           " lies between " + value_words(*c.tie_high) + " and " +
-           value_words(*c.from) + ")";
+           " lies between " + value_words(*c.tie_high) + " and " + value_words(*c.from) + ")";
   }
   return out + at;
 }
@@ -130,8 +128,8 @@ std::string count_words(const std::vector<const Pair*>& mine, const CompareSpec&
                                (high > low ? " to " + format_number(high) + "x" : "") + ")";
   std::vector<std::string> parts;
   if (contender > 0)
-    parts.push_back(side_name(spec, spec.contender) + (predicted ? " (predicted)" : "") +
-                    " wins " + std::to_string(contender) + of);
+    parts.push_back(side_name(spec, spec.contender) + (predicted ? " (predicted)" : "") + " wins " +
+                    std::to_string(contender) + of);
   if (baseline > 0)
     parts.push_back(side_name(spec, spec.baseline) + " wins " + std::to_string(baseline) +
                     (contender > 0 ? "" : of));
@@ -147,7 +145,8 @@ std::string payback_words(const std::vector<const Pair*>& mine, const CompareSpe
   if (spec.measure != Measure::kTime) return "";
   for (const Pair* p : mine) {
     // A start-up that was not recorded (no first epoch) has nothing to pay back.
-    if (p->predicted || p->winner != Winner::kContender || !(p->contender->first_epoch_seconds > 0.0))
+    if (p->predicted || p->winner != Winner::kContender ||
+        !(p->contender->first_epoch_seconds > 0.0))
       continue;
     const auto epochs = break_even_epochs(*p->baseline, *p->contender);
     if (!epochs || *epochs <= 1) continue;  // ahead from the first epoch: nothing to add
@@ -161,7 +160,8 @@ std::string payback_words(const std::vector<const Pair*>& mine, const CompareSpe
 
 // The cells behind the verdict that are too noisy to act on, or that ran while the machine's
 // speed had moved (`drifted`), in one warning.
-std::string noise_words(const std::vector<const Pair*>& mine, const std::set<std::size_t>& drifted) {
+std::string noise_words(const std::vector<const Pair*>& mine,
+                        const std::set<std::size_t>& drifted) {
   std::set<std::size_t> shaky, moved, all;
   for (const Pair* p : mine) {
     for (const Result* r : {p->baseline, p->contender}) {
@@ -182,7 +182,8 @@ std::string noise_words(const std::vector<const Pair*>& mine, const std::set<std
   std::vector<std::string> parts;
   if (!shaky.empty()) parts.push_back(listed(shaky) + " varied by more than a third of its median");
   if (!moved.empty())
-    parts.push_back(listed(moved) + " ran while the machine's speed had moved by more than a fifth");
+    parts.push_back(listed(moved) +
+                    " ran while the machine's speed had moved by more than a fifth");
   std::set<std::size_t> named = shaky;
   named.insert(moved.begin(), moved.end());
   return "noisy: of the " + std::to_string(all.size()) + " cells behind this, " +
@@ -192,14 +193,14 @@ std::string noise_words(const std::vector<const Pair*>& mine, const std::set<std
 
 }  // namespace
 
-std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted) {
+std::vector<WorkloadVerdict> verdicts(const Analysis& analysis,
+                                      const std::set<std::size_t>& drifted) {
   std::vector<WorkloadVerdict> out;
   if (analysis.comparisons.empty()) return out;
   const ComparisonFindings& f = analysis.comparisons.front();
   std::vector<std::string> workloads;
   for (const Pair& p : f.pairs) {
-    if (std::find(workloads.begin(), workloads.end(), p.baseline->cell.workload) ==
-        workloads.end())
+    if (std::find(workloads.begin(), workloads.end(), p.baseline->cell.workload) == workloads.end())
       workloads.push_back(p.baseline->cell.workload);
   }
   for (const std::string& workload : workloads) {
@@ -215,7 +216,8 @@ std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<s
                                                : count_words(mine, f.spec, v.predicted)));
     if (const std::string payback = payback_words(mine, f.spec); !payback.empty())
       v.lines.push_back(payback);
-    if (const std::string noise = noise_words(mine, drifted); !noise.empty()) v.lines.push_back(noise);
+    if (const std::string noise = noise_words(mine, drifted); !noise.empty())
+      v.lines.push_back(noise);
     out.push_back(std::move(v));
   }
   return out;
@@ -236,8 +238,8 @@ std::string verdict_caveat(const std::vector<Result>& results, const std::string
     const std::string against =
         measured_cpu ? ", against the CPU measured here, not the GPU host's (docs/gpu.md)" : "";
     if (r.prediction.prediction_error <= 0.0)
-      return r.cell.device.text() + " predicted with the profile " + r.prediction.prediction_profile +
-             ", not measured, with no validated band" + against;
+      return r.cell.device.text() + " predicted with the profile " +
+             r.prediction.prediction_profile + ", not measured, with no validated band" + against;
     return r.cell.device.text() + " predicted with the profile " + r.prediction.prediction_profile +
            ", not measured" + against + "; a side wins only where the 80 % band excludes a tie; " +
            (band.empty() ? "the band is split conformal on real runs" : band);

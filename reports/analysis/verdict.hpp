@@ -24,7 +24,8 @@ struct WorkloadVerdict {
 /// The verdicts of the analysis's first comparison, one per workload with pairs, in the order the
 /// pairs come; none without a comparison. `drifted`: the cells that ran while the machine's speed
 /// had moved (drifted_cells of the run's env.json), which the noise line names.
-std::vector<WorkloadVerdict> verdicts(const Analysis& analysis, const std::set<std::size_t>& drifted = {});
+std::vector<WorkloadVerdict> verdicts(const Analysis& analysis,
+                                      const std::set<std::size_t>& drifted = {});
 
 /// The heading above the verdicts: "Verdict (device=cpu vs cuda)"; "" without a comparison.
 std::string verdict_heading(const Analysis& analysis);

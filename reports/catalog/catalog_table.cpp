@@ -217,8 +217,8 @@ std::vector<CellTable> catalog_tables(std::vector<Row>& rows,
     CellTable t;
     const Result& cpu = cell.front()->cpu;
     const std::string settings = cuda_settings(*cell.front());
-    t.heading = "Cell " + std::to_string(cpu.cell.index) + ": " + cell_label(cpu.cell) +
-                "; CPU " + format_seconds(cpu.epoch_seconds) + " an epoch (measured here)" +
+    t.heading = "Cell " + std::to_string(cpu.cell.index) + ": " + cell_label(cpu.cell) + "; CPU " +
+                format_seconds(cpu.epoch_seconds) + " an epoch (measured here)" +
                 (settings.empty() ? "" : "; its CUDA twins " + settings);
     t.table.header = {"GPU", "epoch", "80 % band", "bound", "speedup vs CPU", "winner"};
     t.table.right_aligned = {false, true, true, false, true, false, true};
@@ -325,16 +325,16 @@ std::string catalog_text(const std::vector<CellTable>& tables, const std::string
   };
   for (const CellTable& t : tables) {
     const std::string verdict = once(t.verdict) ? t.verdict + ".\n" : "";
-    out += markdown ? "\n### " + markdown_text(t.heading) + "\n\n" +
-                          render_markdown_table(t.table) +
-                          (verdict.empty() ? "" : "\n" + markdown_text(verdict))
-                    : "\n" + t.heading + "\n" + render_text_table(t.table) + verdict;
+    out += markdown
+               ? "\n### " + markdown_text(t.heading) + "\n\n" + render_markdown_table(t.table) +
+                     (verdict.empty() ? "" : "\n" + markdown_text(verdict))
+               : "\n" + t.heading + "\n" + render_text_table(t.table) + verdict;
   }
   for (const auto& [verdict, cells] : shared) {
     if (cells.size() == 1) continue;
-    const std::string text =
-        "Cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) + " and " +
-        cells.back() + ": " + verdict + ".";
+    const std::string text = "Cells " +
+                             join(std::vector<std::string>(cells.begin(), cells.end() - 1)) +
+                             " and " + cells.back() + ": " + verdict + ".";
     out += "\n" + (markdown ? markdown_text(text) : text) + "\n";
   }
   out += std::string("\nBands (80 %, predicted):\n") + (markdown ? "\n" : "");

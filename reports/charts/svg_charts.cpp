@@ -106,7 +106,7 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
   if (!(y_min > 0)) return "";
   const bool x_log = c.values.front() > 0;
   const Plot plot{c.values.front(), c.values.back(), y_min / 1.5, y_max * 1.5, x_log, true,
-                  c.values, spec.measure};
+                  c.values,         spec.measure};
   std::string s =
       svg_open("median " + measure_noun(spec.measure) + " of " + spec.baseline + " and " +
                spec.contender + " against " + c.axis + ", " + chart_subject(c));
@@ -128,13 +128,13 @@ std::string time_chart(const Crossover& c, const std::vector<Pair>& pairs,
       const double high = shown_interval(*r).second;
       upper += num(plot.sx(c.values[i])) + "," + num(plot.sy(high)) + " ";
       line += num(plot.sx(c.values[i])) + "," + num(plot.sy(r->epoch_seconds)) + " ";
-      dots += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" +
-              num(plot.sy(r->epoch_seconds)) + "' r='4' fill='" + colour + "'><title>" +
-              html_escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " +
-                          axis_text(c.values[i]) + ": " +
-                          format_measure(r->epoch_seconds, spec.measure) +
-                          predicted_mark(*r) + " (cell " + std::to_string(r->cell.index) + ")") +
-              "</title></circle>";
+      dots +=
+          "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" + num(plot.sy(r->epoch_seconds)) +
+          "' r='4' fill='" + colour + "'><title>" +
+          html_escape(spec.axis + "=" + sides[side] + ", " + c.axis + " " + axis_text(c.values[i]) +
+                      ": " + format_measure(r->epoch_seconds, spec.measure) + predicted_mark(*r) +
+                      " (cell " + std::to_string(r->cell.index) + ")") +
+          "</title></circle>";
     }
     for (std::size_t i = points.size(); i-- > 0;) {
       const Result* r = at(i);
@@ -178,8 +178,8 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
     y_min = std::min(y_min, p->ci.low);
     y_max = std::max(y_max, p->ci.high);
   }
-  const Plot plot{c.values.front(), c.values.back(), y_min / 1.2,         y_max * 1.2,
-                  c.values.front() > 0, y_min > 0,      c.values};
+  const Plot plot{c.values.front(),     c.values.back(), y_min / 1.2, y_max * 1.2,
+                  c.values.front() > 0, y_min > 0,       c.values};
   // In energy or cost the ratio is of joules or of money.
   const std::string ratio =
       spec.measure == Measure::kTime ? "speedup" : text_of(spec.measure) + " ratio";
@@ -210,14 +210,14 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
        (c.predicted ? " stroke-dasharray='6 3'" : "") + "/>";
   if (c.predicted) {
     // Above the plot: the crossing's label takes the plot's top line.
-    s += "<text class='legend' x='" + num(Plot::kLeft + 8) + "' y='" + num(Plot::kTop - 4) +
-         "'>" + html_escape(ratio + " (predicted: one side by the cost model, with its band)") +
-         "</text>";
+    s += "<text class='legend' x='" + num(Plot::kLeft + 8) + "' y='" + num(Plot::kTop - 4) + "'>" +
+         html_escape(ratio + " (predicted: one side by the cost model, with its band)") + "</text>";
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const bool predicted = points[i]->predicted;
     s += "<circle cx='" + num(plot.sx(c.values[i])) + "' cy='" + num(plot.sy(points[i]->speedup)) +
-         "' r='4' " + (predicted ? "fill='#fff' stroke='#1f77b4' stroke-width='2'" : "fill='#1f77b4'") +
+         "' r='4' " +
+         (predicted ? "fill='#fff' stroke='#1f77b4' stroke-width='2'" : "fill='#1f77b4'") +
          "><title>" +
          html_escape(c.axis + " " + axis_text(c.values[i]) + ": " +
                      format_number(points[i]->speedup) + "x" + (predicted ? " (predicted)" : "")) +
@@ -227,8 +227,8 @@ std::string speedup_chart(const Crossover& c, const std::vector<Pair>& pairs,
     const double x = plot.sx(*c.crossing);
     s += "<line class='crossing' x1='" + num(x) + "' y1='" + num(Plot::kTop) + "' x2='" + num(x) +
          "' y2='" + num(Plot::kTop + Plot::kHeight) + "' stroke='#d62728' stroke-width='2'/>";
-    s += "<text x='" + num(x + 4) + "' y='" + num(Plot::kTop + 12) +
-         "' fill='#d62728'>" + html_escape(svg::crossing_label(c)) + "</text>";
+    s += "<text x='" + num(x + 4) + "' y='" + num(Plot::kTop + 12) + "' fill='#d62728'>" +
+         html_escape(svg::crossing_label(c)) + "</text>";
   }
   return s + "</svg>";
 }
@@ -320,8 +320,7 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
   for (const Result& r : results) {
     const bool predicted =
         r.status == CellStatus::kPredicted && measure == Measure::kTime && r.epoch_seconds > 0.0;
-    if ((r.status == CellStatus::kOk || predicted) && r.cell.workload == workload)
-      ok.push_back(&r);
+    if ((r.status == CellStatus::kOk || predicted) && r.cell.workload == workload) ok.push_back(&r);
   }
   if (ok.empty()) return "";
   const BarGroups g = bar_groups(ok);
@@ -331,8 +330,8 @@ std::string epoch_chart(const std::vector<Result>& results, const std::string& w
     y_min = std::min(y_min, r->epoch_seconds);
     y_max = std::max(y_max, r->epoch_seconds);
   }
-  const Plot plot{0, static_cast<double>(g.keys.size()), y_min / 2, y_max * 1.5, false, true, {},
-                  measure};
+  const Plot plot{
+      0, static_cast<double>(g.keys.size()), y_min / 2, y_max * 1.5, false, true, {}, measure};
   // Room below the plot for the group names, a line per key.
   const double height = Plot::kTop + Plot::kHeight + 16 + 13.0 * static_cast<double>(g.lines);
   std::string s =
@@ -430,7 +429,8 @@ std::string scaling_chart(const std::vector<ScalingRow>& rows) {
   std::map<std::string, std::map<int, double>> lines;
   for (const auto& row : rows) {
     const Cell& c = row.result->cell;
-    double& best = lines[c.workload + " " + text_of(c.parallel) + " " + c.device.text()][row.replicas];
+    double& best =
+        lines[c.workload + " " + text_of(c.parallel) + " " + c.device.text()][row.replicas];
     best = std::max(best, row.result->samples_per_second);
   }
   bool several = false;

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/text/text.hpp"
-#include "reports/analysis/measures.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/analysis/measures.hpp"
 #include "reports/charts/svg_text.hpp"
 
 namespace crossover {
@@ -84,9 +84,8 @@ struct Plot {
     }
     for (double v : ticks(y_min, y_max, y_log)) {
       s += "<text x='" + num(kLeft - 6) + "' y='" + num(sy(v) + 4) + "' text-anchor='end'>" +
-           html_escape(y_text(v)) + "</text><line x1='" + num(kLeft) + "' y1='" +
-           num(sy(v)) + "' x2='" + num(kLeft + kWidth) + "' y2='" + num(sy(v)) +
-           "' stroke='#eee'/>";
+           html_escape(y_text(v)) + "</text><line x1='" + num(kLeft) + "' y1='" + num(sy(v)) +
+           "' x2='" + num(kLeft + kWidth) + "' y2='" + num(sy(v)) + "' stroke='#eee'/>";
     }
     s += "<text x='" + num(kLeft + kWidth / 2) + "' y='" + num(kTop + kHeight + 34) +
          "' text-anchor='middle'>" + html_escape(x_label) + "</text>";
@@ -112,7 +111,9 @@ struct Plot {
       // Decades; where fewer than three fit, 1-2-5 of each, then denser round values (a speedup
       // from 0.75 to 1.6 reads 0.8, 1, 1.2, 1.5, never its two ends alone).
       const std::vector<std::vector<double>> steps = {
-          {1.0}, {1.0, 2.0, 5.0}, {1.0, 1.5, 2.0, 3.0, 5.0, 7.0},
+          {1.0},
+          {1.0, 2.0, 5.0},
+          {1.0, 1.5, 2.0, 3.0, 5.0, 7.0},
           {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}};
       for (const auto& mantissas : steps) {
         out.clear();

@@ -1,7 +1,7 @@
 // A search's chart in report.html: the speedup at each probe with its interval, numbered in the
 // order the search measured them, the line y = 1, and what its statement says shaded: the
-// crossing's interval (core/stats/crossing.hpp), and the tie region below it where there is one, both
-// ends of each marked.
+// crossing's interval (core/stats/crossing.hpp), and the tie region below it where there is one,
+// both ends of each marked.
 #include <algorithm>
 
 #include "reports/charts/svg_charts.hpp"

@@ -129,12 +129,10 @@ std::string draw(const Surface& s, const std::string& x_axis, const std::string&
         at = k - 1 + std::clamp(t, 0.0, 1.0);
       }
       const double x = left + cell_w * (at + 0.5) - 1;
-      marks +=
-          "<line class='surface-crossing' x1='" + num(x) + "' y1='" + num(y0 - 1) + "' x2='" +
-          num(x) + "' y2='" + num(y0 + cell_h - 1) +
-          "' stroke='#000' stroke-width='3' stroke-opacity='0.7'><title>" +
-          html_escape(svg::crossing_label(c) + " " + x_axis) +
-          "</title></line>";
+      marks += "<line class='surface-crossing' x1='" + num(x) + "' y1='" + num(y0 - 1) + "' x2='" +
+               num(x) + "' y2='" + num(y0 + cell_h - 1) +
+               "' stroke='#000' stroke-width='3' stroke-opacity='0.7'><title>" +
+               html_escape(svg::crossing_label(c) + " " + x_axis) + "</title></line>";
     }
   }
   svg += squares + marks + labels;

@@ -108,7 +108,8 @@ std::string rerun_rounds_text(const GateCalibration& g) {
          format_percent(2.0 * g.options.threshold, false) +
          " in every cell 9 times in 10 (a paired t on the rounds, alpha " +
          format_number(g.options.alpha) + "): `crossover compare OLD_BIN NEW_BIN --rerun " +
-         (g.grid_file.empty() ? g.grid : g.grid_file) + " --rounds " + std::to_string(g.rounds) + "`";
+         (g.grid_file.empty() ? g.grid : g.grid_file) + " --rounds " + std::to_string(g.rounds) +
+         "`";
 }
 
 Json rate_json(const GateRate& r) {
@@ -326,15 +327,18 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
          " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
          "), from +" + format_percent(g.uncalibrated_detectable, false) + ".\n\n" +
          markdown_with_code(rerun_rounds_text(g)) + "\n\n" + render_markdown_table(table) +
-         (g.machine_record.empty() ? "" : "\n" + markdown_text(machine_record_line(g.machine_record)));
+         (g.machine_record.empty() ? ""
+                                   : "\n" + markdown_text(machine_record_line(g.machine_record)));
 }
 
 CountedGateCalibration assess_counted_gate(const RunPairs& aa, const RunPairs& planted,
                                            const RegressionOptions& options, double plant) {
   check_options(options);
   if (!is_count_metric(options.metric))
-    throw std::invalid_argument("the counted gate's calibration needs --metric instructions or "
-                                "cycles, got " + text_of(options.metric));
+    throw std::invalid_argument(
+        "the counted gate's calibration needs --metric instructions or "
+        "cycles, got " +
+        text_of(options.metric));
   if (aa.size() < 3)
     throw std::invalid_argument("calibrate needs at least three A/A pairs, got " +
                                 std::to_string(aa.size()));
@@ -354,7 +358,8 @@ CountedGateCalibration assess_counted_gate(const RunPairs& aa, const RunPairs& p
     for (const CellVerdict& v : r.cells) {
       if (!v.tested) continue;
       CountedCellGate& c = cell_of(v);
-      c.aa_spread = std::max({c.aa_spread, std::abs(v.decided_ci.low), std::abs(v.decided_ci.high)});
+      c.aa_spread =
+          std::max({c.aa_spread, std::abs(v.decided_ci.low), std::abs(v.decided_ci.high)});
       g.aa_spread = std::max(g.aa_spread, c.aa_spread);
       const bool moved = v.verdict != Verdict::kNoChange;
       c.false_alarms += moved ? 1 : 0;
@@ -414,12 +419,10 @@ TextTable counted_table(const CountedGateCalibration& g) {
   table.header = {"cell", "A/A moves", "planted change", "false alarms", "detections"};
   table.right_aligned = {false, true, true, true, true};
   for (const CountedCellGate& c : g.cells)
-    table.rows.push_back({c.name, "±" + format_percent(c.aa_spread, false),
-                          format_percent(c.planted_change),
-                          std::to_string(c.false_alarms) + "/" +
-                              std::to_string(g.false_alarms.pairs),
-                          std::to_string(c.detections) + "/" +
-                              std::to_string(g.detections.pairs)});
+    table.rows.push_back(
+        {c.name, "±" + format_percent(c.aa_spread, false), format_percent(c.planted_change),
+         std::to_string(c.false_alarms) + "/" + std::to_string(g.false_alarms.pairs),
+         std::to_string(c.detections) + "/" + std::to_string(g.detections.pairs)});
   return table;
 }
 

@@ -50,7 +50,7 @@ struct CellGate {
 struct GateCalibration {
   std::string grid;
   std::string grid_file;  ///< the grid's file as calibrate was given it: the commands it prints
-  int load = 0;  ///< busy processes of the planted slowdown
+  int load = 0;           ///< busy processes of the planted slowdown
   RegressionOptions options;
   Calibration calibration;  ///< from every A/A pair: what compare --calibration reads
   GateRate false_alarms;    ///< the calibrated gate on A/A pairs (each judged leaving itself out)
@@ -98,8 +98,8 @@ struct CountedGateCalibration {
   std::string grid;
   RegressionOptions options;
   double plant = 0.0;
-  GateRate false_alarms;  ///< pairs with any cell not "no change"
-  GateRate detections;    ///< planted pairs with every compared cell a regression
+  GateRate false_alarms;   ///< pairs with any cell not "no change"
+  GateRate detections;     ///< planted pairs with every compared cell a regression
   double aa_spread = 0.0;  ///< the largest over the cells
   /// The threshold plus the A/A spread: a change this large is a regression in every epoch pair.
   double smallest_detectable = 0.0;

@@ -64,14 +64,16 @@ HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const st
   point.p75 = p[3].get<double>();
   if (!(point.median > 0.0 && point.median <= most && std::isfinite(point.p25) &&
         std::isfinite(point.p75)))
-    throw std::runtime_error(where + (counted ? ": a count that is not a positive number up to "
-                                     : ": a time that is not a positive number of seconds up to ") +
+    throw std::runtime_error(where +
+                             (counted
+                                  ? ": a count that is not a positive number up to "
+                                  : ": a time that is not a positive number of seconds up to ") +
                              format_number(most));
   // The quartiles are times too, around the median: a p25 of -1e300 would stretch a chart's axis
   // to nothing. 0 is a quartile a run did not record.
   const bool unrecorded = point.p25 == 0.0 && point.p75 == 0.0;
-  if (!unrecorded && !(point.p25 > 0.0 && point.p25 <= point.median &&
-                       point.p75 >= point.median && point.p75 <= most))
+  if (!unrecorded && !(point.p25 > 0.0 && point.p25 <= point.median && point.p75 >= point.median &&
+                       point.p75 <= most))
     throw std::runtime_error(where + ": quartiles that are not times around the median (p25 " +
                              format_number(point.p25) + ", median " + format_number(point.median) +
                              ", p75 " + format_number(point.p75) + ")");

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/text/text.hpp"
-#include "reports/gate/history.hpp"
 #include "reports/charts/svg_plot.hpp"
+#include "reports/gate/history.hpp"
 #include "reports/render/table.hpp"
 
 namespace crossover {
@@ -216,8 +216,8 @@ std::vector<std::vector<std::string>> table_rows(const History& history, Text te
       changes += (changes.empty() ? "" : "; ") + text(suspect_text(history, cell, *suspect));
     rows.push_back({text(cell.label), std::to_string(cell.points.size()),
                     value_text(cell, cell.points.back().median),
-                    value_text(cell, best_median(cell)),
-                    format_percent(cell.threshold, false), changes.empty() ? "none" : changes});
+                    value_text(cell, best_median(cell)), format_percent(cell.threshold, false),
+                    changes.empty() ? "none" : changes});
   }
   return rows;
 }

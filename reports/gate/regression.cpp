@@ -26,7 +26,8 @@ int severity(Verdict verdict) { return static_cast<int>(verdict); }
 
 // A counter's or an instruction set's name from a results file, on one line.
 std::string one_line(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   return text;
 }
 
@@ -40,7 +41,8 @@ std::string uncountable(const Result& base, const Result& cand, GateMetric metri
                                        : "its count key is \"none\", or an older result") +
              ")";
     if (metric == GateMetric::kCycles && r->counts.estimated_cycles_samples.empty())
-      return std::string(side) + " counted instructions alone (count \"instructions\"): no cycles "
+      return std::string(side) +
+             " counted instructions alone (count \"instructions\"): no cycles "
              "to compare; compare --metric instructions, or count \"cycles\" on both sides";
   }
   if (base.counts.counter != cand.counts.counter)
@@ -93,8 +95,8 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (base->data_source != cand->data_source || base->train_rows != cand->train_rows) {
     v.verdict = Verdict::kInconclusive;
     v.reason = "the data differ: baseline " + text_of(base->data_source) + " " +
-               std::to_string(base->train_rows) + " rows, candidate " + text_of(cand->data_source) + " " +
-               std::to_string(cand->train_rows) + " rows";
+               std::to_string(base->train_rows) + " rows, candidate " + text_of(cand->data_source) +
+               " " + std::to_string(cand->train_rows) + " rows";
     return false;
   }
   if (o.metric == GateMetric::kEnergy && (bs.empty() || cs.empty())) {

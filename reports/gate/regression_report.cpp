@@ -55,9 +55,10 @@ std::string RegressionReport::exit_reason() const {
   }
   if (total > 5) names += "; and " + std::to_string(total - 5) + " more";
   return "exit 1 under --fail-on " + text_of(options.fail_on) + " (it fails on " +
-         (options.fail_on == FailOn::kAnyChange      ? "a regression, a failed cell or an improvement"
-          : options.fail_on == FailOn::kInconclusive ? "a regression, a failed cell or an undecided one"
-                                                     : "a regression or a failed cell") +
+         (options.fail_on == FailOn::kAnyChange ? "a regression, a failed cell or an improvement"
+          : options.fail_on == FailOn::kInconclusive
+              ? "a regression, a failed cell or an undecided one"
+              : "a regression or a failed cell") +
          "): " + names;
 }
 

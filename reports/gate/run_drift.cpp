@@ -213,8 +213,8 @@ std::string cells_text(const std::vector<CellDrift>& drifted) {
     cells.push_back(std::to_string(drifted.size() - cells.size()) + " more");
   return cells.size() == 1
              ? "cell " + cells[0]
-             : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) +
-                   " and " + cells.back();
+             : "cells " + join(std::vector<std::string>(cells.begin(), cells.end() - 1)) + " and " +
+                   cells.back();
 }
 
 }  // namespace

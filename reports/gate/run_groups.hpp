@@ -10,8 +10,8 @@
 
 #include "core/records/results.hpp"
 #include "core/stats/stats.hpp"
-#include "reports/gate/gate_metric.hpp"
 #include "reports/gate/cell_verdict.hpp"
+#include "reports/gate/gate_metric.hpp"
 
 namespace crossover {
 

@@ -79,7 +79,9 @@ std::string render_analysis_markdown(const CompareSpec& spec, const std::vector<
          format_measure(p.contender->epoch_seconds, spec.measure) + predicted_mark(*p.contender),
          format_number(p.speedup) + "x" + (p.predicted ? " (predicted)" : ""),
          format_number(p.ci.low) + " - " + format_number(p.ci.high) +
-             (!any_predicted ? "" : p.predicted ? " (80 % band)" : " (95 % CI)"),
+             (!any_predicted ? ""
+              : p.predicted  ? " (80 % band)"
+                             : " (95 % CI)"),
          winner_text(p, spec)});
   }
   return out + render_markdown_table(t) + "\n" + recommendations_section;

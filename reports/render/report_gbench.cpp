@@ -116,7 +116,8 @@ std::vector<std::pair<std::string, const Result*>> named_cells(const std::vector
 
 // A cell's 95 % interval of its median epoch, its median where it has none.
 std::pair<double, double> epoch_interval(const Result& r) {
-  const bool has = r.epoch_seconds_ci_low > 0.0 && r.epoch_seconds_ci_high >= r.epoch_seconds_ci_low;
+  const bool has =
+      r.epoch_seconds_ci_low > 0.0 && r.epoch_seconds_ci_high >= r.epoch_seconds_ci_low;
   return has ? std::make_pair(r.epoch_seconds_ci_low, r.epoch_seconds_ci_high)
              : std::make_pair(r.epoch_seconds, r.epoch_seconds);
 }
@@ -130,8 +131,7 @@ nlohmann::ordered_json render_bmf_json(const std::vector<Result>& results) {
     out[name]["latency"] = {{"value", r->epoch_seconds * kNanosecondsPerSecond},
                             {"lower_value", low * kNanosecondsPerSecond},
                             {"upper_value", high * kNanosecondsPerSecond}};
-    if (r->samples_per_second > 0.0)
-      out[name]["throughput"] = {{"value", r->samples_per_second}};
+    if (r->samples_per_second > 0.0) out[name]["throughput"] = {{"value", r->samples_per_second}};
   }
   return out;
 }

@@ -170,7 +170,9 @@ std::string cells_table_html(const std::vector<Result>& results) {
     if (r.status == CellStatus::kOk || r.status == CellStatus::kPredicted)
       medians.push_back(r.epoch_seconds);
   const TimeUnit unit = time_unit_for(medians);
-  const auto in_unit = [&](double seconds) { return format_significant(seconds * unit.per_second); };
+  const auto in_unit = [&](double seconds) {
+    return format_significant(seconds * unit.per_second);
+  };
   std::vector<std::string> reasons;
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
@@ -184,28 +186,27 @@ std::string cells_table_html(const std::vector<Result>& results) {
       if (at == reasons.end()) at = reasons.insert(reasons.end(), r.reason);
       reason = "[" + std::to_string(at - reasons.begin() + 1) + "]";
     }
-    rows.push_back(
-        {std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
-         size_text(r.cell.batch_size),
-         ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size), data_path_text(r.cell),
-         std::to_string(r.cell.threads), text_of(r.status),
-         ok || predicted ? in_unit(r.epoch_seconds) + (ok ? "" : " (predicted)") : "",
-         ok ? in_unit(r.epoch_seconds_ci_low) + "-" + in_unit(r.epoch_seconds_ci_high)
-         : banded ? in_unit(r.epoch_seconds / band) + "-" + in_unit(r.epoch_seconds * band) +
-                        " (80 % band)"
-         : predicted ? "no validated band"
-                     : "",
-         ok ? format_significant(r.samples_per_second) : "",
-         ok ? format_significant(r.achieved_gflops) : "",
-         ok ? r.metric + " " + format_number(r.metric_value) : "",
-         r.prediction.bound == Bound::kNone ? "" : text_of(r.prediction.bound), reason});
+    rows.push_back({std::to_string(r.cell.index), r.cell.workload, device_column(r.cell),
+                    size_text(r.cell.batch_size),
+                    ok ? std::to_string(r.train_rows) : size_text(r.cell.dataset_size),
+                    data_path_text(r.cell), std::to_string(r.cell.threads), text_of(r.status),
+                    ok || predicted ? in_unit(r.epoch_seconds) + (ok ? "" : " (predicted)") : "",
+                    ok ? in_unit(r.epoch_seconds_ci_low) + "-" + in_unit(r.epoch_seconds_ci_high)
+                    : banded ? in_unit(r.epoch_seconds / band) + "-" +
+                                   in_unit(r.epoch_seconds * band) + " (80 % band)"
+                    : predicted ? "no validated band"
+                                : "",
+                    ok ? format_significant(r.samples_per_second) : "",
+                    ok ? format_significant(r.achieved_gflops) : "",
+                    ok ? r.metric + " " + format_number(r.metric_value) : "",
+                    r.prediction.bound == Bound::kNone ? "" : text_of(r.prediction.bound), reason});
   }
-  std::string s = "<h2>Every cell</h2><p>Click a column to sort.</p>" +
-                  table_html({"#", "workload", "device", "batch", "rows", "data path", "threads",
-                              "status", std::string("epoch ") + unit.name,
-                              std::string("95 % CI or band, ") + unit.name, "samples/s",
-                              "GFLOP/s", "metric", "bound", "reason"},
-                             rows);
+  std::string s =
+      "<h2>Every cell</h2><p>Click a column to sort.</p>" +
+      table_html({"#", "workload", "device", "batch", "rows", "data path", "threads", "status",
+                  std::string("epoch ") + unit.name, std::string("95 % CI or band, ") + unit.name,
+                  "samples/s", "GFLOP/s", "metric", "bound", "reason"},
+                 rows);
   if (reasons.empty()) return s;
   s += "<ol class='reasons'>";
   for (const std::string& reason : reasons) s += "<li>" + html_escape(reason) + "</li>";
@@ -219,12 +220,11 @@ std::string tables_html(const std::vector<Result>& results,
   for (const ComparisonFindings& f : comparisons) {
     const CompareSpec& spec = f.spec;
     for (const Pair& p : f.pairs) {
-      pair_rows.push_back(
-          {p.baseline->cell.workload,
-           "#" + std::to_string(p.baseline->cell.index) + " / #" +
-               std::to_string(p.contender->cell.index),
-           format_number(p.speedup), format_number(p.ci.low), format_number(p.ci.high),
-           winner_text(p, spec)});
+      pair_rows.push_back({p.baseline->cell.workload,
+                           "#" + std::to_string(p.baseline->cell.index) + " / #" +
+                               std::to_string(p.contender->cell.index),
+                           format_number(p.speedup), format_number(p.ci.low),
+                           format_number(p.ci.high), winner_text(p, spec)});
     }
   }
   if (!pair_rows.empty()) {
@@ -259,13 +259,14 @@ std::string render_html(const ReportContext& context, const std::vector<Result>&
   if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells);
       !found.empty()) {
     s += "<h2>" + html_escape(verdict_heading(analysis)) + "</h2>";
-    if (const std::string caveat = verdict_caveat(results, context.band_validation); !caveat.empty())
+    if (const std::string caveat = verdict_caveat(results, context.band_validation);
+        !caveat.empty())
       s += "<p class='predicted'>" + html_escape(caveat) + ".</p>";
     s += "<ul class='verdict'>";
     for (const WorkloadVerdict& v : found) {
       s += std::string("<li") + (v.predicted ? " class='predicted'" : "") + "><b>" +
-           html_escape(v.workload) + "</b>: " +
-           html_escape(v.lines.front().substr(v.workload.size() + 2));
+           html_escape(v.workload) +
+           "</b>: " + html_escape(v.lines.front().substr(v.workload.size() + 2));
       for (std::size_t i = 1; i < v.lines.size(); ++i) s += "<br>" + html_escape(v.lines[i]);
       s += "</li>";
     }

@@ -33,8 +33,7 @@ std::vector<const GridKey*> varying_keys(const std::vector<const Result*>& cells
   std::vector<const GridKey*> out;
   for (const std::string& name : differing_keys(configs)) {
     const GridKey* key = find_grid_key(name);
-    if (key != nullptr && key->role == KeyRole::kIdentity && !key->fixed_column)
-      out.push_back(key);
+    if (key != nullptr && key->role == KeyRole::kIdentity && !key->fixed_column) out.push_back(key);
   }
   return out;
 }
@@ -155,8 +154,7 @@ std::string table_legend(const std::vector<Comparison>& devices, Measure measure
     out += time ? "; speedup: CPU time / device time [95 % interval or band]"
                 : "; ratio: the CPU's / the device's";
   std::vector<std::string> words;
-  if (has("same (", false))
-    words.push_back("same (±5 %) where the interval lies within 5 % of 1");
+  if (has("same (", false)) words.push_back("same (±5 %) where the interval lies within 5 % of 1");
   if (has("tie", false)) words.push_back("tie where the interval holds 1");
   if (has("undecided", false)) words.push_back("undecided where the band allows a tie");
   if (!words.empty()) out += "; winner: " + join(words, "; ");
@@ -383,14 +381,17 @@ std::string render_markdown(const ReportContext& context, const std::vector<Resu
 std::string render_markdown(const ReportContext& context, const std::vector<Result>& results,
                             const Analysis& analysis) {
   std::string out = markdown_head(context, results);
-  if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells); !found.empty()) {
+  if (const std::vector<WorkloadVerdict> found = verdicts(analysis, context.drifted_cells);
+      !found.empty()) {
     out += "## " + markdown_text(verdict_heading(analysis)) + "\n\n";
-    if (const std::string caveat = verdict_caveat(results, context.band_validation); !caveat.empty())
+    if (const std::string caveat = verdict_caveat(results, context.band_validation);
+        !caveat.empty())
       out += "*" + markdown_text(caveat) + ".*\n\n";
     for (const WorkloadVerdict& v : found) {
-      out += "- **" + markdown_text(v.workload) + "**: " +
-             markdown_text(v.lines.front().substr(v.workload.size() + 2)) + "\n";
-      for (std::size_t i = 1; i < v.lines.size(); ++i) out += "  - " + markdown_text(v.lines[i]) + "\n";
+      out += "- **" + markdown_text(v.workload) +
+             "**: " + markdown_text(v.lines.front().substr(v.workload.size() + 2)) + "\n";
+      for (std::size_t i = 1; i < v.lines.size(); ++i)
+        out += "  - " + markdown_text(v.lines[i]) + "\n";
     }
     out += "\n";
   }

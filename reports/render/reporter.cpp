@@ -67,11 +67,11 @@ std::string verdict_text(const Analysis& analysis, const std::vector<Result>& re
   if (found.empty()) return "";
   // The caveat under the heading, one paragraph (the terminal wraps it).
   // Only where the verdict's comparison has a predicted side (not threads against threads).
-  const bool predicted = std::any_of(found.begin(), found.end(),
-                                     [](const WorkloadVerdict& v) { return v.predicted; });
+  const bool predicted =
+      std::any_of(found.begin(), found.end(), [](const WorkloadVerdict& v) { return v.predicted; });
   const std::string caveat = predicted ? verdict_caveat(results, band) : "";
-  std::string out = verdict_heading(analysis) + (machine.empty() ? "" : ", on " + machine) +
-                    ":\n" + (caveat.empty() ? "" : caveat + ".\n");
+  std::string out = verdict_heading(analysis) + (machine.empty() ? "" : ", on " + machine) + ":\n" +
+                    (caveat.empty() ? "" : caveat + ".\n");
   for (const WorkloadVerdict& v : found) {
     for (std::size_t i = 0; i < (brief ? 1 : v.lines.size()); ++i)
       out += (i == 0 ? "  " : "    ") + v.lines[i] + "\n";
@@ -88,9 +88,9 @@ class TerminalReporter : public Reporter {
   // does not say (its own one is said in it). Verbose: each comparison with its "why" lines.
   void finish(const std::vector<Result>& results, const Analysis& analysis) override {
     const Detail detail = context_.detail;
-    std::string out = verdict_text(analysis, results, context_.drifted_cells,
-                                   context_.band_validation, context_.machine,
-                                   detail == Detail::kBrief);
+    std::string out =
+        verdict_text(analysis, results, context_.drifted_cells, context_.band_validation,
+                     context_.machine, detail == Detail::kBrief);
     if (detail == Detail::kBrief && out.empty() && !analysis.comparisons.empty()) {
       const CompareSpec& spec = analysis.comparisons.front().spec;
       out = "Verdict (" + spec.axis + "=" + spec.baseline + " vs " + spec.contender +
@@ -131,11 +131,9 @@ std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink,
     if (!file.render) continue;  // the sweep's
     out.push_back(std::make_unique<FileReporter>(
         file.name, sink,
-        [render = file.render, environment](const ReportContext& context,
-                                            const std::vector<Result>& results,
-                                            const Analysis& analysis) {
-          return render(context, results, analysis, environment);
-        }));
+        [render = file.render, environment](
+            const ReportContext& context, const std::vector<Result>& results,
+            const Analysis& analysis) { return render(context, results, analysis, environment); }));
   }
   return out;
 }

@@ -38,8 +38,10 @@ class Reporter {
 using TextSink = std::function<void(const std::string& name, const std::string& text)>;
 
 /// The reports written at a run's end, each through `sink`: the run folder's files that have a
-/// renderer (run_outputs.hpp), in their order; gbench.json carries `environment`, the run's env.json.
-std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink, std::optional<Environment> environment);
+/// renderer (run_outputs.hpp), in their order; gbench.json carries `environment`, the run's
+/// env.json.
+std::vector<std::unique_ptr<Reporter>> report_files(TextSink sink,
+                                                    std::optional<Environment> environment);
 
 /// The terminal's summary at a run's end: the device tables, then each comparison's crossover
 /// statements, through `print`.

@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "core/records/result_files.hpp"
 #include "core/files/file_writer.hpp"
+#include "core/records/result_files.hpp"
 #include "reports/render/report_gbench.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"

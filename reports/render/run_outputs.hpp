@@ -21,8 +21,9 @@ namespace crossover {
 
 /// A report's text from what the run's reporters are told: the context, the results, their
 /// analysis and the run's env.json record (gbench.json's context).
-using RenderRunFile = std::function<std::string(const ReportContext&, const std::vector<Result>&,
-                                                const Analysis&, const std::optional<Environment>&)>;
+using RenderRunFile =
+    std::function<std::string(const ReportContext&, const std::vector<Result>&, const Analysis&,
+                              const std::optional<Environment>&)>;
 
 enum class RunFileWriter {
   kSweep,    ///< run writes it as the run goes (results, environment, grid, searches)
@@ -31,9 +32,9 @@ enum class RunFileWriter {
 
 struct RunFile {
   std::string name;
-  std::string holds;    ///< in a few words: docs/outputs.md's line
-  bool always = true;   ///< false: only some runs have it (searches.json: a grid with a search)
-  RenderRunFile render; ///< a report's renderer; empty for a file the sweep writes
+  std::string holds;     ///< in a few words: docs/outputs.md's line
+  bool always = true;    ///< false: only some runs have it (searches.json: a grid with a search)
+  RenderRunFile render;  ///< a report's renderer; empty for a file the sweep writes
   RunFileWriter writer() const { return render ? RunFileWriter::kReports : RunFileWriter::kSweep; }
 };
 

@@ -13,9 +13,9 @@ namespace crossover {
 /// it as it is: the one Markdown text writer of every report. Control characters are dropped,
 /// line breaks and tabs become spaces, `&`, `<` and `>` become entities (no HTML gets through),
 /// and `|` (a table's column), backticks (code), backslashes, `*` and `~` (emphasis), a first `#`
-/// that opens a heading ("# x", not "#3"), `_` at a word's edge, a `]` before `(`, `[` or `:` and a `[` after `!` (links and
-/// images) are escaped: a label like `![x](http://evil.example/p.png)` shows as those
-/// characters, never as an image or a link, and an interval `[1.1, 1.3]` as it is.
+/// that opens a heading ("# x", not "#3"), `_` at a word's edge, a `]` before `(`, `[` or `:` and a
+/// `[` after `!` (links and images) are escaped: a label like `![x](http://evil.example/p.png)`
+/// shows as those characters, never as an image or a link, and an interval `[1.1, 1.3]` as it is.
 std::string markdown_text(const std::string& text);
 
 /// markdown_text, but each `code span` of `text` (a backtick and the next one) stays a code span:

@@ -24,7 +24,7 @@ struct Checked {
   std::vector<Result> measured;   ///< the run's ok cells
   std::vector<Result> predicted;  ///< the same cells, their epochs the model's
   std::vector<Result> anatomy;    ///< the cells whose anatomy was taken here (--save-anatomy)
-  std::string band;  ///< where its cells' bands came from (assign_bands), in words
+  std::string band;               ///< where its cells' bands came from (assign_bands), in words
 };
 
 /// Per cell of `c`: measured, predicted with its band, error, bound, as a row of `table` and as

@@ -452,7 +452,8 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     }
     if (!text.empty()) check_models_despite(text, path, model_check_seconds, issues);
     spdlog::error("{}: {} problem(s), nothing was run:", e.file(), issues.size());
-    for (const auto& issue : issues) spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
+    for (const auto& issue : issues)
+      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
     if (!sets.empty()) {  // the keys, not the values: a value may be long, and is quoted above
       std::vector<std::string> keys;
       for (const std::string& set : sets) keys.push_back(set.substr(0, set.find('=')));

@@ -13,8 +13,8 @@ namespace crossover {
 /// The catalog file beside the shipped profiles ("" when none was found).
 std::string catalog_file();
 
-/// The shipped catalog, read as a user's file; throws std::runtime_error naming the file and what is
-/// wrong, or that there is none.
+/// The shipped catalog, read as a user's file; throws std::runtime_error naming the file and what
+/// is wrong, or that there is none.
 DatasheetCatalog load_catalog();
 
 /// The catalog's measured cards with their shipped profiles (each card's `measured`).

@@ -142,7 +142,8 @@ std::shared_ptr<spdlog::logger> printable_logger(const std::string& name) {
   return logger;
 }
 
-HeldLog::HeldLog() : sinks_(spdlog::default_logger()->sinks()), held_(std::make_shared<HoldingSink>()) {
+HeldLog::HeldLog()
+    : sinks_(spdlog::default_logger()->sinks()), held_(std::make_shared<HoldingSink>()) {
   spdlog::default_logger()->sinks() = {held_};
 }
 

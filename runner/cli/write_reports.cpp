@@ -76,10 +76,11 @@ void write_reports(const std::string& out_dir, const ReportContext& given,
   ReportContext context = given;
   context.detail = terminal_detail();
   if (environment && environment->shards.empty() && !environment->cpu.model.empty())
-    context.machine = environment->cpu.model +
-                      (environment->cpu.logical_cores
-                           ? ", " + std::to_string(*environment->cpu.logical_cores) + " logical cores"
-                           : "");
+    context.machine =
+        environment->cpu.model +
+        (environment->cpu.logical_cores
+             ? ", " + std::to_string(*environment->cpu.logical_cores) + " logical cores"
+             : "");
   if (environment && environment->threads.intra_op)
     context.default_threads =
         DefaultThreads{*environment->threads.intra_op, environment->threads.blas.value_or(0)};

@@ -37,18 +37,20 @@ std::string bench_binary() {
   };
   if (std::string binary = found(); !binary.empty()) return binary;
   if (!fs::exists(self / "CMakeCache.txt")) {
-    spdlog::error("crossover_bench not found beside {}; build it (scripts/build.sh crossover_bench)",
-                  self.string());
+    spdlog::error(
+        "crossover_bench not found beside {}; build it (scripts/build.sh crossover_bench)",
+        self.string());
     return "";
   }
   spdlog::warn("crossover_bench is not built in {}: building it now (minutes, once)",
                self.string());
-  const int status = run_program({"cmake", "--build", self.string(), "--target", "crossover_bench"});
+  const int status =
+      run_program({"cmake", "--build", self.string(), "--target", "crossover_bench"});
   if (std::string binary = found(); status == 0 && !binary.empty()) return binary;
-  spdlog::error("could not build crossover_bench in {} ({}); configured without it? "
-                "cmake -DCROSSOVER_ENABLE_BENCH=ON {}, then scripts/build.sh crossover_bench",
-                self.string(), status < 0 ? "cmake could not start" : "cmake failed",
-                self.string());
+  spdlog::error(
+      "could not build crossover_bench in {} ({}); configured without it? "
+      "cmake -DCROSSOVER_ENABLE_BENCH=ON {}, then scripts/build.sh crossover_bench",
+      self.string(), status < 0 ? "cmake could not start" : "cmake failed", self.string());
   return "";
 }
 

@@ -217,8 +217,8 @@ int calibrate_command(const CalibrateArgs& args) {
         }
       },
       "cannot write to " + out_dir + ": ");
-  const std::string self =
-      or_exit(kExitBadInput, [] { return self_executable(); }, "cannot write to " + out_dir + ": ");
+  const std::string self = or_exit(
+      kExitBadInput, [] { return self_executable(); }, "cannot write to " + out_dir + ": ");
 
   catch_interrupts();
   RunPairs aa, planted;

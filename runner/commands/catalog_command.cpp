@@ -21,12 +21,12 @@
 #include "core/records/prices.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
+#include "reports/catalog/catalog_table.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/named_profiles.hpp"
 #include "runner/cli/terminal.hpp"
-#include "reports/catalog/catalog_table.hpp"
 #include "runner/execution/launch.hpp"
 #include "runner/sweep/output_dir.hpp"
 

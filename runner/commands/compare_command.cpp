@@ -116,9 +116,10 @@ std::pair<RunRecord, RunRecord> rerun(const CompareArgs& args, const std::string
       seconds_so_far +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (interrupted.load() > 0)
-        throw CommandError(128 + interrupted.load(), "stopped during run " + std::to_string(done + 1) + " of " +
-                                 std::to_string(total) + " (" + dir +
-                                 ", which kept the cells it finished)");
+        throw CommandError(128 + interrupted.load(), "stopped during run " +
+                                                         std::to_string(done + 1) + " of " +
+                                                         std::to_string(total) + " (" + dir +
+                                                         ", which kept the cells it finished)");
       if (status == kExitBadInput)
         throw std::invalid_argument(binaries[side] + " rejected " + args.rerun +
                                     " (exit 2); run it alone to see why");

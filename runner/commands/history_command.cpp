@@ -264,7 +264,8 @@ int history_command(const HistoryArgs& args) {
   or_exit(kExitBadInput, [&] {
     if (appending) {
       check_real_folder(args.into, "--into");
-      or_exit(kExitBadInput, [&] { lock.emplace(args.into); }, "--into ");
+      or_exit(
+          kExitBadInput, [&] { lock.emplace(args.into); }, "--into ");
       const std::string file = args.into + "/history.json";
       history = history_from_json(read_json_file(file, kMaxRecordBytes, "a history.json"));
       refuse_running(args.append);
@@ -283,17 +284,17 @@ int history_command(const HistoryArgs& args) {
     or_exit(
         kExitBadInput,
         [&] {
-      if (const std::string problem = output_folder_problem(out); !problem.empty())
-        throw std::invalid_argument(problem);
-      fs::create_directories(out);
-      lock.emplace(out);
-      if (fs::exists(out + "/history.json") && !args.overwrite)
-        throw std::invalid_argument(
-            "holds a history already; `--append RUN --into " + out +
-            "` adds one run to it, and --overwrite moves its files into previous-<timestamp>/");
-      if (fs::exists(out + "/history.json"))
-        spdlog::info("moved the earlier history's files into {}",
-                     move_previous(out, timestamp(), history_file_names()));
+          if (const std::string problem = output_folder_problem(out); !problem.empty())
+            throw std::invalid_argument(problem);
+          fs::create_directories(out);
+          lock.emplace(out);
+          if (fs::exists(out + "/history.json") && !args.overwrite)
+            throw std::invalid_argument(
+                "holds a history already; `--append RUN --into " + out +
+                "` adds one run to it, and --overwrite moves its files into previous-<timestamp>/");
+          if (fs::exists(out + "/history.json"))
+            spdlog::info("moved the earlier history's files into {}",
+                         move_previous(out, timestamp(), history_file_names()));
         },
         "--out " + out + ": ", "; nothing was written");
   }

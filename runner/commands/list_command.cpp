@@ -73,11 +73,10 @@ std::string profiles_text() {
                           std::to_string(v->second.coverage.cells) + " cells, runs left out"
                     : std::string("coverage not measured"));
       }
-      table.rows.push_back({shipped.name, profile.name,
-                            profile.gpu_name.empty() ? "-" : profile.gpu_name,
-                            profile.cpu_model + ", " + std::to_string(profile.logical_cores) +
-                                " cores",
-                            band, shipped.path});
+      table.rows.push_back(
+          {shipped.name, profile.name, profile.gpu_name.empty() ? "-" : profile.gpu_name,
+           profile.cpu_model + ", " + std::to_string(profile.logical_cores) + " cores", band,
+           shipped.path});
     } catch (const std::exception& e) {
       table.rows.push_back({shipped.name, "unreadable", e.what(), "-", "-", shipped.path});
     }
@@ -98,15 +97,15 @@ std::string catalog_text() {
     return "\nGPUs from their datasheets: " + std::string(e.what()) + "\n";
   }
   TextTable table;
-  table.header = {"name", "GPU", "architecture", "FP32 TFLOPS", "memory GB/s", "host link", "TDP W"};
+  table.header = {"name",        "GPU",       "architecture", "FP32 TFLOPS",
+                  "memory GB/s", "host link", "TDP W"};
   table.right_aligned = {false, false, false, true, true, false, true};
   for (const Datasheet& card : catalog.cards)
-    table.rows.push_back({card.name, card.gpu, card.architecture,
-                          format_number(card.fp32_flops_per_second / 1e12),
-                          format_number(card.memory_bytes_per_second / 1e9),
-                          "PCIe " + std::to_string(card.pcie_generation) + ".0 x" +
-                              std::to_string(card.pcie_lanes),
-                          format_number(card.tdp_watts)});
+    table.rows.push_back(
+        {card.name, card.gpu, card.architecture, format_number(card.fp32_flops_per_second / 1e12),
+         format_number(card.memory_bytes_per_second / 1e9),
+         "PCIe " + std::to_string(card.pcie_generation) + ".0 x" + std::to_string(card.pcie_lanes),
+         format_number(card.tdp_watts)});
   return "\nGPUs from their datasheets (predicted, never measured: run --predict cuda=NAME; "
          "crossover catalog GRID for all of them; each figure's source in " +
          catalog_file() + ")\n" + render_text_table(table);

@@ -13,13 +13,13 @@
 #include "core/files/user_files.hpp"
 #include "core/stats/search.hpp"
 #include "core/text/text.hpp"
-#include "runner/cli/terminal.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/run_outputs.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/machine/env.hpp"
 #include "runner/sweep/output_dir.hpp"
@@ -90,12 +90,11 @@ RunRead read_run(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (!fs::exists(status))
-    throw CommandError(kExitBadInput,
-                       path + " " +
-                           (error && error != std::errc::no_such_file_or_directory
-                                ? "cannot be read (" + error.message() + ")"
-                                : "does not exist") +
-                           ": give a run's directory or its results.jsonl");
+    throw CommandError(kExitBadInput, path + " " +
+                                          (error && error != std::errc::no_such_file_or_directory
+                                               ? "cannot be read (" + error.message() + ")"
+                                               : "does not exist") +
+                                          ": give a run's directory or its results.jsonl");
   RunRead run;
   const std::string file = fs::is_directory(status) ? run_file(path, kResultsFile) : path;
   run.file = file;

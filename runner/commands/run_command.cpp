@@ -58,8 +58,7 @@ int run_command(const RunArgs& args) {
     } catch (const SweepRefused&) {
       return kExitBadInput;  // logged
     }
-    std::cout << wrap_prose(dry_run_text(expansion),
-                            output_columns());
+    std::cout << wrap_prose(dry_run_text(expansion), output_columns());
     return kExitOk;
   }
 

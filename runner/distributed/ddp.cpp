@@ -12,15 +12,15 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "core/files/file_writer.hpp"
-#include "core/text/log.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/log.hpp"
+#include "runner/execution/executor.hpp"
+#include "runner/execution/launch.hpp"
+#include "runner/grid/grid.hpp"
 #include "runner/hardware/cuda_seam.hpp"
 #include "runner/hardware/cuda_seam_parallel.hpp"
 #include "runner/hardware/devices.hpp"
-#include "runner/execution/executor.hpp"
-#include "runner/execution/launch.hpp"
 #include "runner/hardware/threads.hpp"
-#include "runner/grid/grid.hpp"
 #include "workloads/training/workload.hpp"
 
 namespace crossover {
@@ -178,8 +178,7 @@ Membership join_group(const Cell& cell, int rank, int world, const std::string& 
     m.store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
   }
   if (cell.device.is_cuda() && cuda_seam::nccl_available()) {
-    m.group =
-        cuda_seam::nccl_replicas(m.store, rank, world, cell.device.cuda_index(), timeout);
+    m.group = cuda_seam::nccl_replicas(m.store, rank, world, cell.device.cuda_index(), timeout);
   } else {
     const bool local = store_file != nullptr || host == "127.0.0.1" || host == "localhost";
     m.group = std::make_unique<GlooReplicas>(m.store, local, rank, world, timeout);

@@ -8,9 +8,9 @@
 #include <set>
 
 #include "core/files/run_files.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
 #include "core/stats/search.hpp"
+#include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/grid/grid.hpp"
@@ -98,12 +98,10 @@ Part read_part(const std::string& dir) {
                            " (give the folders `run --shard K/N --out DIR` wrote)");
     }
     p.results = read_results(run_file(dir, kResultsFile), Links::kRefuse);
-    p.env = Json::parse(
-        read_json_text(run_file(dir, kEnvFile), kMaxRecordBytes, "a run's env.json",
-                       Links::kRefuse));
-    p.grid_text =
-        read_json_text(run_file(dir, kGridFile), kMaxRecordBytes, "a run's grid.json",
-                       Links::kRefuse);
+    p.env = Json::parse(read_json_text(run_file(dir, kEnvFile), kMaxRecordBytes, "a run's env.json",
+                                       Links::kRefuse));
+    p.grid_text = read_json_text(run_file(dir, kGridFile), kMaxRecordBytes, "a run's grid.json",
+                                 Links::kRefuse);
     p.grid = Json::parse(p.grid_text);
     if (present(dir + "/searches.json")) {
       p.searches = Json::parse(read_json_text(dir + "/searches.json", kMaxRecordBytes,

@@ -17,12 +17,13 @@ struct WorkloadFacts;
 /// all-reduce and the replicas' overlap are not in the model), or a setting no machine runs.
 std::string prediction_refusal(const Cell& cell);
 
-/// Probes `workload`'s step (workloads/anatomy/step_probe.hpp) after the cell's measurements and records
-/// it into `result`'s step_* fields and anatomy_seconds. A ddp or dp cell is not probed (its ranks
-/// step together; one probing alone would wait for the others); a probe that fails leaves the
-/// fields empty, with a warning, and never fails the cell. A cell whose DataLoader has workers
-/// also gets step_batch_seconds from its CPU twin without them (`data_dir`: its data sets), and a
-/// cell executed as a CUDA graph the twin's anatomy (a replay dispatches none of its operators).
+/// Probes `workload`'s step (workloads/anatomy/step_probe.hpp) after the cell's measurements and
+/// records it into `result`'s step_* fields and anatomy_seconds. A ddp or dp cell is not probed
+/// (its ranks step together; one probing alone would wait for the others); a probe that fails
+/// leaves the fields empty, with a warning, and never fails the cell. A cell whose DataLoader has
+/// workers also gets step_batch_seconds from its CPU twin without them (`data_dir`: its data sets),
+/// and a cell executed as a CUDA graph the twin's anatomy (a replay dispatches none of its
+/// operators).
 void record_anatomy(const Cell& cell, Workload& workload, const std::string& data_dir,
                     Result& result);
 

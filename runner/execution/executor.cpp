@@ -18,15 +18,15 @@
 #include "core/text/text.hpp"
 #include "runner/execution/anatomy.hpp"
 #include "runner/execution/busy_load.hpp"
+#include "runner/execution/launch.hpp"
+#include "runner/execution/watchdog.hpp"
 #include "runner/hardware/counter.hpp"
 #include "runner/hardware/cuda_seam.hpp"
 #include "runner/hardware/cuda_seam_parallel.hpp"
 #include "runner/hardware/devices.hpp"
 #include "runner/hardware/energy.hpp"
-#include "runner/execution/launch.hpp"
 #include "runner/hardware/memory.hpp"
 #include "runner/hardware/threads.hpp"
-#include "runner/execution/watchdog.hpp"
 #include "workloads/models/user_model.hpp"
 #include "workloads/training/workload.hpp"
 
@@ -311,11 +311,10 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
       cell.count != Count::kNone ? open_counter(cell.count) : nullptr;
   EpochExtras extras{counter.get(), planted_slowdown_from_environment(),
                      PlantedWork(planted_work_from_environment())};
-  Repeats repeats =
-      repeat_until_stopped(cell, options, *workload, phases, result, *energy, extras);
+  Repeats repeats = repeat_until_stopped(cell, options, *workload, phases, result, *energy, extras);
   if (counter != nullptr && !repeats.counts.empty())
-    record_counts(repeats.counts, *counter, cell.count,
-                  static_cast<double>(facts.steps_per_epoch), result.counts);
+    record_counts(repeats.counts, *counter, cell.count, static_cast<double>(facts.steps_per_epoch),
+                  result.counts);
   result.energy.cpu_mhz_end = cpu_mhz();
 
   // The steady-state step distribution: one more epoch, timed step by step. With one step per

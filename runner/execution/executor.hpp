@@ -54,8 +54,8 @@ struct RunOptions {
   /// on the CPU and that profile's GPU (status `predicted`), not skipped.
   std::shared_ptr<const MachineProfile> predict_cuda;
   /// A share of a multi-process cell that is not its last (`worker --timing-only`): the merge
-  /// keeps only its timings (core/records/processes.hpp), so it neither evaluates the model nor takes
-  /// the step apart.
+  /// keeps only its timings (core/records/processes.hpp), so it neither evaluates the model nor
+  /// takes the step apart.
   bool timing_only = false;
 };
 

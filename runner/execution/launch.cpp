@@ -65,18 +65,17 @@ pid_t start_rank(const Cell& cell, const LaunchOptions& options, const std::stri
   const std::string n = std::to_string(rank);
   ChildSpec spec;
   spec.argv = counter;
-  for (const std::string& arg : {binary, std::string("worker"), std::string("--cell"),
-                                 work + "/cell.json", std::string("--out"),
-                                 work + "/rank-" + n + ".json", std::string("--data-dir"),
-                                 options.data_dir, std::string("--quiet")})
+  for (const std::string& arg :
+       {binary, std::string("worker"), std::string("--cell"), work + "/cell.json",
+        std::string("--out"), work + "/rank-" + n + ".json", std::string("--data-dir"),
+        options.data_dir, std::string("--quiet")})
     spec.argv.push_back(arg);
   if (options.timing_only) spec.argv.emplace_back("--timing-only");
   if (cell.parallel == Parallel::kDdp) {
     // The ranks meet through a file in this private folder, not a TCP store: nothing they
     // start listens beyond loopback (Gloo's pairs bind to MASTER_ADDR's loopback address).
     spec.environment = {"CROSSOVER_STORE_FILE=" + work + "/store", "MASTER_ADDR=127.0.0.1",
-                        "WORLD_SIZE=" + std::to_string(cell.nproc), "RANK=" + n,
-                        "LOCAL_RANK=" + n};
+                        "WORLD_SIZE=" + std::to_string(cell.nproc), "RANK=" + n, "LOCAL_RANK=" + n};
   }
   if (!counter.empty()) {
     for (const std::string& variable : callgrind_environment(work + "/callgrind"))
@@ -281,9 +280,9 @@ WorkerPool::Worker& WorkerPool::worker_for(const std::string& key, const Cell& c
     spec.argv = callgrind_command(cell.count, worker->work + "/callgrind");
     spec.environment = callgrind_environment(worker->work + "/callgrind");
   }
-  for (const std::string& arg : {options_.binary, std::string("worker"), std::string("--serve"),
-                                 worker->work, std::string("--data-dir"), options_.data_dir,
-                                 std::string("--quiet")})
+  for (const std::string& arg :
+       {options_.binary, std::string("worker"), std::string("--serve"), worker->work,
+        std::string("--data-dir"), options_.data_dir, std::string("--quiet")})
     spec.argv.push_back(arg);
   spec.channel = pair[1];  // the worker's end, as its fd 3
   spec.stdin_file = "/dev/null";
@@ -346,8 +345,9 @@ Result WorkerPool::run(const Cell& cell) {
         worker.pid = -1;
         std::string output = last_lines(stem + ".log");
         if (output.empty()) output = last_lines(worker.work + "/worker.log");
-        reason = std::string(terminated ? "the run was stopped (SIGTERM) while this cell ran; " : "") +
-                 "the cell's process " + exit_text(status) + output;
+        reason =
+            std::string(terminated ? "the run was stopped (SIGTERM) while this cell ran; " : "") +
+            "the cell's process " + exit_text(status) + output;
       } else if (!terminated && pass_on_termination(options_.interrupted, {worker.pid})) {
         terminated = true;
       } else if (std::chrono::duration<double>(Clock::now() - start).count() > timeout) {

@@ -13,8 +13,8 @@
 #include <unordered_set>
 
 #include "core/cells/keys.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
 #include "runner/grid/grid_file.hpp"
 #include "runner/grid/grid_search.hpp"
 #include "workloads/data/catalog.hpp"
@@ -54,8 +54,9 @@ class Validator {
     if (find_grid_key(key) != nullptr &&
         std::find(known.begin(), known.end(), "settings") != known.end()) {
       add(key_path(path, key),
-          message + ": " + key + " is a cell key; it belongs under this experiment's \"settings\" "
-                    "(one value) or \"grid\" (an axis of values), or under the grid's \"defaults\"");
+          message + ": " + key +
+              " is a cell key; it belongs under this experiment's \"settings\" "
+              "(one value) or \"grid\" (an axis of values), or under the grid's \"defaults\"");
       return;
     }
     std::string guess = did_you_mean(key, known);

@@ -19,7 +19,8 @@ std::string read_grid_file(const std::string& path);
 nlohmann::ordered_json parse_grid_json(const std::string& text, const std::string& file);
 
 /// What `text` is when it is a file crossover knows that is not a grid, with where it belongs:
-/// "a zip archive (torch.jit.save writes TorchScript models as one), not a grid: ..."; "" otherwise.
+/// "a zip archive (torch.jit.save writes TorchScript models as one), not a grid: ..."; ""
+/// otherwise.
 std::string not_a_grid(const std::string& text);
 
 }  // namespace crossover

@@ -20,9 +20,10 @@ inline constexpr double kModelCheckSeconds = 60.0;
 
 /// One issue per distinct model setting (file, input_shape, classes, outputs) that is wrong,
 /// at "experiments[N]" of the first cell that uses it; none when every model loads, trains and
-/// takes its input_shape (`check`, by default user_model_problem of workloads/models/user_model.hpp).
-/// A check that kills its process (a signal) is an issue that says so, and one that takes longer
-/// than `limit_seconds` is killed and is an issue naming the model and the limit.
+/// takes its input_shape (`check`, by default user_model_problem of
+/// workloads/models/user_model.hpp). A check that kills its process (a signal) is an issue that
+/// says so, and one that takes longer than `limit_seconds` is killed and is an issue naming the
+/// model and the limit.
 std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells,
                                          const ModelCheck& check = {},
                                          double limit_seconds = kModelCheckSeconds);

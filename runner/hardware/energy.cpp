@@ -203,7 +203,6 @@ std::unique_ptr<EnergyMeter> rapl_meter() {
 // ---- NVML, loaded at run time: the energy counter (Volta and later), else the power sampled and
 // integrated; the SM clock and throttle reasons sampled either way.
 
-
 struct Nvml {
   void* library = nullptr;
   int (*init)() = nullptr;

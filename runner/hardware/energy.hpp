@@ -19,7 +19,7 @@ namespace crossover {
 /// What a meter found over the timed spans of one cell.
 struct EnergyTotals {
   EnergySource source = EnergySource::kNone;
-  std::string note;    ///< why unavailable, or a caveat (what else the counter covers)
+  std::string note;  ///< why unavailable, or a caveat (what else the counter covers)
   double joules = 0.0;
   double seconds = 0.0;  ///< the spans' wall time the joules cover
   // Clocks (GPU only): the lowest SM clock seen and its maximum, in MHz (0: not read), and the

@@ -25,7 +25,8 @@ Function symbol(void* library, const char* name) {
 
 NvmlReport query_nvml() {
   NvmlReport report;
-  // CROSSOVER_NVML_LIBRARY: another NVML (the tests' stand-in), as runner/hardware/energy.cpp reads.
+  // CROSSOVER_NVML_LIBRARY: another NVML (the tests' stand-in), as runner/hardware/energy.cpp
+  // reads.
   const char* path = std::getenv("CROSSOVER_NVML_LIBRARY");
   const std::string library_path = path != nullptr && *path != '\0' ? path : "libnvidia-ml.so.1";
   void* library = dlopen(library_path.c_str(), RTLD_LAZY | RTLD_LOCAL);

@@ -15,13 +15,13 @@
 #include <thread>
 
 #include "core/text/text.hpp"
+#include "runner/hardware/blas.hpp"
 #include "runner/hardware/cuda_seam.hpp"
 #include "runner/hardware/devices.hpp"
-#include "runner/hardware/memory.hpp"
-#include "runner/hardware/threads.hpp"
-#include "runner/hardware/blas.hpp"
 #include "runner/hardware/energy.hpp"
+#include "runner/hardware/memory.hpp"
 #include "runner/hardware/nvml.hpp"
+#include "runner/hardware/threads.hpp"
 #include "runner/machine/packages.hpp"
 #include "runner/machine/revision.hpp"
 
@@ -221,10 +221,9 @@ Environment environment_record(bool measure_peak) {
     // run's start (docs/results.md, "Build and test times").
     // Under the reference BLAS (warned about) the two would take about ten seconds of every
     // run's start: its 1024 product's rate stands for the peak.
-    record.peak_gflops.emplace_back(Device::cpu().text(),
-                                    record.blas.reference
-                                        ? record.blas.matmul_1024_gflops.value_or(0.0)
-                                        : matmul_gflops(2048, Device::cpu(), 2, false));
+    record.peak_gflops.emplace_back(
+        Device::cpu().text(), record.blas.reference ? record.blas.matmul_1024_gflops.value_or(0.0)
+                                                    : matmul_gflops(2048, Device::cpu(), 2, false));
     for (int i = 0; i < record.cuda.device_count; ++i) {
       const Device device = Device::cuda(i);
       record.peak_gflops.emplace_back(device.text(), matmul_gflops(8192, device, 2));
@@ -233,7 +232,8 @@ Environment environment_record(bool measure_peak) {
   record.nvml = {nvml.available, nvml.error, nvml.driver_version};
   record.gpus = gpu_records(nvml);
   // What can be read of energy and clocks here, and why not.
-  record.energy = EnergyRecord{energy_availability(DeviceKind::kCpu), energy_availability(DeviceKind::kCuda), cpu_mhz()};
+  record.energy = EnergyRecord{energy_availability(DeviceKind::kCpu),
+                               energy_availability(DeviceKind::kCuda), cpu_mhz()};
   return record;
 }
 

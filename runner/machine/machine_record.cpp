@@ -66,7 +66,9 @@ std::string machine_record_in_output(const std::string& record_file, const std::
   if (error || file.parent_path() != folder) return "";
   return std::string(kMachineRecordVariable) + "=" + printable_text(record_file) +
          " is the env.json of this run's own folder, which the run replaces (--overwrite moves "
-         "it aside first): copy it out of " + printable_text(out_dir) + " and name the copy, or unset the variable to measure the machine";
+         "it aside first): copy it out of " +
+         printable_text(out_dir) +
+         " and name the copy, or unset the variable to measure the machine";
 }
 
 void reuse_machine_record(Environment& record, const MachineRecord& reused) {

@@ -63,10 +63,10 @@ std::vector<Observed> observe(const std::vector<RunRecord>& runs, const std::str
         spdlog::info("anatomy {}/{}: {} ({}, cell {})", ++taken, to_take, cell_label(r.cell),
                      run.label, r.cell.index);
         // A few probed steps on small data: a cell still at it after this is stuck.
-        const CellWatchdog watchdog(
-            cell_label(r.cell), kAnatomySecondsPerCell,
-            ": profile --derive stops (each cell's anatomy may take " +
-                format_seconds(kAnatomySecondsPerCell) + "); leave this run out");
+        const CellWatchdog watchdog(cell_label(r.cell), kAnatomySecondsPerCell,
+                                    ": profile --derive stops (each cell's anatomy may take " +
+                                        format_seconds(kAnatomySecondsPerCell) +
+                                        "); leave this run out");
         try {
           record_twin_anatomy(r.cell, data_dir, copy);
         } catch (const std::exception& e) {
@@ -217,8 +217,8 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
   // The arithmetic taken out of a step before its bytes are counted runs at the runs' own
   // measured peak: this machine's ladder, read while it was busy, once left no time for memory
   // in any cell (a GPU host at a load of 60).
-  const double measured =
-      std::max(cpu_1024, from_env(runs, [](const Environment& e) { return peak_of(e, "cpu"); }) * 1e9);
+  const double measured = std::max(
+      cpu_1024, from_env(runs, [](const Environment& e) { return peak_of(e, "cpu"); }) * 1e9);
   p.cpu_all_threads.memory_bytes_per_second = derive_memory(
       cells, DeviceKind::kCpu, p.cpu_all_threads.dispatch_seconds, measured, used["cpu_memory"]);
   p.cpu_one_thread = p.cpu_all_threads;
@@ -237,9 +237,9 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
                                : std::nullopt;
   });
   const double one_core = cores > 0.0 ? measured * std::min(1.0, 2.0 / cores) : measured;
-  for (auto [d, most, whose] : {std::tuple{&p.cpu_all_threads, measured, "the runs measured"},
-                                std::tuple{&p.cpu_one_thread, one_core,
-                                           "twice one core's share of the runs' peak"}}) {
+  for (auto [d, most, whose] :
+       {std::tuple{&p.cpu_all_threads, measured, "the runs measured"},
+        std::tuple{&p.cpu_one_thread, one_core, "twice one core's share of the runs' peak"}}) {
     for (auto& [n, rate] : d->gemm) {
       if (rate <= most) continue;
       used["capped"].push_back(std::string(d == &p.cpu_one_thread ? "one thread" : "every core") +
@@ -250,11 +250,11 @@ void derive_cpu(const std::vector<Observed>& cells, const std::vector<RunRecord>
     }
   }
   if (!used["capped"].empty())
-    spdlog::warn("{} derived CPU rate(s) lay above what the runs' machine can do (every core {} "
-                 "GFLOP/s, its measured peak; one thread {}) and were refused; the profile's "
-                 "provenance names them",
-                 used["capped"].size(), format_number(measured / 1e9),
-                 format_number(one_core / 1e9));
+    spdlog::warn(
+        "{} derived CPU rate(s) lay above what the runs' machine can do (every core {} "
+        "GFLOP/s, its measured peak; one thread {}) and were refused; the profile's "
+        "provenance names them",
+        used["capped"].size(), format_number(measured / 1e9), format_number(one_core / 1e9));
 }
 
 // The GPU from the cells, when the runs' env.json names its peak.
@@ -320,7 +320,8 @@ MachineProfile derive_profile(const std::string& name, const std::vector<RunReco
        "n^3 / max(dispatch, 2 n^3 / P), P its env.json peak_gflops; the CPU's ladder = the "
        "deriving machine's shape scaled to the runs' blas.matmul_1024_gflops; "
        "memory_bytes_per_second = median over the quarter of them with the most bytes of bytes / "
-       "(step - operators x dispatch - FLOPs / peak), peak the runs' own measured one; h2d = h2d bytes / (step with the batch on "
+       "(step - operators x dispatch - FLOPs / peak), peak the runs' own measured one; h2d = h2d "
+       "bytes / (step with the batch on "
        "the host - step with it on the device)"},
       {"cells", used}};
   return p;

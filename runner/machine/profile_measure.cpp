@@ -8,16 +8,16 @@
 #include <ctime>
 #include <functional>
 
+#include "core/stats/stats.hpp"
 #include "core/text/clock.hpp"
 #include "core/text/log.hpp"
-#include "core/stats/stats.hpp"
 #include "runner/hardware/cuda_seam.hpp"
 #include "runner/hardware/devices.hpp"
 #include "runner/hardware/threads.hpp"
 #include "runner/machine/env.hpp"
 #include "runner/machine/revision.hpp"
-#include "workloads/data/batches.hpp"
 #include "workloads/anatomy/op_cost.hpp"
+#include "workloads/data/batches.hpp"
 
 namespace crossover {
 namespace {
@@ -150,8 +150,7 @@ double seconds_per_call(const Device& name, double seconds, Op op) {
   return seconds_since(start) / calls;
 }
 
-DeviceProfile device_profile(const torch::Device& device, const Device& name,
-                             const Effort& e) {
+DeviceProfile device_profile(const torch::Device& device, const Device& name, const Effort& e) {
   torch::NoGradGuard no_grad;
   DeviceProfile d;
   const auto options = torch::TensorOptions().device(device);
@@ -171,8 +170,7 @@ DeviceProfile device_profile(const torch::Device& device, const Device& name,
   if (!device.is_cuda()) {
     // A training step allocates its activations afresh: the same sum into a new tensor each
     // time, its pages first touched by the sum (the CUDA caching allocator reuses its blocks).
-    const double fresh =
-        seconds_per_call(name, 4 * e.rung_seconds, [&] { c = torch::add(a, b); });
+    const double fresh = seconds_per_call(name, 4 * e.rung_seconds, [&] { c = torch::add(a, b); });
     d.fresh_memory_bytes_per_second = 3.0 * static_cast<double>(e.memory_floats) * 4.0 / fresh;
   }
   return d;

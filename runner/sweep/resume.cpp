@@ -222,9 +222,9 @@ std::optional<ResumePlan> plan_resume(const ResumeRequest& request, const Expans
   record.shards = before_env.shards;
   const std::size_t probes = keep_probes(expansion, done, changed_data, references, plan, record);
   const std::string kept_skipped =
-      still_skipped > 0 ? ", " + std::to_string(still_skipped) +
-                              " skipped as before (their device is not here)"
-                        : "";
+      still_skipped > 0
+          ? ", " + std::to_string(still_skipped) + " skipped as before (their device is not here)"
+          : "";
   spdlog::info("resuming {}: {} cell(s) already ok{}{}, {} to run", request.resume,
                plan.kept.size() - still_skipped,
                probes > 0 ? " (" + std::to_string(probes) + " of them searches' probes)" : "",

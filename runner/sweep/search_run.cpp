@@ -52,11 +52,10 @@ void SearchRunner::run(const MeasureCells& measure,
       after_probe(json());
     }
     const std::string uncertain = uncertainty(i);
-    spdlog::info("search: {}{}{}",
-                 predicted_with_[i].empty()
-                     ? ""
-                     : "predicted with the profile " + predicted_with_[i] + ": ",
-                 searches_[i].statement(), uncertain.empty() ? "" : "; " + uncertain);
+    spdlog::info(
+        "search: {}{}{}",
+        predicted_with_[i].empty() ? "" : "predicted with the profile " + predicted_with_[i] + ": ",
+        searches_[i].statement(), uncertain.empty() ? "" : "; " + uncertain);
     after_probe(json());
   }
 }

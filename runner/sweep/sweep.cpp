@@ -12,16 +12,16 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
-#include "core/text/text.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/text.hpp"
 #include "reports/render/reporter.hpp"
 #include "reports/render/table.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/execution/busy_load.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/execution/reference.hpp"
-#include "runner/machine/env.hpp"
 #include "runner/hardware/counter.hpp"
+#include "runner/machine/env.hpp"
 #include "runner/machine/machine_record.hpp"
 #include "runner/machine/profile_measure.hpp"
 #include "runner/sweep/progress_line.hpp"
@@ -150,7 +150,8 @@ std::string dry_run_text(const Expansion& expansion) {
         break;
       }
       if (plan->action == CellPlan::Action::kSkip) {
-        text += "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + plan->reason;
+        text +=
+            "; would stop at its first probe: " + cell_label(*cell) + " skipped: " + plan->reason;
         break;
       }
     }
@@ -287,8 +288,8 @@ void Sweep::record_environment(const Expansion& expansion) {
   if (reused) reuse_machine_record(record_, *reused);
   // This machine's profile: the cost model's constants for every cell's bound.
   if (!profile_)
-    profile_ = std::make_shared<const MachineProfile>(reused ? *reused->env.profile
-                                                             : measure_profile({}));
+    profile_ =
+        std::make_shared<const MachineProfile>(reused ? *reused->env.profile : measure_profile({}));
   record_.profile = *profile_;
   record_.profile_file = profile_->file;
   if (options_.predict_cuda) {
@@ -346,10 +347,11 @@ namespace {
 // The sweep stops after the running cell: said once, with how to go on.
 void warn_stopped(int signal, const std::string& out_dir) {
   const bool sigint = signal == SIGINT;
-  spdlog::warn("{}: the cells after this one are not run; the reports are written for what "
-               "finished, and the same run with --resume {} runs the rest{}",
-               sigint ? "interrupted" : "stopped (SIGTERM)", out_dir,
-               sigint ? " (Ctrl-C again stops at once)" : "");
+  spdlog::warn(
+      "{}: the cells after this one are not run; the reports are written for what "
+      "finished, and the same run with --resume {} runs the rest{}",
+      sigint ? "interrupted" : "stopped (SIGTERM)", out_dir,
+      sigint ? " (Ctrl-C again stops at once)" : "");
 }
 }  // namespace
 

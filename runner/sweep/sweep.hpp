@@ -20,9 +20,9 @@
 #include "core/records/result_files.hpp"
 #include "core/records/results.hpp"
 #include "runner/distributed/shard.hpp"
-#include "runner/hardware/devices.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/grid/grid.hpp"
+#include "runner/hardware/devices.hpp"
 #include "runner/machine/machine_record.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "runner/sweep/resume.hpp"
@@ -80,7 +80,7 @@ class Sweep {
   int planted_load_ = 0;
   double planted_slowdown_ = 0.0;
   double planted_work_ = 0.0;
-  Prices prices_;  // the grid's, with --price over them
+  Prices prices_;                                  // the grid's, with --price over them
   std::shared_ptr<const MachineProfile> profile_;  ///< --profile's, or measured at the start
   Environment record_;
   std::vector<std::string> warnings_;

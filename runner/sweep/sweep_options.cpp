@@ -54,7 +54,8 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
     throw SweepRefused("--resume with another --out");
   }
   for (const std::string& given : {options.resume, options.out_dir}) {
-    if (const std::string problem = output_folder_problem(given); !given.empty() && !problem.empty()) {
+    if (const std::string problem = output_folder_problem(given);
+        !given.empty() && !problem.empty()) {
       spdlog::error("cannot write results to {}: {}", given, problem);
       throw SweepRefused(problem);
     }

@@ -1,7 +1,7 @@
 // Fuzzes every reader of a JSON record that a run or a user keeps and hands back (docs/outputs.md,
 // "Nothing lost, nothing followed"): env.json, a machine profile, the GPU catalog, history.json and
-// calibrate.json, each reading the same input. A record that is not one must be refused with an exception; one
-// that is read must hold no number outside its range, or the fuzzer stops here.
+// calibrate.json, each reading the same input. A record that is not one must be refused with an
+// exception; one that is read must hold no number outside its range, or the fuzzer stops here.
 #include <spdlog/spdlog.h>
 
 #include <cmath>

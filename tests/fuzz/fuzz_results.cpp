@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/records/results.hpp"
 #include "core/records/result_files.hpp"
+#include "core/records/results.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "tests/fuzz/fuzz_input.hpp"

@@ -44,8 +44,8 @@ enum class Network {
 /// What a workload is and how its seed ran it.
 struct WorkloadInfo {
   std::string name;
-  std::string seed;                   ///< which seed post it reproduces
-  std::string model;                  ///< human description of the network
+  std::string seed;   ///< which seed post it reproduces
+  std::string model;  ///< human description of the network
   Network network = Network::kMlp;
   std::vector<std::int64_t> layers;   ///< kMlp: the widths, input to output
   std::vector<std::string> datasets;  ///< accepted `dataset` values; the first is the default

@@ -28,8 +28,8 @@ TensorData synthetic_classes(int features, int classes, std::int64_t dataset_siz
 TensorData split_table(const CsvTable& table, bool classification, std::int64_t dataset_size,
                        std::int64_t seed);
 
-/// The data set for a cell: its file under data_dir (datasets.hpp) or, when that file does not exist,
-/// the synthetic table. A file that exists but is malformed is an error, never replaced.
+/// The data set for a cell: its file under data_dir (datasets.hpp) or, when that file does not
+/// exist, the synthetic table. A file that exists but is malformed is an error, never replaced.
 TensorData load_tabular(const std::string& dataset, const std::string& data_dir,
                         std::int64_t dataset_size, std::int64_t seed);
 

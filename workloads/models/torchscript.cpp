@@ -125,8 +125,8 @@ void ScriptedModelImpl::to(torch::Device device, bool non_blocking) {
 torch::jit::Module load_scripted_model(const std::string& path) {
   if (access(path.c_str(), R_OK) != 0)
     throw std::runtime_error("model file " + path +
-                             " does not exist or cannot be read (`crossover example-model " +
-                             path + "` writes a small one to try)");
+                             " does not exist or cannot be read (`crossover example-model " + path +
+                             "` writes a small one to try)");
   try {
     // A regular file: a FIFO or a device given as the model must not block or stream forever.
     check_regular_file(path, kMaxModelBytes, "the model file");

@@ -47,9 +47,10 @@ torch::jit::Module load_scripted_model(const std::string& path);
 double estimate_training_flops(torch::jit::Module& module,
                                const std::vector<std::int64_t>& input_shape);
 
-/// The cell's model (`model`), loaded and checked against the cell (workloads/models/user_model.cpp):
-/// trainable parameters, a forward that takes a batch of `input_shape`, an output of [N, classes]
-/// or [N, outputs]. Throws std::runtime_error naming the file and what to fix.
+/// The cell's model (`model`), loaded and checked against the cell
+/// (workloads/models/user_model.cpp): trainable parameters, a forward that takes a batch of
+/// `input_shape`, an output of [N, classes] or [N, outputs]. Throws std::runtime_error naming the
+/// file and what to fix.
 torch::jit::Module load_checked_model(const Cell& cell);
 
 /// Synthetic samples for a user's model: `dataset_size` training rows (kFull: 1,024) and 256

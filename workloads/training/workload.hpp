@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
-#include "core/records/data_source.hpp"
 #include "core/costmodel/step_anatomy.hpp"
+#include "core/records/data_source.hpp"
 
 namespace crossover {
 
