@@ -338,16 +338,16 @@ TEST(Measurement, AdaptiveRepeatsStopOnTheTargetOrRunToTheMaximum) {
   Result r = run_cell(c, options);
   ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.repeats, 4);
-  EXPECT_EQ(r.stop_reason, "max_repeats");
+  EXPECT_EQ(r.stop_reason, StopReason::kMaxRepeats);
   c.ci_target = 1e9;  // any two repeats do, however noisy the machine
   r = run_cell(c, options);
   EXPECT_EQ(r.repeats, 2);
-  EXPECT_EQ(r.stop_reason, "ci_target");
+  EXPECT_EQ(r.stop_reason, StopReason::kCiTarget);
   c.ci_target = 1e-9;
   c.time_budget_seconds = 0.0;  // spent at once: only the minimum runs
   r = run_cell(c, options);
   EXPECT_EQ(r.repeats, 2);
-  EXPECT_EQ(r.stop_reason, "time_budget");
+  EXPECT_EQ(r.stop_reason, StopReason::kTimeBudget);
 }
 
 TEST(Measurement, DeterministicIsAppliedForTheCellAndRestored) {

@@ -176,7 +176,7 @@ TEST(GateRules, RoundsThatPairACommonSlowRoundAreARegression) {
         workload_cell(0, "mnist_mlp", noisy(rng, 20, 0.01 * levels[r] * ratios[r], 0.002)));
   }
   const CellVerdict v = sole(compare_runs(base, cand, {}));
-  EXPECT_EQ(v.test, "paired-runs");
+  EXPECT_EQ(v.test, TestUsed::kPairedRuns);
   EXPECT_EQ(v.verdict, Verdict::kRegression) << v.reason;
   EXPECT_LT(v.p_value, 0.01);
   EXPECT_NEAR(v.decided_change, std::cbrt(1.30 * 1.32 * 1.39) - 1.0, 0.01);
@@ -191,7 +191,7 @@ TEST(GateRules, RoundsThatPairACommonSlowRoundAreARegression) {
   std::vector<Result> gap = cand;
   gap[1].status = CellStatus::kFailed;
   const CellVerdict two = sole(compare_runs(base, gap, {}));
-  EXPECT_EQ(two.test, "paired-runs");
+  EXPECT_EQ(two.test, TestUsed::kPairedRuns);
   EXPECT_NE(two.reason.find("paired t on 2 run pairs"), std::string::npos) << two.reason;
 }
 

@@ -126,7 +126,8 @@ TEST(Processes, OneRunPerSideInSeveralProcessesNeitherCriesWolfNorMissesAQuarter
     caught += slower.cells.front().verdict == Verdict::kRegression ? 1 : 0;
     if (t == 0) {
       const CellVerdict& v = aa.cells.front();
-      EXPECT_EQ(v.test, "welch-runs");  // one run's processes share nothing with the other's
+      EXPECT_EQ(v.test,
+                TestUsed::kWelchRuns);  // one run's processes share nothing with the other's
       EXPECT_EQ(v.baseline_runs, 5u);
       EXPECT_EQ(v.baseline_samples, 20u);  // every epoch of the five processes
       EXPECT_NE(v.evidence.find("5 and 5 process medians"), std::string::npos) << v.evidence;
@@ -161,7 +162,7 @@ TEST(Processes, AMachineWhoseOtherCoresWereTakenIsNotBlamedOnTheCode) {
   context.baseline_env = &quiet;
   context.candidate_env = &busy;
   const CellVerdict v = compare_runs({base}, {cand}, {}, context).cells.front();
-  EXPECT_EQ(v.test, "welch-runs");
+  EXPECT_EQ(v.test, TestUsed::kWelchRuns);
   EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
   EXPECT_EQ(v.decided_by, DecidedBy::kReferenceDrift);
   ASSERT_TRUE(v.machine.has_value());
@@ -193,12 +194,12 @@ TEST(Processes, ACalibrationOfTheRunnerDecidesOneRunPerSideOverItsProcesses) {
   context.calibration = &calibration;
   const auto report = compare_runs({base}, {cand}, {}, context);
   const CellVerdict& v = report.cells.front();
-  EXPECT_EQ(v.test, "mann-whitney");  // the pooled epochs, against the calibrated spread
+  EXPECT_EQ(v.test, TestUsed::kMannWhitney);  // the pooled epochs, against the calibrated spread
   EXPECT_EQ(v.decided_by, DecidedBy::kRunLevel);
   EXPECT_EQ(v.verdict, Verdict::kRegression);
   // Several runs per side are still compared run by run, calibration or not.
   const auto rounds = compare_runs({base, base}, {cand, cand}, {}, context);
-  EXPECT_EQ(rounds.cells.front().test, "paired-runs");
+  EXPECT_EQ(rounds.cells.front().test, TestUsed::kPairedRuns);
 }
 
 TEST(Processes, CalibrateReportsWhatTheGateOnProcessesCatches) {

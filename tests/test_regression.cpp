@@ -187,7 +187,7 @@ TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   const auto pooled = compare_runs(base, cand, {});
   EXPECT_EQ(only(pooled).baseline_runs, 3u);
   EXPECT_EQ(only(pooled).baseline_samples, 60u);
-  EXPECT_EQ(only(pooled).test, "paired-runs");
+  EXPECT_EQ(only(pooled).test, TestUsed::kPairedRuns);
   EXPECT_GT(only(pooled).p_value, 0.2);
   EXPECT_EQ(only(pooled).verdict, Verdict::kInconclusive);
   EXPECT_NE(only(pooled).reason.find("paired t on 3 run pairs"), std::string::npos);
@@ -199,7 +199,7 @@ TEST(Regression, SeveralRunsPerSideAreTestedRunByRun) {
   EXPECT_NEAR(v.decided_change, std::cbrt(1.6) - 1.0, 0.03);
   // The first runs alone: a "regression", with the note that one run per side hides the rest.
   const auto single = compare_runs({base[0]}, {cand[0]}, {});
-  EXPECT_EQ(only(single).test, "mann-whitney");
+  EXPECT_EQ(only(single).test, TestUsed::kMannWhitney);
   EXPECT_EQ(only(single).verdict, Verdict::kRegression);
   ASSERT_EQ(single.notes.size(), 1u);
   EXPECT_NE(single.notes[0].find("--rerun"), std::string::npos);

@@ -62,11 +62,11 @@ TEST(MedianCi, UsesOrderStatisticsAroundTheMedian) {
 TEST(StoppingRule, IdenticalSamplesStopAtTheMinimum) {
   const StoppingRule rule{3, 10, 60.0, 0.02};
   const std::vector<double> same(30, 0.5);
-  EXPECT_EQ(stop_reason(rule, 1, 0.1, same), "");  // never before min_repeats
-  EXPECT_EQ(stop_reason(rule, 2, 0.1, same), "");
-  EXPECT_EQ(stop_reason(rule, 3, 0.1, same), "ci_target");
+  EXPECT_EQ(stop_reason(rule, 1, 0.1, same), StopReason::kNone);  // never before min_repeats
+  EXPECT_EQ(stop_reason(rule, 2, 0.1, same), StopReason::kNone);
+  EXPECT_EQ(stop_reason(rule, 3, 0.1, same), StopReason::kCiTarget);
   // A fixed count (repeats: 1) stops because the count is reached, not because of the interval.
-  EXPECT_EQ(stop_reason(StoppingRule{1, 1, 60.0, 0.02}, 1, 0.1, same), "max_repeats");
+  EXPECT_EQ(stop_reason(StoppingRule{1, 1, 60.0, 0.02}, 1, 0.1, same), StopReason::kMaxRepeats);
 }
 
 TEST(StoppingRule, NoisySamplesRunToMaxRepeatsOrTheBudget) {
@@ -74,11 +74,11 @@ TEST(StoppingRule, NoisySamplesRunToMaxRepeatsOrTheBudget) {
   for (int i = 0; i < 40; ++i) noisy.push_back(i % 2 == 0 ? 1.0 : 2.0);
   const StoppingRule rule{3, 10, 60.0, 0.02};
   for (int repeats = 3; repeats < 10; ++repeats)
-    EXPECT_EQ(stop_reason(rule, repeats, 1.0, noisy), "");
-  EXPECT_EQ(stop_reason(rule, 10, 1.0, noisy), "max_repeats");
-  EXPECT_EQ(stop_reason(rule, 4, 61.0, noisy), "time_budget");
+    EXPECT_EQ(stop_reason(rule, repeats, 1.0, noisy), StopReason::kNone);
+  EXPECT_EQ(stop_reason(rule, 10, 1.0, noisy), StopReason::kMaxRepeats);
+  EXPECT_EQ(stop_reason(rule, 4, 61.0, noisy), StopReason::kTimeBudget);
   EXPECT_EQ(stop_reason(StoppingRule{3, 10, 60.0, 1.5}, 3, 1.0, noisy),
-            "ci_target");  // a loose target
+            StopReason::kCiTarget);  // a loose target
 }
 
 TEST(AdaptiveRepeats, StopsWhenTheRuleSaysAndFollowsADecisionFromOutside) {
@@ -89,7 +89,7 @@ TEST(AdaptiveRepeats, StopsWhenTheRuleSaysAndFollowsADecisionFromOutside) {
     steady.end_repeat(0.1 * ++repeats);
   }
   EXPECT_EQ(steady.repeats(), 3);
-  EXPECT_EQ(steady.reason(), "ci_target");
+  EXPECT_EQ(steady.reason(), StopReason::kCiTarget);
   EXPECT_EQ(steady.samples().size(), 12u);
 
   AdaptiveRepeats noisy(StoppingRule{2, 4, 60.0, 0.02});
@@ -99,17 +99,17 @@ TEST(AdaptiveRepeats, StopsWhenTheRuleSaysAndFollowsADecisionFromOutside) {
     noisy.end_repeat(1.0);
   }
   EXPECT_EQ(noisy.repeats(), 4);
-  EXPECT_EQ(noisy.reason(), "max_repeats");
+  EXPECT_EQ(noisy.reason(), StopReason::kMaxRepeats);
 
   // A replica follows rank 0: going on although its own samples would stop, and stopping when told.
   AdaptiveRepeats replica(StoppingRule{1, 10, 60.0, 0.5});
   replica.add(1.0);
   replica.end_repeat(1.0);
   ASSERT_TRUE(replica.finished());
-  replica.decide("");
+  replica.decide(StopReason::kNone);
   EXPECT_FALSE(replica.finished());
-  replica.decide("time_budget");
-  EXPECT_EQ(replica.reason(), "time_budget");
+  replica.decide(StopReason::kTimeBudget);
+  EXPECT_EQ(replica.reason(), StopReason::kTimeBudget);
 }
 
 }  // namespace

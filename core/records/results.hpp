@@ -13,6 +13,7 @@
 #include "core/records/data_source.hpp"
 #include "core/records/result_parts.hpp"
 #include "core/records/status.hpp"
+#include "core/stats/stats.hpp"
 
 namespace crossover {
 
@@ -109,7 +110,7 @@ const std::vector<FieldUnit>& result_field_units();
   X(P, std::int64_t, test_rows, kCount)                                                           \
   X(P, std::int64_t, steps_per_epoch, kCount)                                                     \
   X(P, int, repeats, kCount) /* repeats run: fresh model, warm-up, `epochs` timed epochs */       \
-  X(P, std::string, stop_reason, kNone)      /* "ci_target", "max_repeats" or "time_budget" */    \
+  X(P, StopReason, stop_reason, kNone)       /* ci_target, max_repeats or time_budget */          \
   X(P, std::size_t, epoch_samples, kCount)   /* timed epochs behind the statistics */             \
   X(P, double, epoch_seconds, kEpochSeconds) /* median */                                         \
   X(P, double, epoch_seconds_p25, kEpochSeconds)                                                  \

@@ -67,20 +67,20 @@ Interval median_ci(std::vector<double> samples, double confidence) {
           samples[static_cast<std::size_t>(high_rank) - 1]};
 }
 
-std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
-                        const std::vector<double>& samples) {
-  if (repeats < rule.min_repeats) return "";
+StopReason stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
+                       const std::vector<double>& samples) {
+  if (repeats < rule.min_repeats) return StopReason::kNone;
   // A fixed count (`repeats: N`) stops at its count, whatever the interval says.
-  if (rule.min_repeats >= rule.max_repeats) return "max_repeats";
+  if (rule.min_repeats >= rule.max_repeats) return StopReason::kMaxRepeats;
   if (!samples.empty()) {
     const double median = quantile(samples, 0.5);
     const Interval ci = median_ci(samples);
-    if (median > 0.0 && (ci.high - ci.low) / median <= rule.ci_target) return "ci_target";
-    if (median == 0.0 && ci.high == ci.low) return "ci_target";
+    if (median > 0.0 && (ci.high - ci.low) / median <= rule.ci_target) return StopReason::kCiTarget;
+    if (median == 0.0 && ci.high == ci.low) return StopReason::kCiTarget;
   }
-  if (repeats >= rule.max_repeats) return "max_repeats";
-  if (elapsed_seconds >= rule.time_budget_seconds) return "time_budget";
-  return "";
+  if (repeats >= rule.max_repeats) return StopReason::kMaxRepeats;
+  if (elapsed_seconds >= rule.time_budget_seconds) return StopReason::kTimeBudget;
+  return StopReason::kNone;
 }
 
 }  // namespace crossover

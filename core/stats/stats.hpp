@@ -2,10 +2,14 @@
 // Summary statistics of timing samples. Quantiles interpolate linearly between order
 // statistics (the default of numpy and R, "type 7"), so small samples give stable values.
 
+#include <array>
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/text/words.hpp"
 
 namespace crossover {
 
@@ -54,14 +58,32 @@ struct StoppingRule {
   double ci_target = 0.02;
 };
 
-/// Why to stop after `repeats` repeats taking `elapsed_seconds`, with these timing samples:
-/// "ci_target", "max_repeats" or "time_budget"; empty to go on.
-std::string stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
-                        const std::vector<double>& samples);
+/// Why repeating stopped.
+enum class StopReason {
+  kNone,        ///< not stopped: go on (or the cell did not run)
+  kCiTarget,    ///< the median's interval is within `ci_target`
+  kMaxRepeats,  ///< `max_repeats` ran (or a fixed count did)
+  kTimeBudget,  ///< `time_budget_seconds` passed
+};
+
+/// "", "ci_target", "max_repeats", "time_budget": results.jsonl's `stop_reason`.
+inline constexpr auto words(StopReason) {
+  return std::array{std::pair{StopReason::kNone, std::string_view("")},
+                    std::pair{StopReason::kCiTarget, std::string_view("ci_target")},
+                    std::pair{StopReason::kMaxRepeats, std::string_view("max_repeats")},
+                    std::pair{StopReason::kTimeBudget, std::string_view("time_budget")}};
+}
+CROSSOVER_JSON_AS_WORD(StopReason)
+inline std::ostream& operator<<(std::ostream& out, StopReason r) { return out << text_of(r); }
+
+/// Why to stop after `repeats` repeats taking `elapsed_seconds`, with these timing samples;
+/// kNone to go on.
+StopReason stop_reason(const StoppingRule& rule, int repeats, double elapsed_seconds,
+                       const std::vector<double>& samples);
 
 /// Adaptive repetition as an object, in the manner of nvbench's stopping criteria: fed every timed
 /// epoch (add) and the end of every repeat (end_repeat), it says when to stop (finished) and why
-/// (reason: stop_reason's words).
+/// (reason).
 class AdaptiveRepeats {
  public:
   /// `reserve`: room for this many samples up front, so that adding one between two clock reads
@@ -77,9 +99,9 @@ class AdaptiveRepeats {
     reason_ = stop_reason(rule_, repeats_, elapsed_seconds, samples_);
   }
   /// Replaces the decision: replicas that run in lockstep follow rank 0's.
-  void decide(std::string reason) { reason_ = std::move(reason); }
-  bool finished() const { return !reason_.empty(); }
-  const std::string& reason() const { return reason_; }
+  void decide(StopReason reason) { reason_ = reason; }
+  bool finished() const { return reason_ != StopReason::kNone; }
+  StopReason reason() const { return reason_; }
   int repeats() const { return repeats_; }
   const std::vector<double>& samples() const { return samples_; }
 
@@ -87,7 +109,7 @@ class AdaptiveRepeats {
   StoppingRule rule_;
   std::vector<double> samples_;
   int repeats_ = 0;
-  std::string reason_;
+  StopReason reason_ = StopReason::kNone;
 };
 
 }  // namespace crossover

@@ -115,6 +115,29 @@ inline constexpr auto words(DecidedBy) {
 }
 inline std::ostream& operator<<(std::ostream& out, DecidedBy d) { return out << text_of(d); }
 
+/// The test a verdict's p-value came from.
+enum class TestUsed {
+  kNone,         ///< nothing was tested
+  kMannWhitney,  ///< the samples of one run per side
+  kCounts,       ///< counted cells: instructions, not time
+  kPairedRuns,   ///< a one-sample t on the log ratios of runs made in pairs (rounds, processes)
+  kWelchRuns,    ///< Welch's t on runs that cannot be paired
+};
+
+/// "", "mann-whitney", "counts", "paired-runs", "welch-runs": regression.json's `test`.
+inline constexpr auto words(TestUsed) {
+  return std::array{std::pair{TestUsed::kNone, std::string_view("")},
+                    std::pair{TestUsed::kMannWhitney, std::string_view("mann-whitney")},
+                    std::pair{TestUsed::kCounts, std::string_view("counts")},
+                    std::pair{TestUsed::kPairedRuns, std::string_view("paired-runs")},
+                    std::pair{TestUsed::kWelchRuns, std::string_view("welch-runs")}};
+}
+inline std::ostream& operator<<(std::ostream& out, TestUsed t) { return out << text_of(t); }
+/// True for the run-level tests, which compare runs rather than samples.
+inline bool run_level(TestUsed t) {
+  return t == TestUsed::kPairedRuns || t == TestUsed::kWelchRuns;
+}
+
 /// One cell of the grid in both runs.
 struct CellVerdict {
   std::string name;               ///< workload and the keys that tell the cells apart
@@ -134,10 +157,7 @@ struct CellVerdict {
   double change = 0.0;  ///< candidate / baseline - 1
   Interval change_ci;   ///< bootstrap 95 % interval of the change
   double p_value = 1.0;
-  /// "mann-whitney" (samples of one run per side), "paired-runs" (a one-sample t on the log
-  /// ratios of runs made in pairs: rounds, or the processes of one run per side) or "welch-runs"
-  /// (runs that cannot be paired)
-  std::string test;
+  TestUsed test = TestUsed::kNone;
   bool tested = false;  ///< change, interval and p-value were computed
   /// One run per side with a calibration: the p-value of the change against this runner's
   /// run-to-run spread, and the change net of the machine's drift; 1 and `change` otherwise.

@@ -118,7 +118,7 @@ void net_of_machine(CellVerdict& v, Evidence& e, const std::optional<ReferenceDr
 Evidence one_run_evidence(CellVerdict& v, const Result& base, const Result& cand,
                           const std::vector<double>& bs, const std::vector<double>& cs,
                           const RegressionOptions& o, const RunLevelContext& context) {
-  v.test = "mann-whitney";
+  v.test = TestUsed::kMannWhitney;
   const auto drift = context.drift(base.cell.index, cand.cell.index, uses_all_cores(base.cell));
   v.change = v.candidate_median / v.baseline_median - 1.0;
   // Consecutive epochs drift together, so the interval resamples blocks of them.

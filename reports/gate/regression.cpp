@@ -146,7 +146,7 @@ void judge_counts(CellVerdict& v, const Result& base, const Result& cand,
     range.high = std::max(range.high, cs[i] / bs[i] - 1.0);
   }
   v.tested = true;
-  v.test = "counts";
+  v.test = TestUsed::kCounts;
   v.decided_by = DecidedBy::kCounts;
   v.baseline_median = quantile(bs, 0.5);
   v.candidate_median = quantile(cs, 0.5);
@@ -195,7 +195,7 @@ Evidence run_level_evidence(CellVerdict& v, const Runs& b_runs, const Runs& c_ru
   const bool paired = !pairs.first.empty();
   const RunLevelTest t =
       paired ? paired_run_test(pairs.first, pairs.second) : run_level_test(b_runs, c_runs);
-  v.test = paired ? "paired-runs" : "welch-runs";
+  v.test = paired ? TestUsed::kPairedRuns : TestUsed::kWelchRuns;
   // The medians the table prints beside the change are what the test compared: the geometric
   // means of the runs' medians (the pooled samples' median can differ, and once read -9.5 %
   // beside 692 us and 699 us).

@@ -117,7 +117,7 @@ std::string machine_account(const std::vector<CellVerdict>& cells) {
   };
   if (read == 0)
     return std::any_of(cells.begin(), cells.end(),
-                       [](const CellVerdict& v) { return v.test == "paired-runs"; })
+                       [](const CellVerdict& v) { return v.test == TestUsed::kPairedRuns; })
                ? "the machine's drift weighs on both runs of each pair"
                : "machine drift unknown (no reference around the cells compared)";
   // Steady only where the reference stayed within kDriftShare around every cell: a reference
@@ -139,9 +139,8 @@ std::string machine_account(const std::vector<CellVerdict>& cells) {
 }  // namespace
 
 void describe_evidence(RegressionReport& report, const RunLevelContext& context) {
-  const bool by_runs = std::any_of(
-      report.cells.begin(), report.cells.end(),
-      [](const CellVerdict& v) { return v.test == "welch-runs" || v.test == "paired-runs"; });
+  const bool by_runs = std::any_of(report.cells.begin(), report.cells.end(),
+                                   [](const CellVerdict& v) { return run_level(v.test); });
   if (context.calibration != nullptr) report.calibration = context.calibration->source;
   report.machine = machine_account(report.cells);
   const std::string& machine = report.machine;
@@ -188,7 +187,8 @@ void describe_evidence(RegressionReport& report, const RunLevelContext& context)
   if (context.calibration != nullptr) {
     std::size_t missing = 0;
     for (const auto& v : report.cells)
-      missing += v.tested && v.test == "mann-whitney" && v.decided_by != DecidedBy::kRunLevel &&
+      missing += v.tested && v.test == TestUsed::kMannWhitney &&
+                         v.decided_by != DecidedBy::kRunLevel &&
                          context.calibration->find(v.config) == nullptr
                      ? 1
                      : 0;

@@ -83,7 +83,7 @@ TextTable verdict_table(const std::vector<const CellVerdict*>& cells, GateMetric
     row.push_back(measured ? format_percent(v->decided_change) + (v->decided_net ? " net" : "")
                            : "-");
     row.push_back(measured ? interval_text(v->decided_ci) : "-");
-    row.push_back(measured && v->test != "counts" ? p_text(v->p_value) : "-");
+    row.push_back(measured && v->test != TestUsed::kCounts ? p_text(v->p_value) : "-");
     row.push_back(v->decided_by == DecidedBy::kNone ? "-" : text_of(v->decided_by));
     row.push_back(v->reason);
     table.rows.push_back(row);
@@ -277,7 +277,7 @@ nlohmann::ordered_json regression_json(const RegressionReport& r) {
                      {"decided_change", known(t, v.decided_change)},
                      {"decided_ci", interval(t, v.decided_ci)},
                      {"p_value", known(t, v.p_value)},
-                     {"test", v.test},
+                     {"test", text_of(v.test)},
                      {"run_level_p", known(t, v.run_level_p)},
                      {"net_change", known(t, v.net_change)},
                      {"machine_drift", v.machine ? Json(*v.machine) : Json(nullptr)},

@@ -79,7 +79,7 @@ TextTable cell_table(const std::vector<Result>& results, const std::string& work
              when_ok(format_seconds(r.epoch_seconds_p75 - r.epoch_seconds_p25)),
              when_ok(format_seconds(r.epoch_seconds_ci_low) + " - " +
                      format_seconds(r.epoch_seconds_ci_high)),
-             when_ok(std::to_string(r.repeats) + " (" + r.stop_reason + ")"),
+             when_ok(std::to_string(r.repeats) + " (" + text_of(r.stop_reason) + ")"),
              when_timed(format_seconds(r.step_seconds)),
              when_ok(format_seconds(r.first_epoch_seconds)),
              when_ok(format_seconds(r.startup_seconds)),

@@ -123,14 +123,15 @@ constexpr int kGraphWarmupSteps = 3;
 
 // Replicas run in lockstep (every step all-reduces), so they must stop after the same repeat:
 // rank 0's stopping decision is broadcast to all.
-std::string rank_zero_says(Replicas& replicas, const std::string& own) {
-  static const std::vector<std::string> reasons = {"", "ci_target", "max_repeats", "time_budget"};
-  const auto found = std::find(reasons.begin(), reasons.end(), own);
+StopReason rank_zero_says(Replicas& replicas, StopReason own) {
   std::vector<torch::Tensor> code = {
-      torch::full({1}, static_cast<std::int64_t>(found - reasons.begin()), torch::kLong)};
+      torch::full({1}, static_cast<std::int64_t>(own), torch::kLong)};
   replicas.broadcast(code);
-  const auto index = static_cast<std::size_t>(code[0].item<std::int64_t>());
-  return index < reasons.size() ? reasons[index] : own;
+  const std::int64_t said = code[0].item<std::int64_t>();
+  for (const auto& [reason, word] : words(StopReason{})) {
+    if (static_cast<std::int64_t>(reason) == said) return reason;
+  }
+  return own;
 }
 
 // Setting up: the device's first touch, the model, the data and the data path, timed into
