@@ -377,7 +377,7 @@ TEST(Cli, EnvNamesTheBlasLibraryInUse) {
   EXPECT_NE(kind, "");
   EXPECT_NE(kind, "unknown");
   if (!library.empty()) {
-    EXPECT_EQ(classify_blas_path(library) == "reference", kind == "reference") << library;
+    EXPECT_EQ(classify_blas_path(library) == BlasKind::kReference, kind == "reference") << library;
   }
   EXPECT_EQ(env.at("blas").at("reference").get<bool>(), kind == "reference");
   EXPECT_GT(env.at("blas").at("matmul_1024_gflops").get<double>(), 0.0);

@@ -3,7 +3,9 @@
 // crossing's interval (core/stats/crossing.hpp), and the tie region below it where there is one,
 // both ends of each marked.
 #include <algorithm>
+#include <optional>
 
+#include "core/stats/crossing.hpp"
 #include "reports/charts/svg_charts.hpp"
 #include "reports/charts/svg_plot.hpp"
 
@@ -14,9 +16,12 @@ using svg::num;
 using svg::Plot;
 
 // Blue where the contender won, red where the baseline did, grey for a tie.
-const char* winner_colour(const std::string& winner) {
+const char* winner_colour(const std::string& word) {
   // Each side its own colour, as in every chart: the baseline blue, the contender orange.
-  return winner == "contender" ? svg::kColors[1] : winner == "baseline" ? svg::kColors[0] : "#888";
+  const std::optional<Winner> winner = parse_word<Winner>(word);
+  return winner == Winner::kContender  ? svg::kColors[1]
+         : winner == Winner::kBaseline ? svg::kColors[0]
+                                       : "#888";
 }
 
 // A shaded span between two axis values, its ends labelled: `what` "crossing", "tie region", on

@@ -1,5 +1,8 @@
 // The searches of a run in report.md: each line's statement, then its probes in the order
 // measured with the bracket after each.
+#include <optional>
+
+#include "core/stats/crossing.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/table.hpp"
@@ -27,7 +30,7 @@ std::string render_searches_markdown(const nlohmann::ordered_json& searches) {
                     "winner", "bracket after",         "cells"};
     std::size_t n = 0;
     for (const auto& p : search.at("probes")) {
-      const std::string winner = p.value("winner", "");
+      const std::optional<Winner> winner = parse_word<Winner>(p.value("winner", ""));
       std::string bracket = "-";
       if (p.contains("bracket_after")) {
         bracket = format_axis_value(p["bracket_after"][0]) + " - " +
@@ -39,9 +42,9 @@ std::string render_searches_markdown(const nlohmann::ordered_json& searches) {
                             format_number(p.value("speedup", 0.0)) + "x [" +
                                 format_number(p.value("low", 0.0)) + ", " +
                                 format_number(p.value("high", 0.0)) + "]",
-                            winner == "baseline"    ? search.value("baseline", "")
-                            : winner == "contender" ? search.value("contender", "")
-                                                    : "tie",
+                            winner == Winner::kBaseline    ? search.value("baseline", "")
+                            : winner == Winner::kContender ? search.value("contender", "")
+                                                           : "tie",
                             bracket, cells});
     }
     out += render_markdown_table(table) + "\n";

@@ -55,9 +55,10 @@ void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& 
   const Interval bi = side_interval(*m.baseline, b, cpu(b), bp);
   const Interval ki = side_interval(*m.contender, k, cpu(k), kp);
   const double speedup = bp / kp, low = bi.low / ki.high, high = bi.high / ki.low;
-  std::string verdict = "undecided";
-  if (low > 1.0 || high < 1.0) verdict = (low > 1.0) == (m.speedup > 1.0) ? "right" : "wrong";
-  (verdict == "right" ? w.right : verdict == "wrong" ? w.wrong : w.undecided) += 1;
+  Called verdict = Called::kUndecided;
+  if (low > 1.0 || high < 1.0)
+    verdict = (low > 1.0) == (m.speedup > 1.0) ? Called::kRight : Called::kWrong;
+  (verdict == Called::kRight ? w.right : verdict == Called::kWrong ? w.wrong : w.undecided) += 1;
   w.pairs.push_back({{"run", c.run},
                      {"cells", {m.baseline->cell.index, m.contender->cell.index}},
                      {"label", cell_label(m.contender->cell)},
@@ -65,7 +66,7 @@ void score_pair(const Checked& c, const Pair& m, const Result& b, const Result& 
                      {"predicted_speedup", speedup},
                      {"predicted_low", low},
                      {"predicted_high", high},
-                     {"verdict", verdict}});
+                     {"verdict", text_of(verdict)}});
 }
 
 // The cells as run --predict has them on a machine with this CPU and no GPU: the CPU's measured,

@@ -6,13 +6,17 @@
 // with both sides predicted. Here, not in core/costmodel, because pairs and crossings are the
 // reports' (reports/analysis).
 
+#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/costmodel/scoring.hpp"
 #include "core/records/results.hpp"
+#include "core/text/words.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
 
@@ -31,7 +35,18 @@ struct Checked {
 /// JSON; each added into `scores` (add_score).
 nlohmann::ordered_json score_cells(const Checked& c, TextTable& table, Scores& scores);
 
-/// The winners of the pairs: right, wrong or undecided (the predicted speedup's interval holds 1).
+/// A predicted winner against the measured one: right, wrong, or undecided (the predicted
+/// speedup's interval holds 1).
+enum class Called { kRight, kWrong, kUndecided };
+
+/// scores.json's pair `verdict`: "right", "wrong", "undecided".
+inline constexpr auto words(Called) {
+  return std::array{std::pair{Called::kRight, std::string_view("right")},
+                    std::pair{Called::kWrong, std::string_view("wrong")},
+                    std::pair{Called::kUndecided, std::string_view("undecided")}};
+}
+
+/// The winners of the pairs: right, wrong or undecided.
 struct Winners {
   int right = 0, wrong = 0, undecided = 0;
   nlohmann::ordered_json pairs = nlohmann::ordered_json::array();

@@ -39,20 +39,22 @@ Function find_symbol(const char* name) {
 
 // A BLAS linked into LibTorch: its build configuration (BLAS_INFO) names it.
 void linked_into_libtorch(const std::string& torch_blas_info, BlasInfo& info) {
-  info.kind = torch_blas_info == "mkl" ? "mkl" : torch_blas_info == "open" ? "openblas" : "unknown";
+  info.kind = torch_blas_info == "mkl"    ? BlasKind::kMkl
+              : torch_blas_info == "open" ? BlasKind::kOpenblas
+                                          : BlasKind::kUnknown;
   info.version = "linked into LibTorch (BLAS_INFO=" + torch_blas_info + ")";
 }
 
 }  // namespace
 
-std::string classify_blas_path(const std::string& path) {
+BlasKind classify_blas_path(const std::string& path) {
   const std::string name = base_name(path);
-  if (path.find("openblas") != std::string::npos) return "openblas";
-  if (path.find("mkl") != std::string::npos) return "mkl";
-  if (path.find("blis") != std::string::npos) return "blis";
-  if (path.find("atlas") != std::string::npos) return "atlas";
-  if (name.rfind("libblas.so", 0) == 0) return "reference";
-  return "unknown";
+  if (path.find("openblas") != std::string::npos) return BlasKind::kOpenblas;
+  if (path.find("mkl") != std::string::npos) return BlasKind::kMkl;
+  if (path.find("blis") != std::string::npos) return BlasKind::kBlis;
+  if (path.find("atlas") != std::string::npos) return BlasKind::kAtlas;
+  if (name.rfind("libblas.so", 0) == 0) return BlasKind::kReference;
+  return BlasKind::kUnknown;
 }
 
 BlasInfo detect_blas(const std::string& torch_blas_info) {
@@ -69,17 +71,17 @@ BlasInfo detect_blas(const std::string& torch_blas_info) {
     if (void* handle = dlopen(info.library.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
       using ConfigFunction = char* (*)();
       if (auto config = reinterpret_cast<ConfigFunction>(dlsym(handle, "openblas_get_config"))) {
-        info.kind = "openblas";
+        info.kind = BlasKind::kOpenblas;
         info.version = config();
       } else if (dlsym(handle, "mkl_get_version_string") != nullptr) {
-        info.kind = "mkl";
+        info.kind = BlasKind::kMkl;
       } else if (dlsym(handle, "bli_info_get_version_str") != nullptr) {
-        info.kind = "blis";
+        info.kind = BlasKind::kBlis;
       }
       dlclose(handle);
     }
     // A pip wheel's libtorch_cpu.so links MKL in and exports its sgemm_ (seen with torch 2.11).
-    if (info.kind == "unknown" && base_name(info.library).rfind("libtorch", 0) == 0)
+    if (info.kind == BlasKind::kUnknown && base_name(info.library).rfind("libtorch", 0) == 0)
       linked_into_libtorch(torch_blas_info, info);
     return info;
   }

@@ -162,7 +162,7 @@ Environment::Threads threads_record() {
 Environment::Blas blas_record(const std::string& blas_info, bool measure_peak) {
   const BlasInfo blas = detect_blas(blas_info);
   Environment::Blas out;
-  out.kind = blas.kind;
+  out.kind = text_of(blas.kind);
   out.library = blas.library;
   out.version = blas.version;
   out.reference = blas.is_reference();
