@@ -194,7 +194,7 @@ TEST(Search, TheRecordKeepsTheSpansItsStatementNamesAndTheyAreCheckedWhenRead) {
             std::string::npos)
       << statement;
   nlohmann::ordered_json searches = nlohmann::ordered_json::array({record});
-  EXPECT_EQ(searches_problem(searches), "");
+  EXPECT_FALSE(searches_problem(searches));
   const std::string chart = search_chart(record);
   EXPECT_NE(chart.find("class='search-tie-region'"), std::string::npos);
   EXPECT_NE(chart.find("crossing " + format_axis_value(low) + "–" + format_axis_value(high)),
@@ -212,7 +212,8 @@ TEST(Search, TheRecordKeepsTheSpansItsStatementNamesAndTheyAreCheckedWhenRead) {
        {nlohmann::ordered_json("4,645"), nlohmann::ordered_json({1, 2, 3}),
         nlohmann::ordered_json({"a", 2})}) {
     searches[0]["tie_region"] = bad;
-    EXPECT_EQ(searches_problem(searches), "search 0: a tie region that is not two numbers");
+    EXPECT_EQ(searches_problem(searches).value().text,
+              "search 0: a tie region that is not two numbers");
   }
 }
 

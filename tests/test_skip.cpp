@@ -19,13 +19,13 @@ TEST(Skip, CpuCellsRunAnywhere) { EXPECT_FALSE(skip_reason(cell_on("cpu"), Devic
 TEST(Skip, CudaWithoutACudaBuildOrDevice) {
   const auto no_build = skip_reason(cell_on("cuda"), DeviceInventory{false, 0, {}});
   ASSERT_TRUE(no_build);
-  EXPECT_NE(no_build->find("without CUDA"), std::string::npos);
+  EXPECT_NE(no_build->text.find("without CUDA"), std::string::npos);
   const auto no_device = skip_reason(cell_on("cuda"), DeviceInventory{true, 0, {}});
   ASSERT_TRUE(no_device);
-  EXPECT_NE(no_device->find("no CUDA device"), std::string::npos);
+  EXPECT_NE(no_device->text.find("no CUDA device"), std::string::npos);
   // A CPU-only user is pointed to a prediction as well as to a rebuild.
-  EXPECT_NE(no_build->find("or predict them: --predict cuda=h100"), std::string::npos);
-  EXPECT_NE(no_device->find("--predict cuda="), std::string::npos);
+  EXPECT_NE(no_build->text.find("or predict them: --predict cuda=h100"), std::string::npos);
+  EXPECT_NE(no_device->text.find("--predict cuda="), std::string::npos);
   EXPECT_FALSE(skip_reason(cell_on("cuda"), DeviceInventory{true, 1, {}}));
 }
 
@@ -34,10 +34,10 @@ TEST(Skip, DevicesAndGpuCountsBeyondWhatIsPresent) {
   EXPECT_FALSE(skip_reason(cell_on("cuda:1"), two));
   const auto absent = skip_reason(cell_on("cuda:2"), two);
   ASSERT_TRUE(absent);
-  EXPECT_NE(absent->find("has 2 CUDA device(s)"), std::string::npos);
+  EXPECT_NE(absent->text.find("has 2 CUDA device(s)"), std::string::npos);
   const auto too_many = skip_reason(cell_on("cuda", 3), two);
   ASSERT_TRUE(too_many);
-  EXPECT_NE(too_many->find("gpus=3"), std::string::npos);
+  EXPECT_NE(too_many->text.find("gpus=3"), std::string::npos);
 }
 
 TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
@@ -45,12 +45,12 @@ TEST(Skip, PinMemoryAndWorkersNeedWhatTheyImprove) {
   pinned.pin_memory = true;
   const auto pin = skip_reason(pinned, DeviceInventory{true, 1, {}});
   ASSERT_TRUE(pin);
-  EXPECT_NE(pin->find("pin_memory needs CUDA"), std::string::npos);
+  EXPECT_NE(pin->text.find("pin_memory needs CUDA"), std::string::npos);
   Cell workers = cell_on("cpu");
   workers.num_workers = 2;
   const auto loader = skip_reason(workers, DeviceInventory{});
   ASSERT_TRUE(loader);
-  EXPECT_NE(loader->find("needs loader \"dataloader\""), std::string::npos);
+  EXPECT_NE(loader->text.find("needs loader \"dataloader\""), std::string::npos);
   workers.loader = Loader::kDataLoader;
   EXPECT_FALSE(skip_reason(workers, DeviceInventory{}));
 }
@@ -66,7 +66,7 @@ TEST(Skip, DataParallelNeedsCudaAndSaysWhatToUseInstead) {
   dp.parallel = Parallel::kDp;
   const auto cpu = skip_reason(dp, DeviceInventory{true, 4, {}});
   ASSERT_TRUE(cpu);
-  EXPECT_NE(cpu->find("on the CPU use parallel \"ddp\""), std::string::npos);
+  EXPECT_NE(cpu->text.find("on the CPU use parallel \"ddp\""), std::string::npos);
   Cell ddp = cell_on("cpu");
   ddp.parallel = Parallel::kDdp;
   ddp.nproc = 2;
@@ -86,7 +86,8 @@ namespace {
 // Execution modes: what a device or a LibTorch cannot do is a reason, not a failure.
 TEST(Skip, ExecutionModesNeedTheirDeviceAndKernels) {
   const auto reason = [](const Cell& c, const DeviceInventory& inventory) {
-    return skip_reason(c, inventory).value_or("");
+    const Found reason = skip_reason(c, inventory);
+    return reason ? reason->text : std::string();
   };
   const DeviceInventory gpu{true, 1, {"adam/cuda"}};
   Cell graph = cell_on("cpu");

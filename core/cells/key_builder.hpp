@@ -119,11 +119,11 @@ class Declare {
     key_.normalise = std::move(rule);
     return *this;
   }
-  Declare& problem(std::function<std::string(const Cell&)> rule) {
+  Declare& problem(std::function<Found(const Cell&)> rule) {
     key_.problem = std::move(rule);
     return *this;
   }
-  Declare& skip_when(std::function<std::string(const Cell&)> rule) {
+  Declare& skip_when(std::function<Found(const Cell&)> rule) {
     key_.skip = std::move(rule);
     return *this;
   }

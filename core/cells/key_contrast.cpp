@@ -33,8 +33,8 @@ KeyContrast parse_key_contrast(const std::string& text) {
   const bool listed = key != nullptr && key->kind == KeyKind::kText && !key->workload_choices &&
                       !(key->choices.empty() && key->pattern.empty());
   for (std::string* value : {&contrast.baseline, &contrast.contender}) {
-    if (const std::string problem = listed ? value_problem(*key, *value) : ""; !problem.empty())
-      throw std::invalid_argument("--compare \"" + text + "\": " + problem);
+    if (const Found problem = listed ? value_problem(*key, *value) : std::nullopt)
+      throw std::invalid_argument("--compare \"" + text + "\": " + problem->text);
     // "cuda:0" is the device "cuda" names: one column, one side.
     if (parse_device(*value) == Device::cuda(0)) *value = Device::cuda().text();
   }

@@ -35,12 +35,11 @@ void declare_data_keys(Keys& keys) {
           .fixed_column()
           .also_called({"batch", "bs", "batchsize", "batch-size"})
           .numeric_axis()
-          .problem([](const Cell& c) {
+          .problem([](const Cell& c) -> Found {
             const int n = replicas(c);
-            return c.batch_size != kFull && c.batch_size < n
-                       ? "batch_size " + std::to_string(c.batch_size) + " is smaller than the " +
-                             std::to_string(n) + " replicas: some would get no data"
-                       : "";
+            if (c.batch_size == kFull || c.batch_size >= n) return std::nullopt;
+            return Problem("batch_size " + std::to_string(c.batch_size) + " is smaller than the " +
+                           std::to_string(n) + " replicas: some would get no data");
           })
           .range(1, 1e9)
           .expects("a positive integer or \"full\"")
@@ -82,11 +81,12 @@ void declare_data_path_keys(Keys& keys) {
           .also_called({"workers", "n_workers"})
           .numeric_axis()
           .knob()
-          .skip_when([](const Cell& c) -> std::string {
+          .skip_when([](const Cell& c) -> Found {
             if (c.num_workers > 0 && c.loader != Loader::kDataLoader)
-              return "num_workers > 0 needs loader \"dataloader\"; the tensor loader cuts batches "
-                     "from one tensor and has no workers";
-            return "";
+              return Problem(
+                  "num_workers > 0 needs loader \"dataloader\"; the tensor loader cuts batches "
+                  "from one tensor and has no workers");
+            return std::nullopt;
           })
           .range(0, 256)
           .expects("an integer from 0 to 256")
@@ -95,15 +95,17 @@ void declare_data_path_keys(Keys& keys) {
           .fixed_column()
           .also_called({"pin", "pinned"})
           .knob()
-          .skip_when([](const Cell& c) -> std::string {
-            if (!c.pin_memory) return "";
+          .skip_when([](const Cell& c) -> Found {
+            if (!c.pin_memory) return std::nullopt;
             if (!c.device.is_cuda())
-              return "pin_memory needs CUDA: pinned host memory only speeds up copies to a CUDA "
-                     "device";
+              return Problem(
+                  "pin_memory needs CUDA: pinned host memory only speeds up copies to a CUDA "
+                  "device");
             if (c.loader == Loader::kTensor && c.data_placement == Placement::kDevice)
-              return "pin_memory stages host batches, but with loader \"tensor\" on the device "
-                     "there are none (use data_placement \"host\" or loader \"dataloader\")";
-            return "";
+              return Problem(
+                  "pin_memory stages host batches, but with loader \"tensor\" on the device "
+                  "there are none (use data_placement \"host\" or loader \"dataloader\")");
+            return std::nullopt;
           })
           .expects("true or false")
           .means("`true` / `false`: page-locked host memory for copies to a CUDA device"));
@@ -118,11 +120,11 @@ void declare_replica_keys(Keys& keys) {
           .normalise([](Cell& c) {  // one GPU per ddp rank
             if (c.parallel == Parallel::kDdp && c.device.is_cuda()) c.gpus = c.nproc;
           })
-          .problem([](const Cell& c) -> std::string {
+          .problem([](const Cell& c) -> Found {
             if (c.parallel == Parallel::kNone && c.device.is_cuda() && c.gpus > 1)
-              return "gpus " + std::to_string(c.gpus) +
-                     " needs parallel \"dp\" or \"ddp\" to use more than one GPU";
-            return "";
+              return Problem("gpus " + std::to_string(c.gpus) +
+                             " needs parallel \"dp\" or \"ddp\" to use more than one GPU");
+            return std::nullopt;
           })
           .range(1, 1024)
           .on_cpu(0)
@@ -131,11 +133,12 @@ void declare_replica_keys(Keys& keys) {
                  "than 1 needs `parallel`)"));
   add(Declare("parallel", &Cell::parallel)
           .value_synonyms({{"DataParallel", "dp"}, {"DistributedDataParallel", "ddp"}})
-          .skip_when([](const Cell& c) -> std::string {
+          .skip_when([](const Cell& c) -> Found {
             if (c.parallel == Parallel::kDp && !c.device.is_cuda())
-              return "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" "
-                     "(Gloo; docs/distributed.md)";
-            return "";
+              return Problem(
+                  "dp replicates the model over CUDA devices; on the CPU use parallel \"ddp\" "
+                  "(Gloo; docs/distributed.md)");
+            return std::nullopt;
           })
           .added_later()
           .expects("\"none\", \"dp\" or \"ddp\"")
@@ -143,10 +146,10 @@ void declare_replica_keys(Keys& keys) {
                  "`device`, loss on `output_device`; CUDA builds only) or `\"ddp\"` (one process "
                  "per replica, c10d; docs/distributed.md)"));
   add(Declare("nproc", kInteger, &Cell::nproc)
-          .problem([](const Cell& c) -> std::string {
+          .problem([](const Cell& c) -> Found {
             if (c.parallel != Parallel::kDdp && c.nproc != 1)
-              return "nproc " + std::to_string(c.nproc) + " needs parallel \"ddp\"";
-            return "";
+              return Problem("nproc " + std::to_string(c.nproc) + " needs parallel \"ddp\"");
+            return std::nullopt;
           })
           .range(1, 1024)
           .added_later()
@@ -158,11 +161,12 @@ void declare_replica_keys(Keys& keys) {
           .normalise([](Cell& c) {
             if (c.parallel != Parallel::kDp) c.output_device = 0;
           })
-          .problem([](const Cell& c) -> std::string {
+          .problem([](const Cell& c) -> Found {
             if (c.parallel == Parallel::kDp && c.device.is_cuda() && c.output_device >= c.gpus)
-              return "output_device " + std::to_string(c.output_device) +
-                     " is not among the GPUs used (0 to " + std::to_string(c.gpus - 1) + ")";
-            return "";
+              return Problem("output_device " + std::to_string(c.output_device) +
+                             " is not among the GPUs used (0 to " + std::to_string(c.gpus - 1) +
+                             ")");
+            return std::nullopt;
           })
           .range(0, 1023)
           .added_later()
@@ -319,18 +323,21 @@ void declare_execution_keys(Keys& keys) {
           .value_synonyms(
               {{"cuda_graph", "graph"}, {"cudagraph", "graph"}, {"cuda graph", "graph"}})
           .knob()
-          .skip_when([](const Cell& c) -> std::string {
-            if (c.execution != Execution::kGraph) return "";
+          .skip_when([](const Cell& c) -> Found {
+            if (c.execution != Execution::kGraph) return std::nullopt;
             if (!c.device.is_cuda())
-              return "execution \"graph\" captures the step in a CUDA graph; the CPU has none "
-                     "(use \"eager\")";
+              return Problem(
+                  "execution \"graph\" captures the step in a CUDA graph; the CPU has none "
+                  "(use \"eager\")");
             if (c.parallel != Parallel::kNone)
-              return "execution \"graph\" captures one process's step on one GPU; parallel \"" +
-                     text_of(c.parallel) + "\" cells run \"eager\"";
+              return Problem(
+                  "execution \"graph\" captures one process's step on one GPU; parallel \"" +
+                  text_of(c.parallel) + "\" cells run \"eager\"");
             if (c.timing == Timing::kPhases)
-              return "timing \"phases\" synchronises between the phases of a step, and a replayed "
-                     "graph has none; use \"end_to_end\"";
-            return "";
+              return Problem(
+                  "timing \"phases\" synchronises between the phases of a step, and a replayed "
+                  "graph has none; use \"end_to_end\"");
+            return std::nullopt;
           })
           .cuda_only()
           .added_later()
@@ -361,15 +368,17 @@ void declare_execution_keys(Keys& keys) {
           .also_called({"dtype", "amp"})
           .value_synonyms({{"bfloat16", "bf16"}, {"float32", "fp32"}, {"float", "fp32"}})
           .knob()
-          .skip_when([](const Cell& c) -> std::string {
+          .skip_when([](const Cell& c) -> Found {
             if (c.precision == Precision::kTf32 && !c.device.is_cuda())
-              return "precision \"tf32\" is a CUDA tensor-core format; on the CPU use \"fp32\" or "
-                     "\"bf16\"";
+              return Problem(
+                  "precision \"tf32\" is a CUDA tensor-core format; on the CPU use \"fp32\" or "
+                  "\"bf16\"");
             if (c.precision == Precision::kBf16 && c.parallel == Parallel::kDp)
-              return "precision \"bf16\" autocasts one thread, and LibTorch's C++ DataParallel "
-                     "runs "
-                     "its replicas on threads of its own; use parallel \"ddp\"";
-            return "";
+              return Problem(
+                  "precision \"bf16\" autocasts one thread, and LibTorch's C++ DataParallel "
+                  "runs "
+                  "its replicas on threads of its own; use parallel \"ddp\"");
+            return std::nullopt;
           })
           .added_later()
           .expects("\"fp32\", \"tf32\" or \"bf16\"")

@@ -13,20 +13,20 @@ const std::vector<GridKey>& grid_keys() {
   return keys;
 }
 
-std::string cell_problem(const Cell& cell) {
+Found cell_problem(const Cell& cell) {
   for (const auto& key : grid_keys()) {
     if (!key.problem) continue;
-    if (std::string problem = key.problem(cell); !problem.empty()) return problem;
+    if (Found problem = key.problem(cell)) return problem;
   }
-  return "";
+  return std::nullopt;
 }
 
-std::string key_skip_reason(const Cell& cell) {
+Found key_skip_reason(const Cell& cell) {
   for (const auto& key : grid_keys()) {
     if (!key.skip) continue;
-    if (std::string reason = key.skip(cell); !reason.empty()) return reason;
+    if (Found reason = key.skip(cell)) return reason;
   }
-  return "";
+  return std::nullopt;
 }
 
 void normalise_cell(Cell& cell) {
@@ -81,15 +81,15 @@ bool takes_value(const GridKey& spec, const std::string& text) {
   return std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end();
 }
 
-std::string value_problem(const GridKey& spec, const std::string& text) {
-  if (takes_value(spec, text)) return "";
+Found value_problem(const GridKey& spec, const std::string& text) {
+  if (takes_value(spec, text)) return std::nullopt;
   std::string guess = did_you_mean(text, spec.choices);
   for (const auto& [word, meant] : spec.value_synonyms) {
     if (word == text) guess = meant;
   }
-  return "unknown " + spec.name + " \"" + text + "\"" +
-         (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") + "; expected " +
-         spec.expected;
+  return Problem("unknown " + spec.name + " \"" + text + "\"" +
+                 (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") + "; expected " +
+                 spec.expected);
 }
 
 std::vector<std::string> settable_key_names() {

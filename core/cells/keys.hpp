@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text/problem.hpp"
 #include "core/text/words.hpp"
 
 namespace crossover {
@@ -97,12 +98,11 @@ struct GridKey {
   /// Gives the key the one value it can take given the others (`optimizer_impl` of a graph
   /// cell is "fused"), so equal cells are not run twice.
   std::function<void(Cell&)> normalise;
-  /// A grid error that the key's value makes with the others ("nproc 2 needs parallel \"ddp\"");
-  /// empty if none.
-  std::function<std::string(const Cell&)> problem;
+  /// A grid error that the key's value makes with the others ("nproc 2 needs parallel \"ddp\"").
+  std::function<Found(const Cell&)> problem;
   /// Why a cell cannot run with the key's value, on any machine (execution "graph" on the CPU):
-  /// the cell is skipped with this reason; empty if it can run.
-  std::function<std::string(const Cell&)> skip;
+  /// the cell is skipped with this reason.
+  std::function<Found(const Cell&)> skip;
 };
 
 /// Every key, in results column order (`repeats`, a shorthand, after max_repeats).
@@ -111,11 +111,11 @@ const std::vector<GridKey>& grid_keys();
 /// The declarations themselves (core/cells/key_declarations.cpp), made once by grid_keys().
 std::vector<GridKey> declare_grid_keys();
 
-/// The first rule of the keys' `problem` rules that `cell` breaks; empty if none.
-std::string cell_problem(const Cell& cell);
+/// The first rule of the keys' `problem` rules that `cell` breaks.
+Found cell_problem(const Cell& cell);
 
-/// The first of the keys' `skip` reasons for `cell`; empty if none.
-std::string key_skip_reason(const Cell& cell);
+/// The first of the keys' `skip` reasons for `cell`.
+Found key_skip_reason(const Cell& cell);
 
 /// Applies every key's `normalise` rule to `cell`, in declaration order.
 void normalise_cell(Cell& cell);
@@ -140,8 +140,8 @@ const GridKey* find_grid_key(const std::string& name);
 bool takes_value(const GridKey& spec, const std::string& text);
 
 /// Why a text key does not take `text` ("unknown device \"gpu\" (did you mean \"cuda\"?); expected
-/// ..."; a synonym's word, else the closest choice), or "" when it takes it.
-std::string value_problem(const GridKey& spec, const std::string& text);
+/// ..."; a synonym's word, else the closest choice); nothing when it takes it.
+Found value_problem(const GridKey& spec, const std::string& text);
 
 /// The names of the keys a grid may set, in order.
 std::vector<std::string> settable_key_names();

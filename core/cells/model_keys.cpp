@@ -71,8 +71,9 @@ void declare_mlp_sizes(Keys& keys) {
     key.normalise([field, fallback](Cell& c) {
          if (c.workload == kSizedMlpWorkload && c.*field == 0) c.*field = fallback;
        })
-        .problem([name, field, workloads](const Cell& c) -> std::string {
-          return uses(c, workloads) || c.*field == 0 ? "" : not_here(name, c, workloads);
+        .problem([name, field, workloads](const Cell& c) -> Found {
+          if (uses(c, workloads) || c.*field == 0) return std::nullopt;
+          return Problem(not_here(name, c, workloads));
         })
         .range(k.min, 1e6)
         .added_later()
@@ -97,31 +98,36 @@ void declare_torchscript_keys(Keys& keys) {
   keys.push_back(
       Declare("model", kText, &Cell::model)
           .pattern(".+")
-          .problem([only](const Cell& c) -> std::string {
+          .problem([only](const Cell& c) -> Found {
             if (c.workload != kUserModelWorkload)
-              return c.model.empty() ? "" : not_here("model", c, only);
+              return c.model.empty() ? Found() : Problem(not_here("model", c, only));
             if (c.model.empty())
-              return "workload \"torchscript\" needs \"model\": the file torch.jit.save wrote "
-                     "(relative to the grid's folder)";
+              return Problem(
+                  "workload \"torchscript\" needs \"model\": the file torch.jit.save wrote "
+                  "(relative to the grid's folder)");
             for (const char ch : c.model) {
               if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
-                return "model holds a control character (byte " +
-                       std::to_string(static_cast<unsigned char>(ch)) +
-                       "), which no file name the tool opens may: give the file's plain path";
+                return Problem(
+                    "model holds a control character (byte " +
+                    std::to_string(static_cast<unsigned char>(ch)) +
+                    "), which no file name the tool opens may: give the file's plain path");
             }
             if (c.input_shape.empty())
-              return "workload \"torchscript\" needs \"input_shape\": one sample's shape, such as "
-                     "[3, 224, 224] or [20]";
+              return Problem(
+                  "workload \"torchscript\" needs \"input_shape\": one sample's shape, such as "
+                  "[3, 224, 224] or [20]");
             if ((c.classes == 0) == (c.outputs == 0))
-              return "workload \"torchscript\" needs one of \"classes\" (integer labels, cross "
-                     "entropy, accuracy) and \"outputs\" (regression targets, MSE, RMSE)";
-            return "";
+              return Problem(
+                  "workload \"torchscript\" needs one of \"classes\" (integer labels, cross "
+                  "entropy, accuracy) and \"outputs\" (regression targets, MSE, RMSE)");
+            return std::nullopt;
           })
-          .skip_when([](const Cell& c) -> std::string {
+          .skip_when([](const Cell& c) -> Found {
             if (c.workload == kUserModelWorkload && c.parallel == Parallel::kDp)
-              return "parallel \"dp\" clones a C++ module onto each GPU, and a TorchScript model "
-                     "is none; use parallel \"ddp\"";
-            return "";
+              return Problem(
+                  "parallel \"dp\" clones a C++ module onto each GPU, and a TorchScript model "
+                  "is none; use parallel \"ddp\"");
+            return std::nullopt;
           })
           .added_later()
           .expects("the path of a TorchScript file")
@@ -129,21 +135,22 @@ void declare_torchscript_keys(Keys& keys) {
                  "folder (results record it absolute)")
           .defaults_to("`\"\"`"));
   keys.push_back(Declare("input_shape", KeyKind::kShape, &Cell::input_shape)
-                     .problem([only](const Cell& c) -> std::string {
+                     .problem([only](const Cell& c) -> Found {
                        if (c.workload != kUserModelWorkload && !c.input_shape.empty())
-                         return not_here("input_shape", c, only);
+                         return Problem(not_here("input_shape", c, only));
                        double values = 1.0;
                        for (const std::int64_t size : c.input_shape)
                          values *= static_cast<double>(size);
                        if (c.input_shape.size() > kMaxInputDims)
-                         return "input_shape has " + std::to_string(c.input_shape.size()) +
-                                " dimensions; at most " + std::to_string(kMaxInputDims) +
-                                " (one sample, without the batch)";
+                         return Problem("input_shape has " + std::to_string(c.input_shape.size()) +
+                                        " dimensions; at most " + std::to_string(kMaxInputDims) +
+                                        " (one sample, without the batch)");
                        if (values > kMaxInputValues)
-                         return "input_shape holds " + format_number(values) +
-                                " values per sample, over the limit of 100000000 (a batch of "
-                                "them would not fit any memory)";
-                       return "";
+                         return Problem(
+                             "input_shape holds " + format_number(values) +
+                             " values per sample, over the limit of 100000000 (a batch of "
+                             "them would not fit any memory)");
+                       return std::nullopt;
                      })
                      .range(1, 1e6)
                      .added_later()
@@ -152,10 +159,9 @@ void declare_torchscript_keys(Keys& keys) {
                      .means("workload `torchscript`: one sample's shape, without the batch")
                      .defaults_to("`[]`"));
   keys.push_back(Declare("outputs", kInteger, &Cell::outputs)
-                     .problem([only](const Cell& c) -> std::string {
-                       return c.workload == kUserModelWorkload || c.outputs == 0
-                                  ? ""
-                                  : not_here("outputs", c, only);
+                     .problem([only](const Cell& c) -> Found {
+                       if (c.workload == kUserModelWorkload || c.outputs == 0) return std::nullopt;
+                       return Problem(not_here("outputs", c, only));
                      })
                      .range(1, 1e6)
                      .added_later()

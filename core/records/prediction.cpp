@@ -31,12 +31,12 @@ std::optional<Result> predicted_result(const Result& anatomised, const MachinePr
   return r;
 }
 
-std::string predicted_past_ceiling(const Result& predicted) {
+Found predicted_past_ceiling(const Result& predicted) {
   const double ceiling = unit_ceiling(Unit::kEpochSeconds);
-  if (predicted.epoch_seconds > 0.0 && predicted.epoch_seconds <= ceiling) return "";
-  return "its predicted epoch, " + format_number(predicted.epoch_seconds) +
-         " s, is beyond a result's ceiling (" + format_number(ceiling) +
-         " s): its recorded anatomy cannot be a real step's";
+  if (predicted.epoch_seconds > 0.0 && predicted.epoch_seconds <= ceiling) return std::nullopt;
+  return Problem("its predicted epoch, " + format_number(predicted.epoch_seconds) +
+                 " s, is beyond a result's ceiling (" + format_number(ceiling) +
+                 " s): its recorded anatomy cannot be a real step's");
 }
 
 }  // namespace crossover

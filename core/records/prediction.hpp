@@ -8,6 +8,7 @@
 
 #include "core/costmodel/cost_model.hpp"
 #include "core/records/results.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
@@ -26,8 +27,8 @@ std::optional<Result> predicted_result(const Result& anatomised, const MachinePr
 
 /// Why the predicted result `predicted` cannot be shown: its epoch beyond the ceiling of a
 /// result's own (a day; unit_ceiling), which only an anatomy no real step has (a file at its
-/// fields' ceilings) gives. "" when it can.
-std::string predicted_past_ceiling(const Result& predicted);
+/// fields' ceilings) gives.
+Found predicted_past_ceiling(const Result& predicted);
 
 /// A predicted result's band (its prediction_error): the factor - 1 of the profile's band for the
 /// result's device kind and bound; 0 where the profile has none.

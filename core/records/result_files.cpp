@@ -180,16 +180,16 @@ std::uint64_t bytes_needed(std::size_t cells) {
   return (std::uint64_t{1} << 20) + std::uint64_t{64 << 10} * cells;
 }
 
-std::string space_problem(const std::string& directory, std::size_t cells) {
+Found space_problem(const std::string& directory, std::size_t cells) {
   struct statvfs info {};
-  if (statvfs(directory.c_str(), &info) != 0) return "";  // unknown: the writes will tell
+  if (statvfs(directory.c_str(), &info) != 0) return std::nullopt;  // unknown: the writes will tell
   const std::uint64_t free_bytes = std::uint64_t{info.f_bavail} * info.f_frsize;
   const std::uint64_t needed = bytes_needed(cells);
-  if (free_bytes >= needed) return "";
-  return directory + ": only " + std::to_string(free_bytes >> 10) +
-         " KiB free on its file system; the results and reports of " + std::to_string(cells) +
-         " cells need about " + std::to_string(needed >> 10) +
-         " KiB. Free some space or choose another --out";
+  if (free_bytes >= needed) return std::nullopt;
+  return Problem(directory + ": only " + std::to_string(free_bytes >> 10) +
+                 " KiB free on its file system; the results and reports of " +
+                 std::to_string(cells) + " cells need about " + std::to_string(needed >> 10) +
+                 " KiB. Free some space or choose another --out");
 }
 
 }  // namespace crossover

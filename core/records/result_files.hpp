@@ -10,6 +10,7 @@
 
 #include "core/files/file_writer.hpp"
 #include "core/records/results.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
@@ -41,8 +42,8 @@ class ResultFiles {
 /// Bytes a run of `cells` cells needs for its results and reports, generously.
 std::uint64_t bytes_needed(std::size_t cells);
 
-/// Why `directory` (which exists) cannot take a run of `cells` cells: "" when it can, else a
-/// message with the free and the needed space.
-std::string space_problem(const std::string& directory, std::size_t cells);
+/// Why `directory` (which exists) cannot take a run of `cells` cells, with the free and the
+/// needed space; nothing when it can (or when its free space cannot be asked: the writes tell).
+Found space_problem(const std::string& directory, std::size_t cells);
 
 }  // namespace crossover

@@ -265,18 +265,19 @@ std::string implausible_values(const Result& r) {
 namespace {
 
 // Why a result line cannot be one crossover wrote, beyond its values: more samples than a run
-// stores (a 2-million-sample line would take minutes to report). "" when none.
-std::string sample_count_problem(const Result& r) {
+// stores (a 2-million-sample line would take minutes to report).
+Found sample_count_problem(const Result& r) {
   const std::size_t most =
       kStoredSamplesPerProcess * static_cast<std::size_t>(std::max(r.cell.processes, 1));
   for (const auto& [name, samples] : {std::pair{"epoch_seconds_samples", &r.epoch_seconds_samples},
                                       std::pair{"step_seconds_samples", &r.step_seconds_samples}}) {
     if (samples->size() > most)
-      return std::string(name) + " holds " + std::to_string(samples->size()) +
-             " samples; a run stores at most " + std::to_string(kStoredSamplesPerProcess) +
-             " per process, and this cell ran in " + std::to_string(std::max(r.cell.processes, 1));
+      return Problem(std::string(name) + " holds " + std::to_string(samples->size()) +
+                     " samples; a run stores at most " + std::to_string(kStoredSamplesPerProcess) +
+                     " per process, and this cell ran in " +
+                     std::to_string(std::max(r.cell.processes, 1)));
   }
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -294,8 +295,7 @@ std::vector<Result> read_results(const std::string& path, Links links) {
     if (line.empty()) return;
     try {
       Result r = result_from_json(parse_checked_json(line));
-      if (const std::string problem = sample_count_problem(r); !problem.empty())
-        throw std::runtime_error(problem);
+      if (const Found problem = sample_count_problem(r)) throw std::runtime_error(problem->text);
       const auto [seen, fresh] = line_of.emplace(r.cell.index, number);
       if (!fresh)
         throw std::runtime_error("cell " + std::to_string(r.cell.index) + " is on line " +

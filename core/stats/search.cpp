@@ -299,35 +299,36 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
   return j;
 }
 
-std::string searches_problem(const nlohmann::ordered_json& searches) {
-  if (!searches.is_array()) return "not a list of searches";
+Found searches_problem(const nlohmann::ordered_json& searches) {
+  if (!searches.is_array()) return Problem("not a list of searches");
   for (std::size_t i = 0; i < searches.size(); ++i) {
     const auto& s = searches[i];
     const std::string at = "search " + std::to_string(i) + ": ";
-    if (!s.is_object()) return at + "not an object";
+    if (!s.is_object()) return Problem(at + "not an object");
     for (const char* key : {"key", "compare", "statement", "outcome", "baseline", "contender"})
-      if (!s.contains(key) || !s[key].is_string()) return at + "no text \"" + key + "\"";
+      if (!s.contains(key) || !s[key].is_string()) return Problem(at + "no text \"" + key + "\"");
     for (const char* key : {"from", "to"})
-      if (!s.contains(key) || !s[key].is_number()) return at + "no number \"" + key + "\"";
+      if (!s.contains(key) || !s[key].is_number()) return Problem(at + "no number \"" + key + "\"");
     for (const char* key : {"bracket", "tie_region"})
       if (s.contains(key) && (!s[key].is_array() || s[key].size() != 2 || !s[key][0].is_number() ||
                               !s[key][1].is_number()))
-        return at + "a " + (std::string(key) == "bracket" ? "bracket" : "tie region") +
-               " that is not two numbers";
-    if (!s.contains("probes") || !s["probes"].is_array()) return at + "no list of probes";
+        return Problem(at + "a " + (std::string(key) == "bracket" ? "bracket" : "tie region") +
+                       " that is not two numbers");
+    if (!s.contains("probes") || !s["probes"].is_array()) return Problem(at + "no list of probes");
     for (const auto& p : s["probes"]) {
       if (!p.is_object() || !p.contains("cells") || !p["cells"].is_array() ||
           !p.contains("winner") || !p["winner"].is_string())
-        return at + "a probe without its cells or winner";
+        return Problem(at + "a probe without its cells or winner");
       for (const char* key : {"value", "speedup", "low", "high"})
-        if (!p.contains(key) || !p[key].is_number()) return at + "a probe without \"" + key + "\"";
+        if (!p.contains(key) || !p[key].is_number())
+          return Problem(at + "a probe without \"" + key + "\"");
       if (p.contains("bracket_after") &&
           (!p["bracket_after"].is_array() || p["bracket_after"].size() != 2 ||
            !p["bracket_after"][0].is_number() || !p["bracket_after"][1].is_number()))
-        return at + "a probe's bracket that is not two numbers";
+        return Problem(at + "a probe's bracket that is not two numbers");
     }
   }
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace crossover

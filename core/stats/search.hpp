@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/stats/crossing.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/words.hpp"
 
 namespace crossover {
@@ -107,7 +108,7 @@ class CrossoverSearch {
   std::vector<double> widths_;  ///< the widest open bracket's width after each probe
 };
 
-/// What makes a searches.json unfit for the reports (a missing or mistyped field); "" if none.
-std::string searches_problem(const nlohmann::ordered_json& searches);
+/// What makes a searches.json unfit for the reports (a missing or mistyped field).
+Found searches_problem(const nlohmann::ordered_json& searches);
 
 }  // namespace crossover

@@ -140,11 +140,11 @@ std::vector<Row> rows_of(const RunRecord& run, const Datasheet& card, const Mach
     std::optional<Result> p = predicted_result(r, profile);
     if (!p) continue;
     // A prediction is held to a result's own ceilings, never a figure to print past them.
-    if (const std::string past = predicted_past_ceiling(*p); !past.empty()) {
+    if (const Found past = predicted_past_ceiling(*p)) {
       static std::set<std::size_t> warned;  // once a cell, whichever card found it
       if (warned.insert(r.cell.index).second)
         spdlog::warn("cell {} ({}) on {}: {}; not shown on any GPU", r.cell.index + 1,
-                     cell_label(r.cell), card.name, past);
+                     cell_label(r.cell), card.name, past->text);
       continue;
     }
     p->status = CellStatus::kPredicted;

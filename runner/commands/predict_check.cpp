@@ -128,9 +128,9 @@ Checked check_run(const std::string& path, const RunRecord& run, const MachinePr
     if (!find_anatomy(r, saved, data_dir, anatomised, out.anatomy)) continue;
     std::optional<Result> predicted = predicted_result(anatomised, target);
     if (!predicted) continue;
-    if (const std::string past = predicted_past_ceiling(*predicted); !past.empty()) {
+    if (const Found past = predicted_past_ceiling(*predicted)) {
       spdlog::warn("{}: cell {} ({}): {}; not scored", path, r.cell.index + 1, cell_label(r.cell),
-                   past);
+                   past->text);
       continue;
     }
     Result& p = *predicted;

@@ -116,8 +116,7 @@ RunRead read_run(const std::string& path) {
       into = nlohmann::ordered_json::parse(
           read_json_text(run.directory + "/" + name, kMaxRecordBytes, "a " + name));
       if (name == "searches.json") {
-        if (const std::string problem = searches_problem(into); !problem.empty())
-          throw std::runtime_error(problem);
+        if (const Found problem = searches_problem(into)) throw std::runtime_error(problem->text);
       } else if (!into.is_object()) {
         throw std::runtime_error("not a JSON object");
       }

@@ -106,8 +106,8 @@ Part read_part(const std::string& dir) {
     if (present(dir + "/searches.json")) {
       p.searches = Json::parse(read_json_text(dir + "/searches.json", kMaxRecordBytes,
                                               "a run's searches.json", Links::kRefuse));
-      if (const std::string problem = searches_problem(p.searches); !problem.empty())
-        throw std::runtime_error("searches.json: " + problem);
+      if (const Found problem = searches_problem(p.searches))
+        throw std::runtime_error("searches.json: " + problem->text);
     }
   } catch (const MergeRefused&) {
     throw;

@@ -61,12 +61,12 @@ void add_worker_batch(const Cell& cell, const std::string& data_dir, StepAnatomy
 
 }  // namespace
 
-std::string prediction_refusal(const Cell& cell) {
+Found prediction_refusal(const Cell& cell) {
   if (cell.parallel != Parallel::kNone || cell.gpus > 1)
-    return "several replicas are not predicted: their all-reduce and overlap are not in the "
-           "cost model";
-  if (const std::string reason = key_skip_reason(cell); !reason.empty()) return reason;
-  return "";
+    return Problem(
+        "several replicas are not predicted: their all-reduce and overlap are not in the "
+        "cost model");
+  return key_skip_reason(cell);
 }
 
 void record_anatomy(const Cell& cell, Workload& workload, const std::string& data_dir,

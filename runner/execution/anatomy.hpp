@@ -7,15 +7,16 @@
 #include <string>
 
 #include "core/records/results.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
 class Workload;
 struct WorkloadFacts;
 
-/// Why `cell` cannot be predicted from its anatomy ("" when it can): several replicas (their
-/// all-reduce and the replicas' overlap are not in the model), or a setting no machine runs.
-std::string prediction_refusal(const Cell& cell);
+/// Why `cell` cannot be predicted from its anatomy: several replicas (their all-reduce and the
+/// replicas' overlap are not in the model), or a setting no machine runs.
+Found prediction_refusal(const Cell& cell);
 
 /// Probes `workload`'s step (workloads/anatomy/step_probe.hpp) after the cell's measurements and
 /// records it into `result`'s step_* fields and anatomy_seconds. A ddp or dp cell is not probed

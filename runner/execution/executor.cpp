@@ -389,26 +389,24 @@ Result predict_cell(const Cell& cell, const RunOptions& options) {
   r.cell = cell;
   const Clock::time_point start = Clock::now();
   const MachineProfile& profile = *options.predict_cuda;
-  std::string refusal = prediction_refusal(cell);
-  if (refusal.empty() && !profile.cuda) refusal = "the profile " + profile.name + " has no GPU";
-  if (refusal.empty()) {
+  Found refusal = prediction_refusal(cell);
+  if (!refusal && !profile.cuda) refusal = Problem("the profile " + profile.name + " has no GPU");
+  if (!refusal) {
     try {
       record_twin_anatomy(cell, options.data_dir, r);
     } catch (const std::exception& e) {
-      refusal = "its step could not be taken apart on the CPU: " + failure_reason(e);
+      refusal = Problem("its step could not be taken apart on the CPU: " + failure_reason(e));
     }
   }
-  if (!refusal.empty()) {
-    r.status = CellStatus::kSkipped;
-    r.reason = "no CUDA here, and not predicted: " + refusal;
-    return r;
+  std::optional<Result> predicted;
+  if (!refusal) {
+    predicted = predicted_result(r, profile);
+    refusal = predicted ? predicted_past_ceiling(*predicted)
+                        : Problem("the cost model has nothing to say of its step");
   }
-  std::optional<Result> predicted = predicted_result(r, profile);
-  const std::string past = predicted ? predicted_past_ceiling(*predicted) : "";
-  if (!predicted || !past.empty()) {
+  if (refusal) {
     r.status = CellStatus::kSkipped;
-    r.reason = "no CUDA here, and not predicted: " +
-               (predicted ? past : "the cost model has nothing to say of its step");
+    r.reason = "no CUDA here, and not predicted: " + refusal->text;
     return r;
   }
   r = std::move(*predicted);

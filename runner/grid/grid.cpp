@@ -128,9 +128,9 @@ class Validator {
   bool check_text(const std::string& path, const GridKey& spec, const std::string& text,
                   const WorkloadInfo* workload) {
     if (!spec.workload_choices) {
-      const std::string problem = value_problem(spec, text);
-      if (!problem.empty()) add(path, problem);
-      return problem.empty();
+      const Found problem = value_problem(spec, text);
+      if (problem) add(path, problem->text);
+      return !problem;
     }
     if (workload == nullptr) return true;
     const std::vector<std::string>& choices = workload->datasets;

@@ -158,9 +158,9 @@ class ExperimentCells {
                          .string();
       }
     }
-    if (const std::string problem = cell_problem(cell); !problem.empty()) {
+    if (const Found problem = cell_problem(cell)) {
       issues_.push_back({"experiments[" + std::to_string(e_) + "]",
-                         problem + " (cell: " + cell_label(cell) + ")"});
+                         problem->text + " (cell: " + cell_label(cell) + ")"});
       return std::nullopt;
     }
     return cell;

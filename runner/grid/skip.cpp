@@ -13,49 +13,53 @@ bool device_missing(const Cell& cell, const DeviceInventory& inventory) {
   return !inventory.cuda_compiled || index + cell.gpus > inventory.cuda_devices;
 }
 
-std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory) {
+Found skip_reason(const Cell& cell, const DeviceInventory& inventory) {
   if (cell.device.is_cuda()) {
     if (!inventory.cuda_compiled) {
-      return "no CUDA: this crossover was built against a LibTorch without CUDA (rebuild against "
-             "a CUDA LibTorch: docs/gpu.md#building-against-cuda-libtorch; or predict them: "
-             "--predict cuda=h100)";
+      return Problem(
+          "no CUDA: this crossover was built against a LibTorch without CUDA (rebuild against "
+          "a CUDA LibTorch: docs/gpu.md#building-against-cuda-libtorch; or predict them: "
+          "--predict cuda=h100)");
     }
     if (inventory.cuda_devices == 0)
-      return "no CUDA device found on this machine (or predict them: --predict "
-             "cuda=h100)";
+      return Problem(
+          "no CUDA device found on this machine (or predict them: --predict "
+          "cuda=h100)");
     const int index = cell.device.cuda_index();
     if (index >= inventory.cuda_devices) {
-      return cell.device.text() + " not present: this machine has " +
-             std::to_string(inventory.cuda_devices) + " CUDA device(s)";
+      return Problem(cell.device.text() + " not present: this machine has " +
+                     std::to_string(inventory.cuda_devices) + " CUDA device(s)");
     }
     if (index + cell.gpus > inventory.cuda_devices) {
-      return "gpus=" + std::to_string(cell.gpus) + " from " + cell.device.text() +
-             " needs more devices than the " + std::to_string(inventory.cuda_devices) + " present";
+      return Problem("gpus=" + std::to_string(cell.gpus) + " from " + cell.device.text() +
+                     " needs more devices than the " + std::to_string(inventory.cuda_devices) +
+                     " present");
     }
   }
   // What no machine can run: each key's own rule (core/cells/keys.cpp).
-  if (std::string reason = key_skip_reason(cell); !reason.empty()) return reason;
+  if (Found reason = key_skip_reason(cell)) return reason;
   if (cell.optimizer_impl == OptimizerImpl::kFused) {
     const std::string where = text_of(cell.device.kind);
     const auto& kernels = inventory.fused_kernels;
     if (std::find(kernels.begin(), kernels.end(), text_of(cell.optimizer) + "/" + where) ==
         kernels.end()) {
-      return "optimizer_impl \"fused\" needs aten::_fused_" + text_of(cell.optimizer) + "_ for " +
-             (cell.device.is_cuda() ? "CUDA" : "the CPU") +
-             ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"foreach\" or "
-             "\"loop\"; "
-             "docs/grids.md#execution-modes)";
+      return Problem(
+          "optimizer_impl \"fused\" needs aten::_fused_" + text_of(cell.optimizer) + "_ for " +
+          (cell.device.is_cuda() ? "CUDA" : "the CPU") +
+          ", which this LibTorch lacks (newer LibTorch 2.x releases have it; use \"foreach\" or "
+          "\"loop\"; "
+          "docs/grids.md#execution-modes)");
     }
   }
   return std::nullopt;
 }
 
 CellPlan plan_cell(const Cell& cell, const DeviceInventory& inventory, bool predict) {
-  std::optional<std::string> reason = skip_reason(cell, inventory);
+  Found reason = skip_reason(cell, inventory);
   if (!reason) return {};
   if (predict && device_missing(cell, inventory))
     return {CellPlan::Action::kPredict, "no CUDA here"};
-  return {CellPlan::Action::kSkip, std::move(*reason)};
+  return {CellPlan::Action::kSkip, std::move(reason->text)};
 }
 
 std::vector<PlannedCell> plan_cells(const std::vector<Cell>& cells,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
+#include "core/text/problem.hpp"
 #include "runner/grid/cell_plan.hpp"
 #include "runner/grid/grid.hpp"
 
@@ -25,7 +26,7 @@ struct DeviceInventory {
 bool device_missing(const Cell& cell, const DeviceInventory& inventory);
 
 /// Why `cell` cannot run here, or nothing when it can.
-std::optional<std::string> skip_reason(const Cell& cell, const DeviceInventory& inventory);
+Found skip_reason(const Cell& cell, const DeviceInventory& inventory);
 
 /// The plan of `cell` (runner/grid/cell_plan.hpp): skipped with skip_reason's reason, unless
 /// `predict` (run --predict) and the cell is a CUDA cell this machine lacks (device_missing),

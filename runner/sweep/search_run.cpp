@@ -68,8 +68,8 @@ bool SearchRunner::probe(std::size_t i, double value, const MeasureCells& measur
   std::vector<Cell> cells = {probe_cell(line.baseline, line.spec.key, value),
                              probe_cell(line.contender, line.spec.key, value)};
   for (const Cell& cell : cells) {
-    if (const std::string problem = cell_problem(cell); !problem.empty()) {
-      search.stop("at " + line.spec.key + " " + format_axis_value(value) + ": " + problem);
+    if (const Found problem = cell_problem(cell)) {
+      search.stop("at " + line.spec.key + " " + format_axis_value(value) + ": " + problem->text);
       return false;
     }
   }

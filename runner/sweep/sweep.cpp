@@ -321,9 +321,9 @@ void Sweep::record_environment(const Expansion& expansion) {
 
 void Sweep::write_first_files(const Grid& grid, std::size_t cells) {
   try {
-    if (const std::string problem = space_problem(out_dir_, cells); !problem.empty()) {
-      spdlog::error("{}", problem);
-      throw SweepRefused(problem);
+    if (const Found problem = space_problem(out_dir_, cells)) {
+      spdlog::error("{}", problem->text);
+      throw SweepRefused(problem->text);
     }
     // Each replaced whole or not at all: a run killed here leaves the earlier files as they were.
     files_ = std::make_unique<ResultFiles>(out_dir_, plan_.kept);
