@@ -111,7 +111,7 @@ void declare_data_path_keys(Keys& keys) {
           .means("`true` / `false`: page-locked host memory for copies to a CUDA device"));
 }
 
-// What is measured: replicas, threads and epochs.
+// Where it runs: replicas and GPUs.
 void declare_replica_keys(Keys& keys) {
   const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("gpus", kInteger, &Cell::gpus)
@@ -173,6 +173,11 @@ void declare_replica_keys(Keys& keys) {
           .expects("an integer from 0 (dp: index among the GPUs)")
           .means("dp: the GPU, by index among those used, that gathers the outputs and computes "
                  "the loss"));
+}
+
+// How much is measured: threads, then epochs timed and untimed.
+void declare_epoch_keys(Keys& keys) {
+  const auto add = [&keys](GridKey key) { keys.push_back(std::move(key)); };
   add(Declare("threads", kInteger, &Cell::threads)
           .also_called({"num_threads", "n_threads", "omp_threads"})
           .numeric_axis()
@@ -394,6 +399,7 @@ std::vector<GridKey> declare_grid_keys() {
   declare_data_keys(keys);
   declare_data_path_keys(keys);
   declare_replica_keys(keys);
+  declare_epoch_keys(keys);
   declare_policy_keys(keys);
   declare_guard_and_optimizer_keys(keys);
   declare_execution_keys(keys);
