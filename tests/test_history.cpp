@@ -444,5 +444,39 @@ TEST(History, RunsOnABusyMachineAreMarkedAndNamedBesideTheSuspect) {
   EXPECT_EQ(again.runs[5].machine, "its reference moved +60.0 % within the run");
 }
 
+// --order's commits put runs in place by prefix either way ("-dirty" dropped), and a run whose
+// commit is not among them is named; mixed runs are each warned about once.
+TEST(History, CommitOrderAndMixedRunsAreDecidedBesideTheHistory) {
+  const std::vector<HistoryRun> runs = {{"a", "abcdef1234-dirty", "2026-11-02"},
+                                        {"b", "1234567", "2026-11-01"}};
+  EXPECT_EQ(commit_positions({"1234567890", "abcdef1"}, runs), (std::vector<std::size_t>{1, 0}));
+  try {
+    (void)commit_positions({"abcdef1"}, runs);
+    ADD_FAILURE() << "a run whose commit is not listed was placed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("lacks the commit of b (1234567)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(is_recorded_time("2026-11-26T21:51:20Z"));
+  EXPECT_FALSE(is_recorded_time("yesterday"));
+  RunRecord one, other;
+  one.results = {timed(0, "iris_mlp", 1e-3), timed(1, "mnist_mlp", 1e-2)};
+  other.results = {timed(0, "iris_mlp", 1e-3)};
+  one.environment = other.environment = Environment{};
+  one.environment->cpu.model = "CPU A";
+  other.environment->cpu.model = "CPU B";
+  const std::vector<std::pair<HistoryRun, RunRecord>> mixed = {
+      {{"first", "c1", "2026-11-01"}, one}, {{"second", "c2", "not a date"}, other}};
+  const std::vector<std::string> warnings = mixed_run_warnings(mixed, false);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("second (1 of 1) share only some of their cells with first"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[1].find("second: recorded_at is not a date"), std::string::npos);
+  EXPECT_NE(warnings[2].find("the runs come from 2 machines"), std::string::npos);
+  EXPECT_EQ(mixed_run_warnings(mixed, true).size(), 2u);  // ordered by commits: dates not needed
+  EXPECT_TRUE(mixed_run_warnings({mixed[0], mixed[0]}, false).empty());
+}
+
 }  // namespace
 }  // namespace crossover

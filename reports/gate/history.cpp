@@ -4,6 +4,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <functional>
+#include <regex>
+#include <set>
 #include <stdexcept>
 
 #include "core/cells/cell.hpp"
@@ -317,6 +319,70 @@ History history_from_json(const nlohmann::json& json) {
     history.cells.push_back(std::move(cell));
   }
   return history;
+}
+
+std::vector<std::size_t> commit_positions(const std::vector<std::string>& commits,
+                                          const std::vector<HistoryRun>& runs) {
+  std::vector<std::size_t> positions;
+  std::vector<std::string> missing;
+  for (const HistoryRun& run : runs) {
+    const std::string revision = run.commit.substr(0, run.commit.find('-'));
+    const auto it = std::find_if(commits.begin(), commits.end(), [&](const std::string& c) {
+      return revision.size() >= 7 && (c.rfind(revision, 0) == 0 || revision.rfind(c, 0) == 0);
+    });
+    if (it == commits.end()) missing.push_back(run.name + " (" + run.commit + ")");
+    positions.push_back(static_cast<std::size_t>(it - commits.begin()));
+  }
+  if (!missing.empty())
+    throw std::invalid_argument("lacks the commit of " + join(missing) +
+                                " (git rev-list --reverse HEAD lists them)");
+  return positions;
+}
+
+bool is_recorded_time(const std::string& text) {
+  static const std::regex time(R"(\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?)?)");
+  return std::regex_match(text, time);
+}
+
+std::vector<std::string> mixed_run_warnings(
+    const std::vector<std::pair<HistoryRun, RunRecord>>& runs, bool ordered_by_commits) {
+  std::vector<std::string> warnings;
+  std::set<std::string> machines;
+  std::vector<std::string> undated;
+  std::set<std::string> first_cells;
+  std::vector<std::string> other_grids;  // said once, with the runs it covers
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& [run, record] = runs[i];
+    if (!is_recorded_time(run.recorded_at)) undated.push_back(run.name);
+    if (record.environment)
+      machines.insert(record.environment->cpu.model + " / " + record.environment->host.hostname);
+    std::set<std::string> cells;
+    for (const Result& r : record.results) cells.insert(cell_identity_json(r.cell).dump());
+    if (i == 0) first_cells = cells;
+    std::size_t shared = 0;
+    for (const std::string& c : cells) shared += first_cells.count(c);
+    if (i > 0 && shared < std::max(cells.size(), first_cells.size()))
+      other_grids.push_back(run.name + " (" + std::to_string(shared) + " of " +
+                            std::to_string(cells.size()) + ")");
+  }
+  if (!other_grids.empty()) {
+    const std::size_t more = other_grids.size() > 5 ? other_grids.size() - 5 : 0;
+    other_grids.resize(other_grids.size() - more);
+    warnings.push_back(join(other_grids) +
+                       (more > 0 ? " and " + std::to_string(more) + " more run(s)" : "") +
+                       " share only some of their cells with " + runs.front().first.name +
+                       ": runs of different grids; only the cells they share form a series");
+  }
+  if (!undated.empty() && !ordered_by_commits)
+    warnings.push_back(join(undated) +
+                       ": recorded_at is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), so when "
+                       "it ran is not known; these runs are ordered as given, after the dated "
+                       "ones. --order FILE orders runs by commit");
+  if (machines.size() > 1)
+    warnings.push_back("the runs come from " + std::to_string(machines.size()) + " machines (" +
+                       join(std::vector<std::string>(machines.begin(), machines.end())) +
+                       "): a shift between them may be the machine's, not the code's");
+  return warnings;
 }
 
 }  // namespace crossover

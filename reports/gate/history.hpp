@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/records/results.hpp"
+#include "core/records/run_record.hpp"
 #include "core/stats/changepoint.hpp"
 #include "core/stats/stats.hpp"
 
@@ -106,6 +108,22 @@ struct HistorySuspect {
 /// The cell's suspect runs, or none (a newest slowdown already named, fewer than two earlier
 /// runs, or the newest run not slower beyond the threshold).
 std::optional<HistorySuspect> newest_suspect(const HistoryCell& cell);
+
+/// Each run's position in an --order file's commits, oldest first (a commit may be a prefix of
+/// the recorded revision, which may end in "-dirty"); throws std::invalid_argument ("lacks the
+/// commit of ...") naming the runs it lacks.
+std::vector<std::size_t> commit_positions(const std::vector<std::string>& commits,
+                                          const std::vector<HistoryRun>& runs);
+
+/// Whether `text` is a date or a time as env.json records it (2026-11-26T21:51:20Z), in a form
+/// whose text order is time order.
+bool is_recorded_time(const std::string& text);
+
+/// What a history of these runs should say before it is believed, one warning each: runs of
+/// other grids, runs whose start cannot order them (unless ordered by commits), runs of other
+/// machines.
+std::vector<std::string> mixed_run_warnings(
+    const std::vector<std::pair<HistoryRun, RunRecord>>& runs, bool ordered_by_commits);
 
 nlohmann::ordered_json history_json(const History& history);
 /// Reads history_json's output; throws std::runtime_error naming what is wrong.

@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -79,10 +78,8 @@ HistoryRun history_run(const std::string& path, const RunRecord& record) {
   return run;
 }
 
-// Each run's position in --order's list of commits (a line may be a prefix of the recorded
-// revision, which may end in "-dirty"); throws naming the runs it lacks.
-std::vector<std::size_t> commit_positions(const std::string& order_file,
-                                          const std::vector<HistoryRun>& runs) {
+// The commits of an --order file, one a line, oldest first.
+std::vector<std::string> order_commits(const std::string& order_file) {
   std::istringstream lines(read_user_file(order_file, kMaxRecordBytes, "an --order file"));
   std::vector<std::string> commits;
   for (std::string line; std::getline(lines, line);) {
@@ -91,71 +88,7 @@ std::vector<std::size_t> commit_positions(const std::string& order_file,
                line.end());
     if (!line.empty()) commits.push_back(line);
   }
-  std::vector<std::size_t> positions;
-  std::vector<std::string> missing;
-  for (const HistoryRun& run : runs) {
-    const std::string revision = run.commit.substr(0, run.commit.find('-'));
-    const auto it = std::find_if(commits.begin(), commits.end(), [&](const std::string& c) {
-      return revision.size() >= 7 && (c.rfind(revision, 0) == 0 || revision.rfind(c, 0) == 0);
-    });
-    if (it == commits.end()) missing.push_back(run.name + " (" + run.commit + ")");
-    positions.push_back(static_cast<std::size_t>(it - commits.begin()));
-  }
-  if (!missing.empty())
-    throw std::invalid_argument("--order " + order_file + " lacks the commit of " + join(missing) +
-                                " (git rev-list --reverse HEAD lists them)");
-  return positions;
-}
-
-// Whether `text` is a date or a time as env.json records it (2026-11-26T21:51:20Z), in a form
-// whose text order is time order.
-bool is_recorded_time(const std::string& text) {
-  static const std::regex time(R"(\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?)?)");
-  return std::regex_match(text, time);
-}
-
-// What a history of these runs should say before it is believed: runs whose start cannot order
-// them, runs of other machines or other grids, one folder name twice.
-void warn_about_mixed_runs(const std::vector<std::pair<HistoryRun, RunRecord>>& runs,
-                           bool ordered_by_commits) {
-  std::set<std::string> machines, names;
-  std::vector<std::string> undated;
-  std::set<std::string> first_cells;
-  std::vector<std::string> other_grids;  // said once, with the runs it covers
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto& [run, record] = runs[i];
-    if (!is_recorded_time(run.recorded_at)) undated.push_back(run.name);
-    if (record.environment)
-      machines.insert(record.environment->cpu.model + " / " + record.environment->host.hostname);
-    std::set<std::string> cells;
-    for (const Result& r : record.results) cells.insert(cell_identity_json(r.cell).dump());
-    if (i == 0) first_cells = cells;
-    std::size_t shared = 0;
-    for (const std::string& c : cells) shared += first_cells.count(c);
-    if (i > 0 && shared < std::max(cells.size(), first_cells.size()))
-      other_grids.push_back(run.name + " (" + std::to_string(shared) + " of " +
-                            std::to_string(cells.size()) + ")");
-  }
-  if (!other_grids.empty()) {
-    const std::size_t more = other_grids.size() > 5 ? other_grids.size() - 5 : 0;
-    other_grids.resize(other_grids.size() - more);
-    spdlog::warn(
-        "{}{} share only some of their cells with {}: runs of different grids; only the cells they "
-        "share form a series",
-        join(other_grids), more > 0 ? " and " + std::to_string(more) + " more run(s)" : "",
-        runs.front().first.name);
-  }
-  if (!undated.empty() && !ordered_by_commits)
-    spdlog::warn(
-        "{}: recorded_at is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), so when it ran is not "
-        "known; these runs are ordered as given, after the dated ones. --order FILE "
-        "orders runs by commit",
-        join(undated));
-  if (machines.size() > 1)
-    spdlog::warn(
-        "the runs come from {} machines ({}): a shift between them may be the "
-        "machine's, not the code's",
-        machines.size(), join(std::vector<std::string>(machines.begin(), machines.end())));
+  return commits;
 }
 
 // A run still running has no point yet, and a history that took it would refuse it once it ended:
@@ -215,11 +148,15 @@ History read_runs(const HistoryArgs& args) {
     if (const int same = ++names_given[run.name]; same > 1) run.name += " #" + std::to_string(same);
     runs.emplace_back(std::move(run), std::move(record));
   }
-  warn_about_mixed_runs(runs, !args.order.empty());
+  for (const std::string& warning : mixed_run_warnings(runs, !args.order.empty()))
+    spdlog::warn("{}", warning);
   std::vector<HistoryRun> names;
   for (const auto& run : runs) names.push_back(run.first);
   std::vector<std::size_t> rank(runs.size(), 0);
-  if (!args.order.empty()) rank = commit_positions(args.order, names);
+  if (!args.order.empty())
+    rank = or_exit<std::invalid_argument>(
+        kExitBadInput, [&] { return commit_positions(order_commits(args.order), names); },
+        "--order " + args.order + " ");
   std::vector<std::size_t> order(runs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -284,8 +221,8 @@ int history_command(const HistoryArgs& args) {
     or_exit(
         kExitBadInput,
         [&] {
-          if (const std::string problem = output_folder_problem(out); !problem.empty())
-            throw std::invalid_argument(problem);
+          if (const Found problem = output_folder_problem(out))
+            throw std::invalid_argument(problem->text);
           fs::create_directories(out);
           lock.emplace(out);
           if (fs::exists(out + "/history.json") && !args.overwrite)
