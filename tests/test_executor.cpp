@@ -270,7 +270,7 @@ Cell small_mlp_cell() {
 TEST(Measurement, EveryFieldIsPresentAndConsistent) {
   RunOptions options;
   options.data_dir = "/nonexistent";  // synthetic MNIST
-  options.peak_gflops["cpu"] = 100.0;
+  options.peak_gflops[Device::cpu()] = 100.0;
   const Result r = run_cell(small_mlp_cell(), options);
   ASSERT_EQ(r.status, CellStatus::kOk) << r.reason;
   EXPECT_EQ(r.repeats, 2);

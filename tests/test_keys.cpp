@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "core/cells/cell.hpp"
@@ -289,6 +290,44 @@ TEST(Keys, EachKeysRulesOverACellComeFromItsDeclaration) {
   const auto knobs = knob_names();
   EXPECT_NE(std::find(knobs.begin(), knobs.end(), "precision"), knobs.end());
   EXPECT_EQ(std::find(knobs.begin(), knobs.end(), "device"), knobs.end());
+}
+
+// The places in `text` that compare a text with a declared key's name written out
+// (`axis == "device"`), as "name" each.
+std::vector<std::string> literal_key_comparisons(const std::string& text) {
+  std::vector<std::string> found;
+  for (const GridKey& key : grid_keys())
+    for (const char* op : {"== \"", "!= \""})
+      for (auto at = text.find(op + key.name + "\""); at != std::string::npos;
+           at = text.find(op + key.name + "\"", at + 1))
+        found.push_back(key.name);
+  return found;
+}
+
+// The keys that code gives a meaning of its own are named by Key, each word a declared key's
+// name; no source compares a name with a key's name written out.
+TEST(Keys, CodeNamesAKeyByItsDeclarationNotByALiteral) {
+  for (const std::string& word : word_list<Key>())
+    EXPECT_NE(find_grid_key(word), nullptr) << word << " names no declared key";
+  EXPECT_TRUE(is_key("device", Key::kDevice));
+  EXPECT_FALSE(is_key("devices", Key::kDevice));
+  namespace fs = std::filesystem;
+  const fs::path root(CROSSOVER_SOURCE_DIR);
+  std::size_t scanned = 0;
+  for (const char* top : {"core", "runner", "workloads", "reports"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+      ++scanned;
+      for (const std::string& name : literal_key_comparisons(testing::slurp(entry.path())))
+        ADD_FAILURE() << fs::relative(entry.path(), root).string() << " compares a name with \""
+                      << name << "\" written out; ask is_key(name, Key::...) (core/cells/keys.hpp)";
+    }
+  }
+  EXPECT_GT(scanned, 100u);
+  // The check itself finds what it looks for.
+  EXPECT_EQ(literal_key_comparisons("if (spec.axis == \"device\" || k != \"host\")").size(), 2u);
+  EXPECT_TRUE(literal_key_comparisons("is_key(spec.axis, Key::kDevice); x == \"devices\"").empty());
 }
 
 }  // namespace

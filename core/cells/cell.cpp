@@ -52,7 +52,7 @@ nlohmann::ordered_json pairing_key(const Cell& cell, const std::string& axis) {
   nlohmann::ordered_json key;
   for (const auto& k : grid_keys()) {
     if (!k.get || k.role != KeyRole::kIdentity || k.name == axis) continue;
-    if (axis == "device" && (k.cpu_value || k.cuda_only)) continue;
+    if (is_key(axis, Key::kDevice) && (k.cpu_value || k.cuda_only)) continue;
     key[k.name] = k.get(cell);
   }
   return key;
@@ -87,8 +87,8 @@ bool cuda_keys_at_defaults(const Cell& cell) { return at_defaults(cell, &GridKey
 nlohmann::ordered_json comparison_unit(const Cell& cell) {
   nlohmann::ordered_json key;
   for (const auto& k : grid_keys()) {
-    if (!k.get || k.role != KeyRole::kIdentity || k.name == "device" || k.name == "host" ||
-        k.knob || k.cpu_value || k.cuda_only)
+    if (!k.get || k.role != KeyRole::kIdentity || is_key(k.name, Key::kDevice) ||
+        is_key(k.name, Key::kHost) || k.knob || k.cpu_value || k.cuda_only)
       continue;
     key[k.name] = k.get(cell);
   }
@@ -114,7 +114,7 @@ std::vector<std::string> measuring_differences(const Cell& from, const Cell& to)
 }
 
 std::string size_text(std::int64_t size) {
-  return size == kFull ? std::string("full") : std::to_string(size);
+  return size == kFull ? std::string(kFullWord) : std::to_string(size);
 }
 
 std::string data_path_text(const Cell& cell) {

@@ -21,6 +21,8 @@ enum class KeyRole;
 
 /// A batch size or data set size of "full" (the whole training split).
 inline constexpr std::int64_t kFull = -1;
+/// kFull's word in grids and results.
+inline constexpr const char* kFullWord = "full";
 
 /// One cell of a grid. Sizes of kFull mean "the whole training split".
 struct Cell {

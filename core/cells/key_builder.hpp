@@ -37,7 +37,7 @@ class Declare {
     key_.name = std::move(name);
     key_.kind = KeyKind::kSizeOrFull;
     key_.get = [field](const Cell& cell) {
-      return cell.*field == kFull ? Json("full") : Json(cell.*field);
+      return cell.*field == kFull ? Json(kFullWord) : Json(cell.*field);
     };
     key_.set = [field](Cell& cell, const nlohmann::json& value) {
       cell.*field = value.is_string() ? kFull : json_as<std::int64_t>(value);

@@ -105,6 +105,24 @@ struct GridKey {
   std::function<Found(const Cell&)> skip;
 };
 
+/// The keys that code elsewhere gives a meaning of their own (the device axis pairs by kind, the
+/// host keeps machines apart, ...), named once here: code asks `is_key(name, Key::kDevice)`, never
+/// compares a name with a literal. Each word is a declared key's name (a test checks it), so a
+/// renamed key fails there, not silently where it is compared.
+enum class Key { kWorkload, kDevice, kHost, kDatasetSize, kThreads, kGpus };
+
+inline constexpr auto words(Key) {
+  return std::array{std::pair{Key::kWorkload, std::string_view("workload")},
+                    std::pair{Key::kDevice, std::string_view("device")},
+                    std::pair{Key::kHost, std::string_view("host")},
+                    std::pair{Key::kDatasetSize, std::string_view("dataset_size")},
+                    std::pair{Key::kThreads, std::string_view("threads")},
+                    std::pair{Key::kGpus, std::string_view("gpus")}};
+}
+
+/// Whether `name` names `key`.
+inline bool is_key(std::string_view name, Key key) { return parse_word<Key>(name) == key; }
+
 /// Every key, in results column order (`repeats`, a shorthand, after max_repeats).
 const std::vector<GridKey>& grid_keys();
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "core/cells/keys.hpp"
 #include "core/files/run_files.hpp"
 #include "core/text/text.hpp"
 
@@ -104,7 +105,7 @@ std::string csv_header() {
   for (const auto& [key, value] : keys.items()) {
     if (long_column(key)) continue;
     columns.push_back(key);
-    if (key == "dataset_size") columns.push_back("dataset_rows");
+    if (is_key(key, Key::kDatasetSize)) columns.push_back("dataset_rows");
     if (prediction_column(key)) model.push_back(model_column(key));
   }
   columns.insert(columns.end(), model.begin(), model.end());
@@ -143,7 +144,7 @@ std::string csv_row(const Result& result) {
       fields.push_back(value.is_boolean() ? "false" : "");
     else
       fields.push_back(field(value));
-    if (key == "dataset_size") fields.push_back(dataset_rows(row));
+    if (is_key(key, Key::kDatasetSize)) fields.push_back(dataset_rows(row));
   }
   fields.insert(fields.end(), model.begin(), model.end());
   return join(fields, ",") + "\n";

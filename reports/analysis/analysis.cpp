@@ -233,7 +233,7 @@ Analysis analyse(const std::vector<Result>& results, const std::vector<CompareSp
   std::set<std::string> said;  // recommendations an earlier comparison made already
   for (CompareSpec spec : specs) {
     spec.measure = measure;
-    spec.machines_apart = machines_apart || spec.axis == "host";
+    spec.machines_apart = machines_apart || is_key(spec.axis, Key::kHost);
     ComparisonFindings f{spec, pair_results(seen, spec), {}, {}, {}};
     f.crossovers = find_crossovers(f.pairs, spec);
     for (Recommendation& r : recommend(seen, spec, f.crossovers))

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/cells/device.hpp"
+#include "core/cells/keys.hpp"
 
 namespace crossover {
 
@@ -56,7 +57,8 @@ std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordere
     std::set<std::string> seen;
     for (const auto& config : configs) {
       for (auto it = config.begin(); it != config.end(); ++it) {
-        if (it.key() != "workload" && shown.count(it.key()) != 0 && seen.insert(it.key()).second)
+        if (!is_key(it.key(), Key::kWorkload) && shown.count(it.key()) != 0 &&
+            seen.insert(it.key()).second)
           varying[workload].push_back(it.key());
       }
     }
@@ -65,7 +67,7 @@ std::vector<std::string> distinguishing_names(const std::vector<nlohmann::ordere
   for (const auto& config : configs) {
     std::string name = config.value("workload", std::string("?"));
     for (const auto& key : varying[name]) {
-      if (key == "gpus" && on_cpu(config)) continue;
+      if (is_key(key, Key::kGpus) && on_cpu(config)) continue;
       if (config.contains(key)) name += separator + key + kv + value_text(config[key]);
     }
     names.push_back(name);

@@ -113,7 +113,7 @@ Side side_of(const Result& r, const CompareSpec& spec) {
   s.forced = !cuda_keys_at_defaults(r.cell);
   const Json key = pair_key(r, spec);
   s.key = key.dump();
-  if (spec.axis == "device") {
+  if (is_key(spec.axis, Key::kDevice)) {
     for (int which = 1; which <= 3; ++which)
       s.loose[which - 1] = loosened(key, (which & 1) != 0, (which & 2) != 0).dump();
   }
@@ -165,7 +165,7 @@ std::vector<Pair> pair_results(const std::vector<Result>& results, const Compare
   for (const Side& b : baselines) {
     found.clear();
     for (const Side& c : contenders)
-      if (const Match m = match(b, c, spec.axis == "device"); m != Match::kNone)
+      if (const Match m = match(b, c, is_key(spec.axis, Key::kDevice)); m != Match::kNone)
         found.emplace_back(&c, m);
     // A loose partner only where no partner of its kind matches exactly.
     partners.clear();
@@ -197,7 +197,8 @@ Json series_key(const Pair& p, const CompareSpec& spec, const std::string& axis)
   Json key = pair_key(*p.baseline, spec, axis);
   const Json contender = cell_identity_json(p.contender->cell);
   for (const auto& [k, v] : contender.items()) {
-    if (k != axis && k != spec.axis && !key.contains(k) && (k != "host" || spec.machines_apart))
+    if (k != axis && k != spec.axis && !key.contains(k) &&
+        (!is_key(k, Key::kHost) || spec.machines_apart))
       key[spec.contender + " " + k] = v;
   }
   return key;
@@ -243,7 +244,7 @@ std::string predicted_cells_note(std::size_t predicted) {
 std::optional<double> axis_value(const Result& r, const std::string& axis) {
   const Json value = cell_config_json(r.cell)[axis];
   if (value.is_number()) return value.get<double>();
-  if (value.is_string() && value.get<std::string>() == "full" && r.train_rows > 0) {
+  if (value.is_string() && value.get<std::string>() == kFullWord && r.train_rows > 0) {
     return static_cast<double>(r.train_rows);
   }
   return std::nullopt;
@@ -361,7 +362,8 @@ std::string why_text(const Series& members, const CompareSpec& spec, const std::
     if (p->baseline->prediction.bound == Bound::kNone ||
         p->contender->prediction.bound == Bound::kNone)
       return "";
-    const std::string key = spec.axis == "device" ? "" : spec.axis + "=";  // threads=0's step
+    const std::string key =
+        is_key(spec.axis, Key::kDevice) ? "" : spec.axis + "=";  // threads=0's step
     return "at " + axis + " " + format_axis_value(*axis_value(*p->baseline, axis)) + ": " +
            side_why(*p->contender, key + spec.contender) + "; " +
            side_why(*p->baseline, key + spec.baseline);
@@ -378,7 +380,7 @@ std::string why_text(const Series& members, const CompareSpec& spec, const std::
 bool worth_a_statement(const Series& members, const std::string& axis) {
   std::set<double> values;
   for (const Pair* p : members) values.insert(*axis_value(*p->baseline, axis));
-  return values.size() >= 3 && !(axis == "threads" && values.count(0.0) != 0);
+  return values.size() >= 3 && !(is_key(axis, Key::kThreads) && values.count(0.0) != 0);
 }
 
 }  // namespace

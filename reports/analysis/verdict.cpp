@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/comparison.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 
 // A side in a verdict's words: "cuda" along the device, "threads=0" along any other axis.
 std::string side_name(const CompareSpec& spec, const std::string& value) {
-  return spec.axis == "device" ? value : spec.axis + "=" + value;
+  return is_key(spec.axis, Key::kDevice) ? value : spec.axis + "=" + value;
 }
 
 // An axis value or an interpolated crossing: from 100 on a whole number ("5,785").

@@ -167,7 +167,7 @@ std::vector<SurfaceChart> surface_charts(const std::vector<Pair>& pairs,
       for (const Pair& p : pairs) {
         if (p.baseline->cell.workload != workload) continue;
         if (const auto v = axis_value(*p.baseline, axis)) values.insert(*v);
-        derived &= cell_config_json(p.baseline->cell)[axis] == "full";
+        derived &= cell_config_json(p.baseline->cell)[axis] == kFullWord;
       }
       if (values.size() >= 2 && !derived) varying.emplace_back(values.size(), axis);
     }

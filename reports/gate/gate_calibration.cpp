@@ -1,13 +1,16 @@
 #include "reports/gate/gate_calibration.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "core/cells/cell.hpp"
 #include "core/stats/stats.hpp"
@@ -18,6 +21,14 @@ namespace crossover {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// A pair's kind: two runs of the same build, or one with a slowdown planted.
+enum class PairKind { kAa, kPlanted };
+
+constexpr auto words(PairKind) {
+  return std::array{std::pair{PairKind::kAa, std::string_view("A/A")},
+                    std::pair{PairKind::kPlanted, std::string_view("planted")}};
+}
 
 std::string rate_text(const GateRate& r) {
   return format_percent(r.rate(), false) + " (" + std::to_string(r.fired) + " of " +
@@ -152,7 +163,7 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
     g.cells.push_back(c);
   }
   std::vector<std::vector<double>> planted_changes(g.cells.size());
-  const auto judge = [&](const char* kind, std::size_t i, const RunRecord& a, const RunRecord& b,
+  const auto judge = [&](PairKind kind, std::size_t i, const RunRecord& a, const RunRecord& b,
                          const Calibration& calibration, GateRate& calibrated,
                          GateRate& uncalibrated) {
     const RegressionReport with = compare_records(a, b, options, &calibration);
@@ -166,13 +177,13 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
       if (it == where.end()) continue;
       CellGate& c = g.cells[it->second];
       const bool regression = v.verdict == Verdict::kRegression;
-      if (std::string(kind) == "A/A") c.false_alarms += regression ? 1 : 0;
-      if (std::string(kind) == "planted") {
+      if (kind == PairKind::kAa) c.false_alarms += regression ? 1 : 0;
+      if (kind == PairKind::kPlanted) {
         c.detections += regression ? 1 : 0;
         if (v.tested) planted_changes[it->second].push_back(v.change);
       }
     }
-    g.pairs.push_back({{"kind", kind},
+    g.pairs.push_back({{"kind", text_of(kind)},
                        {"index", i + 1},
                        {"baseline", a.label},
                        {"candidate", b.label},
@@ -185,11 +196,12 @@ GateCalibration assess_gate(const RunPairs& aa, const RunPairs& planted,
   for (std::size_t i = 0; i < aa.size(); ++i) {
     Calibration others = calibrate_pairs(aa, i);
     others.source = "the other A/A pairs";
-    judge("A/A", i, aa[i].first, aa[i].second, others, g.false_alarms, g.uncalibrated_false_alarms);
+    judge(PairKind::kAa, i, aa[i].first, aa[i].second, others, g.false_alarms,
+          g.uncalibrated_false_alarms);
   }
   g.calibration.source = "the A/A pairs";
   for (std::size_t i = 0; i < planted.size(); ++i) {
-    judge("planted", i, planted[i].first, planted[i].second, g.calibration, g.detections,
+    judge(PairKind::kPlanted, i, planted[i].first, planted[i].second, g.calibration, g.detections,
           g.uncalibrated_detections);
   }
   for (std::size_t k = 0; k < g.cells.size(); ++k) {

@@ -281,7 +281,7 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
       context.calibration != nullptr && context.calibration->find(v.config) != nullptr;
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2 && !(one_run_each && calibrated);
   v.tested = true;
-  const std::string unit = b.unit() == "process" || c.unit() == "process" ? "process" : "run";
+  const std::string unit = b.per_process() || c.per_process() ? "process" : "run";
   const auto pairs = by_runs ? paired_runs(b, c, o.metric) : std::pair<Runs, Runs>{};
   Evidence evidence = by_runs ? run_level_evidence(v, b_runs, c_runs, pairs, o, unit)
                               : one_run_evidence(v, *base, *cand, bs, cs, o, context);

@@ -76,12 +76,13 @@ struct Group {
         std::count_if(results.begin(), results.end(),
                       [](const Result* r) { return r->status == CellStatus::kOk; }));
   }
-  // "process" when its one run was measured in several processes, "run" otherwise.
-  std::string unit() const {
+  // Whether its one run was measured in several processes: its processes, not its runs, are
+  // what a test compares.
+  bool per_process() const {
     const bool processes = std::any_of(results.begin(), results.end(), [](const Result* r) {
       return r->status == CellStatus::kOk && r->process_epoch_seconds.size() >= 2;
     });
-    return processes && ok_runs() == 1 ? "process" : "run";
+    return processes && ok_runs() == 1;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "core/cells/keys.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/analysis/verdict.hpp"
 #include "reports/render/report_markdown.hpp"
@@ -46,7 +47,7 @@ std::string crossover_text(const ComparisonFindings& f, bool verbose, bool in_ve
   // for the CPU against a device, whose pairs are the device tables' rows above, with their
   // speedup and winner.
   const bool in_device_tables =
-      spec.axis == "device" && device_kind(spec.baseline) == DeviceKind::kCpu;
+      is_key(spec.axis, Key::kDevice) && device_kind(spec.baseline) == DeviceKind::kCpu;
   if (!in_device_tables)
     for (const auto& line : pair_verdicts(f)) out += "  " + line + "\n";
   if (f.pairs.empty()) {

@@ -341,8 +341,7 @@ void measure(const Cell& cell, const RunOptions& options, Result& result) {
   record_statistics(repeats, step_samples, phases, result);
   record_energy(energy->totals(), result);
 
-  const auto peak =
-      options.peak_gflops.find((cuda >= 0 ? Device::cuda(cuda) : Device::cpu()).text());
+  const auto peak = options.peak_gflops.find(cuda >= 0 ? Device::cuda(cuda) : Device::cpu());
   if (peak != options.peak_gflops.end() && peak->second > 0.0) result.peak_gflops = peak->second;
   set_rates(result);
   result.peak_rss_bytes = peak_rss_bytes();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cells/device.hpp"
 #include "core/costmodel/machine_profile.hpp"
 #include "core/records/prices.hpp"
 #include "core/records/results.hpp"
@@ -27,7 +28,7 @@ inline constexpr int kStopWriteFailed = -1;
 /// Where a run reads its data, and how ddp cells start their ranks.
 struct RunOptions {
   std::string data_dir = "data";
-  std::map<std::string, double> peak_gflops;  ///< measured peak per device ("cpu", "cuda:0")
+  std::map<Device, double> peak_gflops;  ///< measured peak per device (the CPU, cuda:0, ...)
   /// ddp: the crossover binary whose `worker` command runs a rank ("" = this process's).
   std::string binary;
   /// Set inside a ddp rank (by `crossover worker`): the replica group this process belongs to.

@@ -89,7 +89,7 @@ class Validator {
         return check_text(path, spec, value.get<std::string>(), workload);
       case KeyKind::kSizeOrFull:
         if (value.is_string()) {
-          if (value.get<std::string>() == "full") return true;
+          if (value.get<std::string>() == kFullWord) return true;
           return wrong("");
         }
         [[fallthrough]];

@@ -175,7 +175,7 @@ class ExperimentCells {
     Cell contender = raw, baseline = raw;
     apply(contender, c.key->name, c.contender);
     apply(baseline, c.key->name, c.baseline);
-    if (c.key->name == "device" && !baseline.device.is_cuda()) {
+    if (is_key(c.key->name, Key::kDevice) && !baseline.device.is_cuda()) {
       const Json defaults = cell_config_json(Cell{});
       for (const auto& key : grid_keys())
         if (key.cuda_only && defaults.contains(key.name)) key.set(baseline, defaults[key.name]);
@@ -185,7 +185,7 @@ class ExperimentCells {
     if (!finished_contender || !finished_baseline) return std::nullopt;
     // "cpu" and "cuda" speak for themselves; "threads=1" says what 1 is.
     const auto name = [&](const std::string& value) {
-      return c.key->name == "device" ? value : c.key->name + "=" + value;
+      return is_key(c.key->name, Key::kDevice) ? value : c.key->name + "=" + value;
     };
     SearchLine line{e_,
                     spec,

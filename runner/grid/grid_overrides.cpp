@@ -32,7 +32,7 @@ std::pair<std::string, std::vector<Json>> parse_set(const std::string& set) {
                                 "the key and its values as UTF-8");
   const std::string key = set.substr(0, equals), given = set.substr(equals + 1);
   const GridKey* spec = find_grid_key(key);
-  if (spec == nullptr || key == "workload") {
+  if (spec == nullptr || is_key(key, Key::kWorkload)) {
     std::vector<std::string> names = settable_key_names();
     const std::string guess = did_you_mean(key, names);
     throw std::invalid_argument(

@@ -52,7 +52,7 @@ Json typed_value(const GridKey& key, const std::string& text) {
     if (text == "true" || text == "false") return text == "true";
     throw std::invalid_argument("\"" + text + "\" is not true or false");
   }
-  if (key.kind == KeyKind::kSizeOrFull && text == "full") return text;
+  if (key.kind == KeyKind::kSizeOrFull && text == kFullWord) return text;
   char* end = nullptr;
   const double number = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(number))
