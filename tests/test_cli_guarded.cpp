@@ -71,18 +71,22 @@ TEST(GuardedOutputs, OutputFileProblemNamesEachOwner) {
   dir.write("started/.crossover.lock", "");
   dir.write("input.json", "{}");
   fs::create_symlink(dir.file("input.json"), dir.file("link.json"));
-  EXPECT_EQ(output_file_problem(dir.file("new.json"), {dir.file("input.json")}), "");
-  EXPECT_NE(output_file_problem(dir.file("started/results.jsonl"), {}).find("a file of the run"),
+  EXPECT_FALSE(output_file_problem(dir.file("new.json"), {dir.file("input.json")}));
+  EXPECT_NE(output_file_problem(dir.file("started/results.jsonl"), {})
+                .value()
+                .text.find("a file of the run"),
             std::string::npos);  // a run that has only just begun
-  EXPECT_NE(output_file_problem(dir.file("h/history.md"), {}).find("a file of the history"),
-            std::string::npos);
-  EXPECT_NE(output_file_problem(dir.file("link.json"), {}).find("symbolic link"),
+  EXPECT_NE(
+      output_file_problem(dir.file("h/history.md"), {}).value().text.find("a file of the history"),
+      std::string::npos);
+  EXPECT_NE(output_file_problem(dir.file("link.json"), {}).value().text.find("symbolic link"),
             std::string::npos);
   // The same file by another name is still the input.
   EXPECT_NE(output_file_problem(dir.path() + "/./input.json", {dir.file("input.json")})
-                .find("a file this command reads"),
+                .value()
+                .text.find("a file this command reads"),
             std::string::npos);
-  EXPECT_EQ(output_file_problem(dir.file("h/notes.md"), {}), "");
+  EXPECT_FALSE(output_file_problem(dir.file("h/notes.md"), {}));
 }
 
 TEST(GuardedOutputs, HistoryOutHoldingAHistoryNeedsOverwriteAndKeepsTheOldOne) {

@@ -428,7 +428,7 @@ TEST(Grid, FilesThatAreNotGridsAreNamedForWhatTheyAre) {
   EXPECT_NE(refusal("{\"name\": \"x\", \"cpu\": {}, \"provenance\": {}}").find("a machine profile"),
             std::string::npos);
   // A grid is still a grid, and an unknown object still gets the grid's own checks.
-  EXPECT_EQ(not_a_grid("{\"name\": \"g\", \"experiments\": []}"), "");
+  EXPECT_FALSE(not_a_grid("{\"name\": \"g\", \"experiments\": []}"));
   EXPECT_NE(refusal("{\"nmae\": \"g\"}").find("unknown key \"nmae\""), std::string::npos);
 
   testing::ScratchDir dir;

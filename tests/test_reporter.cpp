@@ -150,7 +150,7 @@ TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
   const testing::ScratchDir dir;
   dir.write("results.jsonl", "");
   dir.write(name, "the run's own");
-  EXPECT_EQ(run_file_problem(dir.file(name)), "");  // not declared: any file may be written
+  EXPECT_FALSE(run_file_problem(dir.file(name)));  // not declared: any file may be written
   {
     const ScopedRunFile declared(
         {name, "a test's own file", true,
@@ -172,7 +172,8 @@ TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
            context, {timed(0, "cpu", 0.2)}, {CompareSpec{}});
     EXPECT_EQ(files[name], "g of 1 cells");
     // What `compare --markdown` and the verdict files may not replace.
-    EXPECT_NE(run_file_problem(dir.file(name)).find("is a file of the run"), std::string::npos);
+    EXPECT_NE(run_file_problem(dir.file(name)).value().text.find("is a file of the run"),
+              std::string::npos);
     // What `run --overwrite` moves aside, with the run's other files.
     const std::string previous = move_previous_run(dir.path(), "t");
     EXPECT_EQ(testing::slurp(previous + "/" + name), "the run's own");

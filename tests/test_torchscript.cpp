@@ -198,14 +198,18 @@ Cell example_cell(const std::string& model) {
   return c;
 }
 
+// A check's problem in words, or a word that no expected text contains.
+std::string said(const Found& problem) { return problem ? problem->text : "(no problem)"; }
+
 // Each way a model can disagree with its cell is said with the file's name and what to fix.
+
 TEST(TorchScript, AModelThatDisagreesWithItsCellIsNamedWithWhatToFix) {
   const testing::ScratchDir dir;
   write_example_model(dir.file("example.pt"));
   Cell c = example_cell(dir.file("example.pt"));
-  EXPECT_EQ(user_model_problem(c), "");
+  EXPECT_FALSE(user_model_problem(c));
   c.input_shape = {21};
-  std::string p = user_model_problem(c);
+  std::string p = said(user_model_problem(c));
   EXPECT_NE(p.find("model " + dir.file("example.pt") +
                    ": its forward rejects input_shape [21] "
                    "(a batch [2, 21]): RuntimeError: mat1 and mat2 shapes cannot be multiplied"),
@@ -213,19 +217,19 @@ TEST(TorchScript, AModelThatDisagreesWithItsCellIsNamedWithWhatToFix) {
       << p;
   c.input_shape = {20};
   c.classes = 5;
-  p = user_model_problem(c);
+  p = said(user_model_problem(c));
   EXPECT_NE(p.find("gives an output of [2, 4], where classes 5 expects [2, 5]"), std::string::npos)
       << p;
   c.classes = 0;
   c.outputs = 4;  // four regression targets: the same output width
-  EXPECT_EQ(user_model_problem(c), "");
+  EXPECT_FALSE(user_model_problem(c));
   torch::jit::Module frozen = torch::jit::load(dir.file("example.pt"));
   for (auto t : frozen.parameters()) t.requires_grad_(false);
   frozen.save(dir.file("frozen.pt"));
   c.model = dir.file("frozen.pt");
-  EXPECT_NE(user_model_problem(c).find("no trainable parameters"), std::string::npos);
+  EXPECT_NE(said(user_model_problem(c)).find("no trainable parameters"), std::string::npos);
   c.model = dir.file("absent.pt");
-  EXPECT_NE(user_model_problem(c).find("does not exist"), std::string::npos);
+  EXPECT_NE(said(user_model_problem(c)).find("does not exist"), std::string::npos);
 }
 
 // A torchscript cell through the executor: trained, its metric recorded, its FLOPs estimated.
@@ -278,9 +282,9 @@ TEST(TorchScript, AModelWhoseCheckCrashesIsAnIssueNotACrash) {
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].path, "experiments[1]");
   EXPECT_NE(issues[0].message.find("/no/such.pt does not exist"), std::string::npos);
-  issues = check_user_models(cells, [](const Cell& c) -> std::string {
+  issues = check_user_models(cells, [](const Cell& c) -> Found {
     if (c.model == "/no/such.pt") std::raise(SIGABRT);  // (a SIGSEGV is ASan's to report)
-    return "";
+    return std::nullopt;
   });
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_NE(issues[0].message.find("model /no/such.pt crashed LibTorch while loading or running "
@@ -310,7 +314,7 @@ TEST(TorchScript, ValidateNamesWhatMakesAModelUntrainable) {
   Cell c = example_cell(dir.file("model.pt"));
   const auto problem_of = [&](const std::string& body) {
     scripted_with(body).save(dir.file("model.pt"));
-    return user_model_problem(c);
+    return said(user_model_problem(c));
   };
   std::string p = problem_of("    return torch.matmul(x, self.w).long()\n");
   EXPECT_NE(p.find("returns a tensor of Long, which no loss can be trained through"),
@@ -327,7 +331,7 @@ TEST(TorchScript, ValidateNamesWhatMakesAModelUntrainable) {
   EXPECT_NE(p.find("the batch must hold 3 samples"), std::string::npos) << p;
   EXPECT_EQ(p.find("The following operation failed"), std::string::npos) << p;
   EXPECT_EQ(p.find('\n'), std::string::npos) << p;
-  EXPECT_EQ(problem_of("    return torch.matmul(x, self.w)\n"), "");
+  EXPECT_EQ(problem_of("    return torch.matmul(x, self.w)\n"), "(no problem)");
   // A zip that is neither TorchScript nor torch.save's is not called a state_dict.
   {
     caffe2::serialize::PyTorchStreamWriter writer(dir.file("docs.zip"));
@@ -336,7 +340,7 @@ TEST(TorchScript, ValidateNamesWhatMakesAModelUntrainable) {
     writer.writeEndOfFile();
   }
   c.model = dir.file("docs.zip");
-  p = user_model_problem(c);
+  p = said(user_model_problem(c));
   EXPECT_NE(p.find("neither a TorchScript module"), std::string::npos) << p;
   EXPECT_EQ(p.find("state_dict"), std::string::npos) << p;
 }
@@ -348,7 +352,7 @@ TEST(TorchScript, AModelCheckThatHangsIsStoppedAtItsLimit) {
   const auto start = std::chrono::steady_clock::now();
   const auto issues = check_user_models(
       {c},
-      [](const Cell&) -> std::string {
+      [](const Cell&) -> Found {
         for (;;) pause();  // a forward that never returns
       },
       0.5);

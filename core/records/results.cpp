@@ -247,9 +247,9 @@ double unit_ceiling(Unit unit) {
   return std::numeric_limits<double>::infinity();
 }
 
-std::string implausible_values(const Result& r) {
-  if (r.status != CellStatus::kOk) return "";
-  std::string problem;
+Found implausible_values(const Result& r) {
+  if (r.status != CellStatus::kOk) return std::nullopt;
+  std::string problem;  // the first field found wrong (check_field keeps it)
   if (!(std::isfinite(r.epoch_seconds) && r.epoch_seconds > 0))
     problem = "epoch_seconds is " + quoted(r.epoch_seconds) + ", not a positive time";
 #define CROSSOVER_CHECK_FIELD_AT(P, type, name, member, unit) \
@@ -259,7 +259,8 @@ std::string implausible_values(const Result& r) {
   CROSSOVER_RESULT_FIELDS(CROSSOVER_CHECK_FIELD)
 #undef CROSSOVER_CHECK_FIELD
 #undef CROSSOVER_CHECK_FIELD_AT
-  return problem;
+  if (problem.empty()) return std::nullopt;
+  return Problem(problem);
 }
 
 namespace {
@@ -303,12 +304,12 @@ std::vector<Result> read_results(const std::string& path, Links links) {
                                  " already (a duplicated result line); keep one of them");
       // A result that claims ok with values no measurement gives (an edited or corrupted file)
       // is reported as failed, never ranked or charted.
-      if (const std::string problem = implausible_values(r); !problem.empty()) {
+      if (const Found problem = implausible_values(r)) {
         spdlog::warn("{}:{}: cell {} is marked ok, but {}; it is taken as failed", path, number,
-                     r.cell.index, problem);
+                     r.cell.index, problem->text);
         r.status = CellStatus::kFailed;
-        r.reason =
-            "not a measurement: " + problem + " (" + path + ":" + std::to_string(number) + ")";
+        r.reason = "not a measurement: " + problem->text + " (" + path + ":" +
+                   std::to_string(number) + ")";
       }
       results.push_back(std::move(r));
     } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include "core/records/result_parts.hpp"
 #include "core/records/status.hpp"
 #include "core/stats/stats.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
@@ -215,9 +216,9 @@ nlohmann::ordered_json result_to_json(const Result& result);
 Result result_from_json(const nlohmann::json& json);
 
 /// Why an ok result's values cannot be a measurement ("epoch_seconds is 0, not a positive time"):
-/// times, rates and sizes negative or not finite, a sample not positive. "" when they can, and for
-/// a result that is not ok.
-std::string implausible_values(const Result& result);
+/// times, rates and sizes negative or not finite, a sample not positive. Nothing when they can, and
+/// for a result that is not ok.
+Found implausible_values(const Result& result);
 
 /// Reads every line of a results.jsonl file; throws std::runtime_error naming file and line: a
 /// line that is not a result, a cell given on two lines (a duplicated line), or more epoch or

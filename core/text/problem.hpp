@@ -3,6 +3,7 @@
 // returns std::optional<Problem>: nothing when all is well. The constructor is explicit, so no
 // text (an empty one least of all) becomes a problem, or an all-clear, by accident.
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,5 +18,19 @@ struct Problem {
 
 /// A check's answer: a problem, or nothing when all is well.
 using Found = std::optional<Problem>;
+
+/// What went wrong in `f()`: nothing when it returned, else the message of the `Caught` it threw
+/// (any std::exception by default; others pass on). The one way a part that may fail and degrade
+/// (an optional file, a fallback) turns an exception into a value:
+/// `if (const Found why = problem_of([&] { catalog = load_catalog(); })) ...`.
+template <typename Caught = std::exception, typename F>
+Found problem_of(F&& f) {
+  try {
+    f();
+  } catch (const Caught& e) {
+    return Problem(e.what());
+  }
+  return std::nullopt;
+}
 
 }  // namespace crossover

@@ -21,11 +21,13 @@
 
 #include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
+#include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
 #include "runner/cli/write_reports.hpp"
 #include "runner/hardware/memory.hpp"
 #include "runner/sweep/output_dir.hpp"
+#include "runner/sweep/sweep_options.hpp"
 
 namespace {
 
@@ -240,6 +242,8 @@ int run_one(const crossover::Command& command) {
   } catch (const crossover::CommandError& e) {
     spdlog::error("{}", e.what());
     return check_standard_output(e.exit_code());
+  } catch (const crossover::SweepRefused&) {  // said where it was found, before anything ran
+    return check_standard_output(crossover::kExitBadInput);
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the command could not examine (a loop of links, a folder it may not read): bad
     // input, said with the path, never an abort.
@@ -336,11 +340,13 @@ CLI::Option* add_output_option(CLI::App& command, const std::string& name, std::
                                const std::string& help, OutputKind kind) {
   const CLI::Validator writable(
       [kind](std::string& path) -> std::string {
+        // CLI11's validators answer "" for a value they take.
         if (path.empty()) return "";  // refused as an empty path by check_option_texts
-        const std::string problem =
+        const Found problem =
             kind == OutputKind::kFile ? output_file_problem(path, {}) : output_folder_problem(path);
-        if (problem.empty()) return "";
-        return (kind == OutputKind::kFile ? "" : path + " ") + problem + "; nothing was written";
+        if (!problem) return "";
+        return (kind == OutputKind::kFile ? "" : path + " ") + problem->text +
+               "; nothing was written";
       },
       "");
   // A positional's help is listed apart from the groups: it says it is written.

@@ -19,6 +19,7 @@
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
 #include "core/process/child.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
@@ -123,11 +124,7 @@ int run_program(std::vector<std::string> argv, const std::string& stdout_file,
 
 void say_new_warnings(const std::string& path, std::set<std::string>& said) {
   std::string text;
-  try {
-    text = read_user_file(path, 16 << 20, "a child's log");
-  } catch (const std::exception&) {
-    return;
-  }
+  if (problem_of([&] { text = read_user_file(path, 16 << 20, "a child's log"); })) return;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("warning: ", 0) != 0 && line.rfind("error: ", 0) != 0) continue;
@@ -135,10 +132,10 @@ void say_new_warnings(const std::string& path, std::set<std::string>& said) {
   }
 }
 
-std::string why_not_a_run(const std::string& path) {
+Found why_not_a_run(const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) {
-    if (fs::exists(run_file(path, kResultsFile), error)) return "";
+    if (fs::exists(run_file(path, kResultsFile), error)) return std::nullopt;
     std::vector<std::string> runs;
     std::size_t looked = 0;
     for (auto it = fs::directory_iterator(path, error);
@@ -149,21 +146,22 @@ std::string why_not_a_run(const std::string& path) {
     }
     std::sort(runs.begin(), runs.end());
     std::string text = path + " holds no results.jsonl: it is not a run's folder";
-    if (runs.empty()) return text;
+    if (runs.empty()) return Problem(text);
     const std::size_t more = runs.size() > 10 ? runs.size() - 10 : 0;
     runs.resize(runs.size() - more);
-    return text + "; the runs in it: " + join(runs) +
-           (more > 0 ? " and " + std::to_string(more) + " more" : "") +
-           " (give one, or join a sharded run's parts with crossover merge)";
+    return Problem(text + "; the runs in it: " + join(runs) +
+                   (more > 0 ? " and " + std::to_string(more) + " more" : "") +
+                   " (give one, or join a sharded run's parts with crossover merge)");
   }
-  try {  // a grid given where a run belongs
+  bool grid = false;  // a grid given where a run belongs; not JSON at all: read_results says why
+  (void)problem_of([&] {
     const auto json = nlohmann::json::parse(read_json_text(path, kMaxGridBytes, "a grid"));
-    if (json.is_object() && json.contains("experiments"))
-      return path + " is a grid, not a run's results: run it (crossover run " + path +
-             "), then give the run's folder";
-  } catch (const std::exception&) {
-  }
-  return "";
+    grid = json.is_object() && json.contains("experiments");
+  });
+  if (grid)
+    return Problem(path + " is a grid, not a run's results: run it (crossover run " + path +
+                   "), then give the run's folder");
+  return std::nullopt;
 }
 
 RunRecord load_run(const std::string& path) {
@@ -178,39 +176,37 @@ RunRecord load_run(const std::string& path) {
   const std::string file = fs::is_directory(status) ? run_file(path, kResultsFile) : path;
   RunRecord run;
   run.label = path;
-  try {
-    run.results = read_results(file);
-  } catch (const std::runtime_error& e) {
-    const std::string why = why_not_a_run(path);
-    throw std::runtime_error(why.empty() ? e.what() : why);
+  if (const Found unreadable =
+          problem_of<std::runtime_error>([&] { run.results = read_results(file); })) {
+    const Found why = why_not_a_run(path);  // a folder of runs, or a grid, said as such
+    throw std::runtime_error(why ? why->text : unreadable->text);
   }
   const fs::path env = fs::path(file).parent_path() / kEnvFile;
   if (fs::exists(fs::symlink_status(env, error))) {  // a link too: refused with its name
-    try {
+    const Found unreadable = problem_of([&] {
       const auto document = nlohmann::ordered_json::parse(
           read_json_text(env.string(), kMaxRecordBytes, "an env.json"));
       if (!document.is_object())
         throw std::runtime_error(std::string("the document is ") + document.type_name() +
                                  ", expected an object");
       run.environment = environment_from_json(document, env.string());
-    } catch (const std::exception& e) {
+    });
+    if (unreadable) {
       spdlog::warn("{}: unreadable ({}); the environments are not compared", env.string(),
-                   e.what());
+                   unreadable->text);
       run.environment.reset();
     }
   }
   return run;
 }
 
-std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
-                                              const std::string& metric,
-                                              double assumed_spread_percent,
-                                              const std::string& fail_on) {
+RegressionOptions gate_options(double threshold_percent, double alpha, const std::string& metric,
+                               double assumed_spread_percent, const std::string& fail_on) {
   RegressionOptions options;
   options.threshold = threshold_percent / 100.0;
   options.assumed_spread = assumed_spread_percent / 100.0;
   options.alpha = alpha;
-  try {
+  or_exit<std::invalid_argument>(kExitBadInput, [&] {
     // The options' words are checked by CLI11 before they come here; a caller's are here.
     const auto metric_word = parse_word<GateMetric>(metric);
     const auto fail_word = parse_word<FailOn>(fail_on);
@@ -223,10 +219,7 @@ std::optional<RegressionOptions> gate_options(double threshold_percent, double a
     options.metric = *metric_word;
     options.fail_on = *fail_word;
     check_options(options);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return std::nullopt;
-  }
+  });
   return options;
 }
 
@@ -255,11 +248,7 @@ bool required_devices_measured(const std::vector<std::string>& devices,
 
 std::string checkout_dir() {
   fs::path dir;
-  try {
-    dir = fs::path(self_executable()).parent_path();
-  } catch (const std::exception&) {
-    return "";
-  }
+  if (problem_of([&] { dir = fs::path(self_executable()).parent_path(); })) return "";
   std::error_code error;
   for (int up = 0; up < 4 && !dir.empty() && dir != dir.root_path();
        ++up, dir = dir.parent_path()) {
@@ -279,11 +268,10 @@ std::string default_data_dir() {
 
 std::vector<ShippedProfile> shipped_profiles() {
   std::vector<fs::path> folders;
-  try {
+  (void)problem_of([&] {  // no path to this binary: the checkout's folder alone
     const fs::path bin = fs::path(self_executable()).parent_path();
     folders = {bin / "profiles", bin / ".." / "share" / "crossover" / "profiles"};
-  } catch (const std::exception&) {
-  }
+  });
   if (const std::string checkout = checkout_dir(); !checkout.empty())
     folders.push_back(fs::path(checkout) / "profiles");
   std::vector<ShippedProfile> out;
@@ -372,7 +360,8 @@ nlohmann::json::json_pointer issue_pointer(const std::string& path) {
 // `crossover`, which cannot load a model.
 void check_models_despite(const std::string& text, const std::string& path,
                           double model_check_seconds, std::vector<GridIssue>& issues) {
-  try {
+  // What is left may have problems of its own (the issues say why): no model checked then.
+  (void)problem_of([&] {
     nlohmann::json json = nlohmann::json::parse(text);
     // From the last: an element taken out of an array moves those after it.
     for (auto it = issues.rbegin(); it != issues.rend(); ++it) {
@@ -401,9 +390,7 @@ void check_models_despite(const std::string& text, const std::string& path,
       });
       if (!said) issues.push_back(std::move(problem));
     }
-  } catch (const std::exception&) {
-    // What is left has problems of its own (the ones above said why): no model checked.
-  }
+  });
 }
 
 }  // namespace
@@ -443,13 +430,8 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& pat
     return std::make_pair(std::move(grid), std::move(expansion));
   } catch (const GridError& e) {
     std::vector<GridIssue> issues = e.issues();
-    if (text.empty()) {
-      try {
-        text = read_grid_file(path);
-      } catch (const std::exception&) {
-        // The file's own problem is among the issues already.
-      }
-    }
+    // The file's own problem, if it has one, is among the issues already.
+    if (text.empty()) (void)problem_of([&] { text = read_grid_file(path); });
     if (!text.empty()) check_models_despite(text, path, model_check_seconds, issues);
     spdlog::error("{}: {} problem(s), nothing was run:", e.file(), issues.size());
     for (const auto& issue : issues)

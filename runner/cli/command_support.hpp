@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/grid/grid.hpp"
@@ -92,12 +93,11 @@ std::optional<std::pair<Grid, Expansion>> load_and_expand(
     const std::string& path, double model_check_seconds = kModelCheckSeconds,
     const std::vector<std::string>& sets = {});
 
-/// The settings of compare's gate (compare, calibrate), checked; nothing (logged) when one is out
-/// of range.
-std::optional<RegressionOptions> gate_options(double threshold_percent, double alpha,
-                                              const std::string& metric,
-                                              double assumed_spread_percent,
-                                              const std::string& fail_on = "regression");
+/// The settings of compare's gate (compare, calibrate), checked; throws CommandError (exit 2)
+/// naming the one out of range.
+RegressionOptions gate_options(double threshold_percent, double alpha, const std::string& metric,
+                               double assumed_spread_percent,
+                               const std::string& fail_on = "regression");
 
 /// run_program's status for a child stopped because it ran past its time.
 inline constexpr int kChildTimedOut = -2;
@@ -126,8 +126,8 @@ bool required_devices_measured(const std::vector<std::string>& devices,
                                const std::vector<Result>& results, const std::string& whose);
 
 /// Why `path`, whose results could not be read, is not a run, when that is the likely reason: a
-/// folder without results.jsonl (with the runs inside it), or a grid; "" otherwise.
-std::string why_not_a_run(const std::string& path);
+/// folder without results.jsonl (with the runs inside it), or a grid; nothing otherwise.
+Found why_not_a_run(const std::string& path);
 
 /// Reads a results.jsonl (or the directory holding it) and the env.json beside it; throws
 /// std::runtime_error naming the file. An unreadable env.json is logged and left null.

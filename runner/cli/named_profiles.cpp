@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/files/user_files.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/command_support.hpp"
 
@@ -80,10 +81,8 @@ MachineProfile named_profile(const std::string& given,
             shipped || lower(given) == p.name || lower(given) == fs::path(p.path).stem().string();
       DatasheetCatalog catalog;
       if (here && !shipped) {
-        try {
-          catalog = load_catalog();
-        } catch (const std::runtime_error&) {  // no catalog: the file is what was meant
-        }
+        // No catalog: the file is what was meant.
+        (void)problem_of<std::runtime_error>([&] { catalog = load_catalog(); });
         if (const Datasheet* card = catalog.find(lower(given))) {
           static std::set<std::string> warned;  // once a name
           if (warned.insert(given).second)
@@ -98,12 +97,9 @@ MachineProfile named_profile(const std::string& given,
     path = find_profile(given);
   } catch (const std::runtime_error& none) {
     DatasheetCatalog catalog;
-    try {
-      catalog = load_catalog();
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error(std::string(none.what()) + "; nor a catalogued GPU (" + e.what() +
+    if (const Found no = problem_of<std::runtime_error>([&] { catalog = load_catalog(); }))
+      throw std::runtime_error(std::string(none.what()) + "; nor a catalogued GPU (" + no->text +
                                ")");
-    }
     if (const Datasheet* card = catalog.find(lower(given)))
       return catalogued_profile(*card, catalog);
     std::vector<std::string> names;
@@ -112,14 +108,14 @@ MachineProfile named_profile(const std::string& given,
                              join(names) + ", from their datasheets: crossover list)");
   }
   MachineProfile profile = load(path);
-  // A shipped card measured no tensor-core rate: its datasheet's, at its own share of peak.
-  try {
+  // A shipped card measured no tensor-core rate: its datasheet's, at its own share of peak (no
+  // catalog: FP32 stands in).
+  (void)problem_of<std::runtime_error>([&] {
     const DatasheetCatalog catalog = load_catalog();
     for (const Datasheet& card : catalog.cards)
       if (!card.measured.empty() && find_profile(card.measured) == path)
         borrow_own_tensor_rates(profile, card, catalog.convolution_share);
-  } catch (const std::runtime_error&) {  // no catalog: FP32 stands in
-  }
+  });
   return profile;
 }
 

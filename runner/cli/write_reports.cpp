@@ -5,22 +5,23 @@
 #include <algorithm>
 #include <iostream>
 
+#include "core/cells/keys.hpp"
 #include "core/files/file_writer.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/render/reporter.hpp"
+#include "runner/cli/command_support.hpp"
+#include "runner/cli/commands.hpp"
 #include "runner/cli/terminal.hpp"
 
 namespace crossover {
 
-std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts) {
+std::vector<CompareSpec> compare_specs(const std::vector<std::string>& texts) {
   std::vector<CompareSpec> specs;
-  try {
-    for (const auto& text : texts) specs.push_back(parse_compare(text));
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return std::nullopt;
-  }
+  for (const auto& text : texts)
+    specs.push_back(
+        or_exit<std::invalid_argument>(kExitBadInput, [&] { return parse_compare(text); }));
   if (specs.empty()) specs.push_back(CompareSpec{});
   return specs;
 }
@@ -46,7 +47,7 @@ bool compare_values_present(const std::vector<std::string>& given,
     }
     // A grid of one device asked device=cpu:cuda gets the analysis's "no pair" and the reason its
     // other cells did not run; device values are checked where they are parsed.
-    if (!known || spec.axis == "device") continue;
+    if (!known || is_key(spec.axis, Key::kDevice)) continue;
     for (const std::string& side : {spec.baseline, spec.contender}) {
       if (std::find(values.begin(), values.end(), side) != values.end()) continue;
       const std::string guess = did_you_mean(side, values);
@@ -90,15 +91,14 @@ void write_reports(const std::string& out_dir, const ReportContext& given,
   // Each search's own comparison is analysed too, so its probes pair in the tables.
   std::vector<CompareSpec> all = specs;
   for (const auto& search : context.searches) {
-    try {
+    const Found wrong = problem_of<std::invalid_argument>([&] {
       const CompareSpec spec = parse_compare(search.value("compare", "device=cpu:cuda"));
       const bool known = std::any_of(all.begin(), all.end(), [&](const CompareSpec& s) {
         return s.axis == spec.axis && s.baseline == spec.baseline && s.contender == spec.contender;
       });
       if (!known) all.push_back(spec);
-    } catch (const std::invalid_argument& e) {
-      spdlog::warn("a search's comparison: {}", e.what());
-    }
+    });
+    if (wrong) spdlog::warn("a search's comparison: {}", wrong->text);
   }
   for (auto& file : report_files(
            [&out_dir](const std::string&name, const std::string&text) {

@@ -14,8 +14,8 @@
 namespace crossover {
 
 /// The comparisons of --compare (each may be given several times; none means device=cpu:cuda);
-/// nothing (logged) when one is malformed.
-std::optional<std::vector<CompareSpec>> compare_specs(const std::vector<std::string>& texts);
+/// throws CommandError (exit 2) naming one that is malformed.
+std::vector<CompareSpec> compare_specs(const std::vector<std::string>& texts);
 
 /// Whether each of `specs` (given with --compare) names two values its axis takes among `cells`:
 /// two different ones, each held by some cell. False (logged, naming the values the cells have)

@@ -137,8 +137,8 @@ std::vector<std::string> calibration_entries(const std::string& out_dir) {
 // one stopped before it was written, unless --overwrite moves them aside (said).
 bool out_dir_refused(const std::string& out_dir, bool overwrite) {
   if (out_dir.empty()) return false;
-  if (const std::string problem = output_folder_problem(out_dir); !problem.empty()) {
-    spdlog::error("--out {} {}", out_dir, problem);
+  if (const Found problem = output_folder_problem(out_dir)) {
+    spdlog::error("--out {} {}", out_dir, problem->text);
     return true;
   }
   const std::vector<std::string> earlier = calibration_entries(out_dir);
@@ -199,10 +199,8 @@ int calibrate_command(const CalibrateArgs& args) {
   const double threshold = args.threshold_percent >= 0.0 || !metric
                                ? args.threshold_percent
                                : default_threshold_percent(*metric);
-  const auto checked =
+  const RegressionOptions options =
       gate_options(threshold, args.alpha, args.metric, args.assumed_spread_percent);
-  if (!checked) return kExitBadInput;
-  const RegressionOptions& options = *checked;
   const auto loaded = load_and_expand(args.grid);
   if (!loaded) return kExitBadInput;
   if (out_dir_refused(args.out_dir, args.overwrite)) return kExitBadInput;

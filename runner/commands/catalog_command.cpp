@@ -19,6 +19,7 @@
 #include "core/files/run_files.hpp"
 #include "core/records/prediction.hpp"
 #include "core/records/prices.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/catalog/catalog_table.hpp"
@@ -111,14 +112,12 @@ std::optional<std::map<std::string, double>> prices_of(const CatalogArgs& args,
     const auto equals = text.find('=');
     const std::string name = text.substr(0, equals);
     double value = 0.0;
-    std::string why;
-    try {
-      // The one reader of a price (core/records/prices.hpp), as run --price reads one.
+    // The one reader of a price (core/records/prices.hpp), as run --price reads one.
+    const Found wrong = problem_of<std::invalid_argument>([&] {
       if (equals != std::string::npos) value = price_per_hour(name, text.substr(equals + 1));
-    } catch (const std::invalid_argument& e) {
-      why = std::string(": ") + e.what();
-    }
-    if (equals == std::string::npos || !why.empty() || (name != "cpu" && !catalog.find(name))) {
+    });
+    const std::string why = wrong ? ": " + wrong->text : "";
+    if (equals == std::string::npos || wrong || (name != "cpu" && !catalog.find(name))) {
       spdlog::error(
           "--price {}: expected NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog "
           "(crossover list), the price a decimal number from 1e-09 to 1e+09{}",
@@ -186,8 +185,8 @@ bool outputs_refused(const CatalogArgs& args) {
   for (const auto& [option, path] :
        {std::pair{"--json", args.json}, {"--markdown", args.markdown}}) {
     if (path.empty()) continue;
-    if (const std::string problem = output_file_problem(path, {args.input}); !problem.empty()) {
-      spdlog::error("{} {}", option, problem);
+    if (const Found problem = output_file_problem(path, {args.input})) {
+      spdlog::error("{} {}", option, problem->text);
       return true;
     }
   }

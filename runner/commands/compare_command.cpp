@@ -12,6 +12,7 @@
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
 #include "runner/cli/command_support.hpp"
@@ -49,11 +50,8 @@ void check_binaries(const std::string (&binaries)[2], const char* const (&sides)
     const std::string answer =
         (fs::temp_directory_path() / ("crossover-version-" + std::to_string(getpid()))).string();
     const int status = run_program({binaries[side], "--version"}, answer, {}, 60.0);
-    std::string said;
-    try {
-      said = read_user_file(answer, 4096, "a --version answer");
-    } catch (const std::exception&) {
-    }
+    std::string said;  // nothing read: not crossover, said below
+    (void)problem_of([&] { said = read_user_file(answer, 4096, "a --version answer"); });
     std::error_code ignored;
     fs::remove(answer, ignored);
     if (status != kExitOk || said.rfind("crossover", 0) != 0)
@@ -146,7 +144,7 @@ bool same_file(const std::string& a, const std::string& b) {
 
 // Why compare may not write its verdict to `file` ("" when it may): never over what it judges, nor
 // any run's own files.
-std::string verdict_file_problem(const std::string& file, const CompareArgs& args) {
+Found verdict_file_problem(const std::string& file, const CompareArgs& args) {
   // The sides' results by any name are named below, with their own words.
   std::vector<std::string> inputs = {args.calibration, args.rerun};
   if (args.rerun.empty()) {
@@ -155,12 +153,12 @@ std::string verdict_file_problem(const std::string& file, const CompareArgs& arg
   } else {
     inputs.insert(inputs.end(), {args.baseline, args.candidate});  // the two binaries
   }
-  std::string problem = output_file_problem(file, inputs);
+  if (Found problem = output_file_problem(file, inputs)) return problem;
   for (const std::string& input : {args.baseline, args.candidate}) {
-    if (problem.empty() && args.rerun.empty() && same_file(file, input))
-      problem = file + " is the results file being compared; write into another file";
+    if (args.rerun.empty() && same_file(file, input))
+      return Problem(file + " is the results file being compared; write into another file");
   }
-  return problem;
+  return std::nullopt;
 }
 
 // --rerun's rounds into --out (checked: no link), and the verdict's files defaulting into it,
@@ -168,9 +166,9 @@ std::string verdict_file_problem(const std::string& file, const CompareArgs& arg
 std::pair<RunRecord, RunRecord> rerun_into_out(const CompareArgs& args, std::string& markdown,
                                                std::string& json) {
   RunRecord baseline, candidate;
-  if (const std::string problem = output_folder_problem(args.out_dir);
-      !args.out_dir.empty() && !problem.empty())
-    throw std::invalid_argument("--out " + args.out_dir + " " + problem);
+  if (const Found problem =
+          args.out_dir.empty() ? std::nullopt : output_folder_problem(args.out_dir))
+    throw std::invalid_argument("--out " + args.out_dir + " " + problem->text);
   const std::string out_dir =
       args.out_dir.empty() ? create_unique_directory("runs/compare-" + timestamp()) : args.out_dir;
   std::tie(baseline, candidate) = rerun(args, out_dir);
@@ -179,8 +177,8 @@ std::pair<RunRecord, RunRecord> rerun_into_out(const CompareArgs& args, std::str
   // Asked again now that the rounds' folders exist: --json or --markdown may name a file of
   // a round just measured, which must not be written over (the rounds stay where they are).
   for (const std::string& file : {markdown, json})
-    if (const std::string problem = verdict_file_problem(file, args); !problem.empty())
-      throw std::invalid_argument(problem + "; the rounds measured are kept in " + out_dir +
+    if (const Found problem = verdict_file_problem(file, args))
+      throw std::invalid_argument(problem->text + "; the rounds measured are kept in " + out_dir +
                                   ": compare them with `crossover compare " + out_dir +
                                   "/baseline/round-1 " + out_dir + "/candidate/round-1`");
   return {std::move(baseline), std::move(candidate)};
@@ -191,15 +189,12 @@ int compare_command(const CompareArgs& args) {
   const double threshold = args.threshold_percent >= 0.0 || !metric
                                ? args.threshold_percent
                                : default_threshold_percent(*metric);
-  const auto checked =
+  const RegressionOptions options =
       gate_options(threshold, args.alpha, args.metric, args.assumed_spread_percent, args.fail_on);
-  if (!checked) return kExitBadInput;
-  const RegressionOptions& options = *checked;
   // Before anything is read or run: a refused output must not cost the reruns' minutes.
   for (const std::string& file : {args.markdown, args.json}) {
-    if (const std::string problem = file.empty() ? "" : verdict_file_problem(file, args);
-        !problem.empty()) {
-      spdlog::error("{}; nothing was written", problem);
+    if (const Found problem = file.empty() ? std::nullopt : verdict_file_problem(file, args)) {
+      spdlog::error("{}; nothing was written", problem->text);
       return kExitBadInput;
     }
   }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/costmodel/machine_profile.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/table.hpp"
 #include "runner/cli/command_support.hpp"
@@ -62,7 +63,7 @@ std::string profiles_text() {
   TextTable table;
   table.header = {"name", "profile", "GPU", "CPU", "band (cuda)", "file"};
   for (const ShippedProfile& shipped : shipped_profiles()) {
-    try {
+    const Found unreadable = problem_of([&] {
       const MachineProfile profile = load_profile(shipped.path);
       const auto v = profile.validation.find(DeviceKind::kCuda);
       std::string band = "none";
@@ -77,9 +78,9 @@ std::string profiles_text() {
           {shipped.name, profile.name, profile.gpu_name.empty() ? "-" : profile.gpu_name,
            profile.cpu_model + ", " + std::to_string(profile.logical_cores) + " cores", band,
            shipped.path});
-    } catch (const std::exception& e) {
-      table.rows.push_back({shipped.name, "unreadable", e.what(), "-", "-", shipped.path});
-    }
+    });
+    if (unreadable)
+      table.rows.push_back({shipped.name, "unreadable", unreadable->text, "-", "-", shipped.path});
   }
   if (table.rows.empty()) return "";
   return "\nMachine profiles (predict a GPU this machine lacks: run --predict cuda=NAME; "
@@ -91,11 +92,8 @@ std::string profiles_text() {
 // `catalog --gpus` take: its figures and where its profile's band was measured.
 std::string catalog_text() {
   DatasheetCatalog catalog;
-  try {
-    catalog = load_catalog();
-  } catch (const std::exception& e) {
-    return "\nGPUs from their datasheets: " + std::string(e.what()) + "\n";
-  }
+  if (const Found unreadable = problem_of([&] { catalog = load_catalog(); }))
+    return "\nGPUs from their datasheets: " + unreadable->text + "\n";
   TextTable table;
   table.header = {"name",        "GPU",       "architecture", "FP32 TFLOPS",
                   "memory GB/s", "host link", "TDP W"};

@@ -58,28 +58,30 @@ std::string resolved(const std::string& path) {
 }
 
 // Why the inputs cannot be merged before they are read: a folder given twice. "" when none.
-std::string inputs_problem(const MergeArgs& args) {
+Found inputs_problem(const MergeArgs& args) {
   std::vector<std::pair<dev_t, ino_t>> seen;
   for (const std::string& dir : args.dirs) {
     struct stat info {};
     if (lstat(dir.c_str(), &info) != 0) continue;  // read_part says why
     const std::pair<dev_t, ino_t> id{info.st_dev, info.st_ino};
-    if (std::find(seen.begin(), seen.end(), id) != seen.end()) return dir + " is given twice";
+    if (std::find(seen.begin(), seen.end(), id) != seen.end())
+      return Problem(dir + " is given twice");
     seen.push_back(id);
   }
-  return "";
+  return std::nullopt;
 }
 
 // Why the merged run cannot go to --out: "" when it can. A link, a file, an input folder or a
 // folder inside one, or a folder that holds any file merge writes.
-std::string out_problem(const MergeArgs& args) {
-  if (std::string problem = output_folder_problem(args.out_dir); !problem.empty()) return problem;
+Found out_problem(const MergeArgs& args) {
+  if (Found problem = output_folder_problem(args.out_dir)) return problem;
   const std::string out = resolved(args.out_dir);
   for (const std::string& dir : args.dirs) {
     const std::string in = resolved(dir);
-    if (out == in) return "is one of the folders merged; give a new folder";
+    if (out == in) return Problem("is one of the folders merged; give a new folder");
     if (out.rfind(in + "/", 0) == 0)
-      return "lies inside " + dir + ", one of the folders merged; give a folder outside them";
+      return Problem("lies inside " + dir +
+                     ", one of the folders merged; give a folder outside them");
   }
   std::vector<std::string> there;
   for (const std::string& name : run_file_names()) {
@@ -87,8 +89,9 @@ std::string out_problem(const MergeArgs& args) {
     if (lstat((args.out_dir + "/" + name).c_str(), &info) == 0) there.push_back(name);
   }
   if (!there.empty())
-    return "already holds " + join(there) + ", which merging would replace; give a new folder";
-  return "";
+    return Problem("already holds " + join(there) +
+                   ", which merging would replace; give a new folder");
+  return std::nullopt;
 }
 
 // The merged run's files and reports, into --out (locked and checked by the caller).
@@ -119,13 +122,12 @@ void write_merged(const MergeArgs& args, const MergedRun& merged,
 
 int merge_command(const MergeArgs& args) {
   const auto specs = compare_specs(args.compare);
-  if (!specs) return kExitBadInput;
-  if (const std::string problem = inputs_problem(args); !problem.empty()) {
-    spdlog::error("{}; nothing was merged", problem);
+  if (const Found problem = inputs_problem(args)) {
+    spdlog::error("{}; nothing was merged", problem->text);
     return kExitBadInput;
   }
-  if (const std::string problem = out_problem(args); !problem.empty()) {
-    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem);
+  if (const Found problem = out_problem(args)) {
+    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem->text);
     return kExitBadInput;
   }
   // A shard still running holds its folder's lock: its results are not final.
@@ -150,12 +152,12 @@ int merge_command(const MergeArgs& args) {
       },
       "--out " + args.out_dir + ": ", "; nothing was merged");
   // Checked again under the lock: another merge may have written there in the meantime.
-  if (const std::string problem = out_problem(args); !problem.empty()) {
-    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem);
+  if (const Found problem = out_problem(args)) {
+    spdlog::error("--out {}: {}; nothing was merged", args.out_dir, problem->text);
     return kExitBadInput;
   }
   for (const auto& w : merged.warnings) spdlog::warn("{}", w);
-  or_exit(kExitRunFailed, [&] { write_merged(args, merged, *specs); });
+  or_exit(kExitRunFailed, [&] { write_merged(args, merged, specs); });
   std::cout << "Merged " << args.dirs.size() << " run(s), " << merged.results.size()
             << " cells: " << written_files_text(args.out_dir, run_files_in(args.out_dir)) << "\n";
   return kExitOk;

@@ -12,6 +12,7 @@
 #include "core/files/file_writer.hpp"
 #include "core/files/run_files.hpp"
 #include "core/records/prediction.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "runner/cli/command_support.hpp"
 
@@ -64,9 +65,7 @@ bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
   if (recorded_anatomy(r, saved, p)) return true;
   if (!take_twin_anatomy) throw NeedsLibTorch{};
   Result twin = r;
-  try {
-    take_twin_anatomy(r.cell, data_dir, twin);
-  } catch (const std::exception& e) {
+  if (const Found failed = problem_of([&] { take_twin_anatomy(r.cell, data_dir, twin); })) {
     // One counted by an older rule still predicts: it lacks only what that rule did not count
     // (a convolution's backward, the optimiser's arithmetic), nothing of a network without them.
     const auto line = saved.find(r.cell.index);
@@ -82,12 +81,12 @@ bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
           "cell {} ({}): its anatomy could not be taken again here ({}); predicted from "
           "the one it kept, its FLOPs counted before backward convolutions and the "
           "optimiser were",
-          r.cell.index, cell_label(r.cell), e.what());
+          r.cell.index, cell_label(r.cell), failed->text);
       p.anatomy = *older;
       return true;
     }
     spdlog::warn("cell {} ({}): its anatomy could not be taken here ({}); not predicted",
-                 r.cell.index, cell_label(r.cell), e.what());
+                 r.cell.index, cell_label(r.cell), failed->text);
     return false;
   }
   p.anatomy = twin.anatomy;
@@ -102,15 +101,14 @@ bool anatomy_to_take(const std::vector<std::string>& paths) {
   spdlog::set_level(spdlog::level::off);
   bool take = false;
   for (const std::string& path : paths) {
-    try {
+    (void)problem_of([&] {  // a run that cannot be read: check_run says why
       const RunRecord run = load_run(path);
       const std::map<std::size_t, Result> saved = saved_anatomy(path);
       for (const Result& r : run.results) {
         Result p = r;
         take = take || (measured_ok(r) && !recorded_anatomy(r, saved, p));
       }
-    } catch (const std::exception&) {  // check_run says why
-    }
+    });
   }
   spdlog::set_level(level);
   return take;

@@ -18,6 +18,7 @@
 #include "core/files/run_files.hpp"
 #include "core/records/prediction.hpp"
 #include "core/stats/stats.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/render/table.hpp"
@@ -50,11 +51,8 @@ struct PredictArgs {
 // Where --json and --fit-band may not write: the profile read, a lock, a run's or a history's
 // file, a file this check reads.
 bool output_refused(const PredictArgs& args) {
-  std::string profile = args.profile;
-  try {
-    profile = find_profile(args.profile);
-  } catch (const std::exception&) {  // said when it is read
-  }
+  std::string profile = args.profile;  // not found: said when it is read
+  (void)problem_of([&] { profile = find_profile(args.profile); });
   for (const auto& [option, path] :
        {std::pair{"--json", args.json}, {"--fit-band", args.fit_band}}) {
     if (path.empty()) continue;
@@ -68,8 +66,8 @@ bool output_refused(const PredictArgs& args) {
     for (const std::string& run : args.runs)
       for (const char* file : {kResultsFile, kEnvFile, "anatomy.jsonl"})
         inputs.push_back(run_file(run, file));
-    if (const std::string problem = output_file_problem(path, inputs); !problem.empty()) {
-      spdlog::error("{} {}", option, problem);
+    if (const Found problem = output_file_problem(path, inputs)) {
+      spdlog::error("{} {}", option, problem->text);
       return true;
     }
   }
@@ -146,7 +144,7 @@ int predict_command(const PredictArgs& args) {
   // anatomy on this CPU to crossover-torch (runner/main/main.cpp).
   if (!take_twin_anatomy && anatomy_to_take(args.runs)) throw NeedsLibTorch{};
   const auto specs = compare_specs(args.compare);
-  if (!specs || output_refused(args)) return kExitBadInput;
+  if (output_refused(args)) return kExitBadInput;
   MachineProfile target, source;
   std::vector<Checked> checked;
   or_exit(kExitBadInput, [&] {
@@ -169,8 +167,8 @@ int predict_command(const PredictArgs& args) {
   std::string bands;
   for (const Checked& c : checked) {
     for (const Json& cell : score_cells(c, table, scores)) report["cells"].push_back(cell);
-    score_winners(c, specs->front(), as_run, both);
-    score_crossings(c, *specs, crossings);
+    score_winners(c, specs.front(), as_run, both);
+    score_crossings(c, specs, crossings);
     report["bands"][c.run] = c.band;
     bands += "  " + c.run + ": " + c.band + "\n";
   }

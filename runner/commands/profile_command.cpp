@@ -61,8 +61,8 @@ int profile_command(const ProfileArgs& args) {
     for (const std::string& run : args.derive)
       for (const char* file : {kResultsFile, kEnvFile}) inputs.push_back(run_file(run, file));
     inputs.insert(inputs.end(), args.derive.begin(), args.derive.end());
-    if (const std::string problem = output_file_problem(args.out, inputs); !problem.empty()) {
-      spdlog::error("--out {}", problem);
+    if (const Found problem = output_file_problem(args.out, inputs)) {
+      spdlog::error("--out {}", problem->text);
       return kExitBadInput;
     }
   }

@@ -12,6 +12,7 @@
 #include "core/files/run_files.hpp"
 #include "core/files/user_files.hpp"
 #include "core/stats/search.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/measures.hpp"
 #include "reports/gate/run_drift.hpp"
@@ -37,14 +38,15 @@ struct ReportArgs {
 };
 
 // Why `results` cannot be reported in `measure`: "" when a cell measured it.
-std::string measure_problem(const std::vector<Result>& results, Measure measure) {
+Found measure_problem(const std::vector<Result>& results, Measure measure) {
   if (measure == Measure::kTime ||
       std::any_of(results.begin(), results.end(),
                   [&](const Result& r) { return has_measure(r, measure); }))
-    return "";
+    return std::nullopt;
   if (measure == Measure::kCost) {
-    return "no ok cell has a price: give the prices when running (\"prices\" in the grid, or "
-           "run --price cpu=0.40 --price cuda=2.50); docs/energy.md";
+    return Problem(
+        "no ok cell has a price: give the prices when running (\"prices\" in the grid, or "
+        "run --price cpu=0.40 --price cuda=2.50); docs/energy.md");
   }
   std::vector<std::string> why;
   for (const Result& r : results) {
@@ -57,22 +59,24 @@ std::string measure_problem(const std::vector<Result>& results, Measure measure)
         std::find(why.begin(), why.end(), note) == why.end())
       why.push_back(note);
   }
-  return "no ok cell measured its energy" + (why.empty() ? "" : " (" + join(why, "; ") + ")") +
-         ": run where RAPL or NVML can be read (docs/energy.md)";
+  return Problem("no ok cell measured its energy" +
+                 (why.empty() ? "" : " (" + join(why, "; ") + ")") +
+                 ": run where RAPL or NVML can be read (docs/energy.md)");
 }
 
 // Why the reports of the run in `run_dir` cannot go to `out_dir`: "" when they can. A file is no
 // folder, and another run's folder keeps reports of its own results.
-std::string out_problem(const std::string& out_dir, const std::string& run_dir) {
-  if (std::string problem = output_folder_problem(out_dir); !problem.empty()) return problem;
+Found out_problem(const std::string& out_dir, const std::string& run_dir) {
+  if (Found problem = output_folder_problem(out_dir)) return problem;
   std::error_code error;
   if (fs::exists(out_dir, error) && !fs::is_directory(out_dir, error))
-    return "is a file, not a folder; give a folder for the reports";
+    return Problem("is a file, not a folder; give a folder for the reports");
   if (holds_run(out_dir) && !fs::equivalent(out_dir, run_dir, error)) {
-    return "holds the results of another run, whose reports would be replaced by these; give "
-           "an empty folder, or the run's own (the default)";
+    return Problem(
+        "holds the results of another run, whose reports would be replaced by these; give "
+        "an empty folder, or the run's own (the default)");
   }
-  return "";
+  return std::nullopt;
 }
 
 // One run as `report` reads it: its results, env.json and searches.json (each optional).
@@ -106,13 +110,12 @@ RunRead read_run(const std::string& path) {
       kExitBadInput, [&] { ReadingLock running(run.directory); }, "",
       ": report it when it ends (it writes its own reports then)");
   // A folder of runs, or a grid, given where a run belongs: said as such.
-  if (const std::string why = why_not_a_run(path); !why.empty())
-    throw CommandError(kExitBadInput, why);
+  if (const Found why = why_not_a_run(path)) throw CommandError(kExitBadInput, why->text);
   run.results = or_exit(kExitBadInput, [&] { return read_results(file); });
   const auto optional_json = [&](const std::string& name, nlohmann::ordered_json& into,
                                  const std::string& section) {
     if (!fs::exists(run.directory + "/" + name, error)) return;
-    try {
+    const Found unreadable = problem_of([&] {
       into = nlohmann::ordered_json::parse(
           read_json_text(run.directory + "/" + name, kMaxRecordBytes, "a " + name));
       if (name == "searches.json") {
@@ -120,9 +123,10 @@ RunRead read_run(const std::string& path) {
       } else if (!into.is_object()) {
         throw std::runtime_error("not a JSON object");
       }
-    } catch (const std::exception& e) {
+    });
+    if (unreadable) {
       spdlog::warn("{}/{}: unreadable ({}); the report has no {} section", run.directory, name,
-                   e.what(), section);
+                   unreadable->text, section);
       into = name == "searches.json" ? nlohmann::ordered_json::array() : nlohmann::ordered_json();
     }
   };
@@ -185,7 +189,6 @@ bool combine(std::vector<RunRead>& runs, ReportContext& context, std::vector<Res
 
 int report_command(const ReportArgs& args) {
   const auto specs = compare_specs(args.compare);
-  if (!specs) return kExitBadInput;
   std::vector<RunRead> runs;
   for (const std::string& path : args.results) {
     RunRead run = read_run(path);
@@ -210,8 +213,8 @@ int report_command(const ReportArgs& args) {
   }
   const std::string out_dir = args.out_dir.empty() ? runs.front().directory : args.out_dir;
   for (const RunRead& run : runs) {
-    if (const std::string problem = out_problem(out_dir, run.directory); !problem.empty()) {
-      spdlog::error("--out {}: {}; nothing was written", out_dir, problem);
+    if (const Found problem = out_problem(out_dir, run.directory)) {
+      spdlog::error("--out {}: {}; nothing was written", out_dir, problem->text);
       return kExitBadInput;
     }
   }
@@ -241,14 +244,14 @@ int report_command(const ReportArgs& args) {
   // The warnings the reports open with, said here too.
   for (const std::string& w : context.warnings) spdlog::warn("{}", w);
   const Measure measure = parse_word<Measure>(args.measure).value_or(Measure::kTime);
-  if (const std::string problem = measure_problem(results, measure); !problem.empty()) {
-    spdlog::error("--measure {}: {}; nothing was written", args.measure, problem);
+  if (const Found problem = measure_problem(results, measure)) {
+    spdlog::error("--measure {}: {}; nothing was written", args.measure, problem->text);
     return kExitBadInput;
   }
   context.measure = measure;
   or_exit(kExitRunFailed, [&] {
     fs::create_directories(out_dir);
-    write_reports(out_dir, context, results, *specs, runs.front().record);
+    write_reports(out_dir, context, results, specs, runs.front().record);
   });
   std::cout << wrap_prose(
       "Reports: " + written_files_text(out_dir, run_file_names(RunFileWriter::kReports)) + "\n",

@@ -31,19 +31,15 @@ std::optional<std::string> predict_file(const std::string& text) {
   return text.substr(equals + 1);
 }
 
-// --price arguments into `prices`; false (logged) when one is wrong.
-bool parse_prices(const std::vector<std::string>& texts, Prices& prices) {
-  try {
-    for (const auto& text : texts) add_price(prices, text);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return false;
-  }
-  return true;
+// --price arguments into `prices`; throws CommandError (exit 2) naming one that is wrong.
+void parse_prices(const std::vector<std::string>& texts, Prices& prices) {
+  for (const auto& text : texts)
+    or_exit<std::invalid_argument>(kExitBadInput, [&] { add_price(prices, text); });
 }
 
 // The part of the grid this run measures: all of it, or the shard --shard names (logged and
-// numbered in `options`); nullopt (logged) when --shard or --shards is wrong.
+// numbered in `options`); nullopt (logged) when --shards is wrong, CommandError (exit 2) when
+// --shard is.
 std::optional<Expansion> select_part(const RunArgs& args, const Expansion& whole,
                                      SweepOptions& options) {
   if (args.shards > 0 && args.shard != "auto") {
@@ -54,17 +50,13 @@ std::optional<Expansion> select_part(const RunArgs& args, const Expansion& whole
     return std::nullopt;
   }
   if (args.shard.empty()) return whole;
-  Expansion expansion;
-  try {
+  const Expansion expansion = or_exit<std::invalid_argument>(kExitBadInput, [&] {
     options.shard =
         args.shard == "auto"
             ? shard_from_environment([](const char* n) { return std::getenv(n); }, args.shards)
             : parse_shard(args.shard);
-    expansion = shard_of(whole, *options.shard);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return std::nullopt;
-  }
+    return shard_of(whole, *options.shard);
+  });
   // A shard's probes are numbered after every listed cell and apart from the other shards'.
   options.first_probe_index =
       whole.cells.size() +
@@ -118,20 +110,18 @@ void add_grid_and_data_options(CLI::App& run, RunArgs& args) {
 }
 
 // The profiles of --predict and --profile, found by name or path and read once, before anything
-// runs (a dry run included), into the sweep's options; false (logged) when one cannot be read.
+// runs (a dry run included), into the sweep's options; false (logged) when --predict is wrong,
+// CommandError (exit 2) when a profile cannot be read.
 bool read_profiles(const RunArgs& args, SweepOptions& options) {
   const std::optional<std::string> predict = predict_file(args.predict);
   if (!predict) return false;
-  try {
+  or_exit<std::runtime_error>(kExitBadInput, [&] {
     if (!predict->empty())
       options.predict_cuda =
           std::make_shared<const MachineProfile>(load_named_gpu_profile(*predict));
     if (!args.profile.empty())
       options.profile = std::make_shared<const MachineProfile>(load_named_profile(args.profile));
-  } catch (const std::runtime_error& e) {
-    spdlog::error("{}", e.what());
-    return false;
-  }
+  });
   return true;
 }
 
@@ -220,16 +210,16 @@ std::optional<CheckedRun> check_run(const RunArgs& args) {
   checked.grid = std::move(loaded->first);
   checked.whole = std::move(loaded->second);
   checked.options = args.sweep;
-  if (!parse_prices(args.prices, checked.options.prices)) return std::nullopt;
+  parse_prices(args.prices, checked.options.prices);
   std::optional<Expansion> part = select_part(args, checked.whole, checked.options);
   if (!part || !label_cells(*part, checked.options)) return std::nullopt;
   checked.expansion = std::move(*part);
   if (!read_profiles(args, checked.options)) return std::nullopt;
-  auto specs = compare_specs(args.compare);
-  if (!specs || (checked.expansion.searches.empty() &&
-                 !compare_values_present(args.compare, *specs, checked.expansion.cells)))
+  std::vector<CompareSpec> specs = compare_specs(args.compare);
+  if (checked.expansion.searches.empty() &&
+      !compare_values_present(args.compare, specs, checked.expansion.cells))
     return std::nullopt;
-  checked.specs = std::move(*specs);
+  checked.specs = std::move(specs);
   return checked;
 }
 
@@ -247,12 +237,12 @@ Command add_run_checks_command(CLI::App& subcommand) {
               } else {
                 check_sweep(checked->options, checked->expansion.cells);
               }
-            } catch (const SweepRefused&) {
-              refused = true;
             } catch (const NeedsLibTorch&) {
               throw;  // crossover-torch says it all
             } catch (...) {
-              held.say();  // what came before a path that could not be examined, then its error
+              // What came before a refusal (SweepRefused, a CommandError) or a path that could
+              // not be examined; run_one then says its error and its exit code.
+              held.say();
               throw;
             }
             if (!refused) throw NeedsLibTorch{};

@@ -11,6 +11,7 @@
 #include "core/cells/keys.hpp"
 #include "core/costmodel/machine_profile.hpp"
 #include "core/files/run_files.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/run_outputs.hpp"
@@ -53,23 +54,15 @@ int run_command(const RunArgs& args) {
   if (args.dry_run) {
     // What the run would refuse before its first cell, the dry run refuses alike (crossover
     // checked the cells before they were folded; these are the cells as planned).
-    try {
-      check_sweep(options, expansion.cells);
-    } catch (const SweepRefused&) {
-      return kExitBadInput;  // logged
-    }
+    check_sweep(options, expansion.cells);  // SweepRefused: exit 2, logged
     std::cout << wrap_prose(dry_run_text(expansion), output_columns());
     return kExitOk;
   }
 
   // Everything that can be known to fail is checked before the first cell runs.
   std::optional<Sweep> sweep;
-  try {
-    options.interrupted = &interrupted;
-    sweep.emplace(options, grid, expansion, inventory);
-  } catch (const SweepRefused&) {
-    return kExitBadInput;  // logged
-  }
+  options.interrupted = &interrupted;
+  sweep.emplace(options, grid, expansion, inventory);  // SweepRefused: exit 2, logged
   catch_interrupts();
   SweepOutcome outcome = sweep->run();
   const std::vector<Result>& results = outcome.results;
@@ -84,10 +77,9 @@ int run_command(const RunArgs& args) {
   context.band_validation = band_validation(sweep->record());
   if (std::string drift = drift_warning(sweep->record()); !drift.empty()) spdlog::warn("{}", drift);
   context.searches = outcome.searches;
-  try {
-    write_reports(sweep->out_dir(), context, results, specs, sweep->record());
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
+  if (const Found failed = problem_of(
+          [&] { write_reports(sweep->out_dir(), context, results, specs, sweep->record()); })) {
+    spdlog::error("{}", failed->text);
     outcome.write_failed = true;
   }
   std::cout << wrap_prose(

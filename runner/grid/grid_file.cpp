@@ -25,45 +25,52 @@ bool starts_with_word(const std::string& text, const std::string& prefix) {
   return true;
 }
 
-// What a JSON object is, by the keys only that kind of file has; "" for none of them.
-std::string known_json_kind(const nlohmann::json& root) {
+// What a JSON object is, by the keys only that kind of file has; nothing for none of them.
+Found known_json_kind(const nlohmann::json& root) {
   const auto has = [&](const char* key) { return root.contains(key); };
   if (has("crossover_revision") && has("recorded_at"))
-    return "a run's env.json (its machine record), not a grid: the grid.json beside it is the "
-           "grid that run ran";
+    return Problem(
+        "a run's env.json (its machine record), not a grid: the grid.json beside it is the "
+        "grid that run ran");
   if (has("comparisons") && has("cells") && has("bounds"))
-    return "a run's summary.json, not a grid: the grid.json beside it is the grid that run ran";
+    return Problem(
+        "a run's summary.json, not a grid: the grid.json beside it is the grid that run ran");
   if (has("cpu") && has("provenance"))
-    return "a machine profile (crossover profile --out), not a grid: give it to run --profile, "
-           "or to --predict cuda=FILE";
+    return Problem(
+        "a machine profile (crossover profile --out), not a grid: give it to run --profile, "
+        "or to --predict cuda=FILE");
   if (has("runs") && has("cells") && has("format"))
-    return "a history (crossover history --out), not a grid";
+    return Problem("a history (crossover history --out), not a grid");
   if (has("cell") && has("workload") && has("status"))
-    return "one cell's result (a line of results.jsonl), not a grid";
-  return "";
+    return Problem("one cell's result (a line of results.jsonl), not a grid");
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::string not_a_grid(const std::string& text) {
+Found not_a_grid(const std::string& text) {
   if (text.rfind("PK\x03\x04", 0) == 0)
-    return "a zip archive (torch.jit.save writes a TorchScript model as one), not a grid: name a "
-           "model in a grid's experiment, {\"workload\": \"torchscript\", \"settings\": "
-           "{\"model\": \"FILE\", \"input_shape\": [...], \"classes\": N}} as "
-           "configs/torchscript-example.json does";
-  if (text.rfind("\x1f\x8b", 0) == 0) return "a gzip file, not a grid (a grid is JSON text)";
+    return Problem(
+        "a zip archive (torch.jit.save writes a TorchScript model as one), not a grid: name a "
+        "model in a grid's experiment, {\"workload\": \"torchscript\", \"settings\": "
+        "{\"model\": \"FILE\", \"input_shape\": [...], \"classes\": N}} as "
+        "configs/torchscript-example.json does");
+  if (text.rfind("\x1f\x8b", 0) == 0)
+    return Problem("a gzip file, not a grid (a grid is JSON text)");
   if (starts_with_word(text, "<!doctype") || starts_with_word(text, "<html"))
-    return "an HTML file (a run's report.html?), not a grid: the grid.json beside a run's "
-           "reports is the grid it ran";
+    return Problem(
+        "an HTML file (a run's report.html?), not a grid: the grid.json beside a run's "
+        "reports is the grid it ran");
   const auto root = nlohmann::json::parse(text, nullptr, false);
-  if (!root.is_discarded()) return root.is_object() ? known_json_kind(root) : "";
+  if (!root.is_discarded()) return root.is_object() ? known_json_kind(root) : std::nullopt;
   // Several JSON objects, one per line: a run's results.
   const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
   if (!first.is_discarded() && first.is_object() && first.contains("cell") &&
       first.contains("workload"))
-    return "a run's results (results.jsonl), not a grid: give its folder to report, compare or "
-           "history; the grid.json beside it is the grid that run ran";
-  return "";
+    return Problem(
+        "a run's results (results.jsonl), not a grid: give its folder to report, compare or "
+        "history; the grid.json beside it is the grid that run ran");
+  return std::nullopt;
 }
 
 namespace {
@@ -89,8 +96,7 @@ std::string json_mistake_hint(const std::string& text, std::size_t at) {
 }  // namespace
 
 Json parse_grid_json(const std::string& text, const std::string& file) {
-  if (const std::string kind = not_a_grid(text); !kind.empty())
-    throw GridError(file, {{"(document)", kind}});
+  if (const Found kind = not_a_grid(text)) throw GridError(file, {{"(document)", kind->text}});
   // Nesting and duplicate keys first: the parser would keep one of two equal keys silently.
   if (const auto problem = check_json_shape(text)) {
     throw GridError(file, {{problem->path, problem->message}});

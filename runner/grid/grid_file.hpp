@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/text/problem.hpp"
+
 namespace crossover {
 
 /// The text of the grid file at `path`; throws GridError naming it (a folder that holds a run
@@ -19,8 +21,8 @@ std::string read_grid_file(const std::string& path);
 nlohmann::ordered_json parse_grid_json(const std::string& text, const std::string& file);
 
 /// What `text` is when it is a file crossover knows that is not a grid, with where it belongs:
-/// "a zip archive (torch.jit.save writes TorchScript models as one), not a grid: ..."; ""
+/// "a zip archive (torch.jit.save writes TorchScript models as one), not a grid: ..."; nothing
 /// otherwise.
-std::string not_a_grid(const std::string& text);
+Found not_a_grid(const std::string& text);
 
 }  // namespace crossover

@@ -42,14 +42,15 @@ bool read_within(int fd, double limit_seconds, std::string& said) {
 
 // user_model_problem(cell) in a child process; what the child said, how it died, or that it took
 // longer than `limit_seconds` (it is killed then).
-std::string problem_in_child(const Cell& cell, const ModelCheck& check, double limit_seconds) {
+Found problem_in_child(const Cell& cell, const ModelCheck& check, double limit_seconds) {
   int pipe_ends[2];
-  if (pipe(pipe_ends) != 0) return "cannot check model " + cell.model + ": no pipe";
+  if (pipe(pipe_ends) != 0) return Problem("cannot check model " + cell.model + ": no pipe");
   const int out = pipe_ends[1];
   const pid_t child = fork_child(
       [&] {
         close(pipe_ends[0]);
-        const std::string problem = check ? check(cell) : user_model_problem(cell);
+        const Found found = check ? check(cell) : user_model_problem(cell);
+        const std::string problem = found ? found->text : "";  // nothing said: all is well
         std::size_t written = 0;
         while (written < problem.size()) {
           const ssize_t n = write(out, problem.data() + written, problem.size() - written);
@@ -62,7 +63,7 @@ std::string problem_in_child(const Cell& cell, const ModelCheck& check, double l
   if (child < 0) {
     close(pipe_ends[0]);
     close(pipe_ends[1]);
-    return "cannot check model " + cell.model + ": cannot start a process";
+    return Problem("cannot check model " + cell.model + ": cannot start a process");
   }
   close(pipe_ends[1]);
   std::string said;
@@ -73,20 +74,22 @@ std::string problem_in_child(const Cell& cell, const ModelCheck& check, double l
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (!finished) {
-    return "model " + cell.model +
-           ": its check (load it and run one batch of input_shape) did "
-           "not finish within " +
-           format_number(limit_seconds) +
-           " s and was stopped; a forward that loops or waits never trains. Fix the model, or "
-           "give it longer with --model-check-seconds";
+    return Problem("model " + cell.model +
+                   ": its check (load it and run one batch of input_shape) did not finish within " +
+                   format_number(limit_seconds) +
+                   " s and was stopped; a forward that loops or waits never trains. Fix the "
+                   "model, or give it longer with --model-check-seconds");
   }
   if (WIFSIGNALED(status)) {
-    return "model " + cell.model + " crashed LibTorch while loading or running one batch (" +
-           strsignal(WTERMSIG(status)) + "); check it in Python with torch.jit.load";
+    return Problem("model " + cell.model +
+                   " crashed LibTorch while loading or running one batch (" +
+                   strsignal(WTERMSIG(status)) + "); check it in Python with torch.jit.load");
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return "model " + cell.model + ": its check ended with status " + std::to_string(status);
-  return said;
+    return Problem("model " + cell.model + ": its check ended with status " +
+                   std::to_string(status));
+  if (said.empty()) return std::nullopt;
+  return Problem(said);
 }
 
 }  // namespace
@@ -101,8 +104,8 @@ std::vector<GridIssue> check_user_models(const std::vector<Cell>& cells, const M
         cell.model + "|" + std::to_string(cell.classes) + "|" + std::to_string(cell.outputs);
     for (const std::int64_t size : cell.input_shape) key += "|" + std::to_string(size);
     if (!checked.insert(key).second) continue;
-    if (std::string problem = problem_in_child(cell, check, limit_seconds); !problem.empty())
-      issues.push_back({"experiments[" + std::to_string(cell.experiment) + "]", problem});
+    if (Found problem = problem_in_child(cell, check, limit_seconds))
+      issues.push_back({"experiments[" + std::to_string(cell.experiment) + "]", problem->text});
   }
   return issues;
 }

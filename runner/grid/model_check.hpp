@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "core/cells/cell.hpp"
+#include "core/text/problem.hpp"
 #include "runner/grid/grid.hpp"
 
 namespace crossover {
 
-/// What check_user_models asks of each model, in the child: "" or the problem.
-using ModelCheck = std::function<std::string(const Cell&)>;
+/// What check_user_models asks of each model, in the child: nothing, or the problem.
+using ModelCheck = std::function<Found(const Cell&)>;
 
 /// How long one model's check may take by default (`--model-check-seconds`): loading a model and
 /// running one small batch takes seconds; a forward that loops must not make validate wait.

@@ -152,40 +152,41 @@ bool running_on_valgrind() {
 
 }  // namespace
 
-std::string perf_unavailable_reason() {
+Found perf_unavailable_reason() {
   const int fd = open_perf_instructions(0);
   if (fd >= 0) {
     close(fd);
-    return "";
+    return std::nullopt;
   }
   const int error = errno;
   std::string why = std::string("perf_event_open: ") + std::strerror(error);
   if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
     why += " (no hardware counters: a virtual machine?)";
   if (error == EACCES || error == EPERM) why += " (kernel.perf_event_paranoid forbids it)";
-  return why;
+  return Problem(why);
 }
 
 CounterKind counter_for(Count count) {
   const char* text = std::getenv(kCounterVariable);
   const std::string asked = text != nullptr ? text : "";
-  if (!asked.empty() && asked != "auto" && asked != "perf" && asked != "callgrind")
+  const std::optional<CounterKind> forced = parse_word<CounterKind>(asked);  // else "auto"
+  if (!asked.empty() && asked != "auto" && !forced)
     throw std::invalid_argument(std::string(kCounterVariable) +
                                 " must be \"auto\", \"perf\" or \"callgrind\", got '" + asked +
                                 "'");
-  if (asked == "callgrind" || count == Count::kCycles) {
-    if (asked == "perf")
+  if (forced == CounterKind::kCallgrind || count == Count::kCycles) {
+    if (forced == CounterKind::kPerf)
       throw std::runtime_error(
           "count \"cycles\" estimates cycles from Callgrind's cache simulation; perf counts "
           "instructions alone (unset " +
           std::string(kCounterVariable) + ", or count \"instructions\")");
     return CounterKind::kCallgrind;
   }
-  const std::string perf = perf_unavailable_reason();
-  if (asked == "perf" && !perf.empty())
+  const Found perf = perf_unavailable_reason();
+  if (forced == CounterKind::kPerf && perf)
     throw std::runtime_error(std::string(kCounterVariable) +
-                             "=perf, but this machine cannot count instructions: " + perf);
-  return perf.empty() ? CounterKind::kPerf : CounterKind::kCallgrind;
+                             "=perf, but this machine cannot count instructions: " + perf->text);
+  return perf ? CounterKind::kCallgrind : CounterKind::kPerf;
 }
 
 std::vector<std::string> callgrind_command(Count count, const std::string& prefix) {
@@ -259,9 +260,8 @@ std::unique_ptr<InstructionCounter> open_counter(Count count) {
   if (count == Count::kCycles)
     throw std::runtime_error(
         "count \"cycles\" is estimated under Callgrind, and this process does not run under it");
-  const std::string perf = perf_unavailable_reason();
-  if (!perf.empty())
-    throw std::runtime_error("count \"instructions\": no counter in this process (" + perf +
+  if (const Found perf = perf_unavailable_reason())
+    throw std::runtime_error("count \"instructions\": no counter in this process (" + perf->text +
                              "), and it does not run under Callgrind");
   return std::make_unique<PerfCounter>();
 }

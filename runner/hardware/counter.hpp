@@ -18,6 +18,7 @@
 
 #include "core/cells/modes.hpp"
 #include "core/records/result_parts.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
@@ -42,9 +43,9 @@ inline constexpr auto words(CounterKind) {
                     std::pair{CounterKind::kPerf, std::string_view("perf")}};
 }
 
-/// Whether this machine's CPU counts user-space instructions for this process; "" when it does,
-/// else why not ("perf_event_open: No such file or directory (no PMU: a virtual machine?)").
-std::string perf_unavailable_reason();
+/// Whether this machine's CPU counts user-space instructions for this process: nothing when it
+/// does, else why not ("perf_event_open: No such file or directory (no PMU: a virtual machine?)").
+Found perf_unavailable_reason();
 
 /// The counter for a cell counted `count`: CROSSOVER_COUNTER's, else perf where it counts and
 /// the count is `instructions`, else Callgrind. Throws std::invalid_argument naming the variable

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/cells/modes.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "runner/hardware/nvml.hpp"
 
@@ -33,19 +34,19 @@ std::string from_env(const char* name, const char* fallback) {
   return value != nullptr && *value != '\0' ? value : fallback;
 }
 
-// A number from the first line of a sysfs file, or why it cannot be read ("" when it can): not
+// A number from the first line of a sysfs file, or why it cannot be read (nothing when it can): not
 // there, not a regular file (a FIFO would hang the cell), no permission, or not a number.
-std::string number_problem(const std::string& path, double& value) {
+Found number_problem(const std::string& path, double& value) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
-  if (error) return "cannot read " + path + " (" + error.message() + ")";
-  if (!fs::is_regular_file(status)) return path + " is not a regular file";
+  if (error) return Problem("cannot read " + path + " (" + error.message() + ")");
+  if (!fs::is_regular_file(status)) return Problem(path + " is not a regular file");
   std::ifstream in(path);
   if (!in) {
-    return errno == EACCES ? "cannot read " + path +
-                                 ": no permission (root only since Linux 5.10: run as root, or "
-                                 "make it readable)"
-                           : "cannot read " + path + " (" + std::strerror(errno) + ")";
+    return Problem(errno == EACCES ? "cannot read " + path +
+                                         ": no permission (root only since Linux 5.10: run as "
+                                         "root, or make it readable)"
+                                   : "cannot read " + path + " (" + std::strerror(errno) + ")");
   }
   std::string line;
   std::getline(in, line);
@@ -54,13 +55,11 @@ std::string number_problem(const std::string& path, double& value) {
   value = std::strtod(line.c_str(), &end);
   if (line.empty() || end == line.c_str() || *end != '\0' || errno == ERANGE ||
       !std::isfinite(value) || value < 0)
-    return path + " holds \"" + line.substr(0, 40) + "\", not a count of microjoules";
-  return "";
+    return Problem(path + " holds \"" + line.substr(0, 40) + "\", not a count of microjoules");
+  return std::nullopt;
 }
 
-bool read_number(const std::string& path, double& value) {
-  return number_problem(path, value).empty();
-}
+bool read_number(const std::string& path, double& value) { return !number_problem(path, value); }
 
 std::string first_line(const std::string& path) {
   std::error_code error;
@@ -124,8 +123,7 @@ class RaplMeter : public EnergyMeter {
   }
   void start() override {
     for (auto& d : domains_) {
-      if (const std::string why = number_problem(d.counter, d.last_uj); !why.empty())
-        problem_ = why;
+      if (const Found why = number_problem(d.counter, d.last_uj)) problem_ = why->text;
     }
     started_ = Clock::now();
   }
@@ -133,8 +131,8 @@ class RaplMeter : public EnergyMeter {
     const double span = seconds_between(started_, Clock::now());
     for (auto& d : domains_) {
       double now = d.last_uj;
-      if (const std::string why = number_problem(d.counter, now); !why.empty()) {
-        problem_ = why;
+      if (const Found why = number_problem(d.counter, now)) {
+        problem_ = why->text;
         continue;
       }
       double delta = now - d.last_uj;
@@ -186,8 +184,8 @@ std::unique_ptr<EnergyMeter> rapl_meter() {
     if (first_line(dir + "/name").rfind("package", 0) != 0) continue;
     RaplDomain d;
     d.counter = dir + "/energy_uj";
-    if (const std::string why = number_problem(d.counter, d.last_uj); !why.empty())
-      return std::make_unique<UnavailableMeter>(why);
+    if (const Found why = number_problem(d.counter, d.last_uj))
+      return std::make_unique<UnavailableMeter>(why->text);
     if (!read_number(dir + "/max_energy_range_uj", d.range_uj) || d.range_uj <= 0.0)
       return std::make_unique<UnavailableMeter>("cannot read " + dir + "/max_energy_range_uj");
     domains.push_back(d);

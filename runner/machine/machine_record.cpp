@@ -37,7 +37,7 @@ std::optional<MachineRecord> machine_record_from_environment() {
   return MachineRecord{file, std::move(record)};
 }
 
-std::string machine_record_mismatch(const Environment& here, const MachineRecord& reused) {
+Found machine_record_mismatch(const Environment& here, const MachineRecord& reused) {
   std::vector<std::string> differences;
   const auto differ = [&](const std::string& what, const std::string& there,
                           const std::string& mine) {
@@ -51,24 +51,24 @@ std::string machine_record_mismatch(const Environment& here, const MachineRecord
   differ("CPU", reused.env.cpu.model, here.cpu.model);
   differ("logical cores", cores(reused.env.cpu.logical_cores), cores(here.cpu.logical_cores));
   differ("LibTorch", reused.env.libtorch.version, here.libtorch.version);
-  if (differences.empty()) return "";
-  return std::string(kMachineRecordVariable) + "=" + printable_text(reused.file) +
-         " was measured on another machine (" + join(differences, "; ") +
-         "): its BLAS rate, peak and profile are not this machine's. Name the env.json of a run "
-         "on this machine, or unset the variable to measure the machine";
+  if (differences.empty()) return std::nullopt;
+  return Problem(std::string(kMachineRecordVariable) + "=" + printable_text(reused.file) +
+                 " was measured on another machine (" + join(differences, "; ") +
+                 "): its BLAS rate, peak and profile are not this machine's. Name the env.json of "
+                 "a run on this machine, or unset the variable to measure the machine");
 }
 
-std::string machine_record_in_output(const std::string& record_file, const std::string& out_dir) {
-  if (record_file.empty() || out_dir.empty()) return "";
+Found machine_record_in_output(const std::string& record_file, const std::string& out_dir) {
+  if (record_file.empty() || out_dir.empty()) return std::nullopt;
   std::error_code error;
   const auto folder = std::filesystem::weakly_canonical(out_dir, error);
   const auto file = std::filesystem::weakly_canonical(record_file, error);
-  if (error || file.parent_path() != folder) return "";
-  return std::string(kMachineRecordVariable) + "=" + printable_text(record_file) +
-         " is the env.json of this run's own folder, which the run replaces (--overwrite moves "
-         "it aside first): copy it out of " +
-         printable_text(out_dir) +
-         " and name the copy, or unset the variable to measure the machine";
+  if (error || file.parent_path() != folder) return std::nullopt;
+  return Problem(std::string(kMachineRecordVariable) + "=" + printable_text(record_file) +
+                 " is the env.json of this run's own folder, which the run replaces (--overwrite "
+                 "moves it aside first): copy it out of " +
+                 printable_text(out_dir) +
+                 " and name the copy, or unset the variable to measure the machine");
 }
 
 void reuse_machine_record(Environment& record, const MachineRecord& reused) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/records/environment.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
@@ -29,14 +30,15 @@ struct MachineRecord {
 std::optional<MachineRecord> machine_record_from_environment();
 
 /// How `reused` was not measured on the machine `here` describes: its CPU model, its logical
-/// cores and its LibTorch version, each that differs named with both values ("" when none does).
-/// A record of another machine would pass that machine's BLAS rate, peak and profile off as this
-/// one's.
-std::string machine_record_mismatch(const Environment& here, const MachineRecord& reused);
+/// cores and its LibTorch version, each that differs named with both values (nothing when none
+/// does). A record of another machine would pass that machine's BLAS rate, peak and profile off as
+/// this one's.
+Found machine_record_mismatch(const Environment& here, const MachineRecord& reused);
 
 /// Why the record `record_file` cannot serve a run into `out_dir`: it is inside that folder,
-/// whose env.json the run replaces (and --overwrite moves aside) before it is read. "" when it can.
-std::string machine_record_in_output(const std::string& record_file, const std::string& out_dir);
+/// whose env.json the run replaces (and --overwrite moves aside) before it is read. Nothing when it
+/// can.
+Found machine_record_in_output(const std::string& record_file, const std::string& out_dir);
 
 /// `record` with the measured parts of `reused` in place of its own: the BLAS rate, the peaks, the
 /// profile and the reference before the run; `machine_record` names its file.

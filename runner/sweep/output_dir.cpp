@@ -49,14 +49,14 @@ std::string in_use_text(const std::string& directory, const std::string& who) {
 
 }  // namespace
 
-std::string in_use_problem(const std::string& directory) {
+Found in_use_problem(const std::string& directory) {
   const int fd =
       open((directory + "/" + kLockFile).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   struct stat info {};
-  if (fd < 0) return "";
-  std::string problem;
+  if (fd < 0) return std::nullopt;
+  Found problem;
   if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && flock(fd, LOCK_SH | LOCK_NB) != 0)
-    problem = in_use_text(directory, holder_text(fd));
+    problem = Problem(in_use_text(directory, holder_text(fd)));
   close(fd);  // releases a shared lock taken
   return problem;
 }
@@ -149,22 +149,24 @@ std::string linked_folder(const std::string& path) {
   return "";
 }
 
-std::string output_folder_problem(const std::string& given) {
+Found output_folder_problem(const std::string& given) {
   // "LINK/" names the link's target to lstat: the link is the name without its slashes.
   std::string path = given;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   if (const std::string link = linked_folder(path + "/"); !link.empty() && link != path)
-    return "is inside " + link +
-           ", a symbolic link; crossover never writes through a link: "
-           "give the folder it points to, or a new one";
+    return Problem("is inside " + link +
+                   ", a symbolic link; crossover never writes through a link: "
+                   "give the folder it points to, or a new one");
   struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) return "";
+  if (lstat(path.c_str(), &info) != 0) return std::nullopt;
   if (S_ISLNK(info.st_mode))
-    return "is a symbolic link; crossover writes a run only into a folder itself, never "
-           "through a link: give the folder it points to, or a new one";
-  if (S_ISREG(info.st_mode)) return "is a file, not a folder";
-  if (!S_ISDIR(info.st_mode)) return "is " + file_kind_text(info.st_mode) + ", not a folder";
-  return "";
+    return Problem(
+        "is a symbolic link; crossover writes a run only into a folder itself, never "
+        "through a link: give the folder it points to, or a new one");
+  if (S_ISREG(info.st_mode)) return Problem("is a file, not a folder");
+  if (!S_ISDIR(info.st_mode))
+    return Problem("is " + file_kind_text(info.st_mode) + ", not a folder");
+  return std::nullopt;
 }
 
 std::string create_unique_directory(const std::string& base) {
@@ -183,15 +185,18 @@ std::string create_unique_directory(const std::string& base) {
   return folder;
 }
 
-std::string run_file_problem(const std::string& path) {
+Found run_file_problem(const std::string& path) {
   const auto [folder, name] = folder_and_name(path);
   const std::vector<std::string> files = run_file_names();
-  if (std::find(files.begin(), files.end(), name) == files.end() && name != kAnatomyFile) return "";
+  if (std::find(files.begin(), files.end(), name) == files.end() && name != kAnatomyFile)
+    return std::nullopt;
   // A lock without results yet is a run that has just begun.
-  if (!holds_run(folder) && access((folder + "/" + kLockFile).c_str(), F_OK) != 0) return "";
-  return path + " is a file of the run in " + folder +
-         "; writing there would replace what that run measured or reported. Write into another "
-         "file";
+  if (!holds_run(folder) && access((folder + "/" + kLockFile).c_str(), F_OK) != 0)
+    return std::nullopt;
+  return Problem(
+      path + " is a file of the run in " + folder +
+      "; writing there would replace what that run measured or reported. Write into another "
+      "file");
 }
 
 const std::vector<std::string>& history_file_names() {
@@ -199,39 +204,41 @@ const std::vector<std::string>& history_file_names() {
   return names;
 }
 
-std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
+Found output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
   struct stat info {};
   if (lstat(path.c_str(), &info) == 0) {
     if (S_ISLNK(info.st_mode))
-      return path +
-             " is a symbolic link; crossover never writes through a link: give the file "
-             "itself, or a new name";
-    if (S_ISDIR(info.st_mode)) return path + " is a folder; give the name of a file";
+      return Problem(path +
+                     " is a symbolic link; crossover never writes through a link: give the file "
+                     "itself, or a new name");
+    if (S_ISDIR(info.st_mode)) return Problem(path + " is a folder; give the name of a file");
     if (!S_ISREG(info.st_mode))
-      return path + " is " + file_kind_text(info.st_mode) + "; give the name of a regular file";
+      return Problem(path + " is " + file_kind_text(info.st_mode) +
+                     "; give the name of a regular file");
   }
   const auto [folder, name] = folder_and_name(path);
   if (const std::string link = linked_folder(path); !link.empty())
-    return path + " is in " + link +
-           ", a symbolic link; crossover never writes through a "
-           "link: give the folder it points to, or a new one";
+    return Problem(path + " is in " + link +
+                   ", a symbolic link; crossover never writes through a "
+                   "link: give the folder it points to, or a new one");
   if (name == kLockFile)
-    return path + " is the lock of " + folder +
-           ", which keeps two commands from writing that folder at once; write into another file";
-  if (std::string problem = run_file_problem(path); !problem.empty()) return problem;
+    return Problem(
+        path + " is the lock of " + folder +
+        ", which keeps two commands from writing that folder at once; write into another file");
+  if (Found problem = run_file_problem(path)) return problem;
   const auto& history = history_file_names();
   if (std::find(history.begin(), history.end(), name) != history.end() &&
       access((folder + "/history.json").c_str(), F_OK) == 0)
-    return path + " is a file of the history in " + folder +
-           "; `crossover history --append RUN --into " + folder +
-           "` adds to it. Write into another file";
+    return Problem(path + " is a file of the history in " + folder +
+                   "; `crossover history --append RUN --into " + folder +
+                   "` adds to it. Write into another file");
   for (const std::string& input : inputs) {
     std::error_code error;
     if (!input.empty() && std::filesystem::equivalent(path, input, error))
-      return path + " is " + (input == path ? "" : input + ", ") +
-             "a file this command reads; write into another file";
+      return Problem(path + " is " + (input == path ? "" : input + ", ") +
+                     "a file this command reads; write into another file");
   }
-  return "";
+  return std::nullopt;
 }
 
 std::string move_previous_run(const std::string& directory, const std::string& stamp) {

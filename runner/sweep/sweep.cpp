@@ -54,9 +54,8 @@ class ResultAppender : public Reporter {
 // -2, -3, ... when a run started in the same second took that name). Throws std::runtime_error.
 std::string create_output(const SweepOptions& options, const std::string& grid_name) {
   for (const std::string& given : {options.resume, options.out_dir}) {
-    if (const std::string problem = output_folder_problem(given);
-        !given.empty() && !problem.empty())
-      throw std::runtime_error(problem);
+    if (const Found problem = given.empty() ? std::nullopt : output_folder_problem(given))
+      throw std::runtime_error(problem->text);
   }
   if (!options.resume.empty()) return options.resume;
   if (!options.out_dir.empty()) {
@@ -87,14 +86,14 @@ std::string counter_record(const Expansion& expansion) {
         (i < expansion.plans.size() && expansion.plans[i].action != CellPlan::Action::kRun))
       continue;
     const CounterKind kind = counter_for(cell.count);
-    const std::string perf = perf_unavailable_reason();
     if (kind == CounterKind::kPerf) return "perf: the CPU's counter of user-space instructions";
+    const Found perf = perf_unavailable_reason();
     const char* forced = std::getenv(kCounterVariable);
     return "callgrind: " + valgrind_path() + " (" +
            (cell.count == Count::kCycles ? std::string("count \"cycles\"")
-            : forced != nullptr && std::string(forced) == "callgrind"
+            : forced != nullptr && parse_word<CounterKind>(forced) == CounterKind::kCallgrind
                 ? std::string(kCounterVariable) + "=callgrind"
-                : "no hardware counter: " + perf) +
+                : "no hardware counter: " + (perf ? perf->text : "none found")) +
            ")";
   }
   return "";
@@ -201,10 +200,9 @@ static std::optional<MachineRecord> reused_machine_record() {
     throw SweepRefused(e.what());
   }
   if (!reused) return reused;
-  if (const std::string mismatch = machine_record_mismatch(machine_identity(), *reused);
-      !mismatch.empty()) {
-    spdlog::error("{}", mismatch);
-    throw SweepRefused(mismatch);
+  if (const Found mismatch = machine_record_mismatch(machine_identity(), *reused)) {
+    spdlog::error("{}", mismatch->text);
+    throw SweepRefused(mismatch->text);
   }
   return reused;
 }
@@ -369,7 +367,9 @@ SweepOutcome Sweep::run() {
   options.prices = prices_;
   options.profile = profile_;
   options.predict_cuda = options_.predict_cuda;
-  for (const auto& [device, gflops] : record_.peak_gflops) options.peak_gflops[device] = gflops;
+  for (const auto& [words, gflops] : record_.peak_gflops)  // env.json's words, as it writes them
+    if (const std::optional<Device> device = parse_device(words))
+      options.peak_gflops[*device] = gflops;
   warn_planted(planted_load_, planted_slowdown_, planted_work_);
   BusyLoad load(planted_load_);
   // The reference is timed again after every cell that ran, so that each cell has the machine's

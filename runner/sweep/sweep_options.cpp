@@ -54,17 +54,16 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
     throw SweepRefused("--resume with another --out");
   }
   for (const std::string& given : {options.resume, options.out_dir}) {
-    if (const std::string problem = output_folder_problem(given);
-        !given.empty() && !problem.empty()) {
-      spdlog::error("cannot write results to {}: {}", given, problem);
-      throw SweepRefused(problem);
+    if (const Found problem = given.empty() ? std::nullopt : output_folder_problem(given)) {
+      spdlog::error("cannot write results to {}: {}", given, problem->text);
+      throw SweepRefused(problem->text);
     }
   }
   // A live run's folder is in use, whatever files that run has written yet.
   const std::string& folder = options.resume.empty() ? options.out_dir : options.resume;
-  if (const std::string problem = folder.empty() ? "" : in_use_problem(folder); !problem.empty()) {
-    spdlog::error("{}", problem);
-    throw SweepRefused(problem);
+  if (const Found problem = folder.empty() ? std::nullopt : in_use_problem(folder)) {
+    spdlog::error("{}", problem->text);
+    throw SweepRefused(problem->text);
   }
   if (options.resume.empty() && !options.out_dir.empty() && !options.overwrite &&
       holds_run(options.out_dir)) {
@@ -103,10 +102,9 @@ void check_sweep(const SweepOptions& options, const std::vector<Cell>& cells) {
     throw SweepRefused(e.what());
   }
   const std::string& into = options.resume.empty() ? options.out_dir : options.resume;
-  if (const std::string problem = record ? machine_record_in_output(record->file, into) : "";
-      !problem.empty()) {
-    spdlog::error("{}", problem);
-    throw SweepRefused(problem);
+  if (const Found problem = record ? machine_record_in_output(record->file, into) : std::nullopt) {
+    spdlog::error("{}", problem->text);
+    throw SweepRefused(problem->text);
   }
   const std::vector<std::string> missing = missing_data(cells, options.data_dir);
   if (missing.empty()) return;

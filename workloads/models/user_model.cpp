@@ -91,15 +91,15 @@ torch::jit::Module load_checked_model(const Cell& cell) {
   return module;
 }
 
-std::string user_model_problem(const Cell& cell) {
+Found user_model_problem(const Cell& cell) {
   try {
     load_checked_model(cell);
   } catch (const c10::Error& e) {
-    return "model " + cell.model + ": " + script_error_summary(e.what_without_backtrace());
+    return Problem("model " + cell.model + ": " + script_error_summary(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    return e.what();
+    return Problem(e.what());
   }
-  return "";
+  return std::nullopt;
 }
 
 void write_example_model(const std::string& path) {

@@ -6,13 +6,14 @@
 #include <string>
 
 #include "core/cells/cell.hpp"
+#include "core/text/problem.hpp"
 
 namespace crossover {
 
-/// "" when the cell's model loads, has trainable parameters, takes a batch of its `input_shape`
-/// and returns [N, classes] or [N, outputs]; otherwise what is wrong, naming the file and what to
-/// do. Loads the model in this process.
-std::string user_model_problem(const Cell& cell);
+/// Nothing when the cell's model loads, has trainable parameters, takes a batch of its
+/// `input_shape` and returns [N, classes] or [N, outputs]; otherwise what is wrong, naming the file
+/// and what to do. Loads the model in this process.
+Found user_model_problem(const Cell& cell);
 
 /// The line of a TorchScript interpreter's report that says what failed, the model's own message
 /// kept ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x21 and 20x64)",
