@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/stats/stats.hpp"
+#include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/analysis/cell_names.hpp"
@@ -31,31 +32,35 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// Why two counted results cannot be compared on `metric`, or "": one not counted, counted by two
-// counters or on two instruction sets, or without estimated cycles.
-std::string uncountable(const Result& base, const Result& cand, GateMetric metric) {
+// Why two counted results cannot be compared on `metric`, or nothing: one not counted, counted by
+// two counters or on two instruction sets, or without estimated cycles.
+Found uncountable(const Result& base, const Result& cand, GateMetric metric) {
   for (const auto& [side, r] : {std::pair{"baseline", &base}, std::pair{"candidate", &cand}}) {
     if (!r->counts.counted())
-      return std::string(side) + " not counted (" +
-             (r->cell.device.is_cuda() ? "a CUDA cell is timed only: compare it with --metric epoch"
-                                       : "its count key is \"none\", or an older result") +
-             ")";
+      return Problem(std::string(side) + " not counted (" +
+                     (r->cell.device.is_cuda()
+                          ? "a CUDA cell is timed only: compare it with --metric epoch"
+                          : "its count key is \"none\", or an older result") +
+                     ")");
     if (metric == GateMetric::kCycles && r->counts.estimated_cycles_samples.empty())
-      return std::string(side) +
-             " counted instructions alone (count \"instructions\"): no cycles "
-             "to compare; compare --metric instructions, or count \"cycles\" on both sides";
+      return Problem(
+          std::string(side) +
+          " counted instructions alone (count \"instructions\"): no cycles "
+          "to compare; compare --metric instructions, or count \"cycles\" on both sides");
   }
   if (base.counts.counter != cand.counts.counter)
-    return "counted by " + one_line(base.counts.counter) + " in the baseline and by " +
-           one_line(cand.counts.counter) +
-           " in the candidate: counts of two counters are never compared (set CROSSOVER_COUNTER "
-           "alike on both sides)";
+    return Problem(
+        "counted by " + one_line(base.counts.counter) + " in the baseline and by " +
+        one_line(cand.counts.counter) +
+        " in the candidate: counts of two counters are never compared (set CROSSOVER_COUNTER "
+        "alike on both sides)");
   if (base.counts.counted_isa != cand.counts.counted_isa)
-    return "counted on " + one_line(base.counts.counted_isa) + " in the baseline and on " +
-           one_line(cand.counts.counted_isa) +
-           " in the candidate: with other vector instructions the code runs other kernels, so "
-           "the counts are not the same work";
-  return "";
+    return Problem(
+        "counted on " + one_line(base.counts.counted_isa) + " in the baseline and on " +
+        one_line(cand.counts.counted_isa) +
+        " in the candidate: with other vector instructions the code runs other kernels, so "
+        "the counts are not the same work");
+  return std::nullopt;
 }
 
 // Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
@@ -110,8 +115,8 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (is_count_metric(o.metric)) {
     if (!bs.empty() && !cs.empty()) return true;
     v.verdict = Verdict::kNotCompared;
-    v.reason = uncountable(*base, *cand, o.metric);
-    if (v.reason.empty()) v.reason = "no counted epoch on one side";
+    const Found why = uncountable(*base, *cand, o.metric);
+    v.reason = why ? why->text : "no counted epoch on one side";
     return false;
   }
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
@@ -134,9 +139,9 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
 void judge_counts(CellVerdict& v, const Result& base, const Result& cand,
                   const std::vector<double>& bs, const std::vector<double>& cs,
                   const RegressionOptions& o) {
-  if (const std::string why = uncountable(base, cand, o.metric); !why.empty()) {
+  if (const Found why = uncountable(base, cand, o.metric)) {
     v.verdict = Verdict::kNotCompared;
-    v.reason = why;
+    v.reason = why->text;
     return;
   }
   const std::size_t pairs = std::min(bs.size(), cs.size());

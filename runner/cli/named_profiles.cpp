@@ -1,6 +1,7 @@
 #include "runner/cli/named_profiles.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -36,13 +37,18 @@ DatasheetCatalog load_catalog() {
     throw std::runtime_error(
         "no GPU catalog (profiles/datasheets/catalog.json) was found beside this binary's "
         "profiles");
-  try {
-    return catalog_from_json(read_json_file<nlohmann::ordered_json>(file, kMiB, "a GPU catalog"));
-  } catch (const UserFileError& e) {
-    throw std::runtime_error(e.what());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(file + ": not a GPU catalog: " + e.what());
-  }
+  // A file that cannot be read says so with its name; one that is not a catalog says that.
+  Found unreadable;
+  DatasheetCatalog catalog;
+  const Found wrong = problem_of([&] {
+    nlohmann::ordered_json json;
+    unreadable = problem_of<UserFileError>(
+        [&] { json = read_json_file<nlohmann::ordered_json>(file, kMiB, "a GPU catalog"); });
+    if (!unreadable) catalog = catalog_from_json(json);
+  });
+  if (unreadable) throw std::runtime_error(unreadable->text);
+  if (wrong) throw std::runtime_error(file + ": not a GPU catalog: " + wrong->text);
+  return catalog;
 }
 
 std::vector<MeasuredCard> measured_cards(const DatasheetCatalog& catalog) {
@@ -69,7 +75,8 @@ MachineProfile catalogued_profile(const Datasheet& card, const DatasheetCatalog&
 MachineProfile named_profile(const std::string& given,
                              MachineProfile (*load)(const std::string& path)) {
   std::string path;
-  try {
+  std::optional<MachineProfile> catalogued;  // a catalogued GPU's, before any file is read
+  const Found none = problem_of<std::runtime_error>([&] {
     // A bare name of a catalogued GPU that no shipped profile has is that GPU, whatever this
     // folder holds of that name (find_profile says so for a shipped one).
     if (!is_profile_path(given)) {
@@ -90,22 +97,24 @@ MachineProfile named_profile(const std::string& given,
                 "{} names the catalogued GPU {}; this folder has something of that name "
                 "too: give ./{} to read it as a profile",
                 given, card->gpu, given);
-          return catalogued_profile(*card, catalog);
+          catalogued = catalogued_profile(*card, catalog);
+          return;
         }
       }
     }
     path = find_profile(given);
-  } catch (const std::runtime_error& none) {
+  });
+  if (catalogued) return *catalogued;
+  if (none) {
     DatasheetCatalog catalog;
     if (const Found no = problem_of<std::runtime_error>([&] { catalog = load_catalog(); }))
-      throw std::runtime_error(std::string(none.what()) + "; nor a catalogued GPU (" + no->text +
-                               ")");
+      throw std::runtime_error(none->text + "; nor a catalogued GPU (" + no->text + ")");
     if (const Datasheet* card = catalog.find(lower(given)))
       return catalogued_profile(*card, catalog);
     std::vector<std::string> names;
     for (const Datasheet& card : catalog.cards) names.push_back(card.name);
-    throw std::runtime_error(std::string(none.what()) + "; nor a GPU of the catalog (" +
-                             join(names) + ", from their datasheets: crossover list)");
+    throw std::runtime_error(none->text + "; nor a GPU of the catalog (" + join(names) +
+                             ", from their datasheets: crossover list)");
   }
   MachineProfile profile = load(path);
   // A shipped card measured no tensor-core rate: its datasheet's, at its own share of peak (no
