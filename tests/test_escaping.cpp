@@ -12,7 +12,7 @@
 
 #include "core/records/result_files.hpp"
 #include "core/text/text.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "tests/cli_support.hpp"
 #include "workloads/data/catalog.hpp"
 

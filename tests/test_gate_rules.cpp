@@ -10,7 +10,7 @@
 #include <random>
 
 #include "reports/gate/regression.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "tests/sample_runs.hpp"
 
 namespace crossover {

@@ -143,9 +143,9 @@ TEST(Layers, TheCheckCatchesAnIncludeThatPointsUp) {
   EXPECT_EQ(
       upward_includes("reports/analysis/analysis.cpp", "#include \"runner/grid/grid.hpp\"").size(),
       1u);
-  EXPECT_TRUE(
-      upward_includes("runner/execution/executor.cpp", "#include \"reports/render/table.hpp\"")
-          .empty());
+  EXPECT_TRUE(upward_includes("runner/execution/executor.cpp",
+                              "#include \"reports/render/table_writer.hpp\"")
+                  .empty());
 }
 
 // The room of a source: its folder ("reports/analysis"), or "" outside the layers' code.
@@ -219,7 +219,7 @@ TEST(Layers, NoRoomsIncludeEachOtherAroundALoop) {
 
 TEST(Layers, TheLoopCheckCatchesRoomsThatIncludeEachOther) {
   const RoomEdges edges = room_edges({
-      {"reports/analysis/a.cpp", "#include \"reports/render/table.hpp\"\n"},
+      {"reports/analysis/a.cpp", "#include \"reports/render/table_writer.hpp\"\n"},
       {"reports/render/t.cpp", "#include <vector>\n#include \"reports/gate/g.hpp\"\n"},
       {"reports/gate/g.cpp",
        "#include \"reports/analysis/a.hpp\"\n#include \"core/cells/cell.hpp\"\n"},

@@ -13,7 +13,7 @@
 #include "core/records/result_files.hpp"
 #include "core/stats/stats.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/gate/regression.hpp"
 #include "reports/render/report_html.hpp"
 #include "reports/render/report_markdown.hpp"

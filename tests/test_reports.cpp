@@ -12,7 +12,7 @@
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
 #include "reports/render/report_markdown.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "tests/test_support.hpp"
 
 namespace crossover {

@@ -6,7 +6,7 @@
 
 #include "core/records/result_files.hpp"
 #include "reports/analysis/cell_names.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 namespace {

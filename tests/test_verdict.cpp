@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "sample_results.hpp"
 

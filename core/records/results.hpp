@@ -19,8 +19,8 @@
 namespace crossover {
 
 /// What a result field's numbers are: docs/outputs.md gives each column's unit in these words.
-/// `report --measure energy|cost` (reports/analysis/measures.cpp) turns every kEpochSeconds and
-/// kEpochSamples value into joules or money per epoch and every kPerSecond one into a rate per
+/// `report --measure energy|cost` (reports/analysis/energy_and_cost.cpp) turns every kEpochSeconds
+/// and kEpochSamples value into joules or money per epoch and every kPerSecond one into a rate per
 /// joule or per unit of money; the lists of every sample (kEpochSamples, kStepSamples, kOpGroups)
 /// are left out of results.csv.
 enum class Unit {

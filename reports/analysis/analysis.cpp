@@ -14,7 +14,7 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/analysis/mode_effects.hpp"
 
 namespace crossover {
@@ -194,7 +194,8 @@ std::vector<Recommendation> recommend(const std::vector<Result>& results, const 
     out.push_back(best_throughput(mine, predicted, spec));
     // The crossover in epochs: after how many epochs the contender's start-up is paid back (a
     // matter of time: start-up is measured in seconds only), where that is after more than one.
-    // The first such pair is the verdict's own line (reports/analysis/verdict), not repeated.
+    // The first such pair is the verdict's own line (reports/analysis/workload_verdict), not
+    // repeated.
     bool said_in_verdict = false;
     for (const Pair& p : pair_results(mine, spec)) {
       if (p.predicted || p.winner != Winner::kContender || spec.measure != Measure::kTime ||

@@ -5,7 +5,7 @@
 
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 
 namespace crossover {
 

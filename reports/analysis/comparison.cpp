@@ -10,7 +10,7 @@
 #include "core/costmodel/prediction_band.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/analysis/pairing.hpp"
 
 namespace crossover {

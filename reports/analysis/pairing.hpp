@@ -21,7 +21,7 @@ namespace crossover {
 /// What to compare: an axis and its two values, as in "device=cpu:cuda" or "threads=1:0".
 /// `measure` is what the epochs are compared in: their time, or their energy or cost in the
 /// analysis of `report --measure` (the results then made by in_measure,
-/// reports/analysis/measures.hpp).
+/// reports/analysis/energy_and_cost.hpp).
 struct CompareSpec {
   std::string axis = "device";
   std::string baseline = "cpu";
@@ -150,7 +150,8 @@ struct ComparisonFindings {
   std::vector<Crossover> crossovers;
   std::vector<Recommendation> recommendations;
   /// The crossovers in the other measures ("energy", its crossovers): time, energy and cost but
-  /// the analysis's own, where the pairs' cells measured them (reports/analysis/measures.hpp).
+  /// the analysis's own, where the pairs' cells measured them
+  /// (reports/analysis/energy_and_cost.hpp).
   std::vector<std::pair<Measure, std::vector<Crossover>>> by_measure;
 };
 

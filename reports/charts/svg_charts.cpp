@@ -8,7 +8,7 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/analysis/scaling.hpp"
 #include "reports/charts/svg_plot.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/charts/svg_text.hpp"
 
 namespace crossover {

@@ -15,7 +15,7 @@
 #include "core/cells/cell.hpp"
 #include "core/stats/stats.hpp"
 #include "core/text/text.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 namespace {

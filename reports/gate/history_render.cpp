@@ -8,7 +8,7 @@
 #include "core/text/text.hpp"
 #include "reports/charts/svg_plot.hpp"
 #include "reports/gate/history.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 namespace {

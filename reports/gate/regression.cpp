@@ -15,7 +15,7 @@
 #include "reports/gate/one_run_evidence.hpp"
 #include "reports/gate/regression_report.hpp"
 #include "reports/gate/run_groups.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/text/text.hpp"
 #include "reports/gate/regression.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "core/text/text.hpp"
-#include "reports/analysis/measures.hpp"
-#include "reports/render/table.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 

@@ -9,9 +9,9 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/analysis/scaling.hpp"
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 #include "reports/charts/svg_charts.hpp"
 
 namespace crossover {

@@ -9,11 +9,11 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/cell_names.hpp"
 #include "reports/analysis/comparison.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/analysis/scaling.hpp"
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 #include "reports/render/analysis_markdown.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "workloads/data/catalog.hpp"
 
 namespace crossover {

@@ -2,9 +2,9 @@
 
 #include "core/costmodel/cost_model.hpp"
 #include "core/records/prediction.hpp"
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 #include "reports/analysis/scaling.hpp"
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 
 namespace crossover {
 namespace {

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "core/cells/keys.hpp"
-#include "reports/analysis/measures.hpp"
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/run_outputs.hpp"
 

@@ -5,7 +5,7 @@
 #include "core/stats/crossing.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/report_markdown.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 

@@ -18,7 +18,7 @@
 #include "core/records/results.hpp"
 #include "core/text/words.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 namespace crossover {
 

@@ -23,7 +23,7 @@
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
 #include "reports/catalog/catalog_table.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/named_profiles.hpp"

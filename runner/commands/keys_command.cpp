@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/cells/keys.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 

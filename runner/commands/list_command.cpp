@@ -9,7 +9,7 @@
 #include "core/costmodel/machine_profile.hpp"
 #include "core/text/problem.hpp"
 #include "core/text/text.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/named_profiles.hpp"

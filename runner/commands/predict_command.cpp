@@ -21,7 +21,7 @@
 #include "core/text/problem.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "reports/scores/prediction_scores.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"

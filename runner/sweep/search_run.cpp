@@ -7,7 +7,7 @@
 #include "core/cells/keys.hpp"
 #include "core/text/text.hpp"
 #include "reports/analysis/analysis.hpp"
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 
 namespace crossover {
 namespace {

@@ -15,7 +15,7 @@
 #include "core/files/user_files.hpp"
 #include "core/text/text.hpp"
 #include "reports/render/reporter.hpp"
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 #include "runner/distributed/shard.hpp"
 #include "runner/execution/busy_load.hpp"
 #include "runner/execution/executor.hpp"

@@ -1,4 +1,4 @@
-#include "reports/analysis/measures.hpp"
+#include "reports/analysis/energy_and_cost.hpp"
 
 #include <algorithm>
 #include <cmath>

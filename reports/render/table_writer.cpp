@@ -1,4 +1,4 @@
-#include "reports/render/table.hpp"
+#include "reports/render/table_writer.hpp"
 
 #include <algorithm>
 #include <cctype>

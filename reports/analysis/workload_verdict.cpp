@@ -1,4 +1,4 @@
-#include "reports/analysis/verdict.hpp"
+#include "reports/analysis/workload_verdict.hpp"
 
 #include <algorithm>
 #include <cmath>
