@@ -279,5 +279,56 @@ TEST(Docs, OutputsMdDescribesEveryResultsColumnAndNoOther) {
   }
 }
 
+// docs/development.md's recipes, counted where a test can count them: every file a recipe names
+// exists, and adding a command touches three files, as its recipe says: its file in
+// runner/commands/ (which the build takes by a glob), its row in runner/main/command_list.hpp and
+// its section in docs/commands.md.
+TEST(Docs, TheRecipesNameFilesThatExistAndACommandTouchesThree) {
+  namespace fs = std::filesystem;
+  const std::string development = slurp(source("docs/development.md"));
+  const auto begin = development.find("Each recipe below names every file it touches");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string recipes =
+      development.substr(begin, development.find("**A result field**", begin) - begin);
+  std::size_t named = 0;
+  for (
+      const std::string& path : matches(
+          recipes,
+          std::regex(
+              R"(`((?:core|reports|workloads|runner|scripts|profiles|docs)/[A-Za-z0-9_./-]+\.(?:cpp|hpp|md|sh|json))`)"),
+          1)) {
+    if (path.find("X_") != std::string::npos || path.find("_X.") != std::string::npos)
+      continue;  // a placeholder: report_X.hpp, X_command.cpp
+    ++named;
+    EXPECT_TRUE(fs::exists(source(path)))
+        << "docs/development.md's recipes name " << path << ", which does not exist";
+  }
+  EXPECT_GE(named, 10u);
+  EXPECT_NE(recipes.find("**Adding a command** touches three"), std::string::npos);
+  // The build takes every file of runner/commands/: no list of them to add to.
+  EXPECT_NE(slurp(source("CMakeLists.txt")).find("${PROJECT_SOURCE_DIR}/runner/commands/*.cpp"),
+            std::string::npos);
+  const std::string list = slurp(source("runner/main/command_list.hpp"));
+  const std::string commands_md = slurp(source("docs/commands.md"));
+  std::set<std::string> defined;  // the add functions runner/commands/ defines
+  for (const auto& entry : fs::directory_iterator(source("runner/commands")))
+    for (const std::string& f :
+         matches(slurp(entry.path()), std::regex(R"(\nCommand (add_\w+)\()"), 1))
+      defined.insert(f);
+  const std::regex row(
+      R"re(CROSSOVER_COMMAND\("([a-z-]+)",[\s\S]*?(add_\w+|kStartTorch), (add_\w+)\))re");
+  std::size_t rows = 0;
+  for (std::sregex_iterator it(list.begin(), list.end(), row), end; it != end; ++it, ++rows) {
+    const std::string name = (*it)[1];
+    for (const int f : {2, 3})
+      if ((*it)[f] != "kStartTorch")
+        EXPECT_EQ(defined.count((*it)[f]), 1u) << name << ": " << (*it)[f] << " is not defined in "
+                                               << "a file of runner/commands/";
+    EXPECT_NE(commands_md.find("\n## crossover " + name + "\n"), std::string::npos)
+        << name << " has no section in docs/commands.md";
+  }
+  EXPECT_GE(rows, 15u);
+}
+
 }  // namespace
 }  // namespace crossover
