@@ -1,5 +1,7 @@
 #include "reports/gate/gate_calibration.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <boost/math/distributions/normal.hpp>
@@ -31,8 +33,7 @@ constexpr auto words(PairKind) {
 }
 
 std::string rate_text(const GateRate& r) {
-  return format_percent(r.rate(), false) + " (" + std::to_string(r.fired) + " of " +
-         std::to_string(r.pairs) + ")";
+  return fmt::format("{} ({} of {})", format_percent(r.rate(), false), r.fired, r.pairs);
 }
 
 // The slowdown a one-sided test at alpha / 2 catches with 90 % power when one run's log ratio
@@ -102,7 +103,7 @@ std::string uncalibrated_words(const GateCalibration& g) {
   for (const auto& c : g.cells) {
     if (c.processes >= 2) fewest = fewest == 0 ? c.processes : std::min(fewest, c.processes);
   }
-  if (fewest >= 2) return "Welch's t on " + std::to_string(fewest) + " processes per side";
+  if (fewest >= 2) return fmt::format("Welch's t on {} processes per side", fewest);
   return "an assumed " + format_percent(g.options.assumed_spread, false) + " per run";
 }
 
@@ -115,12 +116,11 @@ Json verdicts(const RegressionReport& r) {
 
 // The rounds of compare --rerun this runner needs, in one sentence.
 std::string rerun_rounds_text(const GateCalibration& g) {
-  return "compare --rerun: " + std::to_string(g.rounds) + " rounds catch a slowdown of +" +
-         format_percent(2.0 * g.options.threshold, false) +
-         " in every cell 9 times in 10 (a paired t on the rounds, alpha " +
-         format_number(g.options.alpha) + "): `crossover compare OLD_BIN NEW_BIN --rerun " +
-         (g.grid_file.empty() ? g.grid : g.grid_file) + " --rounds " + std::to_string(g.rounds) +
-         "`";
+  return fmt::format(
+      "compare --rerun: {} rounds catch a slowdown of +{} in every cell 9 times in 10 (a paired t "
+      "on the rounds, alpha {}): `crossover compare OLD_BIN NEW_BIN --rerun {} --rounds {}`",
+      g.rounds, format_percent(2.0 * g.options.threshold, false), format_number(g.options.alpha),
+      g.grid_file.empty() ? g.grid : g.grid_file, g.rounds);
 }
 
 Json rate_json(const GateRate& r) {
@@ -277,17 +277,18 @@ std::string render_gate_calibration_text(const GateCalibration& g) {
                   "planted change", "catches from", "false alarms",      "detections"};
   table.right_aligned = {false, true, true, true, true, true, true, true};
   for (const auto& c : g.cells) {
-    table.rows.push_back(
-        {c.name, "±" + format_percent(c.run_to_run, false),
-         "±" + format_percent(c.run_to_run_raw, false), format_number(c.spread.beta),
-         "+" + format_percent(c.planted_change, false),
-         "+" + format_percent(c.smallest_detectable, false),
-         std::to_string(c.false_alarms) + "/" + std::to_string(g.false_alarms.pairs),
-         std::to_string(c.detections) + "/" + std::to_string(g.detections.pairs)});
+    table.rows.push_back({c.name, "±" + format_percent(c.run_to_run, false),
+                          "±" + format_percent(c.run_to_run_raw, false),
+                          format_number(c.spread.beta),
+                          "+" + format_percent(c.planted_change, false),
+                          "+" + format_percent(c.smallest_detectable, false),
+                          fmt::format("{}/{}", c.false_alarms, g.false_alarms.pairs),
+                          fmt::format("{}/{}", c.detections, g.detections.pairs)});
   }
-  std::string out = "crossover calibrate: " + g.grid + ", " + std::to_string(g.false_alarms.pairs) +
-                    " A/A pairs and " + std::to_string(g.detections.pairs) + " pairs with " +
-                    std::to_string(g.load) + " busy process(es) planted during the cells\n\n";
+  std::string out = fmt::format(
+      "crossover calibrate: {}, {} A/A pairs and {} pairs with {} busy process(es) planted during "
+      "the cells\n\n",
+      g.grid, g.false_alarms.pairs, g.detections.pairs, g.load);
   out += render_text_table(table) + "\n";
   out += "The gate (compare --calibration, one run per side, threshold " +
          format_percent(g.options.threshold, false) + ", alpha " + format_number(g.options.alpha) +
@@ -310,13 +311,12 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
                   "planted change", "catches from",         "false alarms",
                   "detections"};
   for (const auto& c : g.cells) {
-    table.rows.push_back(
-        {c.name, "±" + format_percent(c.run_to_run, false),
-         "±" + format_percent(c.run_to_run_raw, false),
-         "+" + format_percent(c.planted_change, false),
-         "+" + format_percent(c.smallest_detectable, false),
-         std::to_string(c.false_alarms) + " of " + std::to_string(g.false_alarms.pairs),
-         std::to_string(c.detections) + " of " + std::to_string(g.detections.pairs)});
+    table.rows.push_back({c.name, "±" + format_percent(c.run_to_run, false),
+                          "±" + format_percent(c.run_to_run_raw, false),
+                          "+" + format_percent(c.planted_change, false),
+                          "+" + format_percent(c.smallest_detectable, false),
+                          fmt::format("{} of {}", c.false_alarms, g.false_alarms.pairs),
+                          fmt::format("{} of {}", c.detections, g.detections.pairs)});
   }
   TextTable gate;
   gate.header = {"gate", "false alarms (A/A pairs)", "detections (planted slowdown)"};
@@ -324,16 +324,14 @@ std::string render_gate_calibration_markdown(const GateCalibration& g) {
       {"compare --calibration calibrate.json", rate_text(g.false_alarms), rate_text(g.detections)});
   gate.rows.push_back({"compare without a calibration", rate_text(g.uncalibrated_false_alarms),
                        rate_text(g.uncalibrated_detections)});
-  return "## crossover calibrate: " + markdown_text(g.grid) + "\n\n" +
-         std::to_string(g.false_alarms.pairs) + " A/A pairs (two runs of the same binary) and " +
-         std::to_string(g.detections.pairs) +
-         " pairs in which one run (the second in odd pairs, the first in even ones) had " +
-         std::to_string(g.load) +
-         " busy process(es) competing with its cells. One run per side, metric " +
-         text_of(g.options.metric) + ", threshold " + format_percent(g.options.threshold, false) +
-         ", alpha " + format_number(g.options.alpha) +
-         ". Each A/A pair is judged with a calibration from "
-         "the other pairs.\n\n" +
+  return fmt::format(
+             "## crossover calibrate: {}\n\n{} A/A pairs (two runs of the same binary) and {} "
+             "pairs in which one run (the second in odd pairs, the first in even ones) had {} "
+             "busy process(es) competing with its cells. One run per side, metric {}, threshold "
+             "{}, alpha {}. Each A/A pair is judged with a calibration from the other pairs.\n\n",
+             markdown_text(g.grid), g.false_alarms.pairs, g.detections.pairs, g.load,
+             text_of(g.options.metric), format_percent(g.options.threshold, false),
+             format_number(g.options.alpha)) +
          render_markdown_table(gate) + "\nThe gate catches slowdowns from +" +
          format_percent(g.smallest_detectable, false) +
          " in every cell, 9 times in 10; without the calibration (" + uncalibrated_words(g) +
@@ -431,10 +429,10 @@ TextTable counted_table(const CountedGateCalibration& g) {
   table.header = {"cell", "A/A moves", "planted change", "false alarms", "detections"};
   table.right_aligned = {false, true, true, true, true};
   for (const CountedCellGate& c : g.cells)
-    table.rows.push_back(
-        {c.name, "±" + format_percent(c.aa_spread, false), format_percent(c.planted_change),
-         std::to_string(c.false_alarms) + "/" + std::to_string(g.false_alarms.pairs),
-         std::to_string(c.detections) + "/" + std::to_string(g.detections.pairs)});
+    table.rows.push_back({c.name, "±" + format_percent(c.aa_spread, false),
+                          format_percent(c.planted_change),
+                          fmt::format("{}/{}", c.false_alarms, g.false_alarms.pairs),
+                          fmt::format("{}/{}", c.detections, g.detections.pairs)});
   return table;
 }
 
@@ -451,9 +449,10 @@ std::string counted_summary(const CountedGateCalibration& g) {
 }  // namespace
 
 std::string render_counted_gate_text(const CountedGateCalibration& g) {
-  return "crossover calibrate: " + g.grid + ", " + std::to_string(g.false_alarms.pairs) +
-         " counted A/A pairs and " + std::to_string(g.detections.pairs) + " with " +
-         format_percent(g.plant, false) + " of planted work (CROSSOVER_PLANT_WORK)\n\n" +
+  return fmt::format(
+             "crossover calibrate: {}, {} counted A/A pairs and {} with {} of planted work "
+             "(CROSSOVER_PLANT_WORK)\n\n",
+             g.grid, g.false_alarms.pairs, g.detections.pairs, format_percent(g.plant, false)) +
          render_text_table(counted_table(g)) + "\n" + counted_summary(g) + "\n";
 }
 

@@ -1,5 +1,7 @@
 #include "reports/gate/regression.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -99,9 +101,9 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (!cs.empty()) v.candidate_median = quantile(cs, 0.5);
   if (base->data_source != cand->data_source || base->train_rows != cand->train_rows) {
     v.verdict = Verdict::kInconclusive;
-    v.reason = "the data differ: baseline " + text_of(base->data_source) + " " +
-               std::to_string(base->train_rows) + " rows, candidate " + text_of(cand->data_source) +
-               " " + std::to_string(cand->train_rows) + " rows";
+    v.reason = fmt::format("the data differ: baseline {} {} rows, candidate {} {} rows",
+                           text_of(base->data_source), base->train_rows, text_of(cand->data_source),
+                           cand->train_rows);
     return false;
   }
   if (o.metric == GateMetric::kEnergy && (bs.empty() || cs.empty())) {
@@ -123,9 +125,8 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (!by_runs &&
       (bs.size() < 2 || cs.size() < 2 || smallest_p_value(bs.size(), cs.size()) > o.alpha)) {
     v.verdict = Verdict::kInconclusive;
-    v.reason = "too few samples (" + std::to_string(bs.size()) + " and " +
-               std::to_string(cs.size()) + "): at least " +
-               std::to_string(samples_needed(o.alpha)) + " per side can reach alpha " +
+    v.reason = fmt::format("too few samples ({} and {}): at least {} per side can reach alpha ",
+                           bs.size(), cs.size(), samples_needed(o.alpha)) +
                format_number(o.alpha) + "; raise repeats or epochs";
     return false;
   }
@@ -179,12 +180,12 @@ void judge_counts(CellVerdict& v, const Result& base, const Result& cand,
                ": the epochs' counts differ (threads that spin while they wait count too); "
                "count at threads 1";
   }
-  v.evidence = "counted by " + one_line(base.counts.counter) + " (" +
-               one_line(base.counts.counter_version) + ", " + one_line(base.counts.counted_isa) +
-               "): " + std::to_string(pairs) + " epochs paired in order";
+  v.evidence = fmt::format("counted by {} ({}, {}): {} epochs paired in order",
+                           one_line(base.counts.counter), one_line(base.counts.counter_version),
+                           one_line(base.counts.counted_isa), pairs);
   if (bs.size() != cs.size())
-    v.reason += "; " + std::to_string(bs.size()) + " and " + std::to_string(cs.size()) +
-                " epochs counted: the first " + std::to_string(pairs) + " paired";
+    v.reason +=
+        fmt::format("; {} and {} epochs counted: the first {} paired", bs.size(), cs.size(), pairs);
   if (base.counts.counter_version != cand.counts.counter_version)
     v.reason += "; counter " + one_line(base.counts.counter_version) + " against " +
                 one_line(cand.counts.counter_version);
@@ -212,11 +213,12 @@ Evidence run_level_evidence(CellVerdict& v, const Runs& b_runs, const Runs& c_ru
   v.run_level_p = t.p_value;
   v.net_change = v.change;
   v.decided_by = DecidedBy::kRunLevel;
-  v.evidence = paired ? "run-level test: paired t on " + std::to_string(pairs.first.size()) + " " +
-                            unit + " pairs' log ratios, p = " + p_text(v.p_value)
-                      : "run-level test: Welch t on " + std::to_string(b_runs.size()) + " and " +
-                            std::to_string(c_runs.size()) + " " + unit +
-                            " medians (not made in pairs), p = " + p_text(v.p_value);
+  v.evidence = paired ? fmt::format("run-level test: paired t on {} {} pairs' log ratios, p = {}",
+                                    pairs.first.size(), unit, p_text(v.p_value))
+                      : fmt::format(
+                            "run-level test: Welch t on {} and {} {} medians (not made in pairs), "
+                            "p = {}",
+                            b_runs.size(), c_runs.size(), unit, p_text(v.p_value));
   return {v.change, v.change_ci, v.p_value < o.alpha};
 }
 
@@ -301,12 +303,11 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
   v.decided_change = evidence.effective;
   v.decided_ci = evidence.interval;
   v.decided_net = evidence.net;
-  v.reason += !by_runs ? " (Mann-Whitney U on " + std::to_string(bs.size()) + " and " +
-                             std::to_string(cs.size()) + " samples)"
-              : !pairs.first.empty()
-                  ? " (paired t on " + std::to_string(pairs.first.size()) + " " + unit + " pairs)"
-                  : " (Welch t on " + std::to_string(b_runs.size()) + " and " +
-                        std::to_string(c_runs.size()) + " " + unit + " medians)";
+  v.reason +=
+      !by_runs ? fmt::format(" (Mann-Whitney U on {} and {} samples)", bs.size(), cs.size())
+      : !pairs.first.empty()
+          ? fmt::format(" (paired t on {} {} pairs)", pairs.first.size(), unit)
+          : fmt::format(" (Welch t on {} and {} {} medians)", b_runs.size(), c_runs.size(), unit);
   if (base->noisy || cand->noisy) {
     v.reason += std::string("; noisy ") +
                 (base->noisy && cand->noisy ? "both runs"
