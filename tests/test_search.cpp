@@ -266,7 +266,7 @@ TEST(Search, LinearScaleAndRealValuesWhenAsked) {
   spec.key = "lr";
   spec.from = 0.0;
   spec.to = 1.0;
-  spec.log_scale = false;
+  spec.scale = SearchScale::kLinear;
   spec.integer = false;
   spec.precision = 0.05;
   const CrossoverSearch search = run_search([](double x) { return 0.4 + x; }, spec, 1e-6);

@@ -26,11 +26,11 @@ CrossoverSearch::CrossoverSearch(SearchSpec spec, std::string baseline, std::str
     : spec_(std::move(spec)), baseline_(std::move(baseline)), contender_(std::move(contender)) {}
 
 double CrossoverSearch::position(double value) const {
-  return spec_.log_scale ? std::log(value) : value;
+  return spec_.scale == SearchScale::kLog ? std::log(value) : value;
 }
 
 double CrossoverSearch::at(double position) const {
-  const double value = spec_.log_scale ? std::exp(position) : position;
+  const double value = spec_.scale == SearchScale::kLog ? std::exp(position) : position;
   return spec_.integer ? std::round(value) : value;
 }
 
@@ -93,8 +93,9 @@ std::optional<std::pair<double, bool>> CrossoverSearch::plan() const {
   const Probe& high = *open->high;
   const double u_low = position(low.value), u_high = position(high.value);
   const double width = u_high - u_low;
-  const double step = spec_.log_scale ? 0.9 * std::log1p(spec_.precision)
-                                      : 0.9 * spec_.precision * std::max(low.value, 0.0);
+  const double step = spec_.scale == SearchScale::kLog
+                          ? 0.9 * std::log1p(spec_.precision)
+                          : 0.9 * spec_.precision * std::max(low.value, 0.0);
   double f_low = edge_measure(low, low.winner, high.winner);
   double f_high = edge_measure(high, low.winner, high.winner);
   if (same_side_ >= 2) (last_side_ < 0 ? f_high : f_low) *= std::pow(0.5, same_side_ - 1);
@@ -272,7 +273,7 @@ nlohmann::ordered_json CrossoverSearch::to_json() const {
   j["to"] = spec_.to;
   j["precision"] = spec_.precision;
   j["max_probes"] = spec_.max_probes;
-  j["scale"] = spec_.log_scale ? "log" : "linear";
+  j["scale"] = text_of(spec_.scale);
   j["outcome"] = text_of(outcome_);
   // What the statement says: the crossing's interval and the tie region below it, where the rule
   // finds one; else from the lowest to the highest change of winner.

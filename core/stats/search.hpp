@@ -20,14 +20,23 @@
 
 namespace crossover {
 
+/// How a search places its probes along the axis: "log" (the default) or "linear", as grids and
+/// searches.json write it.
+enum class SearchScale { kLog, kLinear };
+
+inline constexpr auto words(SearchScale) {
+  return std::array{std::pair{SearchScale::kLog, std::string_view("log")},
+                    std::pair{SearchScale::kLinear, std::string_view("linear")}};
+}
+
 /// An axis given as `{"search": {...}}` in a grid.
 struct SearchSpec {
   std::string key;  ///< the numeric identity key searched ("dataset_size", "width", ...)
   double from = 0.0, to = 0.0;
   double precision = 0.1;  ///< stop when the bracket's high end is within this of its low end
   int max_probes = 8;      ///< probes (pairs of cells) at most, the two ends included
-  bool log_scale = true;   ///< bisect and interpolate on log(value)
-  bool integer = true;     ///< probe integer values only (the key takes integers)
+  SearchScale scale = SearchScale::kLog;    ///< kLog: bisect and interpolate on log(value)
+  bool integer = true;                      ///< probe integer values only (the key takes integers)
   std::string compare = "device=cpu:cuda";  ///< the contenders, as `--compare` takes them
 };
 

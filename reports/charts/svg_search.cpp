@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/stats/crossing.hpp"
+#include "core/stats/search.hpp"
 #include "reports/charts/svg_charts.hpp"
 #include "reports/charts/svg_plot.hpp"
 
@@ -43,7 +44,8 @@ std::string span(const Plot& plot, const nlohmann::ordered_json& ends, const std
 std::string search_chart(const nlohmann::ordered_json& search) {
   const auto& probes = search.at("probes");
   if (probes.size() < 2) return "";
-  const bool x_log = search.value("scale", "log") == "log" && search.at("from").get<double>() > 0;
+  const bool x_log = parse_word<SearchScale>(search.value("scale", "log")) == SearchScale::kLog &&
+                     search.at("from").get<double>() > 0;
   double y_min = 1.0, y_max = 1.0;
   for (const auto& p : probes) {
     y_min = std::min(y_min, p.at("low").get<double>());

@@ -83,7 +83,7 @@ void parse_bounds(const GridKey& key, const Json& object, const std::string& at,
     if (ok && *from >= *to)
       issues.push_back(
           {at, "\"from\" " + format_number(*from) + " must be below \"to\" " + format_number(*to)});
-    if (ok && spec.log_scale && *from <= 0)
+    if (ok && spec.scale == SearchScale::kLog && *from <= 0)
       issues.push_back({at + ".from",
                         "a log-scale search starts above 0; give a positive "
                         "\"from\" or \"scale\": \"linear\""});
@@ -168,9 +168,11 @@ std::optional<SearchSpec> parse_search(const std::string& path, const GridKey& k
   spec.integer = key.kind != KeyKind::kNumber;
   if (object.contains("scale")) {
     const Json& scale = object["scale"];
-    if (scale != "log" && scale != "linear")
+    const std::optional<SearchScale> word =
+        scale.is_string() ? parse_word<SearchScale>(scale.get<std::string>()) : std::nullopt;
+    if (!word)
       issues.push_back({at + ".scale", "got " + shown(scale) + ", expected \"log\" or \"linear\""});
-    spec.log_scale = scale != "linear";
+    spec.scale = word.value_or(SearchScale::kLog);
   }
   parse_bounds(key, object, at, spec, issues);
   if (object.contains("compare")) {
