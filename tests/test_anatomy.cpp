@@ -143,8 +143,9 @@ TEST(Anatomy, EveryWorkloadsStepCountsItsForwardBackwardAndOptimiserArithmetic) 
     for (const OpGroup& g : a.groups)
       if (g.math == Math::kConvolution && g.phase == Phase::kBackward)
         convolution += g.count * g.flops;
-    if (w.network != Network::kMlp)
+    if (w.network != Network::kMlp) {
       EXPECT_GT(convolution, 0.0) << w.name << ": no backward convolution counted";
+    }
     ++checked;
   }
   EXPECT_GE(checked, 6);  // iris, boston, the three MNIST MLPs, the CNN, ResNet-18

@@ -91,8 +91,9 @@ TEST_F(MergeTest, AWholeMergeWarnsOfNothingAndAMissingPartCountsItsCells) {
   // (The one warning said is the reports' own: these shards reused the tests' machine record.)
   std::istringstream said(whole.err);
   for (std::string line; std::getline(said, line);)
-    if (line.find("did not measure its machine") == std::string::npos)
+    if (line.find("did not measure its machine") == std::string::npos) {
       EXPECT_EQ(line.find("warn"), std::string::npos) << line;
+    }
   EXPECT_EQ(read_results(dir_.file("merged") + "/results.jsonl").size(), 6u);
   // Its last line names every file it wrote, as run's does.
   for (const std::string name : {"results.csv", "gbench.json", "report.html", "summary.json"}) {

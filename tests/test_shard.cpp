@@ -380,7 +380,9 @@ TEST(Cli, AMergedRunResumesOnlyTheCellsNoShardFinished) {
       << resumed.err;
   std::size_t previous = 0, read = 0;
   for (const Result& r : read_results(two + "/results.jsonl")) {  // in grid order
-    if (read++ > 0) EXPECT_GT(r.cell.index, previous);
+    if (read++ > 0) {
+      EXPECT_GT(r.cell.index, previous);
+    }
     previous = r.cell.index;
   }
   EXPECT_EQ(read, cells);
