@@ -264,7 +264,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   failed.reason = "CUDA out of memory";
   report = compare_runs({cell(0, "mnist_mlp", base)}, {failed}, options);
   EXPECT_EQ(only(report).verdict, Verdict::kFailed);
-  EXPECT_NE(only(report).reason.find("CUDA out of memory"), std::string::npos);
+  EXPECT_EQ(only(report).reason, "candidate failed: CUDA out of memory");
   EXPECT_TRUE(report.fails());
   report.options.fail_on = FailOn::kNone;
   EXPECT_FALSE(report.fails());
@@ -273,6 +273,7 @@ TEST(Regression, ExitDecisionFollowsFailOn) {
   skipped.status = CellStatus::kSkipped;
   report = compare_runs({skipped}, {skipped}, options);
   EXPECT_EQ(only(report).verdict, Verdict::kNotMeasured);
+  EXPECT_EQ(only(report).reason, "baseline skipped");
   EXPECT_FALSE(report.fails());
 
   // The metric and the exit rule are enums: a word that names none is no value (compare's options

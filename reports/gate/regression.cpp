@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "core/stats/stats.hpp"
@@ -65,28 +66,33 @@ Found uncountable(const Result& base, const Result& cand, GateMetric metric) {
   return std::nullopt;
 }
 
-// Whether the two groups can be compared at all; when not, `v` says why. Fills the medians and
-// the sample counts either way.
-bool comparable(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o) {
+// Why two groups cannot be compared, decided as a value; refusal_text says it.
+enum class Refusal {
+  kBaselineNotMeasured,   ///< no ok result in the baseline
+  kCandidateNotMeasured,  ///< none in the candidate
+  kDataDiffer,            ///< another data source or other rows
+  kNoEnergy,              ///< --metric energy, and a side measured none
+  kUncountable,           ///< a count metric, and a side has no counted epoch to compare
+  kTooFewSamples,         ///< too few to reach alpha, and not several runs per side
+};
+
+// Whether the two groups can be compared at all: nothing when they can, else why, with the
+// verdict that says so in `v`. Fills the medians and the sample counts either way.
+std::optional<Refusal> comparable(CellVerdict& v, const Group& b, const Group& c,
+                                  const RegressionOptions& o) {
   const Result* base = b.first_ok();
   const Result* cand = c.first_ok();
   if (base == nullptr) {
-    const Result& r = *b.results.front();
     // Measured on neither side (skipped or predicted on both, or failed in both): nothing was
     // compared, and it is not counted among the compared cells.
-    const bool neither = cand == nullptr;
-    v.verdict = neither ? Verdict::kNotMeasured : Verdict::kNotCompared;
-    v.reason =
-        "baseline " + std::string(text_of(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
-    return false;
+    v.verdict = cand == nullptr ? Verdict::kNotMeasured : Verdict::kNotCompared;
+    return Refusal::kBaselineNotMeasured;
   }
   v.baseline_cell = base->cell.index;
   if (cand == nullptr) {
-    const Result& r = *c.results.front();
-    v.verdict = r.status == CellStatus::kFailed ? Verdict::kFailed : Verdict::kNotCompared;
-    v.reason =
-        "candidate " + std::string(text_of(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
-    return false;
+    const bool failed = c.results.front()->status == CellStatus::kFailed;
+    v.verdict = failed ? Verdict::kFailed : Verdict::kNotCompared;
+    return Refusal::kCandidateNotMeasured;
   }
   v.candidate_cell = cand->cell.index;
   const auto b_runs = b.runs(o.metric);
@@ -101,36 +107,57 @@ bool comparable(CellVerdict& v, const Group& b, const Group& c, const Regression
   if (!cs.empty()) v.candidate_median = quantile(cs, 0.5);
   if (base->data_source != cand->data_source || base->train_rows != cand->train_rows) {
     v.verdict = Verdict::kInconclusive;
-    v.reason = fmt::format("the data differ: baseline {} {} rows, candidate {} {} rows",
-                           text_of(base->data_source), base->train_rows, text_of(cand->data_source),
-                           cand->train_rows);
-    return false;
+    return Refusal::kDataDiffer;
   }
-  if (o.metric == GateMetric::kEnergy && (bs.empty() || cs.empty())) {
-    const Result& without = bs.empty() ? *base : *cand;
+  if ((o.metric == GateMetric::kEnergy || is_count_metric(o.metric)) &&
+      (bs.empty() || cs.empty())) {
     v.verdict = Verdict::kNotCompared;
-    v.reason =
-        std::string(bs.empty() ? "baseline" : "candidate") + ": no energy measured (" +
-        (without.energy.energy_note.empty() ? "an older result" : without.energy.energy_note) + ")";
-    return false;
+    return o.metric == GateMetric::kEnergy ? Refusal::kNoEnergy : Refusal::kUncountable;
   }
-  if (is_count_metric(o.metric)) {
-    if (!bs.empty() && !cs.empty()) return true;
-    v.verdict = Verdict::kNotCompared;
-    const Found why = uncountable(*base, *cand, o.metric);
-    v.reason = why ? why->text : "no counted epoch on one side";
-    return false;
-  }
+  if (is_count_metric(o.metric)) return std::nullopt;
   const bool by_runs = b_runs.size() >= 2 && c_runs.size() >= 2;
   if (!by_runs &&
       (bs.size() < 2 || cs.size() < 2 || smallest_p_value(bs.size(), cs.size()) > o.alpha)) {
     v.verdict = Verdict::kInconclusive;
-    v.reason = fmt::format("too few samples ({} and {}): at least {} per side can reach alpha ",
-                           bs.size(), cs.size(), samples_needed(o.alpha)) +
-               format_number(o.alpha) + "; raise repeats or epochs";
-    return false;
+    return Refusal::kTooFewSamples;
   }
-  return true;
+  return std::nullopt;
+}
+
+// A refusal in words, with the facts of the two groups that made it.
+std::string refusal_text(Refusal refusal, const Group& b, const Group& c,
+                         const RegressionOptions& o) {
+  const auto side = [](const char* name, const Result& r) {
+    return std::string(name) + " " + text_of(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+  };
+  const Result* base = b.first_ok();
+  const Result* cand = c.first_ok();
+  switch (refusal) {
+    case Refusal::kBaselineNotMeasured:
+      return side("baseline", *b.results.front());
+    case Refusal::kCandidateNotMeasured:
+      return side("candidate", *c.results.front());
+    case Refusal::kDataDiffer:
+      return fmt::format("the data differ: baseline {} {} rows, candidate {} {} rows",
+                         text_of(base->data_source), base->train_rows, text_of(cand->data_source),
+                         cand->train_rows);
+    case Refusal::kNoEnergy: {
+      const bool baseline = b.samples(o.metric).empty();
+      const std::string& note = (baseline ? *base : *cand).energy.energy_note;
+      return std::string(baseline ? "baseline" : "candidate") + ": no energy measured (" +
+             (note.empty() ? "an older result" : note) + ")";
+    }
+    case Refusal::kUncountable: {
+      const Found why = uncountable(*base, *cand, o.metric);
+      return why ? why->text : "no counted epoch on one side";
+    }
+    case Refusal::kTooFewSamples:
+      return fmt::format("too few samples ({} and {}): at least {} per side can reach alpha ",
+                         b.samples(o.metric).size(), c.samples(o.metric).size(),
+                         samples_needed(o.alpha)) +
+             format_number(o.alpha) + "; raise repeats or epochs";
+  }
+  return "not compared";  // (every refusal is worded above)
 }
 
 // A counted cell: the counts are exact where the code did the same work, and each epoch of a run
@@ -269,7 +296,10 @@ void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool 
 
 void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
            const RunLevelContext& context) {
-  if (!comparable(v, b, c, o)) return;
+  if (const std::optional<Refusal> refused = comparable(v, b, c, o)) {
+    v.reason = refusal_text(*refused, b, c, o);
+    return;
+  }
   if (is_count_metric(o.metric)) {
     judge_counts(v, *b.first_ok(), *c.first_ok(), b.samples(o.metric), c.samples(o.metric), o);
     return;
