@@ -358,6 +358,31 @@ TEST(Layers, OnlyTheChildStarterStartsProcesses) {
       process_starts("a.cpp", "// fork() here\nfork_child(f, true); x.system();\n").empty());
 }
 
+// A command's errors become exit codes in one place: the command files (runner/commands and
+// runner/cli) catch only in run_one and CLI11's parse error (command_line.cpp) and in or_exit, the
+// one translation of a layer's error (commands.hpp). A check returns Found; a failure with more
+// than words is an attempt<E> value (core/text/problem.hpp).
+TEST(Layers, CommandFilesCatchOnlyWhereAnErrorBecomesAnExitCode) {
+  const std::map<std::string, std::size_t> allowed = {{"runner/cli/command_line.cpp", 2},
+                                                      {"runner/cli/commands.hpp", 2}};
+  static const std::regex handler("(^|[^_A-Za-z0-9])catch\\s*\\(");
+  std::size_t scanned = 0;
+  for (const auto& file : sources()) {
+    if (file.rfind("runner/commands/", 0) != 0 && file.rfind("runner/cli/", 0) != 0) continue;
+    ++scanned;
+    std::istringstream lines(testing::slurp(std::string(CROSSOVER_SOURCE_DIR) + "/" + file));
+    std::size_t handlers = 0;
+    for (std::string line; std::getline(lines, line);)
+      handlers += std::regex_search(line.substr(0, line.find("//")), handler) ? 1 : 0;
+    const auto it = allowed.find(file);
+    EXPECT_EQ(handlers, it == allowed.end() ? 0u : it->second)
+        << file << ": throw CommandError (or use or_exit, problem_of, attempt) instead of catching";
+  }
+  EXPECT_GT(scanned, 30u);
+  EXPECT_TRUE(std::regex_search("  } catch (const std::exception& e) {", handler));
+  EXPECT_FALSE(std::regex_search("catch_interrupts();", handler));
+}
+
 TEST(Layers, TheOpenCheckCatchesEachWayOfOpening) {
   EXPECT_EQ(file_opens("a.cpp", "  std::ifstream in(path);\n").size(), 1u);
   EXPECT_EQ(file_opens("a.cpp", "FILE* f = fopen(p, \"r\");\n").size(), 1u);

@@ -204,32 +204,43 @@ TEST(OutputPaths, ARerunBinaryThatIsNoCrossoverIsRefusedBeforeAnyRound) {
   EXPECT_FALSE(fs::exists(dir.file("cmp/baseline/round-1/results.jsonl")));
 }
 
-TEST(OutputPaths, AChildCrossoverStopsWithItsParentWhichSaysHow) {
-  ScratchDir dir;
-  dir.write("grid.json", R"({"name": "slow", "defaults": {"epochs": 20, "warmup_epochs": 1,
-    "repeats": 5, "timeout_seconds": 120}, "experiments": [{"workload": "mnist_mlp",
-    "settings": {"dataset_size": 20000}, "grid": {"device": ["cpu", "cuda"]}}]})");
+// Starts crossover with `args` in `dir` (no data folder), its stdout and stderr into dir's
+// "stdout" and "stderr"; its pid. Returns once `started` (a path in dir) exists.
+pid_t start_in_dir(const ScratchDir& dir, const std::string& args, const std::string& started) {
   const std::string command = "cd " + dir.path() +
                               " && exec env CROSSOVER_DATA_DIR= " + std::string(CROSSOVER_BINARY) +
-                              " catalog grid.json --out run";
-  const pid_t parent = fork();
-  ASSERT_GE(parent, 0);
-  if (parent == 0) {
+                              " " + args;
+  const pid_t pid = fork();
+  if (pid == 0) {
     const std::string out = dir.file("stdout"), err = dir.file("stderr");
     freopen(out.c_str(), "w", stdout);
     freopen(err.c_str(), "w", stderr);
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Once its run has begun (its folder holds grid.json), the parent alone is sent SIGTERM.
-  for (int i = 0; i < 300 && !fs::exists(dir.file("run/grid.json")); ++i)
+  for (int i = 0; i < 300 && !fs::exists(dir.file(started)); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return pid;
+}
+
+// The exit code of `pid` once it ends (-1 for a signal's end).
+int exit_code_of(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(OutputPaths, AChildCrossoverStopsWithItsParentWhichSaysHow) {
+  ScratchDir dir;
+  dir.write("grid.json", R"({"name": "slow", "defaults": {"epochs": 20, "warmup_epochs": 1,
+    "repeats": 5, "timeout_seconds": 120}, "experiments": [{"workload": "mnist_mlp",
+    "settings": {"dataset_size": 20000}, "grid": {"device": ["cpu", "cuda"]}}]})");
+  // Once its run has begun (its folder holds grid.json), the parent alone is sent SIGTERM.
+  const pid_t parent = start_in_dir(dir, "catalog grid.json --out run", "run/grid.json");
+  ASSERT_GE(parent, 0);
   ASSERT_TRUE(fs::exists(dir.file("run/grid.json"))) << testing::slurp(dir.file("stderr"));
   kill(parent, SIGTERM);
-  int status = 0;
-  waitpid(parent, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << testing::slurp(dir.file("stderr"));
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << testing::slurp(dir.file("stderr"));
+  EXPECT_EQ(exit_code_of(parent), 128 + SIGTERM) << testing::slurp(dir.file("stderr"));
   const std::string err = testing::slurp(dir.file("stderr"));
   EXPECT_NE(err.find("stopped by SIGTERM"), std::string::npos) << err;
   EXPECT_NE(err.find("--resume"), std::string::npos) << err;
@@ -356,6 +367,40 @@ TEST(OutputPaths, AStoppedCalibrationIsReplacedWithOverwrite) {
     if (entry.path().filename().string().rfind("previous-", 0) == 0)
       kept += fs::exists(entry.path() / "aa-01/first/results.jsonl") ? 1 : 0;
   EXPECT_EQ(kept, 1u);
+}
+
+// A calibration stopped by a signal while its first run ran: that run is stopped, no other
+// starts, and calibrate says how many pairs finished and how to go on; a run that rejects its
+// input is named with the way to see why.
+TEST(OutputPaths, ACalibrationStoppedDuringARunStartsNoOtherAndSaysSo) {
+  ScratchDir dir;
+  dir.write("grid.json", R"({"name": "c", "defaults": {"epochs": 8000, "warmup_epochs": 0,
+    "repeats": 1, "threads": 1}, "experiments": [{"workload": "iris_mlp"}]})");
+  const pid_t calibrate =
+      start_in_dir(dir, "calibrate grid.json --pairs 3 --out cal", "cal/aa-01/first/grid.json");
+  ASSERT_GE(calibrate, 0);
+  ASSERT_TRUE(fs::exists(dir.file("cal/aa-01/first/grid.json")))
+      << testing::slurp(dir.file("stderr"));
+  const auto signalled = std::chrono::steady_clock::now();
+  kill(calibrate, SIGINT);
+  EXPECT_EQ(exit_code_of(calibrate), 128 + SIGINT) << testing::slurp(dir.file("stderr"));
+  // A SIGINT lets the run finish the cell under way (seconds here), then it and calibrate stop.
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(20));
+  EXPECT_NE(testing::slurp(dir.file("stderr"))
+                .find("stopped by SIGINT after 0 finished pair(s); the runs so far are in cal (no "
+                      "calibration was written there): run calibrate again with --overwrite"),
+            std::string::npos)
+      << testing::slurp(dir.file("stderr"));
+  EXPECT_FALSE(fs::exists(dir.file("cal/aa-01/second")));
+  EXPECT_FALSE(fs::exists(dir.file("cal/calibrate.json")));
+
+  const Outcome rejected =
+      in_dir(dir, "calibrate grid.json --pairs 3 --out cal2", "CROSSOVER_PLANT_LOAD=lots");
+  EXPECT_EQ(rejected.code, 2) << rejected.err;
+  EXPECT_NE(rejected.err.find("crossover run grid.json into cal2/aa-01/first rejected its input "
+                              "(exit 2); run it alone to see why"),
+            std::string::npos)
+      << rejected.err;
 }
 
 }  // namespace

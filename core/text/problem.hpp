@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 
 namespace crossover {
 
@@ -31,6 +32,19 @@ Found problem_of(F&& f) {
     return Problem(e.what());
   }
   return std::nullopt;
+}
+
+/// What `f()` returns, or the `Caught` it threw (others pass on): an expected-like result, for a
+/// failure that carries more than its message, such as a grid's issues:
+/// `auto loaded = attempt<GridError>([&] { return load(path); });` then
+/// `if (const GridError* error = std::get_if<GridError>(&loaded)) ...`.
+template <typename Caught, typename F>
+auto attempt(F&& f) -> std::variant<decltype(f()), Caught> {
+  try {
+    return f();
+  } catch (const Caught& e) {
+    return e;
+  }
 }
 
 }  // namespace crossover

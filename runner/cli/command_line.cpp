@@ -234,27 +234,38 @@ int check_standard_output(int code) {
   return code == 0 ? 1 : code;
 }
 
+// A command's error, said, as its exit code; called where it is caught, any other passes on.
+// A CommandError says its own; a refused sweep was said where it was found, before anything ran;
+// a path the command could not examine (a loop of links, a folder it may not read) is bad input,
+// said with the path, never an abort; out of memory keeps what was measured (results are written
+// cell by cell).
+int said_exit_code(const std::exception& error) {
+  if (const auto* command = dynamic_cast<const crossover::CommandError*>(&error)) {
+    spdlog::error("{}", command->what());
+    return command->exit_code();
+  }
+  if (dynamic_cast<const crossover::SweepRefused*>(&error) != nullptr)
+    return crossover::kExitBadInput;
+  if (dynamic_cast<const std::filesystem::filesystem_error*>(&error) != nullptr) {
+    spdlog::error("{}; nothing more was done (what was written so far is kept)", error.what());
+    return crossover::kExitBadInput;
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) {
+    spdlog::error(
+        "out of memory: this machine cannot hold what the command was asked to do (a grid "
+        "of too many cells, a file too large); the results written so far are kept");
+    return crossover::kExitBadInput;
+  }
+  throw;  // the one being handled, not a command's: it passes on
+}
+
 // Runs the command given: its exit code, or its error's. The one place a command's errors become
 // exit codes.
 int run_one(const crossover::Command& command) {
   try {
     return check_standard_output(command.run());
-  } catch (const crossover::CommandError& e) {
-    spdlog::error("{}", e.what());
-    return check_standard_output(e.exit_code());
-  } catch (const crossover::SweepRefused&) {  // said where it was found, before anything ran
-    return check_standard_output(crossover::kExitBadInput);
-  } catch (const std::filesystem::filesystem_error& e) {
-    // A path the command could not examine (a loop of links, a folder it may not read): bad
-    // input, said with the path, never an abort.
-    spdlog::error("{}; nothing more was done (what was written so far is kept)", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    // Whatever was measured before is on disk already: results are written cell by cell.
-    spdlog::error(
-        "out of memory: this machine cannot hold what the command was asked to do (a grid "
-        "of too many cells, a file too large); the results written so far are kept");
-    return 2;
+  } catch (const std::exception& error) {
+    return check_standard_output(said_exit_code(error));
   }
 }
 

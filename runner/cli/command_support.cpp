@@ -381,7 +381,7 @@ void check_models_despite(const std::string& text, const std::string& path,
     for (const Cell& c : expansion.cells)
       if (c.workload == kUserModelWorkload) models.push_back(c);
     if (models.empty()) return;
-    if (!user_model_check) throw NeedsLibTorch{};  // crossover-torch says it all, models too
+    if (!user_model_check) hand_to_libtorch();  // crossover-torch says it all, models too
     spdlog::info("checking the grid's own models (up to {} s each; --model-check-seconds)",
                  format_number(model_check_seconds));
     for (GridIssue& problem : user_model_check(models, model_check_seconds)) {
@@ -393,59 +393,77 @@ void check_models_despite(const std::string& text, const std::string& path,
   });
 }
 
+// The grid at `path`, as --set changes it, expanded and its own models checked; throws GridError
+// with its issues. `text` is the grid's text as read, for the checks that go on past a problem.
+std::pair<Grid, Expansion> expanded_grid(const std::string& path, double model_check_seconds,
+                                         const std::vector<std::string>& sets, std::string& text) {
+  Grid grid;
+  if (sets.empty()) {
+    grid = load_grid(path);
+  } else {
+    text = or_exit<std::invalid_argument>(kExitBadInput,
+                                          [&] { return apply_sets(read_grid_file(path), sets); });
+    grid = parse_grid(text, path);
+    grid.text = text;  // the run's grid.json: the grid as run
+  }
+  Expansion expansion = expand_grid(grid);
+  // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
+  std::vector<Cell> models = expansion.cells;
+  for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
+  if (std::any_of(models.begin(), models.end(),
+                  [](const Cell& c) { return c.workload == kUserModelWorkload; })) {
+    if (!user_model_check) hand_to_libtorch();
+    // A check may take up to its limit: the wait is said before it starts, not after. (Here,
+    // not in runner/grid/model_check.cpp: that unit sees LibTorch's headers, which spdlog may
+    // not.)
+    spdlog::info("checking the grid's own models (up to {} s each; --model-check-seconds)",
+                 format_number(model_check_seconds));
+    if (auto problems = user_model_check(models, model_check_seconds); !problems.empty())
+      throw GridError(grid.file, std::move(problems));
+  }
+  return std::make_pair(std::move(grid), std::move(expansion));
+}
+
+// A grid's issues, each on its line, with its models checked despite them.
+void say_grid_issues(const GridError& error, const std::string& path, std::string text,
+                     double model_check_seconds, const std::vector<std::string>& sets) {
+  std::vector<GridIssue> issues = error.issues();
+  // The file's own problem, if it has one, is among the issues already.
+  if (text.empty()) (void)problem_of([&] { text = read_grid_file(path); });
+  if (!text.empty()) check_models_despite(text, path, model_check_seconds, issues);
+  spdlog::error("{}: {} problem(s), nothing was run:", error.file(), issues.size());
+  for (const auto& issue : issues)
+    spdlog::error("{}: {}: {}", error.file(), issue.path, issue.message);
+  if (!sets.empty()) {  // the keys, not the values: a value may be long, and is quoted above
+    std::vector<std::string> keys;
+    for (const std::string& set : sets) keys.push_back(set.substr(0, set.find('=')));
+    spdlog::error("(the grid as --set changed it: {})", join(keys));
+  }
+}
+
 }  // namespace
 
 std::optional<std::pair<Grid, Expansion>> load_and_expand(const std::string& path,
                                                           double model_check_seconds,
                                                           const std::vector<std::string>& sets) {
-  std::string text;  // the grid's text as read, for the checks that go on past a problem
-  try {
-    Grid grid;
-    if (sets.empty()) {
-      grid = load_grid(path);
-    } else {
-      text = apply_sets(read_grid_file(path), sets);
-      grid = parse_grid(text, path);
-      grid.text = text;  // the run's grid.json: the grid as run
-    }
-    Expansion expansion = expand_grid(grid);
-    // The grid's own models, each loaded in a child process (runner/grid/model_check.hpp).
-    std::vector<Cell> models = expansion.cells;
-    for (const SearchLine& line : expansion.searches) models.push_back(line.contender);
-    if (std::any_of(models.begin(), models.end(),
-                    [](const Cell& c) { return c.workload == kUserModelWorkload; })) {
-      if (!user_model_check) throw NeedsLibTorch{};
-      // A check may take up to its limit: the wait is said before it starts, not after. (Here,
-      // not in runner/grid/model_check.cpp: that unit sees LibTorch's headers, which spdlog may
-      // not.)
-      spdlog::info("checking the grid's own models (up to {} s each; --model-check-seconds)",
-                   format_number(model_check_seconds));
-      if (auto problems = user_model_check(models, model_check_seconds); !problems.empty())
-        throw GridError(grid.file, std::move(problems));
-    }
-    if (expansion.cells.empty() && expansion.searches.empty()) {
-      spdlog::error("{}: every cell is excluded; nothing to run", path);
-      return std::nullopt;
-    }
-    return std::make_pair(std::move(grid), std::move(expansion));
-  } catch (const GridError& e) {
-    std::vector<GridIssue> issues = e.issues();
-    // The file's own problem, if it has one, is among the issues already.
-    if (text.empty()) (void)problem_of([&] { text = read_grid_file(path); });
-    if (!text.empty()) check_models_despite(text, path, model_check_seconds, issues);
-    spdlog::error("{}: {} problem(s), nothing was run:", e.file(), issues.size());
-    for (const auto& issue : issues)
-      spdlog::error("{}: {}: {}", e.file(), issue.path, issue.message);
-    if (!sets.empty()) {  // the keys, not the values: a value may be long, and is quoted above
-      std::vector<std::string> keys;
-      for (const std::string& set : sets) keys.push_back(set.substr(0, set.find('=')));
-      spdlog::error("(the grid as --set changed it: {})", join(keys));
-    }
-    return std::nullopt;
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
+  std::string text;
+  auto loaded =
+      attempt<GridError>([&] { return expanded_grid(path, model_check_seconds, sets, text); });
+  if (const GridError* error = std::get_if<GridError>(&loaded)) {
+    say_grid_issues(*error, path, text, model_check_seconds, sets);
     return std::nullopt;
   }
+  auto& [grid, expansion] = std::get<0>(loaded);
+  if (expansion.cells.empty() && expansion.searches.empty()) {
+    spdlog::error("{}: every cell is excluded; nothing to run", path);
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(grid), std::move(expansion));
+}
+
+void hand_to_libtorch() {
+  HeldLog::drop_held();
+  throw NeedsLibTorch{};
 }
 
 }  // namespace crossover

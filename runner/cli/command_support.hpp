@@ -85,6 +85,10 @@ extern TwinAnatomy take_twin_anatomy;
 /// `crossover` then hands its command line to crossover-torch (runner/main/main.cpp).
 struct NeedsLibTorch {};
 
+/// Throws NeedsLibTorch, dropping what a HeldLog holds: crossover-torch runs the command again
+/// and says it all, so nothing is said twice.
+[[noreturn]] void hand_to_libtorch();
+
 /// Loads and expands a grid, logging every issue; nullopt means bad input. `sets` (run's --set
 /// KEY=VALUE) change the grid's text first (runner/grid/grid_overrides.hpp). Its own models
 /// (workload "torchscript") are each checked by user_model_check, for at most

@@ -142,21 +142,29 @@ std::shared_ptr<spdlog::logger> printable_logger(const std::string& name) {
   return logger;
 }
 
+namespace {
+HeldLog* innermost_held_log = nullptr;
+}  // namespace
+
 HeldLog::HeldLog()
-    : sinks_(spdlog::default_logger()->sinks()), held_(std::make_shared<HoldingSink>()) {
+    : sinks_(spdlog::default_logger()->sinks()),
+      held_(std::make_shared<HoldingSink>()),
+      outer_(innermost_held_log) {
   spdlog::default_logger()->sinks() = {held_};
+  innermost_held_log = this;
 }
 
 HeldLog::~HeldLog() {
-  if (!restored_) spdlog::default_logger()->sinks() = sinks_;
-}
-
-void HeldLog::say() {
+  innermost_held_log = outer_;
   spdlog::default_logger()->sinks() = sinks_;
-  restored_ = true;
+  if (dropped_) return;
   for (const auto& message : static_cast<HoldingSink&>(*held_).held)
     for (const auto& sink : sinks_)
       if (sink->should_log(message.level)) sink->log(message);
+}
+
+void HeldLog::drop_held() {
+  if (innermost_held_log != nullptr) innermost_held_log->dropped_ = true;
 }
 
 }  // namespace crossover

@@ -24,22 +24,24 @@ std::size_t output_columns();
 /// each message passed through printable_text.
 std::shared_ptr<spdlog::logger> printable_logger(const std::string& name);
 
-/// Holds what the default logger says from its making until say() or its end: said on say(), to
-/// the sinks the logger had, as they would have said it; dropped otherwise. `crossover` checks a
-/// run under one and hands the run on unsaid when it passes (runner/commands/run_checks.hpp).
+/// Holds what the default logger says from its making to its end, then gives the logger its
+/// sinks back and says what it held, in order, as they would have said it (an exception's
+/// unwinding included), unless drop_held() was called meanwhile. `crossover` checks a run under
+/// one and hands the run on unsaid when it passes (runner/commands/run_checks.cpp).
 class HeldLog {
  public:
   HeldLog();
   ~HeldLog();
   HeldLog(const HeldLog&) = delete;
   HeldLog& operator=(const HeldLog&) = delete;
-  /// Gives the logger its sinks back and says what was held, in order.
-  void say();
+  /// What the innermost HeldLog holds, and all it is given later, is never said.
+  static void drop_held();
 
  private:
   std::vector<spdlog::sink_ptr> sinks_;
   std::shared_ptr<spdlog::sinks::sink> held_;
-  bool restored_ = false;
+  HeldLog* outer_;
+  bool dropped_ = false;
 };
 
 }  // namespace crossover

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <regex>
 
 #include "core/files/file_writer.hpp"
@@ -47,54 +48,67 @@ std::vector<std::string> planted_environment(const CalibrateArgs& args, double t
   return {std::string(kPlantWorkVariable) + "=" + format_number(percent / 100.0)};
 }
 
-// One run of the grid into `dir`, with `environment` set (a planted load or work).
-RunRecord run_once(const CalibrateArgs& args, const std::string& self, const std::string& dir,
-                   const std::vector<std::string>& environment) {
-  fs::create_directories(dir);
-  // Each run's warnings in its log, said once for all the runs (they warn of the same things).
-  static std::set<std::string> said;
-  const int status =
-      run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
-                  dir + "/stdout.txt", environment, 0.0, dir + "/stderr.txt");
-  say_new_warnings(dir + "/stderr.txt", said);
-  if (status == kExitBadInput)
-    throw std::invalid_argument("crossover run " + args.grid + " into " + dir +
-                                " rejected its input (exit 2); run it alone to see why");
-  if (status != kExitOk && status != kExitRunFailed)
-    throw std::runtime_error("crossover run " + args.grid + " into " + dir + " ended with status " +
-                             std::to_string(status));
-  return load_run(dir);
+// One run of the grid into `dir`, with `environment` set (a planted load or work); nothing where
+// a signal stopped it (the signal was passed on to the run, which kept what it finished). Throws
+// CommandError: the runs so far are in `out_dir`.
+std::optional<RunRecord> run_once(const CalibrateArgs& args, const std::string& self,
+                                  const std::string& out_dir, const std::string& dir,
+                                  const std::vector<std::string>& environment) {
+  const auto run = [&]() -> std::optional<RunRecord> {
+    fs::create_directories(dir);
+    // Each run's warnings in its log, said once for all the runs (they warn of the same things).
+    static std::set<std::string> said;
+    const int status =
+        run_program({self, "run", args.grid, "--out", dir, "--data-dir", args.data_dir, "--quiet"},
+                    dir + "/stdout.txt", environment, 0.0, dir + "/stderr.txt");
+    say_new_warnings(dir + "/stderr.txt", said);
+    if (status == kExitBadInput)
+      throw CommandError(kExitBadInput,
+                         "crossover run " + args.grid + " into " + dir +
+                             " rejected its input (exit 2); run it alone to see why");
+    if (status != kExitOk && status != kExitRunFailed) {
+      if (interrupted.load() > 0) return std::nullopt;
+      throw std::runtime_error("crossover run " + args.grid + " into " + dir +
+                               " ended with status " + std::to_string(status));
+    }
+    return load_run(dir);
+  };
+  return or_exit(kExitRunFailed, run, "", "; the runs so far are in " + out_dir);
 }
 
-// The A/A pairs and the planted pairs, until --pairs or an interrupt; throws what run_once throws.
-void run_pairs(const CalibrateArgs& args, const std::string& self, const std::string& out_dir,
+// The A/A pairs and the planted pairs, until --pairs or an interrupt; false where a signal came
+// during a pair (what it finished of that pair is left out). Throws what run_once throws.
+bool run_pairs(const CalibrateArgs& args, const std::string& self, const std::string& out_dir,
                const std::vector<std::string>& plant, RunPairs& aa, RunPairs& planted) {
-  const auto run_one = [&](const std::string& dir, bool planted_run) {
-    return run_once(args, self, dir, planted_run ? plant : std::vector<std::string>{});
+  const auto run_one = [&](const std::string& dir, bool planted_run, RunRecord& into) {
+    if (interrupted.load() > 0) return false;  // no run starts after a signal
+    std::optional<RunRecord> record =
+        run_once(args, self, out_dir, dir, planted_run ? plant : std::vector<std::string>{});
+    if (record) into = std::move(*record);
+    return record.has_value();
   };
   const auto start = std::chrono::steady_clock::now();
   for (int i = 1; i <= args.pairs && interrupted.load() == 0; ++i) {
     char name[16];
     std::snprintf(name, sizeof name, "%02d", i);
     const std::string a = out_dir + "/aa-" + name, p = out_dir + "/planted-" + name;
-    RunRecord first = run_one(a + "/first", false);
-    RunRecord second = run_one(a + "/second", false);
-    aa.emplace_back(std::move(first), std::move(second));
+    RunRecord first, second, quiet, loaded_run;
+    if (!run_one(a + "/first", false, first) || !run_one(a + "/second", false, second))
+      return false;
     // The planted run goes first in every other pair, so that a drift weighs on both orders.
-    RunRecord quiet, loaded_run;
-    if (i % 2 == 1) {
-      quiet = run_one(p + "/quiet", false);
-      loaded_run = run_one(p + "/loaded", true);
-    } else {
-      loaded_run = run_one(p + "/loaded", true);
-      quiet = run_one(p + "/quiet", false);
-    }
+    const bool ran =
+        i % 2 == 1
+            ? run_one(p + "/quiet", false, quiet) && run_one(p + "/loaded", true, loaded_run)
+            : run_one(p + "/loaded", true, loaded_run) && run_one(p + "/quiet", false, quiet);
+    if (!ran) return false;
+    aa.emplace_back(std::move(first), std::move(second));
     planted.emplace_back(std::move(quiet), std::move(loaded_run));
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spdlog::info("pair {}/{} done | elapsed {} ETA {}", i, args.pairs, clock_text(elapsed),
                  clock_text(elapsed / i * (args.pairs - i)));
   }
+  return true;
 }
 
 // The counted gate's calibration, written and printed; its exit code.
@@ -161,37 +175,23 @@ bool out_dir_refused(const std::string& out_dir, bool overwrite) {
   return false;
 }
 
-// run_pairs, its failures as exit codes (logged); kExitOk to go on with the pairs that finished
-// (a signal during a run leaves at least three).
+// The pairs run; kExitOk to go on with those that finished (a signal during a run leaves at
+// least three), else the exit code, said.
 int run_all_pairs(const CalibrateArgs& args, const std::string& self, const std::string& out_dir,
                   const std::vector<std::string>& plant, RunPairs& aa, RunPairs& planted) {
-  try {
-    run_pairs(args, self, out_dir, plant, aa, planted);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("{}", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    const int sig = interrupted.load();
-    if (sig > 0 && aa.size() >= 3) {
-      spdlog::warn(
-          "stopped by a signal during a run; the calibration uses the {} pair(s) that "
-          "finished",
-          aa.size());
-      return kExitOk;
-    }
-    if (sig > 0) {
-      // The signal was passed on to the run under way, which kept what it finished.
-      spdlog::error(
-          "stopped by {} after {} finished pair(s); the runs so far are in {} (no "
-          "calibration was written there): run calibrate again with --overwrite, or with "
-          "another --out",
-          sig == SIGTERM ? "SIGTERM" : "SIGINT", aa.size(), out_dir);
-      return 128 + sig;
-    }
-    spdlog::error("{}; the runs so far are in {}", e.what(), out_dir);
-    return kExitRunFailed;
+  if (run_pairs(args, self, out_dir, plant, aa, planted)) return kExitOk;
+  const int sig = interrupted.load();
+  if (aa.size() >= 3) {
+    spdlog::warn(
+        "stopped by a signal during a run; the calibration uses the {} pair(s) that finished",
+        aa.size());
+    return kExitOk;
   }
-  return kExitOk;
+  spdlog::error(
+      "stopped by {} after {} finished pair(s); the runs so far are in {} (no calibration was "
+      "written there): run calibrate again with --overwrite, or with another --out",
+      sig == SIGTERM ? "SIGTERM" : "SIGINT", aa.size(), out_dir);
+  return 128 + sig;
 }
 
 int calibrate_command(const CalibrateArgs& args) {

@@ -63,7 +63,7 @@ bool measured_ok(const Result& r) { return r.status == CellStatus::kOk && r.epoc
 bool find_anatomy(const Result& r, const std::map<std::size_t, Result>& saved,
                   const std::string& data_dir, Result& p, std::vector<Result>& taken) {
   if (recorded_anatomy(r, saved, p)) return true;
-  if (!take_twin_anatomy) throw NeedsLibTorch{};
+  if (!take_twin_anatomy) hand_to_libtorch();
   Result twin = r;
   if (const Found failed = problem_of([&] { take_twin_anatomy(r.cell, data_dir, twin); })) {
     // One counted by an older rule still predicts: it lacks only what that rule did not count

@@ -142,7 +142,7 @@ std::string summary_text(const Scores& scores, const Winners& as_run, const Winn
 int predict_command(const PredictArgs& args) {
   // Before anything is said: crossover, without LibTorch, hands a check that must take a cell's
   // anatomy on this CPU to crossover-torch (runner/main/main.cpp).
-  if (!take_twin_anatomy && anatomy_to_take(args.runs)) throw NeedsLibTorch{};
+  if (!take_twin_anatomy && anatomy_to_take(args.runs)) hand_to_libtorch();
   const auto specs = compare_specs(args.compare);
   if (output_refused(args)) return kExitBadInput;
   MachineProfile target, source;

@@ -223,31 +223,18 @@ std::optional<CheckedRun> check_run(const RunArgs& args) {
   return checked;
 }
 
-// check_run and the sweep's checks with what they say held back: a run they refuse is said and
-// exits 2 here; any other is handed to crossover-torch (NeedsLibTorch), which says it all once.
+// check_run and the sweep's checks with what they say held back: a run they refuse is said (as
+// the HeldLog ends) and exits 2 here, or its error is said by run_one; any other is handed to
+// crossover-torch (NeedsLibTorch), which says it all once.
 Command add_run_checks_command(CLI::App& subcommand) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = add_run_options(subcommand, *args);
   return {run, [args] {
-            HeldLog held;
-            bool refused = false;
-            try {
-              if (std::optional<CheckedRun> checked = check_run(*args); !checked) {
-                refused = true;
-              } else {
-                check_sweep(checked->options, checked->expansion.cells);
-              }
-            } catch (const NeedsLibTorch&) {
-              throw;  // crossover-torch says it all
-            } catch (...) {
-              // What came before a refusal (SweepRefused, a CommandError) or a path that could
-              // not be examined; run_one then says its error and its exit code.
-              held.say();
-              throw;
-            }
-            if (!refused) throw NeedsLibTorch{};
-            held.say();
-            return kExitBadInput;
+            const HeldLog held;
+            std::optional<CheckedRun> checked = check_run(*args);
+            if (!checked) return kExitBadInput;
+            check_sweep(checked->options, checked->expansion.cells);
+            hand_to_libtorch();
           }};
 }
 
