@@ -67,6 +67,7 @@ TEST(CountedGate, IdenticalCountsAreNoChangeAndTheChangeIsExactlyZero) {
   EXPECT_EQ(v.decided_ci.low, 0.0);
   EXPECT_EQ(v.decided_ci.high, 0.0);
   EXPECT_EQ(v.decided_by, DecidedBy::kCounts);
+  EXPECT_EQ(v.rule, Rule::kIdenticalCounts);
   EXPECT_EQ(v.reason, "identical counts");
 }
 
@@ -78,6 +79,7 @@ TEST(CountedGate, TwoAndOnePercentMoreWorkWithATinySpreadAreRegressions) {
     const CellVerdict v =
         judge_one(counted(0, "iris_mlp", kEpochs), counted(0, "iris_mlp", cand), counted_options());
     EXPECT_EQ(v.verdict, Verdict::kRegression) << plant << ": " << v.reason;
+    EXPECT_EQ(v.rule, Rule::kCountedMore);
     EXPECT_NEAR(v.change, plant, 1e-4);
     EXPECT_GT(v.decided_ci.low, 0.005);
   }
@@ -86,6 +88,7 @@ TEST(CountedGate, TwoAndOnePercentMoreWorkWithATinySpreadAreRegressions) {
       judge_one(counted(0, "iris_mlp", kEpochs), counted(0, "iris_mlp", scaled(kEpochs, 1.01)),
                 counted_options(0.02));
   EXPECT_EQ(v.verdict, Verdict::kNoChange) << v.reason;
+  EXPECT_EQ(v.rule, Rule::kCountsWithin);
 }
 
 TEST(CountedGate, LessWorkIsAnImprovementAndFailsOnlyUnderAnyChange) {
@@ -93,6 +96,7 @@ TEST(CountedGate, LessWorkIsAnImprovementAndFailsOnlyUnderAnyChange) {
   const auto base = counted(0, "iris_mlp", kEpochs);
   const auto cand = counted(0, "iris_mlp", scaled(kEpochs, 0.97));
   EXPECT_EQ(judge_one(base, cand, o).verdict, Verdict::kImprovement);
+  EXPECT_EQ(judge_one(base, cand, o).rule, Rule::kCountedLess);
   EXPECT_FALSE(compare_runs({base}, {cand}, o).fails());
   o.fail_on = FailOn::kAnyChange;
   const RegressionReport report = compare_runs({base}, {cand}, o);

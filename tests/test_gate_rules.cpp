@@ -66,7 +66,39 @@ TEST(GateRules, TwentyFivePercentWithTheReferenceAtTwentyFiveIsInconclusive) {
   const CellVerdict v = compare_records(base, cand, {}).cells.at(0);
   EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
   EXPECT_EQ(v.decided_by, DecidedBy::kReferenceDrift);
+  EXPECT_EQ(v.rule, Rule::kExplainedByDrift);
   EXPECT_NEAR(v.net_change, 0.0, 0.02);
+}
+
+// A verdict's rule is a value, worded apart from where it was decided: the words come from the
+// rule, the cell's numbers and the gate's settings alone.
+TEST(GateRules, ARuleIsWordedFromTheCellsNumbersAlone) {
+  CellVerdict v;
+  RegressionOptions o;
+  o.threshold = 0.05;
+  EXPECT_EQ(rule_text(v, o), "");
+  v.rule = Rule::kSignificantWithin;
+  v.decided_by = DecidedBy::kRunLevel;  // with a calibration: the larger of the two p-values
+  v.p_value = 0.001;
+  v.run_level_p = 0.02;
+  EXPECT_EQ(rule_text(v, o), "significant (p = 0.020) but within ±5.0 %");
+  v.rule = Rule::kBeyond;
+  EXPECT_EQ(rule_text(v, o), "significant and beyond ±5.0 %");
+  v.decided_net = v.machine_used = true;
+  v.machine = 1.03;
+  EXPECT_EQ(rule_text(v, o),
+            "significant and beyond ±5.0 % net of the machine's drift (its reference +3.0 % around "
+            "the cell)");
+  v.rule = Rule::kTooNoisy;
+  v.test = TestUsed::kMannWhitney;
+  EXPECT_EQ(rule_text(v, o),
+            "too noisy: not significant, and the interval reaches past ±5.0 %; more repeats or a "
+            "quieter machine");
+  v.test = TestUsed::kPairedRuns;
+  EXPECT_NE(rule_text(v, o).find("the runs (processes) differ"), std::string::npos);
+  v.rule = Rule::kCountsWithin;
+  v.change_ci = {-0.01, 0.02};
+  EXPECT_EQ(rule_text(v, o), "within ±5.0 % (epoch by epoch [-1.0, +2.0] %)");
 }
 
 TEST(GateRules, AReferenceNoisierThanTheCellExcusesNothing) {

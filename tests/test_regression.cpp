@@ -126,6 +126,7 @@ TEST(Regression, ASignificantChangeBelowTheThresholdIsNoChange) {
       only(compare_runs({cell(0, "mnist_mlp", base)}, {cell(0, "mnist_mlp", cand)}, within_only));
   EXPECT_LT(v.p_value, 0.05);
   EXPECT_EQ(v.verdict, Verdict::kNoChange);
+  EXPECT_EQ(v.rule, Rule::kSignificantWithin);
   EXPECT_NE(v.reason.find("within"), std::string::npos);
 }
 
@@ -135,6 +136,7 @@ TEST(Regression, FewOrNoisySamplesAreInconclusiveAndSayWhy) {
   EXPECT_EQ(few.verdict, Verdict::kInconclusive);
   EXPECT_NE(few.reason.find("too few samples (3 and 3)"), std::string::npos);
   EXPECT_NE(few.reason.find("at least 4"), std::string::npos);
+  EXPECT_EQ(few.rule, Rule::kNone);  // refused, not decided
 
   std::mt19937_64 rng(3);
   RegressionOptions within_only;
@@ -143,6 +145,7 @@ TEST(Regression, FewOrNoisySamplesAreInconclusiveAndSayWhy) {
       only(compare_runs({cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))},
                         {cell(0, "mnist_mlp", noisy(rng, 8, 1.0, 0.5))}, within_only));
   EXPECT_EQ(noise.verdict, Verdict::kInconclusive);
+  EXPECT_EQ(noise.rule, Rule::kTooNoisy);
   EXPECT_NE(noise.reason.find("too noisy"), std::string::npos);
 }
 

@@ -138,6 +138,22 @@ inline bool run_level(TestUsed t) {
   return t == TestUsed::kPairedRuns || t == TestUsed::kWelchRuns;
 }
 
+/// The rule that decided a compared cell's verdict, worded by rule_text (regression_text.cpp).
+enum class Rule {
+  kNone,                  ///< nothing decided: not compared (its refusal says why)
+  kCountedMore,           ///< counts: every epoch more by the threshold or more (regression)
+  kCountedLess,           ///< counts: every epoch less by the threshold or more (improvement)
+  kIdenticalCounts,       ///< counts: the same in every epoch (no change)
+  kCountsWithin,          ///< counts: every epoch's change within the threshold (no change)
+  kCountsAcross,          ///< counts: the epochs' changes reach across the threshold
+  kExplainedByDrift,      ///< the machine's drift explains the change (inconclusive)
+  kBeyond,                ///< significant and beyond the threshold (regression or improvement)
+  kSignificantWithin,     ///< significant but within the threshold (no change)
+  kNotSignificantWithin,  ///< not significant, its interval within the threshold (no change)
+  kAssumedSpread,         ///< one run per side cannot tell it from an assumed spread
+  kTooNoisy,              ///< not significant, its interval reaching past the threshold
+};
+
 /// One cell of the grid in both runs.
 struct CellVerdict {
   std::string name;               ///< workload and the keys that tell the cells apart
@@ -145,7 +161,8 @@ struct CellVerdict {
   std::size_t baseline_cell = 0;  ///< the cell's index in each run
   std::size_t candidate_cell = 0;
   Verdict verdict = Verdict::kNotCompared;
-  std::string reason;  ///< why, in a few words
+  Rule rule = Rule::kNone;  ///< what decided the verdict
+  std::string reason;       ///< why, in a few words
   std::size_t baseline_samples = 0;
   std::size_t candidate_samples = 0;
   std::size_t baseline_runs = 0;  ///< runs (processes) pooled on each side
@@ -177,6 +194,11 @@ struct CellVerdict {
   DecidedBy decided_by = DecidedBy::kNone;
   std::string evidence;
 };
+
+/// A decided cell's rule in words, from its numbers and the gate's settings: "significant and
+/// beyond ±5 %", "too noisy: not significant, and the interval reaches past ±5 %; ...". The
+/// test's name and sample counts follow it in `reason`; "" for Rule::kNone.
+std::string rule_text(const CellVerdict& v, const RegressionOptions& o);
 
 /// One difference between the two runs' environments.
 struct EnvironmentDifference {

@@ -160,6 +160,29 @@ std::string refusal_text(Refusal refusal, const Group& b, const Group& c,
   return "not compared";  // (every refusal is worded above)
 }
 
+// The verdict a rule gives; `worse`: the change goes the way a regression does.
+Verdict verdict_of(Rule rule, bool worse) {
+  switch (rule) {
+    case Rule::kCountedMore:
+    case Rule::kCountedLess:
+    case Rule::kBeyond:
+      return worse ? Verdict::kRegression : Verdict::kImprovement;
+    case Rule::kIdenticalCounts:
+    case Rule::kCountsWithin:
+    case Rule::kSignificantWithin:
+    case Rule::kNotSignificantWithin:
+      return Verdict::kNoChange;
+    case Rule::kCountsAcross:
+    case Rule::kExplainedByDrift:
+    case Rule::kAssumedSpread:
+    case Rule::kTooNoisy:
+      return Verdict::kInconclusive;
+    case Rule::kNone:
+      break;
+  }
+  return Verdict::kNotCompared;
+}
+
 // A counted cell: the counts are exact where the code did the same work, and each epoch of a run
 // repeats its own count in the next run (a repeat's first epoch counts a little more than its
 // second, in every run alike). So the epochs pair by their order, and the interval of the change
@@ -188,25 +211,13 @@ void judge_counts(CellVerdict& v, const Result& base, const Result& cand,
   v.net_change = v.decided_change = v.change;
   v.decided_ci = v.change_ci;
   v.p_value = v.run_level_p = 1.0;
-  const std::string bounds = "±" + format_percent(o.threshold, false);
-  const std::string spread = "epoch by epoch " + interval_text(v.change_ci);
-  if (v.change_ci.low >= o.threshold) {
-    v.verdict = Verdict::kRegression;
-    v.reason = "every epoch counted more by " + bounds + " or more (" + spread + ")";
-  } else if (v.change_ci.high <= -o.threshold) {
-    v.verdict = Verdict::kImprovement;
-    v.reason = "every epoch counted less by " + bounds + " or more (" + spread + ")";
-  } else if (v.change_ci.low > -o.threshold && v.change_ci.high < o.threshold) {
-    v.verdict = Verdict::kNoChange;
-    v.reason = v.change_ci.low == v.change_ci.high && v.change == 0.0
-                   ? "identical counts"
-                   : "within " + bounds + " (" + spread + ")";
-  } else {
-    v.verdict = Verdict::kInconclusive;
-    v.reason = spread + " reaches across " + bounds +
-               ": the epochs' counts differ (threads that spin while they wait count too); "
-               "count at threads 1";
-  }
+  v.rule = v.change_ci.low >= o.threshold                           ? Rule::kCountedMore
+           : v.change_ci.high <= -o.threshold                       ? Rule::kCountedLess
+           : v.change_ci.low == v.change_ci.high && v.change == 0.0 ? Rule::kIdenticalCounts
+           : v.change_ci.low > -o.threshold && v.change_ci.high < o.threshold ? Rule::kCountsWithin
+                                                                              : Rule::kCountsAcross;
+  v.verdict = verdict_of(v.rule, v.change_ci.low >= o.threshold);
+  v.reason = rule_text(v, o);
   v.evidence = fmt::format("counted by {} ({}, {}): {} epochs paired in order",
                            one_line(base.counts.counter), one_line(base.counts.counter_version),
                            one_line(base.counts.counted_isa), pairs);
@@ -249,49 +260,14 @@ Evidence run_level_evidence(CellVerdict& v, const Runs& b_runs, const Runs& c_ru
   return {v.change, v.change_ci, v.p_value < o.alpha};
 }
 
-// The rule that combines the evidence into a verdict and its reason.
-void decide(CellVerdict& v, const Evidence& e, const RegressionOptions& o, bool by_runs) {
-  const bool worse = is_time_metric(o.metric) ? e.effective > 0.0 : e.effective < 0.0;
-  // The p-value of the test that decided: with a calibration, the larger of the two.
-  const double decisive_p =
-      v.decided_by == DecidedBy::kRunLevel || v.decided_by == DecidedBy::kAssumedSpread
-          ? std::max(v.p_value, v.run_level_p)
-          : v.p_value;
-  const std::string bounds = "±" + format_percent(o.threshold, false);
-  const std::string machine =
-      "its reference " + format_percent(v.machine.value_or(1.0) - 1.0) + " around the cell";
-  if (e.explained) {
-    v.verdict = Verdict::kInconclusive;
-    v.reason = "the machine's drift explains it within the reference's noise: " +
-               format_percent(v.change) + " measured, " + machine + ", " +
-               format_percent(e.effective) + " net " + interval_text(e.interval) +
-               "; one run per side cannot tell the machine from the code: compare several runs "
-               "per side (--rerun)";
-  } else if (e.significant && std::abs(e.effective) >= o.threshold) {
-    v.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
-    v.reason = "significant and beyond " + bounds +
-               (e.net && v.machine_used ? " net of the machine's drift (" + machine + ")" : "");
-  } else if (e.significant) {
-    v.verdict = Verdict::kNoChange;
-    v.reason = "significant (p = " + p_text(decisive_p) + ") but within " + bounds;
-  } else if (e.interval.low > -o.threshold && e.interval.high < o.threshold) {
-    v.verdict = Verdict::kNoChange;
-    v.reason = "not significant (p = " + p_text(decisive_p) + "), interval within " + bounds;
-  } else if (e.assumed) {
-    v.verdict = Verdict::kInconclusive;
-    v.reason =
-        "one run per side cannot tell this change from the difference between two "
-        "processes (an assumed " +
-        format_percent(o.assumed_spread, false) +
-        " per run): calibrate this runner (crossover calibrate) or compare several runs "
-        "per side (--rerun)";
-  } else {
-    v.verdict = Verdict::kInconclusive;
-    v.reason =
-        "too noisy: not significant, and the interval reaches past " + bounds +
-        (by_runs ? "; the runs (processes) differ: more processes, more rounds or a quieter machine"
-                 : "; more repeats or a quieter machine");
-  }
+// The rule that combines the evidence into a verdict.
+Rule decided_rule(const Evidence& e, const RegressionOptions& o) {
+  if (e.explained) return Rule::kExplainedByDrift;
+  if (e.significant)
+    return std::abs(e.effective) >= o.threshold ? Rule::kBeyond : Rule::kSignificantWithin;
+  if (e.interval.low > -o.threshold && e.interval.high < o.threshold)
+    return Rule::kNotSignificantWithin;
+  return e.assumed ? Rule::kAssumedSpread : Rule::kTooNoisy;
 }
 
 void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptions& o,
@@ -329,10 +305,13 @@ void judge(CellVerdict& v, const Group& b, const Group& c, const RegressionOptio
     net_of_machine(v, evidence,
                    context.drift(base->cell.index, cand->cell.index, uses_all_cores(base->cell)),
                    o);
-  decide(v, evidence, o, by_runs);
   v.decided_change = evidence.effective;
   v.decided_ci = evidence.interval;
   v.decided_net = evidence.net;
+  v.rule = decided_rule(evidence, o);
+  v.verdict = verdict_of(
+      v.rule, is_time_metric(o.metric) ? evidence.effective > 0.0 : evidence.effective < 0.0);
+  v.reason = rule_text(v, o);
   v.reason +=
       !by_runs ? fmt::format(" (Mann-Whitney U on {} and {} samples)", bs.size(), cs.size())
       : !pairs.first.empty()

@@ -21,6 +21,60 @@ std::string interval_text(const Interval& ci) {
   return buffer;
 }
 
+std::string rule_text(const CellVerdict& v, const RegressionOptions& o) {
+  const std::string bounds = "±" + format_percent(o.threshold, false);
+  const std::string spread = "epoch by epoch " + interval_text(v.change_ci);
+  // The p-value of the test that decided: with a calibration, the larger of the two.
+  const double p = v.decided_by == DecidedBy::kRunLevel || v.decided_by == DecidedBy::kAssumedSpread
+                       ? std::max(v.p_value, v.run_level_p)
+                       : v.p_value;
+  const std::string machine =
+      "its reference " + format_percent(v.machine.value_or(1.0) - 1.0) + " around the cell";
+  switch (v.rule) {
+    case Rule::kNone:
+      return "";
+    case Rule::kCountedMore:
+      return "every epoch counted more by " + bounds + " or more (" + spread + ")";
+    case Rule::kCountedLess:
+      return "every epoch counted less by " + bounds + " or more (" + spread + ")";
+    case Rule::kIdenticalCounts:
+      return "identical counts";
+    case Rule::kCountsWithin:
+      return "within " + bounds + " (" + spread + ")";
+    case Rule::kCountsAcross:
+      return spread + " reaches across " + bounds +
+             ": the epochs' counts differ (threads that spin while they wait count too); count "
+             "at threads 1";
+    case Rule::kExplainedByDrift:
+      return "the machine's drift explains it within the reference's noise: " +
+             format_percent(v.change) + " measured, " + machine + ", " +
+             format_percent(v.decided_change) + " net " + interval_text(v.decided_ci) +
+             "; one run per side cannot tell the machine from the code: compare several runs per "
+             "side (--rerun)";
+    case Rule::kBeyond:
+      return "significant and beyond " + bounds +
+             (v.decided_net && v.machine_used ? " net of the machine's drift (" + machine + ")"
+                                              : "");
+    case Rule::kSignificantWithin:
+      return "significant (p = " + p_text(p) + ") but within " + bounds;
+    case Rule::kNotSignificantWithin:
+      return "not significant (p = " + p_text(p) + "), interval within " + bounds;
+    case Rule::kAssumedSpread:
+      return "one run per side cannot tell this change from the difference between two "
+             "processes (an assumed " +
+             format_percent(o.assumed_spread, false) +
+             " per run): calibrate this runner (crossover calibrate) or compare several runs per "
+             "side (--rerun)";
+    case Rule::kTooNoisy:
+      return "too noisy: not significant, and the interval reaches past " + bounds +
+             (run_level(v.test)
+                  ? "; the runs (processes) differ: more processes, more rounds or a quieter "
+                    "machine"
+                  : "; more repeats or a quieter machine");
+  }
+  return "";
+}
+
 bool is_time_metric(GateMetric metric) { return metric != GateMetric::kThroughput; }
 
 bool is_count_metric(GateMetric metric) {
