@@ -13,6 +13,7 @@
 #include "reports/render/report_markdown.hpp"
 #include "reports/render/reporter.hpp"
 #include "reports/render/run_outputs.hpp"
+#include "reports/render/several_runs.hpp"
 #include "runner/sweep/output_dir.hpp"
 #include "tests/test_support.hpp"
 
@@ -145,6 +146,40 @@ namespace {
 // docs/development.md: a new file of a run's folder is one entry in reports/render/run_outputs.cpp
 // (its name, what it holds, its renderer). Declared for this test only, it reaches every rule that
 // reads the list, and the reporters write it.
+// Two machines' runs as one report: the second's cells, its searches' cells and its drifted cells
+// numbered after the first's; a cell keeps a host of its own; each line under its run's label.
+TEST(Reporter, SeveralRunsAreNumberedAfterEachOtherUnderTheirLabels) {
+  LabelledRun a{"a",
+                {timed(0, "cpu", 1.0), timed(2, "cpu", 2.0)},
+                nlohmann::ordered_json::array(),
+                {2},
+                {"CPU: x"},
+                {}};
+  Result hosted = timed(0, "cpu", 3.0);
+  hosted.cell.host = "own";
+  LabelledRun b{"b",
+                {hosted, timed(1, "cpu", 4.0)},
+                nlohmann::ordered_json::array(),
+                {1},
+                {"CPU: y"},
+                {"reference BLAS"}};
+  b.searches.push_back({{"fixed", "workload=iris_mlp"}, {"probes", {{{"cells", {0, 1}}}}}});
+  ReportContext context;
+  const std::vector<Result> results = combine_runs({a, b}, context);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[2].cell.index, 3u);  // after the first run's highest cell, 2
+  EXPECT_EQ(results[3].cell.index, 4u);
+  EXPECT_EQ(results[0].cell.host, "a");
+  EXPECT_EQ(results[2].cell.host, "own");
+  EXPECT_EQ(results[3].cell.host, "b");
+  EXPECT_EQ(context.drifted_cells, (std::set<std::size_t>{2, 4}));
+  ASSERT_EQ(context.searches.size(), 1u);
+  EXPECT_EQ(context.searches[0]["fixed"], "host=b, workload=iris_mlp");
+  EXPECT_EQ(context.searches[0]["probes"][0]["cells"], nlohmann::ordered_json({3, 4}));
+  EXPECT_EQ(context.environment, (std::vector<std::string>{"a: CPU: x", "b: CPU: y"}));
+  EXPECT_EQ(context.warnings, (std::vector<std::string>{"b: reference BLAS"}));
+}
+
 TEST(RunFiles, AThrowAwayFileIsOneDeclaration) {
   const std::string name = "throwaway.txt";
   const testing::ScratchDir dir;

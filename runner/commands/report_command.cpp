@@ -17,6 +17,7 @@
 #include "reports/analysis/energy_and_cost.hpp"
 #include "reports/gate/run_drift.hpp"
 #include "reports/render/run_outputs.hpp"
+#include "reports/render/several_runs.hpp"
 #include "reports/render/table_writer.hpp"
 #include "runner/cli/command_support.hpp"
 #include "runner/cli/commands.hpp"
@@ -146,12 +147,11 @@ RunRead read_run(const std::string& path) {
 // The machine a run's env.json names, or "".
 std::string hostname_of(const RunRead& run) { return run.record.host.hostname; }
 
-// Several runs as one: each one's cells labelled with its machine and numbered after the runs
-// before it (their searches' cells too), its environment lines under its label. Refuses (false,
-// logged) two runs with one label from different machines.
+// Several runs as one (reports/render/several_runs.hpp), their results into `results`. Refuses
+// (false, logged) two runs with one label from different machines.
 bool combine(std::vector<RunRead>& runs, ReportContext& context, std::vector<Result>& results) {
   std::map<std::string, const RunRead*> labels;
-  std::size_t offset = 0;
+  std::vector<LabelledRun> labelled;
   for (RunRead& run : runs) {
     const auto [it, fresh] = labels.emplace(run.label, &run);
     if (!fresh && hostname_of(*it->second) != hostname_of(run)) {
@@ -162,28 +162,11 @@ bool combine(std::vector<RunRead>& runs, ReportContext& context, std::vector<Res
           hostname_of(run));
       return false;
     }
-    std::size_t next = offset;
-    for (Result& r : run.results) {
-      if (r.cell.host.empty()) r.cell.host = run.label;
-      r.cell.index += offset;
-      next = std::max(next, r.cell.index + 1);
-      results.push_back(r);
-    }
-    for (auto search : run.searches) {
-      for (auto& probe : search["probes"])
-        for (auto& cell : probe["cells"]) cell = cell.get<std::size_t>() + offset;
-      search["fixed"] = "host=" + run.label +
-                        (search.value("fixed", "").empty() ? "" : ", " + search.value("fixed", ""));
-      context.searches.push_back(search);
-    }
-    for (std::size_t cell : drifted_cell_indices(run.record))
-      context.drifted_cells.insert(cell + offset);
-    offset = next;
-    for (const auto& line : environment_summary(run.record))
-      context.environment.push_back(run.label + ": " + line);
-    for (const auto& w : environment_warnings(run.record))
-      context.warnings.push_back(run.label + ": " + w);
+    labelled.push_back({run.label, std::move(run.results), run.searches,
+                        drifted_cell_indices(run.record), environment_summary(run.record),
+                        environment_warnings(run.record)});
   }
+  results = combine_runs(std::move(labelled), context);
   return true;
 }
 
