@@ -235,8 +235,8 @@ TEST(CountedGate, AHistoryKeepsTheCountsAsASeriesOfTheirOwn) {
         {r});
   }
   ASSERT_EQ(history.cells.size(), 2u);
-  EXPECT_EQ(history.cells[0].metric, "");
-  EXPECT_EQ(history.cells[1].metric, "instructions");
+  EXPECT_EQ(history.cells[0].metric, GateMetric::kEpoch);
+  EXPECT_EQ(history.cells[1].metric, GateMetric::kInstructions);
   EXPECT_NE(history.cells[1].label.find("(instructions)"), std::string::npos);
   EXPECT_NEAR(history.cells[1].points.back().median / history.cells[1].points.front().median, 1.02,
               1e-9);
@@ -246,7 +246,7 @@ TEST(CountedGate, AHistoryKeepsTheCountsAsASeriesOfTheirOwn) {
   EXPECT_EQ(json["cells"][1]["metric"], "instructions");
   const History back = history_from_json(nlohmann::json::parse(json.dump()));
   ASSERT_EQ(back.cells.size(), 2u);
-  EXPECT_EQ(back.cells[1].metric, "instructions");
+  EXPECT_EQ(back.cells[1].metric, GateMetric::kInstructions);
   EXPECT_EQ(back.cells[1].points.size(), 3u);
   auto bad = nlohmann::json::parse(json.dump());
   bad["cells"][1]["metric"] = "joules";

@@ -272,7 +272,7 @@ DatasheetCatalog catalog_from_json(const Json& j) {
     catalog.example_prices_about = text_at(prices, "about", "example_prices", true, 1000);
     for (const auto& [card, price] : prices.items()) {
       if (card == "about") continue;
-      if (!catalog.find(card) && card != "cpu")
+      if (!catalog.find(card) && parse_word<DeviceKind>(card) != DeviceKind::kCpu)
         refuse_datasheet("example_prices." + card, "a card of the catalog");
       if (!price.is_number() || !(price.get<double>() >= 0.0 && price.get<double>() < 1e6))
         refuse_datasheet("example_prices." + card, "a price per hour from 0");

@@ -67,7 +67,9 @@ std::string cuda_settings(const Row& r) {
   std::vector<std::string> cpu{std::istream_iterator<std::string>(cpu_words), {}};
   std::vector<std::string> extra;
   for (std::istream_iterator<std::string> w(gpu_words), end; w != end; ++w)
-    if (*w != "cuda" && std::find(cpu.begin(), cpu.end(), *w) == cpu.end()) extra.push_back(*w);
+    if (parse_word<DeviceKind>(*w) != DeviceKind::kCuda &&
+        std::find(cpu.begin(), cpu.end(), *w) == cpu.end())
+      extra.push_back(*w);
   return join(extra, " ");
 }
 

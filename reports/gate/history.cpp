@@ -88,7 +88,7 @@ namespace {
 
 // Adds `point` to the series of `identity` and `metric`, which it starts when there is none.
 void add_point(History& history, const nlohmann::ordered_json& identity, const std::string& label,
-               const std::string& metric, const HistoryPoint& point) {
+               GateMetric metric, const HistoryPoint& point) {
   // Compared as plain JSON: a stored history's keys may come back in another order.
   const nlohmann::json key = identity;
   auto cell = std::find_if(history.cells.begin(), history.cells.end(), [&](const HistoryCell& c) {
@@ -122,12 +122,12 @@ void append_run(History& history, const HistoryRun& run, const std::vector<Resul
     if (r.status != CellStatus::kOk || !(r.epoch_seconds > 0.0) ||
         r.epoch_seconds > kMostEpochSeconds)
       continue;
-    add_point(history, cell_identity_json(r.cell), cell_label(r.cell), "",
+    add_point(history, cell_identity_json(r.cell), cell_label(r.cell), GateMetric::kEpoch,
               {index, r.epoch_seconds, r.epoch_seconds_p25, r.epoch_seconds_p75});
     const Counts& c = r.counts;
     if (c.counted() && c.instructions_per_epoch <= kMostCount)
       add_point(history, cell_identity_json(r.cell), cell_label(r.cell) + " (instructions)",
-                "instructions",
+                GateMetric::kInstructions,
                 {index, c.instructions_per_epoch, quantile(c.instructions_samples, 0.25),
                  quantile(c.instructions_samples, 0.75)});
   }
@@ -255,7 +255,7 @@ nlohmann::ordered_json history_json(const History& history) {
   out["cells"] = nlohmann::ordered_json::array();
   for (const HistoryCell& c : history.cells) {
     nlohmann::ordered_json cell = {{"identity", c.identity}, {"label", c.label}};
-    if (!c.metric.empty()) cell["metric"] = c.metric;
+    if (c.metric != GateMetric::kEpoch) cell["metric"] = c.metric;
     cell["threshold"] = c.threshold;
     cell["newest_slower"] = newest_slowdown(c).has_value();
     if (const auto suspect = newest_suspect(c))
@@ -303,16 +303,17 @@ History history_from_json(const nlohmann::json& json) {
     cell.identity = member(cells[i], "identity", nlohmann::json::value_t::object, where);
     cell.label = text(cells[i], "label", where);
     if (cells[i].contains("metric")) {
-      cell.metric = text(cells[i], "metric", where);
-      if (cell.metric != "instructions")
-        throw std::runtime_error(where + ".metric: \"" + cell.metric +
+      const std::string metric = text(cells[i], "metric", where);
+      if (parse_word<GateMetric>(metric) != GateMetric::kInstructions)
+        throw std::runtime_error(where + ".metric: \"" + metric +
                                  "\" is not a metric of a history (\"instructions\", or none)");
+      cell.metric = GateMetric::kInstructions;
     }
     const auto& points = member(cells[i], "points", nlohmann::json::value_t::array, where);
     for (std::size_t k = 0; k < points.size(); ++k) {
       cell.points.push_back(point_from_json(points[k], history.runs.size(),
                                             where + ".points[" + std::to_string(k) + "]",
-                                            !cell.metric.empty()));
+                                            cell.metric != GateMetric::kEpoch));
       if (k > 0 && cell.points[k].run <= cell.points[k - 1].run)
         throw std::runtime_error(where + ".points: runs out of order");
     }

@@ -15,6 +15,7 @@
 #include "core/records/run_record.hpp"
 #include "core/stats/changepoint.hpp"
 #include "core/stats/stats.hpp"
+#include "reports/gate/gate_metric.hpp"
 
 namespace crossover {
 
@@ -57,9 +58,9 @@ struct HistoryCell {
   /// A newer segment slower than the one before it by more than this fails the history: the
   /// `--threshold`, or twice the cell's run-to-run spread in a calibration.
   double threshold = 0.05;
-  /// "" for the series of epoch times; "instructions" for a counted cell's second series, its
+  /// kEpoch for the series of epoch times; kInstructions for a counted cell's second series, its
   /// instructions per epoch (the `count` key): a metric of its own, with its own change points.
-  std::string metric;
+  GateMetric metric = GateMetric::kEpoch;
 };
 
 struct History {

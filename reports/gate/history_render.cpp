@@ -36,7 +36,8 @@ std::string span_text(const History& history) {
 
 // A value of a cell's series as its table prints it: a time, or a count.
 std::string value_text(const HistoryCell& cell, double value) {
-  return cell.metric.empty() ? format_seconds(value) : format_axis_value(std::round(value));
+  return cell.metric == GateMetric::kEpoch ? format_seconds(value)
+                                           : format_axis_value(std::round(value));
 }
 
 // The unit a series reads best in: its largest value as 1 to 999 of it.
@@ -136,17 +137,20 @@ std::string history_chart(const History& history, const HistoryCell& cell) {
     low = std::min({low, p.median, p.p25 > 0.0 ? p.p25 : p.median});
     high = std::max({high, p.median, p.p75});
   }
-  const auto [scale, unit] =
-      cell.metric.empty() ? time_unit(high) : std::pair<double, const char*>{1e-6, "millions"};
+  const auto [scale, unit] = cell.metric == GateMetric::kEpoch
+                                 ? time_unit(high)
+                                 : std::pair<double, const char*>{1e-6, "millions"};
   const double pad = (high - low) * 0.1 + high * 1e-3;
   const double runs = static_cast<double>(std::max<std::size_t>(history.runs.size(), 1));
   const svg::Plot plot{0.5,   runs + 0.5, std::max(low - pad, 0.0) * scale, (high + pad) * scale,
                        false, false};
   std::string s =
-      svg::svg_open((cell.metric.empty() ? "epoch time of " : "instructions per epoch of ") +
-                    cell.label + " over the runs") +
+      svg::svg_open(
+          (cell.metric == GateMetric::kEpoch ? "epoch time of " : "instructions per epoch of ") +
+          cell.label + " over the runs") +
       plot.axes("commit (oldest first)",
-                std::string(cell.metric.empty() ? "epoch time (" : "instructions per epoch (") +
+                std::string(cell.metric == GateMetric::kEpoch ? "epoch time ("
+                                                              : "instructions per epoch (") +
                     unit + ")",
                 false);
   // Each run's commit under it; at most 12 named, evenly.

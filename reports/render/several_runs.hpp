@@ -19,7 +19,7 @@ struct LabelledRun {
   std::string label;  ///< its machine in the report: its cells' host, where they have none
   std::vector<Result> results;
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();  ///< its searches.json
-  std::set<std::size_t> drifted_cells;  ///< its cells that ran while the machine had drifted
+  std::set<std::size_t> drifted_cells;   ///< its cells that ran while the machine had drifted
   std::vector<std::string> environment;  ///< its environment's lines, and its warnings
   std::vector<std::string> warnings;
 };

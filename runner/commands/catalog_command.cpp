@@ -117,7 +117,8 @@ std::optional<std::map<std::string, double>> prices_of(const CatalogArgs& args,
       if (equals != std::string::npos) value = price_per_hour(name, text.substr(equals + 1));
     });
     const std::string why = wrong ? ": " + wrong->text : "";
-    if (equals == std::string::npos || wrong || (name != "cpu" && !catalog.find(name))) {
+    if (equals == std::string::npos || wrong ||
+        (parse_word<DeviceKind>(name) != DeviceKind::kCpu && !catalog.find(name))) {
       spdlog::error(
           "--price {}: expected NAME=PRICE_PER_HOUR, NAME cpu or a GPU of the catalog "
           "(crossover list), the price a decimal number from 1e-09 to 1e+09{}",

@@ -20,7 +20,8 @@ namespace {
 std::optional<std::string> predict_file(const std::string& text) {
   if (text.empty()) return "";
   const auto equals = text.find('=');
-  if (equals == std::string::npos || text.substr(0, equals) != "cuda" ||
+  if (equals == std::string::npos ||
+      parse_word<DeviceKind>(text.substr(0, equals)) != DeviceKind::kCuda ||
       equals + 1 == text.size()) {
     spdlog::error(
         "--predict {}: expected cuda=PROFILE, the profile of the GPU to predict the CUDA cells "

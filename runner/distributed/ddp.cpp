@@ -1,5 +1,6 @@
 #include "runner/distributed/ddp.hpp"
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "core/files/file_writer.hpp"
 #include "core/files/user_files.hpp"
 #include "core/text/log.hpp"
+#include "core/text/words.hpp"
 #include "runner/execution/executor.hpp"
 #include "runner/execution/launch.hpp"
 #include "runner/grid/grid.hpp"
@@ -77,28 +79,46 @@ int env_int(const char* name, int fallback) {
 
 std::vector<std::uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
+// A fault planted for the tests of isolation, as a library crash, the kernel's out-of-memory
+// killer (SIGKILL), a deadlock or a model far too large for its device would fail.
+enum class Fault { kAbort, kSegfault, kKill, kHang, kOom };
+inline constexpr auto words(Fault) {
+  return std::array{std::pair{Fault::kAbort, std::string_view("abort")},
+                    std::pair{Fault::kSegfault, std::string_view("segfault")},
+                    std::pair{Fault::kKill, std::string_view("kill")},
+                    std::pair{Fault::kHang, std::string_view("hang")},
+                    std::pair{Fault::kOom, std::string_view("oom")}};
+}
+
 // For the tests of isolation only: CROSSOVER_INJECT_FAULT="abort|segfault|kill|hang|oom@SEED" makes
-// the isolated cell with that seed fail in that way, as a library crash, the kernel's
-// out-of-memory killer (SIGKILL) or a deadlock would.
+// the isolated cell with that seed fail in that way.
 void inject_fault(const Cell& cell) {
   const char* spec = std::getenv("CROSSOVER_INJECT_FAULT");
   if (spec == nullptr) return;
   const std::string text = spec;
   const auto at = text.find('@');
   if (at == std::string::npos || std::to_string(cell.seed) != text.substr(at + 1)) return;
-  const std::string fault = text.substr(0, at);
-  std::fprintf(stderr, "injecting %s into cell %zu\n", fault.c_str(), cell.index);
-  if (fault == "abort") std::abort();
-  if (fault == "segfault") std::raise(SIGSEGV);
-  if (fault == "kill") std::raise(SIGKILL);
-  if (fault == "hang") {
-    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
-  if (fault == "oom") {
-    // Asks the cell's device for a pebibyte, as a model far too large for it would: LibTorch
-    // throws its out-of-memory error (CUDA's caching allocator, or the CPU allocator).
-    const torch::Tensor too_big =
-        torch::empty({std::int64_t{1} << 48}, torch::TensorOptions().device(cell.device.text()));
+  const std::optional<Fault> fault = parse_word<Fault>(text.substr(0, at));
+  if (!fault) return;
+  std::fprintf(stderr, "injecting %s into cell %zu\n", text.substr(0, at).c_str(), cell.index);
+  switch (*fault) {
+    case Fault::kAbort:
+      std::abort();
+    case Fault::kSegfault:
+      std::raise(SIGSEGV);
+      break;
+    case Fault::kKill:
+      std::raise(SIGKILL);
+      break;
+    case Fault::kHang:
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    case Fault::kOom: {
+      // Asks the cell's device for a pebibyte: LibTorch throws its out-of-memory error (CUDA's
+      // caching allocator, or the CPU allocator).
+      const torch::Tensor too_big =
+          torch::empty({std::int64_t{1} << 48}, torch::TensorOptions().device(cell.device.text()));
+      break;
+    }
   }
 }
 
