@@ -332,7 +332,8 @@ TEST(History, TheCommandOrdersTheRunsAppendsOneAndFailsOnASlowdown) {
   dir.write("fake/history.json", "{\"format\": 1}");
   o = testing::crossover(dir, "history --append " + next + " --into " + dir.file("fake"));
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("not a history"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(dir.file("fake/history.json") + ": not a history"), std::string::npos)
+      << o.err;
   // A report file that is a link: nothing is written through it, and the history is not advanced.
   const std::string later =
       write_run(dir, "next-1", "abcdef310000", "2026-12-01", {timed(0, "iris_mlp", 1.5e-3)});

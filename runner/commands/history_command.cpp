@@ -204,7 +204,9 @@ int history_command(const HistoryArgs& args) {
       or_exit(
           kExitBadInput, [&] { lock.emplace(args.into); }, "--into ");
       const std::string file = args.into + "/history.json";
-      history = history_from_json(read_json_file(file, kMaxRecordBytes, "a history.json"));
+      const auto json = read_json_file(file, kMaxRecordBytes, "a history.json");
+      history = or_exit(
+          kExitBadInput, [&] { return history_from_json(json); }, file + ": ");
       refuse_running(args.append);
       RunRecord record = load_run(args.append);
       warn_about_another_grid(history, args.append, record.results);
