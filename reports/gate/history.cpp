@@ -51,7 +51,7 @@ std::string text(const nlohmann::json& object, const char* key, const std::strin
 
 HistoryPoint point_from_json(const nlohmann::json& p, std::size_t runs, const std::string& where,
                              bool counted) {
-  const double most = counted ? kMostCount : most;
+  const double most = counted ? kMostCount : kMostEpochSeconds;
   if (!p.is_array() || p.size() != 4)
     throw std::runtime_error(where + ": not [run, median, p25, p75]");
   for (const auto& v : p)
