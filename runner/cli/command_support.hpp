@@ -89,10 +89,11 @@ struct NeedsLibTorch {};
 /// and says it all, so nothing is said twice.
 [[noreturn]] void hand_to_libtorch();
 
-/// Loads and expands a grid, logging every issue; nullopt means bad input. `sets` (run's --set
-/// KEY=VALUE) change the grid's text first (runner/grid/grid_overrides.hpp). Its own models
-/// (workload "torchscript") are each checked by user_model_check, for at most
-/// `model_check_seconds`; throws NeedsLibTorch where there is none.
+/// Loads and expands a grid, logging every issue of the grid; nullopt means bad input. `sets`
+/// (run's --set KEY=VALUE) change the grid's text first (runner/grid/grid_overrides.hpp); a --set
+/// that is not one throws CommandError (exit 2). Its own models (workload "torchscript") are each
+/// checked by user_model_check, for at most `model_check_seconds`; throws NeedsLibTorch (through
+/// hand_to_libtorch) where there is none.
 std::optional<std::pair<Grid, Expansion>> load_and_expand(
     const std::string& path, double model_check_seconds = kModelCheckSeconds,
     const std::vector<std::string>& sets = {});
